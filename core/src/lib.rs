@@ -1,0 +1,7 @@
+//! Spur's core: the Slurm language (options, `#SBATCH` directives, hostlists, value grammars, `slurm.conf`) and the
+//! job model shared by the controller, the CLI, REST and the C shim.
+//!
+//! Everything here is pure: no I/O, no wall clock, no environment reads. Callers pass the clock, the environment and
+//! file contents in, so every parser can be unit-tested against vectors taken from real Slurm 22.05.
+
+pub mod hostlist;

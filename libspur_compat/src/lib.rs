@@ -1,0 +1,1 @@
+//! Slurm C API shim; filled in by the libspur_compat issue.

@@ -1,0 +1,1 @@
+//! PMIx server plugin; filled in by the MPI work.
