@@ -5,3 +5,10 @@
 //! file contents in, so every parser can be unit-tested against vectors taken from real Slurm 22.05.
 
 pub mod hostlist;
+pub mod agent_proto;
+pub mod api;
+pub mod job;
+pub mod records;
+pub mod states;
+#[cfg(feature = "grpc")]
+pub mod wire;
