@@ -58,6 +58,18 @@ pub struct LaunchContext {
     pub slurm_conf: String,
     pub controller_addr: String,
     pub kill_wait_secs: u32,
+    /// Every task id of the job's array (for `SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`, `_STEP`); empty otherwise.
+    #[serde(default)]
+    pub array_task_ids: Vec<u32>,
+}
+
+/// Why the controller ends a running job; decides the line the supervisor writes into the job's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TerminateReason {
+    TimeLimit,
+    Cancelled,
+    NodeFail,
+    Requeued,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,7 +88,7 @@ pub enum ControllerToAgent {
     },
     Terminate {
         job_id: u32,
-        time_limit: bool,
+        reason: TerminateReason,
         at: EpochSecs,
         kill_wait_secs: u32,
     },

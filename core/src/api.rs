@@ -173,9 +173,18 @@ pub struct SubmitRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubmitReply {
     pub job_id: u32,
-    /// Slurm prints this for `--test-only`: `Job N to start at T using C processors on nodes N in partition P`.
+    /// For `--test-only`: where and when the job would start.
     #[serde(default)]
-    pub test_only_message: Option<String>,
+    pub test_only: Option<TrialPlacement>,
+}
+
+/// Slurm prints this for `--test-only`: `Job N to start at T using C processors on nodes N in partition P`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialPlacement {
+    pub start_time: i64,
+    pub processors: u32,
+    pub nodes: Vec<String>,
+    pub partition: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

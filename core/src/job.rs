@@ -160,6 +160,9 @@ pub struct JobRecord {
     /// Slurm's COMPLETING flag: the job ended (or is being ended) but its processes are not yet confirmed gone.
     #[serde(default)]
     pub completing: bool,
+    /// Slurm's REQUEUE flag: once the processes are gone the job returns to PENDING instead of ending.
+    #[serde(default)]
+    pub requeue_pending: bool,
     pub reason: JobReason,
     #[serde(default)]
     pub hold: Option<HoldKind>,

@@ -8,7 +8,7 @@
 mod dependency;
 mod placement;
 
-use spur_core::api::{ApiError, SlurmErrno};
+use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::states::{JobReason, JobState};
 
@@ -151,13 +151,23 @@ pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -
     if (spec.nodes_min as usize) > nodes.len() {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
-    let probe = JobRecord {
+    let probe = probe_record(spec, partition);
+    let empty = placement::Ledger::empty(state);
+    if place(state, &empty, &probe).is_none() {
+        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
+    }
+    Ok(())
+}
+
+fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
+    JobRecord {
         job_id: 0,
         array_job_id: None,
         array_task_id: None,
         spec: spec.clone(),
         state: JobState::Pending,
         completing: false,
+        requeue_pending: false,
         reason: JobReason::None,
         hold: None,
         priority: 0,
@@ -172,10 +182,39 @@ pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -
         exit_signal: 0,
         restarts: 0,
         partition: partition.to_string(),
-    };
-    let empty = placement::Ledger::empty(state);
-    if place(state, &empty, &probe).is_none() {
-        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
-    Ok(())
+}
+
+/// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end
+/// of a running job that would free room, as Slurm estimates it from time limits.
+pub fn trial_placement(state: &ClusterState, spec: &JobSpec, now: EpochSecs) -> Result<TrialPlacement, ApiError> {
+    let partition = match &spec.partition {
+        Some(p) => p.split(',').find(|c| state.partition(c).is_some()).map(str::to_string),
+        None => state.default_partition().map(|p| p.name.clone()),
+    }
+    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))?;
+    validate_request(state, spec, &partition)?;
+    let probe = probe_record(spec, &partition);
+    let ledger = placement::Ledger::from_state(state);
+    let (alloc, start_time) = match place(state, &ledger, &probe) {
+        Some(alloc) => (alloc, now),
+        None => {
+            let empty = placement::Ledger::empty(state);
+            let alloc = place(state, &empty, &probe).ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
+            let end = state
+                .jobs
+                .values()
+                .filter(|j| j.state == JobState::Running)
+                .filter_map(|j| Some(j.start_time? + i64::from(j.time_limit_min?) * 60))
+                .min()
+                .unwrap_or(now);
+            (alloc, end.max(now))
+        }
+    };
+    Ok(TrialPlacement {
+        start_time,
+        processors: alloc.cpus * u32::try_from(alloc.node_names.len()).unwrap_or(1),
+        nodes: alloc.node_names,
+        partition,
+    })
 }

@@ -44,6 +44,7 @@ impl ClusterState {
                 spec: spec.clone(),
                 state: JobState::Pending,
                 completing: false,
+                requeue_pending: false,
                 reason: if hold.is_some() { JobReason::JobHeldUser } else { JobReason::None },
                 hold,
                 priority: if spec.hold { 0 } else { priority },
@@ -190,7 +191,7 @@ impl ClusterState {
             Outcome::Exited { code, signal } => (code, signal),
             Outcome::LaunchFailed => (1, 0),
         };
-        if job.state == JobState::Running {
+        if job.state == JobState::Running && !job.requeue_pending {
             job.state = if signal == 0 && code == 0 {
                 JobState::Completed
             } else {
@@ -212,7 +213,7 @@ impl ClusterState {
         job.exit_signal = signal;
         job.completing = false;
         let alloc = job.alloc.clone();
-        let requeue_pending = job.state == JobState::Requeued;
+        let requeue_pending = job.requeue_pending;
         if let Some(alloc) = alloc {
             if let Some(node) = alloc.node_names.first() {
                 applied.effects.push(Effect::AckFinished { node: node.clone(), job_id });
@@ -381,8 +382,7 @@ impl ClusterState {
     }
 
     fn release_hold(&mut self, job_id: u32, admin: bool) -> Result<Vec<Effect>, ApiError> {
-        let submissions = self.submissions;
-        let Some(job) = self.jobs.get_mut(&job_id) else {
+        let Some(job) = self.jobs.get(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
         if job.state != JobState::Pending {
@@ -391,11 +391,15 @@ impl ClusterState {
         if job.hold == Some(HoldKind::Admin) && !admin {
             return Err(ApiError::new(SlurmErrno::AccessDenied));
         }
-        if job.hold.take().is_some() {
-            // Slurm gives a released job a fresh basic priority, below every job submitted before the release.
-            job.priority = BASIC_PRIORITY_TOP
-                .saturating_sub(u32::try_from(submissions + 1).unwrap_or(u32::MAX))
-                .saturating_add_signed(-job.spec.nice);
+        if job.hold.is_none() {
+            return Ok(Vec::new());
+        }
+        // Slurm gives a released job a fresh basic priority, below every job submitted or released before.
+        self.submissions += 1;
+        let fresh = BASIC_PRIORITY_TOP.saturating_sub(u32::try_from(self.submissions).unwrap_or(u32::MAX));
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            job.hold = None;
+            job.priority = fresh.saturating_add_signed(-job.spec.nice);
             job.reason = JobReason::None;
         }
         Ok(Vec::new())
@@ -413,7 +417,7 @@ impl ClusterState {
         }
         match job.state {
             JobState::Running if !job.completing => {
-                job.state = JobState::Requeued;
+                job.requeue_pending = true;
                 job.completing = true;
                 let node = first_node(job);
                 Ok(vec![Effect::Terminate {
@@ -439,6 +443,7 @@ impl ClusterState {
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.state = JobState::Pending;
             job.completing = false;
+            job.requeue_pending = false;
             job.restarts += 1;
             job.alloc = None;
             job.start_time = None;

@@ -10,6 +10,7 @@ mod nodes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use spur_core::agent_proto::TerminateReason;
 use spur_core::api::{ApiError, ControlRequest, SignalScope};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::records::{ClusterConfig, NodeRecord, PartitionRecord};
@@ -82,14 +83,6 @@ pub enum Effect {
     Terminate { node: String, job_id: u32, reason: TerminateReason, at: EpochSecs },
     /// The job's result is committed: the agent may forget it.
     AckFinished { node: String, job_id: u32 },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TerminateReason {
-    TimeLimit,
-    Cancelled,
-    NodeFail,
-    Requeued,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
