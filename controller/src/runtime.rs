@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, Mutex, Notify};
 use spur_core::agent_proto::{ControllerToAgent, LaunchContext};
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::job::EpochSecs;
-use spur_core::states::JobState;
+use spur_core::states::JobBaseState;
 
 use crate::app::ApplyResponse;
 use crate::raft::ReplicatedState;
@@ -268,7 +268,7 @@ pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs
         .values()
-        .filter(|j| j.state == JobState::Running && !j.completing)
+        .filter(|j| j.state == JobBaseState::Running && !j.completing)
         .filter(|j| match (j.start_time, j.time_limit_min) {
             (Some(start), Some(limit)) => now >= start + i64::from(limit) * 60,
             _ => false,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::states::{JobReason, JobState};
+use crate::states::{JobBaseState, JobReason, JobState, JobStateFlag};
 
 /// Seconds since the Unix epoch; the controller injects the clock, so records never read it themselves.
 pub type EpochSecs = i64;
@@ -156,7 +156,7 @@ pub struct JobRecord {
     #[serde(default)]
     pub array_task_id: Option<u32>,
     pub spec: JobSpec,
-    pub state: JobState,
+    pub state: JobBaseState,
     /// Slurm's COMPLETING flag: the job ended (or is being ended) but its processes are not yet confirmed gone.
     #[serde(default)]
     pub completing: bool,
@@ -203,5 +203,17 @@ impl JobRecord {
 
     pub fn is_finished(&self) -> bool {
         self.state.is_finished()
+    }
+
+    /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.
+    pub fn full_state(&self) -> JobState {
+        let mut state = JobState::new(self.state);
+        if self.completing {
+            state = state.with(JobStateFlag::Completing);
+        }
+        if self.requeue_pending {
+            state = state.with(JobStateFlag::Requeue);
+        }
+        state
     }
 }

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::job::EpochSecs;
+pub use crate::states::NodeBaseState;
+use crate::states::{NodeState, NodeStateFlag};
 
 /// One GRES a node offers, e.g. four `gpu:a100` devices at `/dev/nvidia[0-3]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,16 +18,6 @@ pub struct NodeGres {
     /// Device files, one per unit, in index order (empty for count-only GRES).
     #[serde(default)]
     pub files: Vec<String>,
-}
-
-/// The node's base state; flags such as DRAIN ride along separately, as in Slurm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum NodeBaseState {
-    Unknown,
-    Idle,
-    Mixed,
-    Allocated,
-    Down,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,6 +81,18 @@ pub struct NodeRecord {
 }
 
 impl NodeRecord {
+    /// The node's state as Slurm packs it: base plus DRAIN, NOT_RESPONDING, ... flags.
+    pub fn full_state(&self) -> NodeState {
+        let mut state = NodeState::new(self.base_state);
+        if self.drain {
+            state = state.with(NodeStateFlag::Drain);
+        }
+        if self.not_responding {
+            state = state.with(NodeStateFlag::NotResponding);
+        }
+        state
+    }
+
     /// Down nodes, drained nodes and nodes that stopped answering accept no new work.
     pub fn accepts_work(&self) -> bool {
         !self.drain && !self.not_responding && !matches!(self.base_state, NodeBaseState::Down | NodeBaseState::Unknown)

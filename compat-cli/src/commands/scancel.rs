@@ -250,8 +250,8 @@ fn selects(selector: &JobSelector, job: &JobRecord) -> bool {
 }
 
 fn state_matches(wanted: &str, job: &JobRecord) -> bool {
-    let long = job.state.long_name();
-    let short = job.state.short_name();
+    let long = job.full_state().long_name();
+    let short = job.full_state().compact_name();
     wanted == long || wanted == short
 }
 

@@ -10,7 +10,7 @@ mod placement;
 
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::states::{JobReason, JobState};
+use spur_core::states::{JobReason, JobBaseState};
 
 use crate::state::ClusterState;
 
@@ -35,7 +35,7 @@ impl Plan {
 
 pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut plan = Plan::default();
-    let mut pending: Vec<&JobRecord> = state.jobs.values().filter(|j| j.state == JobState::Pending).collect();
+    let mut pending: Vec<&JobRecord> = state.jobs.values().filter(|j| j.state == JobBaseState::Pending).collect();
     // Higher priority first; ties go to the older job id (FIFO).
     pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.job_id.cmp(&b.job_id)));
     pending.truncate(JOBS_PER_PASS_MAX);
@@ -78,35 +78,35 @@ fn gate(
     running_per_array: &std::collections::BTreeMap<u32, u32>,
 ) -> Option<JobReason> {
     match job.hold {
-        Some(spur_core::job::HoldKind::Admin) => return Some(JobReason::JobHeldAdmin),
-        Some(spur_core::job::HoldKind::User) => return Some(JobReason::JobHeldUser),
+        Some(spur_core::job::HoldKind::Admin) => return Some(JobReason::Held),
+        Some(spur_core::job::HoldKind::User) => return Some(JobReason::HeldUser),
         None => {}
     }
     if let Some(dep) = &job.spec.dependency {
         match dependency_status(state, job, dep) {
             DependencyStatus::Satisfied => {}
             DependencyStatus::Waiting => return Some(JobReason::Dependency),
-            DependencyStatus::Never => return Some(JobReason::DependencyNeverSatisfied),
+            DependencyStatus::Never => return Some(JobReason::DepInvalid),
         }
     }
     if job.spec.begin_time.is_some_and(|begin| begin > now) {
-        return Some(JobReason::BeginTime);
+        return Some(JobReason::Time);
     }
     let partition = state.partition(&job.partition)?;
     if partition.state != spur_core::records::PartitionState::Up {
-        return Some(JobReason::PartitionDown);
+        return Some(JobReason::PartDown);
     }
     if let (Some(limit), Some(max)) = (job.time_limit_min, partition.max_time_min) {
         if limit > max {
-            return Some(JobReason::PartitionTimeLimit);
+            return Some(JobReason::PartTimeLimit);
         }
     }
     if job.time_limit_min.is_none() && partition.max_time_min.is_some() {
-        return Some(JobReason::PartitionTimeLimit);
+        return Some(JobReason::PartTimeLimit);
     }
     if let (Some(array), Some(throttle)) = (job.array_job_id, array_throttle(job)) {
         if running_per_array.get(&array).copied().unwrap_or(0) >= throttle {
-            return Some(JobReason::JobArrayTaskLimit);
+            return Some(JobReason::ArrayTaskLimit);
         }
     }
     None
@@ -121,7 +121,7 @@ fn array_throttle(job: &JobRecord) -> Option<u32> {
 fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u32, u32> {
     let mut counts = std::collections::BTreeMap::new();
     for job in state.jobs.values() {
-        if let (Some(array), true) = (job.array_job_id, job.state == JobState::Running || job.completing) {
+        if let (Some(array), true) = (job.array_job_id, job.state == JobBaseState::Running || job.completing) {
             *counts.entry(array).or_default() += 1;
         }
     }
@@ -165,10 +165,10 @@ fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
         array_job_id: None,
         array_task_id: None,
         spec: spec.clone(),
-        state: JobState::Pending,
+        state: JobBaseState::Pending,
         completing: false,
         requeue_pending: false,
-        reason: JobReason::None,
+        reason: JobReason::NoReason,
         hold: None,
         priority: 0,
         submit_time: 0,
@@ -204,7 +204,7 @@ pub fn trial_placement(state: &ClusterState, spec: &JobSpec, now: EpochSecs) -> 
             let end = state
                 .jobs
                 .values()
-                .filter(|j| j.state == JobState::Running)
+                .filter(|j| j.state == JobBaseState::Running)
                 .filter_map(|j| Some(j.start_time? + i64::from(j.time_limit_min?) * 60))
                 .min()
                 .unwrap_or(now);

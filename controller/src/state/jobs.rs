@@ -3,7 +3,7 @@
 
 use spur_core::api::{ApiError, ControlRequest, JobSelector, JobUpdate, SignalScope, SlurmErrno};
 use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
-use spur_core::states::{JobReason, JobState};
+use spur_core::states::{JobReason, JobBaseState};
 
 use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
@@ -12,7 +12,7 @@ const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
 
 /// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
 pub(super) fn holds_resources(job: &JobRecord) -> bool {
-    job.state == JobState::Running || job.completing
+    job.state == JobBaseState::Running || job.completing
 }
 
 impl ClusterState {
@@ -42,10 +42,10 @@ impl ClusterState {
                 array_job_id: array_task.map(|_| first_id),
                 array_task_id: array_task,
                 spec: spec.clone(),
-                state: JobState::Pending,
+                state: JobBaseState::Pending,
                 completing: false,
                 requeue_pending: false,
-                reason: if hold.is_some() { JobReason::JobHeldUser } else { JobReason::None },
+                reason: if hold.is_some() { JobReason::HeldUser } else { JobReason::NoReason },
                 hold,
                 priority: if spec.hold { 0 } else { priority },
                 submit_time: now,
@@ -105,7 +105,7 @@ impl ClusterState {
         let mut applied = Applied::default();
         for (job_id, reason) in reasons {
             if let Some(job) = self.jobs.get_mut(&job_id) {
-                if job.state == JobState::Pending {
+                if job.state == JobBaseState::Pending {
                     job.reason = reason;
                     job.last_sched_eval = Some(now);
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
@@ -119,15 +119,15 @@ impl ClusterState {
             let fits = self
                 .jobs
                 .get(&job_id)
-                .is_some_and(|j| j.state == JobState::Pending && j.hold.is_none())
+                .is_some_and(|j| j.state == JobBaseState::Pending && j.hold.is_none())
                 && crate::scheduler::allocation_fits(self, &alloc);
             if !fits {
                 continue;
             }
             self.book(&alloc);
             let Some(job) = self.jobs.get_mut(&job_id) else { continue };
-            job.state = JobState::Running;
-            job.reason = JobReason::None;
+            job.state = JobBaseState::Running;
+            job.reason = JobReason::NoReason;
             job.start_time = Some(now);
             job.eligible_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
@@ -191,20 +191,20 @@ impl ClusterState {
             Outcome::Exited { code, signal } => (code, signal),
             Outcome::LaunchFailed => (1, 0),
         };
-        if job.state == JobState::Running && !job.requeue_pending {
+        if job.state == JobBaseState::Running && !job.requeue_pending {
             job.state = if signal == 0 && code == 0 {
-                JobState::Completed
+                JobBaseState::Completed
             } else {
-                JobState::Failed
+                JobBaseState::Failed
             };
-            job.reason = if job.state == JobState::Failed {
+            job.reason = if job.state == JobBaseState::Failed {
                 if signal != 0 {
-                    JobReason::RaisedSignal
+                    JobReason::FailExitCode
                 } else {
-                    JobReason::NonZeroExitCode
+                    JobReason::FailExitCode
                 }
             } else {
-                JobReason::None
+                JobReason::NoReason
             };
             job.end_time = Some(now);
         }
@@ -325,15 +325,15 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
         match job.state {
-            JobState::Pending => {
-                job.state = JobState::Cancelled;
-                job.reason = JobReason::None;
+            JobBaseState::Pending => {
+                job.state = JobBaseState::Cancelled;
+                job.reason = JobReason::NoReason;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
                 Ok(Vec::new())
             }
-            JobState::Running if !job.completing => {
-                job.state = JobState::Cancelled;
+            JobBaseState::Running if !job.completing => {
+                job.state = JobBaseState::Cancelled;
                 job.completing = true;
                 job.end_time = Some(now);
                 let node = first_node(job);
@@ -353,13 +353,13 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
         match job.state {
-            JobState::Running if !job.completing => Ok(vec![Effect::Signal {
+            JobBaseState::Running if !job.completing => Ok(vec![Effect::Signal {
                 node: first_node(job),
                 job_id,
                 signal,
                 scope,
             }]),
-            JobState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
+            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
             _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
         }
     }
@@ -368,15 +368,15 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
-        if job.state != JobState::Pending {
+        if job.state != JobBaseState::Pending {
             return Err(ApiError::new(SlurmErrno::JobNotPending));
         }
         let kind = if admin { HoldKind::Admin } else { HoldKind::User };
         job.hold = Some(kind);
         job.priority = 0;
         job.reason = match kind {
-            HoldKind::Admin => JobReason::JobHeldAdmin,
-            HoldKind::User => JobReason::JobHeldUser,
+            HoldKind::Admin => JobReason::Held,
+            HoldKind::User => JobReason::HeldUser,
         };
         Ok(Vec::new())
     }
@@ -385,7 +385,7 @@ impl ClusterState {
         let Some(job) = self.jobs.get(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
-        if job.state != JobState::Pending {
+        if job.state != JobBaseState::Pending {
             return Err(ApiError::new(SlurmErrno::JobNotPending));
         }
         if job.hold == Some(HoldKind::Admin) && !admin {
@@ -400,7 +400,7 @@ impl ClusterState {
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.hold = None;
             job.priority = fresh.saturating_add_signed(-job.spec.nice);
-            job.reason = JobReason::None;
+            job.reason = JobReason::NoReason;
         }
         Ok(Vec::new())
     }
@@ -416,7 +416,7 @@ impl ClusterState {
             job.hold = Some(HoldKind::User);
         }
         match job.state {
-            JobState::Running if !job.completing => {
+            JobBaseState::Running if !job.completing => {
                 job.requeue_pending = true;
                 job.completing = true;
                 let node = first_node(job);
@@ -427,21 +427,21 @@ impl ClusterState {
                     at: now,
                 }])
             }
-            JobState::Completed | JobState::Failed | JobState::Cancelled | JobState::Timeout
-            | JobState::NodeFail | JobState::OutOfMemory
+            JobBaseState::Completed | JobBaseState::Failed | JobBaseState::Cancelled | JobBaseState::Timeout
+            | JobBaseState::NodeFail | JobBaseState::OutOfMemory
                 if !job.completing =>
             {
                 self.return_to_queue(job_id, now);
                 Ok(Vec::new())
             }
-            JobState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
+            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
             _ => Err(ApiError::new(SlurmErrno::TransitionStateNoUpdate)),
         }
     }
 
     fn return_to_queue(&mut self, job_id: u32, now: EpochSecs) {
         if let Some(job) = self.jobs.get_mut(&job_id) {
-            job.state = JobState::Pending;
+            job.state = JobBaseState::Pending;
             job.completing = false;
             job.requeue_pending = false;
             job.restarts += 1;
@@ -453,9 +453,9 @@ impl ClusterState {
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {
-                Some(HoldKind::Admin) => JobReason::JobHeldAdmin,
-                Some(HoldKind::User) => JobReason::JobHeldUser,
-                None => JobReason::None,
+                Some(HoldKind::Admin) => JobReason::Held,
+                Some(HoldKind::User) => JobReason::HeldUser,
+                None => JobReason::NoReason,
             };
         }
     }
@@ -499,7 +499,7 @@ impl ClusterState {
             }
             job.priority = priority;
         }
-        let pending = job.state == JobState::Pending;
+        let pending = job.state == JobBaseState::Pending;
         if let Some(partition) = &update.partition {
             if !pending {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
@@ -535,11 +535,11 @@ impl ClusterState {
         let mut applied = Applied::default();
         for &job_id in job_ids {
             let Some(job) = self.jobs.get_mut(&job_id) else { continue };
-            if job.state != JobState::Running || job.completing {
+            if job.state != JobBaseState::Running || job.completing {
                 continue;
             }
-            job.state = JobState::Timeout;
-            job.reason = JobReason::TimeLimit;
+            job.state = JobBaseState::Timeout;
+            job.reason = JobReason::FailTimeout;
             job.completing = true;
             job.end_time = Some(now);
             applied.effects.push(Effect::Terminate {
@@ -557,8 +557,8 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Vec::new();
         };
-        job.state = JobState::NodeFail;
-        job.reason = JobReason::NodeDown;
+        job.state = JobBaseState::NodeFail;
+        job.reason = JobReason::FailDownNode;
         job.completing = false;
         job.end_time = Some(now);
         let alloc = job.alloc.clone();
@@ -590,5 +590,5 @@ fn first_node(job: &JobRecord) -> String {
 
 /// Reasons under which a job is eligible to run (it waits only for resources or its turn).
 fn reason_is_eligible(reason: JobReason) -> bool {
-    matches!(reason, JobReason::None | JobReason::Resources | JobReason::Priority)
+    matches!(reason, JobReason::NoReason | JobReason::Resources | JobReason::Priority)
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
 use spur_core::job::EpochSecs;
 use spur_core::records::{NodeBaseState, NodeRecord};
-use spur_core::states::JobState;
+use spur_core::states::JobBaseState;
 
 use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
@@ -73,7 +73,7 @@ impl ClusterState {
         for job_id in on_node {
             let Some(job) = self.jobs.get(&job_id) else { continue };
             let running_there = reg.running_jobs.contains(&job_id);
-            if job.state == JobState::Running && !job.completing {
+            if job.state == JobBaseState::Running && !job.completing {
                 if !running_there {
                     applied.effects.push(Effect::Launch {
                         node: reg.name.clone(),
@@ -82,7 +82,7 @@ impl ClusterState {
                 }
             } else if running_there {
                 let reason = match job.state {
-                    JobState::Timeout => TerminateReason::TimeLimit,
+                    JobBaseState::Timeout => TerminateReason::TimeLimit,
                     _ => TerminateReason::Cancelled,
                 };
                 applied.effects.push(Effect::Terminate {

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use spur_core::api::{ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno};
 use spur_core::job::{GresRequest, JobSpec};
 use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
-use spur_core::states::{JobReason, JobState};
+use spur_core::states::{JobReason, JobBaseState};
 
 use super::*;
 use crate::scheduler::schedule;
@@ -214,7 +214,7 @@ fn ids_are_monotonic_and_jobs_run_first_come_first_served() {
     assert_eq!(h.job(b).reason, JobReason::Resources);
     assert_eq!(h.job(c).reason, JobReason::Priority);
     h.finish(a, 0, 0);
-    assert_eq!(h.job(a).state, JobState::Completed);
+    assert_eq!(h.job(a).state, JobBaseState::Completed);
     assert_eq!(h.schedule(), vec![b, c]);
 }
 
@@ -226,9 +226,9 @@ fn exit_codes_and_signals_set_state_and_reason() {
     h.schedule();
     h.finish(failed, 3, 0);
     h.finish(killed, 0, 9);
-    assert_eq!(h.job(failed).state, JobState::Failed);
+    assert_eq!(h.job(failed).state, JobBaseState::Failed);
     assert_eq!((h.job(failed).exit_code, h.job(failed).exit_signal), (3, 0));
-    assert_eq!(h.job(failed).reason, JobReason::NonZeroExitCode);
+    assert_eq!(h.job(failed).reason, JobReason::FailExitCode);
     assert_eq!((h.job(killed).exit_code, h.job(killed).exit_signal), (0, 9));
 }
 
@@ -303,7 +303,7 @@ fn cancel_pending_and_running_jobs() {
     let pending = h.submit(spec("p"));
     h.schedule();
     h.control(1000, ControlRequest::Cancel { job: select(pending) }).unwrap();
-    assert_eq!(h.job(pending).state, JobState::Cancelled);
+    assert_eq!(h.job(pending).state, JobBaseState::Cancelled);
     let applied = h.control(1000, ControlRequest::Cancel { job: select(running) }).unwrap();
     assert!(matches!(
         applied.effects.as_slice(),
@@ -313,7 +313,7 @@ fn cancel_pending_and_running_jobs() {
     // Resources stay booked until the node confirms the processes are gone.
     assert_eq!(h.state.nodes["n1"].alloc_cpus, 2);
     h.finish(running, 0, 15);
-    assert_eq!(h.job(running).state, JobState::Cancelled);
+    assert_eq!(h.job(running).state, JobBaseState::Cancelled);
     assert_eq!(h.state.nodes["n1"].alloc_cpus, 0);
     assert_eq!((h.job(running).exit_code, h.job(running).exit_signal), (0, 15));
 }
@@ -327,7 +327,7 @@ fn other_users_cannot_touch_a_job_but_root_can() {
     let missing = h.control(1000, ControlRequest::Cancel { job: select(99) }).unwrap_err();
     assert_eq!(missing.errno, SlurmErrno::InvalidJobId);
     h.control(0, ControlRequest::Cancel { job: select(job) }).unwrap();
-    assert_eq!(h.job(job).state, JobState::Cancelled);
+    assert_eq!(h.job(job).state, JobBaseState::Cancelled);
 }
 
 #[test]
@@ -339,9 +339,9 @@ fn holds_and_releases_with_slurm_reasons_and_priorities() {
     });
     let other = h.submit(spec("other"));
     assert_eq!(h.job(held).priority, 0);
-    assert_eq!(h.job(held).reason, JobReason::JobHeldUser);
+    assert_eq!(h.job(held).reason, JobReason::HeldUser);
     h.control(0, ControlRequest::Hold { job: select(other), by_user: false }).unwrap();
-    assert_eq!(h.job(other).reason, JobReason::JobHeldAdmin);
+    assert_eq!(h.job(other).reason, JobReason::Held);
     // A user may not release an admin hold.
     let denied = h.control(1000, ControlRequest::Release { job: select(other) }).unwrap_err();
     assert_eq!(denied.errno, SlurmErrno::AccessDenied);
@@ -362,19 +362,19 @@ fn arrays_expand_and_honour_the_throttle() {
     assert_eq!(h.job(first).array_job_id, Some(first));
     assert_eq!(h.job(first + 3).array_task_id, Some(4));
     assert_eq!(h.schedule(), vec![first]);
-    assert_eq!(h.job(first + 1).reason, JobReason::JobArrayTaskLimit);
+    assert_eq!(h.job(first + 1).reason, JobReason::ArrayTaskLimit);
     // Cancelling `first_2` addresses one task only.
     let task2 = JobSelector {
         job_id: first,
         array_task: Some(2),
     };
     h.control(1000, ControlRequest::Cancel { job: task2 }).unwrap();
-    assert_eq!(h.job(first + 1).state, JobState::Cancelled);
+    assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
     h.finish(first, 0, 0);
     assert_eq!(h.schedule(), vec![first + 2]);
     // Cancelling the array id reaches every remaining task.
     h.control(1000, ControlRequest::Cancel { job: select(first) }).unwrap();
-    assert_eq!(h.job(first + 3).state, JobState::Cancelled);
+    assert_eq!(h.job(first + 3).state, JobBaseState::Cancelled);
 }
 
 #[test]
@@ -393,7 +393,7 @@ fn dependencies_wait_then_release_or_never_satisfy() {
     assert_eq!(h.job(ok_child).reason, JobReason::Dependency);
     h.finish(parent, 0, 0);
     assert_eq!(h.schedule(), vec![ok_child]);
-    assert_eq!(h.job(notok_child).reason, JobReason::DependencyNeverSatisfied);
+    assert_eq!(h.job(notok_child).reason, JobReason::DepInvalid);
     let unknown = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
             dependency: Some("afterok:999".to_string()),
@@ -412,7 +412,7 @@ fn begin_time_defers_a_job() {
         ..spec("later")
     });
     assert!(h.schedule().is_empty());
-    assert_eq!(h.job(later).reason, JobReason::BeginTime);
+    assert_eq!(h.job(later).reason, JobReason::Time);
     h.now += 61;
     assert_eq!(h.schedule(), vec![later]);
 }
@@ -440,8 +440,8 @@ fn time_limit_terminates_and_records_timeout() {
         [Effect::Terminate { reason: TerminateReason::TimeLimit, .. }]
     ));
     h.finish(job, 0, 15);
-    assert_eq!(h.job(job).state, JobState::Timeout);
-    assert_eq!(h.job(job).reason, JobReason::TimeLimit);
+    assert_eq!(h.job(job).state, JobBaseState::Timeout);
+    assert_eq!(h.job(job).reason, JobReason::FailTimeout);
     assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 15));
 }
 
@@ -452,7 +452,7 @@ fn requeue_returns_a_running_job_to_the_queue() {
     h.schedule();
     h.control(1000, ControlRequest::Requeue { job: select(job), hold: false }).unwrap();
     h.finish(job, 0, 15);
-    assert_eq!(h.job(job).state, JobState::Pending);
+    assert_eq!(h.job(job).state, JobBaseState::Pending);
     assert_eq!(h.job(job).restarts, 1);
     assert_eq!(h.schedule(), vec![job]);
     let no_requeue = h.submit(JobSpec {
