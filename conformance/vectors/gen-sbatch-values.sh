@@ -11,7 +11,7 @@
 #
 # With SLURM_CONF set, runs against that (throwaway) cluster; otherwise brings
 # one up with conformance/targets/slurm/up.sh in a temporary run directory and
-# tears it down afterwards. Run as root. It submits about a thousand held jobs
+# tears it down afterwards. Run as root. It submits about 800 jobs (mostly held)
 # and cancels them; for -C it gives the node the features fa,fb,fc for a while.
 # OUTDIR defaults to core/tests/vectors/slurm-22.05-generated.
 set -uo pipefail
