@@ -4,7 +4,11 @@
 mod values {
     pub mod tsv;
 
+    mod distribution;
+    mod mail;
     mod nodes;
+    mod signal;
     mod size;
+    mod stepid;
     mod time;
 }

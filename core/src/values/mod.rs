@@ -10,14 +10,14 @@
 // pub mod bitmap;
 // pub mod constraint;
 // pub mod dependency;
-// pub mod distribution;
+pub mod distribution;
 // pub mod filename;
 // pub mod gres;
-// pub mod mail;
+pub mod mail;
 pub mod nodes;
-// pub mod signal;
+pub mod signal;
 pub mod size;
-// pub mod stepid;
+pub mod stepid;
 pub mod time;
 
 /// Slurm's "value not set" marker for 32-bit fields.

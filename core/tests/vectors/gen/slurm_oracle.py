@@ -15,23 +15,22 @@ L = c.CDLL(LIB)
 
 
 def in_child(fn):
-    """Runs fn() in a forked child; returns its string result, or 'CRASH' if the child died."""
+    """Runs fn() in a forked child. Returns (result, stderr): result is fn's string, or 'CRASH' when the child died
+    first (Slurm's fatal() exits, and its error() logger crashes under ctypes); stderr is what the child wrote."""
+    import tempfile
     r, w = os.pipe()
+    err_file = tempfile.TemporaryFile()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         devnull = os.open("/dev/null", os.O_WRONLY)
         os.dup2(devnull, 1)
-        err_r, err_w = os.pipe()
-        os.dup2(err_w, 2)
+        os.dup2(err_file.fileno(), 2)
         try:
             out = fn()
         except Exception as e:  # noqa: BLE001
             out = "EXC " + str(e)
-        os.close(err_w)
-        os.close(2)
-        err = os.read(err_r, 4096).decode(errors="replace").strip().replace("\n", " | ")
-        os.write(w, (out + "\x00" + err).encode())
+        os.write(w, out.encode())
         os._exit(0)
     os.close(w)
     data = b""
@@ -40,11 +39,11 @@ def in_child(fn):
         if not chunk:
             break
         data += chunk
+    os.close(r)
     os.waitpid(pid, 0)
-    if not data:
-        return "CRASH", ""
-    out, _, err = data.decode().partition("\x00")
-    return out, err
+    err_file.seek(0)
+    err = err_file.read().decode(errors="replace").strip().replace("\n", " | ")
+    return (data.decode() if data else "CRASH"), err
 
 
 def header(desc, cols):
@@ -137,11 +136,19 @@ def num_unit():
 def sbatch_error(args):
     """The first 'sbatch: error:' line sbatch prints for these arguments (client-side checks only)."""
     import subprocess
-    env = dict(os.environ, SLURM_CONF=os.environ.get("SLURM_CONF", "/tmp/min.conf"))
+    import tempfile
+    # A controller port nobody listens on: sbatch's client-side checks run, and nothing is ever submitted.
+    conf = ("ClusterName=x\nSlurmctldHost=localhost\nSlurmctldPort=1\nMessageTimeout=1\nGresTypes=gpu,shard\n"
+            "NodeName=localhost CPUs=1 Gres=gpu:a100:4\nPartitionName=p Nodes=ALL Default=YES\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+        f.write(conf)
+    env = dict(os.environ, SLURM_CONF=f.name)
     p = subprocess.run(["timeout", "3", "sbatch", *args, "--wrap", "true"], capture_output=True, text=True, env=env)
     for line in p.stderr.splitlines():
         if line.startswith("sbatch: error: "):
+            os.unlink(f.name)
             return line[len("sbatch: error: "):]
+    os.unlink(f.name)
     return "(no client-side error)"
 
 
@@ -175,7 +182,189 @@ def node_count():
             print(f"{esc(s)}\t{out}\t")
 
 
-VECTORS = {"node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
+SIG_NAMES = ["HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE",
+             "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM",
+             "PROF", "WINCH", "IO", "PWR", "SYS", "RTMIN", "SIGHUP", "SIGTERM", "SigUsr2", "sigcont", "-1", "-9", " 9",
+             "9 ", "9x", "0x9", "09", "999", "65535", "65536", "SIG", "sig", "SIGUSR1x", "USR1 ", " USR1", "usr",
+             "SIGSIGUSR1", "S", "SIGusr1", "+9", "1e1", "SIGRTMIN+1", "64", "31", "0", "", "-", "SIG USR1",
+             "\tKILL\n", "2147483647", "-2147483648"]
+
+
+def sig_names():
+    L.sig_name2num.argtypes = [c.c_char_p]
+    header("sig_name2num(): signal names/numbers (0 = invalid)", ["input", "sig_name2num"])
+    for s in SIG_NAMES:
+        print(f"{esc(s)}\t{L.sig_name2num(s.encode())}")
+
+
+SIGNAL_OPTS = ["USR1", "10", "B:USR1", "R:USR1@30", "USR1@abc", "USR1@", "USR1@ ", "@30", "B:", "USR1@65536",
+               "USR1@65535", "BR:USR1", "RB:USR1", "R:B:USR1", "65536", "65535", "-1", "-2", "b:usr1", "r:usr1",
+               "USR1@0", "USR1@-1", "USR1@-0", "USR1@+5", "USR1@ 30", "USR1@30 ", "USR1@30x", "FOO", "0", "B:USR1@5",
+               "BB:USR1", "RR:USR1", "X:USR1", "USR1 @30", ":USR1", "::USR1", "BRB:USR1", "USR1@1@2", "SIGKILL@10",
+               "B:9@1", "", "1e1@1", "RUSR1", "BUSR1", "BUS", "R", "B", "R:", "RTMIN", "R:65535", "B:0", "HUP:x",
+               "r:b:1", "Rb:TERM@600", "KILL@99999"]
+
+
+def sbatch_v(option, value, label):
+    """What `sbatch -v <option>=<value>` shows in its '<label> :' line, or its last error line. A slurm.conf whose
+    controller port nobody listens on makes sure nothing is ever submitted."""
+    import subprocess
+    import tempfile
+    conf = "ClusterName=x\nSlurmctldHost=localhost\nSlurmctldPort=1\nMessageTimeout=1\n" \
+           "NodeName=localhost CPUs=1\nPartitionName=p Nodes=ALL Default=YES\n"
+    with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+        f.write(conf)
+    env = dict(os.environ, SLURM_CONF=f.name)
+    p = subprocess.run(["timeout", "3", "sbatch", "-v", f"{option}={value}", "--wrap", "true"],
+                       capture_output=True, text=True, env=env)
+    os.unlink(f.name)
+    shown = "(nothing printed)"
+    for line in p.stderr.splitlines():
+        if line.startswith("sbatch: error: ") and "Unable to contact" not in line:
+            shown = "error: " + line[len("sbatch: error: "):]
+        elif line.startswith(f"sbatch: {label} ") and not shown.startswith("error"):
+            shown = line.split(":", 2)[2].strip()
+    return shown
+
+
+def signal_opts():
+    L.get_signal_opts.argtypes = [c.c_char_p, c.c_void_p, c.c_void_p, c.c_void_p]
+
+    header("get_signal_opts() as srun/salloc see it (no B: flag outside sbatch) and what `sbatch -v --signal=<input> "
+           "--wrap true` shows (its 'signal :' line, or its error; a controller-less slurm.conf so nothing is "
+           "submitted); flags 0x1=B 0x100=R", ["input", "rc", "signal", "time", "flags", "sbatch_v"])
+    for s in SIGNAL_OPTS:
+        buf = c.create_string_buffer(s.encode())
+        sig, tm, fl = c.c_uint16(0), c.c_uint16(0), c.c_uint16(0)
+        rc = L.get_signal_opts(buf, c.byref(sig), c.byref(tm), c.byref(fl))
+        if rc:
+            print(f"{esc(s)}\t{rc}\t\t\t\t{sbatch_v('--signal', s, 'signal')}")
+        else:
+            print(f"{esc(s)}\t{rc}\t{sig.value}\t{tm.value}\t{fl.value:#x}\t{sbatch_v('--signal', s, 'signal')}")
+
+
+MAIL_TYPES = ["bogus,BEGIN", "NONE,BEGIN", "BEGIN,NONE", " BEGIN", "BEGIN ", "BEGIN,,END", ",", "TIME_LIMIT_90,TIME_LIMIT_80",
+              "Time_Limit", "ALL,NONE", "NONE,ALL", "BEGIN;END", "BEGINx", "BEGIN,END,bogus,FAIL", "bogus,bogus",
+              "invalid_depend", "ARRAY_TASKS", "array_tasks,begin", "STAGE_OUT,REQUEUE", "BEG", "BEGIN,", ",BEGIN",
+              "NONE,bogus", "NONE", "", "ALL", "all,time_limit_50"]
+MAIL_BITS = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 0x7ff, 0xffff, 0xfffe, 513, 48, 2049, 1295]
+
+
+def mail_types():
+    L.parse_mail_type.argtypes = [c.c_char_p]
+    L.parse_mail_type.restype = c.c_uint16
+    L.print_mail_type.argtypes = [c.c_uint16]
+    L.print_mail_type.restype = c.c_char_p
+    header("parse_mail_type() (65535 = invalid) and print_mail_type(); rows 'print' give a bit mask to print",
+           ["function", "input", "result"])
+    for s in MAIL_TYPES:
+        print(f"parse\t{esc(s)}\t{L.parse_mail_type(s.encode())}")
+    for v in MAIL_BITS:
+        print(f"print\t{v}\t{L.print_mail_type(v).decode()}")
+
+
+DISTRIBUTIONS = ["block", "cyclic", "arbitrary", "plane=4", "plane", "block:block", "block:cyclic", "cyclic:cyclic",
+                 "cyclic:block", "block:fcyclic", "cyclic:block:fcyclic", "*", "*:*", "*:block", "block:*:cyclic",
+                 "pack", "nopack", "block,pack", "cyclic,nopack", "bogus", "", "arbitrary:block", "plane=4:block",
+                 "plane=0", "plane=-1", "plane=abc", "PLANE=4", "Block", "block:", ":block", "block:block:block:block",
+                 "block,Pack", "block,pack,nopack", "pack,block", "cyclic:fcyclic", "fcyclic", "block:block:fcyclic",
+                 "*:*:*", "block,bogus", "plane=4,pack", "plane=4x", "plane=", "plane= 4", "plane=4 ", "*,pack",
+                 "block:*", "cyclic:cyclic:*", "block:block,nopack", "block ,pack", "CYCLIC", "BLOCK:CYCLIC",
+                 "plane=99999999999", "plane=65536", "block:plane=2", "pack:block", "block,", "block,,pack", ",pack",
+                 "arbitrary,pack", "plane=2,nopack", "Pack", "NoPack", "block:cyclic:cyclic:cyclic", "block::cyclic",
+                 "*:fcyclic", "block:fcyclic:fcyclic", "cyclic:cyclic:block", "block:block:block",
+                 "cyclic:fcyclic:cyclic", "planex=4", "plane4", "plane:4", "plan=4", "PLANE=7", "block:cyclic,pack",
+                 "plane=4294967295", "plane=2147483647", "plane=2147483648", "plane=+3", "plane=007", "plane=4=5",
+                 "pack,", "pack,pack", "nopack,", ":", "::", "*:*:*:*", "arbitrary:", "Arbitrary", "*:arbitrary",
+                 "block,NOPACK", "plane=4,", "Plane=3", "pack,nopack", "nopack,pack", "nopack,nopack"]
+DIST_VALUES = [0, 1, 2, 3, 4, 0x11, 0x2000, 0x800002, 0x400001, 0x800004, 0x321, 0x5, 0x2002, 0x33, 0x802000, 0x222]
+
+
+def distributions():
+    L.verify_dist_type.argtypes = [c.c_char_p, c.c_void_p]
+    L.verify_dist_type.restype = c.c_uint32
+    L.format_task_dist_states.argtypes = [c.c_uint32]
+    L.format_task_dist_states.restype = c.c_char_p
+
+    def call(s):
+        def run():
+            plane = c.c_uint32(0xfffffffe)
+            v = L.verify_dist_type(s.encode(), c.byref(plane))
+            return f"{v:#010x}\t{plane.value}"
+        return run
+
+    header("verify_dist_type() (-m/--distribution; 0xffffffff = error, CRASH = error path, whose logger crashes "
+           "under ctypes), format_task_dist_states(), and the 'distribution :' line (or error) of `sbatch -v "
+           "--distribution=<input> --wrap true`; rows 'format' give a value to format",
+           ["function", "input", "dist_value_hex", "plane_size", "formatted", "sbatch_v"])
+    for s in DISTRIBUTIONS:
+        out, _ = in_child(call(s))
+        shown = sbatch_v("--distribution", s, "distribution")
+        if out == "CRASH":
+            print(f"verify\t{esc(s)}\tCRASH\t\t\t{shown}")
+            continue
+        value, plane = out.split("\t")
+        fmt = "" if value == "0xffffffff" else L.format_task_dist_states(int(value, 16)).decode()
+        print(f"verify\t{esc(s)}\t{value}\t{plane}\t{fmt}\t{shown}")
+    for v in DIST_VALUES:
+        print(f"format\t{v:#x}\t\t\t{L.format_task_dist_states(v).decode()}\t")
+
+
+STEP_LISTS = ["123", "123.1", "123.batch", "12_3.1", "12+1.0", "12.extern", "12.interactive", "12.TBD", "12_3", "12+1",
+              "12.0+1", "12_[1-3]", "12.x", "12_x", "abc", "0", "12.4294967290", "12_3+1", "12.1.2", "12_3_4",
+              "12+1+2", "12.-1", "-5", "12a", " 12", "12 ", "12.SCRIPT", "12.Batch", "4294967295", "4294967294",
+              "12_4294967294", "12.4294967279", "12.4294967280", "00012", "12.", "12_", "12+", "+1", "12_3.batch",
+              "12+1.batch", "12_3+1.0", "12.0+x", "12_1,12_2", "12,13", "\"12,13\",14", "'12,13',14", "12 13",
+              "123,123.1,123.batch", "123.1,123,123.batch", "123.batch,123.batch,123.batch", "123,123.1,123.batch,,,,,",
+              "123,,,,,,123.1,,,,,123.batch", ",,,,,123,123.1,123.batch", "123,", "123, 123.1, 123.batch", "",
+              "12 ,13", "12+1.0+2", "12.0+ 3", "12.0++3", "12_3.0+1", "1\"2", "12,\"13", "12.4294967294",
+              "12.extern+1", "12+0", "12_0"]
+
+
+def step_lists():
+    class StepIdT(c.Structure):
+        _fields_ = [("job_id", c.c_uint32), ("step_het_comp", c.c_uint32), ("step_id", c.c_uint32)]
+
+    class Selected(c.Structure):
+        _fields_ = [("array_task_id", c.c_uint32), ("het_job_offset", c.c_uint32), ("step_id", StepIdT)]
+
+    L.list_create.restype = c.c_void_p
+    L.list_create.argtypes = [c.c_void_p]
+    L.slurm_addto_step_list.argtypes = [c.c_void_p, c.c_char_p]
+    L.list_iterator_create.restype = c.c_void_p
+    L.list_iterator_create.argtypes = [c.c_void_p]
+    L.list_next.restype = c.POINTER(Selected)
+    L.list_next.argtypes = [c.c_void_p]
+    L.slurm_get_selected_step_id.argtypes = [c.c_char_p, c.c_int, c.POINTER(Selected)]
+
+    def call(s):
+        def run():
+            lst = L.list_create(None)
+            n = L.slurm_addto_step_list(lst, c.create_string_buffer(s.encode()))
+            it = L.list_iterator_create(lst)
+            items = []
+            while True:
+                p = L.list_next(it)
+                if not p:
+                    break
+                b = c.create_string_buffer(128)
+                L.slurm_get_selected_step_id(b, 128, p)
+                items.append(b.value.decode())
+            return f"{n}\t{'|'.join(items)}"
+        return run
+
+    header("slurm_addto_step_list() then slurm_get_selected_step_id() for each item; 'fatal' rows give the message "
+           "Slurm exits with", ["input", "count", "items", "fatal"])
+    for s in STEP_LISTS:
+        out, err = in_child(call(s))
+        if out == "CRASH" or not out:
+            msg = err.split("fatal: ", 1)[-1] if "fatal: " in err else "(died without message)"
+            print(f"{esc(s)}\tfatal\t\t{msg}")
+        else:
+            print(f"{esc(s)}\t{out}\t")
+
+
+VECTORS = {"step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
 
 if __name__ == "__main__":
     VECTORS[sys.argv[1]]()
