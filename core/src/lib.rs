@@ -13,3 +13,4 @@ pub mod records;
 pub mod states;
 #[cfg(feature = "grpc")]
 pub mod wire;
+pub mod values;
