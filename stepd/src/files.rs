@@ -41,12 +41,15 @@ pub fn write_atomic(path: &Path, data: &[u8], mode: u32) -> io::Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
+    // A stale temp file (or a planted symlink) is removed, then the name is created exclusively, so a
+    // privileged writer never follows a link someone else put there.
+    let _ = fs::remove_file(&tmp);
     let written = (|| {
         let mut f = OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)?;
         f.write_all(data)?;
         f.sync_all()?;

@@ -6,6 +6,7 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 use common::{euid, wait_for_text, TestJob};
@@ -46,6 +47,22 @@ fn request_as(uid: u32, dir: &Path, request: Request) -> Response {
         let rc = unsafe { libc::syscall(libc::SYS_setresuid, keep, libc::c_long::from(uid), keep) };
         assert_eq!(rc, 0, "setresuid");
         send_request(&dir, &request).unwrap()
+    })
+    .join()
+    .unwrap()
+}
+
+/// Opens `n` idle connections with effective uid `uid`.
+fn connect_as(uid: u32, dir: &Path, n: usize) -> Vec<UnixStream> {
+    let sock = dir.join("ctl.sock");
+    std::thread::spawn(move || {
+        let keep: libc::c_long = -1;
+        // SAFETY: as in request_as.
+        let rc = unsafe { libc::syscall(libc::SYS_setresuid, keep, libc::c_long::from(uid), keep) };
+        assert_eq!(rc, 0, "setresuid");
+        (0..n)
+            .map(|_| UnixStream::connect(&sock).unwrap())
+            .collect()
     })
     .join()
     .unwrap()
@@ -183,6 +200,13 @@ fn only_root_and_the_owner_may_send_requests() {
         request_as(NOBODY, &job.dir, Request::Status),
         Response::Status { running: true, .. }
     ));
+    // Other users filling every connection slot cannot lock root or the owner out.
+    let hogs = connect_as(STRANGER, &job.dir, 40);
+    assert!(matches!(
+        send_request(&job.dir, &Request::Status).unwrap(),
+        Response::Status { .. }
+    ));
+    drop(hogs);
     assert!(matches!(
         send_request(&job.dir, &Request::Status).unwrap(),
         Response::Status { running: true, .. }

@@ -4,6 +4,7 @@
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
 
 use nix::poll::PollFlags;
 use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
@@ -15,13 +16,19 @@ use crate::protocol::{
 /// Longest request line accepted; anything longer is not one of ours.
 pub(crate) const MAX_LINE: usize = 64 * 1024;
 
-/// Most connections served at once; further ones are closed right away.
+/// Most connections served at once. When full, a connection from root or the owner evicts one from anyone
+/// else, so that other users cannot lock the agent out of a job.
 pub(crate) const MAX_CONNS: usize = 32;
+
+/// A connection that sends nothing for this long is closed.
+pub(crate) const IDLE_LIMIT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Conn {
     stream: UnixStream,
     /// `None` when the kernel would not say who connected; such a peer is refused.
     peer_uid: Option<u32>,
+    authorized: bool,
+    last_active: Instant,
     inbuf: Vec<u8>,
     outbuf: Vec<u8>,
     eof: bool,
@@ -29,17 +36,34 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub(crate) fn new(stream: UnixStream) -> io::Result<Conn> {
+    /// Wraps an accepted stream; `job_uid` and `own_uid` decide whether the peer may send requests.
+    pub(crate) fn new(stream: UnixStream, job_uid: u32, own_uid: u32) -> io::Result<Conn> {
         stream.set_nonblocking(true)?;
         let peer_uid = getsockopt(&stream, PeerCredentials).ok().map(|c| c.uid());
         Ok(Conn {
             stream,
             peer_uid,
+            authorized: authorized(peer_uid, job_uid, own_uid),
+            last_active: Instant::now(),
             inbuf: Vec::new(),
             outbuf: Vec::new(),
             eof: false,
             broken: false,
         })
+    }
+
+    pub(crate) fn is_authorized(&self) -> bool {
+        self.authorized
+    }
+
+    /// True once the connection has been silent for longer than [`IDLE_LIMIT`].
+    pub(crate) fn is_idle(&self, now: Instant) -> bool {
+        now.saturating_duration_since(self.last_active) > IDLE_LIMIT
+    }
+
+    /// Stops reading; the connection closes once the queued answers are sent.
+    pub(crate) fn close_after_reply(&mut self) {
+        self.eof = true;
     }
 
     pub(crate) fn fd(&self) -> BorrowedFd<'_> {
@@ -75,7 +99,10 @@ impl Conn {
                     self.eof = true;
                     break;
                 }
-                Ok(n) => self.inbuf.extend_from_slice(&buf[..n]),
+                Ok(n) => {
+                    self.last_active = Instant::now();
+                    self.inbuf.extend_from_slice(&buf[..n]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => {
@@ -215,8 +242,12 @@ mod tests {
     #[test]
     fn lines_are_split_and_answers_written() {
         let (a, b) = UnixStream::pair().unwrap();
-        let mut conn = Conn::new(a).unwrap();
-        assert_eq!(conn.peer_uid(), Some(nix::unistd::geteuid().as_raw()));
+        let me = nix::unistd::geteuid().as_raw();
+        let mut conn = Conn::new(a, me.wrapping_add(1), me).unwrap();
+        assert_eq!(conn.peer_uid(), Some(me));
+        assert!(conn.is_authorized());
+        assert!(!conn.is_idle(Instant::now()));
+        assert!(conn.is_idle(Instant::now() + IDLE_LIMIT + Duration::from_secs(1)));
         (&b).write_all(b"one\ntw").unwrap();
         assert_eq!(conn.read_lines(), vec![b"one".to_vec()]);
         (&b).write_all(b"o\n").unwrap();
@@ -236,7 +267,7 @@ mod tests {
     #[test]
     fn overlong_lines_are_refused() {
         let (a, b) = UnixStream::pair().unwrap();
-        let mut conn = Conn::new(a).unwrap();
+        let mut conn = Conn::new(a, 0, 0).unwrap();
         let writer = std::thread::spawn(move || {
             let _ = (&b).write_all(&vec![b'x'; MAX_LINE + 10]);
             let mut answer = String::new();

@@ -95,6 +95,7 @@ fn redirect_stdio() -> Result<(), StepdError> {
         .append(true)
         .create(true)
         .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(LOG_FILE)
         .map_err(|e| StepdError::Io(LOG_FILE, e))?;
     dup2_stdin(&null).map_err(|e| StepdError::Detach("dup2", e))?;

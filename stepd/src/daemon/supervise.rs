@@ -195,7 +195,8 @@ impl Running {
                     self.conns[i].flush();
                 }
             }
-            self.conns.retain(|c| !c.is_done());
+            let now = Instant::now();
+            self.conns.retain(|c| !c.is_done() && !c.is_idle(now));
             self.tick();
         }
     }
@@ -224,12 +225,20 @@ impl Running {
     }
 
     fn timeout(&self) -> PollTimeout {
-        let wake_at = match (&self.job.script, &self.job.terminating) {
-            (Script::Exited { .. }, _) => return millis(CLEANUP_TICK),
-            (Script::Running, Some(t)) if !t.killed => t.kill_at,
-            _ => return PollTimeout::NONE,
+        let now = Instant::now();
+        let mut wake_at = match (&self.job.script, &self.job.terminating) {
+            (Script::Exited { .. }, _) => Some(now + CLEANUP_TICK),
+            (Script::Running, Some(t)) if !t.killed => Some(t.kill_at),
+            _ => None,
         };
-        millis(wake_at.saturating_duration_since(Instant::now()))
+        if !self.conns.is_empty() {
+            // Wake up now and then to drop idle connections.
+            let idle_check = now + Duration::from_secs(1);
+            wake_at = Some(wake_at.map_or(idle_check, |w| w.min(idle_check)));
+        }
+        wake_at.map_or(PollTimeout::NONE, |w| {
+            millis(w.saturating_duration_since(now))
+        })
     }
 
     fn drain_signals(&mut self) {
@@ -317,16 +326,10 @@ impl Running {
     fn accept(&mut self) {
         loop {
             match self.sup.listener.accept() {
-                Ok((stream, _)) => {
-                    if self.conns.len() >= MAX_CONNS {
-                        slog!("too many control connections, refusing one");
-                        continue;
-                    }
-                    match Conn::new(stream) {
-                        Ok(c) => self.conns.push(c),
-                        Err(e) => slog!("control connection setup: {e}"),
-                    }
-                }
+                Ok((stream, _)) => match Conn::new(stream, self.sup.spec.uid, self.sup.euid) {
+                    Ok(c) => self.admit(c),
+                    Err(e) => slog!("control connection setup: {e}"),
+                },
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -337,18 +340,39 @@ impl Running {
         }
     }
 
+    /// Keeps a new connection if there is room, making room for root or the owner at the expense of a
+    /// connection from anyone else.
+    fn admit(&mut self, conn: Conn) {
+        if self.conns.len() >= MAX_CONNS {
+            let victim = self.conns.iter().position(|c| !c.is_authorized());
+            match victim {
+                Some(v) if conn.is_authorized() => {
+                    self.conns.remove(v);
+                }
+                _ => {
+                    slog!(
+                        "too many control connections, refusing one from uid {:?}",
+                        conn.peer_uid()
+                    );
+                    return;
+                }
+            }
+        }
+        self.conns.push(conn);
+    }
+
     fn serve(&mut self, i: usize) {
         let lines = self.conns[i].read_lines();
-        let peer = self.conns[i].peer_uid();
         for line in lines {
-            let response = if !conn::authorized(peer, self.sup.spec.uid, self.sup.euid) {
-                slog!("refusing request from uid {peer:?}");
-                conn::access_denied()
-            } else {
-                match conn::parse_request(&line) {
-                    Ok(req) => self.handle(req),
-                    Err(message) => Response::Error { message },
-                }
+            if !self.conns[i].is_authorized() {
+                slog!("refusing request from uid {:?}", self.conns[i].peer_uid());
+                self.conns[i].queue(&conn::access_denied());
+                self.conns[i].close_after_reply();
+                return;
+            }
+            let response = match conn::parse_request(&line) {
+                Ok(req) => self.handle(req),
+                Err(message) => Response::Error { message },
             };
             self.conns[i].queue(&response);
         }
