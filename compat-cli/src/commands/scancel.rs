@@ -97,7 +97,8 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
     let value_text = value.clone().unwrap_or_default();
     match key {
         "signal" => {
-            let signal = spur_core::values::signal::parse_signal_name(&value_text)
+            let signal = spur_core::values::signal::parse_scancel_signal(&value_text)
+                .map(i32::from)
                 .map_err(|_| ArgError::Usage(format!("Invalid job signal: {value_text}")))?;
             parsed.signal = Some(signal);
         }

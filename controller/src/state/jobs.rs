@@ -10,6 +10,9 @@ use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason
 /// priority/basic's starting point: each submission gets one less, so older jobs sort first.
 const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
 
+/// The signal number Slurm records for a batch step that failed to launch.
+const LAUNCH_FAILURE_SIGNAL: u32 = 53;
+
 /// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
 pub(super) fn holds_resources(job: &JobRecord) -> bool {
     job.state == JobBaseState::Running || job.completing
@@ -187,9 +190,10 @@ impl ClusterState {
             }
             return applied;
         }
+        // Slurm shows a batch step that could not start as `ExitCode=0:53` (its launch-failure status).
         let (code, signal) = match outcome {
             Outcome::Exited { code, signal } => (code, signal),
-            Outcome::LaunchFailed => (1, 0),
+            Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL),
         };
         if job.state == JobBaseState::Running && !job.requeue_pending {
             job.state = if signal == 0 && code == 0 {
@@ -197,9 +201,11 @@ impl ClusterState {
             } else {
                 JobBaseState::Failed
             };
+            // Slurm 22.05 reports a batch script killed by a signal, like one that never started, as a launch
+            // failure; a non-zero exit is NonZeroExitCode.
             job.reason = if job.state == JobBaseState::Failed {
                 if signal != 0 {
-                    JobReason::FailExitCode
+                    JobReason::FailLaunch
                 } else {
                     JobReason::FailExitCode
                 }
