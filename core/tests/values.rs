@@ -4,6 +4,7 @@
 mod values {
     pub mod tsv;
 
+    mod array;
     mod distribution;
     mod mail;
     mod nodes;
