@@ -5,6 +5,7 @@ mod values {
     pub mod tsv;
 
     mod array;
+    mod dependency;
     mod distribution;
     mod mail;
     mod nodes;

@@ -9,7 +9,7 @@ pub mod array;
 // pub mod begin;
 pub mod bitmap;
 // pub mod constraint;
-// pub mod dependency;
+pub mod dependency;
 pub mod distribution;
 // pub mod filename;
 // pub mod gres;
