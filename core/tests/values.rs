@@ -4,6 +4,8 @@
 mod values {
     pub mod tsv;
 
+    mod array;
+    mod dependency;
     mod distribution;
     mod mail;
     mod nodes;

@@ -5,11 +5,11 @@
 //! bad value, and where Slurm prints the value back (squeue, scontrol), a formatter producing Slurm's exact text.
 //! Everything is pure: the current time and local UTC offset are passed in where a grammar depends on them.
 
-// pub mod array;
+pub mod array;
 // pub mod begin;
-// pub mod bitmap;
+pub mod bitmap;
 // pub mod constraint;
-// pub mod dependency;
+pub mod dependency;
 pub mod distribution;
 // pub mod filename;
 // pub mod gres;

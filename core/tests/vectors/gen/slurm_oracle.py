@@ -364,7 +364,108 @@ def step_lists():
             print(f"{esc(s)}\t{out}\t")
 
 
-VECTORS = {"step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
+BIT_UNFMT = ["0", "1", "0-3", "1-10", "1,3,5", "1-3,5,7-9", "3-1", "1-10:2", "9-14,42,102", "0,0,1", "5,1,3", "127",
+             "1-", "-1", "", "a", "1,,2", " 1", "a1", "1a", "1a2", "1 2", "x", ",", "1,", ",1", "1--3", "1-3-5", "1:2",
+             "1-10:0", "1-10:3", "[1-3]", "0x5", "-", "--1", "1-3,", "1-3:2:2", "1-:2", "3-1:2", "1-3:", "1:", "128",
+             "0-127", "100-200", "1-200", "-5", "5-", "12,a,3", "1-3a", "1-a3", "1 - 3", " ", "1-10:-2", "1-10: 2",
+             "+1", "1,2-", "99999999999", "4294967297", "1-3 ,5", "1;3", "1.5", "1-10:1", "1-10:2,20", "20,1-10:2",
+             "1-10:2 ", " 1-10:2", "1 -10:2", "a1-10:2", "1-10:2a", "0-127:1", "0-128:2", "1-10:20", "2-2:1", "2-3:1",
+             "-10:2", "1-10:+2", "1- 10:2", "1-10:2,", "0-0:5", "1-11:5", "1-128:1", "4294967297-4294967300:1",
+             "1-10:2%3", "1-10:2-3", "1-10:2:"]
+
+
+def bit_unfmt():
+    L.bit_alloc.restype = c.c_void_p
+    L.bit_alloc.argtypes = [c.c_int64]
+    L.bit_unfmt.argtypes = [c.c_void_p, c.c_char_p]
+    L.bit_fmt.argtypes = [c.c_char_p, c.c_int32, c.c_void_p]
+    header("bit_unfmt() into a 128-bit map, then bit_fmt() with a 1024-byte buffer", ["input", "rc", "bit_fmt"])
+    for s in BIT_UNFMT:
+        b = L.bit_alloc(128)
+        rc = L.bit_unfmt(b, s.encode())
+        buf = c.create_string_buffer(1024)
+        L.bit_fmt(buf, 1024, b)
+        print(f"{esc(s)}\t{rc}\t{buf.value.decode() if rc == 0 else ''}")
+
+
+HEXMASKS = [(16, "0xBDFF"), (64, "4321"), (64, "0x4321"), (64, "0xAbCd"), (64, "0x1248AbCd"), (64, "0x123AbCd"),
+            (64, "0x5555555555155"), (65, "0x10000000000000002"), (64, "Z"), (64, "0xZ"), (64, "0xZ0"), (1, "0x2"),
+            (1, "0x80"), (1, "0x1"), (8, "0X0f"), (8, ""), (8, "0x"), (8, "0x000000000001"), (8, "0x100"), (12, "fff"),
+            (10, "0x3ff"), (10, "0x7ff"), (3, "0x7")]
+
+
+def hexmask():
+    L.bit_alloc.restype = c.c_void_p
+    L.bit_alloc.argtypes = [c.c_int64]
+    L.bit_unfmt_hexmask.argtypes = [c.c_void_p, c.c_char_p]
+    L.bit_fmt_hexmask.argtypes = [c.c_void_p]
+    L.bit_fmt_hexmask.restype = c.c_char_p
+    L.bit_fmt.argtypes = [c.c_char_p, c.c_int32, c.c_void_p]
+    header("bit_unfmt_hexmask() into a map of `bits` bits, then bit_fmt() and bit_fmt_hexmask()",
+           ["bits", "input", "rc", "bit_fmt", "bit_fmt_hexmask"])
+    for size, s in HEXMASKS:
+        b = L.bit_alloc(size)
+        rc = L.bit_unfmt_hexmask(b, s.encode())
+        if rc:
+            print(f"{size}\t{esc(s)}\t{rc}\t\t")
+            continue
+        buf = c.create_string_buffer(1024)
+        L.bit_fmt(buf, 1024, b)
+        print(f"{size}\t{esc(s)}\t{rc}\t{buf.value.decode()}\t{L.bit_fmt_hexmask(b).decode()}")
+
+
+def _xlate_child(hexstr, max_tasks, env):
+    import subprocess
+    code = ("import ctypes as c, sys\n"
+            f"L = c.CDLL('{LIB}')\n"
+            "L.xstrdup.restype = c.c_void_p\nL.xstrdup.argtypes = [c.c_char_p]\n"
+            "L.xlate_array_task_str.argtypes = [c.POINTER(c.c_void_p), c.c_uint32, c.c_void_p]\n"
+            "p = c.c_void_p(L.xstrdup(sys.argv[1].encode()))\n"
+            "L.xlate_array_task_str(c.byref(p), int(sys.argv[2]), None)\n"
+            "sys.stdout.write(c.cast(p, c.c_char_p).value.decode())\n")
+    full_env = {k: v for k, v in os.environ.items() if k != "SLURM_BITSTR_LEN"}
+    if env is not None:
+        full_env["SLURM_BITSTR_LEN"] = env
+    # Slurm caches SLURM_BITSTR_LEN for the life of the process, so every case runs in a fresh one.
+    return subprocess.run([sys.executable, "-c", code, hexstr, str(max_tasks)], capture_output=True, text=True,
+                          env=full_env).stdout
+
+
+def _hex_of(bits):
+    v = 0
+    for b in bits:
+        v |= 1 << b
+    return hex(v)
+
+
+XLATE = [("0x7", 0, None), ("0x9C6", 0, None), ("0x9C6", 9, None), ("0x55554", 9, None), ("0x45174", 9, None),
+         ("0x55154", 9, None), ("0x55154", 0, "10"), ("0x55154", 9, "10"), ("0x5555555555155", 0, "-1"),
+         ("0x5555555555155", 9, "-1"), ("0x5555555555155", 0, "65"), ("0x5555555555155", 0, "0"),
+         ("0x5555555555155", 0, None), ("", 0, None), ("h", 0, None), ("hello", 0, None), ("1-3", 0, None),
+         ("0x2AA", 0, None), ("0x2AA", 4, None), ("0x1555", 0, None), ("0x1554", 0, None), ("0x100001", 0, None),
+         ("0x3FE", 0, None), ("0x0", 0, None), ("0x", 0, None), ("0xZZ", 0, None), ("0x1", 4294967295, None),
+         ("0x55154", 0, "4"), ("0x55154", 0, "3"), ("0x55154", 0, "5"), ("0x55154", 0, "abc"),
+         ("0x55154", 0, "-5")]
+XLATE_BITS = [[0, 6, 12], [0, 4, 8, 12], [0, 11], [0, 5, 10, 15], [0, 3, 6, 9, 12], [0, 1, 2, 20],
+              [0, 2, 4, 6, 8, 10, 12, 14], [100, 200, 300, 400, 500, 600], [10, 20, 30, 40, 50],
+              [0, 2, 4, 6, 8, 10, 12], [100, 102, 104, 106, 108, 110], [0, 11, 22], [0, 3, 6, 9, 12, 15],
+              [0, 100, 200, 300, 400], [0, 100, 200, 300, 400, 500], [1, 3, 5, 7, 9, 11], [0, 2, 4, 6, 8, 10],
+              [0, 2, 4, 6, 8, 10, 12, 15], list(range(0, 61, 3)) + [70], list(range(0, 61, 3)) + [700],
+              list(range(0, 61, 3)) + [7000], list(range(0, 61, 3)) + [70000], list(range(1, 1000, 3)),
+              list(range(1, 101)) + list(range(200, 301, 5)), list(range(0, 21, 2)) + [30]]
+
+
+def xlate():
+    header("xlate_array_task_str(): ArrayTaskId=/squeue display of a pending array's hex task bitmap; each row runs "
+           "in a fresh process because Slurm caches SLURM_BITSTR_LEN ('-' = unset)",
+           ["hex_bitmap", "array_max_tasks", "SLURM_BITSTR_LEN", "display"])
+    rows = list(XLATE) + [(_hex_of(bits), 0, None) for bits in XLATE_BITS]
+    for hexstr, max_tasks, env in rows:
+        out = _xlate_child(hexstr, max_tasks, env)
+        print(f"{esc(hexstr)}\t{max_tasks}\t{'-' if env is None else esc(env)}\t{esc(out)}")
+
+
+VECTORS = {"bit_unfmt": bit_unfmt, "hexmask": hexmask, "xlate": xlate, "step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
 
 if __name__ == "__main__":
     VECTORS[sys.argv[1]]()
