@@ -5,3 +5,4 @@
 //! file contents in, so every parser can be unit-tested against vectors taken from real Slurm 22.05.
 
 pub mod hostlist;
+pub mod options;
