@@ -15,3 +15,4 @@ pub mod states;
 #[cfg(feature = "grpc")]
 pub mod wire;
 pub mod values;
+pub mod options;
