@@ -5,8 +5,10 @@ mod values {
     pub mod tsv;
 
     mod array;
+    mod constraint;
     mod dependency;
     mod distribution;
+    mod gres;
     mod mail;
     mod nodes;
     mod signal;

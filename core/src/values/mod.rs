@@ -8,11 +8,11 @@
 pub mod array;
 // pub mod begin;
 pub mod bitmap;
-// pub mod constraint;
+pub mod constraint;
 pub mod dependency;
 pub mod distribution;
 // pub mod filename;
-// pub mod gres;
+pub mod gres;
 pub mod mail;
 pub mod nodes;
 pub mod signal;
