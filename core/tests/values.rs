@@ -5,6 +5,7 @@ mod values {
     pub mod tsv;
 
     mod array;
+    mod begin;
     mod constraint;
     mod dependency;
     mod distribution;

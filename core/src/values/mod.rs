@@ -6,7 +6,7 @@
 //! Everything is pure: the current time and local UTC offset are passed in where a grammar depends on them.
 
 pub mod array;
-// pub mod begin;
+pub mod begin;
 pub mod bitmap;
 pub mod constraint;
 pub mod dependency;
