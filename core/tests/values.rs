@@ -5,8 +5,11 @@ mod values {
     pub mod tsv;
 
     mod array;
+    mod begin;
+    mod constraint;
     mod dependency;
     mod distribution;
+    mod gres;
     mod mail;
     mod nodes;
     mod signal;
