@@ -112,7 +112,10 @@ async fn a_failed_write_fails_its_whole_batch_and_commits_nothing() {
     let mut results: Vec<_> = (0..3).map(|_| rx.recv().unwrap()).collect();
     results.sort();
     // The gate ran alone in the first batch; the other two shared one and both failed.
-    assert_eq!(results, vec![("bad", false), ("gate", true), ("good", false)]);
+    assert_eq!(
+        results,
+        vec![("bad", false), ("gate", true), ("good", false)]
+    );
     assert!(all_indexes(&h).await.is_empty());
     store.close().await;
 }
@@ -136,11 +139,18 @@ async fn snapshot_is_replaced_as_a_whole() {
     let store = Store::open(&dir.path().join("s.redb")).unwrap();
     let h = store.handle();
     assert_eq!(h.read(get_snapshot).await.unwrap(), None);
-    h.write(|txn| put_snapshot(txn, b"m1", b"d1")).await.unwrap();
-    h.write(|txn| put_snapshot(txn, b"m2", b"d2")).await.unwrap();
+    h.write(|txn| put_snapshot(txn, b"m1", b"d1"))
+        .await
+        .unwrap();
+    h.write(|txn| put_snapshot(txn, b"m2", b"d2"))
+        .await
+        .unwrap();
     assert_eq!(
         h.read(get_snapshot).await.unwrap(),
-        Some((b"m2".to_vec(), b"d2".to_vec()))
+        Some(StoredSnapshot {
+            meta: b"m2".to_vec(),
+            data: b"d2".to_vec()
+        })
     );
     store.close().await;
 }
