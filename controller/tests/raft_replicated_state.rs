@@ -142,6 +142,21 @@ async fn a_garbage_store_file_is_an_error_not_a_panic() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_controller_on_the_same_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open(dir.path(), config()).await;
+    let second = ReplicatedState::open(dir.path(), NODE, config(), Kv::default()).await;
+    let err = second.err().unwrap();
+    assert!(
+        err.to_string().starts_with("cannot open raft store"),
+        "{err}"
+    );
+    // The refused open must not disturb the running one.
+    assert_eq!(first.write(Cmd::Incr).await.unwrap(), 1);
+    first.shutdown().await.unwrap();
+}
+
 const CHILD_DIR_ENV: &str = "SPUR_RAFT_SIGKILL_CHILD_DIR";
 const WRITERS: u64 = 32;
 

@@ -69,6 +69,8 @@ pub enum ReplicationError {
         waited: Duration,
         reason: String,
     },
+    #[error("cannot initialise the raft cluster: {0}")]
+    Initialize(String),
     #[error("this controller is not the leader (leader: {leader:?})")]
     NotLeader { leader: Option<u64> },
     #[error("raft write failed: {0}")]

@@ -68,14 +68,13 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             path: path.display().to_string(),
             source: Box::new(source),
         })?;
-        let raft = match start_raft(&store, node_id, &config, initial).await {
+        let (raft, app) = match start_raft(&store, node_id, &config, initial).await {
             Ok(started) => started,
             Err(e) => {
                 store.close().await;
                 return Err(e);
             }
         };
-        let (raft, app) = raft;
         let (writes, queued) = mpsc::channel(WRITE_QUEUE);
         let batcher = tokio::spawn(run_batcher(raft.clone(), queued));
         let this = Self {
@@ -98,7 +97,9 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             let members = BTreeMap::from([(self.node_id, BasicNode::new(&config.advertise_addr))]);
             match self.raft.initialize(members).await {
                 Ok(()) | Err(RaftError::APIError(InitializeError::NotAllowed(_))) => {}
-                Err(RaftError::APIError(e)) => return Err(ReplicationError::Write(e.to_string())),
+                Err(RaftError::APIError(e)) => {
+                    return Err(ReplicationError::Initialize(e.to_string()))
+                }
                 Err(RaftError::Fatal(f)) => return Err(f.into()),
             }
         }
@@ -125,6 +126,10 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     /// Appends `cmd` to the log and returns the application's response once the entry is
     /// durable and applied. Concurrent calls share log entries and fsyncs; each still gets its
     /// own response, and commands are applied in the order they were queued.
+    ///
+    /// On an error other than `NotLeader` or `ShuttingDown` before queueing, the command may
+    /// or may not have been committed; as with any replicated log, a retry must be idempotent
+    /// at the application level.
     pub async fn write(&self, cmd: A::Command) -> Result<A::Response, ReplicationError> {
         let (reply, response) = oneshot::channel();
         self.writes
@@ -166,7 +171,8 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     }
 
     /// Finishes queued writes, stops raft and closes the store file, so the directory can be
-    /// opened again.
+    /// opened again. Dropping the handle instead leaves raft's tasks and the store running
+    /// until the tokio runtime ends.
     pub async fn shutdown(self) -> Result<(), ReplicationError> {
         let Self {
             raft,

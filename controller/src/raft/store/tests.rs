@@ -169,3 +169,34 @@ async fn a_store_of_an_unknown_format_is_refused() {
     let err = Store::open(&path).err().unwrap();
     assert!(err.to_string().contains("not supported"), "{err}");
 }
+
+#[tokio::test]
+async fn lazy_writes_are_visible_at_once_and_durable_after_the_next_durable_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    h.submit_lazy(Box::new(|txn| put_meta(txn, KEY_COMMITTED, b"c1")))
+        .unwrap();
+    let seen = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    assert_eq!(seen.as_deref(), Some(b"c1".as_slice()));
+    h.write(|txn| put_entries(txn, &[(1, vec![1])]))
+        .await
+        .unwrap();
+    store.close().await;
+
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    let kept = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    assert_eq!(kept.as_deref(), Some(b"c1".as_slice()));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_store_already_open_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    assert!(Store::open(&path).is_err());
+    store.close().await;
+}
