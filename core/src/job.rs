@@ -190,6 +190,10 @@ pub struct JobRecord {
     pub restarts: u32,
     /// The partition the job was placed in (the spec's or the default one).
     pub partition: String,
+    /// `Dependency=` as scontrol shows it (`afterok:21(unfulfilled)`), filled in by the controller when it answers
+    /// a query; derived from the state, so never persisted with a meaning of its own.
+    #[serde(default)]
+    pub dependency_display: Option<String>,
 }
 
 impl JobRecord {
