@@ -1,5 +1,87 @@
-//! spurd: Spur's node agent. Filled in by the single-node cluster work.
-fn main() {
-    eprintln!("spurd: not yet implemented");
-    std::process::exit(1);
+//! spurd's command line: where the controller is, which node this is, and where the spool lives.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Parser;
+
+use spur_agent::discover;
+use spur_agent::jobs::JobSpool;
+use spur_agent::session::{run_forever, Agent};
+use spur_core::agent_proto::NodeHello;
+
+#[derive(Parser, Debug)]
+#[command(name = "spurd", version, about = "Spur node agent")]
+struct Args {
+    /// slurm.conf to read the node's definition and the controller's address from.
+    #[arg(short = 'f', long = "conf", env = "SLURM_CONF")]
+    conf: Option<PathBuf>,
+    /// This node's name in slurm.conf (default: the short host name).
+    #[arg(short = 'N', long = "node-name")]
+    node_name: Option<String>,
+    /// Controller URL, e.g. http://127.0.0.1:6817 (default: from slurm.conf SlurmctldHost and SlurmctldPort).
+    #[arg(long)]
+    controller: Option<String>,
+    /// Spool directory for job state (default: SlurmdSpoolDir from slurm.conf, `%n` replaced by the node name).
+    #[arg(long)]
+    spool: Option<PathBuf>,
+    /// The spurstepd binary (default: next to spurd).
+    #[arg(long)]
+    stepd: Option<PathBuf>,
+    /// Run in the foreground (spurd always does; accepted for slurmd compatibility).
+    #[arg(short = 'D')]
+    foreground: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let settings = spur_agent::config::AgentSettings::resolve(
+        args.conf.as_deref(),
+        args.node_name.as_deref(),
+        args.controller.as_deref(),
+        args.spool.as_deref(),
+    )?;
+    let stepd = match args.stepd {
+        Some(path) => path,
+        None => std::env::current_exe()
+            .context("cannot locate spurd's own binary")?
+            .with_file_name("spurstepd"),
+    };
+    let facts = discover::discover();
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
+        .unwrap_or(0);
+    let hello = NodeHello {
+        name: settings.node_name.clone(),
+        hostname: facts.hostname.clone(),
+        addr: settings.node_addr.clone(),
+        cpus: facts.cpus,
+        sockets: 1,
+        cores_per_socket: facts.cpus,
+        threads_per_core: 1,
+        real_memory_mb: facts.real_memory_mb,
+        boot_time: facts.boot_time,
+        agent_start_time: started,
+        os: facts.os.clone(),
+        arch: facts.arch.clone(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        running_jobs: Vec::new(),
+    };
+    let spool = JobSpool::new(settings.spool.clone(), stepd, settings.node_name.clone(), facts.hostname)
+        .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?;
+    tracing::info!(node = settings.node_name, controller = settings.controller_url, "spurd starting");
+    let agent = Arc::new(Agent {
+        spool,
+        controller_url: settings.controller_url,
+        hello,
+    });
+    run_forever(agent).await;
+    Ok(())
 }

@@ -1,5 +1,45 @@
-//! `spur`: one binary for every Slurm command; the name it is called by (or its first argument) picks the command.
-fn main() {
-    eprintln!("spur: no command yet");
-    std::process::exit(1);
+//! `spur`: one binary for every Slurm command. The name it is called by (`sbatch` as a symlink) or, when called as
+//! `spur`, its first argument picks the command, so `spur sbatch job.sh` and `sbatch job.sh` behave the same.
+
+mod commands;
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
+pub const COMMANDS: &[&str] = &["scontrol"];
+
+fn main() -> ExitCode {
+    let mut args: Vec<OsString> = std::env::args_os().collect();
+    let invoked = args
+        .first()
+        .and_then(|a| Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "spur".to_string());
+    let command = if COMMANDS.contains(&invoked.as_str()) {
+        invoked
+    } else {
+        args.remove(0);
+        match args.first().map(|a| a.to_string_lossy().into_owned()) {
+            Some(name) if name == "--list" => {
+                for c in COMMANDS {
+                    println!("{c}");
+                }
+                return ExitCode::SUCCESS;
+            }
+            Some(name) if COMMANDS.contains(&name.as_str()) => name,
+            Some(name) => {
+                eprintln!("spur: unknown command '{name}'; one of: {}", COMMANDS.join(" "));
+                return ExitCode::from(1);
+            }
+            None => {
+                eprintln!("usage: spur <command> [args...]; commands: {}", COMMANDS.join(" "));
+                return ExitCode::from(1);
+            }
+        }
+    };
+    let args: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let code = commands::run(&command, &args);
+    ExitCode::from(code)
 }

@@ -1,5 +1,5 @@
-//! spurstepd: Spur's per-job supervisor. Filled in by the single-node cluster work.
+//! spurstepd: Spur's per-job supervisor. Usage: `spurstepd <job_dir>`; see the `spur_stepd` library.
+
 fn main() {
-    eprintln!("spurstepd: not yet implemented");
-    std::process::exit(1);
+    std::process::exit(spur_stepd::daemon::main_entry(std::env::args_os()));
 }

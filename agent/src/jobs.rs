@@ -1,0 +1,236 @@
+//! The node's jobs, kept only on disk: one directory per job under the spool (`job<id>`), owned by its spurstepd.
+//! Nothing lives in the agent's memory that a restart would lose: a restarted agent rescans the spool, reports
+//! results the controller has not acknowledged, and keeps talking to the supervisors that are still running.
+
+use std::path::{Path, PathBuf};
+
+use spur_core::agent_proto::{JobOutcome, LaunchContext, TerminateReason};
+use spur_core::api::SignalScope;
+use spur_core::env::{batch_environment, BatchEnvContext};
+use spur_core::job::JobRecord;
+use spur_stepd::protocol::{self, LaunchSpec, Outcome, Request, PROTOCOL_VERSION};
+
+use crate::users::UserInfo;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("cannot prepare job directory {path}: {source}")]
+    Prepare { path: String, source: std::io::Error },
+    #[error("job {0} has no batch script")]
+    NoScript(u32),
+    #[error("cannot start spurstepd: {0}")]
+    Stepd(#[from] spur_stepd::ClientError),
+}
+
+pub struct JobSpool {
+    root: PathBuf,
+    stepd_binary: PathBuf,
+    node_name: String,
+    hostname: String,
+}
+
+impl JobSpool {
+    pub fn new(root: PathBuf, stepd_binary: PathBuf, node_name: String, hostname: String) -> std::io::Result<Self> {
+        std::fs::create_dir_all(&root)?;
+        Ok(JobSpool {
+            root,
+            stepd_binary,
+            node_name,
+            hostname,
+        })
+    }
+
+    pub fn job_dir(&self, job_id: u32) -> PathBuf {
+        self.root.join(format!("job{job_id:05}"))
+    }
+
+    /// Job ids with a directory in the spool, whatever their state.
+    pub fn known_jobs(&self) -> Vec<u32> {
+        let Ok(entries) = std::fs::read_dir(&self.root) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<u32> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str()?.strip_prefix("job")?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Jobs the controller should consider running here: launched, and no result yet (or a live supervisor).
+    pub fn running_jobs(&self) -> Vec<u32> {
+        self.known_jobs()
+            .into_iter()
+            .filter(|&id| {
+                let dir = self.job_dir(id);
+                !matches!(spur_stepd::read_result(&dir), Ok(Some(_))) || spur_stepd::is_alive(&dir)
+            })
+            .collect()
+    }
+
+    /// Results waiting for the controller's acknowledgement.
+    pub fn finished_jobs(&self) -> Vec<JobOutcome> {
+        self.known_jobs()
+            .into_iter()
+            .filter_map(|id| {
+                let result = spur_stepd::read_result(&self.job_dir(id)).ok()??;
+                Some(outcome_of(id, &result))
+            })
+            .collect()
+    }
+
+    /// A supervisor that died without writing a result (killed with -9, machine crash) left a job nobody runs.
+    pub fn orphaned_jobs(&self) -> Vec<u32> {
+        self.known_jobs()
+            .into_iter()
+            .filter(|&id| {
+                let dir = self.job_dir(id);
+                let launched = dir.join(protocol::PID_FILE).exists();
+                launched && !spur_stepd::is_alive(&dir) && !matches!(spur_stepd::read_result(&dir), Ok(Some(_)))
+            })
+            .collect()
+    }
+
+    pub fn forget(&self, job_id: u32) {
+        let dir = self.job_dir(job_id);
+        if let Err(e) = std::fs::remove_dir_all(&dir) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(job_id, "cannot remove {}: {e}", dir.display());
+            }
+        }
+    }
+
+    /// Writes the script and launch spec and starts the supervisor. A job already in the spool is not started
+    /// twice (the controller may resend a launch after a reconnect).
+    pub fn launch(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) -> Result<(), LaunchError> {
+        let dir = self.job_dir(job.job_id);
+        if dir.join(protocol::LAUNCH_FILE).exists() {
+            return Ok(());
+        }
+        let script = job.spec.script.as_deref().ok_or(LaunchError::NoScript(job.job_id))?;
+        let prepare = |source| LaunchError::Prepare {
+            path: dir.display().to_string(),
+            source,
+        };
+        std::fs::create_dir_all(&dir).map_err(prepare)?;
+        let script_path = dir.join(protocol::SCRIPT_FILE);
+        std::fs::write(&script_path, script).map_err(prepare)?;
+        set_script_owner(&script_path, user).map_err(prepare)?;
+        let spec = self.launch_spec(job, context, user, script_path);
+        spur_stepd::launch(&dir, &spec, &self.stepd_binary)?;
+        Ok(())
+    }
+
+    fn launch_spec(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo, script_path: PathBuf) -> LaunchSpec {
+        let alloc_cpus = job.alloc.as_ref().map(|a| a.cpus).unwrap_or(1).max(1);
+        let mem_per_cpu = job.spec.mem_per_cpu_mb.or_else(|| {
+            let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
+            (job.spec.mem_per_node_mb.is_none() && mem > 0).then(|| mem / u64::from(alloc_cpus))
+        });
+        let env_context = BatchEnvContext {
+            node_name: &self.node_name,
+            cluster_name: &context.cluster_name,
+            slurm_conf: &context.slurm_conf,
+            controller_addr: &context.controller_addr,
+            array_task_ids: &context.array_task_ids,
+            mem_per_cpu_mb: mem_per_cpu,
+            user_home: Some(&user.home),
+            user_shell: Some(&user.shell),
+        };
+        let env = batch_environment(job, &env_context);
+        let work_dir = PathBuf::from(&job.spec.work_dir);
+        let (stdout, stderr) = output_paths(job, &self.node_name);
+        LaunchSpec {
+            version: PROTOCOL_VERSION,
+            job_id: job.job_id,
+            node_name: self.node_name.clone(),
+            hostname: self.hostname.clone(),
+            uid: job.spec.user_id,
+            gid: job.spec.group_id,
+            supplementary_gids: user.supplementary_gids.clone(),
+            user_name: user.name.clone(),
+            work_dir: work_dir.clone(),
+            env,
+            script_path,
+            argv: job.spec.argv.clone(),
+            stdin_path: job.spec.stdin.as_ref().map(|p| work_dir.join(expand(job, p, &self.node_name))),
+            stdout_path: work_dir.join(stdout),
+            stderr_path: work_dir.join(stderr),
+            open_mode: match job.spec.open_mode {
+                spur_core::job::OpenMode::Truncate => protocol::OpenMode::Truncate,
+                spur_core::job::OpenMode::Append => protocol::OpenMode::Append,
+            },
+            kill_wait_secs: context.kill_wait_secs,
+            umask: None,
+        }
+    }
+
+    pub fn signal(&self, job_id: u32, signal: i32, scope: SignalScope) {
+        let scope = match scope {
+            SignalScope::BatchShell => protocol::SignalScope::BatchShell,
+            SignalScope::All => protocol::SignalScope::AllProcesses,
+        };
+        self.request(job_id, &Request::Signal { signo: signal, scope });
+    }
+
+    pub fn terminate(&self, job_id: u32, reason: TerminateReason, at: i64) {
+        let reason = match reason {
+            TerminateReason::TimeLimit => protocol::TerminateReason::TimeLimit,
+            TerminateReason::Cancelled => protocol::TerminateReason::Cancelled,
+            TerminateReason::NodeFail => protocol::TerminateReason::NodeFail,
+            TerminateReason::Requeued => protocol::TerminateReason::Requeued,
+        };
+        self.request(
+            job_id,
+            &Request::Terminate {
+                reason,
+                at_epoch_secs: Some(at),
+            },
+        );
+    }
+
+    fn request(&self, job_id: u32, request: &Request) {
+        let dir = self.job_dir(job_id);
+        if let Err(e) = spur_stepd::send_request(&dir, request) {
+            tracing::warn!(job_id, "request to spurstepd failed: {e}");
+        }
+    }
+}
+
+/// `slurm-%j.out` by default (`slurm-%A_%a.out` for arrays); stderr follows stdout unless given.
+fn output_paths(job: &JobRecord, node: &str) -> (String, String) {
+    let default = if job.array_task_id.is_some() {
+        "slurm-%A_%a.out"
+    } else {
+        "slurm-%j.out"
+    };
+    let stdout = job.spec.stdout.as_deref().unwrap_or(default);
+    let stderr = job.spec.stderr.as_deref().unwrap_or(stdout);
+    (expand(job, stdout, node), expand(job, stderr, node))
+}
+
+fn expand(job: &JobRecord, pattern: &str, node: &str) -> String {
+    spur_core::format::expand_output_pattern(job, pattern, node)
+}
+
+fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o500))?;
+    if nix::unistd::geteuid().is_root() {
+        nix::unistd::chown(path, Some(user.uid.into()), Some(user.gid.into())).map_err(std::io::Error::from)?;
+    }
+    Ok(())
+}
+
+/// The report for the controller: exit code and signal as Slurm shows them, or a launch failure.
+pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
+    let launch_failed = matches!(result.outcome, Outcome::LaunchFailed { .. });
+    let (code, signal) = result.exit_code_pair();
+    JobOutcome {
+        job_id,
+        exit_code: if launch_failed { None } else { Some(u32::try_from(code).unwrap_or(1)) },
+        signal: u32::try_from(signal).unwrap_or(0),
+        end_time: result.end_time,
+        message: result.message.clone(),
+    }
+}

@@ -1,0 +1,8 @@
+//! spurd: Spur's node agent. It registers the node with the controller, starts one spurstepd per job, forwards
+//! signals and terminations to them, and reports their results. Its only state is the spool directory, so it can
+//! be restarted at any time without disturbing running jobs.
+
+pub mod discover;
+pub mod jobs;
+pub mod session;
+pub mod users;

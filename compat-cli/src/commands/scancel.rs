@@ -1,0 +1,293 @@
+//! `scancel`: cancel or signal jobs by id (`12`, `12_3`, `12_[1-3]`) or by filters (`-n`, `-u`, `-t`, `-p`).
+
+use spur_core::api::{ControlRequest, JobSelector, Query, QueryReply, SignalScope, SlurmErrno};
+use spur_core::job::JobRecord;
+
+use crate::client::{Client, ClientError};
+
+#[derive(Debug, Default, PartialEq)]
+struct Args {
+    signal: Option<i32>,
+    batch: bool,
+    full: bool,
+    name: Option<String>,
+    user: Option<String>,
+    states: Vec<String>,
+    partition: Option<String>,
+    quiet: bool,
+    ids: Vec<JobSelector>,
+}
+
+#[derive(Debug, PartialEq)]
+enum ArgError {
+    Usage(String),
+    InvalidJobId(String),
+}
+
+/// Options taking a value, by long name and short letter.
+const VALUE_OPTIONS: &[(&str, char)] = &[
+    ("signal", 's'),
+    ("name", 'n'),
+    ("user", 'u'),
+    ("state", 't'),
+    ("partition", 'p'),
+    ("account", 'A'),
+    ("qos", 'q'),
+    ("reservation", 'R'),
+    ("nodelist", 'w'),
+    ("wckey", '\0'),
+    ("cluster", 'M'),
+];
+
+fn parse_args(args: &[String]) -> Result<Args, ArgError> {
+    let mut parsed = Args::default();
+    let mut iter = args.iter().peekable();
+    while let Some(arg) = iter.next() {
+        let (key, inline): (String, Option<String>) = if let Some(long) = arg.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                None => (long.to_string(), None),
+            }
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            let letter = arg.chars().nth(1).unwrap_or('-');
+            let rest: String = arg.chars().skip(2).collect();
+            let long = VALUE_OPTIONS
+                .iter()
+                .find(|(_, s)| *s == letter)
+                .map(|(l, _)| l.to_string())
+                .or_else(|| flag_for_letter(letter).map(str::to_string))
+                .ok_or_else(|| ArgError::Usage(format!("invalid option -- '{letter}'")))?;
+            (long, (!rest.is_empty()).then_some(rest))
+        } else {
+            parsed.ids.extend(parse_job_ids(arg)?);
+            continue;
+        };
+        let takes_value = VALUE_OPTIONS.iter().any(|(l, _)| *l == key);
+        let value = if takes_value {
+            match inline {
+                Some(v) => Some(v),
+                None => Some(
+                    iter.next()
+                        .cloned()
+                        .ok_or_else(|| ArgError::Usage(format!("option '--{key}' requires an argument")))?,
+                ),
+            }
+        } else {
+            None
+        };
+        apply_option(&mut parsed, &key, value)?;
+    }
+    Ok(parsed)
+}
+
+fn flag_for_letter(letter: char) -> Option<&'static str> {
+    match letter {
+        'b' => Some("batch"),
+        'f' => Some("full"),
+        'i' => Some("interactive"),
+        'Q' => Some("quiet"),
+        'v' => Some("verbose"),
+        'V' => Some("version"),
+        'H' => Some("hurry"),
+        _ => None,
+    }
+}
+
+fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(), ArgError> {
+    let value_text = value.clone().unwrap_or_default();
+    match key {
+        "signal" => {
+            let signal = spur_core::values::signal::parse_scancel_signal(&value_text)
+                .map(i32::from)
+                .map_err(|_| ArgError::Usage(format!("Invalid job signal: {value_text}")))?;
+            parsed.signal = Some(signal);
+        }
+        "batch" => parsed.batch = true,
+        "full" => parsed.full = true,
+        "name" | "jobname" => parsed.name = value,
+        "user" => parsed.user = value,
+        "state" => parsed.states = value_text.split(',').map(|s| s.to_ascii_uppercase()).collect(),
+        "partition" => parsed.partition = value,
+        "quiet" => parsed.quiet = true,
+        "interactive" | "verbose" | "hurry" | "account" | "qos" | "reservation" | "nodelist" | "wckey"
+        | "cluster" | "ctld" | "sibling" => {}
+        other => return Err(ArgError::Usage(format!("unrecognized option '--{other}'"))),
+    }
+    Ok(())
+}
+
+/// `12`, `12_3`, `12_[1-3,5]`, `12.0` (a step: the job, until steps exist).
+fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
+    let invalid = || ArgError::InvalidJobId(text.to_string());
+    let base = text.split('.').next().unwrap_or(text);
+    let (job, task) = match base.split_once('_') {
+        Some((job, task)) => (job, Some(task)),
+        None => (base, None),
+    };
+    let job_id: u32 = job.parse().map_err(|_| invalid())?;
+    match task {
+        None => Ok(vec![JobSelector { job_id, array_task: None }]),
+        Some(task) => {
+            let inner = task.trim_start_matches('[').trim_end_matches(']');
+            let spec = spur_core::values::array::parse_array(inner).map_err(|_| invalid())?;
+            Ok(spec
+                .task_ids()
+                .map(|t| JobSelector {
+                    job_id,
+                    array_task: Some(t),
+                })
+                .collect())
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> u8 {
+    let parsed = match parse_args(args) {
+        Ok(parsed) => parsed,
+        Err(ArgError::Usage(message)) => {
+            eprintln!("scancel: {message}");
+            eprintln!("Try \"scancel --help\" for more information");
+            return 1;
+        }
+        Err(ArgError::InvalidJobId(id)) => {
+            eprintln!("scancel: error: Invalid job id {id}");
+            return 1;
+        }
+    };
+    let has_filter =
+        parsed.name.is_some() || parsed.user.is_some() || !parsed.states.is_empty() || parsed.partition.is_some();
+    if parsed.ids.is_empty() && !has_filter {
+        eprintln!("scancel: error: No job identification provided");
+        return 1;
+    }
+    let client = match Client::from_environment() {
+        Ok(c) => c,
+        Err(e) => return report_unreachable(&e),
+    };
+    let targets = if has_filter {
+        match filtered_targets(&client, &parsed) {
+            Ok(t) => t,
+            Err(e) => return report_unreachable(&e),
+        }
+    } else {
+        parsed.ids.clone()
+    };
+    let scope = if parsed.batch && !parsed.full {
+        SignalScope::BatchShell
+    } else {
+        SignalScope::All
+    };
+    let mut failed = false;
+    for job in targets {
+        let display = match job.array_task {
+            Some(t) => format!("{}_{}", job.job_id, t),
+            None => job.job_id.to_string(),
+        };
+        let request = match parsed.signal {
+            Some(signal) => ControlRequest::Signal { job, signal, scope },
+            // `--batch`/`--full` without `-s` deliver SIGKILL to that scope, as in Slurm.
+            None if parsed.batch || parsed.full => ControlRequest::Signal {
+                job,
+                signal: 9,
+                scope,
+            },
+            None => ControlRequest::Cancel { job },
+        };
+        match client.control(&request) {
+            Ok(reply) => {
+                for (id, error) in reply.failures {
+                    failed |= report_job_error(&id, error.errno, parsed.quiet);
+                }
+            }
+            Err(ClientError::Api(error)) => failed |= report_job_error(&display, error.errno, parsed.quiet),
+            Err(e) => return report_unreachable(&e),
+        }
+    }
+    u8::from(failed)
+}
+
+/// Prints Slurm's per-job error; returns whether it counts as a failure.
+fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool) -> bool {
+    // Slurm stays silent for jobs that are already gone or finishing.
+    if matches!(errno, SlurmErrno::InvalidJobId | SlurmErrno::AlreadyDone) {
+        return false;
+    }
+    if !quiet {
+        eprintln!("scancel: error: Kill job error on job id {id}: {}", errno.text());
+    }
+    true
+}
+
+fn report_unreachable(error: &ClientError) -> u8 {
+    eprintln!("scancel: error: {error}");
+    1
+}
+
+fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, ClientError> {
+    let QueryReply::Jobs { jobs, .. } = client.query(&Query::Jobs)? else {
+        return Ok(Vec::new());
+    };
+    let uid = parsed.user.as_deref().map(crate::config::uid_of);
+    Ok(jobs
+        .iter()
+        .filter(|j| !j.is_finished())
+        .filter(|j| parsed.ids.is_empty() || parsed.ids.iter().any(|s| selects(s, j)))
+        .filter(|j| parsed.name.as_ref().is_none_or(|n| &j.spec.name == n))
+        .filter(|j| uid.is_none_or(|u| Some(j.spec.user_id) == u))
+        .filter(|j| parsed.partition.as_ref().is_none_or(|p| &j.partition == p))
+        .filter(|j| parsed.states.is_empty() || parsed.states.iter().any(|s| state_matches(s, j)))
+        .map(|j| JobSelector {
+            job_id: j.job_id,
+            array_task: None,
+        })
+        .collect())
+}
+
+fn selects(selector: &JobSelector, job: &JobRecord) -> bool {
+    match selector.array_task {
+        None => job.job_id == selector.job_id || job.array_job_id == Some(selector.job_id),
+        Some(task) => job.array_job_id == Some(selector.job_id) && job.array_task_id == Some(task),
+    }
+}
+
+fn state_matches(wanted: &str, job: &JobRecord) -> bool {
+    let long = job.full_state().long_name();
+    let short = job.full_state().compact_name();
+    wanted == long || wanted == short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Args, ArgError> {
+        parse_args(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn parses_ids_arrays_and_options() {
+        let a = args(&["12", "13_2", "-s", "USR1", "--batch"]).unwrap();
+        assert_eq!(a.signal, Some(10));
+        assert!(a.batch);
+        assert_eq!(
+            a.ids,
+            vec![
+                JobSelector { job_id: 12, array_task: None },
+                JobSelector { job_id: 13, array_task: Some(2) }
+            ]
+        );
+        let b = args(&["14_[1-3]", "--name=x", "-uroot", "-t", "pending"]).unwrap();
+        assert_eq!(b.ids.len(), 3);
+        assert_eq!(b.name.as_deref(), Some("x"));
+        assert_eq!(b.user.as_deref(), Some("root"));
+        assert_eq!(b.states, vec!["PENDING".to_string()]);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert_eq!(args(&["abc"]).unwrap_err(), ArgError::InvalidJobId("abc".into()));
+        assert!(matches!(args(&["--frob"]), Err(ArgError::Usage(_))));
+        assert!(matches!(args(&["-s"]), Err(ArgError::Usage(_))));
+        assert!(matches!(args(&["-s", "NOSUCH", "1"]), Err(ArgError::Usage(_))));
+    }
+}

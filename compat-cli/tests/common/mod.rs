@@ -1,0 +1,292 @@
+//! A real single-node Spur cluster for integration tests: spurctld and spurd as processes on loopback, state and
+//! spool in a temporary directory, and the `spur` multi-call binary run under Slurm's command names.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Cluster {
+    pub dir: tempfile::TempDir,
+    pub conf: PathBuf,
+    pub url: String,
+    pub node: String,
+    pub controller: Option<Child>,
+    pub agent: Option<Child>,
+    bin_dir: PathBuf,
+}
+
+/// The directory with the workspace's binaries (spurctld, spurd, spurstepd next to spur).
+pub fn bin_dir() -> PathBuf {
+    let spur = PathBuf::from(env!("CARGO_BIN_EXE_spur"));
+    let dir = spur.parent().map(Path::to_path_buf).unwrap_or_default();
+    for daemon in ["spurctld", "spurd", "spurstepd"] {
+        assert!(
+            dir.join(daemon).exists(),
+            "{daemon} is not built in {}: run `cargo build --workspace` first (test.sh does)",
+            dir.display()
+        );
+    }
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+pub fn short_hostname() -> String {
+    let out = Command::new("hostname").arg("-s").output().expect("hostname");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+pub struct ClusterOptions {
+    pub cpus: u32,
+    pub memory_mb: u64,
+    pub extra_conf: String,
+    pub gres: Option<String>,
+    pub min_job_age: u32,
+    pub kill_wait: u32,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        ClusterOptions {
+            cpus: 2,
+            memory_mb: 2048,
+            extra_conf: String::new(),
+            gres: None,
+            min_job_age: 300,
+            kill_wait: 2,
+        }
+    }
+}
+
+impl Cluster {
+    pub fn start() -> Cluster {
+        Self::start_with(ClusterOptions::default())
+    }
+
+    pub fn start_with(options: ClusterOptions) -> Cluster {
+        let bin_dir = bin_dir();
+        let dir = tempfile::Builder::new().prefix("spur-test-").tempdir().expect("tempdir");
+        let node = short_hostname();
+        let port = free_port();
+        let gres_line = options.gres.as_ref().map(|g| format!(" Gres={g}")).unwrap_or_default();
+        let gres_types = if options.gres.is_some() { "GresTypes=gpu\n" } else { "" };
+        let conf_text = format!(
+            "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
+             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=100\n\
+             StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
+             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem}{gres_line} State=UNKNOWN\n\
+             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+            state = dir.path().join("state").display(),
+            spool = dir.path().join("spool").display(),
+            age = options.min_job_age,
+            kill = options.kill_wait,
+            cpus = options.cpus,
+            mem = options.memory_mb,
+            extra = options.extra_conf,
+        );
+        let conf = dir.path().join("slurm.conf");
+        std::fs::write(&conf, conf_text).expect("write slurm.conf");
+        if let Some(gres) = &options.gres {
+            write_fake_gpus(dir.path(), &node, gres);
+        }
+        let mut cluster = Cluster {
+            url: format!("http://127.0.0.1:{port}"),
+            dir,
+            conf,
+            node,
+            controller: None,
+            agent: None,
+            bin_dir,
+        };
+        cluster.start_controller();
+        cluster.start_agent();
+        cluster.wait_for_node_idle();
+        cluster
+    }
+
+    fn log(&self, name: &str) -> std::fs::File {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join(name))
+            .expect("log file")
+    }
+
+    pub fn start_controller(&mut self) {
+        let child = Command::new(self.bin_dir.join("spurctld"))
+            .arg("-f")
+            .arg(&self.conf)
+            .env("SPUR_LOG", "info")
+            .stdout(self.log("spurctld.log"))
+            .stderr(self.log("spurctld.log"))
+            .spawn()
+            .expect("start spurctld");
+        self.controller = Some(child);
+    }
+
+    pub fn start_agent(&mut self) {
+        let child = Command::new(self.bin_dir.join("spurd"))
+            .arg("-f")
+            .arg(&self.conf)
+            .env("SPUR_LOG", "info")
+            .stdout(self.log("spurd.log"))
+            .stderr(self.log("spurd.log"))
+            .spawn()
+            .expect("start spurd");
+        self.agent = Some(child);
+    }
+
+    pub fn kill_controller(&mut self) {
+        if let Some(mut child) = self.controller.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn kill_agent(&mut self) {
+        if let Some(mut child) = self.agent.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Runs a Slurm command (`sbatch`, `squeue`, ...) through the multi-call binary, in `cwd`.
+    pub fn run_in(&self, cwd: &Path, command: &str, args: &[&str]) -> Output {
+        Command::new(self.bin_dir.join("spur"))
+            .arg(command)
+            .args(args)
+            .current_dir(cwd)
+            .env("SLURM_CONF", &self.conf)
+            .env_remove("SPUR_CONTROLLER")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run spur")
+    }
+
+    pub fn run(&self, command: &str, args: &[&str]) -> Output {
+        self.run_in(self.dir.path(), command, args)
+    }
+
+    /// Runs a command that must succeed and returns its stdout.
+    pub fn ok(&self, command: &str, args: &[&str]) -> String {
+        let out = self.run(command, args);
+        assert!(
+            out.status.success(),
+            "{command} {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.logs()
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn logs(&self) -> String {
+        let read = |n: &str| std::fs::read_to_string(self.dir.path().join(n)).unwrap_or_default();
+        format!("--- spurctld.log ---\n{}\n--- spurd.log ---\n{}", read("spurctld.log"), read("spurd.log"))
+    }
+
+    /// Submits a script text with sbatch --parsable and returns the job id.
+    pub fn submit(&self, script: &str, args: &[&str]) -> u32 {
+        let path = self.dir.path().join(format!("job-{}.sh", std::process::id() ^ rand_suffix()));
+        std::fs::write(&path, script).expect("write script");
+        let path_text = path.display().to_string();
+        let mut all: Vec<&str> = vec!["--parsable"];
+        all.extend_from_slice(args);
+        all.push(&path_text);
+        let out = self.ok("sbatch", &all);
+        out.trim().split(';').next().unwrap_or("").parse().expect("job id")
+    }
+
+    pub fn job_field(&self, job_id: u32, field: &str) -> String {
+        let text = self.ok("scontrol", &["show", "job", "-o", &job_id.to_string()]);
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{field}=")).map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    pub fn wait_for_state(&self, job_id: u32, wanted: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let state = self.job_field(job_id, "JobState");
+            if state == wanted {
+                return state;
+            }
+            if Instant::now() > deadline {
+                panic!("job {job_id} is {state}, expected {wanted}\n{}", self.logs());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn wait_for_node_idle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = self.run("sinfo", &["-h", "-o", "%T"]);
+            if String::from_utf8_lossy(&out.stdout).trim() == "idle" {
+                return;
+            }
+            if Instant::now() > deadline {
+                panic!("node never became idle: {:?}\n{}", out, self.logs());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+fn rand_suffix() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0)
+}
+
+/// Character devices like real GPUs (major 195), so GRES binding sees files as Slurm would.
+fn write_fake_gpus(dir: &Path, node: &str, gres: &str) {
+    let count: u32 = gres.rsplit(':').next().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let dev = dir.join("dev");
+    std::fs::create_dir_all(&dev).expect("dev dir");
+    let mut lines = String::from("AutoDetect=off\n");
+    let parts: Vec<&str> = gres.split(':').collect();
+    let gpu_type = if parts.len() == 3 { format!(" Type={}", parts[1]) } else { String::new() };
+    for i in 0..count {
+        let path = dev.join(format!("nvidia{i}"));
+        let _ = Command::new("mknod").arg(&path).args(["c", "195", &i.to_string()]).status();
+        lines.push_str(&format!("NodeName={node} Name=gpu{gpu_type} File={}\n", path.display()));
+    }
+    std::fs::write(dir.join("gres.conf"), lines).expect("gres.conf");
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.kill_agent();
+        self.kill_controller();
+        // Supervisors outlive the agent by design: stop the ones this test started.
+        let spool = self.dir.path().join("spool");
+        if let Ok(entries) = std::fs::read_dir(&spool) {
+            for entry in entries.flatten() {
+                if let Ok(text) = std::fs::read_to_string(entry.path().join("started.json")) {
+                    let started: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                    if let Some(pgid) = started["pid"].as_i64() {
+                        unsafe {
+                            libc::kill(-(pgid as i32), libc::SIGKILL);
+                        }
+                    }
+                }
+                if let Ok(pid) = std::fs::read_to_string(entry.path().join("stepd.pid")) {
+                    if let Ok(pid) = pid.trim().parse::<i32>() {
+                        unsafe {
+                            libc::kill(pid, libc::SIGKILL);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The controller's replicated log: a raft group (openraft) whose log, vote and snapshots live in
+//! a redb file under the controller's data directory, and whose state machine is the
+//! application state supplied through [`AppStateMachine`].
+//!
+//! Only single-controller clusters are supported so far: [`ReplicatedState::open`] bootstraps a
+//! one-member cluster on first start and recovers it on every later start (last snapshot, then
+//! the rest of the log). Client writes are acknowledged only once their log entry is fsynced.
+
+mod codec;
+mod error;
+mod handle;
+mod log_store;
+mod network;
+mod state_machine;
+mod store;
+mod types;
+
+#[cfg(test)]
+mod test_app;
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+pub use error::{ReplicationError, StoreError};
+pub use handle::ReplicatedState;
+pub use log_store::LogStore;
+pub use network::{NoNetwork, NoPeer, PeerUnavailable};
+pub use state_machine::{SnapshotBuilder, StateMachine};
+pub use types::{NodeId, TypeConfig};
+
+/// The deterministic application state that the log replicates (the controller's job and node
+/// tables). Raft applies every committed command, in log order, on every controller.
+pub trait AppStateMachine: Send + Sync + 'static {
+    /// A state change. Persisted in the log: its serde form is an on-disk format, so evolve it
+    /// only compatibly (new optional fields, new enum variants).
+    type Command: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
+    /// What applying a command returns to the writer. Log entries that are not commands
+    /// (leader changes, membership) produce `Default::default()`.
+    type Response: Serialize + DeserializeOwned + Clone + Debug + Default + Send + Sync + 'static;
+    /// Failure to serialise or restore a snapshot.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Applies one committed command. The only way state changes, so it must be deterministic:
+    /// no clocks, randomness or I/O. `log_index` is unique and increasing, so the application
+    /// may derive ids (job ids) from it.
+    fn apply(&mut self, log_index: u64, cmd: Self::Command) -> Self::Response;
+
+    /// Serialises the whole state. The bytes are the application's own versioned format.
+    fn snapshot(&self) -> Result<Vec<u8>, Self::Error>;
+
+    /// Replaces the whole state with one produced by [`snapshot`](Self::snapshot).
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
+}
+
+/// Tuning of the replicated log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaftConfig {
+    /// Build a snapshot (and then compact the log) after this many entries since the last one.
+    pub snapshot_after_entries: u64,
+    /// Entries kept in the log below the latest snapshot, for followers that lag a little.
+    pub keep_entries_after_snapshot: u64,
+    /// Leader heartbeat period.
+    pub heartbeat_interval: Duration,
+    /// Election timeouts. Small, because a lone controller should serve soon after a restart.
+    pub election_timeout_min: Duration,
+    pub election_timeout_max: Duration,
+    /// How long [`ReplicatedState::open`] waits to become leader and replay the log.
+    pub startup_timeout: Duration,
+    /// The address peers would use to reach this controller (recorded in the membership).
+    pub advertise_addr: String,
+}
+
+impl Default for RaftConfig {
+    fn default() -> Self {
+        Self {
+            snapshot_after_entries: 10_000,
+            keep_entries_after_snapshot: 1_000,
+            heartbeat_interval: Duration::from_millis(50),
+            election_timeout_min: Duration::from_millis(150),
+            election_timeout_max: Duration::from_millis(300),
+            startup_timeout: Duration::from_secs(10),
+            advertise_addr: String::new(),
+        }
+    }
+}
+
+impl RaftConfig {
+    fn to_openraft(&self) -> Result<openraft::Config, openraft::ConfigError> {
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        openraft::Config {
+            cluster_name: "spur".into(),
+            heartbeat_interval: millis(self.heartbeat_interval),
+            election_timeout_min: millis(self.election_timeout_min),
+            election_timeout_max: millis(self.election_timeout_max),
+            snapshot_policy: openraft::SnapshotPolicy::LogsSinceLast(self.snapshot_after_entries),
+            max_in_snapshot_log_to_keep: self.keep_entries_after_snapshot,
+            ..Default::default()
+        }
+        .validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_is_valid_for_openraft() {
+        let c = RaftConfig::default().to_openraft().unwrap();
+        assert_eq!(c.election_timeout_min, 150);
+        assert_eq!(c.heartbeat_interval, 50);
+        assert_eq!(
+            c.snapshot_policy,
+            openraft::SnapshotPolicy::LogsSinceLast(10_000)
+        );
+    }
+
+    #[test]
+    fn inverted_election_timeouts_are_rejected() {
+        let config = RaftConfig {
+            election_timeout_min: Duration::from_millis(500),
+            election_timeout_max: Duration::from_millis(100),
+            ..RaftConfig::default()
+        };
+        assert!(config.to_openraft().is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! openraft's `RaftStateMachine`: applies committed entries to the in-memory application state
+//! and builds, stores and installs snapshots of it.
+
+use std::io::Cursor;
+use std::marker::PhantomData;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use openraft::storage::RaftStateMachine;
+use openraft::{
+    BasicNode, Entry, EntryPayload, LogId, OptionalSend, RaftSnapshotBuilder, Snapshot,
+    SnapshotMeta, StorageError, StorageIOError, StoredMembership,
+};
+
+use super::codec;
+use super::error::StoreError;
+use super::store::{self, StoreHandle};
+use super::types::TypeConfig;
+use super::AppStateMachine;
+
+/// The application state shared between the raft state machine (the only writer) and readers.
+pub(crate) type SharedApp<A> = Arc<RwLock<A>>;
+
+/// A poisoned lock only means an earlier `apply` panicked; that already stopped raft, and
+/// readers may still look at the last state.
+pub(crate) fn read_app<A>(app: &RwLock<A>) -> RwLockReadGuard<'_, A> {
+    app.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn write_app<A>(app: &RwLock<A>) -> RwLockWriteGuard<'_, A> {
+    app.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub struct StateMachine<A> {
+    app: SharedApp<A>,
+    last_applied: Option<LogId<u64>>,
+    membership: StoredMembership<u64, BasicNode>,
+    store: StoreHandle,
+}
+
+impl<A: AppStateMachine> StateMachine<A> {
+    /// Restores `app` from the stored snapshot, if there is one. openraft then replays the log
+    /// from the snapshot's last log id.
+    pub(crate) async fn load(store: StoreHandle, mut app: A) -> Result<Self, StoreError> {
+        let mut last_applied = None;
+        let mut membership = StoredMembership::default();
+        if let Some((meta, data)) = store.read(store::get_snapshot).await? {
+            let meta = codec::decode_snapshot_meta(&meta)?;
+            app.restore(codec::unwrap_snapshot_data(&data)?)
+                .map_err(|e| StoreError::App(e.to_string()))?;
+            last_applied = meta.last_log_id;
+            membership = meta.last_membership;
+        }
+        Ok(Self {
+            app: Arc::new(RwLock::new(app)),
+            last_applied,
+            membership,
+            store,
+        })
+    }
+
+    pub(crate) fn shared_app(&self) -> SharedApp<A> {
+        Arc::clone(&self.app)
+    }
+}
+
+/// A snapshot captured at one log id; written to the store off the state machine's task.
+pub struct SnapshotBuilder<A> {
+    app_bytes: Result<Vec<u8>, String>,
+    last_applied: Option<LogId<u64>>,
+    membership: StoredMembership<u64, BasicNode>,
+    store: StoreHandle,
+    _app: PhantomData<fn() -> A>,
+}
+
+fn snapshot_id(last: Option<&LogId<u64>>) -> String {
+    // Two snapshots at the same log id may differ in bytes; the time keeps their ids apart.
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    match last {
+        Some(id) => format!("{}-{}-{}", id.leader_id.term, id.index, nanos),
+        None => format!("none-{nanos}"),
+    }
+}
+
+async fn persist_snapshot(
+    store: &StoreHandle,
+    meta: &SnapshotMeta<u64, BasicNode>,
+    data: Vec<u8>,
+) -> Result<(), StorageError<u64>> {
+    let signature = Some(meta.signature());
+    let meta_bytes = codec::encode_snapshot_meta(meta)
+        .map_err(|e| StorageIOError::write_snapshot(signature.clone(), &e))?;
+    store
+        .write(move |txn| store::put_snapshot(txn, &meta_bytes, &data))
+        .await
+        .map_err(|e| StorageIOError::write_snapshot(signature, &e).into())
+}
+
+impl<A: AppStateMachine> RaftSnapshotBuilder<TypeConfig<A>> for SnapshotBuilder<A> {
+    async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig<A>>, StorageError<u64>> {
+        let app_bytes = std::mem::replace(&mut self.app_bytes, Err("already built".into()))
+            .map_err(|msg| StorageIOError::read_state_machine(&StoreError::App(msg)))?;
+        let data = codec::wrap_snapshot_data(&app_bytes);
+        let meta = SnapshotMeta {
+            last_log_id: self.last_applied,
+            last_membership: self.membership.clone(),
+            snapshot_id: snapshot_id(self.last_applied.as_ref()),
+        };
+        persist_snapshot(&self.store, &meta, data.clone()).await?;
+        Ok(Snapshot {
+            meta,
+            snapshot: Box::new(Cursor::new(data)),
+        })
+    }
+}
+
+impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
+    type SnapshotBuilder = SnapshotBuilder<A>;
+
+    async fn applied_state(
+        &mut self,
+    ) -> Result<(Option<LogId<u64>>, StoredMembership<u64, BasicNode>), StorageError<u64>> {
+        Ok((self.last_applied, self.membership.clone()))
+    }
+
+    async fn apply<I>(&mut self, entries: I) -> Result<Vec<A::Response>, StorageError<u64>>
+    where
+        I: IntoIterator<Item = Entry<TypeConfig<A>>> + OptionalSend,
+        I::IntoIter: OptionalSend,
+    {
+        let mut app = write_app(&self.app);
+        let mut responses = Vec::new();
+        for entry in entries {
+            self.last_applied = Some(entry.log_id);
+            let response = match entry.payload {
+                EntryPayload::Blank => A::Response::default(),
+                EntryPayload::Normal(cmd) => app.apply(entry.log_id.index, cmd),
+                EntryPayload::Membership(m) => {
+                    self.membership = StoredMembership::new(Some(entry.log_id), m);
+                    A::Response::default()
+                }
+            };
+            responses.push(response);
+        }
+        Ok(responses)
+    }
+
+    async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
+        // Serialised here, under the read lock, because the builder runs in a separate task
+        // while later entries keep being applied.
+        let app_bytes = read_app(&self.app).snapshot().map_err(|e| e.to_string());
+        SnapshotBuilder {
+            app_bytes,
+            last_applied: self.last_applied,
+            membership: self.membership.clone(),
+            store: self.store.clone(),
+            _app: PhantomData,
+        }
+    }
+
+    async fn begin_receiving_snapshot(
+        &mut self,
+    ) -> Result<Box<Cursor<Vec<u8>>>, StorageError<u64>> {
+        Ok(Box::new(Cursor::new(Vec::new())))
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        meta: &SnapshotMeta<u64, BasicNode>,
+        snapshot: Box<Cursor<Vec<u8>>>,
+    ) -> Result<(), StorageError<u64>> {
+        let data = snapshot.into_inner();
+        let signature = Some(meta.signature());
+        {
+            let app_bytes = codec::unwrap_snapshot_data(&data)
+                .map_err(|e| StorageIOError::read_snapshot(signature.clone(), &e))?;
+            // Restore before persisting so an unreadable snapshot never replaces a good one.
+            write_app(&self.app).restore(app_bytes).map_err(|e| {
+                StorageIOError::read_snapshot(signature.clone(), &StoreError::App(e.to_string()))
+            })?;
+        }
+        self.last_applied = meta.last_log_id;
+        self.membership = meta.last_membership.clone();
+        persist_snapshot(&self.store, meta, data).await
+    }
+
+    async fn get_current_snapshot(
+        &mut self,
+    ) -> Result<Option<Snapshot<TypeConfig<A>>>, StorageError<u64>> {
+        let stored = self
+            .store
+            .read(store::get_snapshot)
+            .await
+            .map_err(|e| StorageIOError::read_snapshot(None, &e))?;
+        let Some((meta, data)) = stored else {
+            return Ok(None);
+        };
+        let meta =
+            codec::decode_snapshot_meta(&meta).map_err(|e| StorageIOError::read_snapshot(None, &e))?;
+        Ok(Some(Snapshot {
+            meta,
+            snapshot: Box::new(Cursor::new(data)),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests;

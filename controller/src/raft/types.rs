@@ -1,0 +1,75 @@
+//! The openraft type configuration, generic over the application state machine.
+//!
+//! openraft wants one concrete `RaftTypeConfig` per application; making it a zero-sized generic
+//! struct lets every `AppStateMachine` get its own, with the command and response types checked
+//! at compile time rather than passed around as opaque bytes.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::io::Cursor;
+use std::marker::PhantomData;
+
+use openraft::raft::responder::OneshotResponder;
+use openraft::{BasicNode, Entry, RaftTypeConfig, TokioRuntime};
+
+use super::AppStateMachine;
+
+/// Raft node ids. Controllers are numbered by the operator.
+pub type NodeId = u64;
+
+/// openraft type configuration for application `A`.
+///
+/// The trait impls below are written by hand because derives would needlessly require `A`
+/// itself to be `Copy`, `Ord`, and so on; the struct holds no `A`.
+pub struct TypeConfig<A>(PhantomData<fn() -> A>);
+
+impl<A> fmt::Debug for TypeConfig<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TypeConfig")
+    }
+}
+
+impl<A> Clone for TypeConfig<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for TypeConfig<A> {}
+
+impl<A> Default for TypeConfig<A> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<A> PartialEq for TypeConfig<A> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<A> Eq for TypeConfig<A> {}
+
+impl<A> PartialOrd for TypeConfig<A> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<A> Ord for TypeConfig<A> {
+    fn cmp(&self, _: &Self) -> Ordering {
+        Ordering::Equal
+    }
+}
+
+impl<A: AppStateMachine> RaftTypeConfig for TypeConfig<A> {
+    type D = A::Command;
+    type R = A::Response;
+    type NodeId = NodeId;
+    type Node = BasicNode;
+    type Entry = Entry<Self>;
+    type SnapshotData = Cursor<Vec<u8>>;
+    type AsyncRuntime = TokioRuntime;
+    type Responder = OneshotResponder<Self>;
+}

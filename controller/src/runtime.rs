@@ -1,0 +1,278 @@
+//! The thin layer around the pure parts: commits commands through the log, performs the effects they return, and
+//! runs the scheduling and housekeeping loops. Only the leader (the single controller, for now) runs this.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, Mutex, Notify};
+
+use spur_core::agent_proto::{ControllerToAgent, LaunchContext};
+use spur_core::api::{ApiError, SlurmErrno};
+use spur_core::job::EpochSecs;
+use spur_core::states::JobBaseState;
+
+use crate::app::ApplyResponse;
+use crate::raft::ReplicatedState;
+use crate::scheduler;
+use crate::state::{Applied, ClusterState, Command, Effect};
+
+/// How often the periodic pass runs even without events (time limits, purges, liveness).
+pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
+/// Messages queued per agent before the session is considered stuck.
+pub const AGENT_QUEUE_MAX: usize = 4096;
+
+pub trait Clock: Send + Sync + 'static {
+    fn now(&self) -> EpochSecs;
+}
+
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> EpochSecs {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+}
+
+pub struct Controller {
+    pub state: ReplicatedState<ClusterState>,
+    agents: Mutex<HashMap<String, AgentHandle>>,
+    schedule_wanted: Notify,
+    pub clock: Arc<dyn Clock>,
+    pub launch_context: LaunchContext,
+    /// Monotonic counter so a stale session's cleanup never removes its successor.
+    session_counter: std::sync::atomic::AtomicU64,
+    /// When each node's agent was last heard from (in memory: liveness is leader-local knowledge).
+    last_seen: std::sync::Mutex<HashMap<String, EpochSecs>>,
+    started_at: EpochSecs,
+}
+
+struct AgentHandle {
+    session: u64,
+    sender: mpsc::Sender<ControllerToAgent>,
+}
+
+impl Controller {
+    pub fn new(state: ReplicatedState<ClusterState>, clock: Arc<dyn Clock>, launch_context: LaunchContext) -> Arc<Self> {
+        Arc::new(Controller {
+            state,
+            agents: Mutex::new(HashMap::new()),
+            schedule_wanted: Notify::new(),
+            launch_context,
+            session_counter: Default::default(),
+            last_seen: Default::default(),
+            started_at: clock.now(),
+            clock,
+        })
+    }
+
+    pub fn now(&self) -> EpochSecs {
+        self.clock.now()
+    }
+
+    /// Commits a command, performs its effects, and asks for a scheduling pass (state changed).
+    pub async fn commit(&self, command: Command) -> Result<Applied, ApiError> {
+        let response: ApplyResponse = self.state.write(command).await.map_err(|e| {
+            tracing::error!("commit failed: {e}");
+            ApiError::with_detail(SlurmErrno::Error, e.to_string())
+        })?;
+        let applied = response.0?;
+        self.perform(&applied.effects).await;
+        self.schedule_wanted.notify_one();
+        Ok(applied)
+    }
+
+    async fn perform(&self, effects: &[Effect]) {
+        for effect in effects {
+            match effect {
+                Effect::Launch { node, job_id } => {
+                    let job = self.state.read(|s| s.jobs.get(job_id).cloned());
+                    if let Some(job) = job {
+                        if job.spec.script.is_none() {
+                            // Allocations (salloc, srun) run their work from the client.
+                            continue;
+                        }
+                        let mut context = self.launch_context.clone();
+                        if let Some(text) = &job.spec.array {
+                            context.array_task_ids = scheduler::array_task_ids(text, u32::MAX).unwrap_or_default();
+                        }
+                        let message = ControllerToAgent::Launch {
+                            job: Box::new(job),
+                            context,
+                        };
+                        self.send(node, message).await;
+                    }
+                }
+                Effect::Signal {
+                    node,
+                    job_id,
+                    signal,
+                    scope,
+                } => {
+                    let message = ControllerToAgent::Signal {
+                        job_id: *job_id,
+                        signal: *signal,
+                        scope: *scope,
+                    };
+                    self.send(node, message).await;
+                }
+                Effect::Terminate {
+                    node,
+                    job_id,
+                    reason,
+                    at,
+                } => {
+                    let kill_wait_secs = self.state.read(|s| s.settings.kill_wait_secs);
+                    let message = ControllerToAgent::Terminate {
+                        job_id: *job_id,
+                        reason: *reason,
+                        at: *at,
+                        kill_wait_secs,
+                    };
+                    self.send(node, message).await;
+                }
+                Effect::AckFinished { node, job_id } => {
+                    self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id }).await;
+                }
+            }
+        }
+    }
+
+    /// A message to a node that is not connected is dropped: the node's registration reconciles it.
+    async fn send(&self, node: &str, message: ControllerToAgent) {
+        let sender = self.agents.lock().await.get(node).map(|h| h.sender.clone());
+        match sender {
+            Some(sender) => {
+                if sender.try_send(message).is_err() {
+                    tracing::warn!(node, "agent queue full or closed; the node will resync on reconnect");
+                }
+            }
+            None => tracing::debug!(node, "agent not connected; message deferred to its registration"),
+        }
+    }
+
+    pub async fn attach_agent(&self, node: &str, sender: mpsc::Sender<ControllerToAgent>) -> u64 {
+        let session = self.session_counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.agents
+            .lock()
+            .await
+            .insert(node.to_string(), AgentHandle { session, sender });
+        session
+    }
+
+    pub async fn detach_agent(&self, node: &str, session: u64) {
+        let mut agents = self.agents.lock().await;
+        if agents.get(node).is_some_and(|h| h.session == session) {
+            agents.remove(node);
+        }
+    }
+
+    pub fn agent_seen(&self, node: &str) {
+        let now = self.now();
+        if let Ok(mut seen) = self.last_seen.lock() {
+            seen.insert(node.to_string(), now);
+        }
+    }
+
+    fn last_seen(&self, node: &str) -> EpochSecs {
+        self.last_seen
+            .lock()
+            .ok()
+            .and_then(|seen| seen.get(node).copied())
+            .unwrap_or(self.started_at)
+    }
+
+    pub async fn agent_connected(&self, node: &str) -> bool {
+        self.agents.lock().await.contains_key(node)
+    }
+
+    pub fn request_schedule(&self) {
+        self.schedule_wanted.notify_one();
+    }
+
+    /// Runs scheduling passes on demand (coalesced: many events, one pass) and on every housekeeping tick.
+    pub async fn run_scheduler(self: Arc<Self>) {
+        loop {
+            tokio::select! {
+                _ = self.schedule_wanted.notified() => {}
+                _ = tokio::time::sleep(HOUSEKEEPING_INTERVAL) => {}
+            }
+            let now = self.now();
+            let plan = self.state.read(|s| scheduler::schedule(s, now));
+            if plan.is_empty() {
+                continue;
+            }
+            let command = Command::Schedule {
+                starts: plan.starts,
+                reasons: plan.reasons,
+                now,
+            };
+            if let Err(e) = self.commit(command).await {
+                tracing::error!("scheduling pass failed to commit: {e}");
+            }
+        }
+    }
+
+    /// Time limits, liveness of nodes and purging of old jobs.
+    pub async fn run_housekeeping(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(HOUSEKEEPING_INTERVAL).await;
+            let now = self.now();
+            let expired = self.state.read(|s| expired_jobs(s, now));
+            if !expired.is_empty() {
+                if let Err(e) = self.commit(Command::TimeLimitReached { job_ids: expired, now }).await {
+                    tracing::error!("time limit commit failed: {e}");
+                }
+            }
+            self.check_liveness(now).await;
+            let purge_due = self.state.read(|s| {
+                let age = i64::from(s.settings.min_job_age_secs);
+                s.jobs
+                    .values()
+                    .any(|j| j.is_finished() && !j.completing && j.end_time.is_some_and(|e| now - e >= age))
+            });
+            if purge_due {
+                if let Err(e) = self.commit(Command::Purge { now }).await {
+                    tracing::error!("purge commit failed: {e}");
+                }
+            }
+        }
+    }
+
+    async fn check_liveness(&self, now: EpochSecs) {
+        let (timeout, candidates) = self.state.read(|s| {
+            let responding = s.nodes.values().filter(|n| !n.not_responding).map(|n| n.name.clone());
+            (i64::from(s.settings.node_timeout_secs), responding.collect::<Vec<_>>())
+        });
+        for name in candidates {
+            if self.agent_connected(&name).await || now - self.last_seen(&name) <= timeout {
+                continue;
+            }
+            let command = Command::NodeResponding {
+                name,
+                responding: false,
+                now,
+            };
+            if let Err(e) = self.commit(command).await {
+                tracing::error!("liveness commit failed: {e}");
+            }
+        }
+    }
+}
+
+/// Running jobs past their time limit (Slurm's OverTimeLimit is 0 by default).
+pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
+    state
+        .jobs
+        .values()
+        .filter(|j| j.state == JobBaseState::Running && !j.completing)
+        .filter(|j| match (j.start_time, j.time_limit_min) {
+            (Some(start), Some(limit)) => now >= start + i64::from(limit) * 60,
+            _ => false,
+        })
+        .map(|j| j.job_id)
+        .collect()
+}

@@ -1,0 +1,220 @@
+//! The scheduler as a function: `schedule(&ClusterState, now) -> Plan`. No I/O, no clock, no randomness; the
+//! leader commits the plan through the log, where `apply` re-checks every start with [`allocation_fits`].
+//!
+//! This is first-come-first-served by priority within each partition: the first job that cannot start blocks the
+//! jobs behind it in its partition (reason `Resources` for it, `Priority` for them), as Slurm's main scheduler does
+//! without backfill. Dependencies, holds and begin times are checked first, each with Slurm's pending reason.
+
+mod dependency;
+mod placement;
+
+use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
+use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::states::{JobReason, JobBaseState};
+
+use crate::state::ClusterState;
+
+pub use dependency::{dependency_status, DependencyStatus};
+pub use placement::{allocation_fits, job_cpus, job_mem_mb, place};
+
+/// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
+pub const JOBS_PER_PASS_MAX: usize = 10_000;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Plan {
+    pub starts: Vec<(u32, Allocation)>,
+    /// Only reasons that changed, so an idle pass commits nothing.
+    pub reasons: Vec<(u32, JobReason)>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty() && self.reasons.is_empty()
+    }
+}
+
+pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
+    let mut plan = Plan::default();
+    let mut pending: Vec<&JobRecord> = state.jobs.values().filter(|j| j.state == JobBaseState::Pending).collect();
+    // Higher priority first; ties go to the older job id (FIFO).
+    pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.job_id.cmp(&b.job_id)));
+    pending.truncate(JOBS_PER_PASS_MAX);
+
+    let mut ledger = placement::Ledger::from_state(state);
+    let mut blocked_partitions: Vec<&str> = Vec::new();
+    let mut running_per_array = running_tasks_per_array(state);
+
+    for job in pending {
+        let reason = match gate(state, job, now, &running_per_array) {
+            Some(reason) => reason,
+            None if blocked_partitions.contains(&job.partition.as_str()) => JobReason::Priority,
+            None => match place(state, &ledger, job) {
+                Some(alloc) => {
+                    ledger.book(&alloc);
+                    if let Some(array) = job.array_job_id {
+                        *running_per_array.entry(array).or_default() += 1;
+                    }
+                    plan.starts.push((job.job_id, alloc));
+                    continue;
+                }
+                None => {
+                    blocked_partitions.push(job.partition.as_str());
+                    JobReason::Resources
+                }
+            },
+        };
+        if reason != job.reason || job.last_sched_eval.is_none() {
+            plan.reasons.push((job.job_id, reason));
+        }
+    }
+    plan
+}
+
+/// Why a job may not start yet regardless of resources, or `None` when only resources decide.
+fn gate(
+    state: &ClusterState,
+    job: &JobRecord,
+    now: EpochSecs,
+    running_per_array: &std::collections::BTreeMap<u32, u32>,
+) -> Option<JobReason> {
+    match job.hold {
+        Some(spur_core::job::HoldKind::Admin) => return Some(JobReason::Held),
+        Some(spur_core::job::HoldKind::User) => return Some(JobReason::HeldUser),
+        None => {}
+    }
+    if let Some(dep) = &job.spec.dependency {
+        match dependency_status(state, job, dep) {
+            DependencyStatus::Satisfied => {}
+            DependencyStatus::Waiting => return Some(JobReason::Dependency),
+            DependencyStatus::Never => return Some(JobReason::DepInvalid),
+        }
+    }
+    if job.spec.begin_time.is_some_and(|begin| begin > now) {
+        return Some(JobReason::Time);
+    }
+    let partition = state.partition(&job.partition)?;
+    if partition.state != spur_core::records::PartitionState::Up {
+        return Some(JobReason::PartDown);
+    }
+    if let (Some(limit), Some(max)) = (job.time_limit_min, partition.max_time_min) {
+        if limit > max {
+            return Some(JobReason::PartTimeLimit);
+        }
+    }
+    if job.time_limit_min.is_none() && partition.max_time_min.is_some() {
+        return Some(JobReason::PartTimeLimit);
+    }
+    if let (Some(array), Some(throttle)) = (job.array_job_id, array_throttle(job)) {
+        if running_per_array.get(&array).copied().unwrap_or(0) >= throttle {
+            return Some(JobReason::ArrayTaskLimit);
+        }
+    }
+    None
+}
+
+fn array_throttle(job: &JobRecord) -> Option<u32> {
+    let text = job.spec.array.as_deref()?;
+    let (_, throttle) = text.rsplit_once('%')?;
+    throttle.parse().ok().filter(|&t| t > 0)
+}
+
+fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u32, u32> {
+    let mut counts = std::collections::BTreeMap::new();
+    for job in state.jobs.values() {
+        if let (Some(array), true) = (job.array_job_id, job.state == JobBaseState::Running || job.completing) {
+            *counts.entry(array).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// Expands `--array` into task ids, refusing what Slurm refuses (`MaxArraySize`).
+pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, String> {
+    let spec = spur_core::values::array::parse_array(text).map_err(|e| e.to_string())?;
+    let ids: Vec<u32> = spec.task_ids().collect();
+    if ids.iter().any(|&id| id >= max_array_size) {
+        return Err(format!("array task id exceeds MaxArraySize={max_array_size}"));
+    }
+    Ok(ids)
+}
+
+/// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
+/// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md).
+pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -> Result<(), ApiError> {
+    let Some(part) = state.partition(partition) else {
+        return Err(ApiError::new(SlurmErrno::InvalidPartitionName));
+    };
+    if let Some(dep) = &spec.dependency {
+        dependency::validate(state, dep)?;
+    }
+    let nodes: Vec<_> = part.nodes.iter().filter_map(|n| state.nodes.get(n)).collect();
+    if (spec.nodes_min as usize) > nodes.len() {
+        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
+    }
+    let probe = probe_record(spec, partition);
+    let empty = placement::Ledger::empty(state);
+    if place(state, &empty, &probe).is_none() {
+        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
+    }
+    Ok(())
+}
+
+fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
+    JobRecord {
+        job_id: 0,
+        array_job_id: None,
+        array_task_id: None,
+        spec: spec.clone(),
+        state: JobBaseState::Pending,
+        completing: false,
+        requeue_pending: false,
+        reason: JobReason::NoReason,
+        hold: None,
+        priority: 0,
+        submit_time: 0,
+        eligible_time: None,
+        start_time: None,
+        end_time: None,
+        last_sched_eval: None,
+        time_limit_min: None,
+        alloc: None,
+        exit_code: 0,
+        exit_signal: 0,
+        restarts: 0,
+        partition: partition.to_string(),
+    }
+}
+
+/// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end
+/// of a running job that would free room, as Slurm estimates it from time limits.
+pub fn trial_placement(state: &ClusterState, spec: &JobSpec, now: EpochSecs) -> Result<TrialPlacement, ApiError> {
+    let partition = match &spec.partition {
+        Some(p) => p.split(',').find(|c| state.partition(c).is_some()).map(str::to_string),
+        None => state.default_partition().map(|p| p.name.clone()),
+    }
+    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))?;
+    validate_request(state, spec, &partition)?;
+    let probe = probe_record(spec, &partition);
+    let ledger = placement::Ledger::from_state(state);
+    let (alloc, start_time) = match place(state, &ledger, &probe) {
+        Some(alloc) => (alloc, now),
+        None => {
+            let empty = placement::Ledger::empty(state);
+            let alloc = place(state, &empty, &probe).ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
+            let end = state
+                .jobs
+                .values()
+                .filter(|j| j.state == JobBaseState::Running)
+                .filter_map(|j| Some(j.start_time? + i64::from(j.time_limit_min?) * 60))
+                .min()
+                .unwrap_or(now);
+            (alloc, end.max(now))
+        }
+    };
+    Ok(TrialPlacement {
+        start_time,
+        processors: alloc.cpus * u32::try_from(alloc.node_names.len()).unwrap_or(1),
+        nodes: alloc.node_names,
+        partition,
+    })
+}

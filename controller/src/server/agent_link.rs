@@ -1,0 +1,136 @@
+//! One long-lived session per node agent: the agent's `Hello` registers the node (and reconciles its jobs), its
+//! reports become commands, and the controller's launches, signals and acknowledgements flow back down.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
+
+use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
+use spur_core::wire::{from_doc, pb, to_doc};
+
+use crate::runtime::{Controller, AGENT_QUEUE_MAX};
+use crate::state::{Command, NodeRegistration, Outcome};
+
+pub struct AgentLinkService {
+    controller: Arc<Controller>,
+}
+
+impl AgentLinkService {
+    pub fn new(controller: Arc<Controller>) -> Self {
+        AgentLinkService { controller }
+    }
+}
+
+type ReplyStream = Pin<Box<dyn Stream<Item = Result<pb::ApiReply, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl pb::agent_link_server::AgentLink for AgentLinkService {
+    type SessionStream = ReplyStream;
+
+    async fn session(
+        &self,
+        request: Request<Streaming<pb::ApiRequest>>,
+    ) -> Result<Response<Self::SessionStream>, Status> {
+        let mut inbound = request.into_inner();
+        let first = inbound
+            .next()
+            .await
+            .ok_or_else(|| Status::invalid_argument("empty agent session"))??;
+        let hello = match from_doc::<AgentToController>(first.body.as_ref()) {
+            Ok(AgentToController::Hello(hello)) => hello,
+            Ok(_) => return Err(Status::invalid_argument("an agent session must start with Hello")),
+            Err(e) => return Err(Status::invalid_argument(e.to_string())),
+        };
+        let node = hello.name.clone();
+        let (sender, receiver) = mpsc::channel::<ControllerToAgent>(AGENT_QUEUE_MAX);
+        let controller = self.controller.clone();
+        let session = controller.attach_agent(&node, sender.clone()).await;
+        controller.agent_seen(&node);
+        let now = controller.now();
+        let registration = Command::RegisterNode {
+            registration: Box::new(registration_of(&hello)),
+            now,
+        };
+        match controller.commit(registration).await {
+            Ok(_) => {
+                let _ = sender.try_send(ControllerToAgent::Welcome { node: node.clone() });
+            }
+            Err(e) => {
+                controller.detach_agent(&node, session).await;
+                let _ = sender.try_send(ControllerToAgent::Rejected {
+                    message: format!("{}: {}", e.errno.text(), e.detail.unwrap_or_default()),
+                });
+            }
+        }
+        tokio::spawn(serve_reports(controller, node, session, inbound));
+        let outbound = ReceiverStream::new(receiver).map(|message| {
+            to_doc(&message)
+                .map(|doc| pb::ApiReply {
+                    error_code: 0,
+                    message: String::new(),
+                    body: Some(doc),
+                })
+                .map_err(|e| Status::internal(e.to_string()))
+        });
+        Ok(Response::new(Box::pin(outbound)))
+    }
+}
+
+fn registration_of(hello: &NodeHello) -> NodeRegistration {
+    NodeRegistration {
+        name: hello.name.clone(),
+        hostname: hello.hostname.clone(),
+        addr: hello.addr.clone(),
+        cpus: hello.cpus,
+        sockets: hello.sockets,
+        cores_per_socket: hello.cores_per_socket,
+        threads_per_core: hello.threads_per_core,
+        real_memory_mb: hello.real_memory_mb,
+        boot_time: hello.boot_time,
+        agent_start_time: hello.agent_start_time,
+        os: hello.os.clone(),
+        arch: hello.arch.clone(),
+        version: hello.version.clone(),
+        running_jobs: hello.running_jobs.clone(),
+    }
+}
+
+async fn serve_reports(
+    controller: Arc<Controller>,
+    node: String,
+    session: u64,
+    mut inbound: Streaming<pb::ApiRequest>,
+) {
+    while let Some(message) = inbound.next().await {
+        let Ok(message) = message else { break };
+        controller.agent_seen(&node);
+        match from_doc::<AgentToController>(message.body.as_ref()) {
+            Ok(AgentToController::Heartbeat { .. }) | Ok(AgentToController::Hello(_)) => {}
+            Ok(AgentToController::Finished(outcome)) => {
+                let result = match outcome.exit_code {
+                    Some(code) => Outcome::Exited {
+                        code,
+                        signal: outcome.signal,
+                    },
+                    None => Outcome::LaunchFailed,
+                };
+                let command = Command::Finished {
+                    job_id: outcome.job_id,
+                    outcome: result,
+                    now: outcome.end_time,
+                };
+                // On failure the agent keeps the report and resends it; nothing is lost.
+                if let Err(e) = controller.commit(command).await {
+                    tracing::error!(node, job_id = outcome.job_id, "cannot commit job result: {e}");
+                }
+            }
+            Err(e) => tracing::warn!(node, "malformed agent message: {e}"),
+        }
+    }
+    controller.detach_agent(&node, session).await;
+    tracing::info!(node, "agent session closed");
+}

@@ -1,0 +1,164 @@
+//! Configuration as the state machine sees it: the resolved nodes, partitions and scheduling settings a controller
+//! started with. It enters the log as a command, so replicas and replays never re-read slurm.conf themselves.
+
+use serde::{Deserialize, Serialize};
+
+use spur_core::records::{ClusterConfig, NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
+
+use super::ClusterState;
+
+/// Scheduling-relevant settings from slurm.conf (and spur.conf).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub min_job_age_secs: u32,
+    pub kill_wait_secs: u32,
+    pub first_job_id: u32,
+    pub max_array_size: u32,
+    /// `DefMemPerCPU` in MB; `None` when unset.
+    pub def_mem_per_cpu_mb: Option<u64>,
+    pub max_mem_per_node_mb: Option<u64>,
+    /// `SelectTypeParameters=CR_*_Memory`: memory is a consumable resource.
+    pub memory_is_consumable: bool,
+    /// Seconds without a heartbeat before a node is marked not responding (`SlurmdTimeout`).
+    pub node_timeout_secs: u32,
+    /// Users that may administer anything (root and `SlurmUser`).
+    pub admin_uids: Vec<u32>,
+    pub cluster_name: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            min_job_age_secs: 300,
+            kill_wait_secs: 30,
+            first_job_id: 1,
+            max_array_size: 1001,
+            def_mem_per_cpu_mb: None,
+            max_mem_per_node_mb: None,
+            memory_is_consumable: false,
+            node_timeout_secs: 300,
+            admin_uids: vec![0],
+            cluster_name: "cluster".to_string(),
+        }
+    }
+}
+
+/// A node as configured, before any agent registered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeDefinition {
+    pub name: String,
+    pub addr: String,
+    pub hostname: String,
+    pub cpus: u32,
+    pub boards: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory_mb: u64,
+    pub tmp_disk_mb: u64,
+    pub weight: u32,
+    pub features: Vec<String>,
+    pub gres: Vec<NodeGres>,
+    /// `State=DRAIN`/`DOWN` in slurm.conf.
+    pub configured_down: bool,
+    pub configured_drain: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigSnapshot {
+    pub cluster: ClusterConfig,
+    pub settings: Settings,
+    pub nodes: Vec<NodeDefinition>,
+    pub partitions: Vec<PartitionRecord>,
+}
+
+impl ClusterState {
+    pub(super) fn apply_config(&mut self, snapshot: ConfigSnapshot) {
+        self.config = snapshot.cluster;
+        if self.next_job_id < snapshot.settings.first_job_id {
+            self.next_job_id = snapshot.settings.first_job_id;
+        }
+        self.settings = snapshot.settings;
+        let mut nodes = std::collections::BTreeMap::new();
+        for def in snapshot.nodes {
+            let partitions = snapshot
+                .partitions
+                .iter()
+                .filter(|p| p.nodes.contains(&def.name))
+                .map(|p| p.name.clone())
+                .collect();
+            let node = match self.nodes.remove(&def.name) {
+                // A node that survives a reconfiguration keeps its allocations, drain state and liveness.
+                Some(mut existing) => {
+                    update_shape(&mut existing, &def);
+                    existing.partitions = partitions;
+                    existing
+                }
+                None => new_node(def, partitions),
+            };
+            nodes.insert(node.name.clone(), node);
+        }
+        self.nodes = nodes;
+        self.partitions = snapshot.partitions;
+    }
+}
+
+fn update_shape(node: &mut NodeRecord, def: &NodeDefinition) {
+    node.addr = def.addr.clone();
+    node.hostname = def.hostname.clone();
+    node.cpus = def.cpus;
+    node.boards = def.boards;
+    node.sockets = def.sockets;
+    node.cores_per_socket = def.cores_per_socket;
+    node.threads_per_core = def.threads_per_core;
+    node.real_memory_mb = def.real_memory_mb;
+    node.tmp_disk_mb = def.tmp_disk_mb;
+    node.weight = def.weight;
+    node.features = def.features.clone();
+    node.gres = def.gres.clone();
+}
+
+fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
+    let base_state = if def.configured_down {
+        NodeBaseState::Down
+    } else {
+        NodeBaseState::Unknown
+    };
+    let mut node = NodeRecord {
+        name: def.name.clone(),
+        addr: String::new(),
+        hostname: String::new(),
+        cpus: 0,
+        boards: 1,
+        sockets: 1,
+        cores_per_socket: 1,
+        threads_per_core: 1,
+        real_memory_mb: 0,
+        tmp_disk_mb: 0,
+        weight: 1,
+        features: Vec::new(),
+        gres: Vec::new(),
+        base_state,
+        drain: def.configured_drain,
+        // Unknown until its agent registers: sinfo shows such nodes with `*`.
+        not_responding: true,
+        reason: None,
+        reason_time: None,
+        reason_uid: None,
+        alloc_cpus: 0,
+        alloc_mem_mb: 0,
+        alloc_gres: Default::default(),
+        partitions,
+        boot_time: None,
+        agent_start_time: None,
+        last_busy_time: None,
+        last_heartbeat: None,
+        version: String::new(),
+        os: String::new(),
+        arch: String::new(),
+        free_mem_mb: None,
+        cpu_load: None,
+    };
+    update_shape(&mut node, &def);
+    node
+}

@@ -1,0 +1,600 @@
+//! Job lifecycle in the state machine: submit, start, finish, cancel, hold/release, requeue, update, time limits
+//! and purging. Resource ledgers on nodes change only here, together with the job that holds them.
+
+use spur_core::api::{ApiError, ControlRequest, JobSelector, JobUpdate, SignalScope, SlurmErrno};
+use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
+use spur_core::states::{JobReason, JobBaseState};
+
+use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
+
+/// priority/basic's starting point: each submission gets one less, so older jobs sort first.
+const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
+
+/// The signal number Slurm records for a batch step that failed to launch.
+const LAUNCH_FAILURE_SIGNAL: u32 = 53;
+
+/// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
+pub(super) fn holds_resources(job: &JobRecord) -> bool {
+    job.state == JobBaseState::Running || job.completing
+}
+
+impl ClusterState {
+    pub(super) fn submit(&mut self, spec: JobSpec, now: EpochSecs) -> ApplyResult {
+        let partition = self.resolve_partition(&spec)?;
+        let tasks = match &spec.array {
+            Some(text) => crate::scheduler::array_task_ids(text, self.settings.max_array_size)
+                .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
+            None => Vec::new(),
+        };
+        crate::scheduler::validate_request(self, &spec, &partition)?;
+        let time_limit_min = spec.time_limit_min.or_else(|| {
+            self.partition(&partition)
+                .and_then(|p| p.default_time_min.or(p.max_time_min))
+        });
+        let first_id = self.next_job_id;
+        let make = |state: &mut ClusterState, array_task: Option<u32>| {
+            let job_id = state.next_job_id;
+            state.next_job_id += 1;
+            state.submissions += 1;
+            let priority = BASIC_PRIORITY_TOP
+                .saturating_sub(u32::try_from(state.submissions).unwrap_or(u32::MAX))
+                .saturating_add_signed(-spec.nice);
+            let hold = spec.hold.then_some(HoldKind::User);
+            let record = JobRecord {
+                job_id,
+                array_job_id: array_task.map(|_| first_id),
+                array_task_id: array_task,
+                spec: spec.clone(),
+                state: JobBaseState::Pending,
+                completing: false,
+                requeue_pending: false,
+                reason: if hold.is_some() { JobReason::HeldUser } else { JobReason::NoReason },
+                hold,
+                priority: if spec.hold { 0 } else { priority },
+                submit_time: now,
+                eligible_time: None,
+                start_time: None,
+                end_time: None,
+                last_sched_eval: None,
+                time_limit_min,
+                alloc: None,
+                exit_code: 0,
+                exit_signal: 0,
+                restarts: 0,
+                partition: partition.clone(),
+            };
+            state.jobs.insert(job_id, record);
+        };
+        if tasks.is_empty() {
+            make(self, None);
+        } else {
+            for task in tasks {
+                make(self, Some(task));
+            }
+        }
+        Ok(Applied {
+            job_id: Some(first_id),
+            ..Default::default()
+        })
+    }
+
+    fn resolve_partition(&self, spec: &JobSpec) -> Result<String, ApiError> {
+        match &spec.partition {
+            Some(name) => {
+                // `-p a,b` names candidates; Spur places the job in the first one that exists.
+                let chosen = name.split(',').find(|candidate| self.partition(candidate).is_some());
+                chosen.map(str::to_string).ok_or_else(|| {
+                    ApiError::with_detail(
+                        SlurmErrno::InvalidPartitionName,
+                        format!("invalid partition specified: {name}"),
+                    )
+                })
+            }
+            None => self.default_partition().map(|p| p.name.clone()).ok_or_else(|| {
+                ApiError::with_detail(
+                    SlurmErrno::DefaultPartitionNotSet,
+                    "No partition specified or system default partition",
+                )
+            }),
+        }
+    }
+
+    pub(super) fn apply_schedule(
+        &mut self,
+        starts: Vec<(u32, Allocation)>,
+        reasons: Vec<(u32, JobReason)>,
+        now: EpochSecs,
+    ) -> Applied {
+        let mut applied = Applied::default();
+        for (job_id, reason) in reasons {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                if job.state == JobBaseState::Pending {
+                    job.reason = reason;
+                    job.last_sched_eval = Some(now);
+                    if job.eligible_time.is_none() && reason_is_eligible(reason) {
+                        job.eligible_time = Some(now);
+                    }
+                }
+            }
+        }
+        for (job_id, alloc) in starts {
+            // The plan was made from an older state; re-check so a stale plan never double-books.
+            let fits = self
+                .jobs
+                .get(&job_id)
+                .is_some_and(|j| j.state == JobBaseState::Pending && j.hold.is_none())
+                && crate::scheduler::allocation_fits(self, &alloc);
+            if !fits {
+                continue;
+            }
+            self.book(&alloc);
+            let Some(job) = self.jobs.get_mut(&job_id) else { continue };
+            job.state = JobBaseState::Running;
+            job.reason = JobReason::NoReason;
+            job.start_time = Some(now);
+            job.eligible_time.get_or_insert(now);
+            job.last_sched_eval = Some(now);
+            let node = alloc.node_names.first().cloned().unwrap_or_default();
+            job.alloc = Some(alloc);
+            applied.effects.push(Effect::Launch { node, job_id });
+        }
+        applied
+    }
+
+    fn book(&mut self, alloc: &Allocation) {
+        for name in &alloc.node_names {
+            if let Some(node) = self.nodes.get_mut(name) {
+                node.alloc_cpus += alloc.cpus;
+                node.alloc_mem_mb += alloc.mem_mb;
+                for (gres, idx) in &alloc.gres_indices {
+                    node.alloc_gres.entry(gres.clone()).or_default().extend(idx);
+                }
+            }
+        }
+        for name in &alloc.node_names {
+            self.refresh_node_state(name);
+        }
+    }
+
+    fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
+        for name in &alloc.node_names {
+            if let Some(node) = self.nodes.get_mut(name) {
+                node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
+                node.alloc_mem_mb = node.alloc_mem_mb.saturating_sub(alloc.mem_mb);
+                for (gres, idx) in &alloc.gres_indices {
+                    if let Some(used) = node.alloc_gres.get_mut(gres) {
+                        used.retain(|i| !idx.contains(i));
+                        if used.is_empty() {
+                            node.alloc_gres.remove(gres);
+                        }
+                    }
+                }
+                node.last_busy_time = Some(now);
+            }
+        }
+        for name in &alloc.node_names {
+            self.refresh_node_state(name);
+        }
+    }
+
+    /// The agent reports the batch script ended (or never started).
+    pub(super) fn finish(&mut self, job_id: u32, outcome: Outcome, now: EpochSecs) -> Applied {
+        let mut applied = Applied::default();
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return applied;
+        };
+        if !holds_resources(job) {
+            // A duplicate report (agent retry after failover): already final.
+            if let Some(node) = job.alloc.as_ref().and_then(|a| a.node_names.first()) {
+                applied.effects.push(Effect::AckFinished { node: node.clone(), job_id });
+            }
+            return applied;
+        }
+        // Slurm shows a batch step that could not start as `ExitCode=0:53` (its launch-failure status).
+        let (code, signal) = match outcome {
+            Outcome::Exited { code, signal } => (code, signal),
+            Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL),
+        };
+        if job.state == JobBaseState::Running && !job.requeue_pending {
+            job.state = if signal == 0 && code == 0 {
+                JobBaseState::Completed
+            } else {
+                JobBaseState::Failed
+            };
+            // Slurm 22.05 reports a batch script killed by a signal, like one that never started, as a launch
+            // failure; a non-zero exit is NonZeroExitCode.
+            job.reason = if job.state == JobBaseState::Failed {
+                if signal != 0 {
+                    JobReason::FailLaunch
+                } else {
+                    JobReason::FailExitCode
+                }
+            } else {
+                JobReason::NoReason
+            };
+            job.end_time = Some(now);
+        }
+        // Slurm's ExitCode is `code:signal`; a job killed by a signal shows code 0.
+        job.exit_code = if signal != 0 { 0 } else { code };
+        job.exit_signal = signal;
+        job.completing = false;
+        let alloc = job.alloc.clone();
+        let requeue_pending = job.requeue_pending;
+        if let Some(alloc) = alloc {
+            if let Some(node) = alloc.node_names.first() {
+                applied.effects.push(Effect::AckFinished { node: node.clone(), job_id });
+            }
+            self.release(&alloc, now);
+        }
+        if requeue_pending {
+            self.return_to_queue(job_id, now);
+        }
+        applied
+    }
+
+    pub(super) fn control(&mut self, caller_uid: u32, request: ControlRequest, now: EpochSecs) -> ApplyResult {
+        match request {
+            ControlRequest::UpdateNode { nodes, state, reason } => {
+                if !self.is_admin(caller_uid) {
+                    return Err(ApiError::new(SlurmErrno::UserIdMissing));
+                }
+                self.update_nodes(&nodes, state, reason, caller_uid, now)
+            }
+            ControlRequest::Cancel { job } => self.for_each_job(&job, caller_uid, |s, id| s.cancel(id, now)),
+            ControlRequest::Signal { job, signal, scope } => {
+                self.for_each_job(&job, caller_uid, |s, id| s.signal(id, signal, scope))
+            }
+            ControlRequest::Hold { job, by_user } => {
+                let admin = self.is_admin(caller_uid) && !by_user;
+                self.for_each_job(&job, caller_uid, |s, id| s.hold(id, admin))
+            }
+            ControlRequest::Release { job } => {
+                let admin = self.is_admin(caller_uid);
+                self.for_each_job(&job, caller_uid, |s, id| s.release_hold(id, admin))
+            }
+            ControlRequest::Requeue { job, hold } => {
+                self.for_each_job(&job, caller_uid, |s, id| s.requeue(id, hold, now))
+            }
+            ControlRequest::UpdateJob { job, update } => {
+                let admin = self.is_admin(caller_uid);
+                self.for_each_job(&job, caller_uid, |s, id| s.update_job(id, &update, admin))
+            }
+        }
+    }
+
+    pub fn is_admin(&self, uid: u32) -> bool {
+        uid == 0 || self.settings.admin_uids.contains(&uid)
+    }
+
+    /// Resolves `12` (a job, or every task of array 12) and `12_3`, checks ownership, and applies `op` to each.
+    fn for_each_job(
+        &mut self,
+        selector: &JobSelector,
+        caller_uid: u32,
+        mut op: impl FnMut(&mut ClusterState, u32) -> Result<Vec<Effect>, ApiError>,
+    ) -> ApplyResult {
+        let ids = self.select_jobs(selector);
+        if ids.is_empty() {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        }
+        let mut applied = Applied::default();
+        let single = ids.len() == 1;
+        for id in ids {
+            let Some(job) = self.jobs.get(&id) else { continue };
+            let display = job.display_id();
+            let result = if job.spec.user_id != caller_uid && !self.is_admin(caller_uid) {
+                Err(ApiError::new(SlurmErrno::AccessDenied))
+            } else {
+                op(self, id)
+            };
+            match result {
+                Ok(effects) => applied.effects.extend(effects),
+                Err(e) if single => return Err(e),
+                Err(e) => applied.failures.push((display, e)),
+            }
+        }
+        Ok(applied)
+    }
+
+    pub fn select_jobs(&self, selector: &JobSelector) -> Vec<u32> {
+        match selector.array_task {
+            Some(task) => self
+                .jobs
+                .values()
+                .filter(|j| {
+                    (j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task))
+                        || (j.job_id == selector.job_id && j.array_task_id == Some(task))
+                })
+                .map(|j| j.job_id)
+                .take(1)
+                .collect(),
+            None => {
+                let array: Vec<u32> = self
+                    .jobs
+                    .values()
+                    .filter(|j| j.array_job_id == Some(selector.job_id))
+                    .map(|j| j.job_id)
+                    .collect();
+                if !array.is_empty() {
+                    array
+                } else if self.jobs.contains_key(&selector.job_id) {
+                    vec![selector.job_id]
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    fn cancel(&mut self, job_id: u32, now: EpochSecs) -> Result<Vec<Effect>, ApiError> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        match job.state {
+            JobBaseState::Pending => {
+                job.state = JobBaseState::Cancelled;
+                job.reason = JobReason::NoReason;
+                job.end_time = Some(now);
+                job.start_time.get_or_insert(now);
+                Ok(Vec::new())
+            }
+            JobBaseState::Running if !job.completing => {
+                job.state = JobBaseState::Cancelled;
+                job.completing = true;
+                job.end_time = Some(now);
+                let node = first_node(job);
+                Ok(vec![Effect::Terminate {
+                    node,
+                    job_id,
+                    reason: TerminateReason::Cancelled,
+                    at: now,
+                }])
+            }
+            _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
+        }
+    }
+
+    fn signal(&mut self, job_id: u32, signal: i32, scope: SignalScope) -> Result<Vec<Effect>, ApiError> {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        match job.state {
+            JobBaseState::Running if !job.completing => Ok(vec![Effect::Signal {
+                node: first_node(job),
+                job_id,
+                signal,
+                scope,
+            }]),
+            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
+            _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
+        }
+    }
+
+    fn hold(&mut self, job_id: u32, admin: bool) -> Result<Vec<Effect>, ApiError> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        if job.state != JobBaseState::Pending {
+            return Err(ApiError::new(SlurmErrno::JobNotPending));
+        }
+        let kind = if admin { HoldKind::Admin } else { HoldKind::User };
+        job.hold = Some(kind);
+        job.priority = 0;
+        job.reason = match kind {
+            HoldKind::Admin => JobReason::Held,
+            HoldKind::User => JobReason::HeldUser,
+        };
+        Ok(Vec::new())
+    }
+
+    fn release_hold(&mut self, job_id: u32, admin: bool) -> Result<Vec<Effect>, ApiError> {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        if job.state != JobBaseState::Pending {
+            return Err(ApiError::new(SlurmErrno::JobNotPending));
+        }
+        if job.hold == Some(HoldKind::Admin) && !admin {
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
+        if job.hold.is_none() {
+            return Ok(Vec::new());
+        }
+        // Slurm gives a released job a fresh basic priority, below every job submitted or released before.
+        self.submissions += 1;
+        let fresh = BASIC_PRIORITY_TOP.saturating_sub(u32::try_from(self.submissions).unwrap_or(u32::MAX));
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            job.hold = None;
+            job.priority = fresh.saturating_add_signed(-job.spec.nice);
+            job.reason = JobReason::NoReason;
+        }
+        Ok(Vec::new())
+    }
+
+    fn requeue(&mut self, job_id: u32, hold: bool, now: EpochSecs) -> Result<Vec<Effect>, ApiError> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        if !job.spec.requeue {
+            return Err(ApiError::new(SlurmErrno::DisabledRequeue));
+        }
+        if hold {
+            job.hold = Some(HoldKind::User);
+        }
+        match job.state {
+            JobBaseState::Running if !job.completing => {
+                job.requeue_pending = true;
+                job.completing = true;
+                let node = first_node(job);
+                Ok(vec![Effect::Terminate {
+                    node,
+                    job_id,
+                    reason: TerminateReason::Requeued,
+                    at: now,
+                }])
+            }
+            JobBaseState::Completed | JobBaseState::Failed | JobBaseState::Cancelled | JobBaseState::Timeout
+            | JobBaseState::NodeFail | JobBaseState::OutOfMemory
+                if !job.completing =>
+            {
+                self.return_to_queue(job_id, now);
+                Ok(Vec::new())
+            }
+            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
+            _ => Err(ApiError::new(SlurmErrno::TransitionStateNoUpdate)),
+        }
+    }
+
+    fn return_to_queue(&mut self, job_id: u32, now: EpochSecs) {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            job.state = JobBaseState::Pending;
+            job.completing = false;
+            job.requeue_pending = false;
+            job.restarts += 1;
+            job.alloc = None;
+            job.start_time = None;
+            job.end_time = None;
+            job.exit_code = 0;
+            job.exit_signal = 0;
+            // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
+            job.eligible_time = Some(now);
+            job.reason = match job.hold {
+                Some(HoldKind::Admin) => JobReason::Held,
+                Some(HoldKind::User) => JobReason::HeldUser,
+                None => JobReason::NoReason,
+            };
+        }
+    }
+
+    fn update_job(&mut self, job_id: u32, update: &JobUpdate, admin: bool) -> Result<Vec<Effect>, ApiError> {
+        let partition_exists = update.partition.as_ref().map(|p| self.partition(p).is_some());
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        if let Some(limit) = update.time_limit_min {
+            let raising = match (limit, job.time_limit_min) {
+                (None, Some(_)) => true,
+                (Some(new), Some(old)) => new > old,
+                _ => false,
+            };
+            if raising && !admin {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            job.time_limit_min = limit;
+            job.spec.time_limit_min = limit;
+        }
+        if let Some(name) = &update.name {
+            job.spec.name = name.clone();
+        }
+        if let Some(comment) = &update.comment {
+            job.spec.comment = Some(comment.clone());
+        }
+        if let Some(nice) = update.nice {
+            if nice < 0 && !admin {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            job.priority = job.priority.saturating_add_signed(job.spec.nice - nice);
+            job.spec.nice = nice;
+        }
+        if let Some(priority) = update.priority {
+            if !admin {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            job.priority = priority;
+        }
+        let pending = job.state == JobBaseState::Pending;
+        if let Some(partition) = &update.partition {
+            if !pending {
+                return Err(ApiError::new(SlurmErrno::JobNotPending));
+            }
+            if partition_exists != Some(true) {
+                return Err(ApiError::new(SlurmErrno::InvalidPartitionName));
+            }
+            job.partition = partition.clone();
+            job.spec.partition = Some(partition.clone());
+        }
+        if let Some(tasks) = update.num_tasks {
+            if !pending {
+                return Err(ApiError::new(SlurmErrno::JobNotPending));
+            }
+            job.spec.ntasks = Some(tasks);
+        }
+        if let Some(dependency) = &update.dependency {
+            if !pending {
+                return Err(ApiError::new(SlurmErrno::JobNotPending));
+            }
+            job.spec.dependency = if dependency.is_empty() { None } else { Some(dependency.clone()) };
+        }
+        if let Some(begin) = update.begin_time {
+            if !pending {
+                return Err(ApiError::new(SlurmErrno::JobNotPending));
+            }
+            job.spec.begin_time = Some(begin);
+        }
+        Ok(Vec::new())
+    }
+
+    pub(super) fn time_limit_reached(&mut self, job_ids: &[u32], now: EpochSecs) -> Applied {
+        let mut applied = Applied::default();
+        for &job_id in job_ids {
+            let Some(job) = self.jobs.get_mut(&job_id) else { continue };
+            if job.state != JobBaseState::Running || job.completing {
+                continue;
+            }
+            job.state = JobBaseState::Timeout;
+            job.reason = JobReason::FailTimeout;
+            job.completing = true;
+            job.end_time = Some(now);
+            applied.effects.push(Effect::Terminate {
+                node: first_node(job),
+                job_id,
+                reason: TerminateReason::TimeLimit,
+                at: now,
+            });
+        }
+        applied
+    }
+
+    /// The node under a running job failed: NODE_FAIL, resources released (requeue comes with the steps issue).
+    pub(super) fn node_failed(&mut self, job_id: u32, node: &str, now: EpochSecs) -> Vec<Effect> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        job.state = JobBaseState::NodeFail;
+        job.reason = JobReason::FailDownNode;
+        job.completing = false;
+        job.end_time = Some(now);
+        let alloc = job.alloc.clone();
+        if let Some(alloc) = alloc {
+            self.release(&alloc, now);
+        }
+        vec![Effect::Terminate {
+            node: node.to_string(),
+            job_id,
+            reason: TerminateReason::NodeFail,
+            at: now,
+        }]
+    }
+
+    pub(super) fn purge(&mut self, now: EpochSecs) {
+        let age = EpochSecs::from(self.settings.min_job_age_secs);
+        self.jobs.retain(|_, job| {
+            !(job.is_finished() && !job.completing && job.end_time.is_some_and(|end| now - end >= age))
+        });
+    }
+}
+
+fn first_node(job: &JobRecord) -> String {
+    job.alloc
+        .as_ref()
+        .and_then(|a| a.node_names.first().cloned())
+        .unwrap_or_default()
+}
+
+/// Reasons under which a job is eligible to run (it waits only for resources or its turn).
+fn reason_is_eligible(reason: JobReason) -> bool {
+    matches!(reason, JobReason::NoReason | JobReason::Resources | JobReason::Priority)
+}

@@ -1,0 +1,230 @@
+//! The controller's deterministic state machine: jobs, nodes and partitions, changed only by [`Command`]s applied
+//! in Raft log order. Time, ids and choices travel inside commands (or derive from the log), so every replica and
+//! every replay reaches the same state. Applying a command returns [`Effect`]s (launch, signal, terminate) that the
+//! leader's runtime performs; followers and replays drop them, and agents reconcile on reconnect.
+
+mod config;
+mod jobs;
+mod nodes;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use spur_core::agent_proto::TerminateReason;
+use spur_core::api::{ApiError, ControlRequest, SignalScope};
+use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::records::{ClusterConfig, NodeRecord, PartitionRecord};
+use spur_core::states::JobReason;
+
+pub use config::{ConfigSnapshot, NodeDefinition, Settings};
+pub use nodes::NodeRegistration;
+
+/// The version of the snapshot layout below; bump it with a migration when a field changes meaning.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// How a job ended on its node, as the agent reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The batch script exited; code and signal as in `wait(2)`.
+    Exited { code: u32, signal: u32 },
+    /// The node could not start the job at all (bad work dir for a non-root user, unwritable output, ...).
+    LaunchFailed,
+}
+
+/// Every state change. Append-only: new variants go at the end, fields added later are `#[serde(default)]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Command {
+    /// The controller (re)started with this configuration; node runtime state is kept where the node survives.
+    ApplyConfig(Box<ConfigSnapshot>),
+    Submit {
+        spec: Box<JobSpec>,
+        now: EpochSecs,
+    },
+    /// A scheduling plan: jobs to start where placed, and the pending reasons of the jobs left waiting.
+    Schedule {
+        starts: Vec<(u32, Allocation)>,
+        reasons: Vec<(u32, JobReason)>,
+        now: EpochSecs,
+    },
+    Finished {
+        job_id: u32,
+        outcome: Outcome,
+        now: EpochSecs,
+    },
+    Control {
+        caller_uid: u32,
+        request: ControlRequest,
+        now: EpochSecs,
+    },
+    TimeLimitReached {
+        job_ids: Vec<u32>,
+        now: EpochSecs,
+    },
+    RegisterNode {
+        registration: Box<NodeRegistration>,
+        now: EpochSecs,
+    },
+    NodeResponding {
+        name: String,
+        responding: bool,
+        now: EpochSecs,
+    },
+    /// Forget finished jobs older than MinJobAge.
+    Purge {
+        now: EpochSecs,
+    },
+}
+
+/// What the leader must do after a command took effect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Effect {
+    Launch { node: String, job_id: u32 },
+    Signal { node: String, job_id: u32, signal: i32, scope: SignalScope },
+    Terminate { node: String, job_id: u32, reason: TerminateReason, at: EpochSecs },
+    /// The job's result is committed: the agent may forget it.
+    AckFinished { node: String, job_id: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Applied {
+    /// The first job id created (arrays create consecutive ids).
+    pub job_id: Option<u32>,
+    /// Per-job errors of a multi-job request (scancel of an array).
+    pub failures: Vec<(String, ApiError)>,
+    pub effects: Vec<Effect>,
+}
+
+pub type ApplyResult = Result<Applied, ApiError>;
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClusterState {
+    pub version: u32,
+    pub config: ClusterConfig,
+    pub settings: Settings,
+    pub nodes: BTreeMap<String, NodeRecord>,
+    /// Partitions in configuration order (sinfo lists them so).
+    pub partitions: Vec<PartitionRecord>,
+    pub jobs: BTreeMap<u32, JobRecord>,
+    pub next_job_id: u32,
+    /// priority/basic hands out decreasing priorities in submission order.
+    pub submissions: u64,
+    /// Ids of jobs whose result was committed, per node, until the agent confirms it forgot them.
+    #[serde(default)]
+    pub last_applied_index: u64,
+}
+
+impl ClusterState {
+    pub fn new() -> Self {
+        ClusterState {
+            version: SNAPSHOT_VERSION,
+            next_job_id: 1,
+            ..Default::default()
+        }
+    }
+
+    /// The only mutation entry point.
+    pub fn apply(&mut self, log_index: u64, command: Command) -> ApplyResult {
+        self.last_applied_index = log_index;
+        match command {
+            Command::ApplyConfig(snapshot) => {
+                self.apply_config(*snapshot);
+                Ok(Applied::default())
+            }
+            Command::Submit { spec, now } => self.submit(*spec, now),
+            Command::Schedule {
+                starts,
+                reasons,
+                now,
+            } => Ok(self.apply_schedule(starts, reasons, now)),
+            Command::Finished {
+                job_id,
+                outcome,
+                now,
+            } => Ok(self.finish(job_id, outcome, now)),
+            Command::Control {
+                caller_uid,
+                request,
+                now,
+            } => self.control(caller_uid, request, now),
+            Command::TimeLimitReached { job_ids, now } => Ok(self.time_limit_reached(&job_ids, now)),
+            Command::RegisterNode { registration, now } => self.register_node(*registration, now),
+            Command::NodeResponding {
+                name,
+                responding,
+                now,
+            } => Ok(self.node_responding(&name, responding, now)),
+            Command::Purge { now } => {
+                self.purge(now);
+                Ok(Applied::default())
+            }
+        }
+    }
+
+    pub fn default_partition(&self) -> Option<&PartitionRecord> {
+        self.partitions.iter().find(|p| p.default)
+    }
+
+    pub fn partition(&self, name: &str) -> Option<&PartitionRecord> {
+        self.partitions.iter().find(|p| p.name == name)
+    }
+
+    /// Invariants every reachable state keeps; tests and the simulator call this after each apply.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut cpus: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut mem: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut gres: BTreeMap<(&str, &str), Vec<u32>> = BTreeMap::new();
+        for job in self.jobs.values() {
+            if job.job_id >= self.next_job_id {
+                return Err(format!("job {} is not below next_job_id {}", job.job_id, self.next_job_id));
+            }
+            let holds_resources = jobs::holds_resources(job);
+            match (&job.alloc, holds_resources) {
+                (Some(alloc), true) => {
+                    for node in &alloc.node_names {
+                        *cpus.entry(node).or_default() += alloc.cpus;
+                        *mem.entry(node).or_default() += alloc.mem_mb;
+                        for (name, idx) in &alloc.gres_indices {
+                            gres.entry((node, name)).or_default().extend(idx);
+                        }
+                    }
+                }
+                (None, true) => return Err(format!("job {} holds resources but has no allocation", job.job_id)),
+                _ => {}
+            }
+        }
+        for node in self.nodes.values() {
+            let used_cpus = cpus.get(node.name.as_str()).copied().unwrap_or(0);
+            if used_cpus != node.alloc_cpus || used_cpus > node.cpus {
+                return Err(format!(
+                    "node {}: {} CPUs allocated to jobs, node says {} of {}",
+                    node.name, used_cpus, node.alloc_cpus, node.cpus
+                ));
+            }
+            let used_mem = mem.get(node.name.as_str()).copied().unwrap_or(0);
+            if used_mem != node.alloc_mem_mb {
+                return Err(format!("node {}: memory ledger {} != {}", node.name, used_mem, node.alloc_mem_mb));
+            }
+            for g in &node.gres {
+                let mut used = gres.remove(&(node.name.as_str(), g.name.as_str())).unwrap_or_default();
+                used.sort_unstable();
+                let before = used.len();
+                used.dedup();
+                if used.len() != before {
+                    return Err(format!("node {}: a {} unit is allocated twice", node.name, g.name));
+                }
+                let mut ledger = node.alloc_gres.get(&g.name).cloned().unwrap_or_default();
+                ledger.sort_unstable();
+                if ledger != used {
+                    return Err(format!("node {}: {} ledger {:?} != jobs {:?}", node.name, g.name, ledger, used));
+                }
+            }
+        }
+        if let Some(((node, name), _)) = gres.into_iter().next() {
+            return Err(format!("job holds {name} on {node}, which offers none"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+//! Node lifecycle: agent registration, liveness and admin state changes (`scontrol update NodeName=`).
+
+use serde::{Deserialize, Serialize};
+
+use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
+use spur_core::job::EpochSecs;
+use spur_core::records::{NodeBaseState, NodeRecord};
+use spur_core::states::JobBaseState;
+
+use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
+
+/// What an agent says about itself and its jobs when it (re)connects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeRegistration {
+    pub name: String,
+    pub hostname: String,
+    pub addr: String,
+    pub cpus: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory_mb: u64,
+    pub boot_time: EpochSecs,
+    pub agent_start_time: EpochSecs,
+    pub os: String,
+    pub arch: String,
+    pub version: String,
+    /// Jobs whose supervisor is still alive on the node.
+    pub running_jobs: Vec<u32>,
+}
+
+impl ClusterState {
+    pub(super) fn register_node(&mut self, reg: NodeRegistration, now: EpochSecs) -> ApplyResult {
+        let Some(node) = self.nodes.get_mut(&reg.name) else {
+            return Err(ApiError::with_detail(
+                SlurmErrno::InvalidNodeName,
+                format!("node {} is not in the configuration", reg.name),
+            ));
+        };
+        node.hostname = reg.hostname.clone();
+        node.addr = reg.addr.clone();
+        node.boot_time = Some(reg.boot_time);
+        node.agent_start_time = Some(reg.agent_start_time);
+        node.os = reg.os.clone();
+        node.arch = reg.arch.clone();
+        node.version = reg.version.clone();
+        node.not_responding = false;
+        node.last_heartbeat = Some(now);
+        if node.base_state == NodeBaseState::Unknown {
+            node.base_state = NodeBaseState::Idle;
+        }
+        // A node that went down for not responding returns to service when it answers again
+        // (ReturnToService=2 semantics); an admin's DOWN needs an explicit resume.
+        if node.base_state == NodeBaseState::Down && node.reason.as_deref() == Some("Not responding") {
+            node.base_state = NodeBaseState::Idle;
+            node.reason = None;
+        }
+        let mut applied = Applied::default();
+        self.reconcile_node_jobs(&reg, now, &mut applied);
+        self.refresh_node_state(&reg.name);
+        Ok(applied)
+    }
+
+    /// Jobs the log places on this node but the agent does not run were never launched (or their launch was lost
+    /// in a failover): launch them now. Jobs being terminated get their terminate again.
+    fn reconcile_node_jobs(&mut self, reg: &NodeRegistration, now: EpochSecs, applied: &mut Applied) {
+        let on_node: Vec<u32> = self
+            .jobs
+            .values()
+            .filter(|j| jobs::holds_resources(j) && j.alloc.as_ref().is_some_and(|a| a.node_names.first() == Some(&reg.name)))
+            .map(|j| j.job_id)
+            .collect();
+        for job_id in on_node {
+            let Some(job) = self.jobs.get(&job_id) else { continue };
+            let running_there = reg.running_jobs.contains(&job_id);
+            if job.state == JobBaseState::Running && !job.completing {
+                if !running_there {
+                    applied.effects.push(Effect::Launch {
+                        node: reg.name.clone(),
+                        job_id,
+                    });
+                }
+            } else if running_there {
+                let reason = match job.state {
+                    JobBaseState::Timeout => TerminateReason::TimeLimit,
+                    _ => TerminateReason::Cancelled,
+                };
+                applied.effects.push(Effect::Terminate {
+                    node: reg.name.clone(),
+                    job_id,
+                    reason,
+                    at: now,
+                });
+            } else {
+                // Terminated while the agent was away and its report is gone with the agent: release it.
+                let finished = self.finish(job_id, Outcome::Exited { code: 0, signal: 9 }, now);
+                applied.effects.extend(finished.effects);
+            }
+        }
+    }
+
+    pub(super) fn node_responding(&mut self, name: &str, responding: bool, now: EpochSecs) -> Applied {
+        if let Some(node) = self.nodes.get_mut(name) {
+            node.not_responding = !responding;
+            if responding {
+                node.last_heartbeat = Some(now);
+            }
+        }
+        Applied::default()
+    }
+
+    pub(super) fn update_nodes(
+        &mut self,
+        names: &[String],
+        state: NodeUpdateState,
+        reason: Option<String>,
+        caller_uid: u32,
+        now: EpochSecs,
+    ) -> ApplyResult {
+        if let Some(unknown) = names.iter().find(|n| !self.nodes.contains_key(*n)) {
+            return Err(ApiError::with_detail(SlurmErrno::InvalidNodeName, unknown.clone()));
+        }
+        if matches!(state, NodeUpdateState::Drain | NodeUpdateState::Down) && reason.is_none() {
+            return Err(ApiError::with_detail(
+                SlurmErrno::Error,
+                "You must specify a reason when DOWNING or DRAINING a node. Request denied",
+            ));
+        }
+        let mut applied = Applied::default();
+        for name in names {
+            let Some(node) = self.nodes.get_mut(name) else { continue };
+            match state {
+                NodeUpdateState::Drain => {
+                    node.drain = true;
+                    set_reason(node, reason.clone(), caller_uid, now);
+                }
+                NodeUpdateState::Down => {
+                    node.base_state = NodeBaseState::Down;
+                    set_reason(node, reason.clone(), caller_uid, now);
+                }
+                NodeUpdateState::Resume | NodeUpdateState::Undrain | NodeUpdateState::Idle => {
+                    node.drain = false;
+                    if node.base_state == NodeBaseState::Down {
+                        node.base_state = NodeBaseState::Idle;
+                    }
+                    node.reason = None;
+                    node.reason_time = None;
+                    node.reason_uid = None;
+                }
+            }
+            if state == NodeUpdateState::Down {
+                let victims: Vec<u32> = self
+                    .jobs
+                    .values()
+                    .filter(|j| jobs::holds_resources(j) && j.alloc.as_ref().is_some_and(|a| a.node_names.contains(name)))
+                    .map(|j| j.job_id)
+                    .collect();
+                for job_id in victims {
+                    applied.effects.extend(self.node_failed(job_id, name, now));
+                }
+            }
+            self.refresh_node_state(name);
+        }
+        Ok(applied)
+    }
+
+    /// Recomputes IDLE/MIXED/ALLOCATED from the ledgers, leaving DOWN and UNKNOWN alone.
+    pub(super) fn refresh_node_state(&mut self, name: &str) {
+        if let Some(node) = self.nodes.get_mut(name) {
+            if matches!(node.base_state, NodeBaseState::Down | NodeBaseState::Unknown) {
+                return;
+            }
+            node.base_state = if node.alloc_cpus == 0 {
+                NodeBaseState::Idle
+            } else if node.alloc_cpus >= node.cpus {
+                NodeBaseState::Allocated
+            } else {
+                NodeBaseState::Mixed
+            };
+        }
+    }
+}
+
+fn set_reason(node: &mut NodeRecord, reason: Option<String>, uid: u32, now: EpochSecs) {
+    node.reason = reason;
+    node.reason_time = Some(now);
+    node.reason_uid = Some(uid);
+}

@@ -1,0 +1,582 @@
+//! The state machine and scheduler together, without processes: submit, schedule, finish, and every control
+//! request, with the invariants checked after each applied command.
+
+use pretty_assertions::assert_eq;
+
+use spur_core::api::{ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno};
+use spur_core::job::{GresRequest, JobSpec};
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::states::{JobReason, JobBaseState};
+
+use super::*;
+use crate::scheduler::schedule;
+
+/// A cluster with builders: one log index per applied command, invariants after each.
+struct Harness {
+    state: ClusterState,
+    index: u64,
+    now: i64,
+}
+
+fn node(name: &str, cpus: u32, gpus: u64) -> NodeDefinition {
+    NodeDefinition {
+        name: name.to_string(),
+        addr: "127.0.0.1".to_string(),
+        hostname: name.to_string(),
+        cpus,
+        boards: 1,
+        sockets: 1,
+        cores_per_socket: cpus,
+        threads_per_core: 1,
+        real_memory_mb: 4000,
+        tmp_disk_mb: 0,
+        weight: 1,
+        features: vec!["fast".to_string()],
+        gres: if gpus > 0 {
+            vec![NodeGres {
+                name: "gpu".to_string(),
+                gres_type: Some("a100".to_string()),
+                count: gpus,
+                files: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        },
+        configured_down: false,
+        configured_drain: false,
+    }
+}
+
+fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
+    PartitionRecord {
+        name: name.to_string(),
+        nodes_expr: nodes.join(","),
+        nodes: nodes.iter().map(|n| n.to_string()).collect(),
+        default,
+        max_time_min: None,
+        default_time_min: None,
+        max_nodes: None,
+        min_nodes: 0,
+        state: PartitionState::Up,
+        priority_tier: 1,
+        priority_job_factor: 1,
+        allow_groups: None,
+        allow_accounts: None,
+        hidden: false,
+        root_only: false,
+        oversubscribe: "NO".to_string(),
+        max_mem_per_node_mb: None,
+        def_mem_per_cpu_mb: None,
+        def_mem_per_node_mb: None,
+    }
+}
+
+fn spec(name: &str) -> JobSpec {
+    JobSpec {
+        name: name.to_string(),
+        user_id: 1000,
+        group_id: 1000,
+        user_name: "alice".to_string(),
+        nodes_min: 1,
+        cpus_per_task: 1,
+        work_dir: "/tmp".to_string(),
+        script: Some("#!/bin/sh\ntrue\n".to_string()),
+        requeue: true,
+        ..Default::default()
+    }
+}
+
+impl Harness {
+    fn new() -> Self {
+        let mut h = Harness {
+            state: ClusterState::new(),
+            index: 0,
+            now: 1_000_000,
+        };
+        let settings = Settings {
+            def_mem_per_cpu_mb: Some(100),
+            memory_is_consumable: true,
+            ..Settings::default()
+        };
+        h.apply(Command::ApplyConfig(Box::new(ConfigSnapshot {
+            cluster: ClusterConfig::default(),
+            settings,
+            nodes: vec![node("n1", 2, 4)],
+            partitions: vec![partition("debug", &["n1"], true)],
+        })))
+        .unwrap();
+        h.register("n1", &[]);
+        h
+    }
+
+    fn apply(&mut self, command: Command) -> ApplyResult {
+        self.index += 1;
+        let result = self.state.apply(self.index, command);
+        if let Err(violation) = self.state.check_invariants() {
+            panic!("invariant broken after command {}: {violation}", self.index);
+        }
+        result
+    }
+
+    fn register(&mut self, name: &str, running: &[u32]) -> Applied {
+        let registration = NodeRegistration {
+            name: name.to_string(),
+            hostname: name.to_string(),
+            addr: "127.0.0.1".to_string(),
+            cpus: 2,
+            sockets: 1,
+            cores_per_socket: 2,
+            threads_per_core: 1,
+            real_memory_mb: 4000,
+            boot_time: 0,
+            agent_start_time: self.now,
+            os: "Linux".to_string(),
+            arch: "x86_64".to_string(),
+            version: "test".to_string(),
+            running_jobs: running.to_vec(),
+        };
+        let now = self.now;
+        self.apply(Command::RegisterNode {
+            registration: Box::new(registration),
+            now,
+        })
+        .unwrap()
+    }
+
+    fn submit(&mut self, spec: JobSpec) -> u32 {
+        let now = self.now;
+        self.apply(Command::Submit {
+            spec: Box::new(spec),
+            now,
+        })
+        .unwrap()
+        .job_id
+        .unwrap()
+    }
+
+    /// Runs the pure scheduler and commits its plan, as the leader does.
+    fn schedule(&mut self) -> Vec<u32> {
+        let plan = schedule(&self.state, self.now);
+        let started = plan.starts.iter().map(|(id, _)| *id).collect();
+        let now = self.now;
+        self.apply(Command::Schedule {
+            starts: plan.starts,
+            reasons: plan.reasons,
+            now,
+        })
+        .unwrap();
+        started
+    }
+
+    fn finish(&mut self, job_id: u32, code: u32, signal: u32) {
+        let now = self.now;
+        self.apply(Command::Finished {
+            job_id,
+            outcome: Outcome::Exited { code, signal },
+            now,
+        })
+        .unwrap();
+    }
+
+    fn control(&mut self, uid: u32, request: ControlRequest) -> ApplyResult {
+        let now = self.now;
+        self.apply(Command::Control {
+            caller_uid: uid,
+            request,
+            now,
+        })
+    }
+
+    fn job(&self, id: u32) -> &spur_core::job::JobRecord {
+        &self.state.jobs[&id]
+    }
+}
+
+fn select(job_id: u32) -> JobSelector {
+    JobSelector {
+        job_id,
+        array_task: None,
+    }
+}
+
+#[test]
+fn ids_are_monotonic_and_jobs_run_first_come_first_served() {
+    let mut h = Harness::new();
+    let a = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("a")
+    });
+    let b = h.submit(spec("b"));
+    let c = h.submit(spec("c"));
+    assert_eq!((a, b, c), (1, 2, 3));
+    assert!(h.job(a).priority > h.job(b).priority);
+    assert_eq!(h.schedule(), vec![a]);
+    assert_eq!(h.job(b).reason, JobReason::Resources);
+    assert_eq!(h.job(c).reason, JobReason::Priority);
+    h.finish(a, 0, 0);
+    assert_eq!(h.job(a).state, JobBaseState::Completed);
+    assert_eq!(h.schedule(), vec![b, c]);
+}
+
+#[test]
+fn exit_codes_and_signals_set_state_and_reason() {
+    let mut h = Harness::new();
+    let failed = h.submit(spec("f"));
+    let killed = h.submit(spec("k"));
+    h.schedule();
+    h.finish(failed, 3, 0);
+    h.finish(killed, 0, 9);
+    assert_eq!(h.job(failed).state, JobBaseState::Failed);
+    assert_eq!((h.job(failed).exit_code, h.job(failed).exit_signal), (3, 0));
+    assert_eq!(h.job(failed).reason, JobReason::FailExitCode);
+    assert_eq!((h.job(killed).exit_code, h.job(killed).exit_signal), (0, 9));
+}
+
+#[test]
+fn gpus_are_handed_out_without_overlap() {
+    let mut h = Harness::new();
+    let gpus = |n| GresRequest {
+        name: "gpu".to_string(),
+        gres_type: None,
+        count: n,
+    };
+    let a = h.submit(JobSpec {
+        gres: vec![gpus(3)],
+        ..spec("a")
+    });
+    let b = h.submit(JobSpec {
+        gres: vec![gpus(2)],
+        ..spec("b")
+    });
+    assert_eq!(h.schedule(), vec![a]);
+    assert_eq!(h.job(a).alloc.as_ref().unwrap().gres_indices["gpu"], vec![0, 1, 2]);
+    assert_eq!(h.job(b).reason, JobReason::Resources);
+    h.finish(a, 0, 0);
+    assert_eq!(h.schedule(), vec![b]);
+    assert_eq!(h.job(b).alloc.as_ref().unwrap().gres_indices["gpu"], vec![0, 1]);
+}
+
+#[test]
+fn impossible_requests_are_refused_at_submit() {
+    let mut h = Harness::new();
+    let too_many_cpus = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            ntasks: Some(64),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(too_many_cpus.unwrap_err().errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    let bad_type = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            gres: vec![GresRequest {
+                name: "gpu".to_string(),
+                gres_type: Some("h100".to_string()),
+                count: 1,
+            }],
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(bad_type.unwrap_err().errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    let bad_partition = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            partition: Some("nosuch".to_string()),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    let error = bad_partition.unwrap_err();
+    assert_eq!(error.errno, SlurmErrno::InvalidPartitionName);
+    assert_eq!(error.detail.as_deref(), Some("invalid partition specified: nosuch"));
+    // Refused submissions consume no job id.
+    assert_eq!(h.submit(spec("ok")), 1);
+}
+
+#[test]
+fn cancel_pending_and_running_jobs() {
+    let mut h = Harness::new();
+    let running = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("r")
+    });
+    let pending = h.submit(spec("p"));
+    h.schedule();
+    h.control(1000, ControlRequest::Cancel { job: select(pending) }).unwrap();
+    assert_eq!(h.job(pending).state, JobBaseState::Cancelled);
+    let applied = h.control(1000, ControlRequest::Cancel { job: select(running) }).unwrap();
+    assert!(matches!(
+        applied.effects.as_slice(),
+        [Effect::Terminate { reason: TerminateReason::Cancelled, .. }]
+    ));
+    assert!(h.job(running).completing);
+    // Resources stay booked until the node confirms the processes are gone.
+    assert_eq!(h.state.nodes["n1"].alloc_cpus, 2);
+    h.finish(running, 0, 15);
+    assert_eq!(h.job(running).state, JobBaseState::Cancelled);
+    assert_eq!(h.state.nodes["n1"].alloc_cpus, 0);
+    assert_eq!((h.job(running).exit_code, h.job(running).exit_signal), (0, 15));
+}
+
+#[test]
+fn other_users_cannot_touch_a_job_but_root_can() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("mine"));
+    let denied = h.control(1001, ControlRequest::Cancel { job: select(job) }).unwrap_err();
+    assert_eq!(denied.errno, SlurmErrno::AccessDenied);
+    let missing = h.control(1000, ControlRequest::Cancel { job: select(99) }).unwrap_err();
+    assert_eq!(missing.errno, SlurmErrno::InvalidJobId);
+    h.control(0, ControlRequest::Cancel { job: select(job) }).unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Cancelled);
+}
+
+#[test]
+fn holds_and_releases_with_slurm_reasons_and_priorities() {
+    let mut h = Harness::new();
+    let held = h.submit(JobSpec {
+        hold: true,
+        ..spec("held")
+    });
+    let other = h.submit(spec("other"));
+    assert_eq!(h.job(held).priority, 0);
+    assert_eq!(h.job(held).reason, JobReason::HeldUser);
+    h.control(0, ControlRequest::Hold { job: select(other), by_user: false }).unwrap();
+    assert_eq!(h.job(other).reason, JobReason::Held);
+    // A user may not release an admin hold.
+    let denied = h.control(1000, ControlRequest::Release { job: select(other) }).unwrap_err();
+    assert_eq!(denied.errno, SlurmErrno::AccessDenied);
+    h.control(1000, ControlRequest::Release { job: select(held) }).unwrap();
+    assert_eq!(h.job(held).hold, None);
+    assert_eq!(h.job(held).priority, 0xFFFF_0000 - 3);
+    assert_eq!(h.schedule(), vec![held]);
+}
+
+#[test]
+fn arrays_expand_and_honour_the_throttle() {
+    let mut h = Harness::new();
+    let first = h.submit(JobSpec {
+        array: Some("1-4%1".to_string()),
+        ..spec("arr")
+    });
+    assert_eq!(h.state.jobs.len(), 4);
+    assert_eq!(h.job(first).array_job_id, Some(first));
+    assert_eq!(h.job(first + 3).array_task_id, Some(4));
+    assert_eq!(h.schedule(), vec![first]);
+    assert_eq!(h.job(first + 1).reason, JobReason::ArrayTaskLimit);
+    // Cancelling `first_2` addresses one task only.
+    let task2 = JobSelector {
+        job_id: first,
+        array_task: Some(2),
+    };
+    h.control(1000, ControlRequest::Cancel { job: task2 }).unwrap();
+    assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
+    h.finish(first, 0, 0);
+    assert_eq!(h.schedule(), vec![first + 2]);
+    // Cancelling the array id reaches every remaining task.
+    h.control(1000, ControlRequest::Cancel { job: select(first) }).unwrap();
+    assert_eq!(h.job(first + 3).state, JobBaseState::Cancelled);
+}
+
+#[test]
+fn dependencies_wait_then_release_or_never_satisfy() {
+    let mut h = Harness::new();
+    let parent = h.submit(spec("parent"));
+    let ok_child = h.submit(JobSpec {
+        dependency: Some(format!("afterok:{parent}")),
+        ..spec("okchild")
+    });
+    let notok_child = h.submit(JobSpec {
+        dependency: Some(format!("afternotok:{parent}")),
+        ..spec("notokchild")
+    });
+    h.schedule();
+    assert_eq!(h.job(ok_child).reason, JobReason::Dependency);
+    h.finish(parent, 0, 0);
+    assert_eq!(h.schedule(), vec![ok_child]);
+    assert_eq!(h.job(notok_child).reason, JobReason::DepInvalid);
+    let unknown = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            dependency: Some("afterok:999".to_string()),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(unknown.unwrap_err().errno, SlurmErrno::InvalidDependency);
+}
+
+#[test]
+fn begin_time_defers_a_job() {
+    let mut h = Harness::new();
+    let later = h.submit(JobSpec {
+        begin_time: Some(h.now + 60),
+        ..spec("later")
+    });
+    assert!(h.schedule().is_empty());
+    assert_eq!(h.job(later).reason, JobReason::Time);
+    h.now += 61;
+    assert_eq!(h.schedule(), vec![later]);
+}
+
+#[test]
+fn time_limit_terminates_and_records_timeout() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        time_limit_min: Some(1),
+        ..spec("t")
+    });
+    h.schedule();
+    h.now += 61;
+    let expired = crate::runtime::expired_jobs(&h.state, h.now);
+    assert_eq!(expired, vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::TimeLimitReached {
+            job_ids: expired,
+            now,
+        })
+        .unwrap();
+    assert!(matches!(
+        applied.effects.as_slice(),
+        [Effect::Terminate { reason: TerminateReason::TimeLimit, .. }]
+    ));
+    h.finish(job, 0, 15);
+    assert_eq!(h.job(job).state, JobBaseState::Timeout);
+    assert_eq!(h.job(job).reason, JobReason::FailTimeout);
+    assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 15));
+}
+
+#[test]
+fn requeue_returns_a_running_job_to_the_queue() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("rq"));
+    h.schedule();
+    h.control(1000, ControlRequest::Requeue { job: select(job), hold: false }).unwrap();
+    h.finish(job, 0, 15);
+    assert_eq!(h.job(job).state, JobBaseState::Pending);
+    assert_eq!(h.job(job).restarts, 1);
+    assert_eq!(h.schedule(), vec![job]);
+    let no_requeue = h.submit(JobSpec {
+        requeue: false,
+        ..spec("nr")
+    });
+    let refused = h.control(1000, ControlRequest::Requeue { job: select(no_requeue), hold: false });
+    assert_eq!(refused.unwrap_err().errno, SlurmErrno::DisabledRequeue);
+}
+
+#[test]
+fn update_job_fields_and_limits_on_users() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        time_limit_min: Some(10),
+        ..spec("u")
+    });
+    let update = |limit| JobUpdate {
+        time_limit_min: Some(Some(limit)),
+        name: Some("renamed".to_string()),
+        ..Default::default()
+    };
+    h.control(1000, ControlRequest::UpdateJob { job: select(job), update: update(5) }).unwrap();
+    assert_eq!(h.job(job).time_limit_min, Some(5));
+    assert_eq!(h.job(job).spec.name, "renamed");
+    let raise = h.control(1000, ControlRequest::UpdateJob { job: select(job), update: update(50) });
+    assert_eq!(raise.unwrap_err().errno, SlurmErrno::AccessDenied);
+    h.control(0, ControlRequest::UpdateJob { job: select(job), update: update(50) }).unwrap();
+    assert_eq!(h.job(job).time_limit_min, Some(50));
+}
+
+#[test]
+fn drained_nodes_take_no_work_and_resume() {
+    let mut h = Harness::new();
+    let drain = ControlRequest::UpdateNode {
+        nodes: vec!["n1".to_string()],
+        state: NodeUpdateState::Drain,
+        reason: Some("maintenance".to_string()),
+    };
+    assert_eq!(h.control(1000, drain.clone()).unwrap_err().errno, SlurmErrno::UserIdMissing);
+    h.control(0, drain).unwrap();
+    let job = h.submit(spec("j"));
+    assert!(h.schedule().is_empty());
+    assert_eq!(h.job(job).reason, JobReason::Resources);
+    let resume = ControlRequest::UpdateNode {
+        nodes: vec!["n1".to_string()],
+        state: NodeUpdateState::Resume,
+        reason: None,
+    };
+    h.control(0, resume).unwrap();
+    assert_eq!(h.schedule(), vec![job]);
+}
+
+#[test]
+fn reregistration_relaunches_lost_jobs_and_resends_terminations() {
+    let mut h = Harness::new();
+    let lost = h.submit(spec("lost"));
+    let cancelled = h.submit(spec("cancelled"));
+    h.schedule();
+    h.control(1000, ControlRequest::Cancel { job: select(cancelled) }).unwrap();
+    let applied = h.register("n1", &[cancelled]);
+    assert!(applied.effects.contains(&Effect::Launch { node: "n1".to_string(), job_id: lost }));
+    assert!(applied
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Terminate { job_id, .. } if *job_id == cancelled)));
+}
+
+#[test]
+fn signals_reach_running_jobs_only() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("s"));
+    let pending = h.control(
+        1000,
+        ControlRequest::Signal {
+            job: select(job),
+            signal: 10,
+            scope: SignalScope::BatchShell,
+        },
+    );
+    assert_eq!(pending.unwrap_err().errno, SlurmErrno::JobPending);
+    h.schedule();
+    let applied = h
+        .control(
+            1000,
+            ControlRequest::Signal {
+                job: select(job),
+                signal: 10,
+                scope: SignalScope::BatchShell,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Signal {
+            node: "n1".to_string(),
+            job_id: job,
+            signal: 10,
+            scope: SignalScope::BatchShell
+        }]
+    );
+}
+
+#[test]
+fn purge_forgets_old_finished_jobs_but_never_reuses_ids() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("old"));
+    h.schedule();
+    h.finish(job, 0, 0);
+    h.now += 301;
+    let now = h.now;
+    h.apply(Command::Purge { now }).unwrap();
+    assert!(h.state.jobs.is_empty());
+    assert_eq!(h.submit(spec("new")), job + 1);
+}
+
+#[test]
+fn snapshots_round_trip() {
+    use crate::raft::AppStateMachine;
+    let mut h = Harness::new();
+    h.submit(spec("a"));
+    h.schedule();
+    let bytes = AppStateMachine::snapshot(&h.state).unwrap();
+    let mut restored = ClusterState::new();
+    AppStateMachine::restore(&mut restored, &bytes).unwrap();
+    assert_eq!(restored, h.state);
+}

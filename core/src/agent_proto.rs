@@ -1,0 +1,102 @@
+//! Messages on the agent's session with the controller (the `AgentLink.Session` stream). The agent opens the
+//! session, so the controller never needs to reach nodes; everything that changes state is acknowledged only after
+//! the controller committed it, so an agent keeps a report until then and resends it after a reconnect.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::SignalScope;
+use crate::job::{EpochSecs, JobRecord};
+
+/// What a node offers, as its agent found it (configuration wins where slurm.conf says more).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeHello {
+    pub name: String,
+    pub hostname: String,
+    pub addr: String,
+    pub cpus: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory_mb: u64,
+    pub boot_time: EpochSecs,
+    pub agent_start_time: EpochSecs,
+    pub os: String,
+    pub arch: String,
+    pub version: String,
+    /// Jobs whose supervisor is alive on this node.
+    pub running_jobs: Vec<u32>,
+}
+
+/// How a job's batch script ended, as the supervisor recorded it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobOutcome {
+    pub job_id: u32,
+    /// `None`: the job could not be launched.
+    pub exit_code: Option<u32>,
+    pub signal: u32,
+    pub end_time: EpochSecs,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum AgentToController {
+    /// First message of every session.
+    Hello(Box<NodeHello>),
+    Heartbeat {
+        free_mem_mb: Option<u64>,
+        cpu_load: Option<f64>,
+    },
+    /// Sent until the controller answers `FinishedAck` for the job.
+    Finished(JobOutcome),
+}
+
+/// Cluster facts a supervisor needs to build the job's environment (`SLURM_CLUSTER_NAME`, `SLURM_CONF`, ...).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LaunchContext {
+    pub cluster_name: String,
+    pub slurm_conf: String,
+    pub controller_addr: String,
+    pub kill_wait_secs: u32,
+    /// Every task id of the job's array (for `SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`, `_STEP`); empty otherwise.
+    #[serde(default)]
+    pub array_task_ids: Vec<u32>,
+}
+
+/// Why the controller ends a running job; decides the line the supervisor writes into the job's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TerminateReason {
+    TimeLimit,
+    Cancelled,
+    NodeFail,
+    Requeued,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ControllerToAgent {
+    Welcome {
+        node: String,
+    },
+    Launch {
+        job: Box<JobRecord>,
+        context: LaunchContext,
+    },
+    Signal {
+        job_id: u32,
+        signal: i32,
+        scope: SignalScope,
+    },
+    Terminate {
+        job_id: u32,
+        reason: TerminateReason,
+        at: EpochSecs,
+        kill_wait_secs: u32,
+    },
+    FinishedAck {
+        job_id: u32,
+    },
+    /// The controller refuses this agent (unknown node name, ...); it should log and retry later.
+    Rejected {
+        message: String,
+    },
+}

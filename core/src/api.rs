@@ -1,0 +1,273 @@
+//! The controller's API as typed documents: what clients (CLI, REST, C shim) send and receive, and Slurm's error
+//! numbers and texts. The gRPC envelope (core/proto/spur.proto) carries these as JSON; see [`crate::wire`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::job::{JobRecord, JobSpec};
+use crate::records::{ClusterConfig, NodeRecord, PartitionRecord};
+
+/// Slurm's error numbers (slurm_errno.h) for the errors Spur reports, with Slurm's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SlurmErrno {
+    Error,
+    AccessDenied,
+    InvalidPartitionName,
+    DefaultPartitionNotSet,
+    InvalidJobId,
+    InvalidNodeName,
+    RequestedNodeConfigUnavailable,
+    RequestedPartConfigUnavailable,
+    AlreadyDone,
+    JobPending,
+    TransitionStateNoUpdate,
+    InvalidTimeLimit,
+    InvalidDependency,
+    InvalidNodeCount,
+    UserIdMissing,
+    InvalidGres,
+    InvalidArray,
+    DisabledRequeue,
+    JobNotPending,
+    JobNotRunning,
+    InvalidTaskMemory,
+    JobHeld,
+    NotLeader,
+}
+
+impl SlurmErrno {
+    /// The number libslurm's `slurm_get_errno()` returns.
+    pub fn code(self) -> i32 {
+        match self {
+            SlurmErrno::Error => -1,
+            SlurmErrno::AccessDenied => 2002,
+            SlurmErrno::InvalidPartitionName => 2000,
+            SlurmErrno::DefaultPartitionNotSet => 2001,
+            SlurmErrno::InvalidJobId => 2017,
+            SlurmErrno::InvalidNodeName => 2018,
+            SlurmErrno::RequestedNodeConfigUnavailable => 2014,
+            SlurmErrno::RequestedPartConfigUnavailable => 2015,
+            SlurmErrno::AlreadyDone => 2021,
+            SlurmErrno::JobPending => 2016,
+            SlurmErrno::TransitionStateNoUpdate => 2020,
+            SlurmErrno::InvalidTimeLimit => 2051,
+            SlurmErrno::InvalidDependency => 2053,
+            SlurmErrno::InvalidNodeCount => 2006,
+            SlurmErrno::UserIdMissing => 2008,
+            SlurmErrno::InvalidGres => 2072,
+            SlurmErrno::InvalidArray => 2115,
+            SlurmErrno::DisabledRequeue => 2063,
+            SlurmErrno::JobNotPending => 2019,
+            SlurmErrno::JobNotRunning => 2012,
+            SlurmErrno::InvalidTaskMemory => 2044,
+            SlurmErrno::JobHeld => 2043,
+            SlurmErrno::NotLeader => 1008,
+        }
+    }
+
+    /// Slurm's `slurm_strerror()` text.
+    pub fn text(self) -> &'static str {
+        match self {
+            SlurmErrno::Error => "Unspecified error",
+            SlurmErrno::AccessDenied => "Access/permission denied",
+            SlurmErrno::InvalidPartitionName => "Invalid partition name specified",
+            SlurmErrno::DefaultPartitionNotSet => "No partition specified or system default partition",
+            SlurmErrno::InvalidJobId => "Invalid job id specified",
+            SlurmErrno::InvalidNodeName => "Invalid node name specified",
+            SlurmErrno::RequestedNodeConfigUnavailable => {
+                "Requested node configuration is not available"
+            }
+            SlurmErrno::RequestedPartConfigUnavailable => {
+                "Requested partition configuration not available now"
+            }
+            SlurmErrno::AlreadyDone => "Job/step already completing or completed",
+            SlurmErrno::JobPending => "Job is pending execution",
+            SlurmErrno::TransitionStateNoUpdate => {
+                "Requested operation not supported on this job state"
+            }
+            SlurmErrno::InvalidTimeLimit => "Invalid time limit specified",
+            SlurmErrno::InvalidDependency => "Job dependency problem",
+            SlurmErrno::InvalidNodeCount => "Node count specification invalid",
+            SlurmErrno::UserIdMissing => "Invalid user id",
+            SlurmErrno::InvalidGres => "Invalid generic resource (gres) specification",
+            SlurmErrno::InvalidArray => "Invalid job array specification",
+            SlurmErrno::DisabledRequeue => "Requeue of this job is disabled",
+            SlurmErrno::JobNotPending => "Job is no longer pending execution",
+            SlurmErrno::JobNotRunning => "Job not running",
+            SlurmErrno::InvalidTaskMemory => "Memory required by task is not available",
+            SlurmErrno::JobHeld => "Job is held",
+            SlurmErrno::NotLeader => "Controller is not the leader",
+        }
+    }
+
+    pub fn from_code(code: i32) -> Option<SlurmErrno> {
+        ALL_ERRNOS.iter().copied().find(|e| e.code() == code)
+    }
+}
+
+const ALL_ERRNOS: [SlurmErrno; 23] = [
+    SlurmErrno::Error,
+    SlurmErrno::AccessDenied,
+    SlurmErrno::InvalidPartitionName,
+    SlurmErrno::DefaultPartitionNotSet,
+    SlurmErrno::InvalidJobId,
+    SlurmErrno::InvalidNodeName,
+    SlurmErrno::RequestedNodeConfigUnavailable,
+    SlurmErrno::RequestedPartConfigUnavailable,
+    SlurmErrno::AlreadyDone,
+    SlurmErrno::JobPending,
+    SlurmErrno::TransitionStateNoUpdate,
+    SlurmErrno::InvalidTimeLimit,
+    SlurmErrno::InvalidDependency,
+    SlurmErrno::InvalidNodeCount,
+    SlurmErrno::UserIdMissing,
+    SlurmErrno::InvalidGres,
+    SlurmErrno::InvalidArray,
+    SlurmErrno::DisabledRequeue,
+    SlurmErrno::JobNotPending,
+    SlurmErrno::JobNotRunning,
+    SlurmErrno::InvalidTaskMemory,
+    SlurmErrno::JobHeld,
+    SlurmErrno::NotLeader,
+];
+
+/// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{}", self.errno.text())]
+pub struct ApiError {
+    pub errno: SlurmErrno,
+    /// e.g. `invalid partition specified: nosuch`, printed by sbatch before the errno text.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(errno: SlurmErrno) -> Self {
+        ApiError {
+            errno,
+            detail: None,
+        }
+    }
+
+    pub fn with_detail(errno: SlurmErrno, detail: impl Into<String>) -> Self {
+        ApiError {
+            errno,
+            detail: Some(detail.into()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubmitRequest {
+    pub spec: JobSpec,
+    /// `--test-only`: validate and report where it would start, submit nothing.
+    #[serde(default)]
+    pub test_only: bool,
+    /// `--immediate` / `srun` semantics: fail instead of queueing when resources are not free now.
+    #[serde(default)]
+    pub immediate: bool,
+    /// `salloc`/`srun` allocations have no batch script to run; the client runs the work.
+    #[serde(default)]
+    pub interactive: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubmitReply {
+    pub job_id: u32,
+    /// For `--test-only`: where and when the job would start.
+    #[serde(default)]
+    pub test_only: Option<TrialPlacement>,
+}
+
+/// Slurm prints this for `--test-only`: `Job N to start at T using C processors on nodes N in partition P`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialPlacement {
+    pub start_time: i64,
+    pub processors: u32,
+    pub nodes: Vec<String>,
+    pub partition: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Query {
+    Jobs,
+    Nodes,
+    Partitions,
+    Config,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum QueryReply {
+    Jobs { jobs: Vec<JobRecord>, now: i64 },
+    Nodes { nodes: Vec<NodeRecord>, now: i64 },
+    Partitions { partitions: Vec<PartitionRecord>, nodes: Vec<NodeRecord>, now: i64 },
+    Config { config: ClusterConfig, now: i64 },
+}
+
+/// Which jobs a control request addresses: a job id alone also addresses every task of an array it is the master of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSelector {
+    pub job_id: u32,
+    /// `12_3` addresses one task of array 12.
+    #[serde(default)]
+    pub array_task: Option<u32>,
+}
+
+/// Fields `scontrol update JobId=...` may change.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JobUpdate {
+    #[serde(default)]
+    pub time_limit_min: Option<Option<u32>>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub partition: Option<String>,
+    #[serde(default)]
+    pub nice: Option<i32>,
+    #[serde(default)]
+    pub priority: Option<u32>,
+    #[serde(default)]
+    pub comment: Option<String>,
+    #[serde(default)]
+    pub num_tasks: Option<u32>,
+    #[serde(default)]
+    pub dependency: Option<String>,
+    #[serde(default)]
+    pub begin_time: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SignalScope {
+    /// `scancel --batch`: only the batch shell.
+    BatchShell,
+    /// default and `--full`: every process of the job.
+    All,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ControlRequest {
+    /// scancel without `-s`: terminate, record CANCELLED.
+    Cancel { job: JobSelector },
+    /// scancel `-s SIG`: deliver a signal, the job keeps its state.
+    Signal { job: JobSelector, signal: i32, scope: SignalScope },
+    Hold { job: JobSelector, by_user: bool },
+    Release { job: JobSelector },
+    Requeue { job: JobSelector, hold: bool },
+    UpdateJob { job: JobSelector, update: JobUpdate },
+    UpdateNode { nodes: Vec<String>, state: NodeUpdateState, reason: Option<String> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NodeUpdateState {
+    Drain,
+    Resume,
+    Down,
+    Idle,
+    Undrain,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlReply {
+    /// Per addressed job: its display id and the error, if that job failed (scancel reports each).
+    #[serde(default)]
+    pub failures: Vec<(String, ApiError)>,
+}

@@ -1,0 +1,219 @@
+//! Spur's one job model: what a submission asks for ([`JobSpec`]) and what the controller knows about a job
+//! ([`JobRecord`]). The controller persists these in its Raft log and snapshots, the CLI formats them, REST and the
+//! C shim translate them; keeping one definition is what keeps those views in agreement.
+//!
+//! Every field added later must be optional (`#[serde(default)]`): records are persisted and replayed.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::states::{JobBaseState, JobReason, JobState, JobStateFlag};
+
+/// Seconds since the Unix epoch; the controller injects the clock, so records never read it themselves.
+pub type EpochSecs = i64;
+
+/// One generic resource request per node (`--gres=gpu:a100:2`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GresRequest {
+    pub name: String,
+    #[serde(default)]
+    pub gres_type: Option<String>,
+    pub count: u64,
+}
+
+/// How output files are opened (`--open-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OpenMode {
+    #[default]
+    Truncate,
+    Append,
+}
+
+/// What a user asked for, resolved from the command line, the environment and `#SBATCH` directives.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JobSpec {
+    pub name: String,
+    pub user_id: u32,
+    pub group_id: u32,
+    #[serde(default)]
+    pub user_name: String,
+    #[serde(default)]
+    pub account: Option<String>,
+    #[serde(default)]
+    pub qos: Option<String>,
+    /// `None`: the partition's default.
+    #[serde(default)]
+    pub partition: Option<String>,
+    /// Minutes; `None` takes the partition's DefaultTime or MaxTime.
+    #[serde(default)]
+    pub time_limit_min: Option<u32>,
+    #[serde(default)]
+    pub time_min_min: Option<u32>,
+    pub nodes_min: u32,
+    #[serde(default)]
+    pub nodes_max: Option<u32>,
+    /// `-n`; `None` when not given (Slurm then shows one task per node).
+    #[serde(default)]
+    pub ntasks: Option<u32>,
+    #[serde(default)]
+    pub ntasks_per_node: Option<u32>,
+    pub cpus_per_task: u32,
+    #[serde(default)]
+    pub mem_per_node_mb: Option<u64>,
+    #[serde(default)]
+    pub mem_per_cpu_mb: Option<u64>,
+    #[serde(default)]
+    pub tmp_disk_mb: u64,
+    #[serde(default)]
+    pub gres: Vec<GresRequest>,
+    /// The `--gres` text as the user wrote it, for `TresPerNode=`.
+    #[serde(default)]
+    pub gres_text: Option<String>,
+    #[serde(default)]
+    pub exclusive: bool,
+    #[serde(default)]
+    pub required_nodes: Option<String>,
+    #[serde(default)]
+    pub excluded_nodes: Option<String>,
+    #[serde(default)]
+    pub constraint: Option<String>,
+    /// `--array` as written (`1-10:2%4`).
+    #[serde(default)]
+    pub array: Option<String>,
+    /// `--dependency` as written.
+    #[serde(default)]
+    pub dependency: Option<String>,
+    #[serde(default)]
+    pub begin_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub hold: bool,
+    #[serde(default)]
+    pub nice: i32,
+    #[serde(default = "default_true")]
+    pub requeue: bool,
+    pub work_dir: String,
+    /// Filename patterns (`%j`), expanded on the node that runs the job.
+    #[serde(default)]
+    pub stdout: Option<String>,
+    #[serde(default)]
+    pub stderr: Option<String>,
+    #[serde(default)]
+    pub stdin: Option<String>,
+    #[serde(default)]
+    pub open_mode: OpenMode,
+    /// The batch script; `None` for allocations without one (salloc, srun).
+    #[serde(default)]
+    pub script: Option<String>,
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// The submission path shown as `Command=`; `None` for `--wrap` and stdin scripts.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The environment the job will see (after `--export` was applied on the submit side).
+    #[serde(default)]
+    pub environment: Vec<(String, String)>,
+    /// `--signal`: signal number and seconds before the time limit, and whether only the batch shell gets it.
+    #[serde(default)]
+    pub signal: Option<(i32, u32, bool)>,
+    #[serde(default)]
+    pub comment: Option<String>,
+    #[serde(default)]
+    pub submit_host: String,
+    /// Every option the submission carried, by long name, including those Spur does not act on yet.
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Where a running job was placed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Allocation {
+    pub node_names: Vec<String>,
+    pub cpus: u32,
+    pub mem_mb: u64,
+    /// Device indices per GRES name on the (single) node, e.g. `gpu -> [0, 1]`.
+    #[serde(default)]
+    pub gres_indices: BTreeMap<String, Vec<u32>>,
+}
+
+/// Who put a hold on a job: users may release only their own holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HoldKind {
+    User,
+    Admin,
+}
+
+/// The controller's record of one job (an array task is a job of its own).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub job_id: u32,
+    /// For array tasks: the array's master id and this task's index.
+    #[serde(default)]
+    pub array_job_id: Option<u32>,
+    #[serde(default)]
+    pub array_task_id: Option<u32>,
+    pub spec: JobSpec,
+    pub state: JobBaseState,
+    /// Slurm's COMPLETING flag: the job ended (or is being ended) but its processes are not yet confirmed gone.
+    #[serde(default)]
+    pub completing: bool,
+    /// Slurm's REQUEUE flag: once the processes are gone the job returns to PENDING instead of ending.
+    #[serde(default)]
+    pub requeue_pending: bool,
+    pub reason: JobReason,
+    #[serde(default)]
+    pub hold: Option<HoldKind>,
+    pub priority: u32,
+    pub submit_time: EpochSecs,
+    #[serde(default)]
+    pub eligible_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub start_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub end_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub last_sched_eval: Option<EpochSecs>,
+    /// Effective time limit in minutes after partition defaults; `None` is UNLIMITED.
+    #[serde(default)]
+    pub time_limit_min: Option<u32>,
+    #[serde(default)]
+    pub alloc: Option<Allocation>,
+    /// Exit status as Slurm shows it: `ExitCode=<code>:<signal>`.
+    #[serde(default)]
+    pub exit_code: u32,
+    #[serde(default)]
+    pub exit_signal: u32,
+    #[serde(default)]
+    pub restarts: u32,
+    /// The partition the job was placed in (the spec's or the default one).
+    pub partition: String,
+}
+
+impl JobRecord {
+    /// `12` or, for an array task, `12_3` (as squeue and scancel name it).
+    pub fn display_id(&self) -> String {
+        match (self.array_job_id, self.array_task_id) {
+            (Some(array), Some(task)) => format!("{array}_{task}"),
+            _ => self.job_id.to_string(),
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.state.is_finished()
+    }
+
+    /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.
+    pub fn full_state(&self) -> JobState {
+        let mut state = JobState::new(self.state);
+        if self.completing {
+            state = state.with(JobStateFlag::Completing);
+        }
+        if self.requeue_pending {
+            state = state.with(JobStateFlag::Requeue);
+        }
+        state
+    }
+}

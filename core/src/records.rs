@@ -1,0 +1,151 @@
+//! Node and partition records as the controller keeps them and clients see them (`sinfo`, `scontrol show node`,
+//! `scontrol show partition`), plus the configuration summary behind `scontrol show config`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::job::EpochSecs;
+pub use crate::states::NodeBaseState;
+use crate::states::{NodeState, NodeStateFlag};
+
+/// One GRES a node offers, e.g. four `gpu:a100` devices at `/dev/nvidia[0-3]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeGres {
+    pub name: String,
+    #[serde(default)]
+    pub gres_type: Option<String>,
+    pub count: u64,
+    /// Device files, one per unit, in index order (empty for count-only GRES).
+    #[serde(default)]
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    pub name: String,
+    pub addr: String,
+    pub hostname: String,
+    pub cpus: u32,
+    pub boards: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory_mb: u64,
+    #[serde(default)]
+    pub tmp_disk_mb: u64,
+    #[serde(default)]
+    pub weight: u32,
+    #[serde(default)]
+    pub features: Vec<String>,
+    #[serde(default)]
+    pub gres: Vec<NodeGres>,
+    pub base_state: NodeBaseState,
+    #[serde(default)]
+    pub drain: bool,
+    /// Not responding: sinfo's `*` suffix.
+    #[serde(default)]
+    pub not_responding: bool,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub reason_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub reason_uid: Option<u32>,
+    #[serde(default)]
+    pub alloc_cpus: u32,
+    #[serde(default)]
+    pub alloc_mem_mb: u64,
+    /// GRES units in use, by GRES name, as device indices.
+    #[serde(default)]
+    pub alloc_gres: BTreeMap<String, Vec<u32>>,
+    #[serde(default)]
+    pub partitions: Vec<String>,
+    #[serde(default)]
+    pub boot_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub agent_start_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub last_busy_time: Option<EpochSecs>,
+    #[serde(default)]
+    pub last_heartbeat: Option<EpochSecs>,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub os: String,
+    #[serde(default)]
+    pub arch: String,
+    #[serde(default)]
+    pub free_mem_mb: Option<u64>,
+    #[serde(default)]
+    pub cpu_load: Option<f64>,
+}
+
+impl NodeRecord {
+    /// The node's state as Slurm packs it: base plus DRAIN, NOT_RESPONDING, ... flags.
+    pub fn full_state(&self) -> NodeState {
+        let mut state = NodeState::new(self.base_state);
+        if self.drain {
+            state = state.with(NodeStateFlag::Drain);
+        }
+        if self.not_responding {
+            state = state.with(NodeStateFlag::NotResponding);
+        }
+        state
+    }
+
+    /// Down nodes, drained nodes and nodes that stopped answering accept no new work.
+    pub fn accepts_work(&self) -> bool {
+        !self.drain && !self.not_responding && !matches!(self.base_state, NodeBaseState::Down | NodeBaseState::Unknown)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartitionState {
+    Up,
+    Down,
+    Drain,
+    Inactive,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionRecord {
+    pub name: String,
+    /// The hostlist expression as configured (`ALL` already resolved to the node names).
+    pub nodes_expr: String,
+    pub nodes: Vec<String>,
+    pub default: bool,
+    /// Minutes; `None` = UNLIMITED.
+    pub max_time_min: Option<u32>,
+    pub default_time_min: Option<u32>,
+    pub max_nodes: Option<u32>,
+    pub min_nodes: u32,
+    pub state: PartitionState,
+    pub priority_tier: u32,
+    pub priority_job_factor: u32,
+    #[serde(default)]
+    pub allow_groups: Option<String>,
+    #[serde(default)]
+    pub allow_accounts: Option<String>,
+    #[serde(default)]
+    pub hidden: bool,
+    #[serde(default)]
+    pub root_only: bool,
+    #[serde(default)]
+    pub oversubscribe: String,
+    #[serde(default)]
+    pub max_mem_per_node_mb: Option<u64>,
+    #[serde(default)]
+    pub def_mem_per_cpu_mb: Option<u64>,
+    #[serde(default)]
+    pub def_mem_per_node_mb: Option<u64>,
+}
+
+/// What `scontrol show config` prints and what clients need to know about the cluster.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClusterConfig {
+    pub cluster_name: String,
+    pub controllers: Vec<String>,
+    /// Every key as configured, in file order, for `scontrol show config`.
+    pub entries: Vec<(String, String)>,
+    pub boot_time: EpochSecs,
+}

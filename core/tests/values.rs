@@ -1,0 +1,16 @@
+//! Vector-driven and property tests for `spur_core::values`: every row of the reference vectors transcribed from
+//! Slurm's own unit tests, and of the vectors generated from the real Slurm 22.05 library, is checked here.
+
+mod values {
+    pub mod tsv;
+
+    mod array;
+    mod dependency;
+    mod distribution;
+    mod mail;
+    mod nodes;
+    mod signal;
+    mod size;
+    mod stepid;
+    mod time;
+}

@@ -1,0 +1,181 @@
+//! What the forked child does before it becomes the batch script, in slurmstepd's order: new session and
+//! process group, default signal handling, supplementary groups, gid, uid, stdio, working directory (with
+//! Slurm's fallback to /tmp), `execve` with exactly the job's environment.
+//!
+//! Failures are reported to the supervisor through a close-on-exec pipe: `L<text>` when the job could not
+//! be launched, `E<text>` when the script itself could not be executed.
+
+use std::ffi::CStr;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use nix::errno::Errno;
+use nix::sys::signal::{sigprocmask, SigSet, SigmaskHow};
+use nix::unistd::{
+    chdir, dup2_stderr, dup2_stdin, dup2_stdout, execve, setgid, setgroups, setsid, setuid,
+};
+use nix::unistd::{Gid, Uid};
+
+use super::spawn::{ExecArgs, Identity};
+use crate::messages;
+
+/// Exit status of a child that failed before `execve` (never seen by the job: it is reported as a launch
+/// failure instead).
+const LAUNCH_FAILED_STATUS: i32 = 1;
+
+/// Inputs the child needs, prepared by the supervisor before forking.
+pub(crate) struct ChildPlan<'a> {
+    pub(crate) identity: &'a Identity,
+    pub(crate) stdin: OwnedFd,
+    pub(crate) stdout: OwnedFd,
+    pub(crate) stderr: OwnedFd,
+    pub(crate) work_dir: &'a Path,
+    pub(crate) hostname: &'a str,
+    pub(crate) exec: &'a ExecArgs,
+}
+
+/// A failure the child reported through the pipe.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Report {
+    Launch(String),
+    Exec(String),
+}
+
+impl Report {
+    /// `None` for an empty report, which means `execve` succeeded.
+    pub(crate) fn parse(text: &str) -> Option<Report> {
+        let mut chars = text.chars();
+        match chars.next()? {
+            'E' => Some(Report::Exec(chars.as_str().to_string())),
+            'L' => Some(Report::Launch(chars.as_str().to_string())),
+            _ => Some(Report::Launch(format!(
+                "unexpected report from child: {text:?}"
+            ))),
+        }
+    }
+
+    fn encode(&self) -> String {
+        match self {
+            Report::Launch(m) => format!("L{m}"),
+            Report::Exec(m) => format!("E{m}"),
+        }
+    }
+}
+
+/// Runs in the forked child; never returns.
+pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
+    match prepare(&plan) {
+        Ok(()) => {}
+        Err(msg) => die(&report, &Report::Launch(msg), LAUNCH_FAILED_STATUS),
+    }
+    let err = match execve::<&CStr, &CStr>(
+        &plan.exec.path,
+        &plan
+            .exec
+            .argv
+            .iter()
+            .map(|c| c.as_c_str())
+            .collect::<Vec<_>>(),
+        &plan
+            .exec
+            .env
+            .iter()
+            .map(|c| c.as_c_str())
+            .collect::<Vec<_>>(),
+    ) {
+        Err(e) => e,
+        Ok(never) => match never {},
+    };
+    let path = Path::new(std::ffi::OsStr::from_bytes(plan.exec.path.to_bytes()));
+    let line = messages::execve_line(plan.hostname, path, err.desc());
+    write_stderr(&line);
+    die(
+        &report,
+        &Report::Exec(line.trim_end().to_string()),
+        exec_failure_status(err),
+    )
+}
+
+/// Shell convention: 127 when the script is not there, 126 when it is there but cannot be executed.
+pub(crate) fn exec_failure_status(err: Errno) -> i32 {
+    match err {
+        Errno::ENOENT | Errno::ENOTDIR => 127,
+        _ => 126,
+    }
+}
+
+fn prepare(plan: &ChildPlan<'_>) -> Result<(), String> {
+    setsid().map_err(|e| format!("setsid: {e}"))?;
+    reset_signals();
+    if let Identity::Switch { uid, gid, groups } = plan.identity {
+        let gids: Vec<Gid> = groups.iter().map(|g| Gid::from_raw(*g)).collect();
+        setgroups(&gids).map_err(|e| format!("setgroups: {e}"))?;
+        setgid(Gid::from_raw(*gid)).map_err(|e| format!("setgid: {e}"))?;
+        setuid(Uid::from_raw(*uid)).map_err(|e| format!("setuid: {e}"))?;
+    }
+    dup2_stdin(plan.stdin.as_fd()).map_err(|e| format!("dup2(stdin): {e}"))?;
+    dup2_stdout(plan.stdout.as_fd()).map_err(|e| format!("dup2(stdout): {e}"))?;
+    dup2_stderr(plan.stderr.as_fd()).map_err(|e| format!("dup2(stderr): {e}"))?;
+    if let Err(e) = chdir(plan.work_dir) {
+        // Slurm 22.05 fails this chdir twice (once in slurmstepd, once in the task) and both lines end up
+        // in the job's stderr; job output is meant to look the same under Spur.
+        let line = messages::chdir_fallback_line(plan.hostname, plan.work_dir, e.desc());
+        write_stderr(&line);
+        write_stderr(&line);
+        if chdir("/tmp").is_err() {
+            let line = messages::chdir_tmp_failed_line(plan.hostname);
+            write_stderr(&line);
+            return Err(line.trim_end().to_string());
+        }
+    }
+    Ok(())
+}
+
+/// The supervisor blocks SIGCHLD and ignores SIGPIPE and others; the script must start with the defaults.
+fn reset_signals() {
+    for signo in 1..=libc::SIGRTMAX() {
+        if signo == libc::SIGKILL || signo == libc::SIGSTOP {
+            continue;
+        }
+        // SAFETY: installing SIG_DFL is always sound; the C library refuses its reserved signals with EINVAL,
+        // which is fine to ignore.
+        unsafe { libc::signal(signo, libc::SIG_DFL) };
+    }
+    let _ = sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+}
+
+fn write_stderr(text: &str) {
+    let _ = nix::unistd::write(std::io::stderr().as_fd(), text.as_bytes());
+}
+
+fn die(report: &OwnedFd, what: &Report, status: i32) -> ! {
+    let _ = nix::unistd::write(report, what.encode().as_bytes());
+    // SAFETY: _exit ends the child without running the supervisor's destructors or atexit handlers.
+    unsafe { libc::_exit(status) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_round_trip() {
+        assert_eq!(Report::parse(""), None);
+        for r in [
+            Report::Launch("setuid: EPERM".into()),
+            Report::Exec("execve(): /x: No such file".into()),
+        ] {
+            assert_eq!(Report::parse(&r.encode()), Some(r));
+        }
+        assert!(matches!(Report::parse("?"), Some(Report::Launch(_))));
+    }
+
+    #[test]
+    fn exec_failure_statuses() {
+        assert_eq!(exec_failure_status(Errno::ENOENT), 127);
+        assert_eq!(exec_failure_status(Errno::ENOTDIR), 127);
+        assert_eq!(exec_failure_status(Errno::EACCES), 126);
+        assert_eq!(exec_failure_status(Errno::ENOEXEC), 126);
+    }
+}

@@ -1,0 +1,134 @@
+//! Turning the process the agent started into a daemon that outlives the agent: double fork with `setsid`,
+//! stdio moved to `/dev/null` and `stepd.log`, every inherited descriptor closed. The original process
+//! waits on a pipe until the daemon says it is ready (pid file written, socket listening) and exits with
+//! that verdict, so the agent's launch call is synchronous and cannot hang on a leaked pipe.
+
+use std::fs::{self, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use nix::fcntl::OFlag;
+use nix::sys::stat::{umask, Mode};
+use nix::sys::wait::waitpid;
+use nix::unistd::{chdir, dup2_stderr, dup2_stdin, dup2_stdout, fork, pipe2, setsid, ForkResult};
+
+use super::StepdError;
+use crate::protocol::LOG_FILE;
+
+/// The daemon's end of the readiness pipe.
+pub(crate) struct ReadyPipe(OwnedFd);
+
+impl ReadyPipe {
+    /// Tells the waiting launcher that the supervisor is up.
+    pub(crate) fn ready(self) {
+        self.send("ok\n");
+    }
+
+    /// Tells the waiting launcher why the supervisor could not start.
+    pub(crate) fn fail(self, message: &str) {
+        self.send(&format!("error: {message}\n"));
+    }
+
+    fn send(self, text: &str) {
+        // The launcher may be gone already (the agent was killed); the daemon carries on regardless.
+        let mut f = fs::File::from(self.0);
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
+/// Detaches from the caller. Returns only in the daemon; the original process exits with 0 once the daemon
+/// reports ready, or prints the daemon's error and exits with 1.
+pub(crate) fn daemonize(job_dir: &Path) -> Result<ReadyPipe, StepdError> {
+    let (read_end, write_end) =
+        pipe2(OFlag::O_CLOEXEC).map_err(|e| StepdError::Detach("pipe", e))?;
+    // SAFETY: spurstepd has not started any thread yet, so the child may run arbitrary code.
+    match unsafe { fork() }.map_err(|e| StepdError::Detach("fork", e))? {
+        ForkResult::Parent { child } => {
+            drop(write_end);
+            let mut verdict = String::new();
+            let _ = fs::File::from(read_end).read_to_string(&mut verdict);
+            let _ = waitpid(child, None);
+            std::process::exit(report_verdict(&verdict));
+        }
+        ForkResult::Child => {}
+    }
+    drop(read_end);
+    // Leave the agent's session so that its terminal or process-group signals do not reach us.
+    setsid().map_err(|e| StepdError::Detach("setsid", e))?;
+    // SAFETY: still single-threaded.
+    match unsafe { fork() }.map_err(|e| StepdError::Detach("fork", e))? {
+        // SAFETY: _exit skips destructors and atexit handlers, which belong to the daemon now.
+        ForkResult::Parent { .. } => unsafe { libc::_exit(0) },
+        ForkResult::Child => {}
+    }
+    chdir(job_dir).map_err(|e| StepdError::Detach("chdir", e))?;
+    umask(Mode::from_bits_truncate(0o022));
+    redirect_stdio()?;
+    close_inherited_fds(&[write_end.as_raw_fd()]);
+    Ok(ReadyPipe(write_end))
+}
+
+fn report_verdict(verdict: &str) -> i32 {
+    if verdict.trim_end() == "ok" {
+        return 0;
+    }
+    let msg = verdict.trim_end();
+    let msg = msg.strip_prefix("error: ").unwrap_or(msg);
+    if msg.is_empty() {
+        eprintln!("spurstepd: error: the supervisor exited before it was ready (see {LOG_FILE})");
+    } else {
+        eprintln!("spurstepd: error: {msg}");
+    }
+    1
+}
+
+/// stdin from /dev/null; stdout and stderr into the job directory's log (cwd is the job directory).
+fn redirect_stdio() -> Result<(), StepdError> {
+    let null = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .map_err(|e| StepdError::Io("/dev/null", e))?;
+    let log = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(LOG_FILE)
+        .map_err(|e| StepdError::Io(LOG_FILE, e))?;
+    dup2_stdin(&null).map_err(|e| StepdError::Detach("dup2", e))?;
+    dup2_stdout(&log).map_err(|e| StepdError::Detach("dup2", e))?;
+    dup2_stderr(&log).map_err(|e| StepdError::Detach("dup2", e))?;
+    Ok(())
+}
+
+/// Closes every descriptor above stderr except `keep`: an inherited agent socket or pipe held open by a
+/// long-lived job supervisor would confuse the agent (or its successor) for the whole job.
+fn close_inherited_fds(keep: &[RawFd]) {
+    let Ok(entries) = fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<RawFd> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2 && !keep.contains(fd))
+        .collect();
+    for fd in fds {
+        // SAFETY: nothing in this process owns these descriptors (they came from the agent); the read_dir
+        // handle among them is already closed, which makes close fail harmlessly with EBADF.
+        unsafe { libc::close(fd) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report_verdict;
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(report_verdict("ok\n"), 0);
+        assert_eq!(report_verdict("error: cannot bind\n"), 1);
+        assert_eq!(report_verdict(""), 1);
+    }
+}

@@ -1,0 +1,15 @@
+//! spurstepd: Spur's per-job supervisor (the counterpart of Slurm's slurmstepd for the batch step).
+//!
+//! The node agent writes a [`protocol::LaunchSpec`] and the script into a job directory and runs
+//! `spurstepd <job_dir>` (see [`client::launch`]). The supervisor detaches so it outlives the agent, runs the
+//! script as the job's user, answers control requests on `<job_dir>/ctl.sock` and finally leaves
+//! `result.json` behind. The agent only ever talks to it through that directory, which is what lets the
+//! agent restart while jobs keep running.
+
+pub mod client;
+pub mod daemon;
+pub mod files;
+pub mod messages;
+pub mod protocol;
+
+pub use client::{is_alive, launch, read_result, read_started, send_request, ClientError};
