@@ -63,16 +63,10 @@ fn run(outcome: Result<Outcome, OptError>) -> Parsed {
     }
 }
 
-/// Arguments whose checks belong to the value grammars of the resolve step (not stage 1).
-const NEEDS_GRAMMARS: &[&str] = &["-Nj"];
-
 #[test]
 fn argv_errors_match_slurm() {
     for r in rows(ARGV_TSV) {
         let (cmd, args, exit, stderr) = (&r[0], words(&r[1]), &r[2], &r[3]);
-        if NEEDS_GRAMMARS.contains(&r[1].as_str()) {
-            continue;
-        }
         let result = match cmd.as_str() {
             "sbatch" => sbatch(&args, &no_env(), b""),
             "srun" => parse_srun(&args, &no_env()),

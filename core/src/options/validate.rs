@@ -6,9 +6,11 @@
 //! leniencies (leading blanks, a sign, wrap-around to `int`) on purpose.
 
 mod cpu_freq;
+mod grammar;
 mod lists;
 
 pub use cpu_freq::{parse_cpu_freq, CpuFreq, CpuFreqValue, Governor};
+pub use grammar::check_grammar;
 pub use lists::{parse_mem_bind, MemBind};
 
 use super::error::{ErrCtx, ErrorKind, ExitClass, OptError};
@@ -18,6 +20,9 @@ use super::table::{def, OptId};
 /// Checks the value given for `id` (None: the option came without one). Options without a check always pass.
 pub fn check(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Result<(), OptError> {
     use OptId::*;
+    if let Some(result) = check_grammar(ctx, id, value) {
+        return result;
+    }
     let v = value.unwrap_or("");
     let bad = |msgs: &[&str], class| Err(ctx.error(ErrorKind::InvalidValue(id), class, msgs));
     let spec = |name: &str| -> Result<(), OptError> {
