@@ -139,7 +139,7 @@ mod tests {
         let cl = parse(Command::Sbatch, "-N1 : : -N3 job.sh");
         assert_eq!(cl.components.len(), 3);
         assert!(cl.components[1].opts.is_empty());
-        assert_eq!(cl.components[2].opts[0].index, 4);
+        assert_eq!(cl.components[2].opts[0].index, 3);
     }
 
     #[test]

@@ -121,6 +121,7 @@ where
         }
         apply_env(cmd, &ctx, env, &mut set)?;
         apply_command_line(cmd, &cl, cl.components.get(i), &mut set);
+        validate::check_late(&ctx, &set)?;
         components.push(Component {
             options: set,
             command: Vec::new(),
@@ -160,6 +161,7 @@ fn parse_interactive<E: EnvLookup + ?Sized>(
         let mut set = OptionSet::new();
         apply_env(cmd, &ctx, env, &mut set)?;
         apply_command_line(cmd, &cl, Some(c), &mut set);
+        validate::check_late(&ctx, &set)?;
         let command = if cmd == Command::Srun {
             c.positional.clone()
         } else {

@@ -6,17 +6,23 @@
 //! leniencies (leading blanks, a sign, wrap-around to `int`) on purpose.
 
 mod cpu_freq;
+mod grammar;
 mod lists;
 
 pub use cpu_freq::{parse_cpu_freq, CpuFreq, CpuFreqValue, Governor};
+pub use grammar::check_grammar;
 pub use lists::{parse_mem_bind, MemBind};
 
 use super::error::{ErrCtx, ErrorKind, ExitClass, OptError};
+use super::set::OptionSet;
 use super::table::{def, OptId};
 
 /// Checks the value given for `id` (None: the option came without one). Options without a check always pass.
 pub fn check(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Result<(), OptError> {
     use OptId::*;
+    if let Some(result) = check_grammar(ctx, id, value) {
+        return result;
+    }
     let v = value.unwrap_or("");
     let bad = |msgs: &[&str], class| Err(ctx.error(ErrorKind::InvalidValue(id), class, msgs));
     let spec = |name: &str| -> Result<(), OptError> {
@@ -79,13 +85,6 @@ pub fn check(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Result<(), OptErro
         MemBind => parse_mem_bind(v)
             .map(drop)
             .map_err(|m| ctx.error(ErrorKind::InvalidValue(id), ExitClass::Minus1, &[&m])),
-        Hint => match v.split(',').find(|t| !is_one_of(t, HINTS)) {
-            Some(t) => {
-                let msg = format!("unrecognized --hint argument \"{t}\", see --hint=help");
-                bad(&[msg.as_str()], ExitClass::ErrorExit)
-            }
-            None => Ok(()),
-        },
         Profile if v.split(',').any(|t| !is_one_of(t, PROFILES)) => {
             let msg = format!("invalid --profile={v} option");
             bad(&[msg.as_str()], ExitClass::Minus1)
@@ -101,6 +100,22 @@ pub fn check(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Result<(), OptErro
         }
         _ => Ok(()),
     }
+}
+
+/// Checks Slurm makes only once every input is merged, after the script was read: a bad `--hint` is reported
+/// after a bad script, and only for the value that won.
+pub fn check_late(ctx: &ErrCtx, set: &OptionSet) -> Result<(), OptError> {
+    if let Some(v) = set.value(OptId::Hint) {
+        if let Some(t) = v.split(',').find(|t| !is_one_of(t, HINTS)) {
+            let msg = format!("unrecognized --hint argument \"{t}\", see --hint=help");
+            return Err(ctx.error(
+                ErrorKind::InvalidValue(OptId::Hint),
+                ExitClass::ErrorExit,
+                &[msg.as_str()],
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Slurm's `NO_VAL`: the first priority it refuses.

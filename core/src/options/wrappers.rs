@@ -272,22 +272,43 @@ fn pbs_attribute(v: &str) -> Option<RawOpt> {
     }
 }
 
-/// `-l name=value,...` resource requests.
+/// `-l name=value,...` resource requests. sbatch looks for known `name=` at every position of the list (so
+/// `xwalltime=5` counts as a walltime), reads the value up to the name's delimiter, and resumes after it; `ncpus`
+/// and `select` end at `:`, which is how `select=2:ncpus=4:mem=1gb` sets three options.
 fn pbs_resources(ctx: &ErrCtx, list: &str) -> Result<Vec<RawOpt>, OptError> {
+    // Longer names that contain a shorter one come first, so `pmem=` is skipped rather than read as `mem=`.
+    const KEYS: &[(&str, char, Option<OptId>)] = &[
+        ("accelerator=", ',', None),
+        ("cput=", ',', Some(OptId::Time)),
+        ("file=", ',', Some(OptId::Tmp)),
+        ("mppmem=", ',', None),
+        ("pmem=", ',', None),
+        ("pvmem=", ',', None),
+        ("vmem=", ',', None),
+        ("mem=", ',', Some(OptId::Mem)),
+        ("naccelerators=", ',', None),
+        ("ncpus=", ':', Some(OptId::Mincpus)),
+        ("nice=", ',', Some(OptId::Nice)),
+        ("nodes=", ',', None),
+        ("select=", ':', Some(OptId::Nodes)),
+        ("walltime=", ',', Some(OptId::Time)),
+    ];
     let mut out = Vec::new();
-    for item in list.split(',') {
-        let Some((name, value)) = item.split_once('=') else {
+    let mut i = 0;
+    while i < list.len() {
+        let rest = &list[i..];
+        let Some(&(key, delim, id)) = KEYS.iter().find(|(k, _, _)| rest.starts_with(k)) else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
             continue;
         };
-        match name {
-            "walltime" | "cput" => out.push(raw(OptId::Time, Some(value.to_string()))),
-            "mem" => out.push(raw(OptId::Mem, Some(strip_byte_suffix(value)))),
-            "file" => out.push(raw(OptId::Tmp, Some(strip_byte_suffix(value)))),
-            "ncpus" => out.push(raw(OptId::Mincpus, Some(value.to_string()))),
-            "nice" => out.push(raw(OptId::Nice, Some(value.to_string()))),
-            "nodes" => out.extend(pbs_nodes(value)),
-            "select" => out.extend(pbs_select(value)),
-            "naccelerators" => {
+        let value_all = &rest[key.len()..];
+        let value = value_all.split(delim).next().unwrap_or("");
+        i += key.len() + value.len();
+        match (key, id) {
+            ("mem=" | "file=", Some(id)) => out.push(raw(id, Some(strip_byte_suffix(value)))),
+            (_, Some(id)) => out.push(raw(id, Some(value.to_string()))),
+            ("nodes=", None) => out.extend(pbs_nodes(value)),
+            ("naccelerators=", None) => {
                 let n = super::validate::numeric(
                     ctx,
                     OptId::Gres,
@@ -297,7 +318,7 @@ fn pbs_resources(ctx: &ErrCtx, list: &str) -> Result<Vec<RawOpt>, OptError> {
                 )?;
                 out.push(raw(OptId::Gres, Some(format!("gpu:{n}"))));
             }
-            "accelerator" if value.eq_ignore_ascii_case("true") => {
+            ("accelerator=", None) if value.eq_ignore_ascii_case("true") => {
                 out.push(raw(OptId::Gres, Some("gpu:1".into())));
             }
             _ => {}
@@ -348,23 +369,6 @@ fn pbs_nodes(spec: &str) -> Vec<RawOpt> {
     }
     if let Some(g) = gpus {
         out.push(raw(OptId::GpusPerNode, Some(g)));
-    }
-    out
-}
-
-/// `select=2:ncpus=4:mem=1gb`.
-fn pbs_select(spec: &str) -> Vec<RawOpt> {
-    let mut parts = spec.split(':');
-    let mut out = vec![raw(
-        OptId::Nodes,
-        Some(parts.next().unwrap_or("").to_string()),
-    )];
-    for p in parts {
-        if let Some(n) = p.strip_prefix("ncpus=") {
-            out.push(raw(OptId::Mincpus, Some(n.to_string())));
-        } else if let Some(m) = p.strip_prefix("mem=") {
-            out.push(raw(OptId::Mem, Some(strip_byte_suffix(m))));
-        }
     }
     out
 }
