@@ -12,6 +12,7 @@ pub mod env;
 pub mod job;
 pub mod records;
 pub mod states;
+pub mod submit;
 #[cfg(feature = "grpc")]
 pub mod wire;
 pub mod values;
