@@ -11,9 +11,11 @@
 //! run and compatible paddings merge (`n09,n10` is `n[09-10]`, `n1,n01` stays `n[1,01]`). Names with several
 //! numbers are compressed on their last number only (`rack1-n[1-2],rack2-n1`), as Slurm does outside 3-D clusters.
 //!
-//! Slurm bounds what an expression may ask for and so does Spur: see the `MAX_*` constants. Where Slurm's own
-//! arithmetic overflows (numbers near 2^64) Spur refuses or keeps hosts apart instead of wrapping around; the
-//! vector tests list those few inputs.
+//! Slurm bounds what an expression may ask for and so does Spur (the `MAX_*` constants), adding bounds where
+//! Slurm has none and would run out of memory. Where Slurm is plainly broken, Spur keeps every host instead:
+//! counts that wrap around near 2^64, a sort that compares numbers through a 32-bit difference (numbers 2^31 or
+//! more apart misorder and lose hosts), and overlapping runs of mixed padding whose sort reads freed memory. The
+//! vector tests list each input where Spur and Slurm differ.
 
 mod error;
 mod natcmp;
@@ -33,7 +35,7 @@ pub const MAX_RANGE_HOSTS: u64 = 64 * 1024;
 /// Most comma-separated ranges in one bracket group; Slurm's `MAX_RANGES`, beyond which it stops with a fatal error.
 pub const MAX_BRACKET_RANGES: usize = 256 * 1024;
 
-/// Most repetitions the bracket groups of one prefix may ask for (`a[0-65535]b[1]` is the most); Slurm's
+/// Most values one bracket group inside a prefix may take (`a[0-65535]b[1]` is the most); Slurm's
 /// `MAX_PREFIX_CNT`.
 pub const MAX_PREFIX_HOSTS: u64 = 64 * 1024;
 
@@ -47,11 +49,20 @@ pub const MAX_PREFIX_GROUPS: usize = 64;
 /// Most names [`expand`] returns. [`Hostlist::iter`] has no bound: it yields names one at a time.
 pub const MAX_EXPAND_HOSTS: u64 = 16 * 1024 * 1024;
 
-/// An ordered list of host names, duplicates kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// An ordered list of host names, duplicates kept. Two lists are equal when they hold the same names in the same
+/// order.
+#[derive(Debug, Clone, Default)]
 pub struct Hostlist {
     runs: Vec<HostRange>,
 }
+
+impl PartialEq for Hostlist {
+    fn eq(&self, other: &Self) -> bool {
+        self.runs == other.runs || (self.len() == other.len() && self.iter().eq(other.iter()))
+    }
+}
+
+impl Eq for Hostlist {}
 
 impl Hostlist {
     /// An empty list.
@@ -111,6 +122,7 @@ impl Hostlist {
         usize::try_from(total).unwrap_or(usize::MAX)
     }
 
+    /// Whether the list holds no host.
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty()
     }
@@ -138,7 +150,7 @@ impl Hostlist {
         let mut before = 0u64;
         for run in &self.runs {
             if let Some(offset) = run.position_of(name) {
-                return usize::try_from(before + offset).ok();
+                return usize::try_from(before.saturating_add(offset)).ok();
             }
             before = before.saturating_add(run.count());
         }
@@ -355,6 +367,14 @@ mod tests {
     }
 
     #[test]
+    fn equal_lists_hold_the_same_names() {
+        let mut split = Hostlist::parse("n[1-3]").unwrap();
+        split.remove("n2");
+        assert_eq!(split, Hostlist::from_names(["n1", "n3"]));
+        assert_ne!(split, Hostlist::from_names(["n3", "n1"]));
+    }
+
+    #[test]
     fn uniq_sorts_and_drops_repeats() {
         let mut list = Hostlist::parse("n3,n1,n[1-2],a").unwrap();
         list.uniq();
@@ -371,6 +391,51 @@ mod tests {
             "_parse_single_range: Invalid range: `3-1'"
         );
         assert!(!err.is_fatal());
+    }
+
+    #[test]
+    fn range_and_prefix_limits_match_slurm() {
+        let list = Hostlist::parse("n[0-65535]").unwrap();
+        assert_eq!(
+            (list.len(), list.nth(65535).as_deref()),
+            (65536, Some("n65535"))
+        );
+        assert!(Hostlist::parse("n[0-65536]").is_err());
+        let list = Hostlist::parse("a[0-65535]b[1]").unwrap();
+        assert_eq!(list.nth(65535).as_deref(), Some("a65535b1"));
+        let err = Hostlist::parse("a[0-65535,0]b[1]").unwrap_err();
+        assert!(matches!(
+            err,
+            HostlistError::Invalid {
+                reason: InvalidReason::TooManyPrefixes,
+                ..
+            }
+        ));
+        assert!(err.logged().is_empty());
+    }
+
+    #[test]
+    fn bad_inner_groups_are_logged_and_skipped() {
+        let (list, warnings) = Hostlist::parse_with_warnings("a[b]c[1-3]d[1],e1").unwrap();
+        assert_eq!(list.expand(), ["e1"]);
+        assert_eq!(warnings, vec![RangeError::Invalid("b".into()); 3]);
+    }
+
+    #[test]
+    fn deeply_nested_groups_are_refused() {
+        let ok = format!("x{}[1]", "[1]".repeat(MAX_PREFIX_GROUPS));
+        assert_eq!(
+            expand(&ok).unwrap(),
+            [format!("x{}", "1".repeat(MAX_PREFIX_GROUPS + 1))]
+        );
+        let deep = format!("x{}[1]", "[1]".repeat(MAX_PREFIX_GROUPS + 1));
+        assert!(matches!(
+            Hostlist::parse(&deep),
+            Err(HostlistError::Invalid {
+                reason: InvalidReason::TooLarge,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub enum RangeError {
     /// Not a number, a descending range, an `x` anywhere, or an empty element (`n[1,,2]`).
     #[error("_parse_single_range: Invalid range: `{0}'")]
     Invalid(String),
-    /// More than [`MAX_RANGE_HOSTS`](super::MAX_RANGE_HOSTS) hosts in one range.
+    /// More than [`MAX_RANGE_HOSTS`](super::MAX_RANGE_HOSTS) hosts in one range. Spur also says this for
+    /// `n[0-99999999999999999999]`, which Slurm lets through by accident (its count wraps around to 0).
     #[error("_parse_single_range: Too many hosts in range `{0}'")]
     TooManyHosts(String),
 }
@@ -35,10 +36,10 @@ pub enum InvalidReason {
     /// The bracket groups before the last one repeat the prefix more than
     /// [`MAX_PREFIX_HOSTS`](super::MAX_PREFIX_HOSTS) times; Slurm logs nothing for this.
     TooManyPrefixes,
-    /// Spur's own bound, where Slurm would try to build a list too big for memory: nested bracket groups yielding
-    /// more than [`MAX_PRODUCT_RANGES`](super::MAX_PRODUCT_RANGES) runs, or [`expand`](super::expand) asked for more
-    /// than [`MAX_EXPAND_HOSTS`](super::MAX_EXPAND_HOSTS) names, or a range whose size overflows (Slurm accepts
-    /// `n[0-99999999999999999999]` by accident, as zero hosts).
+    /// Spur's own bound, where Slurm would try to build a list too big for memory: bracket groups in a prefix that
+    /// need more than [`MAX_PRODUCT_BYTES`](super::MAX_PRODUCT_BYTES) or nest deeper than
+    /// [`MAX_PREFIX_GROUPS`](super::MAX_PREFIX_GROUPS), or [`expand`](super::expand) asked for more than
+    /// [`MAX_EXPAND_HOSTS`](super::MAX_EXPAND_HOSTS) names. Slurm logs nothing for these.
     TooLarge,
 }
 

@@ -135,7 +135,8 @@ fn join(a: &mut HostRange, b: &HostRange) -> bool {
         return true;
     }
     let touches = a.hi.checked_add(1) == Some(b.lo);
-    if !touches && !(a.hi >= b.lo && a.lo <= b.lo) {
+    let overlaps = a.lo <= b.lo && b.lo <= a.hi;
+    if !(touches || overlaps) {
         return false;
     }
     a.hi = a.hi.max(b.hi);

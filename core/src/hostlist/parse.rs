@@ -2,8 +2,9 @@
 //!
 //! An expression is a list of tokens separated by spaces, tabs or commas; a comma inside brackets does not split a
 //! token. A token is a plain host name (`n12`, split into prefix `n` and number 12 of width 2) or ends with one
-//! bracket group `prefix[ranges]`. Earlier bracket groups inside the prefix (`rack[1-2]-n[1-4]`) repeat the prefix,
-//! outermost group varying slowest.
+//! bracket group `prefix[ranges]`. Earlier bracket groups inside the prefix (`rack[1-2]-n[1-4]`) repeat the prefix;
+//! with several, the group nearest the end varies slowest and the first one fastest (`a[1-2]b[3-4]c[5-6]` starts
+//! `a1b3c5 a1b3c6 a2b3c5`), as in Slurm.
 //!
 //! Slurm's reader is forgiving in odd ways, and Spur mirrors them because scripts rely on what Slurm accepts:
 //! numbers are read like C's `strtoul` (leading white space and a sign are allowed, overflow saturates), text after

@@ -112,6 +112,11 @@ const DEVIATIONS: &[(Show, &str, &str)] = &[
         "n[8-12,8-12,07-12]",
         "n[8,8-9,9-10,10-11,11-12,12,07-12]\n",
     ),
+    (
+        Show::HostlistSorted,
+        "z9y[00-00,6-10,5-10]",
+        "z9y[5-6,6-7,7-8,8-9,9-10,10,00]\n",
+    ),
     // Slurm counts `hi - lo + 1` in 64 bits, which wraps to 0 and lets the range through as an empty one.
     (
         Show::Hostnames,
