@@ -9,9 +9,11 @@ mod values {
     mod constraint;
     mod dependency;
     mod distribution;
+    mod filename;
     mod gres;
     mod mail;
     mod nodes;
+    mod props;
     mod signal;
     mod size;
     mod stepid;

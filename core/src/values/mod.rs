@@ -11,7 +11,7 @@ pub mod bitmap;
 pub mod constraint;
 pub mod dependency;
 pub mod distribution;
-// pub mod filename;
+pub mod filename;
 pub mod gres;
 pub mod mail;
 pub mod nodes;
