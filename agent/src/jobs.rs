@@ -199,55 +199,14 @@ impl JobSpool {
 
 /// `slurm-%j.out` by default (`slurm-%A_%a.out` for arrays); stderr follows stdout unless given.
 fn output_paths(job: &JobRecord, node: &str) -> (String, String) {
-    let default = if job.array_task_id.is_some() {
-        "slurm-%A_%a.out"
-    } else {
-        "slurm-%j.out"
-    };
+    let default = spur_core::values::filename::default_batch_output(job.array_task_id.is_some());
     let stdout = job.spec.stdout.as_deref().unwrap_or(default);
     let stderr = job.spec.stderr.as_deref().unwrap_or(stdout);
     (expand(job, stdout, node), expand(job, stderr, node))
 }
 
 fn expand(job: &JobRecord, pattern: &str, node: &str) -> String {
-    expand_pattern(job, pattern, node)
-}
-
-/// Interim filename-pattern expansion (`%j %J %A %a %x %u %N %n %t %s %%`, with `%4a`-style padding) until the
-/// grammar in spur_core::values lands.
-fn expand_pattern(job: &JobRecord, pattern: &str, node: &str) -> String {
-    let mut out = String::new();
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let mut width = String::new();
-        while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
-            width.push(d);
-            chars.next();
-        }
-        let width: usize = width.parse().unwrap_or(0);
-        let pad = |v: String| format!("{v:0>width$}");
-        match chars.next() {
-            Some('j') => out.push_str(&pad(job.job_id.to_string())),
-            Some('J') => out.push_str(&pad(job.job_id.to_string())),
-            Some('A') => out.push_str(&pad(job.array_job_id.unwrap_or(job.job_id).to_string())),
-            Some('a') => out.push_str(&pad(job.array_task_id.map_or("4294967294".to_string(), |t| t.to_string()))),
-            Some('x') => out.push_str(&job.spec.name),
-            Some('u') => out.push_str(&job.spec.user_name),
-            Some('N') => out.push_str(node),
-            Some('n') | Some('t') | Some('s') => out.push_str(&pad("0".to_string())),
-            Some('%') => out.push('%'),
-            Some(other) => {
-                out.push('%');
-                out.push(other);
-            }
-            None => out.push('%'),
-        }
-    }
-    out
+    job.expand_output_pattern(pattern, node)
 }
 
 fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {

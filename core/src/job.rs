@@ -209,6 +209,22 @@ impl JobRecord {
         self.state.is_finished()
     }
 
+    /// Expands an output filename pattern (`slurm-%j.out`) for the batch step on `node`.
+    pub fn expand_output_pattern(&self, pattern: &str, node: &str) -> String {
+        let ctx = crate::values::filename::FilenameContext {
+            job_id: self.job_id,
+            array_job_id: self.array_job_id,
+            array_task_id: self.array_task_id,
+            job_name: &self.spec.name,
+            node_name: node,
+            node_id: 0,
+            task_id: 0,
+            user: &self.spec.user_name,
+            step: crate::values::stepid::Step::Batch,
+        };
+        crate::values::filename::expand_filename(pattern, &ctx)
+    }
+
     /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.
     pub fn full_state(&self) -> JobState {
         let mut state = JobState::new(self.state);
