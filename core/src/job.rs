@@ -187,6 +187,28 @@ pub struct JobRecord {
     pub restarts: u32,
     /// The partition the job was placed in (the spec's or the default one).
     pub partition: String,
+    /// When the job started accruing age priority (`AccrueTime=`).
+    #[serde(default)]
+    pub accrue_time: Option<EpochSecs>,
+    /// The submitting process's session id (`AllocNode:Sid=host:sid`; the host is `spec.submit_host`).
+    #[serde(default)]
+    pub alloc_sid: u32,
+    /// Nodes the backfill scheduler expects a pending job to start on (`SchedNodeList=`, squeue `%Y`).
+    #[serde(default)]
+    pub sched_nodes: Option<String>,
+    /// The backfill scheduler made the last scheduling decision (`Scheduler=Backfill:*` instead of `Main`).
+    #[serde(default)]
+    pub backfill_scheduled: bool,
+    /// The dependency with each term's state, as Slurm shows it (`afterok:21(unfulfilled)`); `None` shows
+    /// `spec.dependency` as written, or `(null)` without one.
+    #[serde(default)]
+    pub dependency_status: Option<String>,
+    /// TRES requested, when the controller computed it (`cpu=2,mem=2G,node=1,billing=2`); `None` derives it.
+    #[serde(default)]
+    pub tres_req: Option<String>,
+    /// TRES allocated, when the controller computed it; `None` derives it from the allocation.
+    #[serde(default)]
+    pub tres_alloc: Option<String>,
 }
 
 impl JobRecord {

@@ -21,7 +21,10 @@ pub enum JobState {
 
 impl JobState {
     pub fn is_finished(self) -> bool {
-        !matches!(self, JobState::Pending | JobState::Running | JobState::Suspended | JobState::Requeued)
+        !matches!(
+            self,
+            JobState::Pending | JobState::Running | JobState::Suspended | JobState::Requeued
+        )
     }
     /// `PENDING`, `RUNNING`, ... as scontrol and `squeue -l` print them.
     pub fn long_name(self) -> &'static str {
