@@ -137,6 +137,9 @@ pub struct Allocation {
     /// Device indices per GRES name on the (single) node, e.g. `gpu -> [0, 1]`.
     #[serde(default)]
     pub gres_indices: BTreeMap<String, Vec<u32>>,
+    /// Core indices bound on each node (`job_resources` in `squeue --json`); empty means the first `cpus` cores.
+    #[serde(default)]
+    pub core_ids: Vec<u32>,
 }
 
 /// Who put a hold on a job: users may release only their own holds.

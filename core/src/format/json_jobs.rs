@@ -264,7 +264,7 @@ fn gres_detail(view: &JobView<'_>) -> Vec<Json> {
         .collect()
 }
 
-/// Cores are not tracked per socket: allocated CPUs are shown as socket 0's first cores, split evenly over nodes.
+/// Cores are listed under socket 0 (Spur tracks core indices, not sockets); memory is split evenly over nodes.
 fn job_resources(view: &JobView<'_>) -> Option<Json> {
     let alloc = view
         .job
@@ -284,7 +284,13 @@ fn job_resources(view: &JobView<'_>) -> Option<Json> {
         .node_names
         .iter()
         .map(|name| {
-            let cores = (0..cpus_per_node)
+            let ids: Vec<u32> = if alloc.core_ids.is_empty() {
+                (0..cpus_per_node).collect()
+            } else {
+                alloc.core_ids.clone()
+            };
+            let cores = ids
+                .iter()
                 .map(|c| (c.to_string(), Json::str("allocated")))
                 .collect();
             Json::obj(vec![

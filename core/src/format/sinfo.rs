@@ -15,9 +15,9 @@ use crate::records::{NodeBaseState, NodeRecord, PartitionRecord};
 /// sinfo's default columns (the partition column widens to the longest name).
 pub const DEFAULT_FORMAT: &str = "%9P %.5a %.10l %.6D %.6t %N";
 pub const LONG_FORMAT: &str = "%9P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
-pub const SUMMARIZE_FORMAT: &str = "%9P %.5a %.10l %.16F  %N";
+pub const SUMMARIZE_FORMAT: &str = "%9P %.5a %.10l %.16F %N";
 pub const NODE_FORMAT: &str = "%N %.6D %.9P %6t";
-pub const NODE_LONG_FORMAT: &str = "%N %.6D %.9P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E";
+pub const NODE_LONG_FORMAT: &str = "%N %.6D %.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E";
 pub const REASONS_FORMAT: &str = "%20E %9u %19H %N";
 pub const REASONS_LONG_FORMAT: &str = "%20E %12U %19H %6t %N";
 
@@ -273,8 +273,8 @@ fn node_selected(node: &NodeRecord, opts: &SinfoOptions) -> bool {
             .nodes
             .as_ref()
             .is_none_or(|names| names.contains(&node.name))
-        && !(opts.dead_only && !node.not_responding)
-        && !(opts.responding_only && node.not_responding)
+        && (!opts.dead_only || node.not_responding)
+        && (!opts.responding_only || !node.not_responding)
 }
 
 /// Renders sinfo's output; `nodes` in node-table order, `partitions` in configuration order.

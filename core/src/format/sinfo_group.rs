@@ -127,7 +127,7 @@ pub(crate) fn group<'a>(
 }
 
 fn in_partition(node: &NodeRecord, part: &PartitionRecord) -> bool {
-    part.nodes.iter().any(|n| *n == node.name) || node.partitions.iter().any(|p| *p == part.name)
+    part.nodes.contains(&node.name) || node.partitions.contains(&part.name)
 }
 
 fn insert<'a>(

@@ -198,7 +198,7 @@ fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
         && opts
             .partitions
             .as_ref()
-            .is_none_or(|p| p.iter().any(|name| *name == job.partition))
+            .is_none_or(|p| p.contains(&job.partition))
         && opts
             .users
             .as_ref()

@@ -116,7 +116,7 @@ fn letter_field(c: char) -> Option<SortField> {
 
 /// Sorts rows: first by start time, latest first (Slurm's pre-sort), then stably by the keys in order.
 pub(crate) fn sort_jobs(rows: &mut [JobView<'_>], keys: &[SortKey], ctx: &FormatContext) {
-    rows.sort_by(|a, b| start_key(b, ctx.now).cmp(&start_key(a, ctx.now)));
+    rows.sort_by_key(|row| std::cmp::Reverse(start_key(row, ctx.now)));
     rows.sort_by(|a, b| {
         keys.iter()
             .map(|k| {

@@ -11,7 +11,7 @@ pub fn mem_mb(mb: u64) -> String {
     }
     let mut value = mb;
     let mut unit = 0;
-    while value % 1024 == 0 && unit + 1 < MEGA_SUFFIXES.len() {
+    while value.is_multiple_of(1024) && unit + 1 < MEGA_SUFFIXES.len() {
         value /= 1024;
         unit += 1;
     }
