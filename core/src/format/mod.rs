@@ -33,6 +33,9 @@ mod squeue_sort;
 pub mod time;
 pub mod units;
 
+#[cfg(test)]
+mod test_records;
+
 pub use columns::{Column, Layout};
 
 /// What formatting needs from the machine it runs on: the current time, the local UTC offset (Slurm prints local

@@ -198,3 +198,90 @@ pub(crate) fn counts_idle(node: &NodeRecord) -> bool {
 pub(crate) fn cpus_unavailable(node: &NodeRecord) -> bool {
     node.drain || node.base_state == NodeBaseState::Down
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::node;
+
+    fn with(base: NodeBaseState, drain: bool, dead: bool) -> NodeRecord {
+        NodeRecord {
+            base_state: base,
+            drain,
+            not_responding: dead,
+            ..node("n1")
+        }
+    }
+
+    #[test]
+    fn state_names_in_three_spellings() {
+        use NodeBaseState as B;
+        let cases = [
+            (with(B::Idle, false, false), "IDLE", "IDLE", "IDLE"),
+            (with(B::Mixed, false, false), "MIX", "MIXED", "MIXED"),
+            (
+                with(B::Allocated, false, false),
+                "ALLOC",
+                "ALLOCATED",
+                "ALLOCATED",
+            ),
+            (with(B::Idle, true, false), "DRAIN", "DRAINED", "IDLE+DRAIN"),
+            (
+                with(B::Mixed, true, false),
+                "DRNG",
+                "DRAINING",
+                "MIXED+DRAIN",
+            ),
+            (
+                with(B::Down, false, true),
+                "DOWN*",
+                "DOWN*",
+                "DOWN+NOT_RESPONDING",
+            ),
+            (
+                with(B::Idle, false, true),
+                "IDLE*",
+                "IDLE*",
+                "IDLE+NOT_RESPONDING",
+            ),
+            (
+                with(B::Unknown, false, true),
+                "UNK*",
+                "UNKNOWN*",
+                "UNKNOWN+NOT_RESPONDING",
+            ),
+            (
+                with(B::Idle, true, true),
+                "DRAIN*",
+                "DRAINED*",
+                "IDLE+DRAIN+NOT_RESPONDING",
+            ),
+        ];
+        for (n, compact, long, complete) in cases {
+            assert_eq!(state_compact(&n), compact);
+            assert_eq!(state_long(&n), long);
+            assert_eq!(state_complete(&n), complete);
+        }
+    }
+
+    #[test]
+    fn gres_texts() {
+        let mut n = node("n1");
+        assert_eq!(gres(&n).as_deref(), Some("gpu:a100:2"));
+        assert_eq!(gres_used(&n).as_deref(), Some("gpu:a100:0(IDX:N/A)"));
+        n.alloc_gres.insert("gpu".into(), vec![1, 0]);
+        assert_eq!(gres_used(&n).as_deref(), Some("gpu:a100:2(IDX:0-1)"));
+        n.gres.clear();
+        assert_eq!(gres(&n), None);
+    }
+
+    #[test]
+    fn tres_texts() {
+        let mut n = node("n1");
+        assert_eq!(cfg_tres(&n), "cpu=4,mem=16000M,billing=4");
+        assert_eq!(alloc_tres(&n), "");
+        n.alloc_cpus = 2;
+        n.alloc_mem_mb = 4096;
+        assert_eq!(alloc_tres(&n), "cpu=2,mem=4G");
+    }
+}

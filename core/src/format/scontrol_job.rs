@@ -206,3 +206,60 @@ fn num_nodes_text(job: &JobView<'_>) -> String {
         _ => min.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{array_task, ctx, running};
+
+    #[test]
+    fn folded_array_shows_task_range_and_throttle() {
+        let jobs = vec![array_task(50, 4), array_task(51, 1)];
+        let out = render(&jobs, false, &ctx());
+        assert!(
+            out.starts_with(
+                "JobId=50 ArrayJobId=50 ArrayTaskId=1,4%2 ArrayTaskThrottle=2 JobName=arr\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("\n   StdOut=/home/alice/slurm-50_4294967294.out\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn optional_lines() {
+        let mut job = running();
+        job.spec.stdout = Some("logs/%x-%A_%a-%4j.%u".into());
+        job.spec.options.insert("gpus".into(), "a100:2".into());
+        job.spec.options.insert("gpus-per-task".into(), "1".into());
+        job.spec.gres_text = Some("gpu:1,nic:1".into());
+        job.spec.exclusive = true;
+        job.spec.nodes_max = Some(3);
+        let out = render(&[job], false, &ctx());
+        assert!(out.contains("\n   Comment=nightly \n"), "{out}");
+        assert!(
+            out.contains("\n   StdOut=/home/alice/logs/train-42_4294967294-0042.alice\n"),
+            "{out}"
+        );
+        assert!(out.contains("\n   StdErr=/home/alice/logs/train-42_4294967294-0042.alice\n"));
+        assert!(out.contains("OverSubscribe=NO "));
+        assert!(
+            out.contains("\n   NumNodes=2 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n")
+        );
+        assert!(out.ends_with(
+            "Power=\n   TresPerJob=gres:gpu:a100:2\n   TresPerNode=gres:gpu:1,gres:nic:1\n   TresPerTask=gres:gpu:1\n   \n\n"
+        ));
+    }
+
+    #[test]
+    fn non_batch_job_has_no_stdio_lines() {
+        let mut job = running();
+        job.spec.script = None;
+        let out = render(&[job], true, &ctx());
+        assert!(!out.contains("StdOut="));
+        assert!(out.contains(" BatchFlag=0 "));
+        assert!(out.ends_with("Power= \n"));
+    }
+}

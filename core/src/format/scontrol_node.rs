@@ -106,3 +106,54 @@ fn render_one(node: &NodeRecord, one_liner: bool, ctx: &FormatContext) -> String
     out.push_str(if one_liner { "\n" } else { "\n\n" });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{ctx, node, NOW};
+
+    #[test]
+    fn drained_node_shows_flags_and_reason() {
+        let mut n = node("n1");
+        n.drain = true;
+        n.reason = Some("bad fan".into());
+        n.reason_uid = Some(1000);
+        n.reason_time = Some(NOW);
+        n.port = Some(7000);
+        let out = render(&[n], false, &ctx());
+        assert!(
+            out.contains("\n   NodeAddr=10.0.0.1 NodeHostName=n1 Port=7000 Version=22.05.8\n"),
+            "{out}"
+        );
+        assert!(out.contains(
+            "\n   State=IDLE+DRAIN ThreadsPerCore=1 TmpDisk=100 Weight=1 Owner=N/A MCS_label=N/A\n"
+        ));
+        assert!(
+            out.ends_with("ExtSensorsTemp=n/s\n   Reason=bad fan [alice@2026-11-30T14:58:05]\n\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unknown_values_and_one_liner() {
+        let mut n = node("n1");
+        n.cpu_load = None;
+        n.free_mem_mb = None;
+        n.boot_time = None;
+        n.partitions.clear();
+        n.features.clear();
+        n.gres.clear();
+        let out = render(&[n], true, &ctx());
+        assert!(
+            out.contains(
+                " CPULoad=N/A AvailableFeatures=(null) ActiveFeatures=(null) Gres=(null) "
+            ),
+            "{out}"
+        );
+        assert!(out.contains(" FreeMem=N/A "));
+        assert!(out.contains(" BootTime=None SlurmdStartTime="));
+        assert!(!out.contains("Partitions="));
+        assert!(out.ends_with("ExtSensorsTemp=n/s\n"));
+        assert_eq!(out.lines().count(), 1);
+    }
+}

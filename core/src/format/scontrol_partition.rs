@@ -96,3 +96,35 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
     out.push_str(if one_liner { "\n" } else { "\n\n" });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{ctx, node, partition};
+
+    #[test]
+    fn limits_memory_and_totals() {
+        let mut p = partition("gpu", &["n1", "n2"]);
+        p.nodes_expr = "n[1-2]".into();
+        p.default = false;
+        p.default_time_min = Some(30);
+        p.max_nodes = Some(2);
+        p.def_mem_per_cpu_mb = Some(1024);
+        p.max_mem_per_node_mb = Some(8000);
+        p.allow_groups = Some("users".into());
+        p.state = PartitionState::Drain;
+        p.oversubscribe = "FORCE:4".into();
+        let mut outside = node("n3");
+        outside.partitions = vec!["other".into()];
+        let out = render(&[p], &[node("n1"), node("n2"), outside], false, &ctx());
+        assert_eq!(
+            out,
+            "PartitionName=gpu\n   AllowGroups=users AllowAccounts=ALL AllowQos=ALL\n   AllocNodes=ALL Default=NO QoS=N/A\n   \
+             DefaultTime=00:30:00 DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n   \
+             MaxNodes=2 MaxTime=01:00:00 MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n   Nodes=n[1-2]\n   \
+             PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=FORCE:4\n   \
+             OverTimeLimit=NONE PreemptMode=OFF\n   State=DRAIN TotalCPUs=8 TotalNodes=2 SelectTypeParameters=NONE\n   \
+             JobDefaults=(null)\n   DefMemPerCPU=1024 MaxMemPerNode=8000\n   TRES=cpu=8,mem=32000M,node=2,billing=8\n\n"
+        );
+    }
+}

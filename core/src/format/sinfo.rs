@@ -515,3 +515,131 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod render_tests {
+    use super::*;
+    use crate::format::test_records::{ctx, node, partition, NOW};
+
+    fn cluster() -> (Vec<NodeRecord>, Vec<PartitionRecord>) {
+        let mut nodes: Vec<NodeRecord> = (1..=6).map(|i| node(&format!("n{i}"))).collect();
+        nodes[1].base_state = NodeBaseState::Allocated;
+        nodes[2].base_state = NodeBaseState::Mixed;
+        nodes[3].drain = true;
+        nodes[3].reason = Some("bad fan".into());
+        nodes[3].reason_uid = Some(1000);
+        nodes[3].reason_time = Some(NOW - 60);
+        nodes[4].base_state = NodeBaseState::Down;
+        nodes[4].not_responding = true;
+        nodes[4].reason = Some("Not responding".into());
+        nodes[4].reason_time = Some(NOW - 30);
+        nodes[5].real_memory_mb = 8000;
+        let mut debug = partition("debug", &["n1", "n2", "n3", "n4", "n5", "n6"]);
+        debug.max_time_min = None;
+        let mut long = partition("long", &["n6"]);
+        long.default = false;
+        long.max_time_min = Some(24 * 60);
+        (nodes, vec![debug, long])
+    }
+
+    #[test]
+    fn groups_by_partition_and_state_in_state_order() {
+        let (nodes, parts) = cluster();
+        let out = render(&nodes, &parts, &SinfoOptions::default(), &ctx());
+        assert_eq!(
+            out,
+            "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n\
+             debug*       up   infinite      1  down* n5\n\
+             debug*       up   infinite      1  drain n4\n\
+             debug*       up   infinite      1    mix n3\n\
+             debug*       up   infinite      1  alloc n2\n\
+             debug*       up   infinite      2   idle n[1,6]\n\
+             long         up 1-00:00:00      1   idle n6\n"
+        );
+    }
+
+    #[test]
+    fn summary_counts_and_min_plus_sizes() {
+        let (nodes, parts) = cluster();
+        let out = render(&nodes, &parts, &SinfoOptions::summarize(), &ctx());
+        assert_eq!(
+            out,
+            "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST\n\
+             debug*       up   infinite          2/2/2/6 n[1-6]\n\
+             long         up 1-00:00:00          0/1/0/1 n6\n"
+        );
+        let mem = SinfoOptions::default().with_format("%P %m %c");
+        assert_eq!(
+            render(&nodes, &parts, &mem, &ctx()),
+            "PARTITION MEMORY CPUS\ndebug* 8000+ 4\nlong 8000 4\n"
+        );
+        let exact = SinfoOptions {
+            exact: true,
+            ..SinfoOptions::default().with_format("%P %m %N")
+        };
+        assert_eq!(
+            render(&nodes, &parts, &exact, &ctx()),
+            "PARTITION MEMORY NODELIST\ndebug* 16000 n[1-5]\ndebug* 8000 n6\nlong 8000 n6\n"
+        );
+    }
+
+    /// Lines follow the default `#P,-t` order: DOWN+NOT_RESPONDING sorts above IDLE+DRAIN.
+    #[test]
+    fn reasons_list() {
+        let (nodes, parts) = cluster();
+        let out = render(&nodes, &parts, &SinfoOptions::list_reasons(false), &ctx());
+        assert_eq!(
+            out,
+            "REASON               USER      TIMESTAMP           NODELIST\n\
+             Not responding       Unknown   2026-11-30T14:57:35 n5\n\
+             bad fan              alice     2026-11-30T14:57:05 n4\n"
+        );
+    }
+
+    #[test]
+    fn node_oriented_with_filters() {
+        let (nodes, parts) = cluster();
+        let opts = SinfoOptions {
+            nodes: Some(vec!["n6".into(), "n1".into()]),
+            ..SinfoOptions::node(false)
+        };
+        assert_eq!(
+            render(&nodes, &parts, &opts, &ctx()),
+            "NODELIST   NODES PARTITION STATE \nn1             1    debug* idle  \nn6             1    debug* idle  \nn6             1      long idle  \n"
+        );
+        let only_long = SinfoOptions {
+            partitions: Some(vec!["long".into()]),
+            ..SinfoOptions::node(false)
+        };
+        assert_eq!(
+            render(&nodes, &parts, &only_long, &ctx()).lines().count(),
+            2
+        );
+        let dead = SinfoOptions {
+            dead_only: true,
+            ..SinfoOptions::default().with_format("%N")
+        };
+        assert_eq!(render(&nodes, &parts, &dead, &ctx()), "NODELIST\nn5\n");
+        let drained = SinfoOptions::default()
+            .with_format("%N %T")
+            .with_states("drained,mix")
+            .unwrap();
+        assert_eq!(
+            render(&nodes, &parts, &drained, &ctx()),
+            "NODELIST STATE\nn4 drained\nn3 mixed\n"
+        );
+    }
+
+    #[test]
+    fn hidden_partitions_need_all() {
+        let (nodes, mut parts) = cluster();
+        parts[1].hidden = true;
+        let fmt = SinfoOptions::default().with_format("%R");
+        assert!(!render(&nodes, &parts, &fmt, &ctx()).contains("long"));
+        let all = SinfoOptions {
+            all_partitions: true,
+            ..fmt
+        };
+        assert!(render(&nodes, &parts, &all, &ctx()).contains("long"));
+    }
+}

@@ -475,3 +475,149 @@ fn state(rec: &SinfoRecord<'_>, text: impl Fn(&NodeRecord) -> String) -> Cell {
         None => Cell::cut("n/a"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{ctx, node, partition};
+
+    fn record<'a>(
+        part: &'a crate::records::PartitionRecord,
+        nodes: &[&'a NodeRecord],
+    ) -> SinfoRecord<'a> {
+        SinfoRecord {
+            part: Some(part),
+            part_index: 0,
+            nodes: nodes.to_vec(),
+        }
+    }
+
+    #[test]
+    fn every_letter() {
+        let part = partition("gpu", &["n1", "n2"]);
+        let mut n2 = node("n2");
+        n2.real_memory_mb = 8000;
+        n2.alloc_cpus = 4;
+        n2.base_state = crate::records::NodeBaseState::Allocated;
+        let n1 = node("n1");
+        let rec = record(&part, &[&n1, &n2]);
+        let expected = [
+            ('a', "up"),
+            ('A', "1/1"),
+            ('b', "a100"),
+            ('B', "UNLIMITED"),
+            ('c', "4"),
+            ('C', "4/4/0/8"),
+            ('d', "100"),
+            ('D', "2"),
+            ('e', "15000"),
+            ('E', "none"),
+            ('f', "a100"),
+            ('F', "1/1/0/2"),
+            ('g', "all"),
+            ('G', "gpu:a100:2"),
+            ('h', "NO"),
+            ('H', "Unknown"),
+            ('I', "1"),
+            ('l', "1:00:00"),
+            ('L', "n/a"),
+            ('m', "8000+"),
+            ('M', "OFF"),
+            ('n', "n[1-2]"),
+            ('N', "n[1-2]"),
+            ('o', "10.0.0.[1-2]"),
+            ('O', "1.50"),
+            ('p', "1"),
+            ('P', "gpu*"),
+            ('r', "no"),
+            ('R', "gpu"),
+            ('s', "1-infinite"),
+            ('S', "all"),
+            ('t', "idle"),
+            ('T', "idle"),
+            ('u', "Unknown"),
+            ('U', "Unknown"),
+            ('v', "22.05.8"),
+            ('V', "N/A"),
+            ('w', "1"),
+            ('X', "2"),
+            ('Y', "2"),
+            ('Z', "1"),
+            ('z', "2:2:1"),
+        ];
+        for (letter, want) in expected {
+            let field = NodeField::from_letter(letter).unwrap();
+            assert_eq!(field.value(&rec, &ctx(), 0).text, want, "%{letter}");
+        }
+    }
+
+    #[test]
+    fn default_partition_star_fits_the_width() {
+        let part = partition("verylongname", &["n1"]);
+        let n1 = node("n1");
+        let rec = record(&part, &[&n1]);
+        assert_eq!(
+            NodeField::Partition.value(&rec, &ctx(), 9).text,
+            "verylong*"
+        );
+        assert_eq!(
+            NodeField::Partition.value(&rec, &ctx(), 20).text,
+            "verylongname*"
+        );
+    }
+
+    #[test]
+    fn reason_user_and_time() {
+        let part = partition("gpu", &["n1"]);
+        let mut n1 = node("n1");
+        n1.reason = Some("bad fan".into());
+        n1.reason_uid = Some(1000);
+        n1.reason_time = Some(crate::format::test_records::NOW);
+        let rec = record(&part, &[&n1]);
+        assert_eq!(NodeField::Reason.value(&rec, &ctx(), 0).text, "bad fan");
+        assert_eq!(NodeField::ReasonUser.value(&rec, &ctx(), 0).text, "alice");
+        assert_eq!(
+            NodeField::ReasonUserLong.value(&rec, &ctx(), 0).text,
+            "alice(1000)"
+        );
+        assert_eq!(
+            NodeField::ReasonTime.value(&rec, &ctx(), 0).text,
+            "2026-11-30T14:58:05"
+        );
+        n1.reason_uid = Some(7);
+        let rec = record(&part, &[&n1]);
+        assert_eq!(NodeField::ReasonUser.value(&rec, &ctx(), 0).text, "Unk(7)");
+    }
+
+    #[test]
+    fn sizes_and_limits() {
+        assert_eq!(job_size(0, None), "1-infinite");
+        assert_eq!(job_size(2, Some(2)), "2");
+        assert_eq!(job_size(1, Some(4)), "1-4");
+        assert!(natural_key("n10") > natural_key("n9"));
+    }
+
+    #[test]
+    fn long_names_cover_their_letters() {
+        let pairs = [
+            ("available", 'a'),
+            ("cpusstate", 'C'),
+            ("gres", 'G'),
+            ("nodeaiot", 'F'),
+            ("nodelist", 'N'),
+            ("partition", 'P'),
+            ("statecompact", 't'),
+            ("statelong", 'T'),
+            ("timestamp", 'H'),
+            ("socketcorethread", 'z'),
+        ];
+        for (name, letter) in pairs {
+            assert_eq!(
+                NodeField::from_name(name),
+                NodeField::from_letter(letter),
+                "{name}"
+            );
+        }
+        assert_eq!(NodeField::GresUsed.header().text, "GRES_USED");
+    }
+}

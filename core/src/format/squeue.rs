@@ -129,10 +129,29 @@ fn short_layout(format: &str) -> Layout<JobField> {
     parse_short(format, "job", JobField::from_letter)
 }
 
-/// Parses `-t`: long or compact state names, any case; `all` returns `None` (no filter).
+/// Every job state, for `-t all`.
+const ALL_STATES: [JobState; 13] = [
+    JobState::Pending,
+    JobState::Running,
+    JobState::Suspended,
+    JobState::Completed,
+    JobState::Cancelled,
+    JobState::Failed,
+    JobState::Timeout,
+    JobState::NodeFail,
+    JobState::Preempted,
+    JobState::BootFail,
+    JobState::Deadline,
+    JobState::OutOfMemory,
+    JobState::Requeued,
+];
+
+/// Parses `-t`: long or compact state names, any case; `all` lists every state.
 pub fn parse_states(spec: &str) -> Result<Option<Vec<StateMatch>>, FormatError> {
     if spec.eq_ignore_ascii_case("all") {
-        return Ok(None);
+        let mut all: Vec<StateMatch> = ALL_STATES.iter().map(|s| StateMatch::State(*s)).collect();
+        all.push(StateMatch::Completing);
+        return Ok(Some(all));
     }
     spec.split(',')
         .filter(|s| !s.is_empty())
@@ -142,23 +161,7 @@ pub fn parse_states(spec: &str) -> Result<Option<Vec<StateMatch>>, FormatError> 
 }
 
 fn parse_state(name: &str) -> Option<StateMatch> {
-    use JobState as S;
-    const ALL: [JobState; 13] = [
-        S::Pending,
-        S::Running,
-        S::Suspended,
-        S::Completed,
-        S::Cancelled,
-        S::Failed,
-        S::Timeout,
-        S::NodeFail,
-        S::Preempted,
-        S::BootFail,
-        S::Deadline,
-        S::OutOfMemory,
-        S::Requeued,
-    ];
-    if let Some(state) = ALL.iter().find(|s| {
+    if let Some(state) = ALL_STATES.iter().find(|s| {
         s.long_name().eq_ignore_ascii_case(name) || s.short_name().eq_ignore_ascii_case(name)
     }) {
         return Some(StateMatch::State(*state));
@@ -281,7 +284,7 @@ mod tests {
                 StateMatch::Completing
             ])
         );
-        assert_eq!(parse_states("all").unwrap(), None);
+        assert_eq!(parse_states("all").unwrap().map(|v| v.len()), Some(14));
         assert_eq!(parse_states("so").unwrap(), Some(vec![StateMatch::Never]));
         assert_eq!(
             parse_states("bogus").unwrap_err().to_string(),
@@ -300,6 +303,132 @@ mod tests {
                 .filter(|c| c.field.is_some())
                 .count(),
             52
+        );
+    }
+}
+
+#[cfg(test)]
+mod render_tests {
+    use super::*;
+    use crate::format::test_records::{array_task, ctx, pending, running};
+
+    fn ids(out: &str) -> Vec<String> {
+        out.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn folds_array_tasks_with_throttle_and_merged_reasons() {
+        let mut t3 = array_task(52, 3);
+        t3.reason = crate::states::JobReason::Resources;
+        let jobs = vec![array_task(50, 4), array_task(51, 1), t3, array_task(53, 2)];
+        let opts = SqueueOptions::default().with_format("%i|%A|%K|%r");
+        let out = render(&jobs, &opts, &ctx());
+        assert_eq!(
+            out,
+            "JOBID|JOBID|ARRAY_TASK_ID|REASON\n50_[1-4%2]|50|1-4%2|Priority,Resources\n"
+        );
+        let expanded = render(
+            &jobs,
+            &SqueueOptions {
+                expand_arrays: true,
+                ..opts
+            },
+            &ctx(),
+        );
+        assert_eq!(
+            ids(&expanded),
+            vec![
+                "50_1|51|1|Priority",
+                "50_2|53|2|Priority",
+                "50_3|52|3|Resources",
+                "50_4|50|4|Priority"
+            ]
+        );
+    }
+
+    #[test]
+    fn default_order_is_partition_state_then_priority_descending() {
+        let mut low = pending();
+        low.job_id = 44;
+        low.priority = 5;
+        let mut other_part = running();
+        other_part.job_id = 45;
+        other_part.partition = "aaa".into();
+        let jobs = vec![low, running(), pending(), other_part];
+        let out = render(&jobs, &SqueueOptions::default().with_format("%i"), &ctx());
+        assert_eq!(ids(&out), vec!["45", "43", "44", "42"]);
+        let by_id_desc = SqueueOptions::default()
+            .with_format("%i")
+            .with_sort("-i")
+            .unwrap();
+        assert_eq!(
+            ids(&render(&jobs, &by_id_desc, &ctx())),
+            vec!["45", "44", "43", "42"]
+        );
+    }
+
+    #[test]
+    fn filters_by_state_partition_user_name_and_id() {
+        let mut done = running();
+        done.job_id = 46;
+        done.state = JobState::Completed;
+        let jobs = vec![running(), pending(), done];
+        let fmt = || SqueueOptions::default().with_format("%i");
+        assert_eq!(ids(&render(&jobs, &fmt(), &ctx())), vec!["43", "42"]);
+        let all = fmt().with_states("all").unwrap();
+        assert_eq!(render(&jobs, &all, &ctx()).lines().count(), 4);
+        let cd = fmt().with_states("CD").unwrap();
+        assert_eq!(ids(&render(&jobs, &cd, &ctx())), vec!["46"]);
+        let named = SqueueOptions {
+            names: Some(vec!["WAIT".into()]),
+            ..fmt()
+        };
+        assert_eq!(ids(&render(&jobs, &named, &ctx())), vec!["43"]);
+        let by_id = SqueueOptions {
+            job_ids: Some(vec![42]),
+            ..fmt()
+        };
+        assert_eq!(ids(&render(&jobs, &by_id, &ctx())), vec!["42"]);
+        let nobody = SqueueOptions {
+            users: Some(vec![1]),
+            ..fmt()
+        };
+        assert_eq!(render(&jobs, &nobody, &ctx()), "JOBID\n");
+        let part = SqueueOptions {
+            partitions: Some(vec!["other".into()]),
+            ..fmt()
+        };
+        assert_eq!(render(&jobs, &part, &ctx()), "JOBID\n");
+    }
+
+    #[test]
+    fn invalid_letters_stay_literal() {
+        let opts = SqueueOptions::default().with_format("%i %-8j");
+        assert_eq!(
+            opts.layout.warnings,
+            vec!["Invalid job format specification: -".to_string()]
+        );
+        let out = render(
+            &[running()],
+            &SqueueOptions {
+                no_header: true,
+                ..opts
+            },
+            &ctx(),
+        );
+        assert_eq!(out, "42 %-8j\n");
+    }
+
+    #[test]
+    fn long_format_pads_and_suffixes() {
+        let opts = SqueueOptions::default().with_long_format("JobID:.6|,Name:3,State");
+        let out = render(&[running()], &opts, &ctx());
+        assert_eq!(
+            out,
+            " JOBID|NAMSTATE               \n    42|traRUNNING             \n"
         );
     }
 }

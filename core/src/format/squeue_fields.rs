@@ -694,3 +694,188 @@ pub(crate) fn tres_per_task(job: &JobView<'_>) -> Option<String> {
 fn gpu_tres(value: &str) -> String {
     format!("gres:gpu:{value}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{ctx, pending, running};
+
+    fn text(field: JobField, job: &crate::job::JobRecord) -> String {
+        field.value(&JobView::single(job), &ctx()).text
+    }
+
+    #[test]
+    fn every_letter_of_a_running_job() {
+        let job = running();
+        let expected = [
+            ('a', "proj"),
+            ('A', "42"),
+            ('b', "N/A"),
+            ('B', "n1"),
+            ('c', "1"),
+            ('C', "4"),
+            ('d', "0"),
+            ('D', "2"),
+            ('e', "2026-11-30T15:27:00"),
+            ('E', "(null)"),
+            ('f', "(null)"),
+            ('F', "42"),
+            ('g', "users"),
+            ('G', "100"),
+            ('h', "OK"),
+            ('H', "*"),
+            ('i', "42"),
+            ('I', "*"),
+            ('j', "train"),
+            ('J', "*"),
+            ('k', "nightly"),
+            ('K', "N/A"),
+            ('l', "30:00"),
+            ('L', "28:55"),
+            ('m', "2G"),
+            ('M', "1:05"),
+            ('n', ""),
+            ('N', "n[1-2]"),
+            ('o', "/home/alice/train.sh"),
+            ('O', "0"),
+            ('p', "0.99998474144376"),
+            ('P', "gpu"),
+            ('q', "(null)"),
+            ('Q', "4294901760"),
+            ('r', "None"),
+            ('R', "n[1-2]"),
+            ('s', ""),
+            ('S', "2026-11-30T14:57:00"),
+            ('t', "R"),
+            ('T', "RUNNING"),
+            ('u', "alice"),
+            ('U', "1000"),
+            ('v', "(null)"),
+            ('V', "2026-11-30T14:56:25"),
+            ('w', "(null)"),
+            ('W', "(null)"),
+            ('x', ""),
+            ('X', "N/A"),
+            ('y', "0"),
+            ('Y', "(null)"),
+            ('z', "*:*:*"),
+            ('Z', "/home/alice"),
+        ];
+        assert_eq!(expected.len(), 52);
+        for (letter, want) in expected {
+            let field = JobField::from_letter(letter).unwrap();
+            assert_eq!(text(field, &job), want, "%{letter}");
+        }
+    }
+
+    #[test]
+    fn pending_job_placeholders() {
+        let job = pending();
+        let cases = [
+            ('B', "n/a"),
+            ('C', "2"),
+            ('D', "1"),
+            ('e', "N/A"),
+            ('l', "UNLIMITED"),
+            ('L', "UNLIMITED"),
+            ('M', "0:00"),
+            ('N', ""),
+            ('p', "0.00000002328306"),
+            ('R', "(Resources)"),
+            ('S', "N/A"),
+            ('t', "PD"),
+        ];
+        for (letter, want) in cases {
+            assert_eq!(
+                text(JobField::from_letter(letter).unwrap(), &job),
+                want,
+                "%{letter}"
+            );
+        }
+    }
+
+    #[test]
+    fn end_time_of_unlimited_running_job_is_none() {
+        let mut job = running();
+        job.time_limit_min = None;
+        job.end_time = Some(super::super::test_records::NOW + 10);
+        assert_eq!(text(JobField::EndTime, &job), "NONE");
+    }
+
+    #[test]
+    fn reason_list_of_failed_and_completing_jobs() {
+        let mut job = running();
+        job.state = crate::states::JobState::Failed;
+        job.reason = crate::states::JobReason::NonZeroExitCode;
+        assert_eq!(text(JobField::ReasonList, &job), "(NonZeroExitCode)");
+        job.completing = true;
+        assert_eq!(text(JobField::ReasonList, &job), "n[1-2]");
+        assert_eq!(text(JobField::StateCompact, &job), "CG");
+        assert_eq!(text(JobField::State, &job), "COMPLETING");
+    }
+
+    #[test]
+    fn long_names_cover_their_letters() {
+        let pairs = [
+            ("jobid", 'A'),
+            ("jobarrayid", 'i'),
+            ("name", 'j'),
+            ("state", 'T'),
+            ("statecompact", 't'),
+            ("reason", 'r'),
+            ("reasonlist", 'R'),
+            ("numcpus", 'C'),
+            ("numnodes", 'D'),
+            ("timelimit", 'l'),
+            ("timeused", 'M'),
+            ("nodelist", 'N'),
+            ("username", 'u'),
+            ("partition", 'P'),
+            ("schednodes", 'Y'),
+            ("workdir", 'Z'),
+        ];
+        for (name, letter) in pairs {
+            assert_eq!(
+                JobField::from_name(name),
+                JobField::from_letter(letter),
+                "{name}"
+            );
+        }
+        assert_eq!(JobField::from_name("numtasks"), Some(JobField::NumTasks));
+        assert_eq!(JobField::from_name("numtask"), Some(JobField::NumTasks));
+        assert_eq!(JobField::from_name("bogus"), None);
+    }
+
+    #[test]
+    fn long_only_fields() {
+        let job = running();
+        let cases = [
+            ("accruetime", "2026-11-30T14:56:25"),
+            ("allocnodes", "login1"),
+            ("allocsid", "77"),
+            ("batchflag", "1"),
+            ("cluster", "c1"),
+            ("cpus-per-task", "1"),
+            ("exit_code", "0"),
+            ("numtasks", "4"),
+            ("pendingtime", "35"),
+            ("requeue", "1"),
+            ("stdout", "/home/alice/slurm-42.out"),
+            ("stderr", "/home/alice/slurm-42.out"),
+            ("stdin", "/dev/null"),
+            ("tres-alloc", "cpu=4,mem=8G,node=2,billing=4"),
+            ("siblingsviableraw", "NA"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(
+                text(JobField::from_name(name).unwrap(), &job),
+                want,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            JobField::SiblingsViableRaw.header().text,
+            "VIALBLE_SIBLINGS_RAW"
+        );
+    }
+}
