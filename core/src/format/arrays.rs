@@ -3,6 +3,7 @@
 //!
 //! Spur keeps one record per task, so the folding happens here: pending tasks of the same array, name and
 //! partition become one view, represented by the array's own record (job id == array id) when it is among them.
+//! A lone pending task folds too: Slurm 22.05 shows `--array=7` while pending as `2_[7]`.
 
 use std::collections::BTreeMap;
 
@@ -49,9 +50,6 @@ fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
         .copied()
         .find(|j| Some(j.job_id) == j.array_job_id)
         .unwrap_or(group[0]);
-    if group.len() < 2 {
-        return JobView::single(representative);
-    }
     let mut ids: Vec<u32> = group.iter().filter_map(|j| j.array_task_id).collect();
     ids.sort_unstable();
     ids.dedup();

@@ -11,6 +11,9 @@ use crate::states::JobState;
 /// Slurm's `NO_VAL`: what a task-id pattern expands to for a record that stands for several array tasks.
 pub(crate) const NO_VAL: u32 = 0xffff_fffe;
 
+/// How far ahead slurmctld puts the end of a running job without a time limit.
+const YEAR_SECS: i64 = 365 * 86_400;
+
 /// A job as one output record: a single job, or the pending tasks of one array folded into one record (squeue's
 /// `24_[1-3]`, scontrol's `ArrayTaskId=1-3`).
 #[derive(Debug, Clone)]
@@ -253,15 +256,19 @@ impl<'a> JobView<'a> {
         end - self.job.start_time.unwrap_or(0)
     }
 
-    /// The end time as Slurm stores it: actual, or start + limit for a running job.
+    /// The end time as Slurm stores it: actual, or start + limit for a running job (start + one year when it
+    /// has no limit, as slurmctld sets it).
     pub fn end_time(&self) -> Option<EpochSecs> {
         if let Some(end) = self.job.end_time.filter(|e| *e != 0) {
             return Some(end);
         }
         if self.is_running() {
             let start = self.job.start_time?;
-            let limit = self.job.time_limit_min?;
-            return Some(start + i64::from(limit) * 60);
+            let limit = self
+                .job
+                .time_limit_min
+                .map_or(YEAR_SECS, |m| i64::from(m) * 60);
+            return Some(start + limit);
         }
         None
     }

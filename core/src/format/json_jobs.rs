@@ -32,10 +32,11 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
     let j = view.job;
     let spec = &j.spec;
     let tasks_str = view.array_tasks.clone();
-    let (task_range, throttle) = match tasks_str.as_deref().and_then(|t| t.split_once('%')) {
-        Some((range, limit)) => (Some(range.to_string()), limit.parse::<i64>().unwrap_or(0)),
-        None => (tasks_str.clone(), 0),
-    };
+    // The task string keeps its `%N` throttle, which also shows as array_max_tasks.
+    let throttle = tasks_str
+        .as_deref()
+        .and_then(|t| t.split_once('%'))
+        .map_or(0, |(_, limit)| limit.parse::<i64>().unwrap_or(0));
     let alloc = view.tres_alloc();
     let flags = if view.is_running() {
         vec![Json::str("JOB_WAS_RUNNING")]
@@ -68,7 +69,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
             },
         ),
         ("array_max_tasks", Json::Int(throttle)),
-        ("array_task_string", s(task_range)),
+        ("array_task_string", s(tasks_str.clone())),
         ("association_id", int(0)),
         ("batch_features", Json::str("")),
         ("batch_flag", Json::Bool(view.batch_flag())),
@@ -328,5 +329,49 @@ fn mem_from_tres(tres: &str) -> u64 {
         Some('T') => n * 1024 * 1024,
         Some('P') => n * 1024 * 1024 * 1024,
         _ => n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{array_task, ctx, running, NOW};
+
+    fn field<'a>(job: &'a Json, key: &str) -> &'a Json {
+        match job {
+            Json::Obj(pairs) => &pairs.iter().find(|(k, _)| k == key).unwrap().1,
+            _ => panic!("not an object"),
+        }
+    }
+
+    /// Checked against a live Slurm 22.05 (`sbatch --array=1-4%2`, an unlimited running job).
+    #[test]
+    fn throttled_array_and_unlimited_running_job() {
+        let out = jobs(
+            &[
+                array_task(50, 1),
+                array_task(51, 2),
+                array_task(52, 3),
+                array_task(53, 4),
+            ],
+            &ctx(),
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(field(&out[0], "array_task_string"), &Json::str("1-4%2"));
+        assert_eq!(field(&out[0], "array_max_tasks"), &Json::Int(2));
+        assert_eq!(field(&out[0], "array_task_id"), &Json::Null);
+        let mut job = running();
+        job.time_limit_min = None;
+        let out = jobs(&[job], &ctx());
+        assert_eq!(
+            field(&out[0], "end_time"),
+            &Json::Int(NOW - 65 + 365 * 86_400)
+        );
+        assert_eq!(
+            field(&out[0], "flags"),
+            &Json::Arr(vec![Json::str("JOB_WAS_RUNNING")])
+        );
+        assert_eq!(field(&out[0], "billable_tres"), &Json::Float(4.0));
+        assert_eq!(field(&out[0], "nodes"), &Json::str("n[1-2]"));
     }
 }

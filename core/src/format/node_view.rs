@@ -181,13 +181,13 @@ pub(crate) fn features(node: &NodeRecord) -> Option<String> {
     (!node.features.is_empty()).then(|| node.features.join(","))
 }
 
-/// Counted as allocated in sinfo's A/I/O/T (allocated, mixed, or draining jobs).
+/// Counted as allocated in sinfo's A/I/O/T: nodes running jobs, draining ones included (Slurm 22.05 shows a
+/// `drng` node as `1/0/0/1`).
 pub(crate) fn counts_allocated(node: &NodeRecord) -> bool {
-    !node.drain
-        && matches!(
-            node.base_state,
-            NodeBaseState::Allocated | NodeBaseState::Mixed
-        )
+    matches!(
+        node.base_state,
+        NodeBaseState::Allocated | NodeBaseState::Mixed
+    )
 }
 
 pub(crate) fn counts_idle(node: &NodeRecord) -> bool {
@@ -262,6 +262,16 @@ mod tests {
             assert_eq!(state_long(&n), long);
             assert_eq!(state_complete(&n), complete);
         }
+    }
+
+    /// Checked against a live Slurm 22.05: `drng` counts as allocated, `drain` and `down` as other.
+    #[test]
+    fn node_counts_follow_slurm() {
+        use NodeBaseState as B;
+        assert!(counts_allocated(&with(B::Mixed, true, false)));
+        assert!(!counts_idle(&with(B::Idle, true, false)));
+        assert!(!counts_allocated(&with(B::Down, true, false)));
+        assert!(cpus_unavailable(&with(B::Mixed, true, false)));
     }
 
     #[test]

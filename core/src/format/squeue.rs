@@ -349,6 +349,21 @@ mod render_tests {
         );
     }
 
+    /// Checked against a live Slurm 22.05 (`sbatch --hold --array=7`).
+    #[test]
+    fn lone_pending_task_keeps_brackets() {
+        let opts = SqueueOptions {
+            no_header: true,
+            ..SqueueOptions::default().with_format("%i|%K|%A")
+        };
+        let mut lone = array_task(57, 7);
+        lone.spec.array = Some("7".into());
+        assert_eq!(render(&[lone], &opts, &ctx()), "50_[7]|7|57\n");
+        let mut running_task = array_task(57, 7);
+        running_task.state = JobState::Running;
+        assert_eq!(render(&[running_task], &opts, &ctx()), "50_7|7|57\n");
+    }
+
     #[test]
     fn default_order_is_partition_state_then_priority_descending() {
         let mut low = pending();
