@@ -72,12 +72,13 @@ pub fn pad(text: &str, width: usize, right: bool, cut: bool) -> String {
     out
 }
 
-/// Renders one line (without the newline) given each field's cell.
-pub fn render_line<F: Copy>(layout: &Layout<F>, mut value: impl FnMut(F) -> Cell) -> String {
+/// Renders one line (without the newline) given each field's cell; the closure also gets the column width,
+/// which sinfo's default-partition marker depends on.
+pub fn render_line<F: Copy>(layout: &Layout<F>, mut value: impl FnMut(F, usize) -> Cell) -> String {
     let mut line = layout.prefix.clone();
     for column in &layout.columns {
         if let Some(field) = column.field {
-            let cell = value(field);
+            let cell = value(field, column.width);
             line.push_str(&pad(&cell.text, column.width, column.right, cell.cut));
         }
         line.push_str(&column.suffix);
@@ -164,6 +165,28 @@ pub fn parse_long<F>(format: &str, what: &str, lookup: impl Fn(&str) -> Option<F
         columns,
         warnings,
     }
+}
+
+/// Parses a `-o` format, expanding `%all` to every letter; under `%all` letters without a field are skipped
+/// silently, as Slurm does.
+pub fn parse_short_or_all<F>(
+    format: &str,
+    upper_suffix: &str,
+    what: &str,
+    lookup: impl Fn(char) -> Option<F>,
+) -> Layout<F> {
+    if !format.eq_ignore_ascii_case("%all") {
+        return parse_short(format, what, lookup);
+    }
+    let mut layout = parse_short(&all_letters(upper_suffix), what, lookup);
+    layout.warnings.clear();
+    for column in layout.columns.iter_mut().filter(|c| c.field.is_none()) {
+        column.suffix = column
+            .suffix
+            .trim_start_matches(|c: char| c != '|')
+            .to_string();
+    }
+    layout
 }
 
 /// The `%all` format: every letter a..z then A..Z separated by `|`; `upper_suffix` follows each capital letter
@@ -258,8 +281,21 @@ mod tests {
     #[test]
     fn renders_line_with_prefix_and_suffixes() {
         let layout = parse_short(">%5a|%.3b<", "job", letters);
-        let line = render_line(&layout, |f| Cell::cut(if f == 'a' { "x" } else { "long" }));
+        let line = render_line(&layout, |f, _| {
+            Cell::cut(if f == 'a' { "x" } else { "long" })
+        });
         assert_eq!(line, ">x    |lon<");
+    }
+
+    #[test]
+    fn all_skips_letters_without_fields() {
+        let layout =
+            parse_short_or_all("%ALL", " ", "node", |c| (c == 'b' || c == 'Z').then_some(c));
+        assert!(layout.warnings.is_empty());
+        let line = render_line(&layout, |f, _| Cell::cut(f.to_string()));
+        assert_eq!(line.matches('|').count(), 51);
+        assert!(line.starts_with("|b|"));
+        assert!(line.ends_with("|Z "));
     }
 
     #[test]

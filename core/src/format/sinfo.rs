@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use crate::format::columns::{all_letters, parse_long, parse_short, render_line, Layout};
+use crate::format::columns::{parse_long, parse_short, parse_short_or_all, render_line, Layout};
 use crate::format::node_view;
 use crate::format::sinfo_fields::natural_key;
 pub use crate::format::sinfo_fields::NodeField;
@@ -138,19 +138,7 @@ impl SinfoOptions {
 
     /// `-o FORMAT`: column widths are taken as given.
     pub fn with_format(mut self, format: &str) -> SinfoOptions {
-        self.layout = if format.eq_ignore_ascii_case("%all") {
-            let mut layout = parse_short(&all_letters(" "), "node", NodeField::from_letter);
-            layout.warnings.clear();
-            for column in layout.columns.iter_mut().filter(|c| c.field.is_none()) {
-                column.suffix = column
-                    .suffix
-                    .trim_start_matches(|c: char| c != '|')
-                    .to_string();
-            }
-            layout
-        } else {
-            parse_short(format, "node", NodeField::from_letter)
-        };
+        self.layout = parse_short_or_all(format, " ", "node", NodeField::from_letter);
         self.auto_partition_width = false;
         self.auto_node_width = false;
         self
@@ -344,36 +332,16 @@ pub fn render(
         out.push('\n');
     }
     if !opts.no_header {
-        out.push_str(&render_line(&layout, NodeField::header));
+        out.push_str(&render_line(&layout, |f, _| f.header()));
         out.push('\n');
     }
     for record in &records {
-        let line = render_line_with_widths(&layout, record, ctx);
-        out.push_str(&line);
+        out.push_str(&render_line(&layout, |f, width| {
+            f.value(record, ctx, width)
+        }));
         out.push('\n');
     }
     out
-}
-
-fn render_line_with_widths(
-    layout: &Layout<NodeField>,
-    record: &SinfoRecord<'_>,
-    ctx: &FormatContext,
-) -> String {
-    let mut line = layout.prefix.clone();
-    for column in &layout.columns {
-        if let Some(field) = column.field {
-            let cell = field.value(record, ctx, column.width);
-            line.push_str(&crate::format::columns::pad(
-                &cell.text,
-                column.width,
-                column.right,
-                cell.cut,
-            ));
-        }
-        line.push_str(&column.suffix);
-    }
-    line
 }
 
 fn sort_records(records: &mut [SinfoRecord<'_>], opts: &SinfoOptions) {

@@ -3,7 +3,7 @@
 //! `-O`, `-l`, `--start`).
 
 use crate::format::arrays::fold_pending_tasks;
-use crate::format::columns::{all_letters, parse_long, parse_short, render_line, Layout};
+use crate::format::columns::{parse_long, parse_short_or_all, render_line, Layout};
 use crate::format::job_view::JobView;
 pub use crate::format::squeue_fields::JobField;
 use crate::format::squeue_sort::sort_jobs;
@@ -112,21 +112,7 @@ impl SqueueOptions {
 }
 
 fn short_layout(format: &str) -> Layout<JobField> {
-    if format.eq_ignore_ascii_case("%all") {
-        let mut layout = parse_short(&all_letters(""), "job", JobField::from_letter);
-        // Letters without a job field are simply skipped under %all.
-        layout.warnings.clear();
-        for column in &mut layout.columns {
-            if column.field.is_none() {
-                column.suffix = column
-                    .suffix
-                    .trim_start_matches(|c: char| c != '|')
-                    .to_string();
-            }
-        }
-        return layout;
-    }
-    parse_short(format, "job", JobField::from_letter)
+    parse_short_or_all(format, "", "job", JobField::from_letter)
 }
 
 /// Every job state, for `-t all`.
@@ -224,30 +210,22 @@ pub fn render(jobs: &[JobRecord], opts: &SqueueOptions, ctx: &FormatContext) -> 
         out.push('\n');
     }
     if !opts.no_header {
-        out.push_str(&render_line(&opts.layout, JobField::header));
+        out.push_str(&render_line(&opts.layout, |f, _| f.header()));
         out.push('\n');
     }
     let chosen: Vec<&JobRecord> = jobs.iter().filter(|j| selected(j, opts)).collect();
-    let mut rows = if opts.expand_arrays {
-        fold_for_expansion(&chosen)
-    } else {
-        fold_pending_tasks(&chosen)
-    };
+    let mut rows = fold_pending_tasks(&chosen);
     sort_jobs(&mut rows, &opts.sort, ctx);
     for row in &rows {
         for line_job in expand(row, &chosen, opts.expand_arrays) {
-            out.push_str(&render_line(&opts.layout, |f| f.value(&line_job, ctx)));
+            out.push_str(&render_line(&opts.layout, |f, _| f.value(&line_job, ctx)));
             out.push('\n');
         }
     }
     out
 }
 
-/// With `-r` the folded record still sorts as one, then prints one line per task.
-fn fold_for_expansion<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>> {
-    fold_pending_tasks(jobs)
-}
-
+/// With `-r` a folded record still sorts as one, then prints one line per task.
 fn expand<'a>(row: &JobView<'a>, jobs: &[&'a JobRecord], expand_arrays: bool) -> Vec<JobView<'a>> {
     if !expand_arrays || row.array_tasks.is_none() {
         return vec![row.clone()];
