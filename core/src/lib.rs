@@ -9,6 +9,7 @@ pub mod hostlist;
 pub mod agent_proto;
 pub mod api;
 pub mod env;
+pub mod format;
 pub mod job;
 pub mod records;
 pub mod states;

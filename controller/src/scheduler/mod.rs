@@ -178,7 +178,7 @@ fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
         exit_signal: 0,
         restarts: 0,
         partition: partition.to_string(),
-        dependency_display: None,
+        dependency_status: None,
     }
 }
 

@@ -71,7 +71,7 @@ impl ApiService {
                     .values()
                     .map(|job| {
                         let mut job = job.clone();
-                        job.dependency_display = job
+                        job.dependency_status = job
                             .spec
                             .dependency
                             .as_deref()

@@ -62,7 +62,7 @@ impl ClusterState {
                 exit_signal: 0,
                 restarts: 0,
                 partition: partition.clone(),
-                dependency_display: None,
+                dependency_status: None,
             };
             state.jobs.insert(job_id, record);
         };
