@@ -18,7 +18,10 @@ pub struct AgentSettings {
 #[derive(Debug, thiserror::Error)]
 pub enum AgentConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Parse(String),
     #[error("node {0} is not in slurm.conf (use -N to name this node)")]
@@ -38,7 +41,9 @@ impl AgentSettings {
             Some(path) => Some(read(path)?),
             None => None,
         };
-        let node_name = node_name.map(str::to_string).unwrap_or_else(discover::short_hostname);
+        let node_name = node_name
+            .map(str::to_string)
+            .unwrap_or_else(discover::short_hostname);
         let node_addr = match &conf {
             Some(conf) => node_address(conf, &node_name)?,
             None => "127.0.0.1".to_string(),
@@ -46,7 +51,10 @@ impl AgentSettings {
         let controller_url = match (controller, &conf) {
             (Some(url), _) => url.to_string(),
             (None, Some(conf)) => {
-                let host = conf.controllers.first().ok_or(AgentConfigError::NoController)?;
+                let host = conf
+                    .controllers
+                    .first()
+                    .ok_or(AgentConfigError::NoController)?;
                 format!("http://{}:{}", host.addr, conf.slurmctld_port().first)
             }
             (None, None) => return Err(AgentConfigError::NoController),
@@ -77,15 +85,24 @@ fn read(path: &Path) -> Result<SlurmConf, AgentConfigError> {
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut resolver = |name: &str| -> Result<String, String> {
-        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        let included = if name.starts_with('/') {
+            PathBuf::from(name)
+        } else {
+            base.join(name)
+        };
         std::fs::read_to_string(&included).map_err(|e| format!("{}: {e}", included.display()))
     };
-    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).map_err(|e| AgentConfigError::Parse(e.to_string()))
+    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver)
+        .map_err(|e| AgentConfigError::Parse(e.to_string()))
 }
 
 /// The node's `NodeAddr` (or its name), refusing a name slurm.conf does not define.
 fn node_address(conf: &SlurmConf, node: &str) -> Result<String, AgentConfigError> {
-    for line in conf.nodes.iter().filter(|n| !n.names.eq_ignore_ascii_case("DEFAULT")) {
+    for line in conf
+        .nodes
+        .iter()
+        .filter(|n| !n.names.eq_ignore_ascii_case("DEFAULT"))
+    {
         let names = spur_core::hostlist::expand(&line.names).unwrap_or_default();
         if let Some(i) = names.iter().position(|n| n == node) {
             let addrs = if line.addresses.is_empty() {

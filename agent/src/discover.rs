@@ -21,13 +21,23 @@ pub fn discover() -> MachineFacts {
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
     let uname = nix::sys::utsname::uname().ok();
     let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
-        uname.as_ref().map(|u| f(u).to_string_lossy().into_owned()).unwrap_or_default()
+        uname
+            .as_ref()
+            .map(|u| f(u).to_string_lossy().into_owned())
+            .unwrap_or_default()
     };
     MachineFacts {
         cpus,
-        real_memory_mb: meminfo_kb(&meminfo, "MemTotal:").map(|kb| kb / 1024).unwrap_or(0),
+        real_memory_mb: meminfo_kb(&meminfo, "MemTotal:")
+            .map(|kb| kb / 1024)
+            .unwrap_or(0),
         boot_time: boot_time(&stat).unwrap_or(0),
-        os: format!("{} {} {}", field(|u| u.sysname()), field(|u| u.release()), field(|u| u.version())),
+        os: format!(
+            "{} {} {}",
+            field(|u| u.sysname()),
+            field(|u| u.release()),
+            field(|u| u.version())
+        ),
         arch: field(|u| u.machine()),
         hostname: short_hostname(),
     }
@@ -37,7 +47,13 @@ pub fn discover() -> MachineFacts {
 pub fn short_hostname() -> String {
     nix::unistd::gethostname()
         .ok()
-        .map(|h| h.to_string_lossy().split('.').next().unwrap_or_default().to_string())
+        .map(|h| {
+            h.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
         .unwrap_or_else(|| "localhost".to_string())
 }
 
@@ -72,10 +88,14 @@ mod tests {
 
     #[test]
     fn parses_meminfo_and_btime() {
-        let meminfo = "MemTotal:       24159472 kB\nMemFree:        1 kB\nMemAvailable:   2048 kB\n";
+        let meminfo =
+            "MemTotal:       24159472 kB\nMemFree:        1 kB\nMemAvailable:   2048 kB\n";
         assert_eq!(meminfo_kb(meminfo, "MemTotal:"), Some(24_159_472));
         assert_eq!(meminfo_kb(meminfo, "MemAvailable:"), Some(2048));
-        assert_eq!(boot_time("cpu 1 2\nbtime 1764500000\n"), Some(1_764_500_000));
+        assert_eq!(
+            boot_time("cpu 1 2\nbtime 1764500000\n"),
+            Some(1_764_500_000)
+        );
         assert_eq!(boot_time("cpu 1 2\n"), None);
     }
 

@@ -15,7 +15,10 @@ use crate::users::UserInfo;
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error("cannot prepare job directory {path}: {source}")]
-    Prepare { path: String, source: std::io::Error },
+    Prepare {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("job {0} has no batch script")]
     NoScript(u32),
     #[error("cannot start spurstepd: {0}")]
@@ -30,7 +33,12 @@ pub struct JobSpool {
 }
 
 impl JobSpool {
-    pub fn new(root: PathBuf, stepd_binary: PathBuf, node_name: String, hostname: String) -> std::io::Result<Self> {
+    pub fn new(
+        root: PathBuf,
+        stepd_binary: PathBuf,
+        node_name: String,
+        hostname: String,
+    ) -> std::io::Result<Self> {
         std::fs::create_dir_all(&root)?;
         Ok(JobSpool {
             root,
@@ -86,7 +94,9 @@ impl JobSpool {
             .filter(|&id| {
                 let dir = self.job_dir(id);
                 let launched = dir.join(protocol::PID_FILE).exists();
-                launched && !spur_stepd::is_alive(&dir) && !matches!(spur_stepd::read_result(&dir), Ok(Some(_)))
+                launched
+                    && !spur_stepd::is_alive(&dir)
+                    && !matches!(spur_stepd::read_result(&dir), Ok(Some(_)))
             })
             .collect()
     }
@@ -102,12 +112,21 @@ impl JobSpool {
 
     /// Writes the script and launch spec and starts the supervisor. A job already in the spool is not started
     /// twice (the controller may resend a launch after a reconnect).
-    pub fn launch(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) -> Result<(), LaunchError> {
+    pub fn launch(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+    ) -> Result<(), LaunchError> {
         let dir = self.job_dir(job.job_id);
         if dir.join(protocol::LAUNCH_FILE).exists() {
             return Ok(());
         }
-        let script = job.spec.script.as_deref().ok_or(LaunchError::NoScript(job.job_id))?;
+        let script = job
+            .spec
+            .script
+            .as_deref()
+            .ok_or(LaunchError::NoScript(job.job_id))?;
         let prepare = |source| LaunchError::Prepare {
             path: dir.display().to_string(),
             source,
@@ -121,7 +140,13 @@ impl JobSpool {
         Ok(())
     }
 
-    fn launch_spec(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo, script_path: PathBuf) -> LaunchSpec {
+    fn launch_spec(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+        script_path: PathBuf,
+    ) -> LaunchSpec {
         let alloc_cpus = job.alloc.as_ref().map(|a| a.cpus).unwrap_or(1).max(1);
         let mem_per_cpu = job.spec.mem_per_cpu_mb.or_else(|| {
             let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
@@ -153,7 +178,11 @@ impl JobSpool {
             env,
             script_path,
             argv: job.spec.argv.clone(),
-            stdin_path: job.spec.stdin.as_ref().map(|p| work_dir.join(expand(job, p, &self.node_name))),
+            stdin_path: job
+                .spec
+                .stdin
+                .as_ref()
+                .map(|p| work_dir.join(expand(job, p, &self.node_name))),
             stdout_path: work_dir.join(stdout),
             stderr_path: work_dir.join(stderr),
             open_mode: match job.spec.open_mode {
@@ -170,7 +199,13 @@ impl JobSpool {
             SignalScope::BatchShell => protocol::SignalScope::BatchShell,
             SignalScope::All => protocol::SignalScope::AllProcesses,
         };
-        self.request(job_id, &Request::Signal { signo: signal, scope });
+        self.request(
+            job_id,
+            &Request::Signal {
+                signo: signal,
+                scope,
+            },
+        );
     }
 
     pub fn terminate(&self, job_id: u32, reason: TerminateReason, at: i64) {
@@ -213,7 +248,8 @@ fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o500))?;
     if nix::unistd::geteuid().is_root() {
-        nix::unistd::chown(path, Some(user.uid.into()), Some(user.gid.into())).map_err(std::io::Error::from)?;
+        nix::unistd::chown(path, Some(user.uid.into()), Some(user.gid.into()))
+            .map_err(std::io::Error::from)?;
     }
     Ok(())
 }
@@ -224,7 +260,11 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
     let (code, signal) = result.exit_code_pair();
     JobOutcome {
         job_id,
-        exit_code: if launch_failed { None } else { Some(u32::try_from(code).unwrap_or(1)) },
+        exit_code: if launch_failed {
+            None
+        } else {
+            Some(u32::try_from(code).unwrap_or(1))
+        },
         signal: u32::try_from(signal).unwrap_or(0),
         end_time: result.end_time,
         message: result.message.clone(),

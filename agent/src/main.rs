@@ -37,7 +37,10 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
@@ -74,9 +77,18 @@ async fn main() -> anyhow::Result<()> {
         version: env!("CARGO_PKG_VERSION").to_string(),
         running_jobs: Vec::new(),
     };
-    let spool = JobSpool::new(settings.spool.clone(), stepd, settings.node_name.clone(), facts.hostname)
-        .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?;
-    tracing::info!(node = settings.node_name, controller = settings.controller_url, "spurd starting");
+    let spool = JobSpool::new(
+        settings.spool.clone(),
+        stepd,
+        settings.node_name.clone(),
+        facts.hostname,
+    )
+    .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?;
+    tracing::info!(
+        node = settings.node_name,
+        controller = settings.controller_url,
+        "spurd starting"
+    );
     let agent = Arc::new(Agent {
         spool,
         controller_url: settings.controller_url,

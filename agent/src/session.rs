@@ -57,13 +57,19 @@ fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
 }
 
 async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
-    let mut client = pb::agent_link_client::AgentLinkClient::connect(agent.controller_url.clone()).await?;
+    let mut client =
+        pb::agent_link_client::AgentLinkClient::connect(agent.controller_url.clone()).await?;
     let (outbox, outbox_rx) = mpsc::channel::<pb::ApiRequest>(OUTBOX_MAX);
     record_orphans(&agent.spool);
     let mut hello = agent.hello.clone();
     hello.running_jobs = agent.spool.running_jobs();
-    outbox.send(envelope(&AgentToController::Hello(Box::new(hello)))?).await?;
-    let mut inbound = client.session(ReceiverStream::new(outbox_rx)).await?.into_inner();
+    outbox
+        .send(envelope(&AgentToController::Hello(Box::new(hello)))?)
+        .await?;
+    let mut inbound = client
+        .session(ReceiverStream::new(outbox_rx))
+        .await?
+        .into_inner();
     let mut scan = tokio::time::interval(SPOOL_SCAN_INTERVAL);
     let mut last_heartbeat = Instant::now();
     let mut sent_results: HashMap<u32, Instant> = HashMap::new();
@@ -98,29 +104,48 @@ async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
 
 async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Result<()> {
     match message {
-        ControllerToAgent::Welcome { node } => tracing::info!(node, "registered with the controller"),
-        ControllerToAgent::Rejected { message } => anyhow::bail!("controller rejected this node: {message}"),
+        ControllerToAgent::Welcome { node } => {
+            tracing::info!(node, "registered with the controller")
+        }
+        ControllerToAgent::Rejected { message } => {
+            anyhow::bail!("controller rejected this node: {message}")
+        }
         ControllerToAgent::Launch { job, context } => {
             let worker = agent.clone();
             let job_id = job.job_id;
             let launched = tokio::task::spawn_blocking(move || {
-                let user = users::lookup(job.spec.user_id, job.spec.group_id).map_err(|e| e.to_string())?;
-                worker.spool.launch(&job, &context, &user).map_err(|e| e.to_string())
+                let user = users::lookup(job.spec.user_id, job.spec.group_id)
+                    .map_err(|e| e.to_string())?;
+                worker
+                    .spool
+                    .launch(&job, &context, &user)
+                    .map_err(|e| e.to_string())
             })
             .await?;
             match launched {
                 Ok(_) => tracing::info!(job_id, "launched"),
                 Err(message) => {
                     tracing::warn!(job_id, "launch failed: {message}");
-                    write_failed_result(&agent.spool, job_id, Outcome::LaunchFailed { message }, None);
+                    write_failed_result(
+                        &agent.spool,
+                        job_id,
+                        Outcome::LaunchFailed { message },
+                        None,
+                    );
                 }
             }
         }
-        ControllerToAgent::Signal { job_id, signal, scope } => {
+        ControllerToAgent::Signal {
+            job_id,
+            signal,
+            scope,
+        } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.signal(job_id, signal, scope)).await?;
         }
-        ControllerToAgent::Terminate { job_id, reason, at, .. } => {
+        ControllerToAgent::Terminate {
+            job_id, reason, at, ..
+        } => {
             let dir = agent.spool.job_dir(job_id);
             if !dir.exists() {
                 // Never launched here: nothing to kill, but the controller waits for a result to free the job.
@@ -142,11 +167,17 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
 /// learns the job is gone instead of waiting forever.
 fn record_orphans(spool: &JobSpool) {
     for job_id in spool.orphaned_jobs() {
-        tracing::warn!(job_id, "spurstepd vanished without a result; killing what is left of the job");
+        tracing::warn!(
+            job_id,
+            "spurstepd vanished without a result; killing what is left of the job"
+        );
         if let Ok(Some(started)) = spur_stepd::read_started(&spool.job_dir(job_id)) {
             if let Ok(pgid) = i32::try_from(started.pid) {
                 // The script led its own process group; nothing else may remain once its supervisor is gone.
-                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(pgid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
             }
         }
         write_failed_result(spool, job_id, Outcome::Failed, Some(9));

@@ -23,7 +23,8 @@ pub fn lookup(uid: u32, gid: u32) -> Result<UserInfo, UserError> {
         .map_err(|source| UserError::Lookup { uid, source })?
         .ok_or(UserError::Unknown(uid))?;
     let name_c = std::ffi::CString::new(user.name.clone()).map_err(|_| UserError::Unknown(uid))?;
-    let groups = nix::unistd::getgrouplist(&name_c, gid.into()).map_err(|source| UserError::Lookup { uid, source })?;
+    let groups = nix::unistd::getgrouplist(&name_c, gid.into())
+        .map_err(|source| UserError::Lookup { uid, source })?;
     Ok(UserInfo {
         uid,
         gid,
@@ -43,6 +44,9 @@ mod tests {
         let root = lookup(0, 0).unwrap();
         assert_eq!(root.name, "root");
         assert!(root.supplementary_gids.contains(&0));
-        assert!(matches!(lookup(4_000_000_000, 0), Err(UserError::Unknown(_))));
+        assert!(matches!(
+            lookup(4_000_000_000, 0),
+            Err(UserError::Unknown(_))
+        ));
     }
 }

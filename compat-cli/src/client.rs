@@ -1,7 +1,9 @@
 //! The CLI's connection to spurctld: finds the controller (SPUR_CONTROLLER, else slurm.conf's SlurmctldHost and
 //! SlurmctldPort), sends one request, and turns transport failures into Slurm's "Unable to contact" error.
 
-use spur_core::api::{ApiError, ControlReply, ControlRequest, Query, QueryReply, SubmitReply, SubmitRequest};
+use spur_core::api::{
+    ApiError, ControlReply, ControlRequest, Query, QueryReply, SubmitReply, SubmitRequest,
+};
 use spur_core::wire::{from_doc, pb, to_doc, DocKind};
 
 /// Slurm's MessageTimeout default: how long a client waits for the controller.
@@ -48,7 +50,9 @@ impl Client {
         })
     }
 
-    fn decode<R: serde::de::DeserializeOwned + DocKind>(reply: pb::ApiReply) -> Result<R, ClientError> {
+    fn decode<R: serde::de::DeserializeOwned + DocKind>(
+        reply: pb::ApiReply,
+    ) -> Result<R, ClientError> {
         if reply.error_code != 0 {
             let error = from_doc::<ApiError>(reply.body.as_ref()).unwrap_or_else(|_| {
                 ApiError::with_detail(spur_core::api::SlurmErrno::Error, reply.message.clone())
@@ -58,12 +62,18 @@ impl Client {
         from_doc(reply.body.as_ref()).map_err(|e| ClientError::Protocol(e.to_string()))
     }
 
-    async fn connect(url: String) -> Result<pb::controller_client::ControllerClient<tonic::transport::Channel>, ClientError> {
+    async fn connect(
+        url: String,
+    ) -> Result<pb::controller_client::ControllerClient<tonic::transport::Channel>, ClientError>
+    {
         let endpoint = tonic::transport::Endpoint::from_shared(url.clone())
             .map_err(|e| ClientError::Unreachable(e.to_string()))?
             .connect_timeout(REQUEST_TIMEOUT)
             .timeout(REQUEST_TIMEOUT);
-        let channel = endpoint.connect().await.map_err(|e| ClientError::Unreachable(format!("{url}: {e}")))?;
+        let channel = endpoint
+            .connect()
+            .await
+            .map_err(|e| ClientError::Unreachable(format!("{url}: {e}")))?;
         Ok(pb::controller_client::ControllerClient::new(channel))
     }
 
@@ -71,7 +81,11 @@ impl Client {
         let message = Self::request(request)?;
         let url = self.url.clone();
         self.runtime.block_on(async move {
-            let reply = Self::connect(url).await?.submit(message).await.map_err(status_error)?;
+            let reply = Self::connect(url)
+                .await?
+                .submit(message)
+                .await
+                .map_err(status_error)?;
             Self::decode(reply.into_inner())
         })
     }
@@ -80,7 +94,11 @@ impl Client {
         let message = Self::request(query)?;
         let url = self.url.clone();
         self.runtime.block_on(async move {
-            let reply = Self::connect(url).await?.query(message).await.map_err(status_error)?;
+            let reply = Self::connect(url)
+                .await?
+                .query(message)
+                .await
+                .map_err(status_error)?;
             Self::decode(reply.into_inner())
         })
     }
@@ -89,7 +107,11 @@ impl Client {
         let message = Self::request(request)?;
         let url = self.url.clone();
         self.runtime.block_on(async move {
-            let reply = Self::connect(url).await?.control(message).await.map_err(status_error)?;
+            let reply = Self::connect(url)
+                .await?
+                .control(message)
+                .await
+                .map_err(status_error)?;
             Self::decode(reply.into_inner())
         })
     }
@@ -97,7 +119,11 @@ impl Client {
     pub fn ping(&self) -> Result<pb::PingReply, ClientError> {
         let url = self.url.clone();
         self.runtime.block_on(async move {
-            let reply = Self::connect(url).await?.ping(pb::PingRequest {}).await.map_err(status_error)?;
+            let reply = Self::connect(url)
+                .await?
+                .ping(pb::PingRequest {})
+                .await
+                .map_err(status_error)?;
             Ok(reply.into_inner())
         })
     }

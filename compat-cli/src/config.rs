@@ -17,7 +17,11 @@ pub fn load_slurm_conf() -> Option<SlurmConf> {
     let text = std::fs::read_to_string(&path).ok()?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut resolver = |name: &str| -> Result<String, String> {
-        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        let included = if name.starts_with('/') {
+            PathBuf::from(name)
+        } else {
+            base.join(name)
+        };
         std::fs::read_to_string(&included).map_err(|e| e.to_string())
     };
     SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).ok()
@@ -32,7 +36,11 @@ pub fn controller_url() -> String {
     }
     match load_slurm_conf() {
         Some(conf) => {
-            let addr = conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_else(|| "127.0.0.1".to_string());
+            let addr = conf
+                .controllers
+                .first()
+                .map(|c| c.addr.clone())
+                .unwrap_or_else(|| "127.0.0.1".to_string());
             format!("http://{}:{}", addr, conf.slurmctld_port().first)
         }
         None => "http://127.0.0.1:6817".to_string(),
@@ -49,16 +57,28 @@ pub fn gres_types() -> Vec<String> {
 pub fn short_hostname() -> String {
     nix::unistd::gethostname()
         .ok()
-        .map(|h| h.to_string_lossy().split('.').next().unwrap_or_default().to_string())
+        .map(|h| {
+            h.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
         .unwrap_or_else(|| "localhost".to_string())
 }
 
 pub fn user_name(uid: u32) -> Option<String> {
-    nix::unistd::User::from_uid(uid.into()).ok().flatten().map(|u| u.name)
+    nix::unistd::User::from_uid(uid.into())
+        .ok()
+        .flatten()
+        .map(|u| u.name)
 }
 
 pub fn group_name(gid: u32) -> Option<String> {
-    nix::unistd::Group::from_gid(gid.into()).ok().flatten().map(|g| g.name)
+    nix::unistd::Group::from_gid(gid.into())
+        .ok()
+        .flatten()
+        .map(|g| g.name)
 }
 
 /// A user given by name or number, as `-u` takes it.
@@ -66,7 +86,10 @@ pub fn uid_of(user: &str) -> Option<u32> {
     if let Ok(uid) = user.parse() {
         return Some(uid);
     }
-    nix::unistd::User::from_name(user).ok().flatten().map(|u| u.uid.as_raw())
+    nix::unistd::User::from_name(user)
+        .ok()
+        .flatten()
+        .map(|u| u.uid.as_raw())
 }
 
 /// Local time minus UTC now, for printing times as Slurm does (local time).
@@ -91,7 +114,10 @@ pub fn now_epoch() -> i64 {
 }
 
 /// A formatting context with the names of every user and group the records mention.
-pub fn format_context(now: i64, ids: impl Iterator<Item = (u32, u32)>) -> spur_core::format::FormatContext {
+pub fn format_context(
+    now: i64,
+    ids: impl Iterator<Item = (u32, u32)>,
+) -> spur_core::format::FormatContext {
     let mut ctx = spur_core::format::FormatContext::new(now, utc_offset_secs());
     if let Some(conf) = load_slurm_conf() {
         if let Some(name) = conf.cluster_name() {

@@ -32,7 +32,11 @@ impl Parsed {
 
     /// The last value given for an option (later ones win, as in Slurm).
     pub fn value(&self, long: &str) -> Option<&str> {
-        self.options.iter().rev().find(|(n, _)| *n == long).and_then(|(_, v)| v.as_deref())
+        self.options
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == long)
+            .and_then(|(_, v)| v.as_deref())
     }
 }
 
@@ -67,10 +71,18 @@ pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, S
                         i += 1;
                         Some(args[i - 1].clone())
                     }
-                    None => return Err(format!("{program}: option '--{}' requires an argument\n{try_help}", spec.long)),
+                    None => {
+                        return Err(format!(
+                            "{program}: option '--{}' requires an argument\n{try_help}",
+                            spec.long
+                        ))
+                    }
                 }
             } else if inline.is_some() {
-                return Err(format!("{program}: option '--{}' doesn't allow an argument\n{try_help}", spec.long));
+                return Err(format!(
+                    "{program}: option '--{}' doesn't allow an argument\n{try_help}",
+                    spec.long
+                ));
             } else {
                 None
             };
@@ -84,7 +96,9 @@ pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, S
                 let spec = specs
                     .iter()
                     .find(|s| s.short == Some(letter))
-                    .ok_or_else(|| format!("{program}: invalid option -- '{letter}'\n{try_help}"))?;
+                    .ok_or_else(|| {
+                        format!("{program}: invalid option -- '{letter}'\n{try_help}")
+                    })?;
                 if spec.takes_value {
                     let rest: String = letters[j..].iter().collect();
                     let value = if !rest.is_empty() {
@@ -93,7 +107,9 @@ pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, S
                         i += 1;
                         args[i - 1].clone()
                     } else {
-                        return Err(format!("{program}: option requires an argument -- '{letter}'\n{try_help}"));
+                        return Err(format!(
+                            "{program}: option requires an argument -- '{letter}'\n{try_help}"
+                        ));
                     };
                     parsed.options.push((spec.long, Some(value)));
                     break;
@@ -112,7 +128,10 @@ fn find_long<'a>(specs: &'a [Spec], name: &str) -> Result<&'a Spec, Option<Vec<&
     if let Some(spec) = specs.iter().find(|s| s.long == name) {
         return Ok(spec);
     }
-    let matches: Vec<&Spec> = specs.iter().filter(|s| !name.is_empty() && s.long.starts_with(name)).collect();
+    let matches: Vec<&Spec> = specs
+        .iter()
+        .filter(|s| !name.is_empty() && s.long.starts_with(name))
+        .collect();
     match matches.as_slice() {
         [one] => Ok(one),
         [] => Err(None),
@@ -138,7 +157,12 @@ mod tests {
 
     #[test]
     fn long_short_clusters_and_prefixes() {
-        let p = parse("squeue", SPECS, &args(&["-hl", "-o%i", "--jobs=3", "--form", "%j", "x"])).unwrap();
+        let p = parse(
+            "squeue",
+            SPECS,
+            &args(&["-hl", "-o%i", "--jobs=3", "--form", "%j", "x"]),
+        )
+        .unwrap();
         assert!(p.has("noheader") && p.has("long"));
         assert_eq!(p.value("format"), Some("%j"));
         assert_eq!(p.value("jobs"), Some("3"));
@@ -148,7 +172,10 @@ mod tests {
     #[test]
     fn getopt_errors() {
         let unknown = parse("squeue", SPECS, &args(&["--frob"])).unwrap_err();
-        assert_eq!(unknown, "squeue: unrecognized option '--frob'\nTry \"squeue --help\" for more information");
+        assert_eq!(
+            unknown,
+            "squeue: unrecognized option '--frob'\nTry \"squeue --help\" for more information"
+        );
         let missing = parse("squeue", SPECS, &args(&["-o"])).unwrap_err();
         assert!(missing.starts_with("squeue: option requires an argument -- 'o'"));
         let invalid = parse("squeue", SPECS, &args(&["-Z"])).unwrap_err();

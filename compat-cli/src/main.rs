@@ -36,16 +36,26 @@ fn main() -> ExitCode {
             }
             Some(name) if COMMANDS.contains(&name.as_str()) => name,
             Some(name) => {
-                eprintln!("spur: unknown command '{name}'; one of: {}", COMMANDS.join(" "));
+                eprintln!(
+                    "spur: unknown command '{name}'; one of: {}",
+                    COMMANDS.join(" ")
+                );
                 return ExitCode::from(1);
             }
             None => {
-                eprintln!("usage: spur <command> [args...]; commands: {}", COMMANDS.join(" "));
+                eprintln!(
+                    "usage: spur <command> [args...]; commands: {}",
+                    COMMANDS.join(" ")
+                );
                 return ExitCode::from(1);
             }
         }
     };
-    let args: Vec<String> = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let code = commands::run(&command, &args);
     ExitCode::from(code)
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::raft::AppStateMachine;
-use crate::state::{ApplyResult, Applied, ClusterState, Command, SNAPSHOT_VERSION};
+use crate::state::{Applied, ApplyResult, ClusterState, Command, SNAPSHOT_VERSION};
 
 /// The writer's view of an applied command. Non-command log entries (leader changes) answer `Ok(empty)`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,7 +40,8 @@ impl AppStateMachine for ClusterState {
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
-        let restored: ClusterState = serde_json::from_slice(bytes).map_err(SnapshotError::Decode)?;
+        let restored: ClusterState =
+            serde_json::from_slice(bytes).map_err(SnapshotError::Decode)?;
         if restored.version > SNAPSHOT_VERSION {
             return Err(SnapshotError::TooNew {
                 found: restored.version,

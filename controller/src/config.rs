@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use spur_core::agent_proto::LaunchContext;
-use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
 use spur_core::conf::{GresConf, SlurmConf};
+use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
 use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
 use spur_core::states::NodeBaseState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
@@ -16,7 +16,10 @@ use crate::state::{ConfigSnapshot, NodeDefinition, Settings};
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Parse(String),
     #[error("{0}")]
@@ -31,16 +34,22 @@ pub fn read_slurm_conf(path: &Path) -> Result<SlurmConf, ConfigError> {
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut resolver = |name: &str| -> Result<String, String> {
-        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        let included = if name.starts_with('/') {
+            PathBuf::from(name)
+        } else {
+            base.join(name)
+        };
         std::fs::read_to_string(&included).map_err(|e| format!("{}: {e}", included.display()))
     };
-    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).map_err(|e| ConfigError::Parse(e.to_string()))
+    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver)
+        .map_err(|e| ConfigError::Parse(e.to_string()))
 }
 
 fn read_gres_conf(path: &Path) -> Result<GresConf, ConfigError> {
     let gres_path = path.with_file_name("gres.conf");
     match std::fs::read_to_string(&gres_path) {
-        Ok(text) => GresConf::parse_str(&text, &gres_path.display().to_string()).map_err(|e| ConfigError::Parse(e.to_string())),
+        Ok(text) => GresConf::parse_str(&text, &gres_path.display().to_string())
+            .map_err(|e| ConfigError::Parse(e.to_string())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GresConf::default()),
         Err(source) => Err(ConfigError::Read {
             path: gres_path.display().to_string(),
@@ -62,7 +71,8 @@ impl ControllerConfig {
         let gres = read_gres_conf(path)?;
         let snapshot = snapshot_of(&conf, &gres)?;
         let port = conf.slurmctld_port().first;
-        let port = u16::try_from(port).map_err(|_| ConfigError::Invalid(format!("bad SlurmctldPort {port}")))?;
+        let port = u16::try_from(port)
+            .map_err(|_| ConfigError::Invalid(format!("bad SlurmctldPort {port}")))?;
         let listen = SocketAddr::from(([0, 0, 0, 0], port));
         let state_dir = PathBuf::from(conf.state_save_location().unwrap_or("/var/spool/slurmctld"));
         let controller_addr = conf
@@ -122,7 +132,9 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
                     .unwrap_or_default(),
                 gres: node_gres,
                 configured_down: state == Some(NodeBaseState::Down),
-                configured_drain: node.state.is_some_and(|s| s.has(spur_core::states::NodeStateFlag::Drain)),
+                configured_drain: node
+                    .state
+                    .is_some_and(|s| s.has(spur_core::states::NodeStateFlag::Drain)),
             });
         }
     }
@@ -133,7 +145,10 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .filter(|p| !p.name.eq_ignore_ascii_case("DEFAULT"))
         .map(|p| partition_of(p, &all_names))
         .collect::<Result<Vec<_>, _>>()?;
-    let select_params = conf.select_type_parameters().unwrap_or("").to_ascii_uppercase();
+    let select_params = conf
+        .select_type_parameters()
+        .unwrap_or("")
+        .to_ascii_uppercase();
     let settings = Settings {
         min_job_age_secs: conf.min_job_age(),
         kill_wait_secs: u32::from(conf.kill_wait()),
@@ -148,8 +163,16 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
-        controllers: conf.controllers.iter().map(|c| c.hostname.clone()).collect(),
-        entries: conf.entries.iter().map(|e| (e.key.clone(), e.value.clone())).collect(),
+        controllers: conf
+            .controllers
+            .iter()
+            .map(|c| c.hostname.clone())
+            .collect(),
+        entries: conf
+            .entries
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect(),
         boot_time: 0,
     };
     Ok(ConfigSnapshot {
@@ -161,7 +184,8 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
 }
 
 fn expand(expr: &str) -> Result<Vec<String>, ConfigError> {
-    spur_core::hostlist::expand(expr).map_err(|e| ConfigError::Invalid(format!("bad host list {expr}: {e}")))
+    spur_core::hostlist::expand(expr)
+        .map_err(|e| ConfigError::Invalid(format!("bad host list {expr}: {e}")))
 }
 
 /// `NodeAddr`/`NodeHostname` lists pair with the names one to one; an empty one means "same as the name".
@@ -172,20 +196,29 @@ fn expand_or(expr: &str, names: &[String]) -> Result<Vec<String>, ConfigError> {
     expand(expr)
 }
 
-fn node_gres(spec: Option<&str>, known: &[&str], gres_conf: &GresConf, node: &str) -> Result<Vec<NodeGres>, ConfigError> {
+fn node_gres(
+    spec: Option<&str>,
+    known: &[&str],
+    gres_conf: &GresConf,
+    node: &str,
+) -> Result<Vec<NodeGres>, ConfigError> {
     let Some(spec) = spec.filter(|s| !s.is_empty()) else {
         return Ok(Vec::new());
     };
     let requests = spur_core::values::gres::parse_gres(spec, known)
         .map_err(|e| ConfigError::Invalid(format!("node {node}: Gres={spec}: {e}")))?;
-    let in_nodes = |expr: &str, name: &str| spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name));
+    let in_nodes = |expr: &str, name: &str| {
+        spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
+    };
     let records = gres_conf.for_node(node, &in_nodes).records;
     Ok(requests
         .into_iter()
         .map(|r| {
             let files = records
                 .iter()
-                .filter(|rec| rec.name == r.name && (r.type_name.is_none() || rec.type_name == r.type_name))
+                .filter(|rec| {
+                    rec.name == r.name && (r.type_name.is_none() || rec.type_name == r.type_name)
+                })
                 .flat_map(|rec| rec.files().unwrap_or_default())
                 .collect();
             NodeGres {
@@ -204,7 +237,9 @@ fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32
         Some(text) => match parse_time_limit(text) {
             Ok(TimeLimit::Minutes(m)) => Ok(Some(m)),
             Ok(TimeLimit::Unlimited) => Ok(None),
-            Err(_) => Err(ConfigError::Invalid(format!("Bad value \"{text}\" for {key} in partition {partition}"))),
+            Err(_) => Err(ConfigError::Invalid(format!(
+                "Bad value \"{text}\" for {key} in partition {partition}"
+            ))),
         },
     }
 }

@@ -18,7 +18,12 @@ use spur_core::wire::pb;
 #[command(name = "spurctld", version, about = "Spur controller")]
 struct Args {
     /// slurm.conf to read (gres.conf is read from the same directory).
-    #[arg(short = 'f', long = "conf", env = "SLURM_CONF", default_value = "/etc/slurm/slurm.conf")]
+    #[arg(
+        short = 'f',
+        long = "conf",
+        env = "SLURM_CONF",
+        default_value = "/etc/slurm/slurm.conf"
+    )]
     conf: PathBuf,
     /// Where the Raft log, vote and snapshots live (default: StateSaveLocation from slurm.conf).
     #[arg(long)]
@@ -37,7 +42,10 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
@@ -49,10 +57,15 @@ async fn main() -> anyhow::Result<()> {
         advertise_addr: listen.to_string(),
         ..RaftConfig::default()
     };
-    let replicated = ReplicatedState::open(state_dir.join("raft"), 1, raft_config, ClusterState::new())
-        .await
-        .with_context(|| format!("cannot open controller state in {}", state_dir.display()))?;
-    let controller = Controller::new(replicated, Arc::new(SystemClock), config.launch_context.clone());
+    let replicated =
+        ReplicatedState::open(state_dir.join("raft"), 1, raft_config, ClusterState::new())
+            .await
+            .with_context(|| format!("cannot open controller state in {}", state_dir.display()))?;
+    let controller = Controller::new(
+        replicated,
+        Arc::new(SystemClock),
+        config.launch_context.clone(),
+    );
     // Configuration enters the log like any change (one entry per start), so replays and replicas never read
     // slurm.conf themselves, and node state survives a reconfiguration.
     controller
@@ -63,8 +76,12 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(controller.clone().run_housekeeping());
     tracing::info!(%listen, state = %state_dir.display(), "spurctld serving");
     tonic::transport::Server::builder()
-        .add_service(pb::controller_server::ControllerServer::new(ApiService::new(controller.clone())))
-        .add_service(pb::agent_link_server::AgentLinkServer::new(AgentLinkService::new(controller.clone())))
+        .add_service(pb::controller_server::ControllerServer::new(
+            ApiService::new(controller.clone()),
+        ))
+        .add_service(pb::agent_link_server::AgentLinkServer::new(
+            AgentLinkService::new(controller.clone()),
+        ))
         .serve_with_shutdown(listen, shutdown_signal())
         .await
         .context("gRPC server failed")?;

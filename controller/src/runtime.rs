@@ -56,7 +56,11 @@ struct AgentHandle {
 }
 
 impl Controller {
-    pub fn new(state: ReplicatedState<ClusterState>, clock: Arc<dyn Clock>, launch_context: LaunchContext) -> Arc<Self> {
+    pub fn new(
+        state: ReplicatedState<ClusterState>,
+        clock: Arc<dyn Clock>,
+        launch_context: LaunchContext,
+    ) -> Arc<Self> {
         Arc::new(Controller {
             state,
             agents: Mutex::new(HashMap::new()),
@@ -98,7 +102,8 @@ impl Controller {
                         let mut context = self.launch_context.clone();
                         if let Some(text) = &job.spec.array {
                             let max = self.state.read(|s| s.settings.max_array_size);
-                            context.array_task_ids = scheduler::array_task_ids(text, max).unwrap_or_default();
+                            context.array_task_ids =
+                                scheduler::array_task_ids(text, max).unwrap_or_default();
                         }
                         let message = ControllerToAgent::Launch {
                             job: Box::new(job),
@@ -136,7 +141,8 @@ impl Controller {
                     self.send(node, message).await;
                 }
                 Effect::AckFinished { node, job_id } => {
-                    self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id }).await;
+                    self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id })
+                        .await;
                 }
             }
         }
@@ -148,15 +154,24 @@ impl Controller {
         match sender {
             Some(sender) => {
                 if sender.try_send(message).is_err() {
-                    tracing::warn!(node, "agent queue full or closed; the node will resync on reconnect");
+                    tracing::warn!(
+                        node,
+                        "agent queue full or closed; the node will resync on reconnect"
+                    );
                 }
             }
-            None => tracing::debug!(node, "agent not connected; message deferred to its registration"),
+            None => tracing::debug!(
+                node,
+                "agent not connected; message deferred to its registration"
+            ),
         }
     }
 
     pub async fn attach_agent(&self, node: &str, sender: mpsc::Sender<ControllerToAgent>) -> u64 {
-        let session = self.session_counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let session = self
+            .session_counter
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
         self.agents
             .lock()
             .await
@@ -224,16 +239,22 @@ impl Controller {
             let now = self.now();
             let expired = self.state.read(|s| expired_jobs(s, now));
             if !expired.is_empty() {
-                if let Err(e) = self.commit(Command::TimeLimitReached { job_ids: expired, now }).await {
+                if let Err(e) = self
+                    .commit(Command::TimeLimitReached {
+                        job_ids: expired,
+                        now,
+                    })
+                    .await
+                {
                     tracing::error!("time limit commit failed: {e}");
                 }
             }
             self.check_liveness(now).await;
             let purge_due = self.state.read(|s| {
                 let age = i64::from(s.settings.min_job_age_secs);
-                s.jobs
-                    .values()
-                    .any(|j| j.is_finished() && !j.completing && j.end_time.is_some_and(|e| now - e >= age))
+                s.jobs.values().any(|j| {
+                    j.is_finished() && !j.completing && j.end_time.is_some_and(|e| now - e >= age)
+                })
             });
             if purge_due {
                 if let Err(e) = self.commit(Command::Purge { now }).await {
@@ -245,8 +266,15 @@ impl Controller {
 
     async fn check_liveness(&self, now: EpochSecs) {
         let (timeout, candidates) = self.state.read(|s| {
-            let responding = s.nodes.values().filter(|n| !n.not_responding).map(|n| n.name.clone());
-            (i64::from(s.settings.node_timeout_secs), responding.collect::<Vec<_>>())
+            let responding = s
+                .nodes
+                .values()
+                .filter(|n| !n.not_responding)
+                .map(|n| n.name.clone());
+            (
+                i64::from(s.settings.node_timeout_secs),
+                responding.collect::<Vec<_>>(),
+            )
         });
         for name in candidates {
             if self.agent_connected(&name).await || now - self.last_seen(&name) <= timeout {

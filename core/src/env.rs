@@ -20,7 +20,12 @@ pub struct BatchEnvContext<'a> {
 }
 
 /// Variables Slurm sets for the batch step that users most often read; each also gets a `SPUR_` twin.
-const TWINNED: &[&str] = &["SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_SUBMIT_DIR", "SLURM_ARRAY_TASK_ID"];
+const TWINNED: &[&str] = &[
+    "SLURM_JOB_ID",
+    "SLURM_JOB_NODELIST",
+    "SLURM_SUBMIT_DIR",
+    "SLURM_ARRAY_TASK_ID",
+];
 
 pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = job.spec.environment.clone();
@@ -53,7 +58,10 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     set("SLURM_GTIDS", "0".to_string());
     set("SLURM_JOBID", job_id.clone());
     set("SLURM_JOB_ID", job_id.clone());
-    set("SLURM_JOB_CPUS_PER_NODE", cpus_per_node_text(alloc.cpus, num_nodes));
+    set(
+        "SLURM_JOB_CPUS_PER_NODE",
+        cpus_per_node_text(alloc.cpus, num_nodes),
+    );
     set("SLURM_JOB_GID", job.spec.group_id.to_string());
     set("SLURM_JOB_NAME", job.spec.name.clone());
     set("SLURM_JOB_NODELIST", node_list.clone());
@@ -95,12 +103,22 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
         set("SLURM_ARRAY_TASK_ID", task.to_string());
         let ids = ctx.array_task_ids;
         set("SLURM_ARRAY_TASK_COUNT", ids.len().max(1).to_string());
-        set("SLURM_ARRAY_TASK_MIN", ids.iter().min().copied().unwrap_or(task).to_string());
-        set("SLURM_ARRAY_TASK_MAX", ids.iter().max().copied().unwrap_or(task).to_string());
+        set(
+            "SLURM_ARRAY_TASK_MIN",
+            ids.iter().min().copied().unwrap_or(task).to_string(),
+        );
+        set(
+            "SLURM_ARRAY_TASK_MAX",
+            ids.iter().max().copied().unwrap_or(task).to_string(),
+        );
         set("SLURM_ARRAY_TASK_STEP", array_step(ids).to_string());
     }
     if let Some(gpus) = alloc.gres_indices.get("gpu") {
-        let list = gpus.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let list = gpus
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         set("CUDA_VISIBLE_DEVICES", list.clone());
         set("ROCR_VISIBLE_DEVICES", list.clone());
         set("GPU_DEVICE_ORDINAL", list.clone());
@@ -159,6 +177,9 @@ fn array_step(ids: &[u32]) -> u32 {
 
 /// `cluster:addr:port:protocol_version:plugin_id`, as Slurm 22.05 prints it.
 fn working_cluster(ctx: &BatchEnvContext<'_>) -> String {
-    let (addr, port) = ctx.controller_addr.rsplit_once(':').unwrap_or((ctx.controller_addr, "6817"));
+    let (addr, port) = ctx
+        .controller_addr
+        .rsplit_once(':')
+        .unwrap_or((ctx.controller_addr, "6817"));
     format!("{}:{}:{}:9728:109", ctx.cluster_name, addr, port)
 }

@@ -219,7 +219,13 @@ pub struct JobRecord {
 
 impl JobRecord {
     /// A freshly submitted job: pending, nothing allocated, every optional fact unknown.
-    pub fn pending(job_id: u32, spec: JobSpec, partition: String, submit_time: EpochSecs, priority: u32) -> Self {
+    pub fn pending(
+        job_id: u32,
+        spec: JobSpec,
+        partition: String,
+        submit_time: EpochSecs,
+        priority: u32,
+    ) -> Self {
         JobRecord {
             job_id,
             array_job_id: None,

@@ -41,10 +41,20 @@ pub struct ScriptInput {
     pub argv: Vec<String>,
 }
 
-pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -> Result<JobSpec, OptError> {
+pub fn resolve(
+    ctx: &SubmitContext<'_>,
+    set: &OptionSet,
+    script: &ScriptInput,
+) -> Result<JobSpec, OptError> {
     let err = ErrCtx::new(ctx.cmd);
     let value = |id: OptId| set.value(id);
-    let invalid = |name: &str| err.error(ErrorKind::InvalidValue(OptId::Time), ExitClass::Minus1, &[&format!("Invalid --{name} specification")]);
+    let invalid = |name: &str| {
+        err.error(
+            ErrorKind::InvalidValue(OptId::Time),
+            ExitClass::Minus1,
+            &[&format!("Invalid --{name} specification")],
+        )
+    };
 
     let time_limit_min = match value(OptId::Time) {
         Some(text) => match parse_job_time_limit(text).map_err(|_| invalid("time"))? {
@@ -62,7 +72,13 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
     };
     let (nodes_min, nodes_max) = match value(OptId::Nodes) {
         Some(text) => {
-            let count = parse_node_count(text).map_err(|e| err.error(ErrorKind::InvalidValue(OptId::Nodes), ExitClass::Minus1, &[&e.to_string()]))?;
+            let count = parse_node_count(text).map_err(|e| {
+                err.error(
+                    ErrorKind::InvalidValue(OptId::Nodes),
+                    ExitClass::Minus1,
+                    &[&e.to_string()],
+                )
+            })?;
             (count.min.max(1), Some(count.max).filter(|m| *m > 0))
         }
         None => (1, None),
@@ -90,11 +106,20 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
         None => 0,
     };
     let gres_err = |e: crate::values::gres::GresError| {
-        err.error(ErrorKind::InvalidValue(OptId::Gres), ExitClass::One, &[&e.to_string()])
+        err.error(
+            ErrorKind::InvalidValue(OptId::Gres),
+            ExitClass::One,
+            &[&e.to_string()],
+        )
     };
     let mut gres: Vec<GresRequest> = Vec::new();
     if let Some(text) = value(OptId::Gres) {
-        gres.extend(parse_gres(text, ctx.gres_types).map_err(gres_err)?.into_iter().map(gres_request));
+        gres.extend(
+            parse_gres(text, ctx.gres_types)
+                .map_err(gres_err)?
+                .into_iter()
+                .map(gres_request),
+        );
     }
     for id in [OptId::Gpus, OptId::GpusPerNode] {
         if let Some(text) = value(id) {
@@ -129,12 +154,18 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
                 lines.push(detail.to_string());
             }
             lines.push(format!("{}: error: Invalid --begin specification", ctx.cmd));
-            err.raw(ErrorKind::InvalidValue(OptId::Begin), lines, ExitClass::Minus1)
+            err.raw(
+                ErrorKind::InvalidValue(OptId::Begin),
+                lines,
+                ExitClass::Minus1,
+            )
         })?),
         None => None,
     };
     let nice = match value(OptId::Nice) {
-        Some(text) => crate::options::validate::strtol(text).clamp(-2_147_483_645, 2_147_483_645) as i32,
+        Some(text) => {
+            crate::options::validate::strtol(text).clamp(-2_147_483_645, 2_147_483_645) as i32
+        }
         None if set.is_set(OptId::Nice) => 100,
         None => 0,
     };
@@ -143,7 +174,9 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
         Some(dir) => format!("{}/{}", ctx.cwd.trim_end_matches('/'), dir),
         None => ctx.cwd.to_string(),
     };
-    let name = value(OptId::JobName).map(str::to_string).unwrap_or_else(|| script.name.clone());
+    let name = value(OptId::JobName)
+        .map(str::to_string)
+        .unwrap_or_else(|| script.name.clone());
     let open_mode = match value(OptId::OpenMode) {
         Some(v) if v.starts_with(['a', 'A']) => OpenMode::Append,
         _ => OpenMode::Truncate,
@@ -153,14 +186,23 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
         Some(text) => {
             let spec = crate::values::signal::parse_signal_spec(text, ctx.cmd == Command::Sbatch)
                 .map_err(|_| invalid("signal"))?;
-            Some((i32::from(spec.signal), u32::from(spec.time), spec.batch_only))
+            Some((
+                i32::from(spec.signal),
+                u32::from(spec.time),
+                spec.batch_only,
+            ))
         }
         None => None,
     };
     let environment = exported_environment(value(OptId::Export), ctx.env);
     let options: BTreeMap<String, String> = set
         .iter()
-        .map(|(id, entry)| (def(id).long.to_string(), entry.value.clone().unwrap_or_default()))
+        .map(|(id, entry)| {
+            (
+                def(id).long.to_string(),
+                entry.value.clone().unwrap_or_default(),
+            )
+        })
         .collect();
     Ok(JobSpec {
         name,
@@ -186,8 +228,12 @@ pub fn resolve(ctx: &SubmitContext<'_>, set: &OptionSet, script: &ScriptInput) -
         required_nodes: value(OptId::Nodelist).map(str::to_string),
         excluded_nodes: value(OptId::Exclude).map(str::to_string),
         constraint: value(OptId::Constraint).map(str::to_string),
-        array: value(OptId::Array).filter(|a| !a.is_empty()).map(str::to_string),
-        dependency: value(OptId::Dependency).filter(|d| !d.is_empty()).map(str::to_string),
+        array: value(OptId::Array)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string),
+        dependency: value(OptId::Dependency)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string),
         begin_time,
         hold: set.is_set(OptId::Hold),
         nice,
@@ -222,7 +268,13 @@ fn numeric(err: &ErrCtx, set: &OptionSet, id: OptId) -> Result<Option<u32>, OptE
         None => Ok(None),
         Some(entry) => {
             let text = entry.value.as_deref().unwrap_or("");
-            let value = crate::options::validate::numeric(err, id, &format!("--{}", def(id).long), Some(text), true)?;
+            let value = crate::options::validate::numeric(
+                err,
+                id,
+                &format!("--{}", def(id).long),
+                Some(text),
+                true,
+            )?;
             Ok(Some(u32::try_from(value).unwrap_or(u32::MAX)))
         }
     }
@@ -230,7 +282,10 @@ fn numeric(err: &ErrCtx, set: &OptionSet, id: OptId) -> Result<Option<u32>, OptE
 
 /// `--export`: `ALL` (default) passes the whole environment, `NONE` none of it, a list only the named variables
 /// (plus `SLURM_*`), and `NAME=value` items set values; `ALL,NAME=value` adds to everything.
-pub fn exported_environment(export: Option<&str>, env: &[(String, String)]) -> Vec<(String, String)> {
+pub fn exported_environment(
+    export: Option<&str>,
+    env: &[(String, String)],
+) -> Vec<(String, String)> {
     let export = export.unwrap_or("ALL");
     let items: Vec<&str> = export.split(',').filter(|i| !i.is_empty()).collect();
     let all = items.iter().any(|i| i.eq_ignore_ascii_case("ALL"));
@@ -240,7 +295,10 @@ pub fn exported_environment(export: Option<&str>, env: &[(String, String)]) -> V
     } else if none && items.len() == 1 {
         Vec::new()
     } else {
-        env.iter().filter(|(k, _)| k.starts_with("SLURM_")).cloned().collect()
+        env.iter()
+            .filter(|(k, _)| k.starts_with("SLURM_"))
+            .cloned()
+            .collect()
     };
     for item in items {
         if item.eq_ignore_ascii_case("ALL") || item.eq_ignore_ascii_case("NONE") {

@@ -2,7 +2,9 @@
 //! `Submitted batch job N` (or `N` with `--parsable`), exactly as Slurm does, including its errors and exit codes.
 
 use spur_core::api::{ApiError, Query, QueryReply, SubmitRequest};
-use spur_core::options::{help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome};
+use spur_core::options::{
+    help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome,
+};
 use spur_core::submit::{resolve, ScriptInput, SubmitContext};
 use spur_core::values::begin::LocalNow;
 
@@ -15,10 +17,13 @@ const WAIT_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 pub fn run(args: &[String]) -> u8 {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let outcome = parse_sbatch(args, &env, |path| match path {
-        Some(p) => std::fs::read(p).ok().filter(|_| !std::path::Path::new(p).is_dir()).or_else(|| {
-            // Slurm reads a directory as an empty script.
-            std::path::Path::new(p).is_dir().then(Vec::new)
-        }),
+        Some(p) => std::fs::read(p)
+            .ok()
+            .filter(|_| !std::path::Path::new(p).is_dir())
+            .or_else(|| {
+                // Slurm reads a directory as an empty script.
+                std::path::Path::new(p).is_dir().then(Vec::new)
+            }),
         None => {
             use std::io::Read;
             let mut body = Vec::new();
@@ -44,11 +49,25 @@ pub fn run(args: &[String]) -> u8 {
     let script_path = parsed.positional.first().map(|p| absolute(p));
     let input = ScriptInput {
         body: script.map(|s| String::from_utf8_lossy(&s.body).into_owned()),
-        path: if script.is_some_and(|s| s.wrapped) { None } else { script_path },
-        name: script.map(|s| if s.name == "stdin" { "sbatch".to_string() } else { s.name.clone() }).unwrap_or_default(),
+        path: if script.is_some_and(|s| s.wrapped) {
+            None
+        } else {
+            script_path
+        },
+        name: script
+            .map(|s| {
+                if s.name == "stdin" {
+                    "sbatch".to_string()
+                } else {
+                    s.name.clone()
+                }
+            })
+            .unwrap_or_default(),
         argv: parsed.positional.iter().skip(1).cloned().collect(),
     };
-    let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| "/tmp".to_string());
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "/tmp".to_string());
     let uid = nix::unistd::getuid().as_raw();
     let gid = nix::unistd::getgid().as_raw();
     let user = config::user_name(uid).unwrap_or_else(|| uid.to_string());
@@ -88,7 +107,10 @@ pub fn run(args: &[String]) -> u8 {
         Err(e) => return submission_failed(&e),
     };
     if let Some(trial) = reply.test_only {
-        let when = spur_core::values::begin::format_local_time(trial.start_time, config::utc_offset_secs());
+        let when = spur_core::values::begin::format_local_time(
+            trial.start_time,
+            config::utc_offset_secs(),
+        );
         eprintln!(
             "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
             reply.job_id,
@@ -142,7 +164,10 @@ fn submission_failed(error: &ClientError) -> u8 {
             if let Some(detail) = detail.as_ref().filter(|d| d.as_str() != errno.text()) {
                 eprintln!("sbatch: error: {detail}");
             }
-            eprintln!("sbatch: error: Batch job submission failed: {}", errno.text());
+            eprintln!(
+                "sbatch: error: Batch job submission failed: {}",
+                errno.text()
+            );
         }
         other => eprintln!("sbatch: error: Batch job submission failed: {other}"),
     }
@@ -166,7 +191,11 @@ fn wait_for(client: &Client, job_id: u32, set: &OptionSet) -> u8 {
             return 0;
         };
         if job.is_finished() && !job.completing {
-            let code = if job.exit_signal != 0 { 1 } else { job.exit_code };
+            let code = if job.exit_signal != 0 {
+                1
+            } else {
+                job.exit_code
+            };
             return u8::try_from(code).unwrap_or(1);
         }
     }

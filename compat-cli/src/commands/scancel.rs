@@ -69,11 +69,9 @@ fn parse_args(args: &[String]) -> Result<Args, ArgError> {
         let value = if takes_value {
             match inline {
                 Some(v) => Some(v),
-                None => Some(
-                    iter.next()
-                        .cloned()
-                        .ok_or_else(|| ArgError::Usage(format!("option '--{key}' requires an argument")))?,
-                ),
+                None => Some(iter.next().cloned().ok_or_else(|| {
+                    ArgError::Usage(format!("option '--{key}' requires an argument"))
+                })?),
             }
         } else {
             None
@@ -109,11 +107,16 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
         "full" => parsed.full = true,
         "name" | "jobname" => parsed.name = value,
         "user" => parsed.user = value,
-        "state" => parsed.states = value_text.split(',').map(|s| s.to_ascii_uppercase()).collect(),
+        "state" => {
+            parsed.states = value_text
+                .split(',')
+                .map(|s| s.to_ascii_uppercase())
+                .collect()
+        }
         "partition" => parsed.partition = value,
         "quiet" => parsed.quiet = true,
-        "interactive" | "verbose" | "hurry" | "account" | "qos" | "reservation" | "nodelist" | "wckey"
-        | "cluster" | "ctld" | "sibling" => {}
+        "interactive" | "verbose" | "hurry" | "account" | "qos" | "reservation" | "nodelist"
+        | "wckey" | "cluster" | "ctld" | "sibling" => {}
         other => return Err(ArgError::Usage(format!("unrecognized option '--{other}'"))),
     }
     Ok(())
@@ -129,10 +132,14 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
     };
     let job_id: u32 = job.parse().map_err(|_| invalid())?;
     match task {
-        None => Ok(vec![JobSelector { job_id, array_task: None }]),
+        None => Ok(vec![JobSelector {
+            job_id,
+            array_task: None,
+        }]),
         Some(task) => {
             let inner = task.trim_start_matches('[').trim_end_matches(']');
-            let spec = spur_core::values::array::parse_array_spec(inner, ARRAY_TASK_ID_LIMIT).map_err(|_| invalid())?;
+            let spec = spur_core::values::array::parse_array_spec(inner, ARRAY_TASK_ID_LIMIT)
+                .map_err(|_| invalid())?;
             Ok(spec
                 .task_ids()
                 .map(|t| JobSelector {
@@ -157,8 +164,10 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    let has_filter =
-        parsed.name.is_some() || parsed.user.is_some() || !parsed.states.is_empty() || parsed.partition.is_some();
+    let has_filter = parsed.name.is_some()
+        || parsed.user.is_some()
+        || !parsed.states.is_empty()
+        || parsed.partition.is_some();
     if parsed.ids.is_empty() && !has_filter {
         eprintln!("scancel: error: No job identification provided");
         return 1;
@@ -202,7 +211,9 @@ pub fn run(args: &[String]) -> u8 {
                     failed |= report_job_error(&id, error.errno, parsed.quiet);
                 }
             }
-            Err(ClientError::Api(error)) => failed |= report_job_error(&display, error.errno, parsed.quiet),
+            Err(ClientError::Api(error)) => {
+                failed |= report_job_error(&display, error.errno, parsed.quiet)
+            }
             Err(e) => return report_unreachable(&e),
         }
     }
@@ -216,7 +227,10 @@ fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool) -> bool {
         return false;
     }
     if !quiet {
-        eprintln!("scancel: error: Kill job error on job id {id}: {}", errno.text());
+        eprintln!(
+            "scancel: error: Kill job error on job id {id}: {}",
+            errno.text()
+        );
     }
     true
 }
@@ -275,8 +289,14 @@ mod tests {
         assert_eq!(
             a.ids,
             vec![
-                JobSelector { job_id: 12, array_task: None },
-                JobSelector { job_id: 13, array_task: Some(2) }
+                JobSelector {
+                    job_id: 12,
+                    array_task: None
+                },
+                JobSelector {
+                    job_id: 13,
+                    array_task: Some(2)
+                }
             ]
         );
         let b = args(&["14_[1-3]", "--name=x", "-uroot", "-t", "pending"]).unwrap();
@@ -288,9 +308,15 @@ mod tests {
 
     #[test]
     fn rejects_bad_input() {
-        assert_eq!(args(&["abc"]).unwrap_err(), ArgError::InvalidJobId("abc".into()));
+        assert_eq!(
+            args(&["abc"]).unwrap_err(),
+            ArgError::InvalidJobId("abc".into())
+        );
         assert!(matches!(args(&["--frob"]), Err(ArgError::Usage(_))));
         assert!(matches!(args(&["-s"]), Err(ArgError::Usage(_))));
-        assert!(matches!(args(&["-s", "NOSUCH", "1"]), Err(ArgError::Usage(_))));
+        assert!(matches!(
+            args(&["-s", "NOSUCH", "1"]),
+            Err(ArgError::Usage(_))
+        ));
     }
 }

@@ -23,7 +23,8 @@ pub fn run(args: &[String]) -> u8 {
             "-o" | "--oneliner" => flags.one_liner = true,
             "-d" | "--details" => flags.details = true,
             "-Q" | "--quiet" => flags.quiet = true,
-            "-a" | "--all" | "-v" | "--verbose" | "--local" | "--sibling" | "--federation" | "--hide" | "-F" | "--future" => {}
+            "-a" | "--all" | "-v" | "--verbose" | "--local" | "--sibling" | "--federation"
+            | "--hide" | "-F" | "--future" => {}
             "-V" | "--version" => {
                 println!("slurm {}", crate::SLURM_VERSION);
                 return 0;

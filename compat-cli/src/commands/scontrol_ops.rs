@@ -1,7 +1,9 @@
 //! The scontrol commands that talk to the controller: `show job|node|partition|config`, `ping`, `hold`,
 //! `release`, `requeue`, `update JobId=...` and `update NodeName=...`.
 
-use spur_core::api::{ControlRequest, JobSelector, JobUpdate, NodeUpdateState, Query, QueryReply, SlurmErrno};
+use spur_core::api::{
+    ControlRequest, JobSelector, JobUpdate, NodeUpdateState, Query, QueryReply, SlurmErrno,
+};
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
@@ -20,7 +22,9 @@ fn client(prefix: &str) -> Option<Client> {
 }
 
 pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
-    let Some(client) = client("slurm_load_jobs error") else { return 1 };
+    let Some(client) = client("slurm_load_jobs error") else {
+        return 1;
+    };
     let (jobs, now) = match client.query(&Query::Jobs) {
         Ok(QueryReply::Jobs { jobs, now }) => (jobs, now),
         Ok(_) => return 1,
@@ -38,7 +42,9 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
             };
             jobs.into_iter()
                 .filter(|j| match selector.array_task {
-                    Some(task) => j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task),
+                    Some(task) => {
+                        j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task)
+                    }
                     None => j.job_id == selector.job_id || j.array_job_id == Some(selector.job_id),
                 })
                 .collect()
@@ -52,13 +58,18 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
         println!("No jobs in the system");
         return 0;
     }
-    let ctx = config::format_context(now, selected.iter().map(|j| (j.spec.user_id, j.spec.group_id)));
+    let ctx = config::format_context(
+        now,
+        selected.iter().map(|j| (j.spec.user_id, j.spec.group_id)),
+    );
     print!("{}", scontrol_job::render(&selected, flags.one_liner, &ctx));
     0
 }
 
 pub fn show_nodes(name: Option<&str>, flags: Flags) -> u8 {
-    let Some(client) = client("slurm_load_node error") else { return 1 };
+    let Some(client) = client("slurm_load_node error") else {
+        return 1;
+    };
     let (nodes, now) = match client.query(&Query::Nodes) {
         Ok(QueryReply::Nodes { nodes, now }) => (nodes, now),
         Ok(_) => return 1,
@@ -86,21 +97,33 @@ pub fn show_nodes(name: Option<&str>, flags: Flags) -> u8 {
         }
     }
     let ctx = config::format_context(now, std::iter::empty());
-    print!("{}", scontrol_node::render(&selected, flags.one_liner, &ctx));
+    print!(
+        "{}",
+        scontrol_node::render(&selected, flags.one_liner, &ctx)
+    );
     0
 }
 
 pub fn show_partitions(name: Option<&str>, flags: Flags) -> u8 {
-    let Some(client) = client("slurm_load_partitions error") else { return 1 };
+    let Some(client) = client("slurm_load_partitions error") else {
+        return 1;
+    };
     let (partitions, nodes, now) = match client.query(&Query::Partitions) {
-        Ok(QueryReply::Partitions { partitions, nodes, now }) => (partitions, nodes, now),
+        Ok(QueryReply::Partitions {
+            partitions,
+            nodes,
+            now,
+        }) => (partitions, nodes, now),
         Ok(_) => return 1,
         Err(e) => {
             eprintln!("slurm_load_partitions error: {e}");
             return 1;
         }
     };
-    let selected: Vec<_> = partitions.into_iter().filter(|p| name.is_none_or(|n| p.name == n)).collect();
+    let selected: Vec<_> = partitions
+        .into_iter()
+        .filter(|p| name.is_none_or(|n| p.name == n))
+        .collect();
     if selected.is_empty() {
         if let Some(name) = name {
             println!("Partition {name} not found");
@@ -110,12 +133,17 @@ pub fn show_partitions(name: Option<&str>, flags: Flags) -> u8 {
         return 0;
     }
     let ctx = config::format_context(now, std::iter::empty());
-    print!("{}", scontrol_partition::render(&selected, &nodes, flags.one_liner, &ctx));
+    print!(
+        "{}",
+        scontrol_partition::render(&selected, &nodes, flags.one_liner, &ctx)
+    );
     0
 }
 
 pub fn show_config() -> u8 {
-    let Some(client) = client("slurm_load_ctl_conf error") else { return 1 };
+    let Some(client) = client("slurm_load_ctl_conf error") else {
+        return 1;
+    };
     let (cluster, now) = match client.query(&Query::Config) {
         Ok(QueryReply::Config { config, now }) => (config, now),
         Ok(_) => return 1,
@@ -147,7 +175,10 @@ pub fn ping() -> u8 {
         .and_then(|c| c.controllers.first().map(|h| h.hostname.clone()))
         .unwrap_or_else(config::short_hostname);
     let up = client("slurm_ping").is_some_and(|c| c.ping().is_ok());
-    println!("Slurmctld(primary) at {host} is {}", if up { "UP" } else { "DOWN" });
+    println!(
+        "Slurmctld(primary) at {host} is {}",
+        if up { "UP" } else { "DOWN" }
+    );
     if up {
         0
     } else {
@@ -172,12 +203,18 @@ fn parse_job_id(text: &str) -> Option<JobSelector> {
 
 /// `hold`, `uhold`, `release`, `requeue`, `requeuehold` on a list of job ids (spaces or commas).
 pub fn job_list_command(verb: &str, rest: &[&str]) -> u8 {
-    let ids: Vec<&str> = rest.iter().flat_map(|w| w.split(',')).filter(|w| !w.is_empty()).collect();
+    let ids: Vec<&str> = rest
+        .iter()
+        .flat_map(|w| w.split(','))
+        .filter(|w| !w.is_empty())
+        .collect();
     if ids.is_empty() {
         eprintln!("Too few arguments for keyword:{verb}");
         return 1;
     }
-    let Some(client) = client("slurm_update error") else { return 1 };
+    let Some(client) = client("slurm_update error") else {
+        return 1;
+    };
     let mut status = 0;
     for id in ids {
         let Some(job) = parse_job_id(id) else {
@@ -186,7 +223,10 @@ pub fn job_list_command(verb: &str, rest: &[&str]) -> u8 {
             continue;
         };
         let request = match verb {
-            "hold" => ControlRequest::Hold { job, by_user: false },
+            "hold" => ControlRequest::Hold {
+                job,
+                by_user: false,
+            },
             "holdu" | "uhold" => ControlRequest::Hold { job, by_user: true },
             "release" => ControlRequest::Release { job },
             "requeue" => ControlRequest::Requeue { job, hold: false },
@@ -226,7 +266,10 @@ fn report(client: &Client, request: &ControlRequest, id: &str) -> u8 {
 pub fn update(rest: &[&str]) -> u8 {
     let pairs: Vec<(String, String)> = rest
         .iter()
-        .filter_map(|w| w.split_once('=').map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())))
+        .filter_map(|w| {
+            w.split_once('=')
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+        })
         .collect();
     let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     if let Some(nodes) = get("nodename") {
@@ -285,7 +328,9 @@ pub fn update(rest: &[&str]) -> u8 {
             }
         }
     }
-    let Some(client) = client("slurm_update error") else { return 1 };
+    let Some(client) = client("slurm_update error") else {
+        return 1;
+    };
     report(&client, &ControlRequest::UpdateJob { job, update }, &id)
 }
 
@@ -313,8 +358,14 @@ fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u
             return 1;
         }
     };
-    let Some(client) = client("slurm_update error") else { return 1 };
-    match client.control(&ControlRequest::UpdateNode { nodes: names, state, reason }) {
+    let Some(client) = client("slurm_update error") else {
+        return 1;
+    };
+    match client.control(&ControlRequest::UpdateNode {
+        nodes: names,
+        state,
+        reason,
+    }) {
         Ok(_) => 0,
         Err(ClientError::Api(error)) => {
             match error.detail.filter(|_| error.errno == SlurmErrno::Error) {

@@ -71,7 +71,11 @@ pub fn run(args: &[String]) -> u8 {
         }
     };
     let (partitions, nodes, now) = match client.query(&Query::Partitions) {
-        Ok(QueryReply::Partitions { partitions, nodes, now }) => (partitions, nodes, now),
+        Ok(QueryReply::Partitions {
+            partitions,
+            nodes,
+            now,
+        }) => (partitions, nodes, now),
         Ok(_) => return 1,
         Err(e) => {
             eprintln!("slurm_load_partitions: {e}");
@@ -110,7 +114,9 @@ fn build_options(parsed: &getopt::Parsed) -> Result<sinfo::SinfoOptions, String>
         options = options.with_sort(sort);
     }
     if let Some(states) = parsed.value("states") {
-        options = options.with_states(states).map_err(|e| format!("sinfo: error: {e}"))?;
+        options = options
+            .with_states(states)
+            .map_err(|e| format!("sinfo: error: {e}"))?;
     }
     if parsed.has("Node") {
         options.node_oriented = true;

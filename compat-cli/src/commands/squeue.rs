@@ -88,7 +88,11 @@ pub fn run(args: &[String]) -> u8 {
     };
     // A single job id that the controller does not know is an error, as in Slurm.
     if let Some(ids) = &options.job_ids {
-        if ids.len() == 1 && !jobs.iter().any(|j| j.job_id == ids[0] || j.array_job_id == Some(ids[0])) {
+        if ids.len() == 1
+            && !jobs
+                .iter()
+                .any(|j| j.job_id == ids[0] || j.array_job_id == Some(ids[0]))
+        {
             eprintln!("slurm_load_jobs error: Invalid job id specified");
             return 1;
         }
@@ -97,7 +101,12 @@ pub fn run(args: &[String]) -> u8 {
     if parsed.has("json") {
         let selected: Vec<JobRecord> = jobs
             .into_iter()
-            .filter(|j| options.job_ids.as_ref().is_none_or(|ids| ids.contains(&j.job_id)))
+            .filter(|j| {
+                options
+                    .job_ids
+                    .as_ref()
+                    .is_none_or(|ids| ids.contains(&j.job_id))
+            })
             .collect();
         println!("{}", json::squeue_json(&selected, &ctx));
         return 0;
@@ -125,10 +134,14 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
         options = options.with_long_format(format);
     }
     if let Some(states) = parsed.value("states") {
-        options = options.with_states(states).map_err(|e| format!("squeue: error: {e}"))?;
+        options = options
+            .with_states(states)
+            .map_err(|e| format!("squeue: error: {e}"))?;
     }
     if let Some(sort) = parsed.value("sort") {
-        options = options.with_sort(sort).map_err(|e| format!("squeue: error: {e}"))?;
+        options = options
+            .with_sort(sort)
+            .map_err(|e| format!("squeue: error: {e}"))?;
     }
     options.no_header = parsed.has("noheader");
     options.expand_arrays = parsed.has("array");
@@ -144,7 +157,10 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
     if let Some(list) = parsed.value("user") {
         let mut uids = Vec::new();
         for user in list.split(',') {
-            uids.push(config::uid_of(user).ok_or_else(|| format!("squeue: error: Invalid user: {user}"))?);
+            uids.push(
+                config::uid_of(user)
+                    .ok_or_else(|| format!("squeue: error: Invalid user: {user}"))?,
+            );
         }
         options.users = Some(uids);
     }
@@ -155,12 +171,17 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
         let mut ids = Vec::new();
         for item in list.split(',').filter(|i| !i.is_empty()) {
             let base = item.split(['_', '.']).next().unwrap_or(item);
-            ids.push(base.parse().map_err(|_| format!("squeue: error: Invalid job id: {item}"))?);
+            ids.push(
+                base.parse()
+                    .map_err(|_| format!("squeue: error: Invalid job id: {item}"))?,
+            );
         }
         options.job_ids = Some(ids);
         // An explicit job list shows those jobs in every state unless -t narrows it.
         if parsed.value("states").is_none() {
-            options = options.with_states("all").map_err(|e| format!("squeue: error: {e}"))?;
+            options = options
+                .with_states("all")
+                .map_err(|e| format!("squeue: error: {e}"))?;
         }
     }
     Ok(options)

@@ -21,7 +21,8 @@ pub enum DependencyStatus {
 
 /// Refuses, at submit time, a malformed dependency or one naming a job that does not exist.
 pub fn validate(state: &ClusterState, text: &str) -> Result<(), ApiError> {
-    let spec = parse_dependency(text).map_err(|e| ApiError::with_detail(SlurmErrno::InvalidDependency, e.to_string()))?;
+    let spec = parse_dependency(text)
+        .map_err(|e| ApiError::with_detail(SlurmErrno::InvalidDependency, e.to_string()))?;
     for dep in &spec.deps {
         if let Some(job) = dep.job {
             if targets(state, job.job_id, job.array).is_empty() {
@@ -32,7 +33,12 @@ pub fn validate(state: &ClusterState, text: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub fn dependency_status(state: &ClusterState, job: &JobRecord, text: &str, now: EpochSecs) -> DependencyStatus {
+pub fn dependency_status(
+    state: &ClusterState,
+    job: &JobRecord,
+    text: &str,
+    now: EpochSecs,
+) -> DependencyStatus {
     let Ok(spec) = parse_dependency(text) else {
         return DependencyStatus::Never;
     };
@@ -58,8 +64,16 @@ pub fn describe(state: &ClusterState, job: &JobRecord, text: &str, now: EpochSec
     format_dependency(&open, spec.any)
 }
 
-fn states_of(state: &ClusterState, job: &JobRecord, spec: &DependencySpec, now: EpochSecs) -> Vec<DepState> {
-    spec.deps.iter().map(|dep| dependency_state(state, job, dep, now)).collect()
+fn states_of(
+    state: &ClusterState,
+    job: &JobRecord,
+    spec: &DependencySpec,
+    now: EpochSecs,
+) -> Vec<DepState> {
+    spec.deps
+        .iter()
+        .map(|dep| dependency_state(state, job, dep, now))
+        .collect()
 }
 
 fn combine(spec: &DependencySpec, states: &[DepState]) -> DependencyStatus {
@@ -86,9 +100,16 @@ fn combine(spec: &DependencySpec, states: &[DepState]) -> DependencyStatus {
 
 /// The jobs a dependency names: one job, one array task, or every task of an array.
 fn targets(state: &ClusterState, job_id: u32, array: Option<ArraySel>) -> Vec<&JobRecord> {
-    let tasks_of = |array_id: u32| state.jobs.values().filter(move |j| j.array_job_id == Some(array_id));
+    let tasks_of = |array_id: u32| {
+        state
+            .jobs
+            .values()
+            .filter(move |j| j.array_job_id == Some(array_id))
+    };
     match array {
-        Some(ArraySel::Task(task)) => tasks_of(job_id).filter(|j| j.array_task_id == Some(task)).collect(),
+        Some(ArraySel::Task(task)) => tasks_of(job_id)
+            .filter(|j| j.array_task_id == Some(task))
+            .collect(),
         Some(ArraySel::All) => tasks_of(job_id).collect(),
         None => {
             let tasks: Vec<&JobRecord> = tasks_of(job_id).collect();
@@ -105,7 +126,12 @@ fn ended(job: &JobRecord) -> bool {
     job.is_finished() && !job.completing
 }
 
-fn dependency_state(state: &ClusterState, job: &JobRecord, dep: &Dependency, now: EpochSecs) -> DepState {
+fn dependency_state(
+    state: &ClusterState,
+    job: &JobRecord,
+    dep: &Dependency,
+    now: EpochSecs,
+) -> DepState {
     if dep.kind == DepKind::Singleton {
         return singleton_state(state, job);
     }
@@ -127,8 +153,7 @@ fn dependency_state(state: &ClusterState, job: &JobRecord, dep: &Dependency, now
     match dep.kind {
         DepKind::After => {
             let started = jobs.iter().all(|j| {
-                j.state != JobBaseState::Pending
-                    && j.start_time.is_some_and(|s| now >= s + delay)
+                j.state != JobBaseState::Pending && j.start_time.is_some_and(|s| now >= s + delay)
                     || j.is_finished()
             });
             if started {
@@ -138,16 +163,25 @@ fn dependency_state(state: &ClusterState, job: &JobRecord, dep: &Dependency, now
             }
         }
         DepKind::AfterAny | DepKind::AfterBurstBuffer => {
-            if jobs.iter().all(|j| ended(j) && j.end_time.is_some_and(|e| now >= e + delay)) {
+            if jobs
+                .iter()
+                .all(|j| ended(j) && j.end_time.is_some_and(|e| now >= e + delay))
+            {
                 DepState::Fulfilled
             } else {
                 DepState::Unfulfilled
             }
         }
         DepKind::AfterOk | DepKind::AfterCorr => {
-            if jobs.iter().any(|j| ended(j) && j.state != JobBaseState::Completed) {
+            if jobs
+                .iter()
+                .any(|j| ended(j) && j.state != JobBaseState::Completed)
+            {
                 DepState::Failed
-            } else if jobs.iter().all(|j| ended(j) && j.end_time.is_some_and(|e| now >= e + delay)) {
+            } else if jobs
+                .iter()
+                .all(|j| ended(j) && j.end_time.is_some_and(|e| now >= e + delay))
+            {
                 DepState::Fulfilled
             } else {
                 DepState::Unfulfilled

@@ -10,7 +10,7 @@ mod placement;
 
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::states::{JobReason, JobBaseState};
+use spur_core::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
 
@@ -35,7 +35,11 @@ impl Plan {
 
 pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut plan = Plan::default();
-    let mut pending: Vec<&JobRecord> = state.jobs.values().filter(|j| j.state == JobBaseState::Pending).collect();
+    let mut pending: Vec<&JobRecord> = state
+        .jobs
+        .values()
+        .filter(|j| j.state == JobBaseState::Pending)
+        .collect();
     // Higher priority first; ties go to the older job id (FIFO).
     pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.job_id.cmp(&b.job_id)));
     pending.truncate(JOBS_PER_PASS_MAX);
@@ -121,7 +125,10 @@ fn array_throttle(job: &JobRecord) -> Option<u32> {
 fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u32, u32> {
     let mut counts = std::collections::BTreeMap::new();
     for job in state.jobs.values() {
-        if let (Some(array), true) = (job.array_job_id, job.state == JobBaseState::Running || job.completing) {
+        if let (Some(array), true) = (
+            job.array_job_id,
+            job.state == JobBaseState::Running || job.completing,
+        ) {
             *counts.entry(array).or_default() += 1;
         }
     }
@@ -130,20 +137,29 @@ fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u
 
 /// Expands `--array` into task ids, refusing what Slurm refuses (`MaxArraySize`).
 pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, String> {
-    let spec = spur_core::values::array::parse_array_spec(text, max_array_size).map_err(|e| e.to_string())?;
+    let spec = spur_core::values::array::parse_array_spec(text, max_array_size)
+        .map_err(|e| e.to_string())?;
     Ok(spec.task_ids().collect())
 }
 
 /// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
 /// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md).
-pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -> Result<(), ApiError> {
+pub fn validate_request(
+    state: &ClusterState,
+    spec: &JobSpec,
+    partition: &str,
+) -> Result<(), ApiError> {
     let Some(part) = state.partition(partition) else {
         return Err(ApiError::new(SlurmErrno::InvalidPartitionName));
     };
     if let Some(dep) = &spec.dependency {
         dependency::validate(state, dep)?;
     }
-    let nodes: Vec<_> = part.nodes.iter().filter_map(|n| state.nodes.get(n)).collect();
+    let nodes: Vec<_> = part
+        .nodes
+        .iter()
+        .filter_map(|n| state.nodes.get(n))
+        .collect();
     if (spec.nodes_min as usize) > nodes.len() {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
@@ -161,9 +177,16 @@ fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
 
 /// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end
 /// of a running job that would free room, as Slurm estimates it from time limits.
-pub fn trial_placement(state: &ClusterState, spec: &JobSpec, now: EpochSecs) -> Result<TrialPlacement, ApiError> {
+pub fn trial_placement(
+    state: &ClusterState,
+    spec: &JobSpec,
+    now: EpochSecs,
+) -> Result<TrialPlacement, ApiError> {
     let partition = match &spec.partition {
-        Some(p) => p.split(',').find(|c| state.partition(c).is_some()).map(str::to_string),
+        Some(p) => p
+            .split(',')
+            .find(|c| state.partition(c).is_some())
+            .map(str::to_string),
         None => state.default_partition().map(|p| p.name.clone()),
     }
     .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))?;
@@ -174,7 +197,8 @@ pub fn trial_placement(state: &ClusterState, spec: &JobSpec, now: EpochSecs) -> 
         Some(alloc) => (alloc, now),
         None => {
             let empty = placement::Ledger::empty(state);
-            let alloc = place(state, &empty, &probe).ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
+            let alloc = place(state, &empty, &probe)
+                .ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
             let end = state
                 .jobs
                 .values()

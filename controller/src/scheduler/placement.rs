@@ -82,7 +82,8 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
     if !state.settings.memory_is_consumable {
         return 0;
     }
-    if job.spec.exclusive && job.spec.mem_per_node_mb.is_none() && job.spec.mem_per_cpu_mb.is_none() {
+    if job.spec.exclusive && job.spec.mem_per_node_mb.is_none() && job.spec.mem_per_cpu_mb.is_none()
+    {
         return node.real_memory_mb;
     }
     match (job.spec.mem_per_node_mb, job.spec.mem_per_cpu_mb) {
@@ -116,7 +117,11 @@ pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<A
         .iter()
         .filter_map(|n| state.nodes.get(n))
         .filter(|n| !excluded.contains(&n.name))
-        .filter(|n| constraint.as_ref().is_none_or(|c| c.matches(&|f: &str| n.features.iter().any(|x| x == f))))
+        .filter(|n| {
+            constraint
+                .as_ref()
+                .is_none_or(|c| c.matches(&|f: &str| n.features.iter().any(|x| x == f)))
+        })
         .collect();
     // Lower weight first, then configuration order: Slurm's node preference.
     candidates.sort_by_key(|n| n.weight);
@@ -215,7 +220,10 @@ fn fits_node(
         if free.len() < need {
             return None;
         }
-        picks.entry(request.name.clone()).or_default().extend(&free[..need]);
+        picks
+            .entry(request.name.clone())
+            .or_default()
+            .extend(&free[..need]);
     }
     Some(picks)
 }

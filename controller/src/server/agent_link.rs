@@ -42,7 +42,11 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
             .ok_or_else(|| Status::invalid_argument("empty agent session"))??;
         let hello = match from_doc::<AgentToController>(first.body.as_ref()) {
             Ok(AgentToController::Hello(hello)) => hello,
-            Ok(_) => return Err(Status::invalid_argument("an agent session must start with Hello")),
+            Ok(_) => {
+                return Err(Status::invalid_argument(
+                    "an agent session must start with Hello",
+                ))
+            }
             Err(e) => return Err(Status::invalid_argument(e.to_string())),
         };
         let node = hello.name.clone();
@@ -125,7 +129,11 @@ async fn serve_reports(
                 };
                 // On failure the agent keeps the report and resends it; nothing is lost.
                 if let Err(e) = controller.commit(command).await {
-                    tracing::error!(node, job_id = outcome.job_id, "cannot commit job result: {e}");
+                    tracing::error!(
+                        node,
+                        job_id = outcome.job_id,
+                        "cannot commit job result: {e}"
+                    );
                 }
             }
             Err(e) => tracing::warn!(node, "malformed agent message: {e}"),

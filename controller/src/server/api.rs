@@ -5,7 +5,8 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 use spur_core::api::{
-    ApiError, ControlReply, ControlRequest, Query, QueryReply, SlurmErrno, SubmitReply, SubmitRequest,
+    ApiError, ControlReply, ControlRequest, Query, QueryReply, SlurmErrno, SubmitReply,
+    SubmitRequest,
 };
 use spur_core::wire::{from_doc, pb};
 
@@ -41,7 +42,9 @@ impl ApiService {
                 now,
             })
             .await?;
-        let job_id = applied.job_id.ok_or_else(|| ApiError::new(SlurmErrno::Error))?;
+        let job_id = applied
+            .job_id
+            .ok_or_else(|| ApiError::new(SlurmErrno::Error))?;
         Ok(SubmitReply {
             job_id,
             test_only: None,
@@ -121,15 +124,29 @@ fn bad_request(e: spur_core::wire::WireError) -> ApiError {
 
 #[tonic::async_trait]
 impl pb::controller_server::Controller for ApiService {
-    async fn submit(&self, request: Request<pb::ApiRequest>) -> Result<Response<pb::ApiReply>, Status> {
-        Ok(Response::new(reply(ApiService::submit(self, request.into_inner()).await)))
+    async fn submit(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        Ok(Response::new(reply(
+            ApiService::submit(self, request.into_inner()).await,
+        )))
     }
 
-    async fn query(&self, request: Request<pb::ApiRequest>) -> Result<Response<pb::ApiReply>, Status> {
-        Ok(Response::new(reply(ApiService::query(self, request.into_inner()))))
+    async fn query(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        Ok(Response::new(reply(ApiService::query(
+            self,
+            request.into_inner(),
+        ))))
     }
 
-    async fn control(&self, request: Request<pb::ApiRequest>) -> Result<Response<pb::ApiReply>, Status> {
+    async fn control(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
         let result = ApiService::control(self, request.into_inner()).await;
         Ok(Response::new(match result {
             Ok(body) => reply(Ok(body)),
@@ -137,8 +154,14 @@ impl pb::controller_server::Controller for ApiService {
         }))
     }
 
-    async fn ping(&self, _request: Request<pb::PingRequest>) -> Result<Response<pb::PingReply>, Status> {
-        let controller = self.controller.state.read(|s| s.config.controllers.first().cloned().unwrap_or_default());
+    async fn ping(
+        &self,
+        _request: Request<pb::PingRequest>,
+    ) -> Result<Response<pb::PingReply>, Status> {
+        let controller = self
+            .controller
+            .state
+            .read(|s| s.config.controllers.first().cloned().unwrap_or_default());
         Ok(Response::new(pb::PingReply {
             controller,
             leader: true,

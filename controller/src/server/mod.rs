@@ -12,7 +12,9 @@ use spur_core::wire::{pb, to_doc, DocKind};
 
 /// Builds a reply carrying either a document or a Slurm error.
 pub(crate) fn reply<T: serde::Serialize + DocKind>(result: Result<T, ApiError>) -> pb::ApiReply {
-    match result.and_then(|body| to_doc(&body).map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))) {
+    match result.and_then(|body| {
+        to_doc(&body).map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
+    }) {
         Ok(doc) => pb::ApiReply {
             error_code: 0,
             message: String::new(),

@@ -3,7 +3,7 @@
 
 use spur_core::api::{ApiError, ControlRequest, JobSelector, JobUpdate, SignalScope, SlurmErrno};
 use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
-use spur_core::states::{JobReason, JobBaseState};
+use spur_core::states::{JobBaseState, JobReason};
 
 use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
@@ -73,7 +73,9 @@ impl ClusterState {
         match &spec.partition {
             Some(name) => {
                 // `-p a,b` names candidates; Spur places the job in the first one that exists.
-                let chosen = name.split(',').find(|candidate| self.partition(candidate).is_some());
+                let chosen = name
+                    .split(',')
+                    .find(|candidate| self.partition(candidate).is_some());
                 chosen.map(str::to_string).ok_or_else(|| {
                     ApiError::with_detail(
                         SlurmErrno::InvalidPartitionName,
@@ -81,12 +83,15 @@ impl ClusterState {
                     )
                 })
             }
-            None => self.default_partition().map(|p| p.name.clone()).ok_or_else(|| {
-                ApiError::with_detail(
-                    SlurmErrno::DefaultPartitionNotSet,
-                    "No partition specified or system default partition",
-                )
-            }),
+            None => self
+                .default_partition()
+                .map(|p| p.name.clone())
+                .ok_or_else(|| {
+                    ApiError::with_detail(
+                        SlurmErrno::DefaultPartitionNotSet,
+                        "No partition specified or system default partition",
+                    )
+                }),
         }
     }
 
@@ -119,7 +124,9 @@ impl ClusterState {
                 continue;
             }
             self.book(&alloc);
-            let Some(job) = self.jobs.get_mut(&job_id) else { continue };
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
@@ -177,7 +184,10 @@ impl ClusterState {
         if !holds_resources(job) {
             // A duplicate report (agent retry after failover): already final.
             if let Some(node) = job.alloc.as_ref().and_then(|a| a.node_names.first()) {
-                applied.effects.push(Effect::AckFinished { node: node.clone(), job_id });
+                applied.effects.push(Effect::AckFinished {
+                    node: node.clone(),
+                    job_id,
+                });
             }
             return applied;
         }
@@ -213,7 +223,10 @@ impl ClusterState {
         let requeue_pending = job.requeue_pending;
         if let Some(alloc) = alloc {
             if let Some(node) = alloc.node_names.first() {
-                applied.effects.push(Effect::AckFinished { node: node.clone(), job_id });
+                applied.effects.push(Effect::AckFinished {
+                    node: node.clone(),
+                    job_id,
+                });
             }
             self.release(&alloc, now);
         }
@@ -223,15 +236,26 @@ impl ClusterState {
         applied
     }
 
-    pub(super) fn control(&mut self, caller_uid: u32, request: ControlRequest, now: EpochSecs) -> ApplyResult {
+    pub(super) fn control(
+        &mut self,
+        caller_uid: u32,
+        request: ControlRequest,
+        now: EpochSecs,
+    ) -> ApplyResult {
         match request {
-            ControlRequest::UpdateNode { nodes, state, reason } => {
+            ControlRequest::UpdateNode {
+                nodes,
+                state,
+                reason,
+            } => {
                 if !self.is_admin(caller_uid) {
                     return Err(ApiError::new(SlurmErrno::UserIdMissing));
                 }
                 self.update_nodes(&nodes, state, reason, caller_uid, now)
             }
-            ControlRequest::Cancel { job } => self.for_each_job(&job, caller_uid, |s, id| s.cancel(id, now)),
+            ControlRequest::Cancel { job } => {
+                self.for_each_job(&job, caller_uid, |s, id| s.cancel(id, now))
+            }
             ControlRequest::Signal { job, signal, scope } => {
                 self.for_each_job(&job, caller_uid, |s, id| s.signal(id, signal, scope))
             }
@@ -271,7 +295,9 @@ impl ClusterState {
         let mut applied = Applied::default();
         let single = ids.len() == 1;
         for id in ids {
-            let Some(job) = self.jobs.get(&id) else { continue };
+            let Some(job) = self.jobs.get(&id) else {
+                continue;
+            };
             let display = job.display_id();
             let result = if job.spec.user_id != caller_uid && !self.is_admin(caller_uid) {
                 Err(ApiError::new(SlurmErrno::AccessDenied))
@@ -345,7 +371,12 @@ impl ClusterState {
         }
     }
 
-    fn signal(&mut self, job_id: u32, signal: i32, scope: SignalScope) -> Result<Vec<Effect>, ApiError> {
+    fn signal(
+        &mut self,
+        job_id: u32,
+        signal: i32,
+        scope: SignalScope,
+    ) -> Result<Vec<Effect>, ApiError> {
         let Some(job) = self.jobs.get(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
@@ -368,7 +399,11 @@ impl ClusterState {
         if job.state != JobBaseState::Pending {
             return Err(ApiError::new(SlurmErrno::JobNotPending));
         }
-        let kind = if admin { HoldKind::Admin } else { HoldKind::User };
+        let kind = if admin {
+            HoldKind::Admin
+        } else {
+            HoldKind::User
+        };
         job.hold = Some(kind);
         job.priority = 0;
         job.reason = match kind {
@@ -393,7 +428,8 @@ impl ClusterState {
         }
         // Slurm gives a released job a fresh basic priority, below every job submitted or released before.
         self.submissions += 1;
-        let fresh = BASIC_PRIORITY_TOP.saturating_sub(u32::try_from(self.submissions).unwrap_or(u32::MAX));
+        let fresh =
+            BASIC_PRIORITY_TOP.saturating_sub(u32::try_from(self.submissions).unwrap_or(u32::MAX));
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.hold = None;
             job.priority = fresh.saturating_add_signed(-job.spec.nice);
@@ -402,7 +438,12 @@ impl ClusterState {
         Ok(Vec::new())
     }
 
-    fn requeue(&mut self, job_id: u32, hold: bool, now: EpochSecs) -> Result<Vec<Effect>, ApiError> {
+    fn requeue(
+        &mut self,
+        job_id: u32,
+        hold: bool,
+        now: EpochSecs,
+    ) -> Result<Vec<Effect>, ApiError> {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
@@ -424,8 +465,12 @@ impl ClusterState {
                     at: now,
                 }])
             }
-            JobBaseState::Completed | JobBaseState::Failed | JobBaseState::Cancelled | JobBaseState::Timeout
-            | JobBaseState::NodeFail | JobBaseState::OutOfMemory
+            JobBaseState::Completed
+            | JobBaseState::Failed
+            | JobBaseState::Cancelled
+            | JobBaseState::Timeout
+            | JobBaseState::NodeFail
+            | JobBaseState::OutOfMemory
                 if !job.completing =>
             {
                 self.return_to_queue(job_id, now);
@@ -457,8 +502,16 @@ impl ClusterState {
         }
     }
 
-    fn update_job(&mut self, job_id: u32, update: &JobUpdate, admin: bool) -> Result<Vec<Effect>, ApiError> {
-        let partition_exists = update.partition.as_ref().map(|p| self.partition(p).is_some());
+    fn update_job(
+        &mut self,
+        job_id: u32,
+        update: &JobUpdate,
+        admin: bool,
+    ) -> Result<Vec<Effect>, ApiError> {
+        let partition_exists = update
+            .partition
+            .as_ref()
+            .map(|p| self.partition(p).is_some());
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
@@ -517,7 +570,11 @@ impl ClusterState {
             if !pending {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
             }
-            job.spec.dependency = if dependency.is_empty() { None } else { Some(dependency.clone()) };
+            job.spec.dependency = if dependency.is_empty() {
+                None
+            } else {
+                Some(dependency.clone())
+            };
         }
         if let Some(begin) = update.begin_time {
             if !pending {
@@ -531,7 +588,9 @@ impl ClusterState {
     pub(super) fn time_limit_reached(&mut self, job_ids: &[u32], now: EpochSecs) -> Applied {
         let mut applied = Applied::default();
         for &job_id in job_ids {
-            let Some(job) = self.jobs.get_mut(&job_id) else { continue };
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
             if job.state != JobBaseState::Running || job.completing {
                 continue;
             }
@@ -573,7 +632,9 @@ impl ClusterState {
     pub(super) fn purge(&mut self, now: EpochSecs) {
         let age = EpochSecs::from(self.settings.min_job_age_secs);
         self.jobs.retain(|_, job| {
-            !(job.is_finished() && !job.completing && job.end_time.is_some_and(|end| now - end >= age))
+            !(job.is_finished()
+                && !job.completing
+                && job.end_time.is_some_and(|end| now - end >= age))
         });
     }
 }
@@ -587,5 +648,8 @@ fn first_node(job: &JobRecord) -> String {
 
 /// Reasons under which a job is eligible to run (it waits only for resources or its turn).
 fn reason_is_eligible(reason: JobReason) -> bool {
-    matches!(reason, JobReason::NoReason | JobReason::Resources | JobReason::Priority)
+    matches!(
+        reason,
+        JobReason::NoReason | JobReason::Resources | JobReason::Priority
+    )
 }

@@ -78,11 +78,27 @@ pub enum Command {
 /// What the leader must do after a command took effect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Effect {
-    Launch { node: String, job_id: u32 },
-    Signal { node: String, job_id: u32, signal: i32, scope: SignalScope },
-    Terminate { node: String, job_id: u32, reason: TerminateReason, at: EpochSecs },
+    Launch {
+        node: String,
+        job_id: u32,
+    },
+    Signal {
+        node: String,
+        job_id: u32,
+        signal: i32,
+        scope: SignalScope,
+    },
+    Terminate {
+        node: String,
+        job_id: u32,
+        reason: TerminateReason,
+        at: EpochSecs,
+    },
     /// The job's result is committed: the agent may forget it.
-    AckFinished { node: String, job_id: u32 },
+    AckFinished {
+        node: String,
+        job_id: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -146,7 +162,9 @@ impl ClusterState {
                 request,
                 now,
             } => self.control(caller_uid, request, now),
-            Command::TimeLimitReached { job_ids, now } => Ok(self.time_limit_reached(&job_ids, now)),
+            Command::TimeLimitReached { job_ids, now } => {
+                Ok(self.time_limit_reached(&job_ids, now))
+            }
             Command::RegisterNode { registration, now } => self.register_node(*registration, now),
             Command::NodeResponding {
                 name,
@@ -175,7 +193,10 @@ impl ClusterState {
         let mut gres: BTreeMap<(&str, &str), Vec<u32>> = BTreeMap::new();
         for job in self.jobs.values() {
             if job.job_id >= self.next_job_id {
-                return Err(format!("job {} is not below next_job_id {}", job.job_id, self.next_job_id));
+                return Err(format!(
+                    "job {} is not below next_job_id {}",
+                    job.job_id, self.next_job_id
+                ));
             }
             let holds_resources = jobs::holds_resources(job);
             match (&job.alloc, holds_resources) {
@@ -188,7 +209,12 @@ impl ClusterState {
                         }
                     }
                 }
-                (None, true) => return Err(format!("job {} holds resources but has no allocation", job.job_id)),
+                (None, true) => {
+                    return Err(format!(
+                        "job {} holds resources but has no allocation",
+                        job.job_id
+                    ))
+                }
                 _ => {}
             }
         }
@@ -202,20 +228,31 @@ impl ClusterState {
             }
             let used_mem = mem.get(node.name.as_str()).copied().unwrap_or(0);
             if used_mem != node.alloc_mem_mb {
-                return Err(format!("node {}: memory ledger {} != {}", node.name, used_mem, node.alloc_mem_mb));
+                return Err(format!(
+                    "node {}: memory ledger {} != {}",
+                    node.name, used_mem, node.alloc_mem_mb
+                ));
             }
             for g in &node.gres {
-                let mut used = gres.remove(&(node.name.as_str(), g.name.as_str())).unwrap_or_default();
+                let mut used = gres
+                    .remove(&(node.name.as_str(), g.name.as_str()))
+                    .unwrap_or_default();
                 used.sort_unstable();
                 let before = used.len();
                 used.dedup();
                 if used.len() != before {
-                    return Err(format!("node {}: a {} unit is allocated twice", node.name, g.name));
+                    return Err(format!(
+                        "node {}: a {} unit is allocated twice",
+                        node.name, g.name
+                    ));
                 }
                 let mut ledger = node.alloc_gres.get(&g.name).cloned().unwrap_or_default();
                 ledger.sort_unstable();
                 if ledger != used {
-                    return Err(format!("node {}: {} ledger {:?} != jobs {:?}", node.name, g.name, ledger, used));
+                    return Err(format!(
+                        "node {}: {} ledger {:?} != jobs {:?}",
+                        node.name, g.name, ledger, used
+                    ));
                 }
             }
         }

@@ -51,7 +51,9 @@ impl ClusterState {
         }
         // A node that went down for not responding returns to service when it answers again
         // (ReturnToService=2 semantics); an admin's DOWN needs an explicit resume.
-        if node.base_state == NodeBaseState::Down && node.reason.as_deref() == Some("Not responding") {
+        if node.base_state == NodeBaseState::Down
+            && node.reason.as_deref() == Some("Not responding")
+        {
             node.base_state = NodeBaseState::Idle;
             node.reason = None;
         }
@@ -63,15 +65,27 @@ impl ClusterState {
 
     /// Jobs the log places on this node but the agent does not run were never launched (or their launch was lost
     /// in a failover): launch them now. Jobs being terminated get their terminate again.
-    fn reconcile_node_jobs(&mut self, reg: &NodeRegistration, now: EpochSecs, applied: &mut Applied) {
+    fn reconcile_node_jobs(
+        &mut self,
+        reg: &NodeRegistration,
+        now: EpochSecs,
+        applied: &mut Applied,
+    ) {
         let on_node: Vec<u32> = self
             .jobs
             .values()
-            .filter(|j| jobs::holds_resources(j) && j.alloc.as_ref().is_some_and(|a| a.node_names.first() == Some(&reg.name)))
+            .filter(|j| {
+                jobs::holds_resources(j)
+                    && j.alloc
+                        .as_ref()
+                        .is_some_and(|a| a.node_names.first() == Some(&reg.name))
+            })
             .map(|j| j.job_id)
             .collect();
         for job_id in on_node {
-            let Some(job) = self.jobs.get(&job_id) else { continue };
+            let Some(job) = self.jobs.get(&job_id) else {
+                continue;
+            };
             let running_there = reg.running_jobs.contains(&job_id);
             if job.state == JobBaseState::Running && !job.completing {
                 if !running_there {
@@ -99,7 +113,12 @@ impl ClusterState {
         }
     }
 
-    pub(super) fn node_responding(&mut self, name: &str, responding: bool, now: EpochSecs) -> Applied {
+    pub(super) fn node_responding(
+        &mut self,
+        name: &str,
+        responding: bool,
+        now: EpochSecs,
+    ) -> Applied {
         if let Some(node) = self.nodes.get_mut(name) {
             node.not_responding = !responding;
             if responding {
@@ -118,7 +137,10 @@ impl ClusterState {
         now: EpochSecs,
     ) -> ApplyResult {
         if let Some(unknown) = names.iter().find(|n| !self.nodes.contains_key(*n)) {
-            return Err(ApiError::with_detail(SlurmErrno::InvalidNodeName, unknown.clone()));
+            return Err(ApiError::with_detail(
+                SlurmErrno::InvalidNodeName,
+                unknown.clone(),
+            ));
         }
         if matches!(state, NodeUpdateState::Drain | NodeUpdateState::Down) && reason.is_none() {
             return Err(ApiError::with_detail(
@@ -128,7 +150,9 @@ impl ClusterState {
         }
         let mut applied = Applied::default();
         for name in names {
-            let Some(node) = self.nodes.get_mut(name) else { continue };
+            let Some(node) = self.nodes.get_mut(name) else {
+                continue;
+            };
             match state {
                 NodeUpdateState::Drain => {
                     node.drain = true;
@@ -152,7 +176,12 @@ impl ClusterState {
                 let victims: Vec<u32> = self
                     .jobs
                     .values()
-                    .filter(|j| jobs::holds_resources(j) && j.alloc.as_ref().is_some_and(|a| a.node_names.contains(name)))
+                    .filter(|j| {
+                        jobs::holds_resources(j)
+                            && j.alloc
+                                .as_ref()
+                                .is_some_and(|a| a.node_names.contains(name))
+                    })
                     .map(|j| j.job_id)
                     .collect();
                 for job_id in victims {
@@ -167,7 +196,10 @@ impl ClusterState {
     /// Recomputes IDLE/MIXED/ALLOCATED from the ledgers, leaving DOWN and UNKNOWN alone.
     pub(super) fn refresh_node_state(&mut self, name: &str) {
         if let Some(node) = self.nodes.get_mut(name) {
-            if matches!(node.base_state, NodeBaseState::Down | NodeBaseState::Unknown) {
+            if matches!(
+                node.base_state,
+                NodeBaseState::Down | NodeBaseState::Unknown
+            ) {
                 return;
             }
             node.base_state = if node.alloc_cpus == 0 {

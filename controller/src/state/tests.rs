@@ -3,10 +3,12 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::{ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno};
+use spur_core::api::{
+    ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
+};
 use spur_core::job::{GresRequest, JobSpec};
 use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
-use spur_core::states::{JobReason, JobBaseState};
+use spur_core::states::{JobBaseState, JobReason};
 
 use super::*;
 use crate::scheduler::schedule;
@@ -249,11 +251,17 @@ fn gpus_are_handed_out_without_overlap() {
         ..spec("b")
     });
     assert_eq!(h.schedule(), vec![a]);
-    assert_eq!(h.job(a).alloc.as_ref().unwrap().gres_indices["gpu"], vec![0, 1, 2]);
+    assert_eq!(
+        h.job(a).alloc.as_ref().unwrap().gres_indices["gpu"],
+        vec![0, 1, 2]
+    );
     assert_eq!(h.job(b).reason, JobReason::Resources);
     h.finish(a, 0, 0);
     assert_eq!(h.schedule(), vec![b]);
-    assert_eq!(h.job(b).alloc.as_ref().unwrap().gres_indices["gpu"], vec![0, 1]);
+    assert_eq!(
+        h.job(b).alloc.as_ref().unwrap().gres_indices["gpu"],
+        vec![0, 1]
+    );
 }
 
 #[test]
@@ -266,7 +274,10 @@ fn impossible_requests_are_refused_at_submit() {
         }),
         now: 0,
     });
-    assert_eq!(too_many_cpus.unwrap_err().errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    assert_eq!(
+        too_many_cpus.unwrap_err().errno,
+        SlurmErrno::RequestedNodeConfigUnavailable
+    );
     let bad_type = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
             gres: vec![GresRequest {
@@ -278,7 +289,10 @@ fn impossible_requests_are_refused_at_submit() {
         }),
         now: 0,
     });
-    assert_eq!(bad_type.unwrap_err().errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    assert_eq!(
+        bad_type.unwrap_err().errno,
+        SlurmErrno::RequestedNodeConfigUnavailable
+    );
     let bad_partition = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
             partition: Some("nosuch".to_string()),
@@ -288,7 +302,10 @@ fn impossible_requests_are_refused_at_submit() {
     });
     let error = bad_partition.unwrap_err();
     assert_eq!(error.errno, SlurmErrno::InvalidPartitionName);
-    assert_eq!(error.detail.as_deref(), Some("invalid partition specified: nosuch"));
+    assert_eq!(
+        error.detail.as_deref(),
+        Some("invalid partition specified: nosuch")
+    );
     // Refused submissions consume no job id.
     assert_eq!(h.submit(spec("ok")), 1);
 }
@@ -302,12 +319,28 @@ fn cancel_pending_and_running_jobs() {
     });
     let pending = h.submit(spec("p"));
     h.schedule();
-    h.control(1000, ControlRequest::Cancel { job: select(pending) }).unwrap();
+    h.control(
+        1000,
+        ControlRequest::Cancel {
+            job: select(pending),
+        },
+    )
+    .unwrap();
     assert_eq!(h.job(pending).state, JobBaseState::Cancelled);
-    let applied = h.control(1000, ControlRequest::Cancel { job: select(running) }).unwrap();
+    let applied = h
+        .control(
+            1000,
+            ControlRequest::Cancel {
+                job: select(running),
+            },
+        )
+        .unwrap();
     assert!(matches!(
         applied.effects.as_slice(),
-        [Effect::Terminate { reason: TerminateReason::Cancelled, .. }]
+        [Effect::Terminate {
+            reason: TerminateReason::Cancelled,
+            ..
+        }]
     ));
     assert!(h.job(running).completing);
     // Resources stay booked until the node confirms the processes are gone.
@@ -315,18 +348,26 @@ fn cancel_pending_and_running_jobs() {
     h.finish(running, 0, 15);
     assert_eq!(h.job(running).state, JobBaseState::Cancelled);
     assert_eq!(h.state.nodes["n1"].alloc_cpus, 0);
-    assert_eq!((h.job(running).exit_code, h.job(running).exit_signal), (0, 15));
+    assert_eq!(
+        (h.job(running).exit_code, h.job(running).exit_signal),
+        (0, 15)
+    );
 }
 
 #[test]
 fn other_users_cannot_touch_a_job_but_root_can() {
     let mut h = Harness::new();
     let job = h.submit(spec("mine"));
-    let denied = h.control(1001, ControlRequest::Cancel { job: select(job) }).unwrap_err();
+    let denied = h
+        .control(1001, ControlRequest::Cancel { job: select(job) })
+        .unwrap_err();
     assert_eq!(denied.errno, SlurmErrno::AccessDenied);
-    let missing = h.control(1000, ControlRequest::Cancel { job: select(99) }).unwrap_err();
+    let missing = h
+        .control(1000, ControlRequest::Cancel { job: select(99) })
+        .unwrap_err();
     assert_eq!(missing.errno, SlurmErrno::InvalidJobId);
-    h.control(0, ControlRequest::Cancel { job: select(job) }).unwrap();
+    h.control(0, ControlRequest::Cancel { job: select(job) })
+        .unwrap();
     assert_eq!(h.job(job).state, JobBaseState::Cancelled);
 }
 
@@ -340,12 +381,22 @@ fn holds_and_releases_with_slurm_reasons_and_priorities() {
     let other = h.submit(spec("other"));
     assert_eq!(h.job(held).priority, 0);
     assert_eq!(h.job(held).reason, JobReason::HeldUser);
-    h.control(0, ControlRequest::Hold { job: select(other), by_user: false }).unwrap();
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(other),
+            by_user: false,
+        },
+    )
+    .unwrap();
     assert_eq!(h.job(other).reason, JobReason::Held);
     // A user may not release an admin hold.
-    let denied = h.control(1000, ControlRequest::Release { job: select(other) }).unwrap_err();
+    let denied = h
+        .control(1000, ControlRequest::Release { job: select(other) })
+        .unwrap_err();
     assert_eq!(denied.errno, SlurmErrno::AccessDenied);
-    h.control(1000, ControlRequest::Release { job: select(held) }).unwrap();
+    h.control(1000, ControlRequest::Release { job: select(held) })
+        .unwrap();
     assert_eq!(h.job(held).hold, None);
     assert_eq!(h.job(held).priority, 0xFFFF_0000 - 3);
     assert_eq!(h.schedule(), vec![held]);
@@ -368,12 +419,14 @@ fn arrays_expand_and_honour_the_throttle() {
         job_id: first,
         array_task: Some(2),
     };
-    h.control(1000, ControlRequest::Cancel { job: task2 }).unwrap();
+    h.control(1000, ControlRequest::Cancel { job: task2 })
+        .unwrap();
     assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
     h.finish(first, 0, 0);
     assert_eq!(h.schedule(), vec![first + 2]);
     // Cancelling the array id reaches every remaining task.
-    h.control(1000, ControlRequest::Cancel { job: select(first) }).unwrap();
+    h.control(1000, ControlRequest::Cancel { job: select(first) })
+        .unwrap();
     assert_eq!(h.job(first + 3).state, JobBaseState::Cancelled);
 }
 
@@ -437,7 +490,10 @@ fn time_limit_terminates_and_records_timeout() {
         .unwrap();
     assert!(matches!(
         applied.effects.as_slice(),
-        [Effect::Terminate { reason: TerminateReason::TimeLimit, .. }]
+        [Effect::Terminate {
+            reason: TerminateReason::TimeLimit,
+            ..
+        }]
     ));
     h.finish(job, 0, 15);
     assert_eq!(h.job(job).state, JobBaseState::Timeout);
@@ -450,7 +506,14 @@ fn requeue_returns_a_running_job_to_the_queue() {
     let mut h = Harness::new();
     let job = h.submit(spec("rq"));
     h.schedule();
-    h.control(1000, ControlRequest::Requeue { job: select(job), hold: false }).unwrap();
+    h.control(
+        1000,
+        ControlRequest::Requeue {
+            job: select(job),
+            hold: false,
+        },
+    )
+    .unwrap();
     h.finish(job, 0, 15);
     assert_eq!(h.job(job).state, JobBaseState::Pending);
     assert_eq!(h.job(job).restarts, 1);
@@ -459,7 +522,13 @@ fn requeue_returns_a_running_job_to_the_queue() {
         requeue: false,
         ..spec("nr")
     });
-    let refused = h.control(1000, ControlRequest::Requeue { job: select(no_requeue), hold: false });
+    let refused = h.control(
+        1000,
+        ControlRequest::Requeue {
+            job: select(no_requeue),
+            hold: false,
+        },
+    );
     assert_eq!(refused.unwrap_err().errno, SlurmErrno::DisabledRequeue);
 }
 
@@ -475,12 +544,32 @@ fn update_job_fields_and_limits_on_users() {
         name: Some("renamed".to_string()),
         ..Default::default()
     };
-    h.control(1000, ControlRequest::UpdateJob { job: select(job), update: update(5) }).unwrap();
+    h.control(
+        1000,
+        ControlRequest::UpdateJob {
+            job: select(job),
+            update: update(5),
+        },
+    )
+    .unwrap();
     assert_eq!(h.job(job).time_limit_min, Some(5));
     assert_eq!(h.job(job).spec.name, "renamed");
-    let raise = h.control(1000, ControlRequest::UpdateJob { job: select(job), update: update(50) });
+    let raise = h.control(
+        1000,
+        ControlRequest::UpdateJob {
+            job: select(job),
+            update: update(50),
+        },
+    );
     assert_eq!(raise.unwrap_err().errno, SlurmErrno::AccessDenied);
-    h.control(0, ControlRequest::UpdateJob { job: select(job), update: update(50) }).unwrap();
+    h.control(
+        0,
+        ControlRequest::UpdateJob {
+            job: select(job),
+            update: update(50),
+        },
+    )
+    .unwrap();
     assert_eq!(h.job(job).time_limit_min, Some(50));
 }
 
@@ -492,7 +581,10 @@ fn drained_nodes_take_no_work_and_resume() {
         state: NodeUpdateState::Drain,
         reason: Some("maintenance".to_string()),
     };
-    assert_eq!(h.control(1000, drain.clone()).unwrap_err().errno, SlurmErrno::UserIdMissing);
+    assert_eq!(
+        h.control(1000, drain.clone()).unwrap_err().errno,
+        SlurmErrno::UserIdMissing
+    );
     h.control(0, drain).unwrap();
     let job = h.submit(spec("j"));
     assert!(h.schedule().is_empty());
@@ -512,9 +604,18 @@ fn reregistration_relaunches_lost_jobs_and_resends_terminations() {
     let lost = h.submit(spec("lost"));
     let cancelled = h.submit(spec("cancelled"));
     h.schedule();
-    h.control(1000, ControlRequest::Cancel { job: select(cancelled) }).unwrap();
+    h.control(
+        1000,
+        ControlRequest::Cancel {
+            job: select(cancelled),
+        },
+    )
+    .unwrap();
     let applied = h.register("n1", &[cancelled]);
-    assert!(applied.effects.contains(&Effect::Launch { node: "n1".to_string(), job_id: lost }));
+    assert!(applied.effects.contains(&Effect::Launch {
+        node: "n1".to_string(),
+        job_id: lost
+    }));
     assert!(applied
         .effects
         .iter()

@@ -129,7 +129,6 @@ const ALL_STATES: [JobBaseState; 12] = [
     JobBaseState::BootFail,
     JobBaseState::Deadline,
     JobBaseState::OutOfMemory,
-    
 ];
 
 /// Parses `-t`: long or compact state names, any case; `all` lists every state.
@@ -168,9 +167,7 @@ fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
             job.completing
                 || matches!(
                     job.state,
-                    JobBaseState::Pending
-                        | JobBaseState::Running
-                        | JobBaseState::Suspended
+                    JobBaseState::Pending | JobBaseState::Running | JobBaseState::Suspended
                 )
         }
         Some(list) => list.iter().any(|m| match m {
