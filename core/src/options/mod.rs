@@ -29,7 +29,7 @@ pub use cmdline::{CmdComponent, CommandLine, EarlyAction};
 pub use directives::{check_script, scan_directives, wrap_script, ScriptDirectives};
 pub use env::{apply_env, EnvLookup};
 pub use error::{ErrCtx, ErrorKind, ExitClass, OptError};
-pub use help::{help_text, usage_text};
+pub use help::{help_text, reference_markdown, usage_text};
 pub use resolve::{resolve, ResolveConfig, Resolved};
 pub use set::{OptEntry, OptionSet, Source};
 pub use table::{def, ArgKind, Command, OptDef, OptId, OPTIONS};
