@@ -101,12 +101,11 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
         ControllerToAgent::Welcome { node } => tracing::info!(node, "registered with the controller"),
         ControllerToAgent::Rejected { message } => anyhow::bail!("controller rejected this node: {message}"),
         ControllerToAgent::Launch { job, context } => {
-            let agent = agent.clone();
+            let worker = agent.clone();
             let job_id = job.job_id;
             let launched = tokio::task::spawn_blocking(move || {
                 let user = users::lookup(job.spec.user_id, job.spec.group_id).map_err(|e| e.to_string())?;
-                agent.spool.launch(&job, &context, &user).map_err(|e| e.to_string())?;
-                Ok::<_, String>(agent)
+                worker.spool.launch(&job, &context, &user).map_err(|e| e.to_string())
             })
             .await?;
             match launched {

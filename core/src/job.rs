@@ -137,6 +137,9 @@ pub struct Allocation {
     /// Device indices per GRES name on the (single) node, e.g. `gpu -> [0, 1]`.
     #[serde(default)]
     pub gres_indices: BTreeMap<String, Vec<u32>>,
+    /// Core indices bound on each node (`job_resources` in `squeue --json`); empty means the first `cpus` cores.
+    #[serde(default)]
+    pub core_ids: Vec<u32>,
 }
 
 /// Who put a hold on a job: users may release only their own holds.
@@ -190,6 +193,28 @@ pub struct JobRecord {
     pub restarts: u32,
     /// The partition the job was placed in (the spec's or the default one).
     pub partition: String,
+    /// When the job started accruing age priority (`AccrueTime=`).
+    #[serde(default)]
+    pub accrue_time: Option<EpochSecs>,
+    /// The submitting process's session id (`AllocNode:Sid=host:sid`; the host is `spec.submit_host`).
+    #[serde(default)]
+    pub alloc_sid: u32,
+    /// Nodes the backfill scheduler expects a pending job to start on (`SchedNodeList=`, squeue `%Y`).
+    #[serde(default)]
+    pub sched_nodes: Option<String>,
+    /// The backfill scheduler made the last scheduling decision (`Scheduler=Backfill:*` instead of `Main`).
+    #[serde(default)]
+    pub backfill_scheduled: bool,
+    /// The dependency with each term's state, as Slurm shows it (`afterok:21(unfulfilled)`); `None` shows
+    /// `spec.dependency` as written, or `(null)` without one.
+    #[serde(default)]
+    pub dependency_status: Option<String>,
+    /// TRES requested, when the controller computed it (`cpu=2,mem=2G,node=1,billing=2`); `None` derives it.
+    #[serde(default)]
+    pub tres_req: Option<String>,
+    /// TRES allocated, when the controller computed it; `None` derives it from the allocation.
+    #[serde(default)]
+    pub tres_alloc: Option<String>,
 }
 
 impl JobRecord {
@@ -203,6 +228,22 @@ impl JobRecord {
 
     pub fn is_finished(&self) -> bool {
         self.state.is_finished()
+    }
+
+    /// Expands an output filename pattern (`slurm-%j.out`) for the batch step on `node`.
+    pub fn expand_output_pattern(&self, pattern: &str, node: &str) -> String {
+        let ctx = crate::values::filename::FilenameContext {
+            job_id: self.job_id,
+            array_job_id: self.array_job_id,
+            array_task_id: self.array_task_id,
+            job_name: &self.spec.name,
+            node_name: node,
+            node_id: 0,
+            task_id: 0,
+            user: &self.spec.user_name,
+            step: crate::values::stepid::Step::Batch,
+        };
+        crate::values::filename::expand_filename(pattern, &ctx)
     }
 
     /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.

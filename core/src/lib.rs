@@ -9,9 +9,11 @@ pub mod hostlist;
 pub mod agent_proto;
 pub mod api;
 pub mod env;
+pub mod format;
 pub mod job;
 pub mod records;
 pub mod states;
+pub mod submit;
 #[cfg(feature = "grpc")]
 pub mod wire;
 pub mod values;

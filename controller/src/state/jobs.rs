@@ -62,6 +62,7 @@ impl ClusterState {
                 exit_signal: 0,
                 restarts: 0,
                 partition: partition.clone(),
+                dependency_status: None,
             };
             state.jobs.insert(job_id, record);
         };

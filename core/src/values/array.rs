@@ -101,7 +101,10 @@ fn parse_item(item: &str, max_array_size: u32, tasks: &mut Bitmap) -> Result<(),
     while task <= last {
         // In range: 0 <= task <= last < max_array_size, the bitmap's size.
         tasks.set(usize::try_from(task).map_err(|_| ArrayError::Invalid)?);
-        task += step;
+        match task.checked_add(step) {
+            Some(next) => task = next,
+            None => break,
+        }
     }
     Ok(())
 }

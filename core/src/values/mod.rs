@@ -6,13 +6,13 @@
 //! Everything is pure: the current time and local UTC offset are passed in where a grammar depends on them.
 
 pub mod array;
-// pub mod begin;
+pub mod begin;
 pub mod bitmap;
-// pub mod constraint;
+pub mod constraint;
 pub mod dependency;
 pub mod distribution;
-// pub mod filename;
-// pub mod gres;
+pub mod filename;
+pub mod gres;
 pub mod mail;
 pub mod nodes;
 pub mod signal;

@@ -465,7 +465,67 @@ def xlate():
         print(f"{esc(hexstr)}\t{max_tasks}\t{'-' if env is None else esc(env)}\t{esc(out)}")
 
 
-VECTORS = {"bit_unfmt": bit_unfmt, "hexmask": hexmask, "xlate": xlate, "step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
+PARSE_TIMES = ["now", "now+1hour", "now+60", "now+1", "16:00", "16:00:30", "midnight", "noon", "elevenses", "fika",
+               "teatime", "today", "tomorrow", "12/25", "12/25/27", "122527", "2027-01-02", "2027-01-02T03:04",
+               "2027-01-02T03:04:05", "bogus", "", "2000-01-01", "now+1minute", "now+2days", "now+1week", "now+3hours",
+               "now+10minutes", "now+10sec", "now+10seconds", "now+1 hour", "now-1hour", "now+1h", "now+1d", "0",
+               "1796050685", "uts", "noon tomorrow", "16:00 tomorrow", "tomorrow 16:00", "now+1hours", "now+1days",
+               "now+1weeks", "now+1min", "now+1minutes", "now+1s", "now+1w", "16:00AM", "4:00PM", "4pm", "04:00pm",
+               "uts1800000000", "now - 1 hour", "now+", "now+hour", "now+1hour+1", "NOW", "Today", "16:00 pm",
+               "4:00 am", "12:00am", "12:00pm", "13:00pm", "1/2", "1.2.27", "0101", "13/01", "01/32", "2027-13-01",
+               "2027-1-1", "24:00", "23:60", "1:5", "16:00:5", "todaytomorrow", "16:00-12/25", "12/25-16:00", "T16:00",
+               "2027-01-02 03:04", "02/31", "12/25/00", "11/30", "11/30-14:58", "11/30-14:59", "14:58", "14:59",
+               "14:58:59", "now+1hourx", "now+1 hours", "now + 5", "now+5 ", "now5", "nowx", "  now", "now-5",
+               "now+99999999999", "1", "12", "123", "1234", "12345", "1234567", "2027-01-02T", "2027-01-0",
+               "2027-01-02X", "1/1/1", "midnight tomorrow", "noon today", "now today", "today now+1hour",
+               "16:00 16:30", "16:00\n", "teatimex", "TODAY", "Tomorrow", "MIDNIGHT", "Noon", "TEATIME", "Fika",
+               " today", " 16:00", " tomorrow", "tomorrow today", "Tomorrow 16:00", "tomorrowx", "todayx", "noon noon",
+               "noontomorrow", "nownow", "now+1hour today", "uts999999", "uts1000000", "UTS1000000", "uts1000000x",
+               "now+1Hour", "now+1HOURS", "now+1week5", "now+ 1 2 hours", "now+1hours ", "now +1hours", "now\t+1",
+               "16:00\t", "midnight16:00", "16:00midnight", "-16:00", "T", "-", " ", "TT16:00", "1-2",
+               "2027-01-02-03:04", "12/25 2027", "uts1000000 today", "1:00", "9:30am", "12/31", "01/01", "02/29",
+               "2028-02-29", "2027-02-29", "02/29/28", "1231", "2026-11-30", "2026-11-30T14:58", "2026-11-30T14:59",
+               "00:00", "23:59:59", "now+0", "now-0", "now+1day 10:00", "10:00 now+1day", "x now", "1 now+1hour",
+               "12/25/99", "2099-12-31T23:59:59", "1970-01-01", "1970-01-01T00:00:01", "0001-01-01", "10000-01-01",
+               "2027-01-02T24:00", "2027-00-10", "2027-01-00", "2027-01-32", "1/2/3", "12.25.27", "12/2527",
+               "16:00\nxyz", "now\n+5"]
+PARSE_TIME_CASES = [("UTC", 1796050685, 0), ("UTC", 1796050685, 1), ("Asia/Kolkata", 1796050685, 0),
+                    ("Etc/GMT+5", 1798759800, 0), ("UTC", 1798759800, 0), ("Asia/Kolkata", 1803794399, 0),
+                    ("UTC", 1835431200, 1)]
+
+
+def parse_time():
+    import subprocess
+    import tempfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    tmp = tempfile.mkdtemp()
+    shim = os.path.join(tmp, "fake_time.so")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", shim, os.path.join(here, "fake_time.c")], check=True)
+    child = ("import ctypes as c, os, sys\n"
+             f"L = c.CDLL('{LIB}')\n"
+             "L.parse_time.argtypes = [c.c_char_p, c.c_int]\nL.parse_time.restype = c.c_long\n"
+             "past = int(sys.argv[1])\n"
+             "for line in sys.stdin.read().split('\\x00'):\n"
+             "    if line == '\\x01': continue\n"
+             "    r, w = os.pipe(); saved = os.dup(2); os.dup2(w, 2)\n"
+             "    v = L.parse_time(line.encode(), past)\n"
+             "    os.dup2(saved, 2); os.close(w); err = os.read(r, 4096).decode().strip(); os.close(r)\n"
+             "    sys.stdout.write(f'{v}\\x00{err}\\x01')\n")
+    header("parse_time(input, past) (--begin/--deadline): epoch seconds, 0 = nothing/invalid, with the message Slurm "
+           "prints on stderr; time() is stubbed by gen/fake_time.c (LD_PRELOAD) to `now`, TZ set per row; "
+           "inputs written with \\t \\n escapes", ["tz", "now", "past", "input", "result", "stderr"])
+    for tz, now, past in PARSE_TIME_CASES:
+        env = dict(os.environ, TZ=tz, FAKE_NOW=str(now), LD_PRELOAD=shim)
+        data = "\x00".join(PARSE_TIMES)
+        out = subprocess.run([sys.executable, "-c", child, str(past)], input=data, capture_output=True, text=True,
+                             env=env).stdout
+        results = [r for r in out.split("\x01") if r]
+        for s, res in zip(PARSE_TIMES, results):
+            value, _, err = res.partition("\x00")
+            print(f"{tz}\t{now}\t{past}\t{esc(s)}\t{value}\t{esc(err)}")
+
+
+VECTORS = {"parse_time": parse_time, "bit_unfmt": bit_unfmt, "hexmask": hexmask, "xlate": xlate, "step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
 
 if __name__ == "__main__":
     VECTORS[sys.argv[1]]()
