@@ -218,6 +218,40 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
+    /// A freshly submitted job: pending, nothing allocated, every optional fact unknown.
+    pub fn pending(job_id: u32, spec: JobSpec, partition: String, submit_time: EpochSecs, priority: u32) -> Self {
+        JobRecord {
+            job_id,
+            array_job_id: None,
+            array_task_id: None,
+            time_limit_min: spec.time_limit_min,
+            spec,
+            state: JobBaseState::Pending,
+            completing: false,
+            requeue_pending: false,
+            reason: JobReason::NoReason,
+            hold: None,
+            priority,
+            submit_time,
+            eligible_time: None,
+            start_time: None,
+            end_time: None,
+            last_sched_eval: None,
+            alloc: None,
+            exit_code: 0,
+            exit_signal: 0,
+            restarts: 0,
+            partition,
+            accrue_time: None,
+            alloc_sid: 0,
+            sched_nodes: None,
+            backfill_scheduled: false,
+            dependency_status: None,
+            tres_req: None,
+            tres_alloc: None,
+        }
+    }
+
     /// `12` or, for an array task, `12_3` (as squeue and scancel name it).
     pub fn display_id(&self) -> String {
         match (self.array_job_id, self.array_task_id) {

@@ -11,7 +11,7 @@ use spur_core::format::{
     json, scontrol_config, scontrol_job, scontrol_node, scontrol_partition, sinfo, squeue,
 };
 use spur_core::records::ClusterConfig;
-use spur_core::states::{JobReason, JobState};
+use spur_core::states::{JobBaseState, JobReason};
 use support::*;
 
 fn live() -> Vec<spur_core::job::JobRecord> {
@@ -163,7 +163,7 @@ fn scontrol_job_final() {
 #[test]
 fn scontrol_job_pending_early() {
     let mut job = pick(&jobs("final", REAL_DIR), &[1]).remove(0);
-    job.state = JobState::Pending;
+    job.state = JobBaseState::Pending;
     job.accrue_time = None;
     job.start_time = None;
     job.end_time = None;
@@ -175,8 +175,8 @@ fn scontrol_job_pending_early() {
     );
 
     let mut job = pick(&jobs("final", REAL_DIR), &[39]).remove(0);
-    job.state = JobState::Pending;
-    job.reason = JobReason::None;
+    job.state = JobBaseState::Pending;
+    job.reason = JobReason::NoReason;
     job.accrue_time = None;
     job.start_time = None;
     job.end_time = None;

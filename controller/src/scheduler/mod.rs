@@ -156,30 +156,7 @@ pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -
 }
 
 fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
-    JobRecord {
-        job_id: 0,
-        array_job_id: None,
-        array_task_id: None,
-        spec: spec.clone(),
-        state: JobBaseState::Pending,
-        completing: false,
-        requeue_pending: false,
-        reason: JobReason::NoReason,
-        hold: None,
-        priority: 0,
-        submit_time: 0,
-        eligible_time: None,
-        start_time: None,
-        end_time: None,
-        last_sched_eval: None,
-        time_limit_min: None,
-        alloc: None,
-        exit_code: 0,
-        exit_signal: 0,
-        restarts: 0,
-        partition: partition.to_string(),
-        dependency_status: None,
-    }
+    JobRecord::pending(0, spec.clone(), partition.to_string(), 0, 0)
 }
 
 /// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end

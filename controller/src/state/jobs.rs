@@ -40,30 +40,20 @@ impl ClusterState {
                 .saturating_sub(u32::try_from(state.submissions).unwrap_or(u32::MAX))
                 .saturating_add_signed(-spec.nice);
             let hold = spec.hold.then_some(HoldKind::User);
-            let record = JobRecord {
+            let mut record = JobRecord::pending(
                 job_id,
-                array_job_id: array_task.map(|_| first_id),
-                array_task_id: array_task,
-                spec: spec.clone(),
-                state: JobBaseState::Pending,
-                completing: false,
-                requeue_pending: false,
-                reason: if hold.is_some() { JobReason::HeldUser } else { JobReason::NoReason },
-                hold,
-                priority: if spec.hold { 0 } else { priority },
-                submit_time: now,
-                eligible_time: None,
-                start_time: None,
-                end_time: None,
-                last_sched_eval: None,
-                time_limit_min,
-                alloc: None,
-                exit_code: 0,
-                exit_signal: 0,
-                restarts: 0,
-                partition: partition.clone(),
-                dependency_status: None,
-            };
+                spec.clone(),
+                partition.clone(),
+                now,
+                if spec.hold { 0 } else { priority },
+            );
+            record.array_job_id = array_task.map(|_| first_id);
+            record.array_task_id = array_task;
+            record.time_limit_min = time_limit_min;
+            record.hold = hold;
+            if hold.is_some() {
+                record.reason = JobReason::HeldUser;
+            }
             state.jobs.insert(job_id, record);
         };
         if tasks.is_empty() {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::format::job_view::JobView;
 use crate::job::JobRecord;
-use crate::states::JobState;
+use crate::states::JobBaseState;
 
 /// Folds pending tasks of each array into one view (kept where its first task appeared); everything else passes
 /// through unchanged.
@@ -18,7 +18,7 @@ pub(crate) fn fold_pending_tasks<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>>
     let key = |job: &'a JobRecord| -> Option<Key<'a>> {
         let array = job.array_job_id?;
         job.array_task_id?;
-        (job.state == JobState::Pending).then_some((
+        (job.state == JobBaseState::Pending).then_some((
             array,
             job.spec.name.as_str(),
             job.partition.as_str(),
@@ -78,8 +78,8 @@ fn merged_reasons(representative: &JobRecord, group: &[&JobRecord]) -> Option<St
         if task.reason == representative.reason {
             continue;
         }
-        let text = desc.get_or_insert_with(|| representative.reason.as_str().to_string());
-        let reason = task.reason.as_str();
+        let text = desc.get_or_insert_with(|| representative.reason.name().to_string());
+        let reason = task.reason.name();
         if !text.contains(reason) {
             text.push(',');
             text.push_str(reason);

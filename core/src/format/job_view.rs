@@ -6,7 +6,7 @@ use crate::format::hostnames::compress_names;
 use crate::format::units;
 use crate::format::FormatContext;
 use crate::job::{EpochSecs, JobRecord};
-use crate::states::JobState;
+use crate::states::JobBaseState;
 
 /// Slurm's `NO_VAL`: what a task-id pattern expands to for a record that stands for several array tasks.
 pub(crate) const NO_VAL: u32 = 0xffff_fffe;
@@ -35,11 +35,11 @@ impl<'a> JobView<'a> {
     }
 
     pub fn is_pending(&self) -> bool {
-        self.job.state == JobState::Pending
+        self.job.state == JobBaseState::Pending
     }
 
     pub fn is_running(&self) -> bool {
-        self.job.state == JobState::Running
+        self.job.state == JobBaseState::Running
     }
 
     /// Batch jobs carry a script; srun and salloc allocations do not.
@@ -96,14 +96,14 @@ impl<'a> JobView<'a> {
         if self.job.completing {
             "CG"
         } else {
-            self.job.state.short_name()
+            self.job.state.compact_name()
         }
     }
 
     pub fn reason_text(&self) -> String {
         self.reason_desc
             .clone()
-            .unwrap_or_else(|| self.job.reason.as_str().to_string())
+            .unwrap_or_else(|| self.job.reason.name().to_string())
     }
 
     pub fn cpus_per_task(&self) -> u32 {

@@ -191,7 +191,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ("sockets_per_node", option_int(spec, "sockets-per-node")),
         ("start_time", int(j.start_time.unwrap_or(0))),
         ("state_description", s(view.reason_desc.clone())),
-        ("state_reason", Json::str(j.reason.as_str())),
+        ("state_reason", Json::str(j.reason.name())),
         ("standard_error", s(spec.stderr.clone())),
         (
             "standard_input",

@@ -33,6 +33,8 @@ pub(crate) fn state_compact(node: &NodeRecord) -> String {
             NodeBaseState::Mixed => "MIX",
             NodeBaseState::Allocated => "ALLOC",
             NodeBaseState::Down => "DOWN",
+            NodeBaseState::Error => "ERROR",
+            NodeBaseState::Future => "FUTURE",
         }
     };
     with_star(base, node)
@@ -59,6 +61,8 @@ fn base_long(state: NodeBaseState) -> &'static str {
         NodeBaseState::Mixed => "MIXED",
         NodeBaseState::Allocated => "ALLOCATED",
         NodeBaseState::Down => "DOWN",
+        NodeBaseState::Error => "ERROR",
+        NodeBaseState::Future => "FUTURE",
     }
 }
 
@@ -99,13 +103,7 @@ pub(crate) fn base_state_lower(node: &NodeRecord) -> String {
 
 /// The numeric state Slurm sorts `-t` by: base state number plus flag bits.
 pub(crate) fn state_value(node: &NodeRecord) -> u32 {
-    let base = match node.base_state {
-        NodeBaseState::Unknown => 0,
-        NodeBaseState::Down => 1,
-        NodeBaseState::Idle => 2,
-        NodeBaseState::Allocated => 3,
-        NodeBaseState::Mixed => 5,
-    };
+    let base = node.base_state.as_raw();
     base | if node.drain { STATE_DRAIN } else { 0 }
         | if node.not_responding {
             STATE_NO_RESPOND

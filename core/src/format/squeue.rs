@@ -11,7 +11,7 @@ pub use crate::format::squeue_sort::{parse_sort, SortField, SortKey, DEFAULT_SOR
 use crate::format::time::ctime;
 use crate::format::{FormatContext, FormatError};
 use crate::job::JobRecord;
-use crate::states::JobState;
+use crate::states::JobBaseState;
 
 /// squeue's default columns.
 pub const DEFAULT_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
@@ -23,7 +23,7 @@ pub const START_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 /// A state `-t` can select.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StateMatch {
-    State(JobState),
+    State(JobBaseState),
     /// The COMPLETING flag (`CG`).
     Completing,
     /// A Slurm state Spur never produces (`CONFIGURING`, `STAGE_OUT`, ...): valid, matches nothing.
@@ -81,7 +81,7 @@ impl SqueueOptions {
         SqueueOptions {
             layout: short_layout(START_FORMAT),
             sort: parse_sort("S").unwrap_or_default(),
-            states: Some(vec![StateMatch::State(JobState::Pending)]),
+            states: Some(vec![StateMatch::State(JobBaseState::Pending)]),
             ..SqueueOptions::default()
         }
     }
@@ -116,20 +116,20 @@ fn short_layout(format: &str) -> Layout<JobField> {
 }
 
 /// Every job state, for `-t all`.
-const ALL_STATES: [JobState; 13] = [
-    JobState::Pending,
-    JobState::Running,
-    JobState::Suspended,
-    JobState::Completed,
-    JobState::Cancelled,
-    JobState::Failed,
-    JobState::Timeout,
-    JobState::NodeFail,
-    JobState::Preempted,
-    JobState::BootFail,
-    JobState::Deadline,
-    JobState::OutOfMemory,
-    JobState::Requeued,
+const ALL_STATES: [JobBaseState; 12] = [
+    JobBaseState::Pending,
+    JobBaseState::Running,
+    JobBaseState::Suspended,
+    JobBaseState::Completed,
+    JobBaseState::Cancelled,
+    JobBaseState::Failed,
+    JobBaseState::Timeout,
+    JobBaseState::NodeFail,
+    JobBaseState::Preempted,
+    JobBaseState::BootFail,
+    JobBaseState::Deadline,
+    JobBaseState::OutOfMemory,
+    
 ];
 
 /// Parses `-t`: long or compact state names, any case; `all` lists every state.
@@ -148,7 +148,7 @@ pub fn parse_states(spec: &str) -> Result<Option<Vec<StateMatch>>, FormatError> 
 
 fn parse_state(name: &str) -> Option<StateMatch> {
     if let Some(state) = ALL_STATES.iter().find(|s| {
-        s.long_name().eq_ignore_ascii_case(name) || s.short_name().eq_ignore_ascii_case(name)
+        s.long_name().eq_ignore_ascii_case(name) || s.compact_name().eq_ignore_ascii_case(name)
     }) {
         return Some(StateMatch::State(*state));
     }
@@ -168,10 +168,9 @@ fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
             job.completing
                 || matches!(
                     job.state,
-                    JobState::Pending
-                        | JobState::Running
-                        | JobState::Suspended
-                        | JobState::Requeued
+                    JobBaseState::Pending
+                        | JobBaseState::Running
+                        | JobBaseState::Suspended
                 )
         }
         Some(list) => list.iter().any(|m| match m {
@@ -234,7 +233,7 @@ fn expand<'a>(row: &JobView<'a>, jobs: &[&'a JobRecord], expand_arrays: bool) ->
         .iter()
         .copied()
         .filter(|j| {
-            j.state == JobState::Pending
+            j.state == JobBaseState::Pending
                 && j.array_job_id == row.job.array_job_id
                 && j.array_task_id.is_some()
                 && j.spec.name == row.job.spec.name
@@ -253,12 +252,12 @@ mod tests {
     fn state_names_parse_in_both_forms() {
         assert_eq!(
             parse_states("PD").unwrap(),
-            Some(vec![StateMatch::State(JobState::Pending)])
+            Some(vec![StateMatch::State(JobBaseState::Pending)])
         );
         assert_eq!(
             parse_states("running,cg").unwrap(),
             Some(vec![
-                StateMatch::State(JobState::Running),
+                StateMatch::State(JobBaseState::Running),
                 StateMatch::Completing
             ])
         );
@@ -338,7 +337,7 @@ mod render_tests {
         lone.spec.array = Some("7".into());
         assert_eq!(render(&[lone], &opts, &ctx()), "50_[7]|7|57\n");
         let mut running_task = array_task(57, 7);
-        running_task.state = JobState::Running;
+        running_task.state = JobBaseState::Running;
         assert_eq!(render(&[running_task], &opts, &ctx()), "50_7|7|57\n");
     }
 
@@ -367,7 +366,7 @@ mod render_tests {
     fn filters_by_state_partition_user_name_and_id() {
         let mut done = running();
         done.job_id = 46;
-        done.state = JobState::Completed;
+        done.state = JobBaseState::Completed;
         let jobs = vec![running(), pending(), done];
         let fmt = || SqueueOptions::default().with_format("%i");
         assert_eq!(ids(&render(&jobs, &fmt(), &ctx())), vec!["43", "42"]);

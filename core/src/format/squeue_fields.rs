@@ -628,7 +628,7 @@ fn pending_secs(job: &JobView<'_>, now: i64) -> i64 {
 
 /// `%R`: `(Reason)` for jobs waiting or ended in failure, the node list otherwise.
 fn reason_list(job: &JobView<'_>) -> Cell {
-    use crate::states::JobState as S;
+    use crate::states::JobBaseState as S;
     let failed = matches!(
         job.job.state,
         S::Pending | S::Timeout | S::OutOfMemory | S::Deadline | S::Failed
@@ -805,8 +805,8 @@ mod tests {
     #[test]
     fn reason_list_of_failed_and_completing_jobs() {
         let mut job = running();
-        job.state = crate::states::JobState::Failed;
-        job.reason = crate::states::JobReason::NonZeroExitCode;
+        job.state = crate::states::JobBaseState::Failed;
+        job.reason = crate::states::JobReason::FailExitCode;
         assert_eq!(text(JobField::ReasonList, &job), "(NonZeroExitCode)");
         job.completing = true;
         assert_eq!(text(JobField::ReasonList, &job), "n[1-2]");

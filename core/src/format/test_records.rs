@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::format::FormatContext;
 use crate::job::{Allocation, JobRecord, JobSpec};
 use crate::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord, PartitionState};
-use crate::states::{JobReason, JobState};
+use crate::states::{JobBaseState, JobReason};
 
 pub const NOW: i64 = 1_796_050_685;
 
@@ -42,9 +42,9 @@ pub fn running() -> JobRecord {
             comment: Some("nightly".into()),
             ..JobSpec::default()
         },
-        state: JobState::Running,
+        state: JobBaseState::Running,
         completing: false,
-        reason: JobReason::None,
+        reason: JobReason::NoReason,
         hold: None,
         priority: 4_294_901_760,
         submit_time: NOW - 100,
@@ -84,7 +84,7 @@ pub fn pending() -> JobRecord {
     job.spec.time_limit_min = None;
     job.spec.account = None;
     job.spec.comment = None;
-    job.state = JobState::Pending;
+    job.state = JobBaseState::Pending;
     job.reason = JobReason::Resources;
     job.priority = 100;
     job.start_time = None;

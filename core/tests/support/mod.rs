@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use spur_core::format::FormatContext;
 use spur_core::job::{Allocation, HoldKind, JobRecord, JobSpec};
 use spur_core::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord, PartitionState};
-use spur_core::states::{JobReason, JobState};
+use spur_core::states::{JobBaseState, JobReason};
 
 /// The submit directory as the text captures show it (the capture tool replaced the real path).
 pub const SUBMIT_DIR: &str = "$SUBMIT_DIR";
@@ -46,7 +46,7 @@ fn opt_i64(s: &str) -> Option<i64> {
 }
 
 fn state(name: &str) -> JobState {
-    use JobState::*;
+    use JobBaseState::*;
     [
         Pending,
         Running,
