@@ -6,8 +6,10 @@
 //! submission. Options not listed here stay available as strings in the [`OptionSet`].
 
 use crate::values::array::{parse_array_spec, ArraySpec, DEFAULT_MAX_ARRAY_SIZE};
+use crate::values::begin::{parse_begin, parse_time, LocalNow};
 use crate::values::dependency::{parse_dependency, DependencySpec};
 use crate::values::distribution::{parse_distribution, Distribution};
+use crate::values::gres::{parse_gres, GresError, GresRequest};
 use crate::values::mail::{parse_mail_type, MailType};
 use crate::values::nodes::{parse_node_count, NodeCount};
 use crate::values::signal::{parse_signal_spec, sig_name2num, SignalSpec};
@@ -22,17 +24,23 @@ use super::validate::{
     self, parse_cpu_freq, parse_mem_bind, parse_umask, strtol, CpuFreq, MemBind,
 };
 
-/// Settings resolution depends on that come from the cluster configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What resolution needs beyond the options: cluster configuration and the clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolveConfig {
     /// `MaxArraySize` from slurm.conf.
     pub max_array_size: u32,
+    /// `GresTypes` from slurm.conf (`gpu` is implied by the `gres/gpu` plugin); `--gres` names must be among them.
+    pub gres_types: Vec<String>,
+    /// The clock `--begin` and `--deadline` are resolved against; without it they stay unresolved strings.
+    pub now: Option<LocalNow>,
 }
 
 impl Default for ResolveConfig {
     fn default() -> Self {
         ResolveConfig {
             max_array_size: DEFAULT_MAX_ARRAY_SIZE,
+            gres_types: Vec::new(),
+            now: None,
         }
     }
 }
@@ -96,9 +104,14 @@ pub struct Resolved {
     pub export: Option<String>,
     pub gres: Option<String>,
     pub gpus: Option<String>,
-    /// `--begin` and `--deadline` as given (their grammar is resolved against the clock by the caller).
+    /// `--begin` and `--deadline` as given.
     pub begin: Option<String>,
     pub deadline: Option<String>,
+    /// The same, in seconds since the epoch, when [`ResolveConfig::now`] was given.
+    pub begin_epoch: Option<i64>,
+    pub deadline_epoch: Option<i64>,
+    /// `--gres`, checked against [`ResolveConfig::gres_types`].
+    pub gres_requests: Option<Vec<GresRequest>>,
     /// File name patterns; `none` is `/dev/null`.
     pub output: Option<String>,
     pub error: Option<String>,
@@ -305,6 +318,27 @@ pub fn resolve(
         .map(|e| get_user_env(e.value.as_deref().unwrap_or("")));
     r.umask = set.value(OptId::Umask).and_then(pbs_umask);
     validate::check_late(ctx, set)?;
+    if let Some(now) = config.now {
+        // Values were checked when read; a failure here can only come from the clock, and leaves them unset.
+        r.begin_epoch = set
+            .value(OptId::Begin)
+            .and_then(|v| parse_begin(v, now).ok());
+        r.deadline_epoch = set
+            .value(OptId::Deadline)
+            .and_then(|v| parse_time(v, now, false).ok())
+            .filter(|t| *t != 0);
+    }
+    if let Some(v) = set.value(OptId::Gres) {
+        let known: Vec<&str> = config.gres_types.iter().map(String::as_str).collect();
+        r.gres_requests = Some(parse_gres(v, &known).map_err(|e| match e {
+            GresError::InvalidTres => refused(ctx, OptId::Gres, &e.to_string()),
+            other => ctx.error(
+                ErrorKind::InvalidValue(OptId::Gres),
+                ExitClass::ErrorExit,
+                &[other.to_string().as_str()],
+            ),
+        })?);
+    }
     Ok(r)
 }
 

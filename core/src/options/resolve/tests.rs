@@ -143,3 +143,31 @@ fn small_conversions() {
     assert_eq!(pbs_umask("9"), Some(9));
     assert_eq!(pbs_umask("0x1f"), Some(31));
 }
+
+#[test]
+fn begin_deadline_and_gres_with_context() {
+    let now = LocalNow {
+        epoch_secs: 1_700_000_000,
+        utc_offset_secs: 0,
+    };
+    let config = ResolveConfig {
+        gres_types: vec!["gpu".into()],
+        now: Some(now),
+        ..ResolveConfig::default()
+    };
+    let mut set = OptionSet::new();
+    set.set(OptId::Begin, Some("now+1hour".into()), CL);
+    set.set(OptId::Deadline, Some("2000-01-01".into()), CL);
+    set.set(OptId::Gres, Some("gpu:a100:2".into()), CL);
+    let r = resolve(&ErrCtx::new(Command::Sbatch), &set, &config).unwrap();
+    assert_eq!(r.begin_epoch, Some(1_700_003_600));
+    assert_eq!(r.deadline_epoch, Some(946_684_800));
+    assert_eq!(r.gres_requests.map(|g| g.len()), Some(1));
+    set.set(OptId::Gres, Some("fpga:1".into()), CL);
+    let e = resolve(&ErrCtx::new(Command::Sbatch), &set, &config).unwrap_err();
+    assert_eq!(
+        e.lines,
+        vec!["sbatch: error: Invalid generic resource (gres) specification"]
+    );
+    assert_eq!(e.exit_code, 1);
+}
