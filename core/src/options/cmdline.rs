@@ -31,6 +31,8 @@ pub enum EarlyAction {
     Help,
     Usage,
     Version,
+    /// `--gres=help` or `--gres=list`: print the configured GRES types.
+    GresList,
 }
 
 impl CommandLine {
@@ -104,6 +106,13 @@ impl CommandLine {
                 OptId::Help => return Ok(Some(EarlyAction::Help)),
                 OptId::Usage => return Ok(Some(EarlyAction::Usage)),
                 OptId::Version => return Ok(Some(EarlyAction::Version)),
+                OptId::Gres
+                    if o.value.as_deref().is_some_and(|v| {
+                        v.eq_ignore_ascii_case("help") || v.eq_ignore_ascii_case("list")
+                    }) =>
+                {
+                    return Ok(Some(EarlyAction::GresList))
+                }
                 id => validate::check(ctx, id, o.value.as_deref())?,
             }
         }

@@ -1,5 +1,6 @@
 //! `--help` and `--usage` text, generated from the option table in the layout of Slurm's own output (a usage
-//! line, then sections of options with descriptions starting in column 31) but in our words.
+//! line, then sections of options with descriptions starting in column 31) but in our words; and the Markdown
+//! option reference for the docs, from the same rows.
 
 use super::table::{options_for, ArgKind, Command, OptDef, Section};
 
@@ -120,6 +121,48 @@ pub fn usage_text(cmd: Command) -> String {
     out
 }
 
+/// A Markdown reference of every option of `cmd`: names, value, input environment variables, whether `#SBATCH`
+/// lines may set it, and the description.
+pub fn reference_markdown(cmd: Command) -> String {
+    let mut out =
+        format!("# {cmd} options\n\n| Option | Value | Environment | #SBATCH | Description |\n");
+    out.push_str("| --- | --- | --- | --- | --- |\n");
+    for d in super::table::OPTIONS
+        .iter()
+        .filter(|d| d.accepted_by(cmd) || d.env_vars(cmd).next().is_some())
+    {
+        let mut names: Vec<String> = d.long_names().map(|n| format!("`--{n}`")).collect();
+        if let Some(c) = d.short {
+            names.insert(0, format!("`-{c}`"));
+        }
+        if !d.accepted_by(cmd) {
+            names = vec![format!("({})", d.long)];
+        }
+        let value = match d.arg {
+            ArgKind::None => String::new(),
+            _ => format!(
+                "`{}`",
+                d.metavar
+                    .trim_start_matches(['[', '='])
+                    .trim_end_matches(']')
+            ),
+        };
+        let env: Vec<String> = d.env_vars(cmd).map(|v| format!("`{v}`")).collect();
+        let directive = match (cmd, d.directive) {
+            (Command::Sbatch, true) if d.accepted_by(cmd) => "yes",
+            (Command::Sbatch, _) if d.accepted_by(cmd) => "ignored",
+            _ => "",
+        };
+        let help = d.help.replace('\n', " ");
+        out.push_str(&format!(
+            "| {} | {value} | {} | {directive} | {help} |\n",
+            names.join(", "),
+            env.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +191,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn reference_lists_every_option_and_variable() {
+        for cmd in Command::ALL {
+            let md = reference_markdown(cmd);
+            for d in OPTIONS {
+                if d.accepted_by(cmd) {
+                    assert!(md.contains(&format!("`--{}`", d.long)), "{cmd}: {}", d.long);
+                }
+                for v in d.env_vars(cmd) {
+                    assert!(md.contains(&format!("`{v}`")), "{cmd}: {v}");
+                }
+            }
+        }
+        assert!(reference_markdown(Command::Sbatch)
+            .contains("| `-J`, `--job-name` | `name` | `SBATCH_JOB_NAME` | yes |"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod directives;
 pub mod env;
 pub mod error;
 pub mod help;
+pub mod resolve;
 pub mod set;
 pub mod table;
 pub mod validate;
@@ -28,7 +29,8 @@ pub use cmdline::{CmdComponent, CommandLine, EarlyAction};
 pub use directives::{check_script, scan_directives, wrap_script, ScriptDirectives};
 pub use env::{apply_env, EnvLookup};
 pub use error::{ErrCtx, ErrorKind, ExitClass, OptError};
-pub use help::{help_text, usage_text};
+pub use help::{help_text, reference_markdown, usage_text};
+pub use resolve::{resolve, ResolveConfig, Resolved};
 pub use set::{OptEntry, OptionSet, Source};
 pub use table::{def, ArgKind, Command, OptDef, OptId, OPTIONS};
 

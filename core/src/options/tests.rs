@@ -68,7 +68,12 @@ fn argv_errors_match_slurm() {
     for r in rows(ARGV_TSV) {
         let (cmd, args, exit, stderr) = (&r[0], words(&r[1]), &r[2], &r[3]);
         let result = match cmd.as_str() {
-            "sbatch" => sbatch(&args, &no_env(), b""),
+            // As when generated: job.sh is a valid script, stdin is empty.
+            "sbatch" => parse_sbatch(&args, &no_env(), |path| match path {
+                Some("job.sh") => Some(b"#!/bin/sh\ntrue\n".to_vec()),
+                Some(_) => None,
+                None => Some(Vec::new()),
+            }),
             "srun" => parse_srun(&args, &no_env()),
             _ => parse_salloc(&args, &no_env()),
         };

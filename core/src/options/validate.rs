@@ -105,6 +105,23 @@ pub fn check(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Result<(), OptErro
 /// Checks Slurm makes only once every input is merged, after the script was read: a bad `--hint` is reported
 /// after a bad script, and only for the value that won.
 pub fn check_late(ctx: &ErrCtx, set: &OptionSet) -> Result<(), OptError> {
+    let wrapped = |id: OptId| set.value(id).map(|v| strtol(v) as i32);
+    if let Some(n) = wrapped(OptId::Ntasks).filter(|n| *n < 0) {
+        let msg = format!("invalid number of tasks (-n {n})");
+        return Err(ctx.error(
+            ErrorKind::InvalidValue(OptId::Ntasks),
+            ExitClass::ErrorExit,
+            &[msg.as_str()],
+        ));
+    }
+    if let Some(n) = wrapped(OptId::CpusPerTask).filter(|n| *n <= 0) {
+        let msg = format!("invalid number of cpus per task (-c {n})");
+        return Err(ctx.error(
+            ErrorKind::InvalidValue(OptId::CpusPerTask),
+            ExitClass::ErrorExit,
+            &[msg.as_str()],
+        ));
+    }
     if let Some(v) = set.value(OptId::Hint) {
         if let Some(t) = v.split(',').find(|t| !is_one_of(t, HINTS)) {
             let msg = format!("unrecognized --hint argument \"{t}\", see --hint=help");
@@ -143,6 +160,13 @@ pub(crate) fn strtol(s: &str) -> i64 {
 
 /// C `strtol` returning the value and how many bytes it consumed (0 when there were no digits).
 pub(crate) fn strtol_end(s: &str) -> (i64, usize) {
+    let r = strtol_full(s);
+    (r.0, r.1)
+}
+
+/// C `strtol`: the value (saturated like C's), the bytes consumed (0 without digits), and whether it overflowed
+/// (C's `ERANGE`).
+pub(crate) fn strtol_full(s: &str) -> (i64, usize, bool) {
     let b = s.as_bytes();
     let mut i = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
     let neg = match b.get(i) {
@@ -158,19 +182,29 @@ pub(crate) fn strtol_end(s: &str) -> (i64, usize) {
     };
     let start = i;
     let mut n: i64 = 0;
+    let mut overflow = false;
     while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
         let digit = i64::from(d - b'0');
-        n = if neg {
-            n.saturating_mul(10).saturating_sub(digit)
-        } else {
-            n.saturating_mul(10).saturating_add(digit)
-        };
+        let next = n.checked_mul(10).and_then(|m| {
+            if neg {
+                m.checked_sub(digit)
+            } else {
+                m.checked_add(digit)
+            }
+        });
+        match next {
+            Some(v) => n = v,
+            None => {
+                overflow = true;
+                n = if neg { i64::MIN } else { i64::MAX };
+            }
+        }
         i += 1;
     }
     if i == start {
-        (0, 0)
+        (0, 0, false)
     } else {
-        (n, i)
+        (n, i, overflow)
     }
 }
 
@@ -184,13 +218,22 @@ pub fn numeric(
     positive: bool,
 ) -> Result<i32, OptError> {
     let v = value.unwrap_or("");
-    let (n, used) = strtol_end(v);
-    let whole = used == v.len()
-        || (v.bytes().all(|c| c.is_ascii_whitespace()) && used == 0 && v.is_empty());
+    let (n, used, overflow) = strtol_full(v);
+    let whole = if used == 0 {
+        v.is_empty()
+    } else {
+        used == v.len()
+    };
+    let fail =
+        |msg: String| Err(ctx.error(ErrorKind::InvalidValue(id), ExitClass::One, &[msg.as_str()]));
+    if value.is_some() && whole && overflow {
+        return fail(format!("Numeric argument ({n}) to big for {name}."));
+    }
     if value.is_none() || !whole || n < 0 || (positive && n == 0) {
-        let shown = value.unwrap_or("(null)");
-        let msg = format!("Invalid numeric value \"{shown}\" for {name}.");
-        return Err(ctx.error(ErrorKind::InvalidValue(id), ExitClass::One, &[msg.as_str()]));
+        return fail(format!(
+            "Invalid numeric value \"{}\" for {name}.",
+            value.unwrap_or("(null)")
+        ));
     }
     // Slurm stores the long in an int: keep the low 32 bits, as the C cast does.
     Ok(n as i32)

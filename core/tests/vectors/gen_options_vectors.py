@@ -151,6 +151,12 @@ ARGV_CASES = [
     ("srun", "-W-1"),
     ("srun", ""),
     ("srun", "-N1 date :"),
+    ("sbatch", "--cpus-per-gpu=0"),
+    ("sbatch", "--kill-on-invalid-dep=false"),
+    ("sbatch", "-c 99999999999999999999999999999999999999999999999999999999"),
+    ("sbatch", "-c 4294967295 job.sh"),
+    ("sbatch", "-n 4294967295 job.sh"),
+    ("sbatch", "--hint=bogus job.sh"),
     ("sbatch", "--wrap true job1.sh"),
     ("sbatch", "/nonexistent.sh"),
 ]

@@ -4,12 +4,20 @@
 
 use crate::options::error::{ErrCtx, ErrorKind, ExitClass, OptError};
 use crate::options::table::{Command, OptId};
+use crate::values::begin::{parse_begin, parse_time, BeginError, LocalNow};
 use crate::values::distribution::{parse_distribution, DistributionError};
 use crate::values::mail::parse_mail_type;
 use crate::values::nodes::parse_node_count;
 use crate::values::signal::{parse_signal_spec, sig_name2num};
 use crate::values::size::{parse_size, SizeOption};
 use crate::values::time::{parse_job_time_limit, parse_time_secs};
+
+/// The clock stage 1 checks `--begin`/`--deadline` against: whether a time is well-formed does not depend on
+/// the date, and resolving it against the real clock is the resolve step's job.
+const REFERENCE_NOW: LocalNow = LocalNow {
+    epoch_secs: 1_700_000_000,
+    utc_offset_secs: 0,
+};
 
 /// Checks `value` for `id` if its grammar lives in [`crate::values`]; `None` if `id` is not such an option.
 pub fn check_grammar(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Option<Result<(), OptError>> {
@@ -53,7 +61,28 @@ pub fn check_grammar(ctx: &ErrCtx, id: OptId, value: Option<&str>) -> Option<Res
             Some(n) if n > 0 => Ok(()),
             _ => spec("kill-command"),
         },
+        Begin => match parse_begin(v, REFERENCE_NOW) {
+            Ok(_) => Ok(()),
+            Err(BeginError::Invalid(pos)) => {
+                Err(time_error(ctx, id, "begin", pos.map(|e| e.to_string())))
+            }
+        },
+        Deadline => match parse_time(v, REFERENCE_NOW, false) {
+            Ok(0) => Err(time_error(ctx, id, "deadline", None)),
+            Ok(_) => Ok(()),
+            Err(e) => Err(time_error(ctx, id, "deadline", Some(e.to_string()))),
+        },
         _ => return None,
     };
     Some(result)
+}
+
+/// Slurm's time parser prints its own unprefixed line before the option's error.
+fn time_error(ctx: &ErrCtx, id: OptId, name: &str, parser_line: Option<String>) -> OptError {
+    let mut lines: Vec<String> = parser_line.into_iter().collect();
+    lines.push(format!(
+        "{}: error: Invalid --{name} specification",
+        ctx.cmd
+    ));
+    ctx.raw(ErrorKind::InvalidValue(id), lines, ExitClass::Minus1)
 }
