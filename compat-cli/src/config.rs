@@ -54,6 +54,11 @@ pub fn gres_types() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `MaxArraySize` (Slurm's default 1001 without a slurm.conf).
+pub fn max_array_size() -> u32 {
+    load_slurm_conf().map_or(1001, |conf| conf.max_array_size())
+}
+
 pub fn short_hostname() -> String {
     nix::unistd::gethostname()
         .ok()

@@ -87,6 +87,7 @@ pub fn run(args: &[String]) -> u8 {
             utc_offset_secs: config::utc_offset_secs(),
         },
         gres_types: &gres_types,
+        max_array_size: config::max_array_size(),
     };
     let spec = match resolve(&context, set, &input) {
         Ok(spec) => spec,
@@ -137,6 +138,14 @@ fn early_text(action: EarlyAction) -> String {
         EarlyAction::Help => help_text(Command::Sbatch),
         EarlyAction::Usage => usage_text(Command::Sbatch),
         EarlyAction::Version => format!("slurm {}\n", crate::SLURM_VERSION),
+        // `--gres=help`: the GRES names this cluster tracks.
+        EarlyAction::GresList => {
+            let mut names = config::gres_types();
+            if names.is_empty() {
+                names.push("gpu".to_string());
+            }
+            format!("Valid gres options are:\n{}\n", names.join("\n"))
+        }
     }
 }
 

@@ -258,7 +258,7 @@ mod tests {
                 StateMatch::Completing
             ])
         );
-        assert_eq!(parse_states("all").unwrap().map(|v| v.len()), Some(14));
+        assert_eq!(parse_states("all").unwrap().map(|v| v.len()), Some(13));
         assert_eq!(parse_states("so").unwrap(), Some(vec![StateMatch::Never]));
         assert_eq!(
             parse_states("bogus").unwrap_err().to_string(),

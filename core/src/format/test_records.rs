@@ -44,6 +44,7 @@ pub fn running() -> JobRecord {
         },
         state: JobBaseState::Running,
         completing: false,
+        requeue_pending: false,
         reason: JobReason::NoReason,
         hold: None,
         priority: 4_294_901_760,

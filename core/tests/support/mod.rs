@@ -45,54 +45,15 @@ fn opt_i64(s: &str) -> Option<i64> {
     opt(s).map(|v| v.parse().unwrap())
 }
 
-fn state(name: &str) -> JobState {
-    use JobBaseState::*;
-    [
-        Pending,
-        Running,
-        Suspended,
-        Completed,
-        Cancelled,
-        Failed,
-        Timeout,
-        NodeFail,
-        Preempted,
-        BootFail,
-        Deadline,
-        OutOfMemory,
-        Requeued,
-    ]
-    .into_iter()
-    .find(|s| s.long_name() == name)
-    .unwrap_or_else(|| panic!("state {name}"))
+fn state(name: &str) -> JobBaseState {
+    JobBaseState::ALL
+        .into_iter()
+        .find(|s| s.long_name() == name)
+        .unwrap_or_else(|| panic!("state {name}"))
 }
 
 fn reason(name: &str) -> JobReason {
-    use JobReason::*;
-    [
-        None,
-        Priority,
-        Resources,
-        Dependency,
-        DependencyNeverSatisfied,
-        BeginTime,
-        JobHeldUser,
-        JobHeldAdmin,
-        PartitionDown,
-        PartitionTimeLimit,
-        PartitionConfig,
-        PartitionNodeLimit,
-        JobArrayTaskLimit,
-        NonZeroExitCode,
-        RaisedSignal,
-        TimeLimit,
-        NodeDown,
-        JobLaunchFailure,
-        BadConstraints,
-    ]
-    .into_iter()
-    .find(|r| r.as_str() == name)
-    .unwrap_or_else(|| panic!("reason {name}"))
+    JobReason::from_name(name).unwrap_or_else(|| panic!("reason {name}"))
 }
 
 /// The jobs of one snapshot (`final` or `live`) in the controller's order, with `work_dir` as submit directory.
@@ -155,6 +116,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         spec,
         state: state(c["state"]),
         completing: false,
+        requeue_pending: false,
         reason: reason(c["reason"]),
         hold: (c["hold"] == "user").then_some(HoldKind::User),
         priority: c["priority"].parse().unwrap(),
