@@ -290,6 +290,12 @@ pub enum ControlRequest {
         state: NodeUpdateState,
         reason: Option<String>,
     },
+    /// `slurm_complete_job`: the client that ran an allocation's work (salloc, srun) reports it ended.
+    Complete {
+        job: JobSelector,
+        exit_code: u32,
+        signal: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

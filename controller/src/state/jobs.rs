@@ -270,6 +270,21 @@ impl ClusterState {
             ControlRequest::Requeue { job, hold } => {
                 self.for_each_job(&job, caller_uid, |s, id| s.requeue(id, hold, now))
             }
+            ControlRequest::Complete {
+                job,
+                exit_code,
+                signal,
+            } => self.for_each_job(&job, caller_uid, |s, id| {
+                let outcome = Outcome::Exited {
+                    code: exit_code,
+                    signal,
+                };
+                match s.jobs.get(&id) {
+                    Some(j) if j.state == JobBaseState::Pending => s.cancel(id, now),
+                    Some(j) if holds_resources(j) => Ok(s.finish(id, outcome, now).effects),
+                    _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
+                }
+            }),
             ControlRequest::UpdateJob { job, update } => {
                 let admin = self.is_admin(caller_uid);
                 self.for_each_job(&job, caller_uid, |s, id| s.update_job(id, &update, admin))
