@@ -119,6 +119,9 @@ pub struct JobSpec {
     pub comment: Option<String>,
     #[serde(default)]
     pub submit_host: String,
+    /// The submitting process's session id (`AllocNode:Sid=host:sid`).
+    #[serde(default)]
+    pub submit_sid: u32,
     /// Every option the submission carried, by long name, including those Spur does not act on yet.
     #[serde(default)]
     pub options: BTreeMap<String, String>,

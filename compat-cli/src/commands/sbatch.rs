@@ -88,6 +88,9 @@ pub fn run(args: &[String]) -> u8 {
         },
         gres_types: &gres_types,
         max_array_size: config::max_array_size(),
+        submit_sid: nix::unistd::getsid(None)
+            .map(|p| u32::try_from(p.as_raw()).unwrap_or(0))
+            .unwrap_or(0),
     };
     let spec = match resolve(&context, set, &input) {
         Ok(spec) => spec,

@@ -27,6 +27,17 @@ impl ClusterState {
             None => Vec::new(),
         };
         crate::scheduler::validate_request(self, &spec, &partition)?;
+        let mut spec = spec;
+        // Slurm records the default it applied, so the job shows `MinMemoryCPU=` from DefMemPerCPU.
+        if self.settings.memory_is_consumable
+            && spec.mem_per_cpu_mb.is_none()
+            && spec.mem_per_node_mb.is_none()
+        {
+            spec.mem_per_cpu_mb = self
+                .partition(&partition)
+                .and_then(|p| p.def_mem_per_cpu_mb)
+                .or(self.settings.def_mem_per_cpu_mb);
+        }
         let time_limit_min = spec.time_limit_min.or_else(|| {
             self.partition(&partition)
                 .and_then(|p| p.default_time_min.or(p.max_time_min))
@@ -50,6 +61,7 @@ impl ClusterState {
             record.array_job_id = array_task.map(|_| first_id);
             record.array_task_id = array_task;
             record.time_limit_min = time_limit_min;
+            record.alloc_sid = spec.submit_sid;
             record.hold = hold;
             if hold.is_some() {
                 record.reason = JobReason::HeldUser;
@@ -109,6 +121,7 @@ impl ClusterState {
                     job.last_sched_eval = Some(now);
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
                         job.eligible_time = Some(now);
+                        job.accrue_time.get_or_insert(now);
                     }
                 }
             }
@@ -131,6 +144,7 @@ impl ClusterState {
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
             job.eligible_time.get_or_insert(now);
+            job.accrue_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
             let node = alloc.node_names.first().cloned().unwrap_or_default();
             job.alloc = Some(alloc);
