@@ -249,6 +249,18 @@ impl Controller {
                     tracing::error!("time limit commit failed: {e}");
                 }
             }
+            let warnings = self.state.read(|s| warning_signals_due(s, now));
+            if !warnings.is_empty() {
+                if let Err(e) = self
+                    .commit(Command::WarningSignalDue {
+                        job_ids: warnings,
+                        now,
+                    })
+                    .await
+                {
+                    tracing::error!("warning signal commit failed: {e}");
+                }
+            }
             self.check_liveness(now).await;
             let purge_due = self.state.read(|s| {
                 let age = i64::from(s.settings.min_job_age_secs);
@@ -290,6 +302,22 @@ impl Controller {
             }
         }
     }
+}
+
+/// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
+pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
+    state
+        .jobs
+        .values()
+        .filter(|j| j.state == JobBaseState::Running && !j.completing && !j.warning_signal_sent)
+        .filter(|j| match (j.spec.signal, j.start_time, j.time_limit_min) {
+            (Some((_, before, _)), Some(start), Some(limit)) => {
+                now >= start + i64::from(limit) * 60 - i64::from(before)
+            }
+            _ => false,
+        })
+        .map(|j| j.job_id)
+        .collect()
 }
 
 /// Running jobs past their time limit (Slurm's OverTimeLimit is 0 by default).

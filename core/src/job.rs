@@ -169,6 +169,9 @@ pub struct JobRecord {
     /// Slurm's REQUEUE flag: once the processes are gone the job returns to PENDING instead of ending.
     #[serde(default)]
     pub requeue_pending: bool,
+    /// The `--signal` warning was delivered (it is sent once per run).
+    #[serde(default)]
+    pub warning_signal_sent: bool,
     pub reason: JobReason,
     #[serde(default)]
     pub hold: Option<HoldKind>,
@@ -238,6 +241,7 @@ impl JobRecord {
             state: JobBaseState::Pending,
             completing: false,
             requeue_pending: false,
+            warning_signal_sent: false,
             reason: JobReason::NoReason,
             hold: None,
             priority,

@@ -516,6 +516,7 @@ impl ClusterState {
             job.completing = false;
             job.requeue_pending = false;
             job.restarts += 1;
+            job.warning_signal_sent = false;
             job.alloc = None;
             job.start_time = None;
             job.end_time = None;
@@ -612,6 +613,34 @@ impl ClusterState {
             job.spec.begin_time = Some(begin);
         }
         Ok(Vec::new())
+    }
+
+    pub(super) fn warning_signal_due(&mut self, job_ids: &[u32]) -> Applied {
+        let mut applied = Applied::default();
+        for &job_id in job_ids {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            let Some((signal, _, batch_only)) = job.spec.signal else {
+                continue;
+            };
+            if job.state != JobBaseState::Running || job.completing || job.warning_signal_sent {
+                continue;
+            }
+            job.warning_signal_sent = true;
+            let scope = if batch_only {
+                SignalScope::BatchShell
+            } else {
+                SignalScope::All
+            };
+            applied.effects.push(Effect::Signal {
+                node: first_node(job),
+                job_id,
+                signal,
+                scope,
+            });
+        }
+        applied
     }
 
     pub(super) fn time_limit_reached(&mut self, job_ids: &[u32], now: EpochSecs) -> Applied {

@@ -681,3 +681,32 @@ fn snapshots_round_trip() {
     AppStateMachine::restore(&mut restored, &bytes).unwrap();
     assert_eq!(restored, h.state);
 }
+
+#[test]
+fn warning_signal_is_sent_once_before_the_time_limit() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        time_limit_min: Some(2),
+        signal: Some((10, 60, true)),
+        ..spec("w")
+    });
+    h.schedule();
+    assert!(crate::runtime::warning_signals_due(&h.state, h.now + 59).is_empty());
+    h.now += 60;
+    let due = crate::runtime::warning_signals_due(&h.state, h.now);
+    assert_eq!(due, vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::WarningSignalDue { job_ids: due, now })
+        .unwrap();
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Signal {
+            node: "n1".to_string(),
+            job_id: job,
+            signal: 10,
+            scope: SignalScope::BatchShell
+        }]
+    );
+    assert!(crate::runtime::warning_signals_due(&h.state, h.now + 1).is_empty());
+}
