@@ -356,8 +356,8 @@ mod tests {
             compare: CompareMode::Whitespace,
             ..CaseSpec::default()
         };
-        let a = side("/a", "  ID  NAME\n  5001  wrap\n", "0");
-        let b = side("/a", "ID NAME\n 7 wrap\n", "0");
+        let a = side("/a", "  ID  NAME\n  JobId=5001  wrap\n", "0");
+        let b = side("/a", "ID NAME\n JobId=7 wrap\n", "0");
         let c = compare_case(&case(spec), Some(&a), Some(&b), &run("slurm"), &run("spur"));
         assert_eq!(c.outcome, Outcome::Pass);
         let c = compare_case(

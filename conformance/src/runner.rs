@@ -237,6 +237,7 @@ impl Runner<'_> {
             case_tmp: tmp.to_string_lossy().into_owned(),
             ctld_port: self.facts.ctld_port.clone(),
             slurmd_port: self.facts.slurmd_port.clone(),
+            job_ids: Vec::new(),
         };
         let mut record = CaseRecord {
             name: case.name.clone(),
@@ -267,6 +268,7 @@ impl Runner<'_> {
             }
         }
         record.duration_ms = started.elapsed().as_millis() as u64;
+        record.context.job_ids = recorded_job_ids(&tmp);
         if exclusive && record.skipped.is_none() {
             record.leaked_jobs = self.cleanup();
         }
@@ -376,6 +378,18 @@ impl Runner<'_> {
     }
 }
 
+/// Ids the case's `submit`/`track` helpers wrote to `$CASE_TMP/jobs`, in order, without repeats.
+fn recorded_job_ids(case_tmp: &Path) -> Vec<String> {
+    let text = fs::read_to_string(case_tmp.join("jobs")).unwrap_or_default();
+    let mut ids: Vec<String> = Vec::new();
+    for id in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
 fn exit_text(st: ExitStatus) -> String {
     match (st.code(), st.signal()) {
         (Some(c), _) => c.to_string(),
@@ -462,6 +476,7 @@ mod tests {
         write_case(&cases, "003-slow", "sleep 30\n", "timeout = 1");
         write_case(&cases, "004-killed", "kill -9 $$\n", "");
         write_case(&cases, "005-multi", "echo never\n", "needs = \"multinode\"");
+        write_case(&cases, "006-jobs", "printf '7\\n8\\n7\\n' > \"$CASE_TMP/jobs\"\n", "");
         let out = tmp.path().join("out");
         let opts = RunOptions {
             target: TargetKind::Slurm,
@@ -476,7 +491,7 @@ mod tests {
             ("PATH".to_string(), "/usr/bin:/bin".to_string()),
         ];
         let rec = run(&opts, &env).unwrap();
-        assert_eq!(rec.cases.len(), 5);
+        assert_eq!(rec.cases.len(), 6);
         let loaded = load_run(&out).unwrap();
         let (r1, t1) = &loaded.cases["001-echo"];
         assert_eq!(t1.exit, "3");
@@ -493,6 +508,7 @@ mod tests {
         let (r5, t5) = &loaded.cases["005-multi"];
         assert_eq!(r5.skipped.as_deref(), Some("needs multinode"));
         assert_eq!(t5.stdout, "");
+        assert_eq!(loaded.cases["006-jobs"].0.context.job_ids, ["7", "8"]);
         // A second run into the same directory replaces the first.
         run(&opts, &env).unwrap();
     }

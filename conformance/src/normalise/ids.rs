@@ -20,8 +20,9 @@ static LEARN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?i)step_?id=(\d+)",
         // array forms 12_3, 12_[1-3], 12_*
         r"(?:^|[^0-9A-Za-z])(\d+)_(?:\d|\[|\*)",
-        // leading squeue JOBID column, sbatch --parsable (`12` or `12;cluster`)
-        r"(?m)^[ \t]*(\d+)(?:[ \t;_]|$)",
+        // a line holding only a four-digit or longer number (`sbatch --parsable`, `squeue -h -o %i`); shorter
+        // ones are more often counts or exit codes, and ids start at FirstJobId=5001 here
+        r"(?m)^[ \t]*([1-9]\d{3,})(?:;\S*)?[ \t]*$",
     ]
     .iter()
     .map(|p| Regex::new(p).expect("static regex"))
@@ -42,7 +43,13 @@ pub struct IdMap {
 impl IdMap {
     /// Learns the ids in `texts` and numbers them by first standalone appearance, scanning the texts in order.
     pub fn learn(texts: &[&str]) -> IdMap {
-        let mut learned = std::collections::HashSet::new();
+        IdMap::learn_with(texts, &[])
+    }
+
+    /// Like [`IdMap::learn`], with ids known from elsewhere (those the case's helpers recorded as submitted).
+    pub fn learn_with(texts: &[&str], known: &[String]) -> IdMap {
+        let mut learned: std::collections::HashSet<String> =
+            known.iter().filter(|k| plausible_id(k)).cloned().collect();
         for text in texts {
             for re in LEARN.iter() {
                 for cap in re.captures_iter(text) {
@@ -167,12 +174,8 @@ mod tests {
                 "*** JOB {JOB1} ON vm CANCELLED ***",
             ),
             ("StepId=77.0\n", "StepId={JOB1}.0\n"),
-            ("77\n", "{JOB1}\n"),
-            ("77;refcluster\n", "{JOB1};refcluster\n"),
-            (
-                "          77     debug  wrap\n",
-                "          {JOB1}     debug  wrap\n",
-            ),
+            ("5077\n", "{JOB1}\n"),
+            ("5077;refcluster\n", "{JOB1};refcluster\n"),
         ] {
             assert_eq!(norm(input), want, "input {input:?}");
         }
@@ -208,6 +211,18 @@ mod tests {
         let m = IdMap::learn(&[out, err]);
         assert_eq!(m.len(), 2);
         assert_eq!(m.apply(err), "error on job id {JOB2} and {JOB1}\n");
+    }
+
+    #[test]
+    fn short_bare_numbers_and_other_columns_are_not_learned() {
+        assert_eq!(norm("42\n1 -> 00:01:00\n  5077  debug\n"), "42\n1 -> 00:01:00\n  5077  debug\n");
+    }
+
+    #[test]
+    fn known_ids_are_learned() {
+        let known = vec!["5077".to_string(), "x".to_string()];
+        let m = IdMap::learn_with(&["id=5077 out-5077.txt 5078"], &known);
+        assert_eq!(m.apply("id=5077 out-5077.txt 5078"), "id={JOB1} out-{JOB1}.txt 5078");
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct Context {
     /// `SlurmctldPort` and `SlurmdPort` of the target's slurm.conf, as written there.
     pub ctld_port: Option<String>,
     pub slurmd_port: Option<String>,
+    /// Job ids the case's helpers recorded as submitted (`$CASE_TMP/jobs`), known to be ids wherever they appear.
+    #[serde(default)]
+    pub job_ids: Vec<String>,
 }
 
 /// What a case printed and how it ended.
@@ -72,7 +75,7 @@ pub fn normalise(t: &Transcript, ctx: &Context, case_rules: &[Replacement]) -> T
     };
     let stdout = apply(&t.stdout);
     let stderr = apply(&t.stderr);
-    let ids = IdMap::learn(&[&stdout, &stderr]);
+    let ids = IdMap::learn_with(&[&stdout, &stderr], &ctx.job_ids);
     Transcript {
         stdout: ids.apply(&stdout),
         stderr: ids.apply(&stderr),
@@ -107,6 +110,7 @@ mod tests {
             case_tmp: "/tmp/out/tmp/001-x".into(),
             ctld_port: Some("6870".into()),
             slurmd_port: Some("6871".into()),
+            job_ids: Vec::new(),
         }
     }
 

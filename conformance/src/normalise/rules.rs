@@ -12,7 +12,7 @@ fn re(p: &str) -> Regex {
     Regex::new(p).expect("static regex")
 }
 
-static ISO_TIME: LazyLock<Regex> = LazyLock::new(|| re(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b"));
+static ISO_TIME: LazyLock<Regex> = LazyLock::new(|| re(r"\b\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d\b"));
 static CTIME: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \d{4}\b",
@@ -161,6 +161,7 @@ mod tests {
             times("SubmitTime=2026-11-30T14:57:35 End=Unknown"),
             "SubmitTime={TIME} End=Unknown"
         );
+        assert_eq!(times("start at 10193-01-14T20:51:31 using"), "start at {TIME} using");
         assert_eq!(times("Mon Nov 30 14:58:05 2026\nJOBID"), "{TIME}\nJOBID");
         assert_eq!(times("Tue Dec  1 04:08:05 2026"), "{TIME}");
         assert_eq!(
