@@ -339,26 +339,28 @@ impl Runner<'_> {
         }
     }
 
-    /// Cancels every job still in the queue and waits (bounded) for the queue to empty; returns their ids.
+    /// Cancels every job still in the queue and waits (bounded) for the queue to empty; returns the ids of those
+    /// that were not already completing (a case's own exit trap may have cancelled the rest a moment ago).
     fn cleanup(&self) -> Vec<String> {
-        let queued = |_: ()| {
-            self.shell("timeout 10 squeue -h -o %i 2>/dev/null")
+        let queued = || {
+            self.shell("timeout 10 squeue -h -o '%i %t' 2>/dev/null")
                 .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
+                .filter_map(|l| {
+                    let mut w = l.split_whitespace();
+                    Some((w.next()?.to_string(), w.next().unwrap_or("").to_string()))
+                })
                 .collect::<Vec<_>>()
         };
-        let leaked = queued(());
-        if leaked.is_empty() {
-            return leaked;
+        let jobs = queued();
+        if jobs.is_empty() {
+            return Vec::new();
         }
-        self.shell(&format!(
-            "timeout 10 scancel {} 2>/dev/null",
-            leaked.join(" ")
-        ));
+        let leaked: Vec<String> = jobs.iter().filter(|(_, st)| st != "CG").map(|(id, _)| id.clone()).collect();
+        if !leaked.is_empty() {
+            self.shell(&format!("timeout 10 scancel {} 2>/dev/null", leaked.join(" ")));
+        }
         let deadline = Instant::now() + CLEANUP_WAIT;
-        while Instant::now() < deadline && !queued(()).is_empty() {
+        while Instant::now() < deadline && !queued().is_empty() {
             std::thread::sleep(Duration::from_millis(200));
         }
         leaked

@@ -1,4 +1,4 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-id=$(submit --begin=now+1hour --wrap true)
-scontrol release "$id"; echo "rc=$?"; squeue -h -j "$id" -o '%T %r'
+id=$(submit --begin=now+1hour --wrap true); wait_reason "$id" BeginTime
+scontrol release "$id"; echo "rc=$?"; wait_reason "$id" BeginTime; squeue -h -j "$id" -o '%T %r'

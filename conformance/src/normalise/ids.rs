@@ -16,8 +16,9 @@ static LEARN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r#"(?i)(?:^|[^a-z])(?:array_?|het_?)?job(?:[ _]?id)?"?[ =:]+(\d+)"#,
         // salloc: Granted job allocation 12
         r"(?i)job allocation (\d+)",
-        // StepId=12.0, "step_id": "12.batch"
+        // StepId=12.0, "step_id": "12.batch", *** STEP 12.0 ON vm CANCELLED ***
         r"(?i)step_?id=(\d+)",
+        r"(?i)\bstep (\d+)\.",
         // array forms 12_3, 12_[1-3], 12_*
         r"(?:^|[^0-9A-Za-z])(\d+)_(?:\d|\[|\*)",
         // a line holding only a four-digit or longer number (`sbatch --parsable`, `squeue -h -o %i`); shorter
@@ -174,6 +175,7 @@ mod tests {
                 "*** JOB {JOB1} ON vm CANCELLED ***",
             ),
             ("StepId=77.0\n", "StepId={JOB1}.0\n"),
+            ("*** STEP 77.0 ON vm ***", "*** STEP {JOB1}.0 ON vm ***"),
             ("5077\n", "{JOB1}\n"),
             ("5077;refcluster\n", "{JOB1};refcluster\n"),
         ] {

@@ -25,13 +25,15 @@ static RUNTIME_KEY: LazyLock<Regex> =
 /// An elapsed `M:SS` standing alone (an squeue TIME column). Time limits print whole minutes (`10:00`), so a
 /// token with seconds, or with zero minutes, is a run time.
 static ELAPSED_TOKEN: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)(^|[ \t])(0:\d\d|[1-9]:[0-5][1-9]|[1-9]:[1-5]0)($|[ \t])"));
-static PID_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Z_]*PID)=\d+\b"));
+    LazyLock::new(|| re(r"(?m)(^|[ \t|,])(0:\d\d|[1-9]:[0-5][1-9]|[1-9]:[1-5]0)($|[ \t|,])"));
+static PID_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Z_]*_PID)=\d+\b"));
 static JSON_PID: LazyLock<Regex> = LazyLock::new(|| re(r#""(alloc_sid|pid)": \d+"#));
 static SID: LazyLock<Regex> = LazyLock::new(|| re(r"\bSid=([^:\s]+):\d+\b"));
 static PORT_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Z_]*_PORTS?)=\d+(?:-\d+)?\b"));
 static PRIORITY: LazyLock<Regex> = LazyLock::new(|| re(r"\bPriority=\d+\b"));
 static JSON_PRIORITY: LazyLock<Regex> = LazyLock::new(|| re(r#""priority": \d+"#));
+/// Load and free memory of the machine, as scontrol and sinfo show them.
+static MACHINE_LOAD: LazyLock<Regex> = LazyLock::new(|| re(r"\b(CPULoad|FreeMem)=[\d.]+\b"));
 static SCHEDULER: LazyLock<Regex> = LazyLock::new(|| re(r"\bScheduler=(?:Main|Backfill)\b"));
 
 /// All rules in order.
@@ -72,12 +74,14 @@ pub fn times(text: &str) -> String {
     EPOCH.replace_all(&s, "{EPOCH}").into_owned()
 }
 
-/// Elapsed times; `Scheduler=Main|Backfill` too, since which scheduler started a job is a matter of timing.
+/// Elapsed times; `Scheduler=Main|Backfill` too, since which scheduler started a job is a matter of timing; and
+/// the machine's load and free memory, which change from one second to the next.
 pub fn durations(text: &str) -> String {
     let s = RUNTIME_KEY.replace_all(text, "$1={DUR}");
     // Adjacent tokens share their separating blank, so one pass can miss every second one.
     let s = ELAPSED_TOKEN.replace_all(&s, "$1{DUR}$3");
     let s = ELAPSED_TOKEN.replace_all(&s, "$1{DUR}$3");
+    let s = MACHINE_LOAD.replace_all(&s, "$1={LOAD}");
     SCHEDULER.replace_all(&s, "Scheduler={SCHED}").into_owned()
 }
 
@@ -111,7 +115,7 @@ pub fn priorities(text: &str) -> String {
         .into_owned()
 }
 
-/// The node's name, as a whole word.
+/// The node's name, as a whole word (`slurmstepd-vm:` counts: a dash separates).
 pub fn host(text: &str, host: &str) -> String {
     if host.is_empty() {
         return text.to_string();
@@ -190,6 +194,8 @@ mod tests {
         assert_eq!(durations("R 1:05 5:00"), "R {DUR} 5:00");
         assert_eq!(durations("at 14:58:05"), "at 14:58:05");
         assert_eq!(durations("Scheduler=Backfill"), "Scheduler={SCHED}");
+        assert_eq!(durations("many|0:00|x"), "many|{DUR}|x");
+        assert_eq!(durations("CPULoad=6.29 FreeMem=17310 RealMemory=9"), "CPULoad={LOAD} FreeMem={LOAD} RealMemory=9");
     }
 
     #[test]
