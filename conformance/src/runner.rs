@@ -355,9 +355,16 @@ impl Runner<'_> {
         if jobs.is_empty() {
             return Vec::new();
         }
-        let leaked: Vec<String> = jobs.iter().filter(|(_, st)| st != "CG").map(|(id, _)| id.clone()).collect();
+        let leaked: Vec<String> = jobs
+            .iter()
+            .filter(|(_, st)| st != "CG")
+            .map(|(id, _)| id.clone())
+            .collect();
         if !leaked.is_empty() {
-            self.shell(&format!("timeout 10 scancel {} 2>/dev/null", leaked.join(" ")));
+            self.shell(&format!(
+                "timeout 10 scancel {} 2>/dev/null",
+                leaked.join(" ")
+            ));
         }
         let deadline = Instant::now() + CLEANUP_WAIT;
         while Instant::now() < deadline && !queued().is_empty() {
@@ -478,7 +485,12 @@ mod tests {
         write_case(&cases, "003-slow", "sleep 30\n", "timeout = 1");
         write_case(&cases, "004-killed", "kill -9 $$\n", "");
         write_case(&cases, "005-multi", "echo never\n", "needs = \"multinode\"");
-        write_case(&cases, "006-jobs", "printf '7\\n8\\n7\\n' > \"$CASE_TMP/jobs\"\n", "");
+        write_case(
+            &cases,
+            "006-jobs",
+            "printf '7\\n8\\n7\\n' > \"$CASE_TMP/jobs\"\n",
+            "",
+        );
         let out = tmp.path().join("out");
         let opts = RunOptions {
             target: TargetKind::Slurm,

@@ -217,14 +217,20 @@ mod tests {
 
     #[test]
     fn short_bare_numbers_and_other_columns_are_not_learned() {
-        assert_eq!(norm("42\n1 -> 00:01:00\n  5077  debug\n"), "42\n1 -> 00:01:00\n  5077  debug\n");
+        assert_eq!(
+            norm("42\n1 -> 00:01:00\n  5077  debug\n"),
+            "42\n1 -> 00:01:00\n  5077  debug\n"
+        );
     }
 
     #[test]
     fn known_ids_are_learned() {
         let known = vec!["5077".to_string(), "x".to_string()];
         let m = IdMap::learn_with(&["id=5077 out-5077.txt 5078"], &known);
-        assert_eq!(m.apply("id=5077 out-5077.txt 5078"), "id={JOB1} out-{JOB1}.txt 5078");
+        assert_eq!(
+            m.apply("id=5077 out-5077.txt 5078"),
+            "id={JOB1} out-{JOB1}.txt 5078"
+        );
     }
 
     #[test]

@@ -165,7 +165,10 @@ mod tests {
             times("SubmitTime=2026-11-30T14:57:35 End=Unknown"),
             "SubmitTime={TIME} End=Unknown"
         );
-        assert_eq!(times("start at 10193-01-14T20:51:31 using"), "start at {TIME} using");
+        assert_eq!(
+            times("start at 10193-01-14T20:51:31 using"),
+            "start at {TIME} using"
+        );
         assert_eq!(times("Mon Nov 30 14:58:05 2026\nJOBID"), "{TIME}\nJOBID");
         assert_eq!(times("Tue Dec  1 04:08:05 2026"), "{TIME}");
         assert_eq!(
@@ -195,7 +198,10 @@ mod tests {
         assert_eq!(durations("at 14:58:05"), "at 14:58:05");
         assert_eq!(durations("Scheduler=Backfill"), "Scheduler={SCHED}");
         assert_eq!(durations("many|0:00|x"), "many|{DUR}|x");
-        assert_eq!(durations("CPULoad=6.29 FreeMem=17310 RealMemory=9"), "CPULoad={LOAD} FreeMem={LOAD} RealMemory=9");
+        assert_eq!(
+            durations("CPULoad=6.29 FreeMem=17310 RealMemory=9"),
+            "CPULoad={LOAD} FreeMem={LOAD} RealMemory=9"
+        );
     }
 
     #[test]
