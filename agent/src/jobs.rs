@@ -199,18 +199,14 @@ impl JobSpool {
 
 /// `slurm-%j.out` by default (`slurm-%A_%a.out` for arrays); stderr follows stdout unless given.
 fn output_paths(job: &JobRecord, node: &str) -> (String, String) {
-    let default = if job.array_task_id.is_some() {
-        "slurm-%A_%a.out"
-    } else {
-        "slurm-%j.out"
-    };
+    let default = spur_core::values::filename::default_batch_output(job.array_task_id.is_some());
     let stdout = job.spec.stdout.as_deref().unwrap_or(default);
     let stderr = job.spec.stderr.as_deref().unwrap_or(stdout);
     (expand(job, stdout, node), expand(job, stderr, node))
 }
 
 fn expand(job: &JobRecord, pattern: &str, node: &str) -> String {
-    spur_core::format::expand_output_pattern(job, pattern, node)
+    job.expand_output_pattern(pattern, node)
 }
 
 fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {

@@ -2,6 +2,7 @@
 //! signals and terminations to them, and reports their results. Its only state is the spool directory, so it can
 //! be restarted at any time without disturbing running jobs.
 
+pub mod config;
 pub mod discover;
 pub mod jobs;
 pub mod session;

@@ -101,12 +101,11 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
         ControllerToAgent::Welcome { node } => tracing::info!(node, "registered with the controller"),
         ControllerToAgent::Rejected { message } => anyhow::bail!("controller rejected this node: {message}"),
         ControllerToAgent::Launch { job, context } => {
-            let agent = agent.clone();
+            let worker = agent.clone();
             let job_id = job.job_id;
             let launched = tokio::task::spawn_blocking(move || {
                 let user = users::lookup(job.spec.user_id, job.spec.group_id).map_err(|e| e.to_string())?;
-                agent.spool.launch(&job, &context, &user).map_err(|e| e.to_string())?;
-                Ok::<_, String>(agent)
+                worker.spool.launch(&job, &context, &user).map_err(|e| e.to_string())
             })
             .await?;
             match launched {
@@ -143,7 +142,13 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
 /// learns the job is gone instead of waiting forever.
 fn record_orphans(spool: &JobSpool) {
     for job_id in spool.orphaned_jobs() {
-        tracing::warn!(job_id, "spurstepd vanished without a result");
+        tracing::warn!(job_id, "spurstepd vanished without a result; killing what is left of the job");
+        if let Ok(Some(started)) = spur_stepd::read_started(&spool.job_dir(job_id)) {
+            if let Ok(pgid) = i32::try_from(started.pid) {
+                // The script led its own process group; nothing else may remain once its supervisor is gone.
+                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+            }
+        }
         write_failed_result(spool, job_id, Outcome::Failed, Some(9));
     }
 }

@@ -17,16 +17,6 @@ pub enum ClientError {
     Protocol(String),
 }
 
-impl ClientError {
-    /// Slurm's errno for the failure, for `slurm_get_errno()`-style reporting.
-    pub fn api_error(&self) -> Option<&ApiError> {
-        match self {
-            ClientError::Api(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
 pub struct Client {
     url: String,
     runtime: tokio::runtime::Runtime,

@@ -1,14 +1,20 @@
 //! `spur`: one binary for every Slurm command. The name it is called by (`sbatch` as a symlink) or, when called as
 //! `spur`, its first argument picks the command, so `spur sbatch job.sh` and `sbatch job.sh` behave the same.
 
+mod client;
 mod commands;
+mod config;
+mod getopt;
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
-pub const COMMANDS: &[&str] = &["scontrol"];
+pub const COMMANDS: &[&str] = &["sbatch", "scancel", "scontrol", "sinfo", "squeue"];
+
+/// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.
+pub const SLURM_VERSION: &str = "22.05.8";
 
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().collect();

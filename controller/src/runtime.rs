@@ -97,7 +97,8 @@ impl Controller {
                         }
                         let mut context = self.launch_context.clone();
                         if let Some(text) = &job.spec.array {
-                            context.array_task_ids = scheduler::array_task_ids(text, u32::MAX).unwrap_or_default();
+                            let max = self.state.read(|s| s.settings.max_array_size);
+                            context.array_task_ids = scheduler::array_task_ids(text, max).unwrap_or_default();
                         }
                         let message = ControllerToAgent::Launch {
                             job: Box::new(job),

@@ -70,7 +70,9 @@ impl SlurmErrno {
             SlurmErrno::Error => "Unspecified error",
             SlurmErrno::AccessDenied => "Access/permission denied",
             SlurmErrno::InvalidPartitionName => "Invalid partition name specified",
-            SlurmErrno::DefaultPartitionNotSet => "No partition specified or system default partition",
+            SlurmErrno::DefaultPartitionNotSet => {
+                "No partition specified or system default partition"
+            }
             SlurmErrno::InvalidJobId => "Invalid job id specified",
             SlurmErrno::InvalidNodeName => "Invalid node name specified",
             SlurmErrno::RequestedNodeConfigUnavailable => {
@@ -197,10 +199,23 @@ pub enum Query {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum QueryReply {
-    Jobs { jobs: Vec<JobRecord>, now: i64 },
-    Nodes { nodes: Vec<NodeRecord>, now: i64 },
-    Partitions { partitions: Vec<PartitionRecord>, nodes: Vec<NodeRecord>, now: i64 },
-    Config { config: ClusterConfig, now: i64 },
+    Jobs {
+        jobs: Vec<JobRecord>,
+        now: i64,
+    },
+    Nodes {
+        nodes: Vec<NodeRecord>,
+        now: i64,
+    },
+    Partitions {
+        partitions: Vec<PartitionRecord>,
+        nodes: Vec<NodeRecord>,
+        now: i64,
+    },
+    Config {
+        config: ClusterConfig,
+        now: i64,
+    },
 }
 
 /// Which jobs a control request addresses: a job id alone also addresses every task of an array it is the master of.
@@ -246,14 +261,35 @@ pub enum SignalScope {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ControlRequest {
     /// scancel without `-s`: terminate, record CANCELLED.
-    Cancel { job: JobSelector },
+    Cancel {
+        job: JobSelector,
+    },
     /// scancel `-s SIG`: deliver a signal, the job keeps its state.
-    Signal { job: JobSelector, signal: i32, scope: SignalScope },
-    Hold { job: JobSelector, by_user: bool },
-    Release { job: JobSelector },
-    Requeue { job: JobSelector, hold: bool },
-    UpdateJob { job: JobSelector, update: JobUpdate },
-    UpdateNode { nodes: Vec<String>, state: NodeUpdateState, reason: Option<String> },
+    Signal {
+        job: JobSelector,
+        signal: i32,
+        scope: SignalScope,
+    },
+    Hold {
+        job: JobSelector,
+        by_user: bool,
+    },
+    Release {
+        job: JobSelector,
+    },
+    Requeue {
+        job: JobSelector,
+        hold: bool,
+    },
+    UpdateJob {
+        job: JobSelector,
+        update: JobUpdate,
+    },
+    UpdateNode {
+        nodes: Vec<String>,
+        state: NodeUpdateState,
+        reason: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

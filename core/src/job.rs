@@ -137,6 +137,9 @@ pub struct Allocation {
     /// Device indices per GRES name on the (single) node, e.g. `gpu -> [0, 1]`.
     #[serde(default)]
     pub gres_indices: BTreeMap<String, Vec<u32>>,
+    /// Core indices bound on each node (`job_resources` in `squeue --json`); empty means the first `cpus` cores.
+    #[serde(default)]
+    pub core_ids: Vec<u32>,
 }
 
 /// Who put a hold on a job: users may release only their own holds.
@@ -190,9 +193,65 @@ pub struct JobRecord {
     pub restarts: u32,
     /// The partition the job was placed in (the spec's or the default one).
     pub partition: String,
+    /// When the job started accruing age priority (`AccrueTime=`).
+    #[serde(default)]
+    pub accrue_time: Option<EpochSecs>,
+    /// The submitting process's session id (`AllocNode:Sid=host:sid`; the host is `spec.submit_host`).
+    #[serde(default)]
+    pub alloc_sid: u32,
+    /// Nodes the backfill scheduler expects a pending job to start on (`SchedNodeList=`, squeue `%Y`).
+    #[serde(default)]
+    pub sched_nodes: Option<String>,
+    /// The backfill scheduler made the last scheduling decision (`Scheduler=Backfill:*` instead of `Main`).
+    #[serde(default)]
+    pub backfill_scheduled: bool,
+    /// The dependency with each term's state, as Slurm shows it (`afterok:21(unfulfilled)`); `None` shows
+    /// `spec.dependency` as written, or `(null)` without one.
+    #[serde(default)]
+    pub dependency_status: Option<String>,
+    /// TRES requested, when the controller computed it (`cpu=2,mem=2G,node=1,billing=2`); `None` derives it.
+    #[serde(default)]
+    pub tres_req: Option<String>,
+    /// TRES allocated, when the controller computed it; `None` derives it from the allocation.
+    #[serde(default)]
+    pub tres_alloc: Option<String>,
 }
 
 impl JobRecord {
+    /// A freshly submitted job: pending, nothing allocated, every optional fact unknown.
+    pub fn pending(job_id: u32, spec: JobSpec, partition: String, submit_time: EpochSecs, priority: u32) -> Self {
+        JobRecord {
+            job_id,
+            array_job_id: None,
+            array_task_id: None,
+            time_limit_min: spec.time_limit_min,
+            spec,
+            state: JobBaseState::Pending,
+            completing: false,
+            requeue_pending: false,
+            reason: JobReason::NoReason,
+            hold: None,
+            priority,
+            submit_time,
+            eligible_time: None,
+            start_time: None,
+            end_time: None,
+            last_sched_eval: None,
+            alloc: None,
+            exit_code: 0,
+            exit_signal: 0,
+            restarts: 0,
+            partition,
+            accrue_time: None,
+            alloc_sid: 0,
+            sched_nodes: None,
+            backfill_scheduled: false,
+            dependency_status: None,
+            tres_req: None,
+            tres_alloc: None,
+        }
+    }
+
     /// `12` or, for an array task, `12_3` (as squeue and scancel name it).
     pub fn display_id(&self) -> String {
         match (self.array_job_id, self.array_task_id) {
@@ -203,6 +262,22 @@ impl JobRecord {
 
     pub fn is_finished(&self) -> bool {
         self.state.is_finished()
+    }
+
+    /// Expands an output filename pattern (`slurm-%j.out`) for the batch step on `node`.
+    pub fn expand_output_pattern(&self, pattern: &str, node: &str) -> String {
+        let ctx = crate::values::filename::FilenameContext {
+            job_id: self.job_id,
+            array_job_id: self.array_job_id,
+            array_task_id: self.array_task_id,
+            job_name: &self.spec.name,
+            node_name: node,
+            node_id: 0,
+            task_id: 0,
+            user: &self.spec.user_name,
+            step: crate::values::stepid::Step::Batch,
+        };
+        crate::values::filename::expand_filename(pattern, &ctx)
     }
 
     /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.

@@ -78,6 +78,9 @@ pub struct NodeRecord {
     pub free_mem_mb: Option<u64>,
     #[serde(default)]
     pub cpu_load: Option<f64>,
+    /// The agent's TCP port (`sinfo --json` `port`); `None` is Slurm's default 6818.
+    #[serde(default)]
+    pub port: Option<u16>,
 }
 
 impl NodeRecord {
@@ -95,7 +98,12 @@ impl NodeRecord {
 
     /// Down nodes, drained nodes and nodes that stopped answering accept no new work.
     pub fn accepts_work(&self) -> bool {
-        !self.drain && !self.not_responding && !matches!(self.base_state, NodeBaseState::Down | NodeBaseState::Unknown)
+        !self.drain
+            && !self.not_responding
+            && !matches!(
+                self.base_state,
+                NodeBaseState::Down | NodeBaseState::Unknown
+            )
     }
 }
 

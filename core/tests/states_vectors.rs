@@ -5,7 +5,11 @@ use spur_core::states::{JobReason, JobState, JobStateName, NodeState};
 
 /// Data rows of a TSV vector file: comment lines and the column header are skipped.
 fn rows(text: &str) -> Vec<Vec<&str>> {
-    text.lines().filter(|l| !l.starts_with('#')).skip(1).map(|l| l.split('\t').collect()).collect()
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect()
 }
 
 fn hex(s: &str) -> u32 {
@@ -41,7 +45,10 @@ fn check_node_rows(text: &str) -> usize {
 
 #[test]
 fn reference_job_state_strings() {
-    let n = check_job_rows(include_str!("vectors/reference/job_state_strings.tsv"), false);
+    let n = check_job_rows(
+        include_str!("vectors/reference/job_state_strings.tsv"),
+        false,
+    );
     assert_eq!(n, 64);
 }
 
@@ -53,7 +60,10 @@ fn generated_job_state_combinations() {
 
 #[test]
 fn reference_node_state_strings() {
-    assert_eq!(check_node_rows(include_str!("vectors/reference/node_state_strings.tsv")), 63);
+    assert_eq!(
+        check_node_rows(include_str!("vectors/reference/node_state_strings.tsv")),
+        63
+    );
 }
 
 #[test]
@@ -74,7 +84,9 @@ fn job_state_num() {
 #[test]
 fn node_state_str2int() {
     for r in rows(include_str!("vectors/node_state_str2int.tsv")) {
-        let got = NodeState::from_config_str(r[0], "n1").ok().map(NodeState::to_raw);
+        let got = NodeState::from_config_str(r[0], "n1")
+            .ok()
+            .map(NodeState::to_raw);
         let want = (r[1] != "error").then(|| hex(r[1]));
         assert_eq!(got, want, "{:?}", r[0]);
     }
@@ -92,7 +104,15 @@ fn job_reason_strings() {
         assert_eq!(reason.name(), r[2], "{}", r[1]);
         let num: i64 = r[3].parse().unwrap();
         let want = u32::try_from(num).ok();
-        assert_eq!(JobReason::from_name(r[2]).map(JobReason::as_raw), want, "{}", r[2]);
-        assert_eq!(JobReason::from_name(&r[2].to_ascii_lowercase()).map(JobReason::as_raw), want);
+        assert_eq!(
+            JobReason::from_name(r[2]).map(JobReason::as_raw),
+            want,
+            "{}",
+            r[2]
+        );
+        assert_eq!(
+            JobReason::from_name(&r[2].to_ascii_lowercase()).map(JobReason::as_raw),
+            want
+        );
     }
 }

@@ -4,9 +4,16 @@
 mod values {
     pub mod tsv;
 
+    mod array;
+    mod begin;
+    mod constraint;
+    mod dependency;
     mod distribution;
+    mod filename;
+    mod gres;
     mod mail;
     mod nodes;
+    mod props;
     mod signal;
     mod size;
     mod stepid;

@@ -1,7 +1,8 @@
 //! The lines slurmstepd writes into a job's stderr, reproduced so that job output looks the same under Spur.
 //!
-//! Texts were checked against Slurm 22.05's slurmstepd (Debian build, whose log prefix carries the node name:
-//! `slurmstepd-vm: error: ...`) and the reference capture `outputs/B0-timeout-job.txt`.
+//! Texts were checked against Slurm 22.05.8's slurmstepd (Debian build) running real jobs: its log prefix
+//! carries the node name (`slurmstepd-vm: error: ...`), as in the reference capture
+//! `outputs/B0-timeout-job.txt`.
 
 use std::path::Path;
 
@@ -60,19 +61,19 @@ pub fn execve_line(hostname: &str, script: &Path, err: &str) -> String {
     )
 }
 
-/// Launch failure text for an output file that cannot be opened.
-pub fn open_output_failed(path: &Path, err: &str) -> String {
-    format!("Could not open output file {}: {err}", path.display())
+/// Launch failure text for a stdout file that cannot be opened (Slurm logs it and fails the launch).
+pub fn open_stdout_failed(path: &Path, err: &str) -> String {
+    format!("Could not open stdout file {}: {err}", path.display())
 }
 
-/// Launch failure text for an error file that cannot be opened.
-pub fn open_error_failed(path: &Path, err: &str) -> String {
-    format!("Could not open error file {}: {err}", path.display())
+/// Launch failure text for a stderr file that cannot be opened.
+pub fn open_stderr_failed(path: &Path, err: &str) -> String {
+    format!("Could not open stderr file {}: {err}", path.display())
 }
 
-/// Launch failure text for an input file that cannot be opened.
-pub fn open_input_failed(path: &Path, err: &str) -> String {
-    format!("couldn't open `{}': {err}", path.display())
+/// Launch failure text for a stdin file that cannot be opened.
+pub fn open_stdin_failed(path: &Path, err: &str) -> String {
+    format!("Could not open stdin file {}: {err}", path.display())
 }
 
 /// Formats seconds since the epoch as local time `YYYY-MM-DDTHH:MM:SS`, the way Slurm prints times.
@@ -150,16 +151,16 @@ mod tests {
             "slurmstepd-vm: error: execve(): /s: Permission denied\n"
         );
         assert_eq!(
-            open_output_failed(Path::new("/o"), "Permission denied"),
-            "Could not open output file /o: Permission denied"
+            open_stdout_failed(Path::new("/o"), "Permission denied"),
+            "Could not open stdout file /o: Permission denied"
         );
         assert_eq!(
-            open_error_failed(Path::new("/e"), "Permission denied"),
-            "Could not open error file /e: Permission denied"
+            open_stderr_failed(Path::new("/e"), "Permission denied"),
+            "Could not open stderr file /e: Permission denied"
         );
         assert_eq!(
-            open_input_failed(Path::new("/i"), "No such file or directory"),
-            "couldn't open `/i': No such file or directory"
+            open_stdin_failed(Path::new("/i"), "No such file or directory"),
+            "Could not open stdin file /i: No such file or directory"
         );
     }
 

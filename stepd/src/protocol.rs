@@ -106,7 +106,8 @@ pub enum Outcome {
     /// Exit code 0.
     Completed,
     /// Non-zero exit code, killed by a signal nobody asked stepd to send, or the script could not be executed
-    /// (exit code 126/127).
+    /// (exit code 126/127). (Observed in Slurm 22.05: a script killed by SIGKILL shows as
+    /// `JobState=FAILED Reason=JobLaunchFailure ExitCode=0:9`.)
     Failed,
     /// Ended after a [`Request::Terminate`] with [`TerminateReason::Cancelled`].
     Cancelled,
@@ -118,7 +119,8 @@ pub enum Outcome {
     Preempted,
     /// Ended after a [`Request::Terminate`] with [`TerminateReason::Requeued`].
     Requeued,
-    /// The script never ran: switching user, opening its files or changing directory failed.
+    /// The script never ran: switching user, opening its files or changing directory failed. (Slurm 22.05
+    /// shows such a job as `JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53`.)
     LaunchFailed { message: String },
 }
 

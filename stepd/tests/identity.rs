@@ -128,7 +128,7 @@ fn output_files_are_opened_with_the_users_rights() {
     job.spec.stdout_path = root_only.join("out.txt");
     job.launch();
     let want = format!(
-        "Could not open output file {}: Permission denied",
+        "Could not open stdout file {}: Permission denied",
         job.spec.stdout_path.display()
     );
     assert_eq!(
@@ -158,8 +158,11 @@ fn unreadable_work_dir_falls_back_to_tmp_for_the_user() {
     assert_eq!(
         job.stderr(),
         format!(
-            "slurmstepd-vm: error: couldn't chdir to `{}': Permission denied: going to /tmp instead\n",
-            private.display()
+            "{line}{line}",
+            line = format_args!(
+                "slurmstepd-vm: error: couldn't chdir to `{}': Permission denied: going to /tmp instead\n",
+                private.display()
+            )
         )
     );
 }

@@ -150,8 +150,11 @@ fn missing_work_dir_falls_back_to_tmp_with_slurms_message() {
     assert_eq!(
         job.stderr(),
         format!(
-            "slurmstepd-vm: error: couldn't chdir to `{}': No such file or directory: going to /tmp instead\ndone\n",
-            job.spec.work_dir.display()
+            "{line}{line}done\n",
+            line = format_args!(
+                "slurmstepd-vm: error: couldn't chdir to `{}': No such file or directory: going to /tmp instead\n",
+                job.spec.work_dir.display()
+            )
         )
     );
 }
@@ -192,12 +195,24 @@ fn unopenable_output_is_a_launch_failure() {
     job.launch();
     let r = job.wait_result();
     let want = format!(
-        "Could not open output file {}: No such file or directory",
+        "Could not open stdout file {}: No such file or directory",
         job.spec.stdout_path.display()
     );
     assert_eq!(r.outcome, Outcome::LaunchFailed { message: want });
     assert_eq!((r.pid, r.wait_status, r.start_time), (None, None, None));
     assert!(client::read_started(&job.dir).unwrap().is_none());
+
+    let mut job = TestJob::new("noerr", "echo never");
+    job.spec.stderr_path = job.dir.join("no-such-dir/err.txt");
+    job.launch();
+    let want = format!(
+        "Could not open stderr file {}: No such file or directory",
+        job.spec.stderr_path.display()
+    );
+    assert_eq!(
+        job.wait_result().outcome,
+        Outcome::LaunchFailed { message: want }
+    );
 }
 
 #[test]
@@ -213,7 +228,7 @@ fn missing_stdin_file_is_a_launch_failure_and_given_stdin_is_read() {
     job.spec.stdin_path = Some(job.dir.join("absent"));
     job.launch();
     let want = format!(
-        "couldn't open `{}': No such file or directory",
+        "Could not open stdin file {}: No such file or directory",
         job.dir.join("absent").display()
     );
     assert_eq!(

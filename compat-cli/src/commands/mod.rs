@@ -1,10 +1,19 @@
 //! One module per Slurm command; each takes its arguments and returns the process exit code.
 
+pub mod sbatch;
+pub mod scancel;
 pub mod scontrol;
+mod scontrol_ops;
+pub mod sinfo;
+pub mod squeue;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
+        "sbatch" => sbatch::run(args),
+        "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),
+        "sinfo" => sinfo::run(args),
+        "squeue" => squeue::run(args),
         _ => 1,
     }
 }

@@ -24,6 +24,9 @@ enum ArgError {
     InvalidJobId(String),
 }
 
+/// Slurm's largest possible MaxArraySize: task ids in a selector cannot exceed it.
+const ARRAY_TASK_ID_LIMIT: u32 = 4_000_001;
+
 /// Options taking a value, by long name and short letter.
 const VALUE_OPTIONS: &[(&str, char)] = &[
     ("signal", 's'),
@@ -97,7 +100,8 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
     let value_text = value.clone().unwrap_or_default();
     match key {
         "signal" => {
-            let signal = spur_core::values::signal::parse_signal_name(&value_text)
+            let signal = spur_core::values::signal::parse_scancel_signal(&value_text)
+                .map(i32::from)
                 .map_err(|_| ArgError::Usage(format!("Invalid job signal: {value_text}")))?;
             parsed.signal = Some(signal);
         }
@@ -128,7 +132,7 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
         None => Ok(vec![JobSelector { job_id, array_task: None }]),
         Some(task) => {
             let inner = task.trim_start_matches('[').trim_end_matches(']');
-            let spec = spur_core::values::array::parse_array(inner).map_err(|_| invalid())?;
+            let spec = spur_core::values::array::parse_array_spec(inner, ARRAY_TASK_ID_LIMIT).map_err(|_| invalid())?;
             Ok(spec
                 .task_ids()
                 .map(|t| JobSelector {

@@ -1,15 +1,74 @@
-//! `scontrol`: `show hostnames|hostlist|hostlistsorted` work without a controller, as in Slurm.
+//! `scontrol`: show jobs, nodes, partitions and the configuration; hold, release, requeue and update jobs; drain
+//! and resume nodes; ping. `show hostnames|hostlist|hostlistsorted` work without a controller, as in Slurm.
 
 use std::io::Read;
 
 use spur_core::hostlist::Hostlist;
 
+use super::scontrol_ops;
+
+/// Global flags scontrol accepts before the command.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Flags {
+    pub one_liner: bool,
+    pub details: bool,
+    pub quiet: bool,
+}
+
 pub fn run(args: &[String]) -> u8 {
-    let words: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
-    match words.as_slice() {
-        [verb, entity, rest @ ..] if is_prefix_of(verb, "show", 3) => show(entity, rest),
-        _ => {
-            eprintln!("scontrol: invalid command; try \"scontrol help\"");
+    let mut flags = Flags::default();
+    let mut words: Vec<&str> = Vec::new();
+    for arg in args {
+        match arg.as_str() {
+            "-o" | "--oneliner" => flags.one_liner = true,
+            "-d" | "--details" => flags.details = true,
+            "-Q" | "--quiet" => flags.quiet = true,
+            "-a" | "--all" | "-v" | "--verbose" | "--local" | "--sibling" | "--federation" | "--hide" | "-F" | "--future" => {}
+            "-V" | "--version" => {
+                println!("slurm {}", crate::SLURM_VERSION);
+                return 0;
+            }
+            "-h" | "--help" | "--usage" => {
+                println!("scontrol [<OPTION>] [<COMMAND>]");
+                return 0;
+            }
+            other if other.starts_with('-') && words.is_empty() => {
+                eprintln!("scontrol: unrecognized option '{other}'");
+                eprintln!("Try \"scontrol --help\" for more information");
+                return 1;
+            }
+            other => words.push(other),
+        }
+    }
+    let Some((verb, rest)) = words.split_first() else {
+        eprintln!("scontrol: interactive mode is not supported; give a command");
+        return 1;
+    };
+    let verb = verb.to_ascii_lowercase();
+    match verb.as_str() {
+        v if is_prefix_of(v, "show", 3) => match rest.first() {
+            Some(entity) => show(entity, &rest[1..], flags),
+            None => {
+                eprintln!("invalid entity: for keyword: show");
+                1
+            }
+        },
+        "oneliner" => {
+            let mut again = vec!["-o".to_string()];
+            again.extend(rest.iter().map(|s| s.to_string()));
+            run(&again)
+        }
+        "ping" => scontrol_ops::ping(),
+        "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" => {
+            scontrol_ops::job_list_command(&verb, rest)
+        }
+        v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
+        v if is_prefix_of(v, "version", 4) => {
+            println!("slurm {}", crate::SLURM_VERSION);
+            0
+        }
+        other => {
+            eprintln!("invalid keyword: {other}");
             1
         }
     }
@@ -21,7 +80,7 @@ fn is_prefix_of(word: &str, keyword: &str, min_len: usize) -> bool {
     word.len() >= min_len.min(keyword.len()) && keyword.starts_with(&word)
 }
 
-fn show(entity: &str, rest: &[&str]) -> u8 {
+fn show(entity: &str, rest: &[&str], flags: Flags) -> u8 {
     let entity = entity.to_ascii_lowercase();
     // `hostlistsorted` before `hostlist`, and `hostnames` by its own prefix, so abbreviations resolve as in Slurm.
     if entity.len() > "hostlist".len() && "hostlistsorted".starts_with(&entity) {
@@ -32,6 +91,18 @@ fn show(entity: &str, rest: &[&str]) -> u8 {
     }
     if entity.len() >= 5 && "hostnames".starts_with(&entity) {
         return hostlist_command(rest, HostlistOutput::Names);
+    }
+    if entity.len() >= 3 && "job".starts_with(&entity) || entity == "jobs" {
+        return scontrol_ops::show_jobs(rest.first().copied(), flags);
+    }
+    if entity.len() >= 2 && "nodes".starts_with(&entity) {
+        return scontrol_ops::show_nodes(rest.first().copied(), flags);
+    }
+    if entity.len() >= 2 && "partitions".starts_with(&entity) {
+        return scontrol_ops::show_partitions(rest.first().copied(), flags);
+    }
+    if entity.len() >= 3 && "config".starts_with(&entity) {
+        return scontrol_ops::show_config();
     }
     eprintln!("invalid entity: {entity} for keyword: show");
     1

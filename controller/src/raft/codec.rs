@@ -84,6 +84,7 @@ impl From<MembershipV1> for Membership<u64, BasicNode> {
     }
 }
 
+/// `C` is the application payload of a normal entry: the list of commands written together.
 #[derive(Debug, Serialize, Deserialize)]
 enum PayloadV1<C> {
     Blank,
@@ -160,7 +161,7 @@ pub(crate) fn encode_entry<A: AppStateMachine>(
 pub(crate) fn decode_entry<A: AppStateMachine>(
     bytes: &[u8],
 ) -> Result<Entry<TypeConfig<A>>, StoreError> {
-    let record: EntryV1<A::Command> = decode(bytes, ENTRY_V1, "log entry")?;
+    let record: EntryV1<Vec<A::Command>> = decode(bytes, ENTRY_V1, "log entry")?;
     let payload = match record.payload {
         PayloadV1::Blank => EntryPayload::Blank,
         PayloadV1::Normal(cmd) => EntryPayload::Normal(cmd),
@@ -230,17 +231,23 @@ pub(crate) fn decode_snapshot_meta(
     })
 }
 
-/// Wraps the application's snapshot bytes in the versioned envelope that travels between nodes.
-pub(crate) fn wrap_snapshot_data(app_bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(app_bytes.len() + 1);
+/// Wraps the application's snapshot bytes in the versioned envelope that travels between nodes,
+/// together with the state machine's own counter: `[version][next_seq: u64 LE][app bytes]`.
+pub(crate) fn wrap_snapshot_data(next_seq: u64, app_bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(app_bytes.len() + 9);
     out.push(SNAPSHOT_DATA_V1);
+    out.extend_from_slice(&next_seq.to_le_bytes());
     out.extend_from_slice(app_bytes);
     out
 }
 
-/// The application's bytes inside a snapshot envelope.
-pub(crate) fn unwrap_snapshot_data(bytes: &[u8]) -> Result<&[u8], StoreError> {
-    check_version(bytes, SNAPSHOT_DATA_V1, "snapshot data")
+/// `next_seq` and the application's bytes inside a snapshot envelope.
+pub(crate) fn unwrap_snapshot_data(bytes: &[u8]) -> Result<(u64, &[u8]), StoreError> {
+    let body = check_version(bytes, SNAPSHOT_DATA_V1, "snapshot data")?;
+    let (seq, app) = body
+        .split_first_chunk::<8>()
+        .ok_or_else(|| StoreError::corrupt("snapshot data", "truncated header"))?;
+    Ok((u64::from_le_bytes(*seq), app))
 }
 
 #[cfg(test)]

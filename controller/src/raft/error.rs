@@ -58,29 +58,51 @@ pub enum ReplicationError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("raft storage: {0}")]
-    Storage(#[from] StorageError<u64>),
+    Storage(Box<StorageError<u64>>),
     #[error("invalid raft configuration: {0}")]
-    Config(#[from] openraft::ConfigError),
+    Config(Box<openraft::ConfigError>),
     #[error("raft has stopped: {0}")]
-    Fatal(#[from] Fatal<u64>),
+    Fatal(Box<Fatal<u64>>),
     #[error("controller {node_id} did not become leader within {waited:?}: {reason}")]
     NoLeader {
         node_id: u64,
         waited: Duration,
         reason: String,
     },
+    #[error("cannot initialise the raft cluster: {0}")]
+    Initialize(String),
     #[error("this controller is not the leader (leader: {leader:?})")]
     NotLeader { leader: Option<u64> },
     #[error("raft write failed: {0}")]
     Write(String),
+    #[error("replicated state is shutting down")]
+    ShuttingDown,
     #[error("raft did not shut down cleanly: {0}")]
     Shutdown(String),
+}
+
+impl From<StorageError<u64>> for ReplicationError {
+    fn from(e: StorageError<u64>) -> Self {
+        Self::Storage(Box::new(e))
+    }
+}
+
+impl From<Fatal<u64>> for ReplicationError {
+    fn from(e: Fatal<u64>) -> Self {
+        Self::Fatal(Box::new(e))
+    }
+}
+
+impl From<openraft::ConfigError> for ReplicationError {
+    fn from(e: openraft::ConfigError) -> Self {
+        Self::Config(Box::new(e))
+    }
 }
 
 impl From<RaftError<u64, ClientWriteError<u64, BasicNode>>> for ReplicationError {
     fn from(e: RaftError<u64, ClientWriteError<u64, BasicNode>>) -> Self {
         match e {
-            RaftError::Fatal(f) => Self::Fatal(f),
+            RaftError::Fatal(f) => f.into(),
             RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => Self::NotLeader {
                 leader: f.leader_id,
             },
@@ -92,7 +114,7 @@ impl From<RaftError<u64, ClientWriteError<u64, BasicNode>>> for ReplicationError
 impl From<RaftError<u64, CheckIsLeaderError<u64, BasicNode>>> for ReplicationError {
     fn from(e: RaftError<u64, CheckIsLeaderError<u64, BasicNode>>) -> Self {
         match e {
-            RaftError::Fatal(f) => Self::Fatal(f),
+            RaftError::Fatal(f) => f.into(),
             RaftError::APIError(CheckIsLeaderError::ForwardToLeader(f)) => Self::NotLeader {
                 leader: f.leader_id,
             },

@@ -1,4 +1,10 @@
 //! `ReplicatedState`: the controller's handle on its replicated application state.
+//!
+//! openraft 0.9 gives every `client_write` its own log append and waits for that append's
+//! fsync before taking the next one, so writes issued one by one are limited to one per disk
+//! flush. `write` therefore queues commands to a batcher task that submits everything queued
+//! so far as one raft entry and, while that entry is being made durable, collects the next
+//! batch: one fsync acknowledges many concurrent writes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -6,6 +12,8 @@ use std::sync::Arc;
 
 use openraft::error::{InitializeError, RaftError};
 use openraft::{BasicNode, Raft};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use super::error::ReplicationError;
 use super::log_store::LogStore;
@@ -18,12 +26,24 @@ use super::{AppStateMachine, RaftConfig};
 /// Name of the store file inside the data directory.
 const STORE_FILE: &str = "raft.redb";
 
+/// Most commands carried by one log entry.
+const MAX_BATCH: usize = 1024;
+/// Queued writes beyond which `write` waits for room (backpressure).
+const WRITE_QUEUE: usize = 16 * MAX_BATCH;
+
+struct PendingWrite<A: AppStateMachine> {
+    cmd: A::Command,
+    reply: oneshot::Sender<Result<A::Response, ReplicationError>>,
+}
+
 /// A running raft node replicating application state `A`.
 pub struct ReplicatedState<A: AppStateMachine> {
     raft: Raft<TypeConfig<A>>,
     app: SharedApp<A>,
     store: Store,
     node_id: u64,
+    writes: mpsc::Sender<PendingWrite<A>>,
+    batcher: JoinHandle<()>,
 }
 
 impl<A: AppStateMachine> ReplicatedState<A> {
@@ -48,19 +68,22 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             path: path.display().to_string(),
             source: Box::new(source),
         })?;
-        let raft = match start_raft(&store, node_id, &config, initial).await {
+        let (raft, app) = match start_raft(&store, node_id, &config, initial).await {
             Ok(started) => started,
             Err(e) => {
                 store.close().await;
                 return Err(e);
             }
         };
-        let (raft, app) = raft;
+        let (writes, queued) = mpsc::channel(WRITE_QUEUE);
+        let batcher = tokio::spawn(run_batcher(raft.clone(), queued));
         let this = Self {
             raft,
             app,
             store,
             node_id,
+            writes,
+            batcher,
         };
         if let Err(e) = this.become_leader(&config).await {
             let _ = this.shutdown().await;
@@ -74,7 +97,9 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             let members = BTreeMap::from([(self.node_id, BasicNode::new(&config.advertise_addr))]);
             match self.raft.initialize(members).await {
                 Ok(()) | Err(RaftError::APIError(InitializeError::NotAllowed(_))) => {}
-                Err(RaftError::APIError(e)) => return Err(ReplicationError::Write(e.to_string())),
+                Err(RaftError::APIError(e)) => {
+                    return Err(ReplicationError::Initialize(e.to_string()))
+                }
                 Err(RaftError::Fatal(f)) => return Err(f.into()),
             }
         }
@@ -99,10 +124,19 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     }
 
     /// Appends `cmd` to the log and returns the application's response once the entry is
-    /// durable and applied.
+    /// durable and applied. Concurrent calls share log entries and fsyncs; each still gets its
+    /// own response, and commands are applied in the order they were queued.
+    ///
+    /// On an error other than `NotLeader` or `ShuttingDown` before queueing, the command may
+    /// or may not have been committed; as with any replicated log, a retry must be idempotent
+    /// at the application level.
     pub async fn write(&self, cmd: A::Command) -> Result<A::Response, ReplicationError> {
-        let response = self.raft.client_write(cmd).await?;
-        Ok(response.data)
+        let (reply, response) = oneshot::channel();
+        self.writes
+            .send(PendingWrite { cmd, reply })
+            .await
+            .map_err(|_| ReplicationError::ShuttingDown)?;
+        response.await.map_err(|_| ReplicationError::ShuttingDown)?
     }
 
     /// Reads the local application state. On the leader of a one-member cluster this sees every
@@ -136,12 +170,52 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         &self.raft
     }
 
-    /// Stops raft and closes the store file, so the directory can be opened again.
+    /// Finishes queued writes, stops raft and closes the store file, so the directory can be
+    /// opened again. Dropping the handle instead leaves raft's tasks and the store running
+    /// until the tokio runtime ends.
     pub async fn shutdown(self) -> Result<(), ReplicationError> {
-        let stopped = self.raft.shutdown().await;
-        drop(self.raft);
-        self.store.close().await;
+        let Self {
+            raft,
+            store,
+            writes,
+            batcher,
+            ..
+        } = self;
+        // Closing the queue ends the batcher once it has answered everything already queued.
+        drop(writes);
+        let batcher_done = batcher.await;
+        let stopped = raft.shutdown().await;
+        drop(raft);
+        store.close().await;
+        batcher_done.map_err(|e| ReplicationError::Shutdown(e.to_string()))?;
         stopped.map_err(|e| ReplicationError::Shutdown(e.to_string()))
+    }
+}
+
+/// Submits queued writes as one raft entry per round until the queue is closed.
+async fn run_batcher<A: AppStateMachine>(
+    raft: Raft<TypeConfig<A>>,
+    mut queued: mpsc::Receiver<PendingWrite<A>>,
+) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queued.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let (cmds, replies): (Vec<_>, Vec<_>) = batch.drain(..).map(|p| (p.cmd, p.reply)).unzip();
+        match raft.client_write(cmds).await {
+            Ok(written) => {
+                let mut responses = written.data.into_iter();
+                for reply in replies {
+                    let response = responses.next().ok_or_else(|| {
+                        ReplicationError::Write("state machine returned no response".into())
+                    });
+                    let _ = reply.send(response);
+                }
+            }
+            Err(e) => {
+                for reply in replies {
+                    let _ = reply.send(Err(e.clone().into()));
+                }
+            }
+        }
     }
 }
 

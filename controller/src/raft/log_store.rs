@@ -1,5 +1,8 @@
 //! openraft's `RaftLogStorage` over the redb store: the log, the vote and the committed index.
 
+// openraft's trait signatures fix `StorageError` (a large type) as the error type.
+#![allow(clippy::result_large_err)]
+
 use std::fmt::Debug;
 use std::io;
 use std::marker::PhantomData;
@@ -40,11 +43,11 @@ impl<A: AppStateMachine> LogStore<A> {
         }
     }
 
-    async fn read_log_id_meta(
-        &self,
-        key: &'static str,
-    ) -> Result<Option<LogId<u64>>, StoreError> {
-        let bytes = self.store.read(move |txn| store::get_meta(txn, key)).await?;
+    async fn read_log_id_meta(&self, key: &'static str) -> Result<Option<LogId<u64>>, StoreError> {
+        let bytes = self
+            .store
+            .read(move |txn| store::get_meta(txn, key))
+            .await?;
         match bytes {
             Some(b) => codec::decode_log_id(&b),
             None => Ok(None),
@@ -101,9 +104,9 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
             .await
             .map_err(|e| StorageIOError::read_logs(&e))?;
         let last_log_id = match last {
-            Some(bytes) => {
-                Some(codec::decode_entry_log_id(&bytes).map_err(|e| StorageIOError::read_logs(&e))?)
-            }
+            Some(bytes) => Some(
+                codec::decode_entry_log_id(&bytes).map_err(|e| StorageIOError::read_logs(&e))?,
+            ),
             None => last_purged_log_id,
         };
         Ok(LogState {
@@ -141,9 +144,14 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
     ) -> Result<(), StorageError<u64>> {
         let bytes =
             codec::encode_log_id(committed.as_ref()).map_err(|e| StorageIOError::write(&e))?;
+        // openraft awaits this inside its main loop on every commit; an fsync here would double
+        // the cost of each write. The committed index is only a restart shortcut (a lost value
+        // means re-applying a little more log later), so it is not waited for and becomes
+        // durable with the next log append.
         self.store
-            .write(move |txn| store::put_meta(txn, KEY_COMMITTED, &bytes))
-            .await
+            .submit_lazy(Box::new(move |txn| {
+                store::put_meta(txn, KEY_COMMITTED, &bytes)
+            }))
             .map_err(|e| StorageIOError::write(&e).into())
     }
 

@@ -37,16 +37,19 @@ pub trait AppStateMachine: Send + Sync + 'static {
     /// A state change. Persisted in the log: its serde form is an on-disk format, so evolve it
     /// only compatibly (new optional fields, new enum variants).
     type Command: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
-    /// What applying a command returns to the writer. Log entries that are not commands
-    /// (leader changes, membership) produce `Default::default()`.
-    type Response: Serialize + DeserializeOwned + Clone + Debug + Default + Send + Sync + 'static;
+    /// What applying a command returns to its writer.
+    type Response: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
     /// Failure to serialise or restore a snapshot.
     type Error: std::error::Error + Send + Sync + 'static;
 
     /// Applies one committed command. The only way state changes, so it must be deterministic:
-    /// no clocks, randomness or I/O. `log_index` is unique and increasing, so the application
-    /// may derive ids (job ids) from it.
-    fn apply(&mut self, log_index: u64, cmd: Self::Command) -> Self::Response;
+    /// no clocks, randomness or I/O.
+    ///
+    /// `seq` numbers commands in log order: 1 for the first command ever applied, then +1 per
+    /// command, identical on every replica and across restarts and snapshots. It is derived
+    /// from the log (several concurrent writes share one log entry, so the raft index itself
+    /// is not unique per command), and the application may derive ids such as job ids from it.
+    fn apply(&mut self, seq: u64, cmd: Self::Command) -> Self::Response;
 
     /// Serialises the whole state. The bytes are the application's own versioned format.
     fn snapshot(&self) -> Result<Vec<u8>, Self::Error>;
@@ -88,7 +91,7 @@ impl Default for RaftConfig {
 }
 
 impl RaftConfig {
-    fn to_openraft(&self) -> Result<openraft::Config, openraft::ConfigError> {
+    fn to_openraft(&self) -> Result<openraft::Config, ReplicationError> {
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         openraft::Config {
             cluster_name: "spur".into(),
@@ -100,6 +103,7 @@ impl RaftConfig {
             ..Default::default()
         }
         .validate()
+        .map_err(ReplicationError::from)
     }
 }
 

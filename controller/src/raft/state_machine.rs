@@ -1,6 +1,9 @@
 //! openraft's `RaftStateMachine`: applies committed entries to the in-memory application state
 //! and builds, stores and installs snapshots of it.
 
+// openraft's trait signatures fix `StorageError` (a large type) as the error type.
+#![allow(clippy::result_large_err)]
+
 use std::io::Cursor;
 use std::marker::PhantomData;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -21,6 +24,9 @@ use super::AppStateMachine;
 /// The application state shared between the raft state machine (the only writer) and readers.
 pub(crate) type SharedApp<A> = Arc<RwLock<A>>;
 
+/// Sequence number of the first command ever applied.
+pub(crate) const FIRST_SEQ: u64 = 1;
+
 /// A poisoned lock only means an earlier `apply` panicked; that already stopped raft, and
 /// readers may still look at the last state.
 pub(crate) fn read_app<A>(app: &RwLock<A>) -> RwLockReadGuard<'_, A> {
@@ -33,6 +39,9 @@ fn write_app<A>(app: &RwLock<A>) -> RwLockWriteGuard<'_, A> {
 
 pub struct StateMachine<A> {
     app: SharedApp<A>,
+    /// Sequence number the next applied command gets. Lives here, not in the app, because it
+    /// is the raft layer's promise of unique, dense, replica-independent numbers.
+    next_seq: u64,
     last_applied: Option<LogId<u64>>,
     membership: StoredMembership<u64, BasicNode>,
     store: StoreHandle,
@@ -42,17 +51,21 @@ impl<A: AppStateMachine> StateMachine<A> {
     /// Restores `app` from the stored snapshot, if there is one. openraft then replays the log
     /// from the snapshot's last log id.
     pub(crate) async fn load(store: StoreHandle, mut app: A) -> Result<Self, StoreError> {
+        let mut next_seq = FIRST_SEQ;
         let mut last_applied = None;
         let mut membership = StoredMembership::default();
-        if let Some((meta, data)) = store.read(store::get_snapshot).await? {
-            let meta = codec::decode_snapshot_meta(&meta)?;
-            app.restore(codec::unwrap_snapshot_data(&data)?)
+        if let Some(stored) = store.read(store::get_snapshot).await? {
+            let meta = codec::decode_snapshot_meta(&stored.meta)?;
+            let (seq, app_bytes) = codec::unwrap_snapshot_data(&stored.data)?;
+            app.restore(app_bytes)
                 .map_err(|e| StoreError::App(e.to_string()))?;
+            next_seq = seq;
             last_applied = meta.last_log_id;
             membership = meta.last_membership;
         }
         Ok(Self {
             app: Arc::new(RwLock::new(app)),
+            next_seq,
             last_applied,
             membership,
             store,
@@ -67,6 +80,7 @@ impl<A: AppStateMachine> StateMachine<A> {
 /// A snapshot captured at one log id; written to the store off the state machine's task.
 pub struct SnapshotBuilder<A> {
     app_bytes: Result<Vec<u8>, String>,
+    next_seq: u64,
     last_applied: Option<LogId<u64>>,
     membership: StoredMembership<u64, BasicNode>,
     store: StoreHandle,
@@ -103,7 +117,7 @@ impl<A: AppStateMachine> RaftSnapshotBuilder<TypeConfig<A>> for SnapshotBuilder<
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig<A>>, StorageError<u64>> {
         let app_bytes = std::mem::replace(&mut self.app_bytes, Err("already built".into()))
             .map_err(|msg| StorageIOError::read_state_machine(&StoreError::App(msg)))?;
-        let data = codec::wrap_snapshot_data(&app_bytes);
+        let data = codec::wrap_snapshot_data(self.next_seq, &app_bytes);
         let meta = SnapshotMeta {
             last_log_id: self.last_applied,
             last_membership: self.membership.clone(),
@@ -126,7 +140,7 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
         Ok((self.last_applied, self.membership.clone()))
     }
 
-    async fn apply<I>(&mut self, entries: I) -> Result<Vec<A::Response>, StorageError<u64>>
+    async fn apply<I>(&mut self, entries: I) -> Result<Vec<Vec<A::Response>>, StorageError<u64>>
     where
         I: IntoIterator<Item = Entry<TypeConfig<A>>> + OptionalSend,
         I::IntoIter: OptionalSend,
@@ -136,11 +150,18 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
         for entry in entries {
             self.last_applied = Some(entry.log_id);
             let response = match entry.payload {
-                EntryPayload::Blank => A::Response::default(),
-                EntryPayload::Normal(cmd) => app.apply(entry.log_id.index, cmd),
+                EntryPayload::Blank => Vec::new(),
+                EntryPayload::Normal(cmds) => cmds
+                    .into_iter()
+                    .map(|cmd| {
+                        let seq = self.next_seq;
+                        self.next_seq += 1;
+                        app.apply(seq, cmd)
+                    })
+                    .collect(),
                 EntryPayload::Membership(m) => {
                     self.membership = StoredMembership::new(Some(entry.log_id), m);
-                    A::Response::default()
+                    Vec::new()
                 }
             };
             responses.push(response);
@@ -154,6 +175,7 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
         let app_bytes = read_app(&self.app).snapshot().map_err(|e| e.to_string());
         SnapshotBuilder {
             app_bytes,
+            next_seq: self.next_seq,
             last_applied: self.last_applied,
             membership: self.membership.clone(),
             store: self.store.clone(),
@@ -175,12 +197,13 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
         let data = snapshot.into_inner();
         let signature = Some(meta.signature());
         {
-            let app_bytes = codec::unwrap_snapshot_data(&data)
+            let (next_seq, app_bytes) = codec::unwrap_snapshot_data(&data)
                 .map_err(|e| StorageIOError::read_snapshot(signature.clone(), &e))?;
             // Restore before persisting so an unreadable snapshot never replaces a good one.
             write_app(&self.app).restore(app_bytes).map_err(|e| {
                 StorageIOError::read_snapshot(signature.clone(), &StoreError::App(e.to_string()))
             })?;
+            self.next_seq = next_seq;
         }
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
@@ -195,14 +218,14 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
             .read(store::get_snapshot)
             .await
             .map_err(|e| StorageIOError::read_snapshot(None, &e))?;
-        let Some((meta, data)) = stored else {
+        let Some(stored) = stored else {
             return Ok(None);
         };
-        let meta =
-            codec::decode_snapshot_meta(&meta).map_err(|e| StorageIOError::read_snapshot(None, &e))?;
+        let meta = codec::decode_snapshot_meta(&stored.meta)
+            .map_err(|e| StorageIOError::read_snapshot(None, &e))?;
         Ok(Some(Snapshot {
             meta,
-            snapshot: Box::new(Cursor::new(data)),
+            snapshot: Box::new(Cursor::new(stored.data)),
         }))
     }
 }

@@ -41,7 +41,12 @@ type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 type ReadJob = Box<dyn FnOnce(Result<&WriteTransaction, StoreError>) + Send>;
 
 enum Op {
-    Write { job: WriteJob, done: Done },
+    Write {
+        job: WriteJob,
+        done: Done,
+        /// May stay volatile until the next durable commit.
+        lazy: bool,
+    },
     Read(ReadJob),
     Close,
 }
@@ -98,7 +103,24 @@ impl StoreHandle {
     /// Queues a mutation; `done` runs after the batch holding it is durable (or has failed).
     pub(crate) fn submit(&self, job: WriteJob, done: Done) -> Result<(), StoreError> {
         self.tx
-            .send(Op::Write { job, done })
+            .send(Op::Write {
+                job,
+                done,
+                lazy: false,
+            })
+            .map_err(|_| StoreError::Closed)
+    }
+
+    /// Queues a mutation that need not be durable on its own: it becomes durable with the
+    /// next durable commit, and a crash before that loses it. A batch holding only such
+    /// writes commits without fsync.
+    pub(crate) fn submit_lazy(&self, job: WriteJob) -> Result<(), StoreError> {
+        self.tx
+            .send(Op::Write {
+                job,
+                done: Box::new(|_| {}),
+                lazy: true,
+            })
             .map_err(|_| StoreError::Closed)
     }
 
@@ -126,7 +148,9 @@ impl StoreHandle {
         let job: ReadJob = Box::new(move |txn| {
             let _ = tx.send(txn.and_then(f));
         });
-        self.tx.send(Op::Read(job)).map_err(|_| StoreError::Closed)?;
+        self.tx
+            .send(Op::Read(job))
+            .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
 }
@@ -171,17 +195,24 @@ fn run(db: Database, rx: mpsc::Receiver<Op>) {
     // Operations queued after Close find the receiver gone and report `Closed`.
 }
 
-fn begin(db: &Database) -> Result<WriteTransaction, StoreError> {
+fn begin(db: &Database, durability: Durability) -> Result<WriteTransaction, StoreError> {
     let mut txn = db.begin_write().map_err(StoreError::db)?;
-    txn.set_durability(Durability::Immediate)
-        .map_err(StoreError::db)?;
+    txn.set_durability(durability).map_err(StoreError::db)?;
     Ok(txn)
 }
 
 /// Runs one batch in one transaction; returns false once a Close has been seen.
 fn run_batch(db: &Database, batch: &mut Vec<Op>) -> bool {
     let mut keep_running = true;
-    let txn = match begin(db) {
+    let durable = batch
+        .iter()
+        .any(|op| matches!(op, Op::Write { lazy: false, .. }));
+    let durability = if durable {
+        Durability::Immediate
+    } else {
+        Durability::None
+    };
+    let txn = match begin(db, durability) {
         Ok(txn) => txn,
         Err(e) => {
             for op in batch.drain(..) {
@@ -198,7 +229,7 @@ fn run_batch(db: &Database, batch: &mut Vec<Op>) -> bool {
     let mut failure = None;
     for op in batch.drain(..) {
         match op {
-            Op::Write { job, done } => {
+            Op::Write { job, done, .. } => {
                 // After one failure the transaction is abandoned, so later writes are skipped.
                 if failure.is_none() {
                     if let Err(e) = job(&txn) {
@@ -281,13 +312,17 @@ pub(crate) fn last_entry(txn: &WriteTransaction) -> Result<Option<Vec<u8>>, Stor
 /// Removes entries with `index >= from`.
 pub(crate) fn remove_from(txn: &WriteTransaction, from: u64) -> Result<(), StoreError> {
     let mut table = txn.open_table(LOG).map_err(StoreError::db)?;
-    table.retain_in(from.., |_, _| false).map_err(StoreError::db)
+    table
+        .retain_in(from.., |_, _| false)
+        .map_err(StoreError::db)
 }
 
 /// Removes entries with `index <= upto`.
 pub(crate) fn remove_upto(txn: &WriteTransaction, upto: u64) -> Result<(), StoreError> {
     let mut table = txn.open_table(LOG).map_err(StoreError::db)?;
-    table.retain_in(..=upto, |_, _| false).map_err(StoreError::db)
+    table
+        .retain_in(..=upto, |_, _| false)
+        .map_err(StoreError::db)
 }
 
 pub(crate) fn put_snapshot(
@@ -296,22 +331,31 @@ pub(crate) fn put_snapshot(
     data: &[u8],
 ) -> Result<(), StoreError> {
     let mut table = txn.open_table(SNAPSHOT).map_err(StoreError::db)?;
-    table.insert(KEY_SNAPSHOT_META, meta).map_err(StoreError::db)?;
-    table.insert(KEY_SNAPSHOT_DATA, data).map_err(StoreError::db)?;
+    table
+        .insert(KEY_SNAPSHOT_META, meta)
+        .map_err(StoreError::db)?;
+    table
+        .insert(KEY_SNAPSHOT_DATA, data)
+        .map_err(StoreError::db)?;
     Ok(())
 }
 
-/// The stored snapshot as (metadata, data), if any.
-pub(crate) fn get_snapshot(
-    txn: &WriteTransaction,
-) -> Result<Option<(Vec<u8>, Vec<u8>)>, StoreError> {
+/// The encoded records of the current snapshot.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct StoredSnapshot {
+    pub(crate) meta: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+}
+
+/// The current snapshot, if any.
+pub(crate) fn get_snapshot(txn: &WriteTransaction) -> Result<Option<StoredSnapshot>, StoreError> {
     let table = txn.open_table(SNAPSHOT).map_err(StoreError::db)?;
     let get = |key: &str| -> Result<Option<Vec<u8>>, StoreError> {
         let value = table.get(key).map_err(StoreError::db)?;
         Ok(value.map(|v| v.value().to_vec()))
     };
     match (get(KEY_SNAPSHOT_META)?, get(KEY_SNAPSHOT_DATA)?) {
-        (Some(m), Some(d)) => Ok(Some((m, d))),
+        (Some(meta), Some(data)) => Ok(Some(StoredSnapshot { meta, data })),
         (None, None) => Ok(None),
         _ => Err(StoreError::corrupt(
             "snapshot",

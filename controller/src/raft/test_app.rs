@@ -14,7 +14,7 @@ pub(crate) enum KvCmd {
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct KvApp {
     pub(crate) map: BTreeMap<String, u64>,
-    pub(crate) last_index: u64,
+    pub(crate) last_seq: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -25,18 +25,18 @@ const KV_SNAPSHOT_V1: u8 = 1;
 
 impl AppStateMachine for KvApp {
     type Command = KvCmd;
-    /// The log index the command was applied at.
+    /// The sequence number the command was applied with.
     type Response = u64;
     type Error = KvError;
 
-    fn apply(&mut self, log_index: u64, cmd: KvCmd) -> u64 {
+    fn apply(&mut self, seq: u64, cmd: KvCmd) -> u64 {
         match cmd {
             KvCmd::Set { key, value } => {
                 self.map.insert(key, value);
             }
         }
-        self.last_index = log_index;
-        log_index
+        self.last_seq = seq;
+        seq
     }
 
     fn snapshot(&self) -> Result<Vec<u8>, KvError> {

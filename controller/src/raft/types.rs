@@ -64,8 +64,9 @@ impl<A> Ord for TypeConfig<A> {
 }
 
 impl<A: AppStateMachine> RaftTypeConfig for TypeConfig<A> {
-    type D = A::Command;
-    type R = A::Response;
+    /// Concurrent writes are grouped into one entry: see `ReplicatedState::write`.
+    type D = Vec<A::Command>;
+    type R = Vec<A::Response>;
     type NodeId = NodeId;
     type Node = BasicNode;
     type Entry = Entry<Self>;

@@ -14,7 +14,7 @@ use spur_core::states::{JobReason, JobBaseState};
 
 use crate::state::ClusterState;
 
-pub use dependency::{dependency_status, DependencyStatus};
+pub use dependency::{dependency_status, describe as describe_dependency, DependencyStatus};
 pub use placement::{allocation_fits, job_cpus, job_mem_mb, place};
 
 /// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
@@ -83,7 +83,7 @@ fn gate(
         None => {}
     }
     if let Some(dep) = &job.spec.dependency {
-        match dependency_status(state, job, dep) {
+        match dependency_status(state, job, dep, now) {
             DependencyStatus::Satisfied => {}
             DependencyStatus::Waiting => return Some(JobReason::Dependency),
             DependencyStatus::Never => return Some(JobReason::DepInvalid),
@@ -130,12 +130,8 @@ fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u
 
 /// Expands `--array` into task ids, refusing what Slurm refuses (`MaxArraySize`).
 pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, String> {
-    let spec = spur_core::values::array::parse_array(text).map_err(|e| e.to_string())?;
-    let ids: Vec<u32> = spec.task_ids().collect();
-    if ids.iter().any(|&id| id >= max_array_size) {
-        return Err(format!("array task id exceeds MaxArraySize={max_array_size}"));
-    }
-    Ok(ids)
+    let spec = spur_core::values::array::parse_array_spec(text, max_array_size).map_err(|e| e.to_string())?;
+    Ok(spec.task_ids().collect())
 }
 
 /// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
@@ -160,29 +156,7 @@ pub fn validate_request(state: &ClusterState, spec: &JobSpec, partition: &str) -
 }
 
 fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
-    JobRecord {
-        job_id: 0,
-        array_job_id: None,
-        array_task_id: None,
-        spec: spec.clone(),
-        state: JobBaseState::Pending,
-        completing: false,
-        requeue_pending: false,
-        reason: JobReason::NoReason,
-        hold: None,
-        priority: 0,
-        submit_time: 0,
-        eligible_time: None,
-        start_time: None,
-        end_time: None,
-        last_sched_eval: None,
-        time_limit_min: None,
-        alloc: None,
-        exit_code: 0,
-        exit_signal: 0,
-        restarts: 0,
-        partition: partition.to_string(),
-    }
+    JobRecord::pending(0, spec.clone(), partition.to_string(), 0, 0)
 }
 
 /// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end

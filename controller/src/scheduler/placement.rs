@@ -161,6 +161,7 @@ pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<A
         cpus: cpus_per_node,
         mem_mb: mem_per_node,
         gres_indices: gres_picks,
+        core_ids: Vec::new(),
     })
 }
 

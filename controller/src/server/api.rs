@@ -66,7 +66,19 @@ impl ApiService {
         let now = self.controller.now();
         Ok(self.controller.state.read(|state| match query {
             Query::Jobs => QueryReply::Jobs {
-                jobs: state.jobs.values().cloned().collect(),
+                jobs: state
+                    .jobs
+                    .values()
+                    .map(|job| {
+                        let mut job = job.clone();
+                        job.dependency_status = job
+                            .spec
+                            .dependency
+                            .as_deref()
+                            .map(|dep| scheduler::describe_dependency(state, &job, dep, now));
+                        job
+                    })
+                    .collect(),
                 now,
             },
             Query::Nodes => QueryReply::Nodes {

@@ -158,6 +158,7 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         arch: String::new(),
         free_mem_mb: None,
         cpu_load: None,
+        port: None,
     };
     update_shape(&mut node, &def);
     node

@@ -10,6 +10,9 @@ use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason
 /// priority/basic's starting point: each submission gets one less, so older jobs sort first.
 const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
 
+/// The signal number Slurm records for a batch step that failed to launch.
+const LAUNCH_FAILURE_SIGNAL: u32 = 53;
+
 /// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
 pub(super) fn holds_resources(job: &JobRecord) -> bool {
     job.state == JobBaseState::Running || job.completing
@@ -37,29 +40,20 @@ impl ClusterState {
                 .saturating_sub(u32::try_from(state.submissions).unwrap_or(u32::MAX))
                 .saturating_add_signed(-spec.nice);
             let hold = spec.hold.then_some(HoldKind::User);
-            let record = JobRecord {
+            let mut record = JobRecord::pending(
                 job_id,
-                array_job_id: array_task.map(|_| first_id),
-                array_task_id: array_task,
-                spec: spec.clone(),
-                state: JobBaseState::Pending,
-                completing: false,
-                requeue_pending: false,
-                reason: if hold.is_some() { JobReason::HeldUser } else { JobReason::NoReason },
-                hold,
-                priority: if spec.hold { 0 } else { priority },
-                submit_time: now,
-                eligible_time: None,
-                start_time: None,
-                end_time: None,
-                last_sched_eval: None,
-                time_limit_min,
-                alloc: None,
-                exit_code: 0,
-                exit_signal: 0,
-                restarts: 0,
-                partition: partition.clone(),
-            };
+                spec.clone(),
+                partition.clone(),
+                now,
+                if spec.hold { 0 } else { priority },
+            );
+            record.array_job_id = array_task.map(|_| first_id);
+            record.array_task_id = array_task;
+            record.time_limit_min = time_limit_min;
+            record.hold = hold;
+            if hold.is_some() {
+                record.reason = JobReason::HeldUser;
+            }
             state.jobs.insert(job_id, record);
         };
         if tasks.is_empty() {
@@ -187,9 +181,10 @@ impl ClusterState {
             }
             return applied;
         }
+        // Slurm shows a batch step that could not start as `ExitCode=0:53` (its launch-failure status).
         let (code, signal) = match outcome {
             Outcome::Exited { code, signal } => (code, signal),
-            Outcome::LaunchFailed => (1, 0),
+            Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL),
         };
         if job.state == JobBaseState::Running && !job.requeue_pending {
             job.state = if signal == 0 && code == 0 {
@@ -197,9 +192,11 @@ impl ClusterState {
             } else {
                 JobBaseState::Failed
             };
+            // Slurm 22.05 reports a batch script killed by a signal, like one that never started, as a launch
+            // failure; a non-zero exit is NonZeroExitCode.
             job.reason = if job.state == JobBaseState::Failed {
                 if signal != 0 {
-                    JobReason::FailExitCode
+                    JobReason::FailLaunch
                 } else {
                     JobReason::FailExitCode
                 }

@@ -5,14 +5,14 @@
 //! bad value, and where Slurm prints the value back (squeue, scontrol), a formatter producing Slurm's exact text.
 //! Everything is pure: the current time and local UTC offset are passed in where a grammar depends on them.
 
-// pub mod array;
-// pub mod begin;
-// pub mod bitmap;
-// pub mod constraint;
-// pub mod dependency;
+pub mod array;
+pub mod begin;
+pub mod bitmap;
+pub mod constraint;
+pub mod dependency;
 pub mod distribution;
-// pub mod filename;
-// pub mod gres;
+pub mod filename;
+pub mod gres;
 pub mod mail;
 pub mod nodes;
 pub mod signal;

@@ -30,3 +30,9 @@ fn generated_verify_node_count() {
         }
     }
 }
+
+#[test]
+fn private_controller_displays() {
+    // scontrol NumNodes= seen on a private slurmctld 22.05.8 for -N 2-3.
+    assert_eq!(parse_node_count("2-3").unwrap().to_string(), "2-3");
+}

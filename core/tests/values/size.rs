@@ -42,3 +42,22 @@ fn generated_convert_num_unit() {
         );
     }
 }
+
+#[test]
+fn private_controller_displays() {
+    // scontrol TRES= mem and squeue %m/%d seen on a private slurmctld 22.05.8 for --mem/--tmp values.
+    for (input, shown) in [
+        ("1536", "1.50G"),
+        ("1025", "1025M"),
+        ("2G", "2G"),
+        ("1T", "1T"),
+        ("2048", "2G"),
+    ] {
+        assert_eq!(
+            format_megabytes(parse_megabytes(input).unwrap()),
+            shown,
+            "{input}"
+        );
+    }
+    assert_eq!(format_megabytes(parse_mem("0").unwrap().0), "0");
+}

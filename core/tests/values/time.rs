@@ -98,3 +98,18 @@ fn generated_secs2time_and_mins2time() {
         );
     }
 }
+
+#[test]
+fn private_controller_displays() {
+    // scontrol TimeLimit= and squeue %l seen on a private slurmctld 22.05.8.
+    let limit = parse_job_time_limit("1-02:03:04").unwrap();
+    assert_eq!(
+        (format_time_limit(limit), format_squeue_time_limit(limit)),
+        ("1-02:04:00".into(), "1-02:04:00".into())
+    );
+    let limit = parse_job_time_limit("90").unwrap();
+    assert_eq!(
+        (format_time_limit(limit), format_squeue_time_limit(limit)),
+        ("01:30:00".into(), "1:30:00".into())
+    );
+}

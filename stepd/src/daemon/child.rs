@@ -118,11 +118,11 @@ fn prepare(plan: &ChildPlan<'_>) -> Result<(), String> {
     dup2_stdout(plan.stdout.as_fd()).map_err(|e| format!("dup2(stdout): {e}"))?;
     dup2_stderr(plan.stderr.as_fd()).map_err(|e| format!("dup2(stderr): {e}"))?;
     if let Err(e) = chdir(plan.work_dir) {
-        write_stderr(&messages::chdir_fallback_line(
-            plan.hostname,
-            plan.work_dir,
-            e.desc(),
-        ));
+        // Slurm 22.05 fails this chdir twice (once in slurmstepd, once in the task) and both lines end up
+        // in the job's stderr; job output is meant to look the same under Spur.
+        let line = messages::chdir_fallback_line(plan.hostname, plan.work_dir, e.desc());
+        write_stderr(&line);
+        write_stderr(&line);
         if chdir("/tmp").is_err() {
             let line = messages::chdir_tmp_failed_line(plan.hostname);
             write_stderr(&line);

@@ -184,18 +184,18 @@ fn open_job_files(spec: &LaunchSpec) -> Result<StdioFiles, String> {
         .as_deref()
         .map_or_else(|| PathBuf::from("/dev/null"), resolve);
     let stdin =
-        open_input(&stdin_path).map_err(|e| messages::open_input_failed(&stdin_path, e.desc()))?;
+        open_input(&stdin_path).map_err(|e| messages::open_stdin_failed(&stdin_path, e.desc()))?;
     let out_path = resolve(&spec.stdout_path);
     let stdout = open_output(&out_path, spec.open_mode)
-        .map_err(|e| messages::open_output_failed(&out_path, e.desc()))?;
+        .map_err(|e| messages::open_stdout_failed(&out_path, e.desc()))?;
     let err_path = resolve(&spec.stderr_path);
     let stderr = if err_path == out_path {
         stdout
             .try_clone()
-            .map_err(|e| messages::open_error_failed(&err_path, &e.to_string()))?
+            .map_err(|e| messages::open_stderr_failed(&err_path, &e.to_string()))?
     } else {
         open_output(&err_path, spec.open_mode)
-            .map_err(|e| messages::open_error_failed(&err_path, e.desc()))?
+            .map_err(|e| messages::open_stderr_failed(&err_path, e.desc()))?
     };
     Ok((stdin, stdout, stderr))
 }

@@ -93,6 +93,9 @@ impl Supervisor {
                 };
                 running.event_loop();
                 let result = running.result();
+                // Stop listening before the result appears: from then on a client's connect fails at once
+                // instead of waiting on a supervisor that no longer reads.
+                drop(running);
                 return finish(&result);
             }
         };

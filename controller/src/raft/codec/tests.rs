@@ -34,7 +34,7 @@ fn entries_roundtrip_for_every_payload() {
     });
     roundtrip(Entry {
         log_id: log_id(3, 2, 42),
-        payload: EntryPayload::Normal(set("job.1", 7)),
+        payload: EntryPayload::Normal(vec![set("job.1", 7), set("job.2", 8)]),
     });
     roundtrip(Entry {
         log_id: log_id(4, 1, 43),
@@ -46,13 +46,13 @@ fn entries_roundtrip_for_every_payload() {
 fn entry_record_is_our_own_json_after_the_version_byte() {
     let entry: Entry<TypeConfig<KvApp>> = Entry {
         log_id: log_id(2, 1, 5),
-        payload: EntryPayload::Normal(set("a", 1)),
+        payload: EntryPayload::Normal(vec![set("a", 1)]),
     };
     let bytes = encode_entry::<KvApp>(&entry).unwrap();
     // Pinned so an accidental change to the persisted layout fails here.
     assert_eq!(
         std::str::from_utf8(&bytes[1..]).unwrap(),
-        r#"{"log_id":{"term":2,"node":1,"index":5},"payload":{"Normal":{"Set":{"key":"a","value":1}}}}"#
+        r#"{"log_id":{"term":2,"node":1,"index":5},"payload":{"Normal":[{"Set":{"key":"a","value":1}}]}}"#
     );
 }
 
@@ -80,6 +80,10 @@ fn unknown_versions_and_empty_records_are_errors() {
         unwrap_snapshot_data(&[2, 0]),
         Err(StoreError::UnsupportedVersion { found: 2, .. })
     ));
+    assert!(matches!(
+        unwrap_snapshot_data(&[SNAPSHOT_DATA_V1, 0, 0]),
+        Err(StoreError::Corrupt { .. })
+    ));
 }
 
 #[test]
@@ -92,7 +96,10 @@ fn vote_roundtrips_committed_and_not() {
 #[test]
 fn log_ids_roundtrip_including_none() {
     for id in [None, Some(log_id(1, 2, 3))] {
-        assert_eq!(decode_log_id(&encode_log_id(id.as_ref()).unwrap()).unwrap(), id);
+        assert_eq!(
+            decode_log_id(&encode_log_id(id.as_ref()).unwrap()).unwrap(),
+            id
+        );
     }
 }
 
@@ -109,7 +116,10 @@ fn snapshot_meta_roundtrips() {
 
 #[test]
 fn snapshot_data_envelope_roundtrips() {
-    let wrapped = wrap_snapshot_data(b"app-state");
+    let wrapped = wrap_snapshot_data(77, b"app-state");
     assert_eq!(wrapped[0], SNAPSHOT_DATA_V1);
-    assert_eq!(unwrap_snapshot_data(&wrapped).unwrap(), b"app-state");
+    assert_eq!(
+        unwrap_snapshot_data(&wrapped).unwrap(),
+        (77, b"app-state".as_slice())
+    );
 }

@@ -40,7 +40,7 @@ fn log_id(term: u64, index: u64) -> LogId<u64> {
 fn entry(term: u64, index: u64) -> Entry<TypeConfig<KvApp>> {
     Entry {
         log_id: log_id(term, index),
-        payload: EntryPayload::Normal(set("k", index)),
+        payload: EntryPayload::Normal(vec![set("k", index)]),
     }
 }
 

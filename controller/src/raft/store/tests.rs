@@ -112,7 +112,10 @@ async fn a_failed_write_fails_its_whole_batch_and_commits_nothing() {
     let mut results: Vec<_> = (0..3).map(|_| rx.recv().unwrap()).collect();
     results.sort();
     // The gate ran alone in the first batch; the other two shared one and both failed.
-    assert_eq!(results, vec![("bad", false), ("gate", true), ("good", false)]);
+    assert_eq!(
+        results,
+        vec![("bad", false), ("gate", true), ("good", false)]
+    );
     assert!(all_indexes(&h).await.is_empty());
     store.close().await;
 }
@@ -136,11 +139,18 @@ async fn snapshot_is_replaced_as_a_whole() {
     let store = Store::open(&dir.path().join("s.redb")).unwrap();
     let h = store.handle();
     assert_eq!(h.read(get_snapshot).await.unwrap(), None);
-    h.write(|txn| put_snapshot(txn, b"m1", b"d1")).await.unwrap();
-    h.write(|txn| put_snapshot(txn, b"m2", b"d2")).await.unwrap();
+    h.write(|txn| put_snapshot(txn, b"m1", b"d1"))
+        .await
+        .unwrap();
+    h.write(|txn| put_snapshot(txn, b"m2", b"d2"))
+        .await
+        .unwrap();
     assert_eq!(
         h.read(get_snapshot).await.unwrap(),
-        Some((b"m2".to_vec(), b"d2".to_vec()))
+        Some(StoredSnapshot {
+            meta: b"m2".to_vec(),
+            data: b"d2".to_vec()
+        })
     );
     store.close().await;
 }
@@ -158,4 +168,35 @@ async fn a_store_of_an_unknown_format_is_refused() {
     store.close().await;
     let err = Store::open(&path).err().unwrap();
     assert!(err.to_string().contains("not supported"), "{err}");
+}
+
+#[tokio::test]
+async fn lazy_writes_are_visible_at_once_and_durable_after_the_next_durable_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    h.submit_lazy(Box::new(|txn| put_meta(txn, KEY_COMMITTED, b"c1")))
+        .unwrap();
+    let seen = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    assert_eq!(seen.as_deref(), Some(b"c1".as_slice()));
+    h.write(|txn| put_entries(txn, &[(1, vec![1])]))
+        .await
+        .unwrap();
+    store.close().await;
+
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    let kept = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    assert_eq!(kept.as_deref(), Some(b"c1".as_slice()));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_store_already_open_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    assert!(Store::open(&path).is_err());
+    store.close().await;
 }

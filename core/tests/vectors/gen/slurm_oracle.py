@@ -364,7 +364,168 @@ def step_lists():
             print(f"{esc(s)}\t{out}\t")
 
 
-VECTORS = {"step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
+BIT_UNFMT = ["0", "1", "0-3", "1-10", "1,3,5", "1-3,5,7-9", "3-1", "1-10:2", "9-14,42,102", "0,0,1", "5,1,3", "127",
+             "1-", "-1", "", "a", "1,,2", " 1", "a1", "1a", "1a2", "1 2", "x", ",", "1,", ",1", "1--3", "1-3-5", "1:2",
+             "1-10:0", "1-10:3", "[1-3]", "0x5", "-", "--1", "1-3,", "1-3:2:2", "1-:2", "3-1:2", "1-3:", "1:", "128",
+             "0-127", "100-200", "1-200", "-5", "5-", "12,a,3", "1-3a", "1-a3", "1 - 3", " ", "1-10:-2", "1-10: 2",
+             "+1", "1,2-", "99999999999", "4294967297", "1-3 ,5", "1;3", "1.5", "1-10:1", "1-10:2,20", "20,1-10:2",
+             "1-10:2 ", " 1-10:2", "1 -10:2", "a1-10:2", "1-10:2a", "0-127:1", "0-128:2", "1-10:20", "2-2:1", "2-3:1",
+             "-10:2", "1-10:+2", "1- 10:2", "1-10:2,", "0-0:5", "1-11:5", "1-128:1", "4294967297-4294967300:1",
+             "1-10:2%3", "1-10:2-3", "1-10:2:"]
+
+
+def bit_unfmt():
+    L.bit_alloc.restype = c.c_void_p
+    L.bit_alloc.argtypes = [c.c_int64]
+    L.bit_unfmt.argtypes = [c.c_void_p, c.c_char_p]
+    L.bit_fmt.argtypes = [c.c_char_p, c.c_int32, c.c_void_p]
+    header("bit_unfmt() into a 128-bit map, then bit_fmt() with a 1024-byte buffer", ["input", "rc", "bit_fmt"])
+    for s in BIT_UNFMT:
+        b = L.bit_alloc(128)
+        rc = L.bit_unfmt(b, s.encode())
+        buf = c.create_string_buffer(1024)
+        L.bit_fmt(buf, 1024, b)
+        print(f"{esc(s)}\t{rc}\t{buf.value.decode() if rc == 0 else ''}")
+
+
+HEXMASKS = [(16, "0xBDFF"), (64, "4321"), (64, "0x4321"), (64, "0xAbCd"), (64, "0x1248AbCd"), (64, "0x123AbCd"),
+            (64, "0x5555555555155"), (65, "0x10000000000000002"), (64, "Z"), (64, "0xZ"), (64, "0xZ0"), (1, "0x2"),
+            (1, "0x80"), (1, "0x1"), (8, "0X0f"), (8, ""), (8, "0x"), (8, "0x000000000001"), (8, "0x100"), (12, "fff"),
+            (10, "0x3ff"), (10, "0x7ff"), (3, "0x7")]
+
+
+def hexmask():
+    L.bit_alloc.restype = c.c_void_p
+    L.bit_alloc.argtypes = [c.c_int64]
+    L.bit_unfmt_hexmask.argtypes = [c.c_void_p, c.c_char_p]
+    L.bit_fmt_hexmask.argtypes = [c.c_void_p]
+    L.bit_fmt_hexmask.restype = c.c_char_p
+    L.bit_fmt.argtypes = [c.c_char_p, c.c_int32, c.c_void_p]
+    header("bit_unfmt_hexmask() into a map of `bits` bits, then bit_fmt() and bit_fmt_hexmask()",
+           ["bits", "input", "rc", "bit_fmt", "bit_fmt_hexmask"])
+    for size, s in HEXMASKS:
+        b = L.bit_alloc(size)
+        rc = L.bit_unfmt_hexmask(b, s.encode())
+        if rc:
+            print(f"{size}\t{esc(s)}\t{rc}\t\t")
+            continue
+        buf = c.create_string_buffer(1024)
+        L.bit_fmt(buf, 1024, b)
+        print(f"{size}\t{esc(s)}\t{rc}\t{buf.value.decode()}\t{L.bit_fmt_hexmask(b).decode()}")
+
+
+def _xlate_child(hexstr, max_tasks, env):
+    import subprocess
+    code = ("import ctypes as c, sys\n"
+            f"L = c.CDLL('{LIB}')\n"
+            "L.xstrdup.restype = c.c_void_p\nL.xstrdup.argtypes = [c.c_char_p]\n"
+            "L.xlate_array_task_str.argtypes = [c.POINTER(c.c_void_p), c.c_uint32, c.c_void_p]\n"
+            "p = c.c_void_p(L.xstrdup(sys.argv[1].encode()))\n"
+            "L.xlate_array_task_str(c.byref(p), int(sys.argv[2]), None)\n"
+            "sys.stdout.write(c.cast(p, c.c_char_p).value.decode())\n")
+    full_env = {k: v for k, v in os.environ.items() if k != "SLURM_BITSTR_LEN"}
+    if env is not None:
+        full_env["SLURM_BITSTR_LEN"] = env
+    # Slurm caches SLURM_BITSTR_LEN for the life of the process, so every case runs in a fresh one.
+    return subprocess.run([sys.executable, "-c", code, hexstr, str(max_tasks)], capture_output=True, text=True,
+                          env=full_env).stdout
+
+
+def _hex_of(bits):
+    v = 0
+    for b in bits:
+        v |= 1 << b
+    return hex(v)
+
+
+XLATE = [("0x7", 0, None), ("0x9C6", 0, None), ("0x9C6", 9, None), ("0x55554", 9, None), ("0x45174", 9, None),
+         ("0x55154", 9, None), ("0x55154", 0, "10"), ("0x55154", 9, "10"), ("0x5555555555155", 0, "-1"),
+         ("0x5555555555155", 9, "-1"), ("0x5555555555155", 0, "65"), ("0x5555555555155", 0, "0"),
+         ("0x5555555555155", 0, None), ("", 0, None), ("h", 0, None), ("hello", 0, None), ("1-3", 0, None),
+         ("0x2AA", 0, None), ("0x2AA", 4, None), ("0x1555", 0, None), ("0x1554", 0, None), ("0x100001", 0, None),
+         ("0x3FE", 0, None), ("0x0", 0, None), ("0x", 0, None), ("0xZZ", 0, None), ("0x1", 4294967295, None),
+         ("0x55154", 0, "4"), ("0x55154", 0, "3"), ("0x55154", 0, "5"), ("0x55154", 0, "abc"),
+         ("0x55154", 0, "-5")]
+XLATE_BITS = [[0, 6, 12], [0, 4, 8, 12], [0, 11], [0, 5, 10, 15], [0, 3, 6, 9, 12], [0, 1, 2, 20],
+              [0, 2, 4, 6, 8, 10, 12, 14], [100, 200, 300, 400, 500, 600], [10, 20, 30, 40, 50],
+              [0, 2, 4, 6, 8, 10, 12], [100, 102, 104, 106, 108, 110], [0, 11, 22], [0, 3, 6, 9, 12, 15],
+              [0, 100, 200, 300, 400], [0, 100, 200, 300, 400, 500], [1, 3, 5, 7, 9, 11], [0, 2, 4, 6, 8, 10],
+              [0, 2, 4, 6, 8, 10, 12, 15], list(range(0, 61, 3)) + [70], list(range(0, 61, 3)) + [700],
+              list(range(0, 61, 3)) + [7000], list(range(0, 61, 3)) + [70000], list(range(1, 1000, 3)),
+              list(range(1, 101)) + list(range(200, 301, 5)), list(range(0, 21, 2)) + [30]]
+
+
+def xlate():
+    header("xlate_array_task_str(): ArrayTaskId=/squeue display of a pending array's hex task bitmap; each row runs "
+           "in a fresh process because Slurm caches SLURM_BITSTR_LEN ('-' = unset)",
+           ["hex_bitmap", "array_max_tasks", "SLURM_BITSTR_LEN", "display"])
+    rows = list(XLATE) + [(_hex_of(bits), 0, None) for bits in XLATE_BITS]
+    for hexstr, max_tasks, env in rows:
+        out = _xlate_child(hexstr, max_tasks, env)
+        print(f"{esc(hexstr)}\t{max_tasks}\t{'-' if env is None else esc(env)}\t{esc(out)}")
+
+
+PARSE_TIMES = ["now", "now+1hour", "now+60", "now+1", "16:00", "16:00:30", "midnight", "noon", "elevenses", "fika",
+               "teatime", "today", "tomorrow", "12/25", "12/25/27", "122527", "2027-01-02", "2027-01-02T03:04",
+               "2027-01-02T03:04:05", "bogus", "", "2000-01-01", "now+1minute", "now+2days", "now+1week", "now+3hours",
+               "now+10minutes", "now+10sec", "now+10seconds", "now+1 hour", "now-1hour", "now+1h", "now+1d", "0",
+               "1796050685", "uts", "noon tomorrow", "16:00 tomorrow", "tomorrow 16:00", "now+1hours", "now+1days",
+               "now+1weeks", "now+1min", "now+1minutes", "now+1s", "now+1w", "16:00AM", "4:00PM", "4pm", "04:00pm",
+               "uts1800000000", "now - 1 hour", "now+", "now+hour", "now+1hour+1", "NOW", "Today", "16:00 pm",
+               "4:00 am", "12:00am", "12:00pm", "13:00pm", "1/2", "1.2.27", "0101", "13/01", "01/32", "2027-13-01",
+               "2027-1-1", "24:00", "23:60", "1:5", "16:00:5", "todaytomorrow", "16:00-12/25", "12/25-16:00", "T16:00",
+               "2027-01-02 03:04", "02/31", "12/25/00", "11/30", "11/30-14:58", "11/30-14:59", "14:58", "14:59",
+               "14:58:59", "now+1hourx", "now+1 hours", "now + 5", "now+5 ", "now5", "nowx", "  now", "now-5",
+               "now+99999999999", "1", "12", "123", "1234", "12345", "1234567", "2027-01-02T", "2027-01-0",
+               "2027-01-02X", "1/1/1", "midnight tomorrow", "noon today", "now today", "today now+1hour",
+               "16:00 16:30", "16:00\n", "teatimex", "TODAY", "Tomorrow", "MIDNIGHT", "Noon", "TEATIME", "Fika",
+               " today", " 16:00", " tomorrow", "tomorrow today", "Tomorrow 16:00", "tomorrowx", "todayx", "noon noon",
+               "noontomorrow", "nownow", "now+1hour today", "uts999999", "uts1000000", "UTS1000000", "uts1000000x",
+               "now+1Hour", "now+1HOURS", "now+1week5", "now+ 1 2 hours", "now+1hours ", "now +1hours", "now\t+1",
+               "16:00\t", "midnight16:00", "16:00midnight", "-16:00", "T", "-", " ", "TT16:00", "1-2",
+               "2027-01-02-03:04", "12/25 2027", "uts1000000 today", "1:00", "9:30am", "12/31", "01/01", "02/29",
+               "2028-02-29", "2027-02-29", "02/29/28", "1231", "2026-11-30", "2026-11-30T14:58", "2026-11-30T14:59",
+               "00:00", "23:59:59", "now+0", "now-0", "now+1day 10:00", "10:00 now+1day", "x now", "1 now+1hour",
+               "12/25/99", "2099-12-31T23:59:59", "1970-01-01", "1970-01-01T00:00:01", "0001-01-01", "10000-01-01",
+               "2027-01-02T24:00", "2027-00-10", "2027-01-00", "2027-01-32", "1/2/3", "12.25.27", "12/2527",
+               "16:00\nxyz", "now\n+5"]
+PARSE_TIME_CASES = [("UTC", 1796050685, 0), ("UTC", 1796050685, 1), ("Asia/Kolkata", 1796050685, 0),
+                    ("Etc/GMT+5", 1798759800, 0), ("UTC", 1798759800, 0), ("Asia/Kolkata", 1803794399, 0),
+                    ("UTC", 1835431200, 1)]
+
+
+def parse_time():
+    import subprocess
+    import tempfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    tmp = tempfile.mkdtemp()
+    shim = os.path.join(tmp, "fake_time.so")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", shim, os.path.join(here, "fake_time.c")], check=True)
+    child = ("import ctypes as c, os, sys\n"
+             f"L = c.CDLL('{LIB}')\n"
+             "L.parse_time.argtypes = [c.c_char_p, c.c_int]\nL.parse_time.restype = c.c_long\n"
+             "past = int(sys.argv[1])\n"
+             "for line in sys.stdin.read().split('\\x00'):\n"
+             "    if line == '\\x01': continue\n"
+             "    r, w = os.pipe(); saved = os.dup(2); os.dup2(w, 2)\n"
+             "    v = L.parse_time(line.encode(), past)\n"
+             "    os.dup2(saved, 2); os.close(w); err = os.read(r, 4096).decode().strip(); os.close(r)\n"
+             "    sys.stdout.write(f'{v}\\x00{err}\\x01')\n")
+    header("parse_time(input, past) (--begin/--deadline): epoch seconds, 0 = nothing/invalid, with the message Slurm "
+           "prints on stderr; time() is stubbed by gen/fake_time.c (LD_PRELOAD) to `now`, TZ set per row; "
+           "inputs written with \\t \\n escapes", ["tz", "now", "past", "input", "result", "stderr"])
+    for tz, now, past in PARSE_TIME_CASES:
+        env = dict(os.environ, TZ=tz, FAKE_NOW=str(now), LD_PRELOAD=shim)
+        data = "\x00".join(PARSE_TIMES)
+        out = subprocess.run([sys.executable, "-c", child, str(past)], input=data, capture_output=True, text=True,
+                             env=env).stdout
+        results = [r for r in out.split("\x01") if r]
+        for s, res in zip(PARSE_TIMES, results):
+            value, _, err = res.partition("\x00")
+            print(f"{tz}\t{now}\t{past}\t{esc(s)}\t{value}\t{esc(err)}")
+
+
+VECTORS = {"parse_time": parse_time, "bit_unfmt": bit_unfmt, "hexmask": hexmask, "xlate": xlate, "step_lists": step_lists, "distributions": distributions, "mail_types": mail_types, "sig_names": sig_names, "signal_opts": signal_opts, "node_count": node_count, "mbytes": mbytes, "num_unit": num_unit, "time_str": time_str, "time_fmt": time_fmt}
 
 if __name__ == "__main__":
     VECTORS[sys.argv[1]]()

@@ -1,0 +1,100 @@
+//! spurd's settings: which node this is, where the controller listens and where the spool lives, from slurm.conf
+//! unless given on the command line.
+
+use std::path::{Path, PathBuf};
+
+use spur_core::conf::SlurmConf;
+
+use crate::discover;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSettings {
+    pub node_name: String,
+    pub node_addr: String,
+    pub controller_url: String,
+    pub spool: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{0}")]
+    Parse(String),
+    #[error("node {0} is not in slurm.conf (use -N to name this node)")]
+    UnknownNode(String),
+    #[error("no controller address: give --controller or a slurm.conf with SlurmctldHost")]
+    NoController,
+}
+
+impl AgentSettings {
+    pub fn resolve(
+        conf_path: Option<&Path>,
+        node_name: Option<&str>,
+        controller: Option<&str>,
+        spool: Option<&Path>,
+    ) -> Result<AgentSettings, AgentConfigError> {
+        let conf = match conf_path {
+            Some(path) => Some(read(path)?),
+            None => None,
+        };
+        let node_name = node_name.map(str::to_string).unwrap_or_else(discover::short_hostname);
+        let node_addr = match &conf {
+            Some(conf) => node_address(conf, &node_name)?,
+            None => "127.0.0.1".to_string(),
+        };
+        let controller_url = match (controller, &conf) {
+            (Some(url), _) => url.to_string(),
+            (None, Some(conf)) => {
+                let host = conf.controllers.first().ok_or(AgentConfigError::NoController)?;
+                format!("http://{}:{}", host.addr, conf.slurmctld_port().first)
+            }
+            (None, None) => return Err(AgentConfigError::NoController),
+        };
+        let spool = match (spool, &conf) {
+            (Some(dir), _) => dir.to_path_buf(),
+            (None, Some(conf)) => PathBuf::from(
+                conf.slurmd_spool_dir()
+                    .unwrap_or("/var/spool/slurmd")
+                    .replace("%n", &node_name)
+                    .replace("%h", &discover::short_hostname()),
+            ),
+            (None, None) => PathBuf::from("/var/spool/slurmd"),
+        };
+        Ok(AgentSettings {
+            node_name,
+            node_addr,
+            controller_url,
+            spool,
+        })
+    }
+}
+
+fn read(path: &Path) -> Result<SlurmConf, AgentConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| AgentConfigError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut resolver = |name: &str| -> Result<String, String> {
+        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        std::fs::read_to_string(&included).map_err(|e| format!("{}: {e}", included.display()))
+    };
+    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).map_err(|e| AgentConfigError::Parse(e.to_string()))
+}
+
+/// The node's `NodeAddr` (or its name), refusing a name slurm.conf does not define.
+fn node_address(conf: &SlurmConf, node: &str) -> Result<String, AgentConfigError> {
+    for line in conf.nodes.iter().filter(|n| !n.names.eq_ignore_ascii_case("DEFAULT")) {
+        let names = spur_core::hostlist::expand(&line.names).unwrap_or_default();
+        if let Some(i) = names.iter().position(|n| n == node) {
+            let addrs = if line.addresses.is_empty() {
+                names.clone()
+            } else {
+                spur_core::hostlist::expand(&line.addresses).unwrap_or_default()
+            };
+            return Ok(addrs.get(i).cloned().unwrap_or_else(|| node.to_string()));
+        }
+    }
+    Err(AgentConfigError::UnknownNode(node.to_string()))
+}

@@ -1,0 +1,173 @@
+//! `sbatch`: read options (command line, environment, `#SBATCH`), resolve them into a job spec, submit, and print
+//! `Submitted batch job N` (or `N` with `--parsable`), exactly as Slurm does, including its errors and exit codes.
+
+use spur_core::api::{ApiError, Query, QueryReply, SubmitRequest};
+use spur_core::options::{help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome};
+use spur_core::submit::{resolve, ScriptInput, SubmitContext};
+use spur_core::values::begin::LocalNow;
+
+use crate::client::{Client, ClientError};
+use crate::config;
+
+/// How often `sbatch --wait` polls the controller.
+const WAIT_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+pub fn run(args: &[String]) -> u8 {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let outcome = parse_sbatch(args, &env, |path| match path {
+        Some(p) => std::fs::read(p).ok().filter(|_| !std::path::Path::new(p).is_dir()).or_else(|| {
+            // Slurm reads a directory as an empty script.
+            std::path::Path::new(p).is_dir().then(Vec::new)
+        }),
+        None => {
+            use std::io::Read;
+            let mut body = Vec::new();
+            std::io::stdin().read_to_end(&mut body).ok().map(|_| body)
+        }
+    });
+    let parsed = match outcome {
+        Ok(Outcome::Early(action)) => {
+            print!("{}", early_text(action));
+            return 0;
+        }
+        Ok(Outcome::Run(parsed)) => parsed,
+        Err(e) => return fail(&e.lines, e.exit_code),
+    };
+    for warning in &parsed.warnings {
+        eprintln!("{warning}");
+    }
+    let Some(component) = parsed.components.first() else {
+        return 1;
+    };
+    let set = &component.options;
+    let script = parsed.script.as_ref();
+    let script_path = parsed.positional.first().map(|p| absolute(p));
+    let input = ScriptInput {
+        body: script.map(|s| String::from_utf8_lossy(&s.body).into_owned()),
+        path: if script.is_some_and(|s| s.wrapped) { None } else { script_path },
+        name: script.map(|s| if s.name == "stdin" { "sbatch".to_string() } else { s.name.clone() }).unwrap_or_default(),
+        argv: parsed.positional.iter().skip(1).cloned().collect(),
+    };
+    let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| "/tmp".to_string());
+    let uid = nix::unistd::getuid().as_raw();
+    let gid = nix::unistd::getgid().as_raw();
+    let user = config::user_name(uid).unwrap_or_else(|| uid.to_string());
+    let host = config::short_hostname();
+    let gres_owned = config::gres_types();
+    let gres_types: Vec<&str> = gres_owned.iter().map(String::as_str).collect();
+    let context = SubmitContext {
+        cmd: Command::Sbatch,
+        uid,
+        gid,
+        user_name: &user,
+        cwd: &cwd,
+        submit_host: &host,
+        env: &env,
+        now: LocalNow {
+            epoch_secs: config::now_epoch(),
+            utc_offset_secs: config::utc_offset_secs(),
+        },
+        gres_types: &gres_types,
+    };
+    let spec = match resolve(&context, set, &input) {
+        Ok(spec) => spec,
+        Err(e) => return fail(&e.lines, e.exit_code),
+    };
+    let client = match Client::from_environment() {
+        Ok(c) => c,
+        Err(e) => return submission_failed(&e),
+    };
+    let request = SubmitRequest {
+        spec,
+        test_only: set.is_set(OptId::TestOnly),
+        immediate: set.is_set(OptId::Immediate),
+        interactive: false,
+    };
+    let reply = match client.submit(&request) {
+        Ok(reply) => reply,
+        Err(e) => return submission_failed(&e),
+    };
+    if let Some(trial) = reply.test_only {
+        let when = spur_core::values::begin::format_local_time(trial.start_time, config::utc_offset_secs());
+        eprintln!(
+            "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
+            reply.job_id,
+            when,
+            trial.processors,
+            spur_core::hostlist::compress(&trial.nodes),
+            trial.partition
+        );
+        return 0;
+    }
+    if set.is_set(OptId::Parsable) {
+        println!("{}", reply.job_id);
+    } else if !set.is_set(OptId::Quiet) {
+        println!("Submitted batch job {}", reply.job_id);
+    }
+    if set.is_set(OptId::Wait) {
+        return wait_for(&client, reply.job_id, set);
+    }
+    0
+}
+
+fn early_text(action: EarlyAction) -> String {
+    match action {
+        EarlyAction::Help => help_text(Command::Sbatch),
+        EarlyAction::Usage => usage_text(Command::Sbatch),
+        EarlyAction::Version => format!("slurm {}\n", crate::SLURM_VERSION),
+    }
+}
+
+fn absolute(path: &str) -> String {
+    if path.starts_with('/') {
+        return path.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(dir) => dir.join(path).display().to_string(),
+        Err(_) => path.to_string(),
+    }
+}
+
+fn fail(lines: &[String], code: i32) -> u8 {
+    for line in lines {
+        eprintln!("{line}");
+    }
+    u8::try_from(code.rem_euclid(256)).unwrap_or(1)
+}
+
+/// Slurm prints the controller's specific complaint first, then `Batch job submission failed: <errno text>`.
+fn submission_failed(error: &ClientError) -> u8 {
+    match error {
+        ClientError::Api(ApiError { errno, detail }) => {
+            if let Some(detail) = detail.as_ref().filter(|d| d.as_str() != errno.text()) {
+                eprintln!("sbatch: error: {detail}");
+            }
+            eprintln!("sbatch: error: Batch job submission failed: {}", errno.text());
+        }
+        other => eprintln!("sbatch: error: Batch job submission failed: {other}"),
+    }
+    1
+}
+
+/// `--wait`: block until the job ends, then exit with its exit code (or 1 for a job that did not complete).
+fn wait_for(client: &Client, job_id: u32, set: &OptionSet) -> u8 {
+    let _ = set;
+    loop {
+        std::thread::sleep(WAIT_POLL);
+        let jobs = match client.query(&Query::Jobs) {
+            Ok(QueryReply::Jobs { jobs, .. }) => jobs,
+            Ok(_) => continue,
+            Err(e) => {
+                eprintln!("sbatch: error: {e}");
+                return 1;
+            }
+        };
+        let Some(job) = jobs.iter().find(|j| j.job_id == job_id) else {
+            return 0;
+        };
+        if job.is_finished() && !job.completing {
+            let code = if job.exit_signal != 0 { 1 } else { job.exit_code };
+            return u8::try_from(code).unwrap_or(1);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! `sinfo`: partitions and nodes in Slurm's layouts (default, `-N`, `-l`, `-s`, `-R`, `-o`, `-O`, `--json`).
+
+use spur_core::api::{Query, QueryReply};
+use spur_core::format::{json, sinfo};
+
+use crate::client::Client;
+use crate::config;
+use crate::getopt::{self, opt, Spec};
+
+const SPECS: &[Spec] = &[
+    opt("all", Some('a'), false),
+    opt("clusters", Some('M'), true),
+    opt("dead", Some('d'), false),
+    opt("exact", Some('e'), false),
+    opt("federation", None, false),
+    opt("format", Some('o'), true),
+    opt("Format", Some('O'), true),
+    opt("future", Some('F'), false),
+    opt("help", None, false),
+    opt("hide", None, false),
+    opt("iterate", Some('i'), true),
+    opt("json", None, false),
+    opt("list-reasons", Some('R'), false),
+    opt("local", None, false),
+    opt("long", Some('l'), false),
+    opt("Node", Some('N'), false),
+    opt("noconvert", None, false),
+    opt("noheader", Some('h'), false),
+    opt("nodes", Some('n'), true),
+    opt("partition", Some('p'), true),
+    opt("responding", Some('r'), false),
+    opt("reservation", Some('T'), false),
+    opt("sort", Some('S'), true),
+    opt("states", Some('t'), true),
+    opt("summarize", Some('s'), false),
+    opt("usage", None, false),
+    opt("verbose", Some('v'), false),
+    opt("version", Some('V'), false),
+    opt("yaml", None, false),
+];
+
+pub fn run(args: &[String]) -> u8 {
+    let parsed = match getopt::parse("sinfo", SPECS, args) {
+        Ok(p) => p,
+        Err(text) => {
+            eprintln!("{text}");
+            return 1;
+        }
+    };
+    if parsed.has("version") {
+        println!("slurm {}", crate::SLURM_VERSION);
+        return 0;
+    }
+    if parsed.has("help") || parsed.has("usage") {
+        println!("Usage: sinfo [-adelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]");
+        println!("             [-S fields] [-o format] [-O Format] [--json] [--usage] [--help]");
+        return 0;
+    }
+    let options = match build_options(&parsed) {
+        Ok(o) => o,
+        Err(text) => {
+            eprintln!("{text}");
+            return 1;
+        }
+    };
+    let client = match Client::from_environment() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("slurm_load_partitions: {e}");
+            return 1;
+        }
+    };
+    let (partitions, nodes, now) = match client.query(&Query::Partitions) {
+        Ok(QueryReply::Partitions { partitions, nodes, now }) => (partitions, nodes, now),
+        Ok(_) => return 1,
+        Err(e) => {
+            eprintln!("slurm_load_partitions: {e}");
+            return 1;
+        }
+    };
+    let ctx = config::format_context(now, std::iter::empty());
+    if parsed.has("json") {
+        println!("{}", json::sinfo_json(&nodes, &ctx));
+        return 0;
+    }
+    print!("{}", sinfo::render(&nodes, &partitions, &options, &ctx));
+    0
+}
+
+fn build_options(parsed: &getopt::Parsed) -> Result<sinfo::SinfoOptions, String> {
+    let long = parsed.has("long");
+    let mut options = if parsed.has("list-reasons") {
+        sinfo::SinfoOptions::list_reasons(long)
+    } else if parsed.has("Node") {
+        sinfo::SinfoOptions::node(long)
+    } else if parsed.has("summarize") {
+        sinfo::SinfoOptions::summarize()
+    } else if long {
+        sinfo::SinfoOptions::long()
+    } else {
+        sinfo::SinfoOptions::default()
+    };
+    if let Some(format) = parsed.value("format") {
+        options = options.with_format(format);
+    }
+    if let Some(format) = parsed.value("Format") {
+        options = options.with_long_format(format);
+    }
+    if let Some(sort) = parsed.value("sort") {
+        options = options.with_sort(sort);
+    }
+    if let Some(states) = parsed.value("states") {
+        options = options.with_states(states).map_err(|e| format!("sinfo: error: {e}"))?;
+    }
+    if parsed.has("Node") {
+        options.node_oriented = true;
+    }
+    options.no_header = parsed.has("noheader");
+    options.exact = parsed.has("exact");
+    options.all_partitions = parsed.has("all");
+    options.dead_only = parsed.has("dead");
+    options.responding_only = parsed.has("responding");
+    if parsed.has("iterate") {
+        options.print_date = true;
+    }
+    if let Some(list) = parsed.value("partition") {
+        options.partitions = Some(list.split(',').map(str::to_string).collect());
+    }
+    if let Some(list) = parsed.value("nodes") {
+        let names = spur_core::hostlist::expand(list).map_err(|e| format!("sinfo: error: {e}"))?;
+        options.nodes = Some(names);
+    }
+    Ok(options)
+}

@@ -1,0 +1,110 @@
+//! What the CLI needs to know about the cluster: the controller's address (SPUR_CONTROLLER, else slurm.conf's
+//! SlurmctldHost and SlurmctldPort), GRES names, and local facts such as user names and the time zone.
+
+use std::path::{Path, PathBuf};
+
+use spur_core::conf::SlurmConf;
+
+/// slurm.conf as Slurm's clients find it: `SLURM_CONF`, else the default path.
+pub fn slurm_conf_path() -> PathBuf {
+    std::env::var_os("SLURM_CONF")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/etc/slurm/slurm.conf"))
+}
+
+pub fn load_slurm_conf() -> Option<SlurmConf> {
+    let path = slurm_conf_path();
+    let text = std::fs::read_to_string(&path).ok()?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut resolver = |name: &str| -> Result<String, String> {
+        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        std::fs::read_to_string(&included).map_err(|e| e.to_string())
+    };
+    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).ok()
+}
+
+pub fn controller_url() -> String {
+    if let Ok(url) = std::env::var("SPUR_CONTROLLER") {
+        if url.contains("://") {
+            return url;
+        }
+        return format!("http://{url}");
+    }
+    match load_slurm_conf() {
+        Some(conf) => {
+            let addr = conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_else(|| "127.0.0.1".to_string());
+            format!("http://{}:{}", addr, conf.slurmctld_port().first)
+        }
+        None => "http://127.0.0.1:6817".to_string(),
+    }
+}
+
+/// The GRES names the cluster tracks (`GresTypes`), which `--gres` may name.
+pub fn gres_types() -> Vec<String> {
+    load_slurm_conf()
+        .map(|conf| conf.gres_types().into_iter().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+pub fn short_hostname() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .map(|h| h.to_string_lossy().split('.').next().unwrap_or_default().to_string())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+pub fn user_name(uid: u32) -> Option<String> {
+    nix::unistd::User::from_uid(uid.into()).ok().flatten().map(|u| u.name)
+}
+
+pub fn group_name(gid: u32) -> Option<String> {
+    nix::unistd::Group::from_gid(gid.into()).ok().flatten().map(|g| g.name)
+}
+
+/// A user given by name or number, as `-u` takes it.
+pub fn uid_of(user: &str) -> Option<u32> {
+    if let Ok(uid) = user.parse() {
+        return Some(uid);
+    }
+    nix::unistd::User::from_name(user).ok().flatten().map(|u| u.uid.as_raw())
+}
+
+/// Local time minus UTC now, for printing times as Slurm does (local time).
+pub fn utc_offset_secs() -> i32 {
+    let now = now_epoch();
+    let t = libc::time_t::try_from(now).unwrap_or(0);
+    // SAFETY: localtime_r writes into the zeroed struct we own; tm_gmtoff is plain data.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return 0;
+        }
+        i32::try_from(tm.tm_gmtoff).unwrap_or(0)
+    }
+}
+
+pub fn now_epoch() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
+        .unwrap_or(0)
+}
+
+/// A formatting context with the names of every user and group the records mention.
+pub fn format_context(now: i64, ids: impl Iterator<Item = (u32, u32)>) -> spur_core::format::FormatContext {
+    let mut ctx = spur_core::format::FormatContext::new(now, utc_offset_secs());
+    if let Some(conf) = load_slurm_conf() {
+        if let Some(name) = conf.cluster_name() {
+            ctx = ctx.with_cluster(name);
+        }
+    }
+    for (uid, gid) in ids {
+        if let Some(name) = user_name(uid) {
+            ctx = ctx.with_user(uid, &name);
+        }
+        if let Some(name) = group_name(gid) {
+            ctx = ctx.with_group(gid, &name);
+        }
+    }
+    ctx
+}

@@ -1,0 +1,255 @@
+//! spurctld's configuration: an existing site's slurm.conf (and the gres.conf beside it) turned into the
+//! [`ConfigSnapshot`] the state machine applies, plus the daemon's own settings (listen address, state dir).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use spur_core::agent_proto::LaunchContext;
+use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
+use spur_core::conf::{GresConf, SlurmConf};
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::states::NodeBaseState;
+use spur_core::values::time::{parse_time_limit, TimeLimit};
+
+use crate::state::{ConfigSnapshot, NodeDefinition, Settings};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{0}")]
+    Parse(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Reads a configuration file, resolving `include` lines relative to it.
+pub fn read_slurm_conf(path: &Path) -> Result<SlurmConf, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut resolver = |name: &str| -> Result<String, String> {
+        let included = if name.starts_with('/') { PathBuf::from(name) } else { base.join(name) };
+        std::fs::read_to_string(&included).map_err(|e| format!("{}: {e}", included.display()))
+    };
+    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).map_err(|e| ConfigError::Parse(e.to_string()))
+}
+
+fn read_gres_conf(path: &Path) -> Result<GresConf, ConfigError> {
+    let gres_path = path.with_file_name("gres.conf");
+    match std::fs::read_to_string(&gres_path) {
+        Ok(text) => GresConf::parse_str(&text, &gres_path.display().to_string()).map_err(|e| ConfigError::Parse(e.to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GresConf::default()),
+        Err(source) => Err(ConfigError::Read {
+            path: gres_path.display().to_string(),
+            source,
+        }),
+    }
+}
+
+pub struct ControllerConfig {
+    pub snapshot: ConfigSnapshot,
+    pub state_dir: PathBuf,
+    pub listen: SocketAddr,
+    pub launch_context: LaunchContext,
+}
+
+impl ControllerConfig {
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let conf = read_slurm_conf(path)?;
+        let gres = read_gres_conf(path)?;
+        let snapshot = snapshot_of(&conf, &gres)?;
+        let port = conf.slurmctld_port().first;
+        let port = u16::try_from(port).map_err(|_| ConfigError::Invalid(format!("bad SlurmctldPort {port}")))?;
+        let listen = SocketAddr::from(([0, 0, 0, 0], port));
+        let state_dir = PathBuf::from(conf.state_save_location().unwrap_or("/var/spool/slurmctld"));
+        let controller_addr = conf
+            .controllers
+            .first()
+            .map(|c| format!("{}:{port}", c.addr))
+            .unwrap_or_else(|| format!("127.0.0.1:{port}"));
+        let launch_context = LaunchContext {
+            cluster_name: snapshot.settings.cluster_name.clone(),
+            slurm_conf: std::fs::canonicalize(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+                .to_string(),
+            controller_addr,
+            kill_wait_secs: u32::from(conf.kill_wait()),
+            array_task_ids: Vec::new(),
+        };
+        Ok(ControllerConfig {
+            snapshot,
+            state_dir,
+            listen,
+            launch_context,
+        })
+    }
+}
+
+/// The pure part: parsed files in, the state machine's configuration out.
+pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, ConfigError> {
+    let gres_types: Vec<&str> = conf.gres_types();
+    let mut nodes = Vec::new();
+    for node in &conf.nodes {
+        if node.names.eq_ignore_ascii_case("DEFAULT") {
+            continue;
+        }
+        let names = expand(&node.names)?;
+        let addrs = expand_or(&node.addresses, &names)?;
+        let hosts = expand_or(&node.hostnames, &names)?;
+        for (i, name) in names.iter().enumerate() {
+            let node_gres = node_gres(node.gres.as_deref(), &gres_types, gres, name)?;
+            let state = node.state.map(|s| s.base);
+            nodes.push(NodeDefinition {
+                name: name.clone(),
+                addr: addrs.get(i).cloned().unwrap_or_else(|| name.clone()),
+                hostname: hosts.get(i).cloned().unwrap_or_else(|| name.clone()),
+                cpus: u32::from(node.cpus),
+                boards: u32::from(node.boards),
+                sockets: u32::from(node.sockets),
+                cores_per_socket: u32::from(node.cores_per_socket),
+                threads_per_core: u32::from(node.threads_per_core),
+                real_memory_mb: node.real_memory,
+                tmp_disk_mb: u64::from(node.tmp_disk),
+                weight: node.weight,
+                features: node
+                    .features
+                    .as_deref()
+                    .map(|f| f.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
+                gres: node_gres,
+                configured_down: state == Some(NodeBaseState::Down),
+                configured_drain: node.state.is_some_and(|s| s.has(spur_core::states::NodeStateFlag::Drain)),
+            });
+        }
+    }
+    let all_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let partitions = conf
+        .partitions
+        .iter()
+        .filter(|p| !p.name.eq_ignore_ascii_case("DEFAULT"))
+        .map(|p| partition_of(p, &all_names))
+        .collect::<Result<Vec<_>, _>>()?;
+    let select_params = conf.select_type_parameters().unwrap_or("").to_ascii_uppercase();
+    let settings = Settings {
+        min_job_age_secs: conf.min_job_age(),
+        kill_wait_secs: u32::from(conf.kill_wait()),
+        first_job_id: conf.first_job_id(),
+        max_array_size: conf.max_array_size(),
+        def_mem_per_cpu_mb: Some(conf.def_mem_per_cpu()).filter(|m| *m > 0),
+        max_mem_per_node_mb: Some(conf.max_mem_per_node()).filter(|m| *m > 0),
+        memory_is_consumable: select_params.contains("MEMORY"),
+        node_timeout_secs: u32::from(conf.slurmd_timeout()),
+        admin_uids: vec![0],
+        cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
+    };
+    let cluster = ClusterConfig {
+        cluster_name: settings.cluster_name.clone(),
+        controllers: conf.controllers.iter().map(|c| c.hostname.clone()).collect(),
+        entries: conf.entries.iter().map(|e| (e.key.clone(), e.value.clone())).collect(),
+        boot_time: 0,
+    };
+    Ok(ConfigSnapshot {
+        cluster,
+        settings,
+        nodes,
+        partitions,
+    })
+}
+
+fn expand(expr: &str) -> Result<Vec<String>, ConfigError> {
+    spur_core::hostlist::expand(expr).map_err(|e| ConfigError::Invalid(format!("bad host list {expr}: {e}")))
+}
+
+/// `NodeAddr`/`NodeHostname` lists pair with the names one to one; an empty one means "same as the name".
+fn expand_or(expr: &str, names: &[String]) -> Result<Vec<String>, ConfigError> {
+    if expr.is_empty() {
+        return Ok(names.to_vec());
+    }
+    expand(expr)
+}
+
+fn node_gres(spec: Option<&str>, known: &[&str], gres_conf: &GresConf, node: &str) -> Result<Vec<NodeGres>, ConfigError> {
+    let Some(spec) = spec.filter(|s| !s.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let requests = spur_core::values::gres::parse_gres(spec, known)
+        .map_err(|e| ConfigError::Invalid(format!("node {node}: Gres={spec}: {e}")))?;
+    let in_nodes = |expr: &str, name: &str| spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name));
+    let records = gres_conf.for_node(node, &in_nodes).records;
+    Ok(requests
+        .into_iter()
+        .map(|r| {
+            let files = records
+                .iter()
+                .filter(|rec| rec.name == r.name && (r.type_name.is_none() || rec.type_name == r.type_name))
+                .flat_map(|rec| rec.files().unwrap_or_default())
+                .collect();
+            NodeGres {
+                count: r.count_value(),
+                name: r.name,
+                gres_type: r.type_name,
+                files,
+            }
+        })
+        .collect())
+}
+
+fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32>, ConfigError> {
+    match value {
+        None => Ok(None),
+        Some(text) => match parse_time_limit(text) {
+            Ok(TimeLimit::Minutes(m)) => Ok(Some(m)),
+            Ok(TimeLimit::Unlimited) => Ok(None),
+            Err(_) => Err(ConfigError::Invalid(format!("Bad value \"{text}\" for {key} in partition {partition}"))),
+        },
+    }
+}
+
+fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionRecord, ConfigError> {
+    let nodes_expr = p.nodes.clone().unwrap_or_default();
+    let nodes = if nodes_expr.eq_ignore_ascii_case("ALL") {
+        all_nodes.to_vec()
+    } else if nodes_expr.is_empty() {
+        Vec::new()
+    } else {
+        expand(&nodes_expr)?
+    };
+    let (def_mem_per_cpu_mb, def_mem_per_node_mb) = match p.def_mem {
+        Some(MemPer::Cpu(mb)) => (Some(mb), None),
+        Some(MemPer::Node(mb)) => (None, Some(mb)),
+        None => (None, None),
+    };
+    Ok(PartitionRecord {
+        name: p.name.clone(),
+        nodes_expr: spur_core::hostlist::compress(&nodes),
+        nodes,
+        default: p.default,
+        max_time_min: minutes(p.max_time.as_deref(), "MaxTime", &p.name)?,
+        default_time_min: minutes(p.default_time.as_deref(), "DefaultTime", &p.name)?,
+        max_nodes: Some(p.max_nodes).filter(|n| *n != u32::MAX && *n != 0),
+        min_nodes: p.min_nodes,
+        state: match p.state {
+            ConfPartitionState::Up => PartitionState::Up,
+            ConfPartitionState::Down => PartitionState::Down,
+            ConfPartitionState::Drain => PartitionState::Drain,
+            ConfPartitionState::Inactive => PartitionState::Inactive,
+        },
+        priority_tier: u32::from(p.priority_tier),
+        priority_job_factor: u32::from(p.priority_job_factor),
+        allow_groups: p.allow_groups.clone(),
+        allow_accounts: p.allow_accounts.clone(),
+        hidden: p.hidden,
+        root_only: p.root_only,
+        oversubscribe: format!("{:?}", p.over_subscribe).to_ascii_uppercase(),
+        max_mem_per_node_mb: match p.max_mem {
+            Some(MemPer::Node(mb)) => Some(mb),
+            _ => None,
+        },
+        def_mem_per_cpu_mb,
+        def_mem_per_node_mb,
+    })
+}

@@ -1,0 +1,113 @@
+//! The text and JSON that `squeue`, `sinfo` and `scontrol show` print, as pure functions of the controller's
+//! records, matching Slurm 22.05 byte for byte.
+//!
+//! Everything that would need the operating system (the clock, the local time zone, user and group names) comes
+//! in through [`FormatContext`]. Entry points:
+//! - [`squeue::render`] and [`json::squeue_json`] for jobs,
+//! - [`sinfo::render`] and [`json::sinfo_json`] for nodes and partitions,
+//! - [`scontrol_job::render`], [`scontrol_node::render`], [`scontrol_partition::render`],
+//!   [`scontrol_config::render`] for `scontrol show ...`.
+
+use std::collections::BTreeMap;
+
+use crate::job::EpochSecs;
+
+mod arrays;
+pub mod columns;
+mod hostnames;
+mod job_view;
+pub mod json;
+mod json_jobs;
+mod json_nodes;
+mod node_view;
+pub mod scontrol_config;
+pub mod scontrol_job;
+pub mod scontrol_node;
+pub mod scontrol_partition;
+pub mod sinfo;
+mod sinfo_fields;
+mod sinfo_group;
+pub mod squeue;
+mod squeue_fields;
+mod squeue_sort;
+pub mod time;
+pub mod units;
+
+#[cfg(test)]
+mod test_records;
+
+pub use columns::{Column, Layout};
+
+/// What formatting needs from the machine it runs on: the current time, the local UTC offset (Slurm prints local
+/// times), and user/group names by id. Ids without a name print as numbers, as Slurm does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FormatContext {
+    pub now: EpochSecs,
+    pub utc_offset_secs: i32,
+    pub users: BTreeMap<u32, String>,
+    pub groups: BTreeMap<u32, String>,
+    /// The cluster name (`cluster` in `squeue --json`).
+    pub cluster_name: String,
+}
+
+impl FormatContext {
+    pub fn new(now: EpochSecs, utc_offset_secs: i32) -> FormatContext {
+        FormatContext {
+            now,
+            utc_offset_secs,
+            ..FormatContext::default()
+        }
+    }
+
+    pub fn with_user(mut self, uid: u32, name: &str) -> FormatContext {
+        self.users.insert(uid, name.to_string());
+        self
+    }
+
+    pub fn with_group(mut self, gid: u32, name: &str) -> FormatContext {
+        self.groups.insert(gid, name.to_string());
+        self
+    }
+
+    pub fn with_cluster(mut self, name: &str) -> FormatContext {
+        self.cluster_name = name.to_string();
+        self
+    }
+
+    /// The user's name, or the uid as text when unknown (Slurm's `uid_to_string`).
+    pub fn user_name(&self, uid: u32) -> String {
+        self.users
+            .get(&uid)
+            .cloned()
+            .unwrap_or_else(|| uid.to_string())
+    }
+
+    /// The group's name, or the gid as text when unknown.
+    pub fn group_name(&self, gid: u32) -> String {
+        self.groups
+            .get(&gid)
+            .cloned()
+            .unwrap_or_else(|| gid.to_string())
+    }
+
+    /// A local timestamp, `2026-11-30T14:57:35`.
+    pub fn time(&self, t: EpochSecs) -> String {
+        time::iso(t, self.utc_offset_secs)
+    }
+
+    /// A local timestamp or `zero_text` for unset times.
+    pub fn time_or(&self, t: Option<EpochSecs>, zero_text: &str) -> String {
+        time::iso_or(t, self.utc_offset_secs, zero_text)
+    }
+}
+
+/// Errors in user-supplied format or sort specifications; texts are Slurm's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("Invalid sort specification: {0}")]
+    InvalidSort(String),
+    #[error("Invalid job state specified: {0}")]
+    InvalidJobState(String),
+    #[error("Bad state string: \"{0}\"")]
+    InvalidNodeState(String),
+}

@@ -1,0 +1,174 @@
+//! Sample records for the format module's unit tests: a running batch job, a pending one, array tasks, and a
+//! node/partition pair like the reference cluster's.
+
+use std::collections::BTreeMap;
+
+use crate::format::FormatContext;
+use crate::job::{Allocation, JobRecord, JobSpec};
+use crate::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord, PartitionState};
+use crate::states::{JobBaseState, JobReason};
+
+pub const NOW: i64 = 1_796_050_685;
+
+pub fn ctx() -> FormatContext {
+    FormatContext::new(NOW, 0)
+        .with_user(1000, "alice")
+        .with_group(100, "users")
+        .with_cluster("c1")
+}
+
+/// Job 42: running for 65 s on n[1-2], 4 CPUs, 30-minute limit, named `train`.
+pub fn running() -> JobRecord {
+    JobRecord {
+        job_id: 42,
+        array_job_id: None,
+        array_task_id: None,
+        spec: JobSpec {
+            name: "train".into(),
+            user_id: 1000,
+            group_id: 100,
+            user_name: "alice".into(),
+            account: Some("proj".into()),
+            time_limit_min: Some(30),
+            nodes_min: 2,
+            ntasks: Some(4),
+            cpus_per_task: 1,
+            mem_per_cpu_mb: Some(2048),
+            requeue: true,
+            work_dir: "/home/alice".into(),
+            script: Some("#!/bin/sh\n".into()),
+            command: Some("/home/alice/train.sh".into()),
+            submit_host: "login1".into(),
+            comment: Some("nightly".into()),
+            ..JobSpec::default()
+        },
+        state: JobBaseState::Running,
+        completing: false,
+        reason: JobReason::NoReason,
+        hold: None,
+        priority: 4_294_901_760,
+        submit_time: NOW - 100,
+        eligible_time: Some(NOW - 100),
+        start_time: Some(NOW - 65),
+        end_time: None,
+        last_sched_eval: Some(NOW - 65),
+        time_limit_min: Some(30),
+        alloc: Some(Allocation {
+            node_names: vec!["n1".into(), "n2".into()],
+            cpus: 4,
+            mem_mb: 8192,
+            gres_indices: BTreeMap::new(),
+            core_ids: Vec::new(),
+        }),
+        exit_code: 0,
+        exit_signal: 0,
+        restarts: 0,
+        partition: "gpu".into(),
+        accrue_time: Some(NOW - 100),
+        alloc_sid: 77,
+        sched_nodes: None,
+        backfill_scheduled: false,
+        dependency_status: None,
+        tres_req: None,
+        tres_alloc: None,
+    }
+}
+
+/// Job 43: pending on resources, unlimited, 1 node, 2 tasks.
+pub fn pending() -> JobRecord {
+    let mut job = running();
+    job.job_id = 43;
+    job.spec.name = "wait".into();
+    job.spec.nodes_min = 1;
+    job.spec.ntasks = Some(2);
+    job.spec.time_limit_min = None;
+    job.spec.account = None;
+    job.spec.comment = None;
+    job.state = JobBaseState::Pending;
+    job.reason = JobReason::Resources;
+    job.priority = 100;
+    job.start_time = None;
+    job.last_sched_eval = Some(NOW - 5);
+    job.time_limit_min = None;
+    job.alloc = None;
+    job
+}
+
+/// A pending task of array 50 with job id `id`.
+pub fn array_task(id: u32, task: u32) -> JobRecord {
+    let mut job = pending();
+    job.job_id = id;
+    job.array_job_id = Some(50);
+    job.array_task_id = Some(task);
+    job.spec.name = "arr".into();
+    job.spec.array = Some("1-4%2".into());
+    job.reason = JobReason::Priority;
+    job
+}
+
+pub fn node(name: &str) -> NodeRecord {
+    NodeRecord {
+        name: name.into(),
+        addr: format!("10.0.0.{}", name.trim_start_matches('n')),
+        hostname: name.into(),
+        cpus: 4,
+        boards: 1,
+        sockets: 2,
+        cores_per_socket: 2,
+        threads_per_core: 1,
+        real_memory_mb: 16_000,
+        tmp_disk_mb: 100,
+        weight: 1,
+        features: vec!["a100".into()],
+        gres: vec![NodeGres {
+            name: "gpu".into(),
+            gres_type: Some("a100".into()),
+            count: 2,
+            files: Vec::new(),
+        }],
+        base_state: NodeBaseState::Idle,
+        drain: false,
+        not_responding: false,
+        reason: None,
+        reason_time: None,
+        reason_uid: None,
+        alloc_cpus: 0,
+        alloc_mem_mb: 0,
+        alloc_gres: BTreeMap::new(),
+        partitions: vec!["gpu".into()],
+        boot_time: Some(NOW - 3600),
+        agent_start_time: Some(NOW - 600),
+        last_busy_time: Some(NOW - 60),
+        last_heartbeat: None,
+        version: "22.05.8".into(),
+        os: "Linux".into(),
+        arch: "x86_64".into(),
+        free_mem_mb: Some(15_000),
+        cpu_load: Some(1.5),
+        port: None,
+    }
+}
+
+pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
+    PartitionRecord {
+        name: name.into(),
+        nodes_expr: nodes.join(","),
+        nodes: nodes.iter().map(|n| n.to_string()).collect(),
+        default: true,
+        max_time_min: Some(60),
+        default_time_min: None,
+        max_nodes: None,
+        min_nodes: 0,
+        state: PartitionState::Up,
+        priority_tier: 1,
+        priority_job_factor: 1,
+        allow_groups: None,
+        allow_accounts: None,
+        hidden: false,
+        root_only: false,
+        oversubscribe: String::new(),
+        max_mem_per_node_mb: None,
+        def_mem_per_cpu_mb: None,
+        def_mem_per_node_mb: None,
+    }
+}
