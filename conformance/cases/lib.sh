@@ -42,10 +42,18 @@ submit() {
 
 _state() { squeue -h -j "$1" -o %T 2>/dev/null | head -n1; }
 
+# Still queued: pending, running, completing, ... Slurm's squeue drops finished jobs from its default listing;
+# a finished job that is still listed counts as done too, so waiting does not depend on that.
+_active() {
+    local st
+    st=$(squeue -h -j "$1" -o %T 2>/dev/null | grep -v -x -E 'COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE' | head -n1)
+    [[ -n $st ]]
+}
+
 wait_done() {
     local id deadline=$((SECONDS + WAIT_LIMIT))
     for id in "$@"; do
-        while [[ -n $(_state "$id") ]]; do
+        while _active "$id"; do
             if ((SECONDS >= deadline)); then
                 echo "wait_done: job $id still '$(_state "$id")' after ${WAIT_LIMIT}s" >&2
                 return 1
