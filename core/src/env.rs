@@ -80,12 +80,20 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     set("SLURM_NODEID", "0".to_string());
     set("SLURM_NODELIST", node_list.clone());
     set("SLURM_NODE_ALIASES", "(null)".to_string());
-    if let Some(ntasks) = job.spec.ntasks {
+    // `--ntasks-per-node` alone implies a task count, which Slurm exports too.
+    let per_node_tasks = job
+        .spec
+        .ntasks_per_node
+        .map(|n| n * u32::try_from(num_nodes).unwrap_or(1));
+    if let Some(ntasks) = job.spec.ntasks.or(per_node_tasks) {
         set("SLURM_NPROCS", ntasks.to_string());
         set("SLURM_NTASKS", ntasks.to_string());
     }
-    if job.spec.cpus_per_task > 1 {
+    if job.spec.cpus_per_task > 1 || job.spec.options.contains_key("cpus-per-task") {
         set("SLURM_CPUS_PER_TASK", job.spec.cpus_per_task.to_string());
+    }
+    for (key, value) in requested_gpu_environment(job) {
+        set(key, value);
     }
     if let Some(per_node) = job.spec.ntasks_per_node {
         set("SLURM_NTASKS_PER_NODE", per_node.to_string());
@@ -98,6 +106,9 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     set("SLURM_TOPOLOGY_ADDR", ctx.node_name.to_string());
     set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
     set("SLURM_WORKING_CLUSTER", working_cluster(ctx));
+    if !job.spec.environment.iter().any(|(k, _)| k == "TMPDIR") {
+        set("TMPDIR", "/tmp".to_string());
+    }
     if let (Some(array_id), Some(task)) = (job.array_job_id, job.array_task_id) {
         set("SLURM_ARRAY_JOB_ID", array_id.to_string());
         set("SLURM_ARRAY_TASK_ID", task.to_string());
@@ -135,6 +146,30 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
         env.push((k, v));
     }
     env
+}
+
+/// The GPU options the job was submitted with, as sbatch passes them on (`--gpus=a100:1` gives `SLURM_GPUS=a100:1`);
+/// `--mem-per-gpu` in megabytes.
+fn requested_gpu_environment(job: &JobRecord) -> Vec<(&'static str, String)> {
+    const AS_GIVEN: &[(&str, &str)] = &[
+        ("gpus", "SLURM_GPUS"),
+        ("gpus-per-node", "SLURM_GPUS_PER_NODE"),
+        ("gpus-per-task", "SLURM_GPUS_PER_TASK"),
+        ("gpus-per-socket", "SLURM_GPUS_PER_SOCKET"),
+        ("cpus-per-gpu", "SLURM_CPUS_PER_GPU"),
+    ];
+    let options = &job.spec.options;
+    let mut out: Vec<(&'static str, String)> = AS_GIVEN
+        .iter()
+        .filter_map(|(option, var)| options.get(*option).map(|v| (*var, v.clone())))
+        .collect();
+    if let Some(mem) = options
+        .get("mem-per-gpu")
+        .and_then(|v| crate::values::size::parse_mem(v).ok())
+    {
+        out.push(("SLURM_MEM_PER_GPU", mem.0.to_string()));
+    }
+    out
 }
 
 /// `2(x3)`-style run-length text Slurm uses for per-node counts.
