@@ -47,6 +47,8 @@ pub struct Controller {
     session_counter: std::sync::atomic::AtomicU64,
     /// When each node's agent was last heard from (in memory: liveness is leader-local knowledge).
     last_seen: std::sync::Mutex<HashMap<String, EpochSecs>>,
+    /// Free memory and load each agent last reported: shown by `scontrol show node`, never logged.
+    telemetry: std::sync::Mutex<HashMap<String, (Option<u64>, Option<f64>)>>,
     started_at: EpochSecs,
 }
 
@@ -68,6 +70,7 @@ impl Controller {
             launch_context,
             session_counter: Default::default(),
             last_seen: Default::default(),
+            telemetry: Default::default(),
             started_at: clock.now(),
             clock,
         })
@@ -191,6 +194,28 @@ impl Controller {
         if let Ok(mut seen) = self.last_seen.lock() {
             seen.insert(node.to_string(), now);
         }
+    }
+
+    pub fn record_telemetry(&self, node: &str, free_mem_mb: Option<u64>, cpu_load: Option<f64>) {
+        if let Ok(mut telemetry) = self.telemetry.lock() {
+            telemetry.insert(node.to_string(), (free_mem_mb, cpu_load));
+        }
+    }
+
+    /// Node records with the latest telemetry filled in.
+    pub fn nodes_with_telemetry(
+        &self,
+        mut nodes: Vec<spur_core::records::NodeRecord>,
+    ) -> Vec<spur_core::records::NodeRecord> {
+        if let Ok(telemetry) = self.telemetry.lock() {
+            for node in &mut nodes {
+                if let Some((free, load)) = telemetry.get(&node.name) {
+                    node.free_mem_mb = *free;
+                    node.cpu_load = *load;
+                }
+            }
+        }
+        nodes
     }
 
     fn last_seen(&self, node: &str) -> EpochSecs {

@@ -95,6 +95,8 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     set("SLURM_SUBMIT_DIR", job.spec.work_dir.clone());
     set("SLURM_SUBMIT_HOST", job.spec.submit_host.clone());
     set("SLURM_TASKS_PER_NODE", tasks_per_node_text(job, num_nodes));
+    // The supervisor fills in the script's pid when it starts it.
+    set("SLURM_TASK_PID", String::new());
     set("SLURM_TOPOLOGY_ADDR", ctx.node_name.to_string());
     set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
     set("SLURM_WORKING_CLUSTER", working_cluster(ctx));

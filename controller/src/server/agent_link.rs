@@ -113,7 +113,13 @@ async fn serve_reports(
         let Ok(message) = message else { break };
         controller.agent_seen(&node);
         match from_doc::<AgentToController>(message.body.as_ref()) {
-            Ok(AgentToController::Heartbeat { .. }) | Ok(AgentToController::Hello(_)) => {}
+            Ok(AgentToController::Heartbeat {
+                free_mem_mb,
+                cpu_load,
+            }) => {
+                controller.record_telemetry(&node, free_mem_mb, cpu_load);
+            }
+            Ok(AgentToController::Hello(_)) => {}
             Ok(AgentToController::Finished(outcome)) => {
                 let result = match outcome.exit_code {
                     Some(code) => Outcome::Exited {

@@ -378,8 +378,8 @@ impl ClusterState {
         };
         match job.state {
             JobBaseState::Pending => {
+                // Slurm keeps the pending reason a cancelled job had (`JobHeldUser`, `Dependency`, ...).
                 job.state = JobBaseState::Cancelled;
-                job.reason = JobReason::NoReason;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
                 Ok(Vec::new())

@@ -63,12 +63,27 @@ impl Report {
     }
 }
 
+/// The variable whose value the child replaces with its pid.
+pub const TASK_PID_VAR: &str = "SLURM_TASK_PID";
+const TASK_PID_PREFIX: &[u8] = b"SLURM_TASK_PID=";
+
 /// Runs in the forked child; never returns.
 pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
     match prepare(&plan) {
         Ok(()) => {}
         Err(msg) => die(&report, &Report::Launch(msg), LAUNCH_FAILED_STATUS),
     }
+    // `SLURM_TASK_PID` is the script's own pid, known only here: the launcher leaves a placeholder for it.
+    let task_pid = std::ffi::CString::new(format!("{TASK_PID_VAR}={}", nix::unistd::getpid())).ok();
+    let env: Vec<&CStr> = plan
+        .exec
+        .env
+        .iter()
+        .map(|c| match &task_pid {
+            Some(pid) if c.to_bytes().starts_with(TASK_PID_PREFIX) => pid.as_c_str(),
+            _ => c.as_c_str(),
+        })
+        .collect();
     let err = match execve::<&CStr, &CStr>(
         &plan.exec.path,
         &plan
@@ -77,12 +92,7 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
             .iter()
             .map(|c| c.as_c_str())
             .collect::<Vec<_>>(),
-        &plan
-            .exec
-            .env
-            .iter()
-            .map(|c| c.as_c_str())
-            .collect::<Vec<_>>(),
+        &env,
     ) {
         Err(e) => e,
         Ok(never) => match never {},
