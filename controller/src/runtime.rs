@@ -22,6 +22,9 @@ pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
 /// Messages queued per agent before the session is considered stuck.
 pub const AGENT_QUEUE_MAX: usize = 4096;
 
+/// Free memory (MB) and load average a node's agent last reported.
+type NodeTelemetry = (Option<u64>, Option<f64>);
+
 pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> EpochSecs;
 }
@@ -48,7 +51,7 @@ pub struct Controller {
     /// When each node's agent was last heard from (in memory: liveness is leader-local knowledge).
     last_seen: std::sync::Mutex<HashMap<String, EpochSecs>>,
     /// Free memory and load each agent last reported: shown by `scontrol show node`, never logged.
-    telemetry: std::sync::Mutex<HashMap<String, (Option<u64>, Option<f64>)>>,
+    telemetry: std::sync::Mutex<HashMap<String, NodeTelemetry>>,
     started_at: EpochSecs,
 }
 

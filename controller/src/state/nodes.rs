@@ -1,7 +1,5 @@
 //! Node lifecycle: agent registration, liveness and admin state changes (`scontrol update NodeName=`).
 
-use serde::{Deserialize, Serialize};
-
 use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
 use spur_core::job::EpochSecs;
 use spur_core::records::{NodeBaseState, NodeRecord};
@@ -9,25 +7,8 @@ use spur_core::states::JobBaseState;
 
 use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
-/// What an agent says about itself and its jobs when it (re)connects.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NodeRegistration {
-    pub name: String,
-    pub hostname: String,
-    pub addr: String,
-    pub cpus: u32,
-    pub sockets: u32,
-    pub cores_per_socket: u32,
-    pub threads_per_core: u32,
-    pub real_memory_mb: u64,
-    pub boot_time: EpochSecs,
-    pub agent_start_time: EpochSecs,
-    pub os: String,
-    pub arch: String,
-    pub version: String,
-    /// Jobs whose supervisor is still alive on the node.
-    pub running_jobs: Vec<u32>,
-}
+/// What an agent says about itself and its jobs when it (re)connects: its hello, logged as it came.
+pub type NodeRegistration = spur_core::agent_proto::NodeHello;
 
 impl ClusterState {
     pub(super) fn register_node(&mut self, reg: NodeRegistration, now: EpochSecs) -> ApplyResult {
