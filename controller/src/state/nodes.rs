@@ -40,6 +40,7 @@ impl ClusterState {
         }
         let mut applied = Applied::default();
         self.reconcile_node_jobs(&reg, now, &mut applied);
+        self.stop_stale_jobs(&reg, now, &mut applied);
         self.refresh_node_state(&reg.name);
         Ok(applied)
     }
@@ -94,19 +95,64 @@ impl ClusterState {
         }
     }
 
+    /// Jobs the agent still runs although the log no longer places them there (failed over to another node or
+    /// requeued while the node was silent) are stopped.
+    fn stop_stale_jobs(&self, reg: &NodeRegistration, now: EpochSecs, applied: &mut Applied) {
+        for &job_id in &reg.running_jobs {
+            let placed_here = self.jobs.get(&job_id).is_some_and(|j| {
+                jobs::holds_resources(j)
+                    && j.alloc
+                        .as_ref()
+                        .is_some_and(|a| a.node_names.first() == Some(&reg.name))
+            });
+            if !placed_here {
+                applied.effects.push(Effect::Terminate {
+                    node: reg.name.clone(),
+                    job_id,
+                    reason: TerminateReason::NodeFail,
+                    at: now,
+                });
+            }
+        }
+    }
+
     pub(super) fn node_responding(
         &mut self,
         name: &str,
         responding: bool,
         now: EpochSecs,
     ) -> Applied {
-        if let Some(node) = self.nodes.get_mut(name) {
-            node.not_responding = !responding;
-            if responding {
-                node.last_heartbeat = Some(now);
-            }
+        let mut applied = Applied::default();
+        let Some(node) = self.nodes.get_mut(name) else {
+            return applied;
+        };
+        node.not_responding = !responding;
+        if responding {
+            node.last_heartbeat = Some(now);
+            return applied;
         }
-        Applied::default()
+        // Silent for SlurmdTimeout: the node goes DOWN and the jobs on it fail.
+        node.base_state = NodeBaseState::Down;
+        node.reason = Some("Not responding".to_string());
+        node.reason_time = Some(now);
+        node.reason_uid = Some(0);
+        let victims: Vec<u32> = self
+            .jobs
+            .values()
+            .filter(|j| {
+                jobs::holds_resources(j)
+                    && j.alloc
+                        .as_ref()
+                        .is_some_and(|a| a.node_names.iter().any(|n| n == name))
+            })
+            .map(|j| j.job_id)
+            .collect();
+        // Slurm would requeue these (JobRequeue=1); Spur ends them NODE_FAIL until launches carry a run number, so a
+        // returning node's stale run can never be mistaken for a new one (docs/compatibility.md).
+        for job_id in victims {
+            applied.effects.extend(self.node_failed(job_id, name, now));
+        }
+        applied
     }
 
     pub(super) fn update_nodes(

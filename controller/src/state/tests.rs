@@ -710,3 +710,36 @@ fn warning_signal_is_sent_once_before_the_time_limit() {
     );
     assert!(crate::runtime::warning_signals_due(&h.state, h.now + 1).is_empty());
 }
+
+#[test]
+fn a_silent_node_goes_down_and_its_jobs_fail() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("nf"));
+    assert_eq!(h.schedule(), vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::NodeResponding {
+            name: "n1".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    assert_eq!(applied.effects.len(), 1);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+    assert_eq!(
+        h.state.nodes["n1"].base_state,
+        spur_core::records::NodeBaseState::Down
+    );
+    let waiting = h.submit(spec("later"));
+    assert!(h.schedule().is_empty());
+    // The node returns with the old run still alive: it is stopped, and the node takes work again.
+    let back = h.register("n1", &[job]);
+    assert!(back
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Terminate { job_id, reason: TerminateReason::NodeFail, .. } if *job_id == job)));
+    assert_eq!(h.schedule(), vec![waiting]);
+    // Its late result changes nothing.
+    h.finish(job, 0, 9);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+}
