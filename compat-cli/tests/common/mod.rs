@@ -206,12 +206,28 @@ impl Cluster {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Output {
+        self.run_clean_with_stdin(cwd, command, args, env, None)
+    }
+
+    /// `run_clean` with stdin read from a file (`/dev/null` when None).
+    pub fn run_clean_with_stdin(
+        &self,
+        cwd: &Path,
+        command: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stdin: Option<&Path>,
+    ) -> Output {
         let mut cmd = self.command(cwd, command, args);
         cmd.env_clear().env("SLURM_CONF", &self.conf);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cmd.stdin(Stdio::null()).output().expect("run spur")
+        let stdin = match stdin {
+            Some(path) => Stdio::from(std::fs::File::open(path).expect("stdin file")),
+            None => Stdio::null(),
+        };
+        cmd.stdin(stdin).output().expect("run spur")
     }
 
     pub fn run(&self, command: &str, args: &[&str]) -> Output {
