@@ -17,6 +17,8 @@ pub struct BatchEnvContext<'a> {
     pub mem_per_cpu_mb: Option<u64>,
     pub user_home: Option<&'a str>,
     pub user_shell: Option<&'a str>,
+    /// slurm.conf `TmpFS`: the job's `TMPDIR` unless it brings its own (default `/tmp`).
+    pub tmp_fs: Option<&'a str>,
 }
 
 /// Variables Slurm sets for the batch step that users most often read; each also gets a `SPUR_` twin.
@@ -50,6 +52,9 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
         if !job.spec.environment.iter().any(|(k, _)| k == "SHELL") {
             set("SHELL", shell.to_string());
         }
+    }
+    if !job.spec.environment.iter().any(|(k, _)| k == "TMPDIR") {
+        set("TMPDIR", ctx.tmp_fs.unwrap_or("/tmp").to_string());
     }
     set("SLURMD_NODENAME", ctx.node_name.to_string());
     set("SLURM_CLUSTER_NAME", ctx.cluster_name.to_string());
@@ -95,8 +100,6 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     set("SLURM_SUBMIT_DIR", job.spec.work_dir.clone());
     set("SLURM_SUBMIT_HOST", job.spec.submit_host.clone());
     set("SLURM_TASKS_PER_NODE", tasks_per_node_text(job, num_nodes));
-    // The supervisor fills in the script's pid when it starts it.
-    set("SLURM_TASK_PID", String::new());
     set("SLURM_TOPOLOGY_ADDR", ctx.node_name.to_string());
     set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
     set("SLURM_WORKING_CLUSTER", working_cluster(ctx));

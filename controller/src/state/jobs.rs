@@ -89,9 +89,11 @@ impl ClusterState {
                     .split(',')
                     .find(|candidate| self.partition(candidate).is_some());
                 chosen.map(str::to_string).ok_or_else(|| {
+                    // slurmctld prints an empty partition name (`-p ''`) as C's "(null)".
+                    let shown = if name.is_empty() { "(null)" } else { name };
                     ApiError::with_detail(
                         SlurmErrno::InvalidPartitionName,
-                        format!("invalid partition specified: {name}"),
+                        format!("invalid partition specified: {shown}"),
                     )
                 })
             }

@@ -306,6 +306,17 @@ fn impossible_requests_are_refused_at_submit() {
         error.detail.as_deref(),
         Some("invalid partition specified: nosuch")
     );
+    let empty_partition = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            partition: Some(String::new()),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(
+        empty_partition.unwrap_err().detail.as_deref(),
+        Some("invalid partition specified: (null)")
+    );
     // Refused submissions consume no job id.
     assert_eq!(h.submit(spec("ok")), 1);
 }
