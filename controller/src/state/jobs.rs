@@ -446,6 +446,8 @@ impl ClusterState {
         };
         job.hold = Some(kind);
         job.priority = 0;
+        // A held job is not eligible: Slurm shows EligibleTime=Unknown until a scheduling pass after the release.
+        job.eligible_time = None;
         job.reason = match kind {
             HoldKind::Admin => JobReason::Held,
             HoldKind::User => JobReason::HeldUser,

@@ -736,3 +736,31 @@ fn accrue_time_starts_when_a_job_becomes_eligible() {
     assert_eq!(h.job(waiting).accrue_time, Some(h.now));
     assert_eq!(h.job(held).accrue_time, None);
 }
+
+#[test]
+fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
+    let mut h = Harness::new();
+    let blocker = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("blocker")
+    });
+    let job = h.submit(spec("waiting"));
+    h.schedule();
+    assert_eq!(h.job(blocker).state, JobBaseState::Running);
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(job),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.control(0, ControlRequest::Release { job: select(job) })
+        .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.now += 7;
+    h.schedule();
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+}
