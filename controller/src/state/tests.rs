@@ -754,3 +754,75 @@ fn a_silent_node_goes_down_and_its_jobs_fail() {
     h.finish(job, 0, 9);
     assert_eq!(h.job(job).state, JobBaseState::NodeFail);
 }
+
+#[test]
+fn jobs_without_a_memory_request_record_the_default() {
+    let mut h = Harness::new();
+    let plain = h.submit(spec("plain"));
+    let per_node = h.submit(JobSpec {
+        mem_per_node_mb: Some(300),
+        ..spec("per-node")
+    });
+    let exclusive = h.submit(JobSpec {
+        exclusive: true,
+        ..spec("exclusive")
+    });
+    assert_eq!(h.job(plain).spec.mem_per_cpu_mb, Some(100));
+    assert_eq!(
+        (
+            h.job(per_node).spec.mem_per_node_mb,
+            h.job(per_node).spec.mem_per_cpu_mb
+        ),
+        (Some(300), None)
+    );
+    assert_eq!(h.job(exclusive).spec.mem_per_cpu_mb, None);
+}
+
+#[test]
+fn accrue_time_starts_when_a_job_becomes_eligible() {
+    let mut h = Harness::new();
+    let running = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("running")
+    });
+    let waiting = h.submit(spec("waiting"));
+    let held = h.submit(JobSpec {
+        hold: true,
+        ..spec("held")
+    });
+    assert_eq!(h.job(waiting).accrue_time, None);
+    h.now += 5;
+    assert_eq!(h.schedule(), vec![running]);
+    assert_eq!(h.job(running).accrue_time, Some(h.now));
+    assert_eq!(h.job(waiting).reason, JobReason::Resources);
+    assert_eq!(h.job(waiting).accrue_time, Some(h.now));
+    assert_eq!(h.job(held).accrue_time, None);
+}
+
+#[test]
+fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
+    let mut h = Harness::new();
+    let blocker = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("blocker")
+    });
+    let job = h.submit(spec("waiting"));
+    h.schedule();
+    assert_eq!(h.job(blocker).state, JobBaseState::Running);
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(job),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.control(0, ControlRequest::Release { job: select(job) })
+        .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.now += 7;
+    h.schedule();
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+}
