@@ -104,6 +104,17 @@ fn wait_until_running(
     let name = prog.name();
     let started = Instant::now();
     let mut announced = false;
+    // Slurm says a job is queued as soon as the submission comes back without resources, so a wait that ends
+    // before the scheduler looked at the job still reports it.
+    let announce = |announced: &mut bool, due: bool| {
+        if due && !*announced {
+            if prog == Prog::Salloc {
+                eprintln!("salloc: Pending job allocation {job_id}");
+            }
+            eprintln!("{name}: job {job_id} queued and waiting for resources");
+            *announced = true;
+        }
+    };
     loop {
         match fetch_job(client, job_id) {
             Some(job) if job.state == JobBaseState::Running && !job.completing => {
@@ -117,13 +128,7 @@ fn wait_until_running(
             }
             Some(job) if job.state == JobBaseState::Pending => {
                 let evaluated = job.last_sched_eval.is_some() || started.elapsed() > PENDING_GRACE;
-                if evaluated && !announced {
-                    if prog == Prog::Salloc {
-                        eprintln!("salloc: Pending job allocation {job_id}");
-                    }
-                    eprintln!("{name}: job {job_id} queued and waiting for resources");
-                    announced = true;
-                }
+                announce(&mut announced, evaluated);
             }
             Some(_) => {
                 eprintln!("{}", prog.revoked_line(job_id));
@@ -134,6 +139,7 @@ fn wait_until_running(
         }
         if let Immediate::Within(limit) = immediate {
             if started.elapsed() >= limit {
+                announce(&mut announced, true);
                 complete(client, job_id, 0, 0);
                 match prog {
                     Prog::Srun => eprintln!(
@@ -153,6 +159,7 @@ fn wait_until_running(
         let poll = if announced { PENDING_POLL } else { FIRST_POLL };
         if let Some(Event::Signal(signal)) = events.next(poll) {
             if is_abort(signal) {
+                announce(&mut announced, true);
                 complete(client, job_id, 0, 0);
                 eprintln!("{}", prog.revoked_line(job_id));
                 match prog {
