@@ -161,7 +161,6 @@ impl JobSpool {
             mem_per_cpu_mb: mem_per_cpu,
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),
-            tmp_fs: None,
         };
         let env = batch_environment(job, &env_context);
         let work_dir = PathBuf::from(&job.spec.work_dir);

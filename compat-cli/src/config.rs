@@ -49,6 +49,14 @@ pub fn max_array_size() -> u32 {
     load_slurm_conf().map_or(1001, |conf| conf.max_array_size())
 }
 
+/// This process's session id (`AllocNode:Sid=host:sid`).
+pub fn session_id() -> u32 {
+    nix::unistd::getsid(None)
+        .ok()
+        .and_then(|p| u32::try_from(p.as_raw()).ok())
+        .unwrap_or(0)
+}
+
 pub fn short_hostname() -> String {
     nix::unistd::gethostname()
         .ok()

@@ -32,6 +32,8 @@ pub enum SlurmErrno {
     InvalidTaskMemory,
     JobHeld,
     NotLeader,
+    NodesBusy,
+    NotTopPriority,
 }
 
 impl SlurmErrno {
@@ -47,20 +49,22 @@ impl SlurmErrno {
             SlurmErrno::RequestedNodeConfigUnavailable => 2014,
             SlurmErrno::RequestedPartConfigUnavailable => 2015,
             SlurmErrno::AlreadyDone => 2021,
-            SlurmErrno::JobPending => 2016,
+            SlurmErrno::JobPending => 2024,
             SlurmErrno::TransitionStateNoUpdate => 2020,
             SlurmErrno::InvalidTimeLimit => 2051,
-            SlurmErrno::InvalidDependency => 2053,
+            SlurmErrno::InvalidDependency => 2038,
             SlurmErrno::InvalidNodeCount => 2006,
-            SlurmErrno::UserIdMissing => 2008,
+            SlurmErrno::UserIdMissing => 2010,
             SlurmErrno::InvalidGres => 2072,
-            SlurmErrno::InvalidArray => 2115,
+            SlurmErrno::InvalidArray => 2081,
             SlurmErrno::DisabledRequeue => 2063,
-            SlurmErrno::JobNotPending => 2019,
-            SlurmErrno::JobNotRunning => 2012,
+            SlurmErrno::JobNotPending => 2073,
+            SlurmErrno::JobNotRunning => 2085,
             SlurmErrno::InvalidTaskMemory => 2044,
-            SlurmErrno::JobHeld => 2043,
+            SlurmErrno::JobHeld => 2042,
             SlurmErrno::NotLeader => 1008,
+            SlurmErrno::NodesBusy => 2016,
+            SlurmErrno::NotTopPriority => 2013,
         }
     }
 
@@ -98,6 +102,8 @@ impl SlurmErrno {
             SlurmErrno::InvalidTaskMemory => "Memory required by task is not available",
             SlurmErrno::JobHeld => "Job is held",
             SlurmErrno::NotLeader => "Controller is not the leader",
+            SlurmErrno::NodesBusy => "Requested nodes are busy",
+            SlurmErrno::NotTopPriority => "Immediate execution impossible, insufficient priority",
         }
     }
 
@@ -106,7 +112,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 23] = [
+const ALL_ERRNOS: [SlurmErrno; 25] = [
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
     SlurmErrno::InvalidPartitionName,
@@ -130,6 +136,8 @@ const ALL_ERRNOS: [SlurmErrno; 23] = [
     SlurmErrno::InvalidTaskMemory,
     SlurmErrno::JobHeld,
     SlurmErrno::NotLeader,
+    SlurmErrno::NodesBusy,
+    SlurmErrno::NotTopPriority,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -312,4 +320,28 @@ pub struct ControlReply {
     /// Per addressed job: its display id and the error, if that job failed (scancel reports each).
     #[serde(default)]
     pub failures: Vec<(String, ApiError)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers checked against libslurm 22.05.8 (`slurm_errno.h`); each must map back to one errno.
+    #[test]
+    fn errno_numbers_are_slurms_and_unique() {
+        for errno in ALL_ERRNOS {
+            assert_eq!(
+                SlurmErrno::from_code(errno.code()),
+                Some(errno),
+                "{errno:?}"
+            );
+        }
+        assert_eq!(SlurmErrno::NodesBusy.code(), 2016);
+        assert_eq!(SlurmErrno::NotTopPriority.code(), 2013);
+        assert_eq!(SlurmErrno::JobPending.code(), 2024);
+        assert_eq!(
+            SlurmErrno::NotTopPriority.text(),
+            "Immediate execution impossible, insufficient priority"
+        );
+    }
 }

@@ -230,6 +230,26 @@ impl Cluster {
         cmd.stdin(stdin).output().expect("run spur")
     }
 
+    /// A Slurm command through the multi-call binary, set up like [`Cluster::run_in`] in the cluster directory but
+    /// not started, for tests that change the environment, feed stdin or signal the process. Variables that would
+    /// put srun inside some outer allocation are removed.
+    pub fn slurm_command(&self, command: &str) -> Command {
+        let mut cmd = Command::new(self.bin_dir.join("spur"));
+        cmd.arg(command)
+            .current_dir(self.dir.path())
+            .env("SLURM_CONF", &self.conf)
+            .env_remove("SPUR_CONTROLLER")
+            .env_remove("SLURM_JOB_ID")
+            .env_remove("SLURM_JOBID")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// The multi-call binary, for command lines that run Slurm commands inside jobs (`salloc spur srun ...`).
+    pub fn spur_bin(&self) -> PathBuf {
+        self.bin_dir.join("spur")
+    }
+
     pub fn run(&self, command: &str, args: &[&str]) -> Output {
         self.run_in(self.dir.path(), command, args)
     }

@@ -35,6 +35,13 @@ impl ApiService {
             return self.test_only(&submit);
         }
         let now = self.controller.now();
+        if submit.immediate {
+            // Checked before the commit: a start Spur cannot promise is refused rather than queued. Another
+            // submission may still take the resources first; the job then waits like any other.
+            self.controller
+                .state
+                .read(|state| scheduler::immediate_check(state, &submit.spec, now))?;
+        }
         let applied = self
             .controller
             .commit(Command::Submit {

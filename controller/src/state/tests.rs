@@ -826,3 +826,33 @@ fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
     h.schedule();
     assert_eq!(h.job(job).eligible_time, Some(h.now));
 }
+
+#[test]
+fn immediate_requests_start_now_or_are_refused() {
+    use crate::scheduler::immediate_check;
+    let mut h = Harness::new();
+    let one_cpu = spec("i");
+    assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
+    let big = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("big")
+    });
+    h.schedule();
+    let busy = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
+    assert_eq!(busy.errno, SlurmErrno::NodesBusy);
+    let waiting = h.submit(spec("w"));
+    h.schedule();
+    assert_eq!(h.job(waiting).state, JobBaseState::Pending);
+    let behind = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
+    assert_eq!(behind.errno, SlurmErrno::NotTopPriority);
+    let never = JobSpec {
+        ntasks: Some(64),
+        ..spec("never")
+    };
+    let impossible = immediate_check(&h.state, &never, h.now).unwrap_err();
+    assert_eq!(impossible.errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    h.finish(big, 0, 0);
+    h.schedule();
+    h.finish(waiting, 0, 0);
+    assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
+}
