@@ -265,18 +265,17 @@ fn array_throttle_env_and_cancel_of_one_task() {
 #[test]
 fn dependencies_chain_and_never_satisfied() {
     let cluster = Cluster::start();
-    let a = cluster.wrap("sleep 1", &[]);
+    let a = cluster.wrap("sleep 3", &[]);
     let b = cluster.wrap("echo b", &[&format!("--dependency=afterok:{a}")]);
     let c = cluster.wrap("echo c", &[&format!("--dependency=afterok:{b}")]);
     let not_ok = cluster.wrap("echo never", &[&format!("--dependency=afternotok:{a}")]);
     // While `a` runs, the others wait with reason Dependency (Slurm's squeue -o '%i %j %T %r %E').
-    let line = cluster.squeue("%i %j %T %r %E", &["-j", &b.to_string()]);
-    assert_eq!(
-        line,
-        vec![format!(
-            "{b} wrap PENDING Dependency afterok:{a}(unfulfilled)"
-        )]
-    );
+    let waiting = vec![format!(
+        "{b} wrap PENDING Dependency afterok:{a}(unfulfilled)"
+    )];
+    cluster.expect_within(SHORT, "the dependent job to wait on Dependency", || {
+        cluster.squeue("%i %j %T %r %E", &["-j", &b.to_string()]) == waiting
+    });
     assert_eq!(cluster.wait_for_end(c, LONG), "COMPLETED");
     for (job, before) in [(b, a), (c, b)] {
         assert_eq!(cluster.job_field(job, "JobState"), "COMPLETED");
@@ -333,7 +332,10 @@ fn holds_and_releases() {
         )
     );
     cluster.ok("scontrol", &["release", &job.to_string()]);
-    assert_eq!(cluster.job_field(job, "Reason"), "BeginTime");
+    // Reason=None until the next scheduling pass looks at the job again.
+    cluster.expect_within(SHORT, "the released job to wait for its begin time", || {
+        cluster.job_field(job, "Reason") == "BeginTime"
+    });
     cluster.ok("scontrol", &["uhold", &job.to_string()]);
     assert_eq!(cluster.job_field(job, "Reason"), "JobHeldUser");
     cluster.ok("scontrol", &["release", &job.to_string()]);

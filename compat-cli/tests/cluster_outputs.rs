@@ -295,8 +295,14 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     let held = sbatch(&["--parsable", "--job-name=held", "--hold", "--wrap", "true"]);
     assert_eq!((dep.as_str(), held.as_str()), ("27\n", "28\n"));
     let renumber = |text: String| replace_number(&replace_number(&text, 27, 25), 28, 26);
-    cluster.expect_within(LONG, "the waiter to pend on Resources", || {
-        cluster.job_field(23, "Reason") == "Resources"
+    cluster.expect_within(LONG, "a scheduling pass over every pending job", || {
+        cluster.squeue("%i %r", &["-t", "PD"])
+            == [
+                "23 Resources",
+                "24_[1-3] Priority",
+                "27 Dependency",
+                "28 JobHeldUser",
+            ]
     });
     let cases: &[(&str, &[&str])] = &[
         ("46-squeue.txt", &[]),
