@@ -515,27 +515,44 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         self.kill_agent();
         self.kill_controller();
-        // Supervisors outlive the agent by design: stop the ones this test started.
+        // Supervisors outlive the agent by design: stop the ones this test started, and their jobs.
+        let mut pids = Vec::new();
         let spool = self.dir.path().join("spool");
         if let Ok(entries) = std::fs::read_dir(&spool) {
             for entry in entries.flatten() {
                 if let Ok(text) = std::fs::read_to_string(entry.path().join("started.json")) {
                     let started: serde_json::Value =
                         serde_json::from_str(&text).unwrap_or_default();
-                    if let Some(pgid) = started["pid"].as_i64() {
-                        unsafe {
-                            libc::kill(-(pgid as i32), libc::SIGKILL);
-                        }
+                    if let Some(pgid) = started["pid"].as_i64().and_then(|p| i32::try_from(p).ok())
+                    {
+                        signal(-pgid, libc::SIGKILL);
                     }
                 }
                 if let Ok(pid) = std::fs::read_to_string(entry.path().join("stepd.pid")) {
                     if let Ok(pid) = pid.trim().parse::<i32>() {
-                        unsafe {
-                            libc::kill(pid, libc::SIGKILL);
-                        }
+                        signal(pid, libc::SIGKILL);
+                        pids.push(pid);
                     }
                 }
             }
         }
+        // A supervisor that is still dying may write into the spool while the directory goes away, which
+        // leaves it behind: wait for them, then remove it (TempDir ignores errors).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while pids.iter().any(|&pid| signal(pid, 0)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for _ in 0..5 {
+            if std::fs::remove_dir_all(self.dir.path()).is_ok() || !self.dir.path().exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
+}
+
+/// `kill(pid, sig)`; says whether it was delivered (with 0: whether the process still exists).
+fn signal(pid: i32, sig: i32) -> bool {
+    // SAFETY: kill(2) has no memory-safety preconditions; the ids come from this test's own spool.
+    unsafe { libc::kill(pid, sig) == 0 }
 }
