@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{field_of, text, Cluster, ClusterOptions, LONG, SHORT};
+use common::{field_of, golden, text, Cluster, ClusterOptions, LONG, SHORT};
 
 /// `slurmstepd-HOST: error: *** JOB N ON HOST CANCELLED AT <time>[ DUE TO ...] ***`, Slurm's notice in the
 /// job's output when it is cancelled or times out. Returns the line.
@@ -170,21 +170,30 @@ fn wrap_and_parsable_print_like_slurm() {
     assert_eq!(text(&out.stdout), "");
 }
 
-/// The one time-limit test: about 65 s (a minute of limit, then KillWait).
+/// The one time-limit test: about 65 s (a minute of limit, then KillWait). Replays Slurm's captures B00 and B0
+/// on a cluster shaped like the reference (job id 41, DefMemPerCPU=1024).
 #[test]
 fn time_limit_ends_the_job_with_timeout() {
-    let cluster = Cluster::start();
+    let cluster = Cluster::start_with(ClusterOptions {
+        def_mem_per_cpu: 1024,
+        extra_conf: "FirstJobId=41\n".into(),
+        ..ClusterOptions::default()
+    });
     let dir = cluster.subdir("timeout");
-    let job = cluster.sbatch_in(
+    let output = format!("--output={}/tmo-%j.out", dir.display());
+    let out = cluster.run_in(
         &dir,
+        "sbatch",
         &[
             "--job-name=tmo",
             "--time=1",
-            "--output=tmo-%j.out",
+            &output,
             "--wrap",
             "echo start; sleep 200",
         ],
     );
+    assert_eq!(text(&out.stdout), golden::capture("B00-sbatch-timeout.txt"));
+    let job = 41;
     cluster.wait_for_state(job, "RUNNING", LONG);
     assert_eq!(cluster.job_field(job, "TimeLimit"), "00:01:00");
     assert_eq!(
@@ -197,6 +206,14 @@ fn time_limit_ends_the_job_with_timeout() {
     let output = read(&dir.join(format!("tmo-{job}.out")));
     assert!(output.starts_with("start\n"), "{output}");
     cancel_notice(&output, job, &cluster.node, "DUE TO TIME LIMIT");
+    // `scontrol show job 41; cat tmo-41.out`, as captured.
+    let ours = format!("{}{output}", cluster.ok("scontrol", &["show", "job", "41"]));
+    golden::assert_same(
+        "B0-timeout-job.txt",
+        &golden::normalise(&ours, Some(&dir), &cluster.node),
+        &golden::normalise(&golden::capture("B0-timeout-job.txt"), None, "vm"),
+        &[],
+    );
 }
 
 #[test]

@@ -5,26 +5,8 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{text, Cluster, ClusterOptions, LONG};
-
-fn capture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../core/tests/golden/slurm-22.05")
-        .join(name);
-    let full = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = full.lines().skip_while(|l| *l != "--- stdout ---").skip(1);
-    let mut out = String::new();
-    for line in lines.by_ref() {
-        if line == "--- stderr ---" {
-            break;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
+use common::golden::{capture, head, mask_keys, normalise, replace_number};
+use common::{golden, text, Cluster, ClusterOptions, LONG};
 
 fn reference_cluster(first_job_id: u32) -> Cluster {
     Cluster::start_with(ClusterOptions {
@@ -34,81 +16,6 @@ fn reference_cluster(first_job_id: u32) -> Cluster {
         extra_conf: format!("FirstJobId={first_job_id}\n"),
         ..ClusterOptions::default()
     })
-}
-
-/// Masks what differs between two runs of the same commands.
-fn normalise(text: &str, submit_dir: Option<&Path>, host: &str) -> String {
-    let mut text = text.to_string();
-    if let Some(dir) = submit_dir {
-        text = text.replace(&dir.display().to_string(), "$SUBMIT_DIR");
-    }
-    let mut out = String::new();
-    for line in text.lines() {
-        let line = if host != "vm" {
-            line.replace(&format!("={host}"), "=vm")
-                .replace(&format!(" {host} "), " vm ")
-                .replace(&format!(" {host}"), " vm")
-        } else {
-            line.to_string()
-        };
-        let words: Vec<String> = line
-            .split(' ')
-            .map(|w| {
-                let (key, value) = w.split_once('=').unwrap_or(("", w));
-                match key {
-                    "Priority" | "RunTime" | "AllocNode:Sid" | "LastSchedEval" => {
-                        format!("{key}=*")
-                    }
-                    _ if is_timestamp(value) => format!("{}{{TIME}}", &w[..w.len() - value.len()]),
-                    _ => w.to_string(),
-                }
-            })
-            .collect();
-        out.push_str(&mask_elapsed(&mask_date_line(&words.join(" "))));
-        out.push('\n');
-    }
-    out
-}
-
-fn is_timestamp(text: &str) -> bool {
-    text.len() == 19
-        && text.char_indices().all(|(i, c)| match i {
-            4 | 7 => c == '-',
-            10 => c == 'T',
-            13 | 16 => c == ':',
-            _ => c.is_ascii_digit(),
-        })
-}
-
-/// `squeue -l` starts with the current date (`Mon Nov 30 14:58:05 2026`).
-fn mask_date_line(line: &str) -> String {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    if words.len() == 5 && weekday.contains(&words[0]) && words[3].len() == 8 {
-        "{DATE}".to_string()
-    } else {
-        line.to_string()
-    }
-}
-
-/// A running job's elapsed time in squeue's TIME column (`0:02`): any `M:SS` right before the node count.
-fn mask_elapsed(line: &str) -> String {
-    if !(line.contains(" R ") || line.contains(" RUNNING ")) {
-        return line.to_string();
-    }
-    let mut out: Vec<String> = Vec::new();
-    for word in line.split(' ') {
-        let is_elapsed = word.len() >= 4
-            && word.contains(':')
-            && word.chars().all(|c| c.is_ascii_digit() || c == ':')
-            && word != "10:00";
-        out.push(if is_elapsed {
-            "#".repeat(word.len())
-        } else {
-            word.to_string()
-        });
-    }
-    out.join(" ")
 }
 
 /// Lines of a capture that Spur does not reproduce yet, by capture and the line's start: known gaps, reported
@@ -136,58 +43,12 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Compares line by line; the error lists every differing line that is not a known gap.
 fn same(what: &str, ours: &str, theirs: &str) -> Result<(), String> {
-    let ours_lines: Vec<&str> = ours.lines().collect();
-    let theirs_lines: Vec<&str> = theirs.lines().collect();
-    let mut report = String::new();
-    for i in 0..ours_lines.len().max(theirs_lines.len()) {
-        let (o, t) = (ours_lines.get(i), theirs_lines.get(i));
-        let gap = KNOWN_GAPS.iter().find(|(capture, prefix, _)| {
-            *capture == what && t.is_some_and(|t| t.starts_with(prefix))
-        });
-        match (o == t, gap) {
-            (true, None) => {}
-            (true, Some((_, prefix, _))) => {
-                report.push_str(&format!("  known gap now matches, remove it: {prefix:?}\n"))
-            }
-            (false, Some((_, _, why))) => {
-                eprintln!("{what}: known gap ({why}):\n  slurm: {t:?}\n  spur:  {o:?}")
-            }
-            (false, None) => report.push_str(&format!("  slurm: {t:?}\n  spur:  {o:?}\n")),
-        }
-    }
-    if report.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{what} differs from Slurm's capture:\n{report}"))
-    }
+    golden::same(what, ours, theirs, KNOWN_GAPS)
 }
 
 fn assert_same(what: &str, ours: &str, theirs: &str) {
-    if let Err(e) = same(what, ours, theirs) {
-        panic!("{e}");
-    }
-}
-
-/// Replaces the number `from` by `to` wherever it stands alone (not inside a longer number).
-fn replace_number(text: &str, from: u32, to: u32) -> String {
-    let from = from.to_string();
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(&from) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + from.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        if before.is_some_and(|c| c.is_ascii_digit()) || after.is_some_and(|c| c.is_ascii_digit()) {
-            out.push_str(&from);
-        } else {
-            out.push_str(&to.to_string());
-        }
-        rest = &rest[at + from.len()..];
-    }
-    out.push_str(rest);
-    out
+    golden::assert_same(what, ours, theirs, KNOWN_GAPS)
 }
 
 #[test]
@@ -399,25 +260,4 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     cluster.ok("scancel", &["-u", "root"]);
-}
-
-/// Replaces the values of `Key=value` words for the given keys by `*`.
-fn mask_keys(text: &str, keys: &[&str]) -> String {
-    text.lines()
-        .map(|line| {
-            let words: Vec<String> = line
-                .split(' ')
-                .map(|w| match w.split_once('=') {
-                    Some((k, _)) if keys.contains(&k) => format!("{k}=*"),
-                    _ => w.to_string(),
-                })
-                .collect();
-            format!("{}\n", words.join(" "))
-        })
-        .collect()
-}
-
-/// The first `n` lines, as `| head -n` keeps them.
-fn head(text: &str, n: usize) -> String {
-    text.lines().take(n).map(|l| format!("{l}\n")).collect()
 }
