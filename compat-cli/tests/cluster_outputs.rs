@@ -13,6 +13,8 @@ fn reference_cluster(first_job_id: u32) -> Cluster {
         cpus: 2,
         memory_mb: 23593,
         def_mem_per_cpu: 1024,
+        gres: Some("gpu:a100:4".into()),
+        node_extra: "SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1".into(),
         extra_conf: format!("FirstJobId={first_job_id}\n"),
         ..ClusterOptions::default()
     })
@@ -21,6 +23,16 @@ fn reference_cluster(first_job_id: u32) -> Cluster {
 /// Lines of a capture that Spur does not reproduce yet, by capture and the line's start: known gaps, reported
 /// when the suite runs. A listed line that starts to match fails the test, so the list stays honest.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[
+    (
+        "60-scontrol-show-node.txt",
+        "   NodeAddr=",
+        "spurd reports its own version (Version=0.1.0), not Slurm's",
+    ),
+    (
+        "60-scontrol-show-node.txt",
+        "   LastBusyTime=",
+        "LastBusyTime is set only when a job ends, so a node busy since startup shows Unknown",
+    ),
     (
         "50-squeue-start.txt",
         "                23 ",
@@ -260,4 +272,113 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     cluster.ok("scancel", &["-u", "root"]);
+}
+
+/// What only this machine knows about its node: load, free memory, kernel.
+fn mask_host_facts(text: &str) -> String {
+    let masked = mask_keys(text, &["CPULoad", "FreeMem"]);
+    masked
+        .lines()
+        .map(|l| {
+            if l.starts_with("   OS=") {
+                "   OS=*\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn idle_and_busy_node_and_partition_views_match_the_captures() {
+    let cluster = reference_cluster(1);
+    let host = cluster.node.clone();
+    let compare = |name: &str, ours: String, failures: &mut Vec<String>| {
+        let ours = mask_host_facts(&normalise(&ours, None, &host));
+        let theirs = mask_host_facts(&normalise(&capture(name), None, "vm"));
+        if let Err(e) = same(name, &ours, &theirs) {
+            failures.push(e);
+        }
+    };
+    let mut failures = Vec::new();
+    compare("01-sinfo.txt", cluster.ok("sinfo", &[]), &mut failures);
+    compare(
+        "02-sinfo-N-l.txt",
+        cluster.ok("sinfo", &["-N", "-l"]),
+        &mut failures,
+    );
+    compare(
+        "03-sinfo-o.txt",
+        cluster.ok("sinfo", &["-o", "%P %a %l %D %t %N"]),
+        &mut failures,
+    );
+    compare(
+        "04-sinfo-s.txt",
+        cluster.ok("sinfo", &["-s"]),
+        &mut failures,
+    );
+    compare(
+        "05-sinfo-N.txt",
+        cluster.ok("sinfo", &["-N"]),
+        &mut failures,
+    );
+    compare(
+        "08-sinfo-l.txt",
+        cluster.ok("sinfo", &["-l"]),
+        &mut failures,
+    );
+    compare(
+        "62-scontrol-show-partition.txt",
+        cluster.ok("scontrol", &["show", "partition"]),
+        &mut failures,
+    );
+    // %e is this machine's free memory.
+    let custom = cluster.ok("sinfo", &["-N", "-h", "-o", "%N|%T|%c|%m|%G|%C|%e|%f|%P"]);
+    let mask_free = |line: &str| {
+        let mut cells: Vec<String> = line.split('|').map(str::to_string).collect();
+        if cells.len() > 6 {
+            cells[6] = "*".into();
+        }
+        cells.join("|")
+    };
+    let ours: String = custom
+        .lines()
+        .map(|l| format!("{}\n", mask_free(l)))
+        .collect();
+    let theirs: String = capture("06-sinfo-custom.txt")
+        .lines()
+        .map(|l| format!("{}\n", mask_free(l)))
+        .collect();
+    compare_text(
+        "06-sinfo-custom.txt",
+        &normalise(&ours, None, &host),
+        &theirs,
+        &mut failures,
+    );
+
+    // Busy: the capture's two one-CPU sleepers.
+    for _ in 0..2 {
+        cluster.wrap("sleep 300", &["--job-name=sleeper", "-n1", "--time=10"]);
+    }
+    cluster.wait_for_state(2, "RUNNING", LONG);
+    cluster.wait_for_state(1, "RUNNING", LONG);
+    let busy = format!(
+        "{}{}",
+        cluster.ok("sinfo", &[]),
+        cluster.ok("sinfo", &["-N", "-l"])
+    );
+    compare("65-sinfo-busy.txt", busy, &mut failures);
+    compare(
+        "60-scontrol-show-node.txt",
+        cluster.ok("scontrol", &["show", "node"]),
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    cluster.ok("scancel", &["-u", "root"]);
+}
+
+fn compare_text(name: &str, ours: &str, theirs: &str, failures: &mut Vec<String>) {
+    if let Err(e) = same(name, ours, theirs) {
+        failures.push(e);
+    }
 }

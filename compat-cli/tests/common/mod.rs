@@ -58,6 +58,8 @@ pub struct ClusterOptions {
     pub min_job_age: u32,
     pub kill_wait: u32,
     pub def_mem_per_cpu: u64,
+    /// More `NodeName=` parameters, e.g. `SocketsPerBoard=1 CoresPerSocket=2`.
+    pub node_extra: String,
 }
 
 impl Default for ClusterOptions {
@@ -70,6 +72,7 @@ impl Default for ClusterOptions {
             min_job_age: 300,
             kill_wait: 2,
             def_mem_per_cpu: 100,
+            node_extra: String::new(),
         }
     }
 }
@@ -101,13 +104,14 @@ impl Cluster {
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
-             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem}{gres_line} State=UNKNOWN\n\
+             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             state = dir.path().join("state").display(),
             spool = dir.path().join("spool").display(),
             age = options.min_job_age,
             kill = options.kill_wait,
             defmem = options.def_mem_per_cpu,
+            node_extra = options.node_extra,
             cpus = options.cpus,
             mem = options.memory_mb,
             extra = options.extra_conf,
