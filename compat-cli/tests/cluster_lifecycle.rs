@@ -339,7 +339,7 @@ fn holds_and_releases() {
     );
     // The default layout, as in the capture 70-scontrol-hold-update.txt.
     let default = cluster.ok("squeue", &["-j", &job.to_string()]);
-    let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
+    let user = whoami();
     assert_eq!(
         default,
         format!(
