@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{field_of, text, Cluster, ClusterOptions, LONG, SHORT};
+use common::{field_of, golden, text, Cluster, ClusterOptions, LONG, SHORT};
 
 /// `slurmstepd-HOST: error: *** JOB N ON HOST CANCELLED AT <time>[ DUE TO ...] ***`, Slurm's notice in the
 /// job's output when it is cancelled or times out. Returns the line.
@@ -170,21 +170,30 @@ fn wrap_and_parsable_print_like_slurm() {
     assert_eq!(text(&out.stdout), "");
 }
 
-/// The one time-limit test: about 65 s (a minute of limit, then KillWait).
+/// The one time-limit test: about 65 s (a minute of limit, then KillWait). Replays Slurm's captures B00 and B0
+/// on a cluster shaped like the reference (job id 41, DefMemPerCPU=1024).
 #[test]
 fn time_limit_ends_the_job_with_timeout() {
-    let cluster = Cluster::start();
+    let cluster = Cluster::start_with(ClusterOptions {
+        def_mem_per_cpu: 1024,
+        extra_conf: "FirstJobId=41\n".into(),
+        ..ClusterOptions::default()
+    });
     let dir = cluster.subdir("timeout");
-    let job = cluster.sbatch_in(
+    let output = format!("--output={}/tmo-%j.out", dir.display());
+    let out = cluster.run_in(
         &dir,
+        "sbatch",
         &[
             "--job-name=tmo",
             "--time=1",
-            "--output=tmo-%j.out",
+            &output,
             "--wrap",
             "echo start; sleep 200",
         ],
     );
+    assert_eq!(text(&out.stdout), golden::capture("B00-sbatch-timeout.txt"));
+    let job = 41;
     cluster.wait_for_state(job, "RUNNING", LONG);
     assert_eq!(cluster.job_field(job, "TimeLimit"), "00:01:00");
     assert_eq!(
@@ -197,6 +206,14 @@ fn time_limit_ends_the_job_with_timeout() {
     let output = read(&dir.join(format!("tmo-{job}.out")));
     assert!(output.starts_with("start\n"), "{output}");
     cancel_notice(&output, job, &cluster.node, "DUE TO TIME LIMIT");
+    // `scontrol show job 41; cat tmo-41.out`, as captured.
+    let ours = format!("{}{output}", cluster.ok("scontrol", &["show", "job", "41"]));
+    golden::assert_same(
+        "B0-timeout-job.txt",
+        &golden::normalise(&ours, Some(&dir), &cluster.node),
+        &golden::normalise(&golden::capture("B0-timeout-job.txt"), None, "vm"),
+        &[],
+    );
 }
 
 #[test]
@@ -265,18 +282,17 @@ fn array_throttle_env_and_cancel_of_one_task() {
 #[test]
 fn dependencies_chain_and_never_satisfied() {
     let cluster = Cluster::start();
-    let a = cluster.wrap("sleep 1", &[]);
+    let a = cluster.wrap("sleep 3", &[]);
     let b = cluster.wrap("echo b", &[&format!("--dependency=afterok:{a}")]);
     let c = cluster.wrap("echo c", &[&format!("--dependency=afterok:{b}")]);
     let not_ok = cluster.wrap("echo never", &[&format!("--dependency=afternotok:{a}")]);
     // While `a` runs, the others wait with reason Dependency (Slurm's squeue -o '%i %j %T %r %E').
-    let line = cluster.squeue("%i %j %T %r %E", &["-j", &b.to_string()]);
-    assert_eq!(
-        line,
-        vec![format!(
-            "{b} wrap PENDING Dependency afterok:{a}(unfulfilled)"
-        )]
-    );
+    let waiting = vec![format!(
+        "{b} wrap PENDING Dependency afterok:{a}(unfulfilled)"
+    )];
+    cluster.expect_within(SHORT, "the dependent job to wait on Dependency", || {
+        cluster.squeue("%i %j %T %r %E", &["-j", &b.to_string()]) == waiting
+    });
     assert_eq!(cluster.wait_for_end(c, LONG), "COMPLETED");
     for (job, before) in [(b, a), (c, b)] {
         assert_eq!(cluster.job_field(job, "JobState"), "COMPLETED");
@@ -323,7 +339,7 @@ fn holds_and_releases() {
     );
     // The default layout, as in the capture 70-scontrol-hold-update.txt.
     let default = cluster.ok("squeue", &["-j", &job.to_string()]);
-    let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
+    let user = whoami();
     assert_eq!(
         default,
         format!(
@@ -333,7 +349,10 @@ fn holds_and_releases() {
         )
     );
     cluster.ok("scontrol", &["release", &job.to_string()]);
-    assert_eq!(cluster.job_field(job, "Reason"), "BeginTime");
+    // Reason=None until the next scheduling pass looks at the job again.
+    cluster.expect_within(SHORT, "the released job to wait for its begin time", || {
+        cluster.job_field(job, "Reason") == "BeginTime"
+    });
     cluster.ok("scontrol", &["uhold", &job.to_string()]);
     assert_eq!(cluster.job_field(job, "Reason"), "JobHeldUser");
     cluster.ok("scontrol", &["release", &job.to_string()]);

@@ -5,115 +5,34 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{text, Cluster, ClusterOptions, LONG};
-
-fn capture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../core/tests/golden/slurm-22.05")
-        .join(name);
-    let full = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = full.lines().skip_while(|l| *l != "--- stdout ---").skip(1);
-    let mut out = String::new();
-    for line in lines.by_ref() {
-        if line == "--- stderr ---" {
-            break;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
+use common::golden::{capture, head, mask_keys, normalise, replace_number};
+use common::{golden, text, Cluster, ClusterOptions, LONG};
 
 fn reference_cluster(first_job_id: u32) -> Cluster {
     Cluster::start_with(ClusterOptions {
         cpus: 2,
         memory_mb: 23593,
         def_mem_per_cpu: 1024,
+        gres: Some("gpu:a100:4".into()),
+        node_extra: "SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1".into(),
         extra_conf: format!("FirstJobId={first_job_id}\n"),
         ..ClusterOptions::default()
     })
 }
 
-/// Masks what differs between two runs of the same commands.
-fn normalise(text: &str, submit_dir: Option<&Path>, host: &str) -> String {
-    let mut text = text.to_string();
-    if let Some(dir) = submit_dir {
-        text = text.replace(&dir.display().to_string(), "$SUBMIT_DIR");
-    }
-    let mut out = String::new();
-    for line in text.lines() {
-        let line = if host != "vm" {
-            line.replace(&format!("={host}"), "=vm")
-                .replace(&format!(" {host} "), " vm ")
-                .replace(&format!(" {host}"), " vm")
-        } else {
-            line.to_string()
-        };
-        let words: Vec<String> = line
-            .split(' ')
-            .map(|w| {
-                let (key, value) = w.split_once('=').unwrap_or(("", w));
-                match key {
-                    "Priority" | "RunTime" | "AllocNode:Sid" | "LastSchedEval" => {
-                        format!("{key}=*")
-                    }
-                    _ if is_timestamp(value) => format!("{}{{TIME}}", &w[..w.len() - value.len()]),
-                    _ => w.to_string(),
-                }
-            })
-            .collect();
-        out.push_str(&mask_elapsed(&mask_date_line(&words.join(" "))));
-        out.push('\n');
-    }
-    out
-}
-
-fn is_timestamp(text: &str) -> bool {
-    text.len() == 19
-        && text.char_indices().all(|(i, c)| match i {
-            4 | 7 => c == '-',
-            10 => c == 'T',
-            13 | 16 => c == ':',
-            _ => c.is_ascii_digit(),
-        })
-}
-
-/// `squeue -l` starts with the current date (`Mon Nov 30 14:58:05 2026`).
-fn mask_date_line(line: &str) -> String {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    if words.len() == 5 && weekday.contains(&words[0]) && words[3].len() == 8 {
-        "{DATE}".to_string()
-    } else {
-        line.to_string()
-    }
-}
-
-/// A running job's elapsed time in squeue's TIME column (`0:02`): any `M:SS` right before the node count.
-fn mask_elapsed(line: &str) -> String {
-    if !(line.contains(" R ") || line.contains(" RUNNING ")) {
-        return line.to_string();
-    }
-    let mut out: Vec<String> = Vec::new();
-    for word in line.split(' ') {
-        let is_elapsed = word.len() >= 4
-            && word.contains(':')
-            && word.chars().all(|c| c.is_ascii_digit() || c == ':')
-            && word != "10:00";
-        out.push(if is_elapsed {
-            "#".repeat(word.len())
-        } else {
-            word.to_string()
-        });
-    }
-    out.join(" ")
-}
-
 /// Lines of a capture that Spur does not reproduce yet, by capture and the line's start: known gaps, reported
 /// when the suite runs. A listed line that starts to match fails the test, so the list stays honest.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[
+    (
+        "60-scontrol-show-node.txt",
+        "   NodeAddr=",
+        "spurd reports its own version (Version=0.1.0), not Slurm's",
+    ),
+    (
+        "60-scontrol-show-node.txt",
+        "   LastBusyTime=",
+        "LastBusyTime is set only when a job ends, so a node busy since startup shows Unknown",
+    ),
     (
         "50-squeue-start.txt",
         "                23 ",
@@ -136,58 +55,12 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Compares line by line; the error lists every differing line that is not a known gap.
 fn same(what: &str, ours: &str, theirs: &str) -> Result<(), String> {
-    let ours_lines: Vec<&str> = ours.lines().collect();
-    let theirs_lines: Vec<&str> = theirs.lines().collect();
-    let mut report = String::new();
-    for i in 0..ours_lines.len().max(theirs_lines.len()) {
-        let (o, t) = (ours_lines.get(i), theirs_lines.get(i));
-        let gap = KNOWN_GAPS.iter().find(|(capture, prefix, _)| {
-            *capture == what && t.is_some_and(|t| t.starts_with(prefix))
-        });
-        match (o == t, gap) {
-            (true, None) => {}
-            (true, Some((_, prefix, _))) => {
-                report.push_str(&format!("  known gap now matches, remove it: {prefix:?}\n"))
-            }
-            (false, Some((_, _, why))) => {
-                eprintln!("{what}: known gap ({why}):\n  slurm: {t:?}\n  spur:  {o:?}")
-            }
-            (false, None) => report.push_str(&format!("  slurm: {t:?}\n  spur:  {o:?}\n")),
-        }
-    }
-    if report.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{what} differs from Slurm's capture:\n{report}"))
-    }
+    golden::same(what, ours, theirs, KNOWN_GAPS)
 }
 
 fn assert_same(what: &str, ours: &str, theirs: &str) {
-    if let Err(e) = same(what, ours, theirs) {
-        panic!("{e}");
-    }
-}
-
-/// Replaces the number `from` by `to` wherever it stands alone (not inside a longer number).
-fn replace_number(text: &str, from: u32, to: u32) -> String {
-    let from = from.to_string();
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(&from) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + from.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        if before.is_some_and(|c| c.is_ascii_digit()) || after.is_some_and(|c| c.is_ascii_digit()) {
-            out.push_str(&from);
-        } else {
-            out.push_str(&to.to_string());
-        }
-        rest = &rest[at + from.len()..];
-    }
-    out.push_str(rest);
-    out
+    golden::assert_same(what, ours, theirs, KNOWN_GAPS)
 }
 
 #[test]
@@ -295,8 +168,14 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     let held = sbatch(&["--parsable", "--job-name=held", "--hold", "--wrap", "true"]);
     assert_eq!((dep.as_str(), held.as_str()), ("27\n", "28\n"));
     let renumber = |text: String| replace_number(&replace_number(&text, 27, 25), 28, 26);
-    cluster.expect_within(LONG, "the waiter to pend on Resources", || {
-        cluster.job_field(23, "Reason") == "Resources"
+    cluster.expect_within(LONG, "a scheduling pass over every pending job", || {
+        cluster.squeue("%i %r", &["-t", "PD"])
+            == [
+                "23 Resources",
+                "24_[1-3] Priority",
+                "27 Dependency",
+                "28 JobHeldUser",
+            ]
     });
     let cases: &[(&str, &[&str])] = &[
         ("46-squeue.txt", &[]),
@@ -395,23 +274,111 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     cluster.ok("scancel", &["-u", "root"]);
 }
 
-/// Replaces the values of `Key=value` words for the given keys by `*`.
-fn mask_keys(text: &str, keys: &[&str]) -> String {
-    text.lines()
-        .map(|line| {
-            let words: Vec<String> = line
-                .split(' ')
-                .map(|w| match w.split_once('=') {
-                    Some((k, _)) if keys.contains(&k) => format!("{k}=*"),
-                    _ => w.to_string(),
-                })
-                .collect();
-            format!("{}\n", words.join(" "))
+/// What only this machine knows about its node: load, free memory, kernel.
+fn mask_host_facts(text: &str) -> String {
+    let masked = mask_keys(text, &["CPULoad", "FreeMem"]);
+    masked
+        .lines()
+        .map(|l| {
+            if l.starts_with("   OS=") {
+                "   OS=*\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
         })
         .collect()
 }
 
-/// The first `n` lines, as `| head -n` keeps them.
-fn head(text: &str, n: usize) -> String {
-    text.lines().take(n).map(|l| format!("{l}\n")).collect()
+#[test]
+fn idle_and_busy_node_and_partition_views_match_the_captures() {
+    let cluster = reference_cluster(1);
+    let host = cluster.node.clone();
+    let compare = |name: &str, ours: String, failures: &mut Vec<String>| {
+        let ours = mask_host_facts(&normalise(&ours, None, &host));
+        let theirs = mask_host_facts(&normalise(&capture(name), None, "vm"));
+        if let Err(e) = same(name, &ours, &theirs) {
+            failures.push(e);
+        }
+    };
+    let mut failures = Vec::new();
+    compare("01-sinfo.txt", cluster.ok("sinfo", &[]), &mut failures);
+    compare(
+        "02-sinfo-N-l.txt",
+        cluster.ok("sinfo", &["-N", "-l"]),
+        &mut failures,
+    );
+    compare(
+        "03-sinfo-o.txt",
+        cluster.ok("sinfo", &["-o", "%P %a %l %D %t %N"]),
+        &mut failures,
+    );
+    compare(
+        "04-sinfo-s.txt",
+        cluster.ok("sinfo", &["-s"]),
+        &mut failures,
+    );
+    compare(
+        "05-sinfo-N.txt",
+        cluster.ok("sinfo", &["-N"]),
+        &mut failures,
+    );
+    compare(
+        "08-sinfo-l.txt",
+        cluster.ok("sinfo", &["-l"]),
+        &mut failures,
+    );
+    compare(
+        "62-scontrol-show-partition.txt",
+        cluster.ok("scontrol", &["show", "partition"]),
+        &mut failures,
+    );
+    // %e is this machine's free memory.
+    let custom = cluster.ok("sinfo", &["-N", "-h", "-o", "%N|%T|%c|%m|%G|%C|%e|%f|%P"]);
+    let mask_free = |line: &str| {
+        let mut cells: Vec<String> = line.split('|').map(str::to_string).collect();
+        if cells.len() > 6 {
+            cells[6] = "*".into();
+        }
+        cells.join("|")
+    };
+    let ours: String = custom
+        .lines()
+        .map(|l| format!("{}\n", mask_free(l)))
+        .collect();
+    let theirs: String = capture("06-sinfo-custom.txt")
+        .lines()
+        .map(|l| format!("{}\n", mask_free(l)))
+        .collect();
+    compare_text(
+        "06-sinfo-custom.txt",
+        &normalise(&ours, None, &host),
+        &theirs,
+        &mut failures,
+    );
+
+    // Busy: the capture's two one-CPU sleepers.
+    for _ in 0..2 {
+        cluster.wrap("sleep 300", &["--job-name=sleeper", "-n1", "--time=10"]);
+    }
+    cluster.wait_for_state(2, "RUNNING", LONG);
+    cluster.wait_for_state(1, "RUNNING", LONG);
+    let busy = format!(
+        "{}{}",
+        cluster.ok("sinfo", &[]),
+        cluster.ok("sinfo", &["-N", "-l"])
+    );
+    compare("65-sinfo-busy.txt", busy, &mut failures);
+    compare(
+        "60-scontrol-show-node.txt",
+        cluster.ok("scontrol", &["show", "node"]),
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    cluster.ok("scancel", &["-u", "root"]);
+}
+
+fn compare_text(name: &str, ours: &str, theirs: &str, failures: &mut Vec<String>) {
+    if let Err(e) = same(name, ours, theirs) {
+        failures.push(e);
+    }
 }

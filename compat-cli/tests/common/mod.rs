@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod golden;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -56,6 +58,8 @@ pub struct ClusterOptions {
     pub min_job_age: u32,
     pub kill_wait: u32,
     pub def_mem_per_cpu: u64,
+    /// More `NodeName=` parameters, e.g. `SocketsPerBoard=1 CoresPerSocket=2`.
+    pub node_extra: String,
 }
 
 impl Default for ClusterOptions {
@@ -68,6 +72,7 @@ impl Default for ClusterOptions {
             min_job_age: 300,
             kill_wait: 2,
             def_mem_per_cpu: 100,
+            node_extra: String::new(),
         }
     }
 }
@@ -99,13 +104,14 @@ impl Cluster {
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
-             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem}{gres_line} State=UNKNOWN\n\
+             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             state = dir.path().join("state").display(),
             spool = dir.path().join("spool").display(),
             age = options.min_job_age,
             kill = options.kill_wait,
             defmem = options.def_mem_per_cpu,
+            node_extra = options.node_extra,
             cpus = options.cpus,
             mem = options.memory_mb,
             extra = options.extra_conf,
@@ -535,27 +541,44 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         self.kill_agent();
         self.kill_controller();
-        // Supervisors outlive the agent by design: stop the ones this test started.
+        // Supervisors outlive the agent by design: stop the ones this test started, and their jobs.
+        let mut pids = Vec::new();
         let spool = self.dir.path().join("spool");
         if let Ok(entries) = std::fs::read_dir(&spool) {
             for entry in entries.flatten() {
                 if let Ok(text) = std::fs::read_to_string(entry.path().join("started.json")) {
                     let started: serde_json::Value =
                         serde_json::from_str(&text).unwrap_or_default();
-                    if let Some(pgid) = started["pid"].as_i64() {
-                        unsafe {
-                            libc::kill(-(pgid as i32), libc::SIGKILL);
-                        }
+                    if let Some(pgid) = started["pid"].as_i64().and_then(|p| i32::try_from(p).ok())
+                    {
+                        signal(-pgid, libc::SIGKILL);
                     }
                 }
                 if let Ok(pid) = std::fs::read_to_string(entry.path().join("stepd.pid")) {
                     if let Ok(pid) = pid.trim().parse::<i32>() {
-                        unsafe {
-                            libc::kill(pid, libc::SIGKILL);
-                        }
+                        signal(pid, libc::SIGKILL);
+                        pids.push(pid);
                     }
                 }
             }
         }
+        // A supervisor that is still dying may write into the spool while the directory goes away, which
+        // leaves it behind: wait for them, then remove it (TempDir ignores errors).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while pids.iter().any(|&pid| signal(pid, 0)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for _ in 0..5 {
+            if std::fs::remove_dir_all(self.dir.path()).is_ok() || !self.dir.path().exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
+}
+
+/// `kill(pid, sig)`; says whether it was delivered (with 0: whether the process still exists).
+fn signal(pid: i32, sig: i32) -> bool {
+    // SAFETY: kill(2) has no memory-safety preconditions; the ids come from this test's own spool.
+    unsafe { libc::kill(pid, sig) == 0 }
 }
