@@ -458,14 +458,20 @@ fn dependencies_wait_then_release_or_never_satisfy() {
     h.finish(parent, 0, 0);
     assert_eq!(h.schedule(), vec![ok_child]);
     assert_eq!(h.job(notok_child).reason, JobReason::DepInvalid);
-    let unknown = h.apply(Command::Submit {
+    let unknown = h.submit(JobSpec {
+        dependency: Some("afterok:999".to_string()),
+        ..spec("x")
+    });
+    h.schedule();
+    assert_eq!(h.job(unknown).reason, JobReason::Dependency);
+    let malformed = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
-            dependency: Some("afterok:999".to_string()),
+            dependency: Some("afterok:abc".to_string()),
             ..spec("x")
         }),
         now: 0,
     });
-    assert_eq!(unknown.unwrap_err().errno, SlurmErrno::InvalidDependency);
+    assert_eq!(malformed.unwrap_err().errno, SlurmErrno::InvalidDependency);
 }
 
 #[test]
