@@ -11,7 +11,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
-pub const COMMANDS: &[&str] = &["sbatch", "scancel", "scontrol", "sinfo", "squeue"];
+pub const COMMANDS: &[&str] = &[
+    "salloc", "sbatch", "scancel", "scontrol", "sinfo", "squeue", "srun",
+];
 
 /// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.
 pub const SLURM_VERSION: &str = "22.05.8";

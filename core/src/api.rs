@@ -32,6 +32,8 @@ pub enum SlurmErrno {
     InvalidTaskMemory,
     JobHeld,
     NotLeader,
+    NodesBusy,
+    NotTopPriority,
 }
 
 impl SlurmErrno {
@@ -61,6 +63,8 @@ impl SlurmErrno {
             SlurmErrno::InvalidTaskMemory => 2044,
             SlurmErrno::JobHeld => 2042,
             SlurmErrno::NotLeader => 1008,
+            SlurmErrno::NodesBusy => 2016,
+            SlurmErrno::NotTopPriority => 2013,
         }
     }
 
@@ -99,6 +103,8 @@ impl SlurmErrno {
             SlurmErrno::InvalidTaskMemory => "Memory required by task is not available",
             SlurmErrno::JobHeld => "Job is in held state, pending scheduler release",
             SlurmErrno::NotLeader => "Controller is not the leader",
+            SlurmErrno::NodesBusy => "Requested nodes are busy",
+            SlurmErrno::NotTopPriority => "Immediate execution impossible, insufficient priority",
         }
     }
 
@@ -107,7 +113,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 23] = [
+const ALL_ERRNOS: [SlurmErrno; 25] = [
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
     SlurmErrno::InvalidPartitionName,
@@ -131,6 +137,8 @@ const ALL_ERRNOS: [SlurmErrno; 23] = [
     SlurmErrno::InvalidTaskMemory,
     SlurmErrno::JobHeld,
     SlurmErrno::NotLeader,
+    SlurmErrno::NodesBusy,
+    SlurmErrno::NotTopPriority,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -345,5 +353,24 @@ mod tests {
             assert_eq!(errno.text(), cells[2], "{errno:?}");
             assert_eq!(SlurmErrno::from_code(errno.code()), Some(errno));
         }
+    }
+
+    /// Numbers checked against libslurm 22.05.8 (`slurm_errno.h`); each must map back to one errno.
+    #[test]
+    fn errno_numbers_are_slurms_and_unique() {
+        for errno in ALL_ERRNOS {
+            assert_eq!(
+                SlurmErrno::from_code(errno.code()),
+                Some(errno),
+                "{errno:?}"
+            );
+        }
+        assert_eq!(SlurmErrno::NodesBusy.code(), 2016);
+        assert_eq!(SlurmErrno::NotTopPriority.code(), 2013);
+        assert_eq!(SlurmErrno::JobPending.code(), 2024);
+        assert_eq!(
+            SlurmErrno::NotTopPriority.text(),
+            "Immediate execution impossible, insufficient priority"
+        );
     }
 }

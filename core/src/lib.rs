@@ -14,6 +14,7 @@ pub mod job;
 pub mod options;
 pub mod records;
 pub mod states;
+pub mod step_exit;
 pub mod submit;
 pub mod values;
 #[cfg(feature = "grpc")]

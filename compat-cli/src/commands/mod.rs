@@ -1,19 +1,24 @@
 //! One module per Slurm command; each takes its arguments and returns the process exit code.
 
+mod interactive;
+pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 mod scontrol_ops;
 pub mod sinfo;
 pub mod squeue;
+pub mod srun;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
+        "salloc" => salloc::run(args),
         "sbatch" => sbatch::run(args),
         "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),
         "sinfo" => sinfo::run(args),
         "squeue" => squeue::run(args),
+        "srun" => srun::run(args),
         _ => 1,
     }
 }

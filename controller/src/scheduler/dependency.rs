@@ -19,17 +19,11 @@ pub enum DependencyStatus {
     Never,
 }
 
-/// Refuses, at submit time, a malformed dependency or one naming a job that does not exist.
-pub fn validate(state: &ClusterState, text: &str) -> Result<(), ApiError> {
-    let spec = parse_dependency(text)
+/// Refuses, at submit time, a malformed dependency. Like slurmctld, a job id not (yet) in the system is accepted:
+/// the dependency then waits (`unfulfilled`).
+pub fn validate(_state: &ClusterState, text: &str) -> Result<(), ApiError> {
+    parse_dependency(text)
         .map_err(|e| ApiError::with_detail(SlurmErrno::InvalidDependency, e.to_string()))?;
-    for dep in &spec.deps {
-        if let Some(job) = dep.job {
-            if targets(state, job.job_id, job.array).is_empty() {
-                return Err(ApiError::new(SlurmErrno::InvalidDependency));
-            }
-        }
-    }
     Ok(())
 }
 
@@ -159,9 +153,13 @@ fn dependency_state(
         },
         _ => targets(state, target.job_id, target.array),
     };
-    // A job that was purged after it ended no longer holds anyone back.
+    // A job that was purged after it ended no longer holds anyone back; an id never handed out yet is waited for.
     if jobs.is_empty() {
-        return DepState::Fulfilled;
+        return if target.job_id >= state.next_job_id {
+            DepState::Unfulfilled
+        } else {
+            DepState::Fulfilled
+        };
     }
     let delay = i64::from(dep.minutes.unwrap_or(0)) * 60;
     match dep.kind {

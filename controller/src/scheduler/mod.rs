@@ -175,6 +175,48 @@ pub fn validate_request(
     Ok(())
 }
 
+/// The partition a job not yet submitted would go to.
+fn probe_partition(state: &ClusterState, spec: &JobSpec) -> Result<String, ApiError> {
+    match &spec.partition {
+        Some(p) => p
+            .split(',')
+            .find(|c| state.partition(c).is_some())
+            .map(str::to_string),
+        None => state.default_partition().map(|p| p.name.clone()),
+    }
+    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))
+}
+
+/// `--immediate` without a wait: whether the job could start right now. Like Slurm, a job that an eligible
+/// pending job of its partition would have to overtake is refused with `NotTopPriority`, one whose resources are
+/// taken with `NodesBusy`; what could never run gets the usual submit error.
+pub fn immediate_check(
+    state: &ClusterState,
+    spec: &JobSpec,
+    now: EpochSecs,
+) -> Result<(), ApiError> {
+    let partition = probe_partition(state, spec)?;
+    validate_request(state, spec, &partition)?;
+    let running_per_array = running_tasks_per_array(state);
+    let waiting_ahead = state.jobs.values().any(|job| {
+        job.state == JobBaseState::Pending
+            && job.partition == partition
+            && gate(state, job, now, &running_per_array).is_none()
+    });
+    if waiting_ahead {
+        return Err(ApiError::new(SlurmErrno::NotTopPriority));
+    }
+    let probe = probe_record(spec, &partition);
+    let ledger = placement::Ledger::from_state(state);
+    let startable = gate(state, &probe, now, &running_per_array).is_none()
+        && place(state, &ledger, &probe).is_some();
+    if startable {
+        Ok(())
+    } else {
+        Err(ApiError::new(SlurmErrno::NodesBusy))
+    }
+}
+
 fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
     JobRecord::pending(0, spec.clone(), partition.to_string(), 0, 0)
 }
@@ -186,14 +228,7 @@ pub fn trial_placement(
     spec: &JobSpec,
     now: EpochSecs,
 ) -> Result<TrialPlacement, ApiError> {
-    let partition = match &spec.partition {
-        Some(p) => p
-            .split(',')
-            .find(|c| state.partition(c).is_some())
-            .map(str::to_string),
-        None => state.default_partition().map(|p| p.name.clone()),
-    }
-    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))?;
+    let partition = probe_partition(state, spec)?;
     validate_request(state, spec, &partition)?;
     let probe = probe_record(spec, &partition);
     let ledger = placement::Ledger::from_state(state);

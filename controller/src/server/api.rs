@@ -35,6 +35,13 @@ impl ApiService {
             return self.test_only(&submit);
         }
         let now = self.controller.now();
+        if submit.immediate {
+            // Checked before the commit: a start Spur cannot promise is refused rather than queued. Another
+            // submission may still take the resources first; the job then waits like any other.
+            self.controller
+                .state
+                .read(|state| scheduler::immediate_check(state, &submit.spec, now))?;
+        }
         let applied = self
             .controller
             .commit(Command::Submit {
@@ -67,7 +74,7 @@ impl ApiService {
     fn query(&self, request: pb::ApiRequest) -> Result<QueryReply, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
         let now = self.controller.now();
-        Ok(self.controller.state.read(|state| match query {
+        let reply = self.controller.state.read(|state| match query {
             Query::Jobs => QueryReply::Jobs {
                 jobs: state
                     .jobs
@@ -97,7 +104,23 @@ impl ApiService {
                 config: state.config.clone(),
                 now,
             },
-        }))
+        });
+        Ok(match reply {
+            QueryReply::Nodes { nodes, now } => QueryReply::Nodes {
+                nodes: self.controller.nodes_with_telemetry(nodes),
+                now,
+            },
+            QueryReply::Partitions {
+                partitions,
+                nodes,
+                now,
+            } => QueryReply::Partitions {
+                partitions,
+                nodes: self.controller.nodes_with_telemetry(nodes),
+                now,
+            },
+            other => other,
+        })
     }
 
     async fn control(&self, request: pb::ApiRequest) -> Result<ControlReply, ApiError> {

@@ -27,17 +27,7 @@ impl ClusterState {
             None => Vec::new(),
         };
         crate::scheduler::validate_request(self, &spec, &partition)?;
-        let mut spec = spec;
-        // Slurm records the default it applied, so the job shows `MinMemoryCPU=` from DefMemPerCPU.
-        if self.settings.memory_is_consumable
-            && spec.mem_per_cpu_mb.is_none()
-            && spec.mem_per_node_mb.is_none()
-        {
-            spec.mem_per_cpu_mb = self
-                .partition(&partition)
-                .and_then(|p| p.def_mem_per_cpu_mb)
-                .or(self.settings.def_mem_per_cpu_mb);
-        }
+        let spec = self.with_default_memory(spec, &partition);
         let time_limit_min = spec.time_limit_min.or_else(|| {
             self.partition(&partition)
                 .and_then(|p| p.default_time_min.or(p.max_time_min))
@@ -81,6 +71,23 @@ impl ClusterState {
         })
     }
 
+    /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked
+    /// for no memory, so `scontrol show job` says `MinMemoryCPU=` and the TRES include the memory from the
+    /// start. Exclusive jobs without a memory request keep taking whole nodes.
+    fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
+        if spec.mem_per_node_mb.is_none()
+            && spec.mem_per_cpu_mb.is_none()
+            && !spec.exclusive
+            && self.settings.memory_is_consumable
+        {
+            spec.mem_per_cpu_mb = self
+                .partition(partition)
+                .and_then(|p| p.def_mem_per_cpu_mb)
+                .or(self.settings.def_mem_per_cpu_mb);
+        }
+        spec
+    }
+
     fn resolve_partition(&self, spec: &JobSpec) -> Result<String, ApiError> {
         match &spec.partition {
             Some(name) => {
@@ -89,9 +96,11 @@ impl ClusterState {
                     .split(',')
                     .find(|candidate| self.partition(candidate).is_some());
                 chosen.map(str::to_string).ok_or_else(|| {
+                    // slurmctld prints an empty partition name (`-p ''`) as C's "(null)".
+                    let shown = if name.is_empty() { "(null)" } else { name };
                     ApiError::with_detail(
                         SlurmErrno::InvalidPartitionName,
-                        format!("invalid partition specified: {name}"),
+                        format!("invalid partition specified: {shown}"),
                     )
                 })
             }
@@ -121,7 +130,10 @@ impl ClusterState {
                     job.last_sched_eval = Some(now);
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
                         job.eligible_time = Some(now);
-                        job.accrue_time.get_or_insert(now);
+                    }
+                    // Slurm starts accruing age priority once the job is eligible.
+                    if job.accrue_time.is_none() && reason_is_eligible(reason) {
+                        job.accrue_time = Some(now);
                     }
                 }
             }
@@ -384,8 +396,8 @@ impl ClusterState {
         };
         match job.state {
             JobBaseState::Pending => {
+                // Slurm keeps the pending reason a cancelled job had (`JobHeldUser`, `Dependency`, ...).
                 job.state = JobBaseState::Cancelled;
-                job.reason = JobReason::NoReason;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
                 Ok(Vec::new())
@@ -444,6 +456,10 @@ impl ClusterState {
         };
         job.hold = Some(kind);
         job.priority = 0;
+        // A held job is not eligible: Slurm shows EligibleTime=Unknown until a scheduling pass after the release.
+        if job.state == JobBaseState::Pending {
+            job.eligible_time = None;
+        }
         job.reason = match kind {
             HoldKind::Admin => JobReason::Held,
             HoldKind::User => JobReason::HeldUser,

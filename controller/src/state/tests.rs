@@ -306,6 +306,17 @@ fn impossible_requests_are_refused_at_submit() {
         error.detail.as_deref(),
         Some("invalid partition specified: nosuch")
     );
+    let empty_partition = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            partition: Some(String::new()),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(
+        empty_partition.unwrap_err().detail.as_deref(),
+        Some("invalid partition specified: (null)")
+    );
     // Refused submissions consume no job id.
     assert_eq!(h.submit(spec("ok")), 1);
     // A held job is not checked against the nodes, as in Slurm.
@@ -468,14 +479,20 @@ fn dependencies_wait_then_release_or_never_satisfy() {
     h.finish(parent, 0, 0);
     assert_eq!(h.schedule(), vec![ok_child]);
     assert_eq!(h.job(notok_child).reason, JobReason::DepInvalid);
-    let unknown = h.apply(Command::Submit {
+    let unknown = h.submit(JobSpec {
+        dependency: Some("afterok:999".to_string()),
+        ..spec("x")
+    });
+    h.schedule();
+    assert_eq!(h.job(unknown).reason, JobReason::Dependency);
+    let malformed = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
-            dependency: Some("afterok:999".to_string()),
+            dependency: Some("afterok:abc".to_string()),
             ..spec("x")
         }),
         now: 0,
     });
-    assert_eq!(unknown.unwrap_err().errno, SlurmErrno::InvalidDependency);
+    assert_eq!(malformed.unwrap_err().errno, SlurmErrno::InvalidDependency);
 }
 
 #[test]
@@ -779,4 +796,139 @@ fn warning_signal_is_sent_once_before_the_time_limit() {
         }]
     );
     assert!(crate::runtime::warning_signals_due(&h.state, h.now + 1).is_empty());
+}
+
+#[test]
+fn a_silent_node_goes_down_and_its_jobs_fail() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("nf"));
+    assert_eq!(h.schedule(), vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::NodeResponding {
+            name: "n1".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    assert_eq!(applied.effects.len(), 1);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+    assert_eq!(
+        h.state.nodes["n1"].base_state,
+        spur_core::records::NodeBaseState::Down
+    );
+    let waiting = h.submit(spec("later"));
+    assert!(h.schedule().is_empty());
+    // The node returns with the old run still alive: it is stopped, and the node takes work again.
+    let back = h.register("n1", &[job]);
+    assert!(back
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Terminate { job_id, reason: TerminateReason::NodeFail, .. } if *job_id == job)));
+    assert_eq!(h.schedule(), vec![waiting]);
+    // Its late result changes nothing.
+    h.finish(job, 0, 9);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+}
+
+#[test]
+fn jobs_without_a_memory_request_record_the_default() {
+    let mut h = Harness::new();
+    let plain = h.submit(spec("plain"));
+    let per_node = h.submit(JobSpec {
+        mem_per_node_mb: Some(300),
+        ..spec("per-node")
+    });
+    let exclusive = h.submit(JobSpec {
+        exclusive: true,
+        ..spec("exclusive")
+    });
+    assert_eq!(h.job(plain).spec.mem_per_cpu_mb, Some(100));
+    assert_eq!(
+        (
+            h.job(per_node).spec.mem_per_node_mb,
+            h.job(per_node).spec.mem_per_cpu_mb
+        ),
+        (Some(300), None)
+    );
+    assert_eq!(h.job(exclusive).spec.mem_per_cpu_mb, None);
+}
+
+#[test]
+fn accrue_time_starts_when_a_job_becomes_eligible() {
+    let mut h = Harness::new();
+    let running = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("running")
+    });
+    let waiting = h.submit(spec("waiting"));
+    let held = h.submit(JobSpec {
+        hold: true,
+        ..spec("held")
+    });
+    assert_eq!(h.job(waiting).accrue_time, None);
+    h.now += 5;
+    assert_eq!(h.schedule(), vec![running]);
+    assert_eq!(h.job(running).accrue_time, Some(h.now));
+    assert_eq!(h.job(waiting).reason, JobReason::Resources);
+    assert_eq!(h.job(waiting).accrue_time, Some(h.now));
+    assert_eq!(h.job(held).accrue_time, None);
+}
+
+#[test]
+fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
+    let mut h = Harness::new();
+    let blocker = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("blocker")
+    });
+    let job = h.submit(spec("waiting"));
+    h.schedule();
+    assert_eq!(h.job(blocker).state, JobBaseState::Running);
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(job),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.control(0, ControlRequest::Release { job: select(job) })
+        .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.now += 7;
+    h.schedule();
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+}
+
+#[test]
+fn immediate_requests_start_now_or_are_refused() {
+    use crate::scheduler::immediate_check;
+    let mut h = Harness::new();
+    let one_cpu = spec("i");
+    assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
+    let big = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("big")
+    });
+    h.schedule();
+    let busy = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
+    assert_eq!(busy.errno, SlurmErrno::NodesBusy);
+    let waiting = h.submit(spec("w"));
+    h.schedule();
+    assert_eq!(h.job(waiting).state, JobBaseState::Pending);
+    let behind = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
+    assert_eq!(behind.errno, SlurmErrno::NotTopPriority);
+    let never = JobSpec {
+        ntasks: Some(64),
+        ..spec("never")
+    };
+    let impossible = immediate_check(&h.state, &never, h.now).unwrap_err();
+    assert_eq!(impossible.errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    h.finish(big, 0, 0);
+    h.schedule();
+    h.finish(waiting, 0, 0);
+    assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
 }

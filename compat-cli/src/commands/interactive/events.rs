@@ -1,0 +1,141 @@
+//! One queue for everything srun and salloc wait on: signals (taken by a thread with `sigwait`, so no handler runs
+//! at an arbitrary point), the end of task processes, and the allocation ending under them (scancel, time limit).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::sys::signal::{SigSet, SigmaskHow, Signal};
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::Pid;
+use spur_core::api::Query;
+use spur_core::job::JobRecord;
+use spur_core::step_exit::TaskEnd;
+
+use crate::client::Client;
+
+/// How often a running srun or salloc asks whether its allocation still exists.
+pub const JOB_POLL: Duration = Duration::from_secs(1);
+
+/// Signals srun and salloc act on; SIGTTOU and SIGTTIN are only kept from stopping salloc when it hands the
+/// terminal to its command.
+const WATCHED: [Signal; 9] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGQUIT,
+    Signal::SIGUSR1,
+    Signal::SIGUSR2,
+    Signal::SIGALRM,
+    Signal::SIGTTOU,
+    Signal::SIGTTIN,
+];
+
+#[derive(Debug)]
+pub enum Event {
+    Signal(Signal),
+    TaskExited {
+        pid: i32,
+        end: TaskEnd,
+    },
+    /// The allocation is no longer running: its record, or `None` when the controller no longer knows it.
+    JobEnded(Option<Box<JobRecord>>),
+}
+
+pub struct Events {
+    tx: Sender<Event>,
+    rx: Receiver<Event>,
+}
+
+impl Events {
+    /// Blocks the watched signals in the calling thread (and so in every thread started later) and starts the
+    /// thread that receives them. Call it before any other thread exists.
+    pub fn start() -> Result<Events, nix::Error> {
+        let mut set = SigSet::empty();
+        for signal in WATCHED {
+            set.add(signal);
+        }
+        nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None)?;
+        let (tx, rx) = channel();
+        let signals = tx.clone();
+        std::thread::spawn(move || loop {
+            match set.wait() {
+                Ok(Signal::SIGTTOU | Signal::SIGTTIN) => {}
+                Ok(signal) => {
+                    if signals.send(Event::Signal(signal)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        });
+        Ok(Events { tx, rx })
+    }
+
+    pub fn sender(&self) -> Sender<Event> {
+        self.tx.clone()
+    }
+
+    /// The next event, or `None` after `timeout`.
+    pub fn next(&self, timeout: Duration) -> Option<Event> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+}
+
+/// Reaps the given child processes (and nothing else) as they end.
+pub fn spawn_reaper(tx: Sender<Event>, pids: Vec<i32>) {
+    std::thread::spawn(move || {
+        let mut left = pids;
+        while !left.is_empty() {
+            let status = match waitpid(Pid::from_raw(-1), None) {
+                Ok(status) => status,
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => return,
+            };
+            let (pid, end) = match status {
+                WaitStatus::Exited(pid, code) => (pid, TaskEnd::Exited(code)),
+                WaitStatus::Signaled(pid, signal, core_dumped) => (
+                    pid,
+                    TaskEnd::Signaled {
+                        signal: signal as i32,
+                        core_dumped,
+                    },
+                ),
+                _ => continue,
+            };
+            let pid = pid.as_raw();
+            if let Some(i) = left.iter().position(|&p| p == pid) {
+                left.swap_remove(i);
+                if tx.send(Event::TaskExited { pid, end }).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+/// Watches the allocation until `stop` is set, reporting once when it stops running.
+pub fn spawn_job_watch(tx: Sender<Event>, job_id: u32, stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        let Ok(client) = Client::from_environment() else {
+            return;
+        };
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(JOB_POLL);
+            let Ok(spur_core::api::QueryReply::Jobs { jobs, .. }) = client.query(&Query::Jobs)
+            else {
+                // A controller that does not answer has not ended the job; ask again later.
+                continue;
+            };
+            let job = jobs.into_iter().find(|j| j.job_id == job_id);
+            let running = job.as_ref().is_some_and(|j| {
+                j.state == spur_core::states::JobBaseState::Running && !j.completing
+            });
+            if !running {
+                let _ = tx.send(Event::JobEnded(job.map(Box::new)));
+                return;
+            }
+        }
+    });
+}

@@ -1,0 +1,236 @@
+//! The tasks' standard streams. By default each task's stdout and stderr come back through pipes and srun writes
+//! them to its own, a whole line at a time (prefixed `0: ` with `--label`), and srun's stdin goes to every task.
+//! `--output`, `--error` and `--input` send a stream to a file (a pattern expanded per task), to `/dev/null`
+//! (`none`), or restrict forwarding to one task (a task number).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use nix::fcntl::OFlag;
+
+/// Where one stream of one task goes (or, for stdin, comes from).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// Through srun: its own stdout/stderr, or its stdin.
+    Forward,
+    Null,
+    File(PathBuf),
+}
+
+/// How an `--output`/`--error`/`--input` value applies to task `rank`; `expand` turns a pattern into a path.
+pub fn route(value: Option<&str>, rank: u32, expand: impl Fn(&str) -> String) -> Route {
+    match value {
+        None => Route::Forward,
+        Some("/dev/null") => Route::Null,
+        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            if v.parse::<u32>().ok() == Some(rank) {
+                Route::Forward
+            } else {
+                Route::Null
+            }
+        }
+        Some(v) => Route::File(PathBuf::from(expand(v))),
+    }
+}
+
+/// A descriptor a task gets: srun's own (inherited) or one srun opened for it.
+pub enum TaskFd {
+    Inherited(RawFd),
+    Owned(OwnedFd),
+}
+
+impl TaskFd {
+    pub fn raw(&self) -> RawFd {
+        match self {
+            TaskFd::Inherited(fd) => *fd,
+            TaskFd::Owned(fd) => fd.as_raw_fd(),
+        }
+    }
+}
+
+/// srun's own output stream a task stream is forwarded to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sink {
+    Stdout,
+    Stderr,
+}
+
+impl Sink {
+    fn write_all(self, bytes: &[u8]) {
+        // A closed srun output (`srun ... | head -1`) must not stop the draining, or tasks would block.
+        let _ = match self {
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes).and_then(|()| out.flush())
+            }
+            Sink::Stderr => std::io::stderr().lock().write_all(bytes),
+        };
+    }
+}
+
+/// `--label`'s prefix: the rank right-aligned to the width of the highest rank, then `: `.
+pub fn label(rank: u32, ntasks: u32) -> String {
+    let width = ntasks.saturating_sub(1).to_string().len();
+    format!("{rank:>width$}: ")
+}
+
+/// Files opened for tasks, shared by the tasks whose pattern expands to the same path.
+#[derive(Default)]
+pub struct OpenFiles {
+    files: Vec<(PathBuf, File)>,
+}
+
+impl OpenFiles {
+    /// Opens (once) `path`, relative to `work_dir`, for writing (`append` or truncating) or for reading.
+    pub fn get(
+        &mut self,
+        work_dir: &Path,
+        path: &Path,
+        write: bool,
+        append: bool,
+    ) -> std::io::Result<TaskFd> {
+        let full = work_dir.join(path);
+        if let Some((_, file)) = self.files.iter().find(|(p, _)| *p == full) {
+            return Ok(TaskFd::Owned(file.try_clone()?.into()));
+        }
+        let file = if write {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .append(append)
+                .truncate(!append)
+                .open(&full)?
+        } else {
+            File::open(&full)?
+        };
+        let fd = file.try_clone()?;
+        self.files.push((full, file));
+        Ok(TaskFd::Owned(fd.into()))
+    }
+}
+
+pub fn dev_null(write: bool) -> std::io::Result<TaskFd> {
+    let file = std::fs::OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .open("/dev/null")?;
+    Ok(TaskFd::Owned(file.into()))
+}
+
+/// A pipe whose ends are closed on exec (a task gets its end through `dup2`).
+pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(std::io::Error::from)
+}
+
+/// Starts forwarding a task stream: returns the write end for the task and the forwarding thread.
+pub fn forward(
+    sink: Sink,
+    prefix: Option<String>,
+    unbuffered: bool,
+) -> std::io::Result<(TaskFd, JoinHandle<()>)> {
+    let (read, write) = pipe()?;
+    let reader = File::from(read);
+    let handle = std::thread::spawn(move || {
+        if unbuffered {
+            copy_raw(reader, sink, prefix.as_deref());
+        } else {
+            copy_lines(reader, sink, prefix.as_deref());
+        }
+    });
+    Ok((TaskFd::Owned(write), handle))
+}
+
+/// Whole lines; a labelled last line without a newline gets one, as srun writes it.
+fn copy_lines(reader: File, sink: Sink, prefix: Option<&str>) {
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        match prefix {
+            Some(prefix) => {
+                let mut out = Vec::with_capacity(prefix.len() + line.len() + 1);
+                out.extend_from_slice(prefix.as_bytes());
+                out.extend_from_slice(&line);
+                if !line.ends_with(b"\n") {
+                    out.push(b'\n');
+                }
+                sink.write_all(&out);
+            }
+            None => sink.write_all(&line),
+        }
+    }
+}
+
+/// `--unbuffered`: bytes as they come, the label still at the start of each line.
+fn copy_raw(mut reader: File, sink: Sink, prefix: Option<&str>) {
+    let mut buf = [0u8; 4096];
+    let mut at_line_start = true;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let Some(prefix) = prefix else {
+            sink.write_all(&buf[..n]);
+            continue;
+        };
+        let mut out = Vec::with_capacity(n + prefix.len());
+        for &byte in &buf[..n] {
+            if at_line_start {
+                out.extend_from_slice(prefix.as_bytes());
+            }
+            out.push(byte);
+            at_line_start = byte == b'\n';
+        }
+        sink.write_all(&out);
+    }
+}
+
+/// Copies srun's stdin to every listed task pipe until stdin ends; a task that closed its end is dropped.
+pub fn broadcast_stdin(targets: Vec<OwnedFd>) {
+    std::thread::spawn(move || {
+        let mut targets: Vec<File> = targets.into_iter().map(File::from).collect();
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 4096];
+        while !targets.is_empty() {
+            let n = match stdin.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            targets.retain_mut(|t| t.write_all(&buf[..n]).is_ok());
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_padded_to_the_highest_rank() {
+        assert_eq!(label(0, 2), "0: ");
+        assert_eq!(label(0, 12), " 0: ");
+        assert_eq!(label(11, 12), "11: ");
+        assert_eq!(label(0, 1), "0: ");
+    }
+
+    #[test]
+    fn routes() {
+        let expand = |p: &str| p.replace("%t", "3");
+        assert_eq!(route(None, 0, expand), Route::Forward);
+        assert_eq!(route(Some("/dev/null"), 0, expand), Route::Null);
+        assert_eq!(route(Some("1"), 1, expand), Route::Forward);
+        assert_eq!(route(Some("1"), 0, expand), Route::Null);
+        assert_eq!(
+            route(Some("out-%t"), 3, expand),
+            Route::File(PathBuf::from("out-3"))
+        );
+    }
+}

@@ -1,0 +1,285 @@
+//! Starting one task process. Everything is prepared before `fork`; the child then makes only async-signal-safe
+//! calls (process group, signal state, standard streams, directory, `SLURM_TASK_PID`) before `execve`. The task's
+//! own PID is only known in the child, which is why srun cannot use `std::process::Command` here.
+//!
+//! An exec failure travels back through a close-on-exec pipe, so srun can print slurmstepd's `execve()` error; the
+//! task then exits with the errno as its code, as under Slurm.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, RawFd};
+use std::path::Path;
+
+use nix::errno::Errno;
+
+/// Room for the digits of any PID after `SLURM_TASK_PID=`.
+const PID_DIGITS_MAX: usize = 20;
+const TASK_PID_VAR: &str = "SLURM_TASK_PID=";
+
+/// What one task runs, with which environment and streams.
+pub struct TaskLaunch<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    /// Without `SLURM_TASK_PID`: the child adds it.
+    pub env: &'a [(String, String)],
+    pub work_dir: &'a Path,
+    pub stdin: RawFd,
+    pub stdout: RawFd,
+    pub stderr: RawFd,
+    /// The step's process group to join; `None` makes this task the leader of a new one.
+    pub pgid: Option<i32>,
+}
+
+/// A started (or failed-to-exec) task.
+#[derive(Debug, Clone, Copy)]
+pub struct Launched {
+    pub pid: i32,
+    /// Set when `execve` failed: the child has exited with this errno as its code.
+    pub exec_error: Option<Errno>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("{0} contains a NUL byte")]
+    Nul(String),
+    #[error("fork: {0}")]
+    Fork(Errno),
+    #[error("pipe: {0}")]
+    Pipe(Errno),
+}
+
+/// Everything the child needs, as C data built before the fork.
+struct Prepared {
+    path: CString,
+    _argv: Vec<CString>,
+    argv_ptrs: Vec<*const libc::c_char>,
+    _envp: Vec<CString>,
+    envp_ptrs: Vec<*const libc::c_char>,
+    /// `SLURM_TASK_PID=` followed by room for the digits; its pointer is in `envp_ptrs`.
+    pid_var: Vec<u8>,
+    work_dir: CString,
+    fallback_dir: CString,
+}
+
+fn c_string(text: &str) -> Result<CString, LaunchError> {
+    CString::new(text).map_err(|_| LaunchError::Nul(text.to_string()))
+}
+
+impl Prepared {
+    fn new(task: &TaskLaunch<'_>) -> Result<Prepared, LaunchError> {
+        let path = c_string(&resolve_program(task.program, task.env))?;
+        let argv: Vec<CString> = std::iter::once(task.program)
+            .chain(task.args.iter().map(String::as_str))
+            .map(c_string)
+            .collect::<Result<_, _>>()?;
+        let envp: Vec<CString> = task
+            .env
+            .iter()
+            .filter(|(k, _)| k != "SLURM_TASK_PID")
+            .map(|(k, v)| c_string(&format!("{k}={v}")))
+            .collect::<Result<_, _>>()?;
+        let mut pid_var = Vec::with_capacity(TASK_PID_VAR.len() + PID_DIGITS_MAX + 1);
+        pid_var.extend_from_slice(TASK_PID_VAR.as_bytes());
+        pid_var.resize(TASK_PID_VAR.len() + PID_DIGITS_MAX + 1, 0);
+        let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        argv_ptrs.push(std::ptr::null());
+        let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|e| e.as_ptr()).collect();
+        envp_ptrs.push(pid_var.as_ptr().cast());
+        envp_ptrs.push(std::ptr::null());
+        Ok(Prepared {
+            path,
+            _argv: argv,
+            argv_ptrs,
+            _envp: envp,
+            envp_ptrs,
+            pid_var,
+            work_dir: CString::new(task.work_dir.as_os_str().as_encoded_bytes())
+                .map_err(|_| LaunchError::Nul(task.work_dir.display().to_string()))?,
+            fallback_dir: c_string("/tmp")?,
+        })
+    }
+}
+
+/// Finds the program as slurmstepd does: a name with a `/` is used as given, otherwise the first executable file
+/// of that name in the task's `PATH`; failing that, the bare name (so `execve` reports it missing).
+pub fn resolve_program(program: &str, env: &[(String, String)]) -> String {
+    if program.contains('/') {
+        return program.to_string();
+    }
+    let path = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map_or("/usr/bin:/bin", |(_, v)| v.as_str());
+    path.split(':')
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| Path::new(dir).join(program))
+        .find(|candidate| {
+            candidate.is_file()
+                && nix::unistd::access(candidate, nix::unistd::AccessFlags::X_OK).is_ok()
+        })
+        .map_or_else(|| program.to_string(), |p| p.display().to_string())
+}
+
+/// Forks and executes one task.
+pub fn launch(task: &TaskLaunch<'_>) -> Result<Launched, LaunchError> {
+    let mut prepared = Prepared::new(task)?;
+    let (err_read, err_write) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(LaunchError::Pipe)?;
+    let pid_var_ptr = prepared.pid_var.as_mut_ptr();
+    // SAFETY: the child runs only async-signal-safe libc calls on data prepared above, then execs or _exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(LaunchError::Fork(Errno::last()));
+    }
+    if pid == 0 {
+        // SAFETY: see above; this never returns.
+        unsafe { child(task, &prepared, pid_var_ptr, err_write.as_raw_fd()) }
+    }
+    drop(err_write);
+    // Both sides set the group, so it exists before either relies on it.
+    let _ = nix::unistd::setpgid(
+        nix::unistd::Pid::from_raw(pid),
+        nix::unistd::Pid::from_raw(task.pgid.unwrap_or(pid)),
+    );
+    let exec_error = read_exec_error(err_read.as_raw_fd());
+    drop(prepared);
+    Ok(Launched { pid, exec_error })
+}
+
+/// The errno the child sent before exiting, or `None` when the pipe closed on a successful exec.
+fn read_exec_error(fd: RawFd) -> Option<Errno> {
+    let mut buf = [0u8; 4];
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: reading into our own buffer from a descriptor we own.
+        let n = unsafe { libc::read(fd, buf[got..].as_mut_ptr().cast(), buf.len() - got) };
+        match n {
+            n if n > 0 => got += n as usize,
+            0 => break,
+            _ if Errno::last() == Errno::EINTR => continue,
+            _ => break,
+        }
+    }
+    (got == buf.len()).then(|| Errno::from_raw(i32::from_ne_bytes(buf)))
+}
+
+/// The child between fork and exec. Only async-signal-safe calls: no allocation, no locks.
+unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: RawFd) -> ! {
+    let me = libc::getpid();
+    libc::setpgid(0, task.pgid.unwrap_or(0));
+    let mut empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut empty);
+    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    for signal in 1..32 {
+        if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+            libc::signal(signal, libc::SIG_DFL);
+        }
+    }
+    // A task must not outlive a killed srun.
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    libc::dup2(task.stdin, 0);
+    libc::dup2(task.stdout, 1);
+    libc::dup2(task.stderr, 2);
+    if libc::chdir(p.work_dir.as_ptr()) != 0 {
+        libc::chdir(p.fallback_dir.as_ptr());
+    }
+    write_decimal(pid_var.add(TASK_PID_VAR.len()), me);
+    libc::execve(p.path.as_ptr(), p.argv_ptrs.as_ptr(), p.envp_ptrs.as_ptr());
+    let errno = *libc::__errno_location();
+    let bytes = errno.to_ne_bytes();
+    libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
+    libc::_exit(errno & 0xff)
+}
+
+/// Writes `value` in decimal and a NUL at `out`, which has room for [`PID_DIGITS_MAX`] digits and the NUL.
+unsafe fn write_decimal(out: *mut u8, value: i32) {
+    let mut digits = [0u8; PID_DIGITS_MAX];
+    let mut n = value.unsigned_abs();
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 || len == PID_DIGITS_MAX {
+            break;
+        }
+    }
+    for i in 0..len {
+        *out.add(i) = digits[len - 1 - i];
+    }
+    *out.add(len) = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(path: &str) -> Vec<(String, String)> {
+        vec![("PATH".to_string(), path.to_string())]
+    }
+
+    #[test]
+    fn programs_are_found_in_the_tasks_path() {
+        assert_eq!(resolve_program("/bin/true", &env("")), "/bin/true");
+        assert_eq!(resolve_program("./x", &env("/bin")), "./x");
+        let found = resolve_program("sh", &env("/nonexistent:/bin"));
+        assert_eq!(found, "/bin/sh");
+        assert_eq!(
+            resolve_program("no-such-program-here", &env("/bin")),
+            "no-such-program-here"
+        );
+    }
+
+    #[test]
+    fn decimal_pids() {
+        let mut buf = [0xffu8; PID_DIGITS_MAX + 1];
+        unsafe { write_decimal(buf.as_mut_ptr(), 4_194_304) };
+        assert_eq!(&buf[..8], b"4194304\0");
+    }
+
+    #[test]
+    fn a_task_sees_its_own_pid_and_a_missing_program_reports_its_errno() {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        let env = vec![
+            ("PATH".to_string(), "/usr/bin:/bin".to_string()),
+            ("SLURM_TASK_PID".to_string(), "stale".to_string()),
+        ];
+        let args = vec!["-c".to_string(), "echo $SLURM_TASK_PID $$".to_string()];
+        let launched = launch(&TaskLaunch {
+            program: "sh",
+            args: &args,
+            env: &env,
+            work_dir: Path::new("/"),
+            stdin: 0,
+            stdout: write.as_raw_fd(),
+            stderr: 2,
+            pgid: None,
+        })
+        .unwrap();
+        drop(write);
+        assert!(launched.exec_error.is_none());
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut std::fs::File::from(read), &mut out).unwrap();
+        let pids: Vec<&str> = out.split_whitespace().collect();
+        assert_eq!(pids, vec![launched.pid.to_string(); 2]);
+        nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(launched.pid), None).unwrap();
+
+        let missing = launch(&TaskLaunch {
+            program: "no-such-program-here",
+            args: &[],
+            env: &env,
+            work_dir: Path::new("/"),
+            stdin: 0,
+            stdout: 1,
+            stderr: 2,
+            pgid: None,
+        })
+        .unwrap();
+        assert_eq!(missing.exec_error, Some(Errno::ENOENT));
+        let status = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(missing.pid), None);
+        assert_eq!(
+            status.unwrap(),
+            nix::sys::wait::WaitStatus::Exited(nix::unistd::Pid::from_raw(missing.pid), 2)
+        );
+    }
+}

@@ -1,0 +1,484 @@
+//! Running one srun step on this node: start its tasks in one process group, forward their streams, report how
+//! they end exactly as srun does, and stop them when srun is interrupted, a task fails under `--kill-on-bad-exit`,
+//! or the allocation ends (scancel, time limit): SIGCONT and SIGTERM, then SIGKILL after KillWait.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+use spur_core::env::{task_environment, TaskPlacement};
+use spur_core::job::JobRecord;
+use spur_core::states::JobBaseState;
+use spur_core::step_exit::{self, TaskEnd};
+use spur_core::values::filename::{expand_filename, FilenameContext};
+use spur_core::values::stepid::Step;
+
+use super::events::{spawn_job_watch, spawn_reaper, Event, Events};
+use super::io::{self, OpenFiles, Route, Sink, TaskFd};
+use super::launch::{launch, TaskLaunch};
+use crate::config;
+
+/// Tasks that end within this window of each other are reported together (`tasks 0-1: ...`), as slurmstepd
+/// batches the exits it reaps at once.
+const EXIT_BATCH_WINDOW: Duration = Duration::from_millis(100);
+/// A second Ctrl-C within this time aborts the step.
+const INTERRUPT_WINDOW: Duration = Duration::from_secs(1);
+/// How long srun waits for its output threads once every task is gone.
+const OUTPUT_DRAIN_MAX: Duration = Duration::from_secs(2);
+/// Event loop tick while the step runs (checks the SIGKILL deadline).
+const TICK: Duration = Duration::from_millis(200);
+
+/// Everything one step needs.
+pub struct StepPlan<'a> {
+    /// The allocation the step runs in.
+    pub job: &'a JobRecord,
+    pub step_id: u32,
+    pub ntasks: u32,
+    pub command: &'a [String],
+    /// The step's environment ([`spur_core::env::step_environment`]); ranks are added per task.
+    pub env: Vec<(String, String)>,
+    pub work_dir: PathBuf,
+    pub node: String,
+    pub kill_wait_secs: u32,
+    pub label: bool,
+    pub unbuffered: bool,
+    pub output: Option<String>,
+    pub error: Option<String>,
+    pub input: Option<String>,
+    pub append: bool,
+    pub kill_on_bad_exit: bool,
+    pub quit_on_interrupt: bool,
+}
+
+/// How the step ended.
+pub struct StepOutcome {
+    pub ends: Vec<TaskEnd>,
+    /// srun's exit code.
+    pub exit_code: i32,
+}
+
+impl StepOutcome {
+    /// The exit code and signal to report for an allocation srun made itself (the task that decided srun's code).
+    pub fn job_exit(&self) -> (u32, u32) {
+        let worst = self.ends.iter().max_by_key(|e| e.shell_code());
+        match worst {
+            Some(TaskEnd::Signaled { signal, .. }) => (0, u32::try_from(*signal).unwrap_or(0)),
+            Some(TaskEnd::Exited(code)) => (u32::try_from(*code).unwrap_or(1), 0),
+            None => (0, 0),
+        }
+    }
+}
+
+struct Task {
+    rank: u32,
+    pid: i32,
+    end: Option<TaskEnd>,
+}
+
+/// The running step: its tasks and how far srun has gone in stopping them.
+struct Running<'a> {
+    plan: &'a StepPlan<'a>,
+    tasks: Vec<Task>,
+    pgid: i32,
+    /// When SIGKILL follows the SIGTERM already sent.
+    kill_at: Option<Instant>,
+    killed: bool,
+    last_interrupt: Option<Instant>,
+    /// srun sent Ctrl-C: tasks it interrupted are not reported.
+    interrupted: bool,
+    job_ended: bool,
+}
+
+pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
+    let mut outputs = Vec::new();
+    let tasks = match start_tasks(plan, &mut outputs) {
+        Ok(tasks) => tasks,
+        Err(message) => {
+            eprintln!("srun: error: {message}");
+            return StepOutcome {
+                ends: vec![TaskEnd::Exited(1)],
+                exit_code: 1,
+            };
+        }
+    };
+    let pgid = tasks.first().map_or(0, |t| t.pid);
+    spawn_reaper(events.sender(), tasks.iter().map(|t| t.pid).collect());
+    let stop_watch = Arc::new(AtomicBool::new(false));
+    spawn_job_watch(events.sender(), plan.job.job_id, stop_watch.clone());
+    let mut running = Running {
+        plan,
+        tasks,
+        pgid,
+        kill_at: None,
+        killed: false,
+        last_interrupt: None,
+        interrupted: false,
+        job_ended: false,
+    };
+    running.wait_all(events);
+    stop_watch.store(true, Ordering::Relaxed);
+    // Whatever the tasks left behind in their group goes with the step.
+    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    drain(outputs);
+    let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
+    if step_exit::force_terminated(&ends, running.job_ended) {
+        eprintln!("srun: Force Terminated StepId={}", running.step_name());
+    }
+    StepOutcome {
+        exit_code: step_exit::srun_exit_code(&ends),
+        ends,
+    }
+}
+
+/// Waits (boundedly) for the forwarding threads to write out what the tasks printed.
+fn drain(outputs: Vec<JoinHandle<()>>) {
+    let deadline = Instant::now() + OUTPUT_DRAIN_MAX;
+    for handle in outputs {
+        while !handle.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if handle.is_finished() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Sets up every task's streams and starts the tasks, in rank order, in one process group.
+fn start_tasks(
+    plan: &StepPlan<'_>,
+    outputs: &mut Vec<JoinHandle<()>>,
+) -> Result<Vec<Task>, String> {
+    let Some(program) = plan.command.first() else {
+        return Err("No command given to execute.".to_string());
+    };
+    chdir_warnings(plan);
+    let mut files = OpenFiles::default();
+    let stdin_fds = stdin_fds(plan, &mut files).map_err(|e| e.to_string())?;
+    let mut tasks: Vec<Task> = Vec::with_capacity(plan.ntasks as usize);
+    for (rank, stdin) in (0..plan.ntasks).zip(stdin_fds) {
+        let stdout =
+            output_fd(plan, rank, Sink::Stdout, &mut files, outputs).map_err(|e| e.to_string())?;
+        let stderr =
+            output_fd(plan, rank, Sink::Stderr, &mut files, outputs).map_err(|e| e.to_string())?;
+        let env = task_environment(
+            &plan.env,
+            TaskPlacement {
+                procid: rank,
+                localid: rank,
+            },
+        );
+        let launched = launch(&TaskLaunch {
+            program,
+            args: &plan.command[1..],
+            env: &env,
+            work_dir: &plan.work_dir,
+            stdin: stdin.raw(),
+            stdout: stdout.raw(),
+            stderr: stderr.raw(),
+            pgid: tasks.first().map(|t| t.pid),
+        });
+        let launched = match launched {
+            Ok(launched) => launched,
+            Err(e) => {
+                for task in &tasks {
+                    let _ = kill(Pid::from_raw(task.pid), Signal::SIGKILL);
+                }
+                return Err(e.to_string());
+            }
+        };
+        if let Some(errno) = launched.exec_error {
+            stepd_error(
+                plan,
+                rank,
+                &format!("execve(): {program}: {}", errno.desc()),
+            );
+        }
+        tasks.push(Task {
+            rank,
+            pid: launched.pid,
+            end: None,
+        });
+    }
+    Ok(tasks)
+}
+
+/// slurmstepd's complaint about an unusable working directory: once for the step and once per task, all on task
+/// 0's stderr (as Slurm 22.05 prints it); the tasks then start in /tmp.
+fn chdir_warnings(plan: &StepPlan<'_>) {
+    let problem = match std::fs::metadata(&plan.work_dir) {
+        Ok(meta) if meta.is_dir() => {
+            nix::unistd::access(&plan.work_dir, nix::unistd::AccessFlags::X_OK).err()
+        }
+        Ok(_) => Some(Errno::ENOTDIR),
+        Err(e) => Some(Errno::from_raw(e.raw_os_error().unwrap_or(libc::ENOENT))),
+    };
+    if let Some(errno) = problem {
+        let text = format!(
+            "couldn't chdir to `{}': {}: going to /tmp instead",
+            plan.work_dir.display(),
+            errno.desc()
+        );
+        for _ in 0..=plan.ntasks {
+            stepd_error(plan, 0, &text);
+        }
+    }
+}
+
+/// A `slurmstepd-<node>: error: ...` line on task `rank`'s stderr as srun shows it.
+fn stepd_error(plan: &StepPlan<'_>, rank: u32, text: &str) {
+    let prefix = if plan.label {
+        io::label(rank, plan.ntasks)
+    } else {
+        String::new()
+    };
+    eprintln!("{prefix}slurmstepd-{}: error: {text}", plan.node);
+}
+
+fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str) -> String + 'p {
+    move |pattern: &str| {
+        expand_filename(
+            pattern,
+            &FilenameContext {
+                job_id: plan.job.job_id,
+                array_job_id: plan.job.array_job_id,
+                array_task_id: plan.job.array_task_id,
+                job_name: &plan.job.spec.name,
+                node_name: &plan.node,
+                node_id: 0,
+                task_id: rank,
+                user: &plan.job.spec.user_name,
+                step: Step::Numbered(plan.step_id),
+            },
+        )
+    }
+}
+
+/// Each task's stdin: srun's own when only one task reads it, a broadcast pipe when several do.
+fn stdin_fds(plan: &StepPlan<'_>, files: &mut OpenFiles) -> std::io::Result<Vec<TaskFd>> {
+    let routes: Vec<Route> = (0..plan.ntasks)
+        .map(|rank| io::route(plan.input.as_deref(), rank, expand_for(plan, rank)))
+        .collect();
+    let readers = routes.iter().filter(|r| **r == Route::Forward).count();
+    let mut broadcast = Vec::new();
+    let mut fds = Vec::with_capacity(routes.len());
+    for route in routes {
+        fds.push(match route {
+            Route::Forward if readers == 1 => TaskFd::Inherited(0),
+            Route::Forward => {
+                let (read, write) = io::pipe()?;
+                broadcast.push(write);
+                TaskFd::Owned(read)
+            }
+            Route::Null => io::dev_null(false)?,
+            Route::File(path) => files.get(&plan.work_dir, &path, false, false)?,
+        });
+    }
+    if !broadcast.is_empty() {
+        io::broadcast_stdin(broadcast);
+    }
+    Ok(fds)
+}
+
+/// A task's stdout or stderr; stderr follows `--output` when `--error` is not given.
+fn output_fd(
+    plan: &StepPlan<'_>,
+    rank: u32,
+    sink: Sink,
+    files: &mut OpenFiles,
+    outputs: &mut Vec<JoinHandle<()>>,
+) -> std::io::Result<TaskFd> {
+    let value = match sink {
+        Sink::Stdout => plan.output.as_deref(),
+        Sink::Stderr => plan.error.as_deref().or(plan.output.as_deref()),
+    };
+    match io::route(value, rank, expand_for(plan, rank)) {
+        Route::Forward => {
+            let prefix = plan.label.then(|| io::label(rank, plan.ntasks));
+            let (fd, handle) = io::forward(sink, prefix, plan.unbuffered)?;
+            outputs.push(handle);
+            Ok(fd)
+        }
+        Route::Null => io::dev_null(true),
+        Route::File(path) => files.get(&plan.work_dir, &path, true, plan.append),
+    }
+}
+
+impl Running<'_> {
+    fn step_name(&self) -> String {
+        format!("{}.{}", self.plan.job.job_id, self.plan.step_id)
+    }
+
+    fn all_ended(&self) -> bool {
+        self.tasks.iter().all(|t| t.end.is_some())
+    }
+
+    fn wait_all(&mut self, events: &Events) {
+        while !self.all_ended() {
+            if let Some(at) = self.kill_at {
+                if !self.killed && Instant::now() >= at {
+                    self.signal_tasks(Signal::SIGKILL);
+                    self.killed = true;
+                }
+            }
+            match events.next(TICK) {
+                Some(Event::TaskExited { pid, end }) => self.task_exits(events, pid, end),
+                Some(Event::Signal(signal)) => self.on_signal(signal),
+                Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
+                None => {}
+            }
+        }
+    }
+
+    /// Records an exit and those that follow within the batch window, then reports them together.
+    fn task_exits(&mut self, events: &Events, pid: i32, end: TaskEnd) {
+        let mut batch = vec![(pid, end)];
+        let deadline = Instant::now() + EXIT_BATCH_WINDOW;
+        while batch.len() < self.tasks.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match events.next(left) {
+                Some(Event::TaskExited { pid, end }) => batch.push((pid, end)),
+                Some(Event::Signal(signal)) => self.on_signal(signal),
+                Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
+                None => break,
+            }
+        }
+        let mut ended = Vec::new();
+        for (pid, end) in batch {
+            if let Some(task) = self.tasks.iter_mut().find(|t| t.pid == pid) {
+                task.end = Some(end);
+                ended.push((task.rank, end));
+            }
+        }
+        for (ranks, end) in step_exit::group_ends(&ended) {
+            let interrupted = self.interrupted
+                && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
+            if let Some(line) = step_exit::report_line(&self.plan.node, &ranks, end) {
+                if !interrupted {
+                    eprintln!("{line}");
+                }
+            }
+        }
+        let failed = ended.iter().any(|(_, e)| *e != TaskEnd::Exited(0));
+        if failed && self.plan.kill_on_bad_exit && self.kill_at.is_none() && !self.all_ended() {
+            eprintln!(
+                "srun: launch/slurm: _step_signal: Terminating StepId={}",
+                self.step_name()
+            );
+            self.cancelled_line("");
+            self.terminate();
+        }
+    }
+
+    fn on_signal(&mut self, signal: Signal) {
+        match signal {
+            Signal::SIGINT => self.on_interrupt(),
+            Signal::SIGTERM | Signal::SIGHUP | Signal::SIGQUIT => {
+                if self.kill_at.is_none() {
+                    eprintln!("srun: forcing job termination");
+                    self.abort();
+                }
+            }
+            other => self.signal_tasks(other),
+        }
+    }
+
+    /// Ctrl-C: the first one shows the tasks' state, a second within a second (or the first with
+    /// `--quit-on-interrupt`) interrupts the tasks and ends the step.
+    fn on_interrupt(&mut self) {
+        let now = Instant::now();
+        let second = self
+            .last_interrupt
+            .is_some_and(|at| now.duration_since(at) <= INTERRUPT_WINDOW);
+        self.last_interrupt = Some(now);
+        if !second && !self.plan.quit_on_interrupt {
+            eprintln!("srun: interrupt (one more within 1 sec to abort)");
+            let running: Vec<u32> = self
+                .tasks
+                .iter()
+                .filter(|t| t.end.is_none())
+                .map(|t| t.rank)
+                .collect();
+            if !running.is_empty() {
+                let word = if running.len() == 1 { "task" } else { "tasks" };
+                eprintln!(
+                    "srun: StepId={} {word} {}: running",
+                    self.step_name(),
+                    step_exit::rank_list(&running)
+                );
+            }
+            return;
+        }
+        if self.kill_at.is_some() {
+            return;
+        }
+        eprintln!("srun: sending Ctrl-C to StepId={}", self.step_name());
+        self.interrupted = true;
+        self.signal_tasks(Signal::SIGINT);
+        eprintln!("srun: forcing job termination");
+        self.abort();
+    }
+
+    /// The allocation ended under the step: stop the tasks as slurmstepd would.
+    fn on_job_end(&mut self, job: Option<&JobRecord>) {
+        self.job_ended = true;
+        if self.kill_at.is_some() {
+            return;
+        }
+        self.aborted_line();
+        if job.is_some_and(|j| j.state == JobBaseState::Timeout) {
+            self.cancelled_line(" DUE TO TIME LIMIT");
+        }
+        self.terminate();
+    }
+
+    /// srun itself gives up on the step.
+    fn abort(&mut self) {
+        self.aborted_line();
+        self.cancelled_line("");
+        self.terminate();
+    }
+
+    fn aborted_line(&self) {
+        eprintln!(
+            "srun: Job step aborted: Waiting up to {} seconds for job step to finish.",
+            self.plan.kill_wait_secs + 2
+        );
+    }
+
+    /// slurmstepd's `*** STEP 12.0 ON vm CANCELLED AT <time> ***` line.
+    fn cancelled_line(&self, due: &str) {
+        let when = spur_core::values::begin::format_local_time(
+            config::now_epoch(),
+            config::utc_offset_secs(),
+        );
+        eprintln!(
+            "slurmstepd-{node}: error: *** STEP {} ON {node} CANCELLED AT {when}{due} ***",
+            self.step_name(),
+            node = self.plan.node
+        );
+    }
+
+    /// SIGCONT and SIGTERM now, SIGKILL after KillWait.
+    fn terminate(&mut self) {
+        self.signal_tasks(Signal::SIGCONT);
+        self.signal_tasks(Signal::SIGTERM);
+        self.kill_at =
+            Some(Instant::now() + Duration::from_secs(u64::from(self.plan.kill_wait_secs)));
+    }
+
+    /// To the step's process group and to each task still running (a task may have left the group).
+    fn signal_tasks(&self, signal: Signal) {
+        let _ = killpg(Pid::from_raw(self.pgid), signal);
+        for task in self.tasks.iter().filter(|t| t.end.is_none()) {
+            let _ = kill(Pid::from_raw(task.pid), signal);
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! `srun`: run a command as tasks of a job step, with Slurm's options, environment, output handling, messages and
+//! exit codes.
+//!
+//! Outside an allocation srun first gets one (an interactive job) and gives it back when the tasks end; inside one
+//! (`SLURM_JOB_ID` or `--jobid`, as in salloc or a batch script) it runs its tasks in that allocation without
+//! creating a job. Interim, single node: the tasks run here, started by srun itself (see [`super::interactive`]);
+//! step ids inside an allocation come from [`super::interactive::step_ids`] until the controller numbers steps.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+
+use spur_core::api::{SlurmErrno, SubmitRequest};
+use spur_core::env::{default_distribution, step_environment, StepEnvContext};
+use spur_core::job::{JobRecord, JobSpec, OpenMode};
+use spur_core::options::{parse_srun, Command, OptId, OptionSet, Outcome};
+use spur_core::states::JobBaseState;
+
+use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
+use super::interactive::events::Events;
+use super::interactive::step::{run_step, StepPlan};
+use super::interactive::{
+    early_text, exit_code, fail, job_spec, print_api_error, print_trial, program_name, step_ids,
+    ClusterFacts, Submitter,
+};
+use crate::client::Client;
+
+pub fn run(args: &[String]) -> u8 {
+    let umask = current_umask();
+    let events = match Events::start() {
+        Ok(events) => events,
+        Err(e) => {
+            eprintln!("srun: error: {e}");
+            return 1;
+        }
+    };
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let parsed = match parse_srun(args, &env) {
+        Ok(Outcome::Early(action)) => {
+            print!("{}", early_text(Command::Srun, action));
+            return 0;
+        }
+        Ok(Outcome::Run(parsed)) => parsed,
+        Err(e) => return fail(&e.lines, e.exit_code),
+    };
+    for warning in &parsed.warnings {
+        eprintln!("{warning}");
+    }
+    if parsed.components.len() > 1 {
+        eprintln!("srun: error: Heterogeneous job steps are not supported yet");
+        return 1;
+    }
+    let Some(component) = parsed.components.first() else {
+        return 1;
+    };
+    let set = &component.options;
+    let command = &component.command;
+    let Some(program) = command.first() else {
+        eprintln!("srun: fatal: No command given to execute.");
+        return 1;
+    };
+    let facts = ClusterFacts::load();
+    let who = Submitter::current();
+    let spec = match job_spec(
+        Command::Srun,
+        set,
+        &facts,
+        &who,
+        &program_name(program),
+        command,
+    ) {
+        Ok(spec) => spec,
+        Err(e) => return fail(&e.lines, e.exit_code),
+    };
+    let client = match Client::from_environment() {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("srun: error: Unable to allocate resources: {e}");
+            return 1;
+        }
+    };
+    let srun = Srun {
+        set,
+        spec,
+        command,
+        facts,
+        who,
+        client,
+        events,
+        umask,
+    };
+    match set.value(OptId::JobId) {
+        Some(job) => srun.within_allocation(job),
+        None => srun.with_new_allocation(),
+    }
+}
+
+/// One srun invocation after its options were read.
+struct Srun<'a> {
+    set: &'a OptionSet,
+    /// The job's spec (standalone) or the step's (inside an allocation).
+    spec: JobSpec,
+    command: &'a [String],
+    facts: ClusterFacts,
+    who: Submitter,
+    client: Client,
+    events: Events,
+    umask: u32,
+}
+
+impl Srun<'_> {
+    /// Gets an allocation for this step alone, runs the step, and gives the allocation back with its result.
+    fn with_new_allocation(self) -> u8 {
+        let request = SubmitRequest {
+            spec: self.spec.clone(),
+            test_only: self.set.is_set(OptId::TestOnly),
+            immediate: false,
+            interactive: true,
+        };
+        if request.test_only {
+            return match self.client.submit(&request) {
+                Ok(reply) => {
+                    if let Some(trial) = reply.test_only {
+                        print_trial("srun", reply.job_id, &trial);
+                    }
+                    0
+                }
+                Err(e) => {
+                    print_api_error("srun", "Unable to allocate resources", &e);
+                    1
+                }
+            };
+        }
+        let immediate = Immediate::from_option(
+            self.set.is_set(OptId::Immediate),
+            self.set.value(OptId::Immediate),
+        );
+        let job = match allocate(&self.client, &self.events, Prog::Srun, request, immediate) {
+            Ok(job) => job,
+            Err(code) => return code,
+        };
+        let gpus = job
+            .alloc
+            .as_ref()
+            .and_then(|a| a.gres_indices.get("gpu"))
+            .cloned();
+        let distribution = self.set.value(OptId::Distribution).map(str::to_string);
+        let outcome = self.run(&job, 0, gpus.as_deref(), distribution.as_deref(), false);
+        let (code, signal) = outcome.job_exit();
+        complete(&self.client, job.job_id, code, signal);
+        exit_code(outcome.exit_code)
+    }
+
+    /// Runs the step in an allocation that exists already, without creating a job.
+    fn within_allocation(self, job_text: &str) -> u8 {
+        let job_id = job_text
+            .split(['_', '.'])
+            .next()
+            .and_then(|id| id.trim().parse::<u32>().ok())
+            .unwrap_or(0);
+        let job = match self.confirm(job_id) {
+            Ok(job) => job,
+            Err(errno) => {
+                eprintln!(
+                    "srun: error: Unable to confirm allocation for job {job_id}: {}",
+                    errno.text()
+                );
+                eprintln!(
+                    "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {job_id}"
+                );
+                return 1;
+            }
+        };
+        let ntasks = self.spec.ntasks.unwrap_or(1);
+        let cpus = job.alloc.as_ref().map_or(0, |a| a.cpus);
+        let wanted = ntasks.saturating_mul(self.spec.cpus_per_task);
+        if wanted > cpus && !self.set.is_set(OptId::Overcommit) {
+            eprintln!(
+                "srun: error: Unable to create step for job {job_id}: More processors requested than permitted"
+            );
+            return 1;
+        }
+        let gpus = match step_gpus(&job, &self.spec) {
+            Ok(gpus) => gpus,
+            Err(lines) => {
+                for line in lines {
+                    eprintln!("srun: error: {line}");
+                }
+                return 1;
+            }
+        };
+        let step_id = step_ids::next_step_id(&job, self.who.uid);
+        let distribution = self
+            .set
+            .value(OptId::Distribution)
+            .unwrap_or(default_distribution(ntasks, 1))
+            .to_string();
+        let outcome = self.run(&job, step_id, gpus.as_deref(), Some(&distribution), true);
+        exit_code(outcome.exit_code)
+    }
+
+    /// The allocation named by `SLURM_JOB_ID`/`--jobid`, if it is running and the caller may use it.
+    fn confirm(&self, job_id: u32) -> Result<JobRecord, SlurmErrno> {
+        let job = fetch_job(&self.client, job_id).ok_or(SlurmErrno::InvalidJobId)?;
+        if job.spec.user_id != self.who.uid && self.who.uid != 0 {
+            return Err(SlurmErrno::AccessDenied);
+        }
+        if job.state != JobBaseState::Running || job.completing {
+            return Err(SlurmErrno::AlreadyDone);
+        }
+        Ok(job)
+    }
+
+    fn run(
+        &self,
+        job: &JobRecord,
+        step_id: u32,
+        gpus: Option<&[u32]>,
+        distribution: Option<&str>,
+        within_allocation: bool,
+    ) -> super::interactive::step::StepOutcome {
+        let node = job
+            .alloc
+            .as_ref()
+            .and_then(|a| a.node_names.first().cloned())
+            .unwrap_or_else(crate::config::short_hostname);
+        let launch_addr = self.facts.node_addr(&node);
+        // srun's listening port, kept open for the step as Slurm's is; nothing connects to it yet.
+        let listener = TcpListener::bind((launch_addr.as_str(), 0))
+            .or_else(|_| TcpListener::bind(("127.0.0.1", 0)))
+            .ok();
+        let port = listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map_or(0, |a| a.port());
+        let ntasks = self.spec.ntasks.unwrap_or(1);
+        let cpus_given = self.spec.options.contains_key("cpus-per-task");
+        let ctx = StepEnvContext {
+            node_name: &node,
+            cluster_name: &self.facts.cluster_name,
+            slurm_conf: &self.facts.slurm_conf,
+            controller_addr: &self.facts.controller_addr,
+            step_id,
+            ntasks,
+            cpus_per_task: cpus_given.then_some(self.spec.cpus_per_task),
+            ntasks_per_node: self.spec.ntasks_per_node,
+            launch_addr: &launch_addr,
+            launcher_port: port,
+            umask: self.umask,
+            debug_level: debug_level(self.set),
+            prio_process: current_priority(),
+            distribution,
+            within_allocation,
+            gpus,
+        };
+        let env = step_environment(&self.spec.environment, job, &ctx);
+        let plan = StepPlan {
+            job,
+            step_id,
+            ntasks,
+            command: self.command,
+            env,
+            work_dir: PathBuf::from(&self.spec.work_dir),
+            node,
+            kill_wait_secs: self.facts.kill_wait_secs,
+            label: self.set.is_set(OptId::Label),
+            unbuffered: self.set.is_set(OptId::Unbuffered),
+            output: self.spec.stdout.clone(),
+            error: self.spec.stderr.clone(),
+            input: self.spec.stdin.clone(),
+            append: self.spec.open_mode == OpenMode::Append,
+            kill_on_bad_exit: self.set.is_set(OptId::KillOnBadExit)
+                && self.set.value(OptId::KillOnBadExit) != Some("0"),
+            quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
+        };
+        let outcome = run_step(&plan, &self.events);
+        drop(listener);
+        outcome
+    }
+}
+
+/// The step's GPUs inside an allocation: the first ones the step asks for, or all the job's; Slurm refuses a step
+/// that wants more than the job has.
+fn step_gpus(job: &JobRecord, step: &JobSpec) -> Result<Option<Vec<u32>>, Vec<String>> {
+    let job_gpus = job.alloc.as_ref().and_then(|a| a.gres_indices.get("gpu"));
+    let wanted = step.gres.iter().find(|g| g.name == "gpu");
+    match (job_gpus, wanted) {
+        (None, None) => Ok(None),
+        (Some(gpus), None) => Ok(Some(gpus.clone())),
+        (gpus, Some(request)) => {
+            let have = gpus.map_or(0, Vec::len);
+            let count = usize::try_from(request.count).unwrap_or(usize::MAX);
+            if count > have {
+                let job_request = job
+                    .spec
+                    .gres
+                    .iter()
+                    .find(|g| g.name == "gpu")
+                    .map_or_else(|| "gpu:0".to_string(), gres_text);
+                return Err(vec![
+                    format!(
+                        "Step requested gres_per_node={} is more than the job's gres_per_node={job_request}",
+                        gres_text(request)
+                    ),
+                    format!(
+                        "Unable to create step for job {}: {}",
+                        job.job_id,
+                        SlurmErrno::InvalidGres.text()
+                    ),
+                ]);
+            }
+            Ok(gpus.map(|g| g[..count].to_vec()))
+        }
+    }
+}
+
+fn gres_text(request: &spur_core::job::GresRequest) -> String {
+    match &request.gres_type {
+        Some(t) => format!("{}:{t}:{}", request.name, request.count),
+        None => format!("{}:{}", request.name, request.count),
+    }
+}
+
+/// `SRUN_DEBUG`: info (3), plus one per `-v`, minus one for `--quiet`.
+fn debug_level(set: &OptionSet) -> u32 {
+    let level = 3 + set.verbosity();
+    if set.is_set(OptId::Quiet) {
+        level.saturating_sub(1)
+    } else {
+        level
+    }
+}
+
+fn current_umask() -> u32 {
+    // SAFETY: umask only swaps the process mask; it is read back at once, before any thread starts.
+    unsafe {
+        let mask = libc::umask(0);
+        libc::umask(mask);
+        mask
+    }
+}
+
+fn current_priority() -> i32 {
+    // SAFETY: plain syscall wrapper with no pointers.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_core::job::{Allocation, GresRequest};
+
+    fn job_with_gpus(gpus: &[u32]) -> JobRecord {
+        let mut job = JobRecord::pending(5, JobSpec::default(), "debug".to_string(), 0, 0);
+        let mut alloc = Allocation::default();
+        alloc.gres_indices.insert("gpu".to_string(), gpus.to_vec());
+        job.alloc = Some(alloc);
+        job.spec.gres = vec![GresRequest {
+            name: "gpu".to_string(),
+            gres_type: None,
+            count: gpus.len() as u64,
+        }];
+        job
+    }
+
+    fn asking(count: u64) -> JobSpec {
+        JobSpec {
+            gres: vec![GresRequest {
+                name: "gpu".to_string(),
+                gres_type: None,
+                count,
+            }],
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn steps_get_the_jobs_gpus_or_the_first_they_ask_for() {
+        let job = job_with_gpus(&[2, 3]);
+        assert_eq!(step_gpus(&job, &JobSpec::default()), Ok(Some(vec![2, 3])));
+        assert_eq!(step_gpus(&job, &asking(1)), Ok(Some(vec![2])));
+        let refused = step_gpus(&job_with_gpus(&[0]), &asking(2)).unwrap_err();
+        assert_eq!(
+            refused[0],
+            "Step requested gres_per_node=gpu:2 is more than the job's gres_per_node=gpu:1"
+        );
+        assert_eq!(
+            refused[1],
+            "Unable to create step for job 5: Invalid generic resource (gres) specification"
+        );
+    }
+}
