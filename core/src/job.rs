@@ -224,6 +224,10 @@ pub struct JobRecord {
     /// TRES allocated, when the controller computed it; `None` derives it from the allocation.
     #[serde(default)]
     pub tres_alloc: Option<String>,
+    /// Slurm's `state_desc`: free text squeue and scontrol show instead of the reason's name
+    /// (`job requeued in held state`); cleared when the reason changes.
+    #[serde(default)]
+    pub state_desc: Option<String>,
 }
 
 impl JobRecord {
@@ -265,6 +269,7 @@ impl JobRecord {
             dependency_status: None,
             tres_req: None,
             tres_alloc: None,
+            state_desc: None,
         }
     }
 

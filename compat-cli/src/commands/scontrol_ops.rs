@@ -63,7 +63,22 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
         now,
         selected.iter().map(|j| (j.spec.user_id, j.spec.group_id)),
     );
-    print!("{}", scontrol_job::render(&selected, flags.one_liner, &ctx));
+    // `-d` names each allocation's GRES with the type its node has them under.
+    let nodes = if flags.details {
+        match client.query(&Query::Nodes) {
+            Ok(QueryReply::Nodes { nodes, .. }) => nodes,
+            _ => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
+    let details = flags
+        .details
+        .then_some(scontrol_job::Details { nodes: &nodes });
+    print!(
+        "{}",
+        scontrol_job::render_with_details(&selected, flags.one_liner, details.as_ref(), &ctx)
+    );
     0
 }
 

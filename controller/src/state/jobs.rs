@@ -126,6 +126,9 @@ impl ClusterState {
         for (job_id, reason) in reasons {
             if let Some(job) = self.jobs.get_mut(&job_id) {
                 if job.state == JobBaseState::Pending {
+                    if job.reason != reason {
+                        job.state_desc = None;
+                    }
                     job.reason = reason;
                     job.last_sched_eval = Some(now);
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
@@ -486,6 +489,7 @@ impl ClusterState {
             BASIC_PRIORITY_TOP.saturating_sub(u32::try_from(self.submissions).unwrap_or(u32::MAX));
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.hold = None;
+            job.state_desc = None;
             job.priority = fresh.saturating_add_signed(-job.spec.nice);
             job.reason = JobReason::NoReason;
         }
@@ -506,6 +510,7 @@ impl ClusterState {
         }
         if hold {
             job.hold = Some(HoldKind::User);
+            job.state_desc = Some("job requeued in held state".to_string());
         }
         match job.state {
             JobBaseState::Running if !job.completing => {

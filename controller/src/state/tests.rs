@@ -591,6 +591,31 @@ fn requeue_returns_a_running_job_to_the_queue() {
 }
 
 #[test]
+fn requeuehold_says_so_until_released() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("rqh"));
+    h.schedule();
+    h.control(
+        1000,
+        ControlRequest::Requeue {
+            job: select(job),
+            hold: true,
+        },
+    )
+    .unwrap();
+    h.finish(job, 0, 15);
+    assert!(h.schedule().is_empty());
+    assert_eq!(h.job(job).reason, JobReason::HeldUser);
+    assert_eq!(
+        h.job(job).state_desc.as_deref(),
+        Some("job requeued in held state")
+    );
+    h.control(1000, ControlRequest::Release { job: select(job) })
+        .unwrap();
+    assert_eq!(h.job(job).state_desc, None);
+}
+
+#[test]
 fn update_job_fields_and_limits_on_users() {
     let mut h = Harness::new();
     let job = h.submit(JobSpec {

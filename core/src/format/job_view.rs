@@ -103,6 +103,7 @@ impl<'a> JobView<'a> {
     pub fn reason_text(&self) -> String {
         self.reason_desc
             .clone()
+            .or_else(|| self.job.state_desc.clone())
             .unwrap_or_else(|| self.job.reason.name().to_string())
     }
 

@@ -4,6 +4,8 @@
 
 use crate::format::arrays::fold_pending_tasks;
 use crate::format::job_view::JobView;
+pub use crate::format::scontrol_job_details::Details;
+use crate::format::scontrol_job_details::{derived_exit_code, resource_lines};
 use crate::format::squeue_fields::{tres_per_job, tres_per_node, tres_per_task};
 use crate::format::time::{long_minutes, long_secs};
 use crate::format::units::mem_mb;
@@ -13,10 +15,20 @@ use crate::job::JobRecord;
 /// Renders `scontrol show job` for `jobs` in the given (controller) order; pending array tasks fold into one
 /// record as in Slurm.
 pub fn render(jobs: &[JobRecord], one_liner: bool, ctx: &FormatContext) -> String {
+    render_with_details(jobs, one_liner, None, ctx)
+}
+
+/// [`render`], with the lines `scontrol -d` adds when `details` is given.
+pub fn render_with_details(
+    jobs: &[JobRecord],
+    one_liner: bool,
+    details: Option<&Details<'_>>,
+    ctx: &FormatContext,
+) -> String {
     let refs: Vec<&JobRecord> = jobs.iter().collect();
     fold_pending_tasks(&refs)
         .iter()
-        .map(|view| render_one(view, one_liner, ctx))
+        .map(|view| render_one(view, one_liner, details, ctx))
         .collect()
 }
 
@@ -31,7 +43,12 @@ impl Record {
     }
 }
 
-fn render_one(job: &JobView<'_>, one_liner: bool, ctx: &FormatContext) -> String {
+fn render_one(
+    job: &JobView<'_>,
+    one_liner: bool,
+    details: Option<&Details<'_>>,
+    ctx: &FormatContext,
+) -> String {
     let mut r = Record { lines: Vec::new() };
     let j = job.job;
     let spec = &j.spec;
@@ -83,6 +100,9 @@ fn render_one(job: &JobView<'_>, one_liner: bool, ctx: &FormatContext) -> String
         j.exit_code,
         j.exit_signal
     ));
+    if details.is_some() {
+        r.line(format!("DerivedExitCode={}", derived_exit_code(job)));
+    }
     let time_min = spec
         .time_min_min
         .filter(|m| *m != 0)
@@ -146,6 +166,11 @@ fn render_one(job: &JobView<'_>, one_liner: bool, ctx: &FormatContext) -> String
         "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
         spec.ntasks_per_node.unwrap_or(0)
     ));
+    if let Some(details) = details {
+        for line in resource_lines(job, details) {
+            r.line(line);
+        }
+    }
     let (mem, per) = job.min_memory();
     r.line(format!(
         "MinCPUsNode={} MinMemory{per}={} MinTmpDiskNode={}",
@@ -275,5 +300,14 @@ mod tests {
         job.spec.deadline = Some(crate::format::test_records::NOW);
         assert!(shown(&job).contains(" NumNodes=1-1 "));
         assert!(!shown(&job).contains(" Deadline=N/A "));
+    }
+
+    /// Checked against Slurm 22.05 after `scontrol requeuehold`: the description replaces the reason's name.
+    #[test]
+    fn state_description_replaces_the_reason() {
+        let mut job = crate::format::test_records::pending();
+        job.state_desc = Some("job requeued in held state".into());
+        let out = render(std::slice::from_ref(&job), true, &ctx());
+        assert!(out.contains(" Reason=job_requeued_in_held_state "), "{out}");
     }
 }

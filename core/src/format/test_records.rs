@@ -73,6 +73,7 @@ pub fn running() -> JobRecord {
         dependency_status: None,
         tres_req: None,
         tres_alloc: None,
+        state_desc: None,
     }
 }
 

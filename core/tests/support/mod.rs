@@ -139,6 +139,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         dependency_status: opt(c["dependency"]).map(str::to_string),
         tres_req: Some(c["tres"].to_string()),
         tres_alloc: None,
+        state_desc: None,
     }
 }
 
