@@ -1,6 +1,6 @@
 //! `squeue`: the job queue in Slurm's layouts (default, `-l`, `--start`, `-o`, `-O`, `--json`) and filters.
 
-use spur_core::api::{Query, QueryReply};
+use spur_core::api::{JobSelector, Query, QueryReply};
 use spur_core::format::{json, squeue, FormatContext};
 use spur_core::job::JobRecord;
 
@@ -87,11 +87,13 @@ pub fn run(args: &[String]) -> u8 {
         }
     };
     // A single job id that the controller does not know is an error, as in Slurm.
+    // (An unknown task of a known array is not: Slurm prints nothing then.)
     if let Some(ids) = &options.job_ids {
+        let id = ids[0].job_id;
         if ids.len() == 1
             && !jobs
                 .iter()
-                .any(|j| j.job_id == ids[0] || j.array_job_id == Some(ids[0]))
+                .any(|j| j.job_id == id || j.array_job_id == Some(id))
         {
             eprintln!("slurm_load_jobs error: Invalid job id specified");
             return 1;
@@ -105,7 +107,7 @@ pub fn run(args: &[String]) -> u8 {
                 options
                     .job_ids
                     .as_ref()
-                    .is_none_or(|ids| ids.contains(&j.job_id))
+                    .is_none_or(|ids| ids.iter().any(|id| squeue::id_selects(id, j)))
             })
             .collect();
         println!("{}", json::squeue_json(&selected, &ctx));
@@ -117,6 +119,20 @@ pub fn run(args: &[String]) -> u8 {
 
 fn context(jobs: &[JobRecord], now: i64) -> FormatContext {
     config::format_context(now, jobs.iter().map(|j| (j.spec.user_id, j.spec.group_id)))
+}
+
+/// `12`, `12_3` (one array task), `12.0` (a step: its job); a task part that is not a number selects the whole
+/// array.
+fn job_selector(item: &str) -> Option<JobSelector> {
+    let job = item.split('.').next().unwrap_or(item);
+    let (id, task) = match job.split_once('_') {
+        Some((id, task)) => (id, task.parse().ok()),
+        None => (job, None),
+    };
+    Some(JobSelector {
+        job_id: id.parse().ok()?,
+        array_task: task,
+    })
 }
 
 /// An environment variable squeue reads; set but empty counts as set, as with `getenv`.
@@ -195,10 +211,9 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
     if let Some(list) = parsed.value("jobs") {
         let mut ids = Vec::new();
         for item in list.split(',').filter(|i| !i.is_empty()) {
-            let base = item.split(['_', '.']).next().unwrap_or(item);
             ids.push(
-                base.parse()
-                    .map_err(|_| format!("squeue: error: Invalid job id: {item}"))?,
+                job_selector(item)
+                    .ok_or_else(|| format!("squeue: error: Invalid job id: {item}"))?,
             );
         }
         options.job_ids = Some(ids);

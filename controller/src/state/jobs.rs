@@ -55,6 +55,9 @@ impl ClusterState {
             record.hold = hold;
             if hold.is_some() {
                 record.reason = JobReason::HeldUser;
+                // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
+                // then on; the scheduler, which skips unchanged held jobs, would leave it Unknown.
+                record.last_sched_eval = Some(now);
             }
             state.jobs.insert(job_id, record);
         };

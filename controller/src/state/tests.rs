@@ -402,6 +402,7 @@ fn holds_and_releases_with_slurm_reasons_and_priorities() {
     let other = h.submit(spec("other"));
     assert_eq!(h.job(held).priority, 0);
     assert_eq!(h.job(held).reason, JobReason::HeldUser);
+    assert_eq!(h.job(held).last_sched_eval, Some(h.now));
     h.control(
         0,
         ControlRequest::Hold {

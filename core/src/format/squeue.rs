@@ -2,6 +2,7 @@
 //! tasks (`24_[1-3]`, or one line per task with `-r`), the order (`-S`, default `P,t,-p`) and the columns (`-o`,
 //! `-O`, `-l`, `--start`).
 
+use crate::api::JobSelector;
 use crate::format::arrays::fold_pending_tasks;
 use crate::format::columns::{parse_long, parse_short_or_all, render_line, Layout};
 use crate::format::job_view::JobView;
@@ -45,8 +46,8 @@ pub struct SqueueOptions {
     pub partitions: Option<Vec<String>>,
     pub users: Option<Vec<u32>>,
     pub names: Option<Vec<String>>,
-    /// Job ids; an array's id selects all its tasks.
-    pub job_ids: Option<Vec<u32>>,
+    /// Job ids; an array's id selects all its tasks, `12_3` one task.
+    pub job_ids: Option<Vec<JobSelector>>,
 }
 
 impl Default for SqueueOptions {
@@ -178,6 +179,14 @@ fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
     }
 }
 
+/// `12` selects job 12 or every task of array 12; `12_3` only task 3 of array 12.
+pub fn id_selects(id: &JobSelector, job: &JobRecord) -> bool {
+    match id.array_task {
+        None => id.job_id == job.job_id || Some(id.job_id) == job.array_job_id,
+        Some(task) => Some(id.job_id) == job.array_job_id && Some(task) == job.array_task_id,
+    }
+}
+
 fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
     state_selected(job, &opts.states)
         && opts
@@ -192,10 +201,10 @@ fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
             n.iter()
                 .any(|name| name.eq_ignore_ascii_case(&job.spec.name))
         })
-        && opts.job_ids.as_ref().is_none_or(|ids| {
-            ids.iter()
-                .any(|id| *id == job.job_id || Some(*id) == job.array_job_id)
-        })
+        && opts
+            .job_ids
+            .as_ref()
+            .is_none_or(|ids| ids.iter().any(|id| id_selects(id, job)))
 }
 
 /// Renders squeue's output for `jobs` (in the controller's order, which breaks ties like Slurm's job table).
@@ -210,6 +219,18 @@ pub fn render(jobs: &[JobRecord], opts: &SqueueOptions, ctx: &FormatContext) -> 
         out.push('\n');
     }
     let chosen: Vec<&JobRecord> = jobs.iter().filter(|j| selected(j, opts)).collect();
+    // Asked for by its own id, a single array task prints as `12_3` even while pending (Slurm loads just that job).
+    let single_task = matches!(
+        opts.job_ids.as_deref(),
+        Some([JobSelector {
+            array_task: Some(_),
+            ..
+        }])
+    );
+    let opts = &SqueueOptions {
+        expand_arrays: opts.expand_arrays || single_task,
+        ..opts.clone()
+    };
     let mut rows = fold_pending_tasks(&chosen);
     sort_jobs(&mut rows, &opts.sort, ctx);
     for row in &rows {
@@ -323,6 +344,38 @@ mod render_tests {
         );
     }
 
+    /// Checked against Slurm 22.05 with a held `--array=1-3`: `-j A_2` prints `A_2`, `-j A_2,A_3` folds to
+    /// `A_[2-3]`, `-j A` shows every task.
+    #[test]
+    fn array_task_ids_select_single_tasks() {
+        let task = |id, task| {
+            let mut job = array_task(id, task);
+            job.spec.array = Some("1-3".into());
+            job
+        };
+        let jobs = vec![task(50, 1), task(51, 2), task(52, 3)];
+        let pick = |tasks: &[Option<u32>]| {
+            let opts = SqueueOptions {
+                job_ids: Some(
+                    tasks
+                        .iter()
+                        .map(|t| JobSelector {
+                            job_id: 50,
+                            array_task: *t,
+                        })
+                        .collect(),
+                ),
+                no_header: true,
+                ..SqueueOptions::default().with_format("%i")
+            };
+            render(&jobs, &opts, &ctx())
+        };
+        assert_eq!(pick(&[Some(2)]), "50_2\n");
+        assert_eq!(pick(&[Some(2), Some(3)]), "50_[2-3]\n");
+        assert_eq!(pick(&[None]), "50_[1-3]\n");
+        assert_eq!(pick(&[Some(7)]), "");
+    }
+
     /// Checked against a live Slurm 22.05 (`sbatch --hold --array=7`).
     #[test]
     fn lone_pending_task_keeps_brackets() {
@@ -414,7 +467,10 @@ mod render_tests {
         };
         assert_eq!(ids(&render(&jobs, &named, &ctx())), vec!["43"]);
         let by_id = SqueueOptions {
-            job_ids: Some(vec![42]),
+            job_ids: Some(vec![JobSelector {
+                job_id: 42,
+                array_task: None,
+            }]),
             ..fmt()
         };
         assert_eq!(ids(&render(&jobs, &by_id, &ctx())), vec!["42"]);
