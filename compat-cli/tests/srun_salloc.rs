@@ -263,6 +263,16 @@ fn srun_runs_tasks_as_slurm_does() {
     );
     assert_eq!(code, 2);
 
+    // What a task leaves running in the background ends with the step.
+    let leftover = cluster.ok("srun", &["bash", "-c", "sleep 300 & echo $!"]);
+    let pid = leftover.trim();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+    assert!(
+        matches!(state, None | Some('Z')),
+        "{pid} still runs: {stat}"
+    );
+
     let impossible = cluster.run("srun", &["-n", "64", "hostname"]);
     assert_eq!(
         String::from_utf8_lossy(&impossible.stderr),

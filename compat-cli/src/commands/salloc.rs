@@ -17,7 +17,7 @@ use spur_core::options::{parse_salloc, Command, OptId, Outcome};
 use spur_core::step_exit::TaskEnd;
 
 use super::interactive::allocate::{allocate, complete, Immediate, Prog};
-use super::interactive::events::{spawn_job_watch, spawn_reaper, Event, Events};
+use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::interactive::launch::resolve_program;
 use super::interactive::{early_text, fail, job_spec, step_ids, ClusterFacts, Submitter};
 use crate::client::Client;
@@ -186,7 +186,7 @@ impl Session<'_> {
 
     /// Waits for the command, giving the allocation up early on SIGINT/SIGTERM/SIGQUIT as Slurm's salloc does.
     fn wait(&self, pid: i32) -> Waited {
-        spawn_reaper(self.events.sender(), vec![pid]);
+        spawn_exit_watch(self.events.sender(), pid);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         spawn_job_watch(self.events.sender(), self.job.job_id, stop.clone());
         let mut revoked = false;
@@ -219,6 +219,9 @@ impl Session<'_> {
             }
         };
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if matches!(waited, Waited::Ended { .. }) {
+            reap(pid);
+        }
         waited
     }
 }
