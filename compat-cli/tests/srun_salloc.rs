@@ -513,8 +513,8 @@ fn signals_and_cancellation_end_steps_like_slurm() {
     assert_eq!(
         stderr,
         "srun: forcing job termination\n\
-         srun: Job step aborted: Waiting up to 4 seconds for job step to finish.\n\
          slurmstepd-vm: error: *** STEP N.0 ON vm CANCELLED AT T ***\n\
+         srun: Job step aborted: Waiting up to 4 seconds for job step to finish.\n\
          srun: error: vm: task 0: Terminated\n\
          srun: Force Terminated StepId=N.0\n"
     );

@@ -457,17 +457,18 @@ impl Running<'_> {
         if self.kill_at.is_some() {
             return;
         }
-        self.aborted_line();
+        // slurmstepd's line comes first, as in Slurm's output.
         if job.is_some_and(|j| j.state == JobBaseState::Timeout) {
             self.cancelled_line(" DUE TO TIME LIMIT");
         }
+        self.aborted_line();
         self.terminate();
     }
 
     /// srun itself gives up on the step.
     fn abort(&mut self) {
-        self.aborted_line();
         self.cancelled_line("");
+        self.aborted_line();
         self.terminate();
     }
 
