@@ -11,6 +11,8 @@ use spur_agent::jobs::JobSpool;
 use spur_agent::session::{run_forever, Agent};
 use spur_core::agent_proto::NodeHello;
 
+const SLURM_COMPAT_VERSION: &str = "22.05.8";
+
 #[derive(Parser, Debug)]
 #[command(name = "spurd", version, about = "Spur node agent")]
 struct Args {
@@ -74,7 +76,8 @@ async fn main() -> anyhow::Result<()> {
         agent_start_time: started,
         os: facts.os.clone(),
         arch: facts.arch.clone(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
+        // The Slurm release whose protocol and behaviour spurd implements: tools compare it with their own.
+        version: SLURM_COMPAT_VERSION.to_string(),
         running_jobs: Vec::new(),
     };
     let spool = JobSpool::new(

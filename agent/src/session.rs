@@ -71,7 +71,8 @@ async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
         .await?
         .into_inner();
     let mut scan = tokio::time::interval(SPOOL_SCAN_INTERVAL);
-    let mut last_heartbeat = Instant::now();
+    // The first heartbeat goes out with the first scan, so the controller has load and memory figures at once.
+    let mut last_heartbeat: Option<Instant> = None;
     let mut sent_results: HashMap<u32, Instant> = HashMap::new();
     loop {
         tokio::select! {
@@ -89,8 +90,8 @@ async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
                         outbox.send(envelope(&AgentToController::Finished(outcome))?).await?;
                     }
                 }
-                if last_heartbeat.elapsed() > HEARTBEAT_INTERVAL {
-                    last_heartbeat = Instant::now();
+                if last_heartbeat.is_none_or(|t| t.elapsed() > HEARTBEAT_INTERVAL) {
+                    last_heartbeat = Some(Instant::now());
                     let beat = AgentToController::Heartbeat {
                         free_mem_mb: discover::free_memory_mb(),
                         cpu_load: discover::load_average(),

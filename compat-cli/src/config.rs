@@ -1,7 +1,7 @@
 //! What the CLI needs to know about the cluster: the controller's address (SPUR_CONTROLLER, else slurm.conf's
 //! SlurmctldHost and SlurmctldPort), GRES names, and local facts such as user names and the time zone.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use spur_core::conf::SlurmConf;
 
@@ -13,18 +13,8 @@ pub fn slurm_conf_path() -> PathBuf {
 }
 
 pub fn load_slurm_conf() -> Option<SlurmConf> {
-    let path = slurm_conf_path();
-    let text = std::fs::read_to_string(&path).ok()?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut resolver = |name: &str| -> Result<String, String> {
-        let included = if name.starts_with('/') {
-            PathBuf::from(name)
-        } else {
-            base.join(name)
-        };
-        std::fs::read_to_string(&included).map_err(|e| e.to_string())
-    };
-    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver).ok()
+    let mut read = |p: &str| std::fs::read_to_string(p).map_err(|e| e.to_string());
+    SlurmConf::load(&slurm_conf_path().display().to_string(), &mut read).ok()
 }
 
 pub fn controller_url() -> String {
@@ -57,6 +47,14 @@ pub fn gres_types() -> Vec<String> {
 /// `MaxArraySize` (Slurm's default 1001 without a slurm.conf).
 pub fn max_array_size() -> u32 {
     load_slurm_conf().map_or(1001, |conf| conf.max_array_size())
+}
+
+/// This process's session id (`AllocNode:Sid=host:sid`).
+pub fn session_id() -> u32 {
+    nix::unistd::getsid(None)
+        .ok()
+        .and_then(|p| u32::try_from(p.as_raw()).ok())
+        .unwrap_or(0)
 }
 
 pub fn short_hostname() -> String {

@@ -122,7 +122,7 @@ fn sorted(text: &str) -> String {
 
 /// The environment the captures were taken in (`env -i ...`), plus the cluster's configuration.
 fn clean_env(cluster: &Cluster, command: &str) -> std::process::Command {
-    let mut cmd = cluster.command(command);
+    let mut cmd = cluster.slurm_command(command);
     cmd.env_clear()
         .env("HOME", "/root")
         .env(
@@ -198,7 +198,7 @@ fn finish(child: Child, cluster: &Cluster) -> (String, String, i32) {
 
 fn spawn(cluster: &Cluster, command: &str, args: &[&str]) -> Child {
     cluster
-        .command(command)
+        .slurm_command(command)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -233,7 +233,7 @@ fn srun_runs_tasks_as_slurm_does() {
         assert_like(&cluster, &out, &capture(name), sort);
     }
 
-    let mut cat = cluster.command("srun");
+    let mut cat = cluster.slurm_command("srun");
     cat.args(["-n2", "cat"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped());

@@ -28,20 +28,8 @@ pub enum ConfigError {
 
 /// Reads a configuration file, resolving `include` lines relative to it.
 pub fn read_slurm_conf(path: &Path) -> Result<SlurmConf, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut resolver = |name: &str| -> Result<String, String> {
-        let included = if name.starts_with('/') {
-            PathBuf::from(name)
-        } else {
-            base.join(name)
-        };
-        std::fs::read_to_string(&included).map_err(|e| format!("{}: {e}", included.display()))
-    };
-    SlurmConf::parse(&text, &path.display().to_string(), &mut resolver)
+    let mut read = |p: &str| std::fs::read_to_string(p).map_err(|e| e.to_string());
+    SlurmConf::load(&path.display().to_string(), &mut read)
         .map_err(|e| ConfigError::Parse(e.to_string()))
 }
 

@@ -22,6 +22,9 @@ pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
 /// Messages queued per agent before the session is considered stuck.
 pub const AGENT_QUEUE_MAX: usize = 4096;
 
+/// Free memory (MB) and load average a node's agent last reported.
+type NodeTelemetry = (Option<u64>, Option<f64>);
+
 pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> EpochSecs;
 }
@@ -47,6 +50,8 @@ pub struct Controller {
     session_counter: std::sync::atomic::AtomicU64,
     /// When each node's agent was last heard from (in memory: liveness is leader-local knowledge).
     last_seen: std::sync::Mutex<HashMap<String, EpochSecs>>,
+    /// Free memory and load each agent last reported: shown by `scontrol show node`, never logged.
+    telemetry: std::sync::Mutex<HashMap<String, NodeTelemetry>>,
     started_at: EpochSecs,
 }
 
@@ -68,6 +73,7 @@ impl Controller {
             launch_context,
             session_counter: Default::default(),
             last_seen: Default::default(),
+            telemetry: Default::default(),
             started_at: clock.now(),
             clock,
         })
@@ -193,6 +199,28 @@ impl Controller {
         }
     }
 
+    pub fn record_telemetry(&self, node: &str, free_mem_mb: Option<u64>, cpu_load: Option<f64>) {
+        if let Ok(mut telemetry) = self.telemetry.lock() {
+            telemetry.insert(node.to_string(), (free_mem_mb, cpu_load));
+        }
+    }
+
+    /// Node records with the latest telemetry filled in.
+    pub fn nodes_with_telemetry(
+        &self,
+        mut nodes: Vec<spur_core::records::NodeRecord>,
+    ) -> Vec<spur_core::records::NodeRecord> {
+        if let Ok(telemetry) = self.telemetry.lock() {
+            for node in &mut nodes {
+                if let Some((free, load)) = telemetry.get(&node.name) {
+                    node.free_mem_mb = *free;
+                    node.cpu_load = *load;
+                }
+            }
+        }
+        nodes
+    }
+
     fn last_seen(&self, node: &str) -> EpochSecs {
         self.last_seen
             .lock()
@@ -249,6 +277,18 @@ impl Controller {
                     tracing::error!("time limit commit failed: {e}");
                 }
             }
+            let warnings = self.state.read(|s| warning_signals_due(s, now));
+            if !warnings.is_empty() {
+                if let Err(e) = self
+                    .commit(Command::WarningSignalDue {
+                        job_ids: warnings,
+                        now,
+                    })
+                    .await
+                {
+                    tracing::error!("warning signal commit failed: {e}");
+                }
+            }
             self.check_liveness(now).await;
             let purge_due = self.state.read(|s| {
                 let age = i64::from(s.settings.min_job_age_secs);
@@ -290,6 +330,22 @@ impl Controller {
             }
         }
     }
+}
+
+/// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
+pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
+    state
+        .jobs
+        .values()
+        .filter(|j| j.state == JobBaseState::Running && !j.completing && !j.warning_signal_sent)
+        .filter(|j| match (j.spec.signal, j.start_time, j.time_limit_min) {
+            (Some((_, before, _)), Some(start), Some(limit)) => {
+                now >= start + i64::from(limit) * 60 - i64::from(before)
+            }
+            _ => false,
+        })
+        .map(|j| j.job_id)
+        .collect()
 }
 
 /// Running jobs past their time limit (Slurm's OverTimeLimit is 0 by default).

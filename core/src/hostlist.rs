@@ -22,6 +22,7 @@ mod natcmp;
 mod order;
 mod parse;
 mod range;
+pub mod scontrol;
 
 use std::fmt;
 use std::str::FromStr;

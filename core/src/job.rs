@@ -119,6 +119,9 @@ pub struct JobSpec {
     pub comment: Option<String>,
     #[serde(default)]
     pub submit_host: String,
+    /// The submitting process's session id (`AllocNode:Sid=host:sid`).
+    #[serde(default)]
+    pub submit_sid: u32,
     /// Every option the submission carried, by long name, including those Spur does not act on yet.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
@@ -166,6 +169,9 @@ pub struct JobRecord {
     /// Slurm's REQUEUE flag: once the processes are gone the job returns to PENDING instead of ending.
     #[serde(default)]
     pub requeue_pending: bool,
+    /// The `--signal` warning was delivered (it is sent once per run).
+    #[serde(default)]
+    pub warning_signal_sent: bool,
     pub reason: JobReason,
     #[serde(default)]
     pub hold: Option<HoldKind>,
@@ -235,6 +241,7 @@ impl JobRecord {
             state: JobBaseState::Pending,
             completing: false,
             requeue_pending: false,
+            warning_signal_sent: false,
             reason: JobReason::NoReason,
             hold: None,
             priority,

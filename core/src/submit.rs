@@ -31,6 +31,8 @@ pub struct SubmitContext<'a> {
     pub gres_types: &'a [&'a str],
     /// `MaxArraySize` from slurm.conf.
     pub max_array_size: u32,
+    /// The submitting process's session id.
+    pub submit_sid: u32,
 }
 
 /// The script and its name as sbatch read them.
@@ -176,6 +178,7 @@ pub fn resolve(
         }),
         comment: r.comment.clone(),
         submit_host: ctx.submit_host.to_string(),
+        submit_sid: ctx.submit_sid,
         options,
     })
 }

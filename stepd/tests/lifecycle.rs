@@ -36,9 +36,21 @@ cat
     let out = job.stdout();
     let mut lines = out.lines();
     assert_eq!(lines.next(), Some("args: one two words"));
-    // Only the spec's environment plus what bash itself adds; nothing from the test's own environment.
+    // Only the spec's environment plus what bash itself adds and the task's pid; nothing from the test's own
+    // environment.
+    let lines: Vec<&str> = lines.collect();
+    let pid_line = lines
+        .iter()
+        .find(|l| l.starts_with("SLURM_TASK_PID="))
+        .expect("SLURM_TASK_PID is set");
+    assert!(pid_line["SLURM_TASK_PID=".len()..].parse::<u32>().is_ok());
     let env: BTreeSet<&str> = lines
-        .filter(|l| !["PWD=", "SHLVL=", "_="].iter().any(|p| l.starts_with(p)))
+        .into_iter()
+        .filter(|l| {
+            !["PWD=", "SHLVL=", "_=", "SLURM_TASK_PID="]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
         .collect();
     let want: BTreeSet<String> = job
         .spec
@@ -62,7 +74,10 @@ fn environment_order_is_kept() {
     ];
     job.launch();
     assert_eq!(job.wait_result().outcome, Outcome::Completed);
-    assert_eq!(job.stdout(), "ZED=1\nALPHA=2\nMID=3\n");
+    let out = job.stdout();
+    let (given, task_pid) = out.split_at("ZED=1\nALPHA=2\nMID=3\n".len());
+    assert_eq!(given, "ZED=1\nALPHA=2\nMID=3\n");
+    assert!(task_pid.starts_with("SLURM_TASK_PID="), "{out}");
 }
 
 #[test]

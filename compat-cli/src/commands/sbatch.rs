@@ -45,6 +45,10 @@ pub fn run(args: &[String]) -> u8 {
         return 1;
     };
     let set = &component.options;
+    if let Some(line) = unknown_identity(set) {
+        eprintln!("{line}");
+        return 255;
+    }
     let script = parsed.script.as_ref();
     let script_path = parsed.positional.first().map(|p| absolute(p));
     let input = ScriptInput {
@@ -88,24 +92,35 @@ pub fn run(args: &[String]) -> u8 {
         },
         gres_types: &gres_types,
         max_array_size: config::max_array_size(),
+        submit_sid: nix::unistd::getsid(None)
+            .map(|p| u32::try_from(p.as_raw()).unwrap_or(0))
+            .unwrap_or(0),
     };
     let spec = match resolve(&context, set, &input) {
         Ok(spec) => spec,
         Err(e) => return fail(&e.lines, e.exit_code),
     };
+    let test_only = set.is_set(OptId::TestOnly);
+    let failed = |e: &ClientError| {
+        if test_only {
+            test_only_failed(e)
+        } else {
+            submission_failed(e)
+        }
+    };
     let client = match Client::from_environment() {
         Ok(c) => c,
-        Err(e) => return submission_failed(&e),
+        Err(e) => return failed(&e),
     };
     let request = SubmitRequest {
         spec,
-        test_only: set.is_set(OptId::TestOnly),
+        test_only,
         immediate: set.is_set(OptId::Immediate),
         interactive: false,
     };
     let reply = match client.submit(&request) {
         Ok(reply) => reply,
-        Err(e) => return submission_failed(&e),
+        Err(e) => return failed(&e),
     };
     if let Some(trial) = reply.test_only {
         let when = spur_core::values::begin::format_local_time(
@@ -149,6 +164,28 @@ fn early_text(action: EarlyAction) -> String {
     }
 }
 
+/// `--uid`/`--gid` must name an existing user or group, by name or number; Slurm checks while reading options.
+/// The option reader is pure and cannot look users up, so the check runs right after it: a job with several
+/// errors may report another one first.
+fn unknown_identity(set: &OptionSet) -> Option<String> {
+    use nix::unistd::{Gid, Group, Uid, User};
+    let user_exists = |text: &str| match text.parse::<u32>() {
+        Ok(uid) => User::from_uid(Uid::from_raw(uid)).ok().flatten().is_some(),
+        Err(_) => User::from_name(text).ok().flatten().is_some(),
+    };
+    let group_exists = |text: &str| match text.parse::<u32>() {
+        Ok(gid) => Group::from_gid(Gid::from_raw(gid)).ok().flatten().is_some(),
+        Err(_) => Group::from_name(text).ok().flatten().is_some(),
+    };
+    if set.value(OptId::Uid).is_some_and(|v| !user_exists(v)) {
+        return Some("sbatch: error: Invalid --uid specification".to_string());
+    }
+    if set.value(OptId::Gid).is_some_and(|v| !group_exists(v)) {
+        return Some("sbatch: error: Invalid --gid specification".to_string());
+    }
+    None
+}
+
 fn absolute(path: &str) -> String {
     if path.starts_with('/') {
         return path.to_string();
@@ -179,6 +216,17 @@ fn submission_failed(error: &ClientError) -> u8 {
             );
         }
         other => eprintln!("sbatch: error: Batch job submission failed: {other}"),
+    }
+    1
+}
+
+/// `--test-only` reports a refusal as Slurm's `slurm_perror("allocation failure")` does: the errno text only.
+fn test_only_failed(error: &ClientError) -> u8 {
+    match error {
+        ClientError::Api(ApiError { errno, .. }) => {
+            eprintln!("allocation failure: {}", errno.text())
+        }
+        other => eprintln!("allocation failure: {other}"),
     }
     1
 }

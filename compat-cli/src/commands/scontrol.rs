@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use spur_core::hostlist::Hostlist;
+use spur_core::hostlist::scontrol::{render, Show};
 
 use super::scontrol_ops;
 
@@ -143,25 +143,13 @@ fn hostlist_command(rest: &[&str], output: HostlistOutput) -> u8 {
             }
         },
     };
-    let mut list = match Hostlist::parse(&expression) {
-        Ok(list) => list,
-        Err(e) => {
-            eprintln!("{e}");
-            return 1;
-        }
+    let what = match output {
+        HostlistOutput::Names => Show::Hostnames,
+        HostlistOutput::Ranged => Show::Hostlist,
+        HostlistOutput::Sorted => Show::HostlistSorted,
     };
-    match output {
-        HostlistOutput::Names => {
-            for name in list.expand() {
-                println!("{name}");
-            }
-        }
-        HostlistOutput::Ranged => println!("{}", list.to_ranged_string()),
-        HostlistOutput::Sorted => {
-            list.sort();
-            list.uniq();
-            println!("{}", list.to_ranged_string());
-        }
-    }
-    0
+    let rendered = render(what, &expression);
+    print!("{}", rendered.stdout);
+    eprint!("{}", rendered.stderr);
+    u8::try_from(rendered.exit).unwrap_or(1)
 }

@@ -6,6 +6,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct Cluster {
@@ -40,7 +41,10 @@ fn free_port() -> u16 {
 }
 
 pub fn short_hostname() -> String {
-    let out = Command::new("hostname").arg("-s").output().expect("hostname");
+    let out = Command::new("hostname")
+        .arg("-s")
+        .output()
+        .expect("hostname");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -51,6 +55,7 @@ pub struct ClusterOptions {
     pub gres: Option<String>,
     pub min_job_age: u32,
     pub kill_wait: u32,
+    pub def_mem_per_cpu: u64,
 }
 
 impl Default for ClusterOptions {
@@ -62,6 +67,7 @@ impl Default for ClusterOptions {
             gres: None,
             min_job_age: 300,
             kill_wait: 2,
+            def_mem_per_cpu: 100,
         }
     }
 }
@@ -73,14 +79,25 @@ impl Cluster {
 
     pub fn start_with(options: ClusterOptions) -> Cluster {
         let bin_dir = bin_dir();
-        let dir = tempfile::Builder::new().prefix("spur-test-").tempdir().expect("tempdir");
+        let dir = tempfile::Builder::new()
+            .prefix("spur-test-")
+            .tempdir()
+            .expect("tempdir");
         let node = short_hostname();
         let port = free_port();
-        let gres_line = options.gres.as_ref().map(|g| format!(" Gres={g}")).unwrap_or_default();
-        let gres_types = if options.gres.is_some() { "GresTypes=gpu\n" } else { "" };
+        let gres_line = options
+            .gres
+            .as_ref()
+            .map(|g| format!(" Gres={g}"))
+            .unwrap_or_default();
+        let gres_types = if options.gres.is_some() {
+            "GresTypes=gpu\n"
+        } else {
+            ""
+        };
         let conf_text = format!(
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
-             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=100\n\
+             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
              NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem}{gres_line} State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
@@ -88,6 +105,7 @@ impl Cluster {
             spool = dir.path().join("spool").display(),
             age = options.min_job_age,
             kill = options.kill_wait,
+            defmem = options.def_mem_per_cpu,
             cpus = options.cpus,
             mem = options.memory_mb,
             extra = options.extra_conf,
@@ -160,21 +178,62 @@ impl Cluster {
 
     /// Runs a Slurm command (`sbatch`, `squeue`, ...) through the multi-call binary, in `cwd`.
     pub fn run_in(&self, cwd: &Path, command: &str, args: &[&str]) -> Output {
-        Command::new(self.bin_dir.join("spur"))
-            .arg(command)
-            .args(args)
-            .current_dir(cwd)
-            .env("SLURM_CONF", &self.conf)
-            .env_remove("SPUR_CONTROLLER")
+        self.command(cwd, command, args)
             .stdin(Stdio::null())
             .output()
             .expect("run spur")
     }
 
+    /// The command line for a Slurm command, with the environment a user of this cluster has: SLURM_CONF set,
+    /// and no variables of the test's own environment that would change what the commands parse.
+    pub fn command(&self, cwd: &Path, command: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(self.bin_dir.join("spur"));
+        cmd.arg(command).args(args).current_dir(cwd);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("SLURM_") || key.starts_with("SBATCH_") || key.starts_with("SPUR_") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.env("SLURM_CONF", &self.conf);
+        cmd
+    }
+
+    /// Runs a Slurm command in `cwd` with exactly `env` (plus SLURM_CONF) as its environment, like `env -i`.
+    pub fn run_clean(
+        &self,
+        cwd: &Path,
+        command: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Output {
+        self.run_clean_with_stdin(cwd, command, args, env, None)
+    }
+
+    /// `run_clean` with stdin read from a file (`/dev/null` when None).
+    pub fn run_clean_with_stdin(
+        &self,
+        cwd: &Path,
+        command: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stdin: Option<&Path>,
+    ) -> Output {
+        let mut cmd = self.command(cwd, command, args);
+        cmd.env_clear().env("SLURM_CONF", &self.conf);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let stdin = match stdin {
+            Some(path) => Stdio::from(std::fs::File::open(path).expect("stdin file")),
+            None => Stdio::null(),
+        };
+        cmd.stdin(stdin).output().expect("run spur")
+    }
+
     /// A Slurm command through the multi-call binary, set up like [`Cluster::run_in`] in the cluster directory but
     /// not started, for tests that change the environment, feed stdin or signal the process. Variables that would
     /// put srun inside some outer allocation are removed.
-    pub fn command(&self, command: &str) -> Command {
+    pub fn slurm_command(&self, command: &str) -> Command {
         let mut cmd = Command::new(self.bin_dir.join("spur"));
         cmd.arg(command)
             .current_dir(self.dir.path())
@@ -209,26 +268,39 @@ impl Cluster {
 
     pub fn logs(&self) -> String {
         let read = |n: &str| std::fs::read_to_string(self.dir.path().join(n)).unwrap_or_default();
-        format!("--- spurctld.log ---\n{}\n--- spurd.log ---\n{}", read("spurctld.log"), read("spurd.log"))
+        format!(
+            "--- spurctld.log ---\n{}\n--- spurd.log ---\n{}",
+            read("spurctld.log"),
+            read("spurd.log")
+        )
     }
 
     /// Submits a script text with sbatch --parsable and returns the job id.
     pub fn submit(&self, script: &str, args: &[&str]) -> u32 {
-        let path = self.dir.path().join(format!("job-{}.sh", std::process::id() ^ rand_suffix()));
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let path = self
+            .dir
+            .path()
+            .join(format!("job-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::write(&path, script).expect("write script");
         let path_text = path.display().to_string();
         let mut all: Vec<&str> = vec!["--parsable"];
         all.extend_from_slice(args);
         all.push(&path_text);
         let out = self.ok("sbatch", &all);
-        out.trim().split(';').next().unwrap_or("").parse().expect("job id")
+        out.trim()
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .parse()
+            .expect("job id")
     }
 
     pub fn job_field(&self, job_id: u32, field: &str) -> String {
-        let text = self.ok("scontrol", &["show", "job", "-o", &job_id.to_string()]);
-        text.split_whitespace()
-            .find_map(|kv| kv.strip_prefix(&format!("{field}=")).map(str::to_string))
-            .unwrap_or_default()
+        field_of(
+            &self.ok("scontrol", &["show", "job", "-o", &job_id.to_string()]),
+            field,
+        )
     }
 
     pub fn wait_for_state(&self, job_id: u32, wanted: &str, timeout: Duration) -> String {
@@ -239,10 +311,139 @@ impl Cluster {
                 return state;
             }
             if Instant::now() > deadline {
-                panic!("job {job_id} is {state}, expected {wanted}\n{}", self.logs());
+                panic!(
+                    "job {job_id} is {state}, expected {wanted}\n{}",
+                    self.logs()
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Writes a file (a script, usually) into the cluster's directory and returns its path.
+    pub fn write_file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).expect("write file");
+        path
+    }
+
+    /// A fresh, empty directory to submit from, so that output files of different tests never mix.
+    pub fn subdir(&self, name: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::create_dir_all(&path).expect("create dir");
+        path
+    }
+
+    /// Runs `sbatch --parsable ARGS` in `cwd` and returns the job id.
+    pub fn sbatch_in(&self, cwd: &Path, args: &[&str]) -> u32 {
+        let mut all: Vec<&str> = vec!["--parsable"];
+        all.extend_from_slice(args);
+        let out = self.run_in(cwd, "sbatch", &all);
+        assert!(
+            out.status.success(),
+            "sbatch {all:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.logs()
+        );
+        parse_job_id(&String::from_utf8_lossy(&out.stdout))
+    }
+
+    /// `sbatch --parsable ARGS --wrap=CMD` in the cluster's directory.
+    pub fn wrap(&self, cmd: &str, args: &[&str]) -> u32 {
+        let wrap = format!("--wrap={cmd}");
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(&wrap);
+        self.sbatch_in(self.dir.path(), &all)
+    }
+
+    /// The job's state and the whole `scontrol show job -o` line, or None once the controller forgot it.
+    pub fn show_job(&self, job_id: u32) -> Option<String> {
+        let out = self.run("scontrol", &["show", "job", "-o", &job_id.to_string()]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Waits until the job reaches a state where it will not run again (COMPLETED, FAILED, CANCELLED, TIMEOUT,
+    /// ...) and is no longer completing; returns that state.
+    pub fn wait_for_end(&self, job_id: u32, timeout: Duration) -> String {
+        let mut last = String::new();
+        let found = self.wait_until(timeout, || {
+            last = field_of(&self.show_job(job_id).unwrap_or_default(), "JobState");
+            TERMINAL.contains(&last.as_str())
+        });
+        if !found {
+            panic!(
+                "job {job_id} did not end within {timeout:?}: {last}\n{}\n{}",
+                self.show_job(job_id).unwrap_or_default(),
+                self.logs()
+            );
+        }
+        last
+    }
+
+    /// Polls `check` every 100 ms until it holds or `timeout` passes; says whether it held.
+    pub fn wait_until(&self, timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if check() {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Like `wait_until`, but a timeout fails the test with `what` and the daemons' logs.
+    pub fn expect_within(&self, timeout: Duration, what: &str, check: impl FnMut() -> bool) {
+        if !self.wait_until(timeout, check) {
+            panic!(
+                "timed out after {timeout:?} waiting for {what}\n{}",
+                self.logs()
+            );
+        }
+    }
+
+    /// `squeue -h -o FORMAT ARGS...` output, trimmed lines.
+    pub fn squeue(&self, format: &str, args: &[&str]) -> Vec<String> {
+        let mut all = vec!["-h", "-o", format];
+        all.extend_from_slice(args);
+        self.ok("squeue", &all)
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .collect()
+    }
+
+    /// Waits until a file exists and its contents satisfy `check`; returns the contents.
+    pub fn wait_for_file(&self, path: &Path, check: impl Fn(&str) -> bool) -> String {
+        let mut text = String::new();
+        let found = self.wait_until(LONG, || {
+            text = std::fs::read_to_string(path).unwrap_or_default();
+            path.exists() && check(&text)
+        });
+        if !found {
+            panic!(
+                "{} never had the expected contents; it has:\n{text}\n{}",
+                path.display(),
+                self.logs()
+            );
+        }
+        text
+    }
+
+    /// Restarts spurctld after a crash: waits until it answers again.
+    pub fn restart_controller(&mut self) {
+        self.start_controller();
+        self.expect_within(LONG, "spurctld to answer after a restart", || {
+            self.run("scontrol", &["ping"]).status.success()
+        });
+    }
+
+    /// Kills a daemon the hard way (SIGKILL), as a crash would.
+    pub fn crash_controller(&mut self) {
+        self.kill_controller();
     }
 
     pub fn wait_for_node_idle(&self) {
@@ -260,25 +461,72 @@ impl Cluster {
     }
 }
 
-fn rand_suffix() -> u32 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0)
+/// Generous limits: the machines that run these tests are small and shared.
+pub const LONG: Duration = Duration::from_secs(60);
+pub const SHORT: Duration = Duration::from_secs(20);
+
+/// Job states from which a job does not run again by itself.
+pub const TERMINAL: &[&str] = &[
+    "COMPLETED",
+    "FAILED",
+    "CANCELLED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "OUT_OF_MEMORY",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+];
+
+/// The job id of `sbatch --parsable` output (`N` or `N;cluster`).
+pub fn parse_job_id(stdout: &str) -> u32 {
+    stdout
+        .trim()
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .parse()
+        .unwrap_or_else(|_| panic!("not a job id: {stdout:?}"))
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The value of `Key=` in a `scontrol show ... -o` line (up to the next space).
+pub fn field_of(line: &str, field: &str) -> String {
+    let key = format!("{field}=");
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&key).map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// Character devices like real GPUs (major 195), so GRES binding sees files as Slurm would.
 fn write_fake_gpus(dir: &Path, node: &str, gres: &str) {
-    let count: u32 = gres.rsplit(':').next().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let count: u32 = gres
+        .rsplit(':')
+        .next()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let dev = dir.join("dev");
     std::fs::create_dir_all(&dev).expect("dev dir");
     let mut lines = String::from("AutoDetect=off\n");
     let parts: Vec<&str> = gres.split(':').collect();
-    let gpu_type = if parts.len() == 3 { format!(" Type={}", parts[1]) } else { String::new() };
+    let gpu_type = if parts.len() == 3 {
+        format!(" Type={}", parts[1])
+    } else {
+        String::new()
+    };
     for i in 0..count {
         let path = dev.join(format!("nvidia{i}"));
-        let _ = Command::new("mknod").arg(&path).args(["c", "195", &i.to_string()]).status();
-        lines.push_str(&format!("NodeName={node} Name=gpu{gpu_type} File={}\n", path.display()));
+        let _ = Command::new("mknod")
+            .arg(&path)
+            .args(["c", "195", &i.to_string()])
+            .status();
+        lines.push_str(&format!(
+            "NodeName={node} Name=gpu{gpu_type} File={}\n",
+            path.display()
+        ));
     }
     std::fs::write(dir.join("gres.conf"), lines).expect("gres.conf");
 }
@@ -292,7 +540,8 @@ impl Drop for Cluster {
         if let Ok(entries) = std::fs::read_dir(&spool) {
             for entry in entries.flatten() {
                 if let Ok(text) = std::fs::read_to_string(entry.path().join("started.json")) {
-                    let started: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                    let started: serde_json::Value =
+                        serde_json::from_str(&text).unwrap_or_default();
                     if let Some(pgid) = started["pid"].as_i64() {
                         unsafe {
                             libc::kill(-(pgid as i32), libc::SIGKILL);

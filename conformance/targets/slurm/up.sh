@@ -13,6 +13,9 @@
 #   SLURM_UP_TIMEOUT    seconds to wait for the node to become idle (60)
 #   SLURMCTLD_PORT      slurmctld port; default 6817, or the next free pair
 #   SLURMD_PORT         slurmd port; default SLURMCTLD_PORT + 1
+#   SLURM_CONF_EXTRA    lines appended to the rendered slurm.conf (the
+#                       conformance runner sets FirstJobId this way, for
+#                       both targets alike)
 set -euo pipefail
 PROG=up.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -201,6 +204,11 @@ render() {
     sed "${script[@]}" "$src" >"$dst"
 }
 
+append_conf_extra() {
+    [[ -n ${SLURM_CONF_EXTRA:-} ]] || return 0
+    printf '# from SLURM_CONF_EXTRA\n%s\n' "$SLURM_CONF_EXTRA" >>"$CONF"
+}
+
 clean_stale_rundir() {
     if [[ -e $RUNDIR && ! -f $RUNDIR/$MARKER ]]; then
         [[ -d $RUNDIR ]] || die "$RUNDIR exists and is not a directory"
@@ -229,6 +237,7 @@ prepare_rundir() {
     head -c 32 /dev/urandom >"$RUNDIR/jwt_hs256.key"
     chmod 0600 "$RUNDIR/jwt_hs256.key"
     render "$CONF_DIR/slurm.conf" "$CONF"
+    append_conf_extra
     render "$CONF_DIR/gres.conf" "$RUNDIR/gres.conf"
     render "$CONF_DIR/cgroup.conf" "$RUNDIR/cgroup.conf"
 }

@@ -9,11 +9,11 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
+use spur_core::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::wire::{from_doc, pb, to_doc};
 
 use crate::runtime::{Controller, AGENT_QUEUE_MAX};
-use crate::state::{Command, NodeRegistration, Outcome};
+use crate::state::{Command, Outcome};
 
 pub struct AgentLinkService {
     controller: Arc<Controller>,
@@ -56,7 +56,7 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
         controller.agent_seen(&node);
         let now = controller.now();
         let registration = Command::RegisterNode {
-            registration: Box::new(registration_of(&hello)),
+            registration: hello,
             now,
         };
         match controller.commit(registration).await {
@@ -84,25 +84,6 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
     }
 }
 
-fn registration_of(hello: &NodeHello) -> NodeRegistration {
-    NodeRegistration {
-        name: hello.name.clone(),
-        hostname: hello.hostname.clone(),
-        addr: hello.addr.clone(),
-        cpus: hello.cpus,
-        sockets: hello.sockets,
-        cores_per_socket: hello.cores_per_socket,
-        threads_per_core: hello.threads_per_core,
-        real_memory_mb: hello.real_memory_mb,
-        boot_time: hello.boot_time,
-        agent_start_time: hello.agent_start_time,
-        os: hello.os.clone(),
-        arch: hello.arch.clone(),
-        version: hello.version.clone(),
-        running_jobs: hello.running_jobs.clone(),
-    }
-}
-
 async fn serve_reports(
     controller: Arc<Controller>,
     node: String,
@@ -113,7 +94,13 @@ async fn serve_reports(
         let Ok(message) = message else { break };
         controller.agent_seen(&node);
         match from_doc::<AgentToController>(message.body.as_ref()) {
-            Ok(AgentToController::Heartbeat { .. }) | Ok(AgentToController::Hello(_)) => {}
+            Ok(AgentToController::Heartbeat {
+                free_mem_mb,
+                cpu_load,
+            }) => {
+                controller.record_telemetry(&node, free_mem_mb, cpu_load);
+            }
+            Ok(AgentToController::Hello(_)) => {}
             Ok(AgentToController::Finished(outcome)) => {
                 let result = match outcome.exit_code {
                     Some(code) => Outcome::Exited {

@@ -74,7 +74,7 @@ impl ApiService {
     fn query(&self, request: pb::ApiRequest) -> Result<QueryReply, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
         let now = self.controller.now();
-        Ok(self.controller.state.read(|state| match query {
+        let reply = self.controller.state.read(|state| match query {
             Query::Jobs => QueryReply::Jobs {
                 jobs: state
                     .jobs
@@ -104,7 +104,23 @@ impl ApiService {
                 config: state.config.clone(),
                 now,
             },
-        }))
+        });
+        Ok(match reply {
+            QueryReply::Nodes { nodes, now } => QueryReply::Nodes {
+                nodes: self.controller.nodes_with_telemetry(nodes),
+                now,
+            },
+            QueryReply::Partitions {
+                partitions,
+                nodes,
+                now,
+            } => QueryReply::Partitions {
+                partitions,
+                nodes: self.controller.nodes_with_telemetry(nodes),
+                now,
+            },
+            other => other,
+        })
     }
 
     async fn control(&self, request: pb::ApiRequest) -> Result<ControlReply, ApiError> {

@@ -27,6 +27,7 @@ impl ClusterState {
             None => Vec::new(),
         };
         crate::scheduler::validate_request(self, &spec, &partition)?;
+        let spec = self.with_default_memory(spec, &partition);
         let time_limit_min = spec.time_limit_min.or_else(|| {
             self.partition(&partition)
                 .and_then(|p| p.default_time_min.or(p.max_time_min))
@@ -50,6 +51,7 @@ impl ClusterState {
             record.array_job_id = array_task.map(|_| first_id);
             record.array_task_id = array_task;
             record.time_limit_min = time_limit_min;
+            record.alloc_sid = spec.submit_sid;
             record.hold = hold;
             if hold.is_some() {
                 record.reason = JobReason::HeldUser;
@@ -69,6 +71,23 @@ impl ClusterState {
         })
     }
 
+    /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked
+    /// for no memory, so `scontrol show job` says `MinMemoryCPU=` and the TRES include the memory from the
+    /// start. Exclusive jobs without a memory request keep taking whole nodes.
+    fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
+        if spec.mem_per_node_mb.is_none()
+            && spec.mem_per_cpu_mb.is_none()
+            && !spec.exclusive
+            && self.settings.memory_is_consumable
+        {
+            spec.mem_per_cpu_mb = self
+                .partition(partition)
+                .and_then(|p| p.def_mem_per_cpu_mb)
+                .or(self.settings.def_mem_per_cpu_mb);
+        }
+        spec
+    }
+
     fn resolve_partition(&self, spec: &JobSpec) -> Result<String, ApiError> {
         match &spec.partition {
             Some(name) => {
@@ -77,9 +96,11 @@ impl ClusterState {
                     .split(',')
                     .find(|candidate| self.partition(candidate).is_some());
                 chosen.map(str::to_string).ok_or_else(|| {
+                    // slurmctld prints an empty partition name (`-p ''`) as C's "(null)".
+                    let shown = if name.is_empty() { "(null)" } else { name };
                     ApiError::with_detail(
                         SlurmErrno::InvalidPartitionName,
-                        format!("invalid partition specified: {name}"),
+                        format!("invalid partition specified: {shown}"),
                     )
                 })
             }
@@ -110,6 +131,10 @@ impl ClusterState {
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
                         job.eligible_time = Some(now);
                     }
+                    // Slurm starts accruing age priority once the job is eligible.
+                    if job.accrue_time.is_none() && reason_is_eligible(reason) {
+                        job.accrue_time = Some(now);
+                    }
                 }
             }
         }
@@ -131,6 +156,7 @@ impl ClusterState {
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
             job.eligible_time.get_or_insert(now);
+            job.accrue_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
             let node = alloc.node_names.first().cloned().unwrap_or_default();
             job.alloc = Some(alloc);
@@ -364,8 +390,8 @@ impl ClusterState {
         };
         match job.state {
             JobBaseState::Pending => {
+                // Slurm keeps the pending reason a cancelled job had (`JobHeldUser`, `Dependency`, ...).
                 job.state = JobBaseState::Cancelled;
-                job.reason = JobReason::NoReason;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
                 Ok(Vec::new())
@@ -421,6 +447,8 @@ impl ClusterState {
         };
         job.hold = Some(kind);
         job.priority = 0;
+        // A held job is not eligible: Slurm shows EligibleTime=Unknown until a scheduling pass after the release.
+        job.eligible_time = None;
         job.reason = match kind {
             HoldKind::Admin => JobReason::Held,
             HoldKind::User => JobReason::HeldUser,
@@ -502,6 +530,7 @@ impl ClusterState {
             job.completing = false;
             job.requeue_pending = false;
             job.restarts += 1;
+            job.warning_signal_sent = false;
             job.alloc = None;
             job.start_time = None;
             job.end_time = None;
@@ -598,6 +627,34 @@ impl ClusterState {
             job.spec.begin_time = Some(begin);
         }
         Ok(Vec::new())
+    }
+
+    pub(super) fn warning_signal_due(&mut self, job_ids: &[u32]) -> Applied {
+        let mut applied = Applied::default();
+        for &job_id in job_ids {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            let Some((signal, _, batch_only)) = job.spec.signal else {
+                continue;
+            };
+            if job.state != JobBaseState::Running || job.completing || job.warning_signal_sent {
+                continue;
+            }
+            job.warning_signal_sent = true;
+            let scope = if batch_only {
+                SignalScope::BatchShell
+            } else {
+                SignalScope::All
+            };
+            applied.effects.push(Effect::Signal {
+                node: first_node(job),
+                job_id,
+                signal,
+                scope,
+            });
+        }
+        applied
     }
 
     pub(super) fn time_limit_reached(&mut self, job_ids: &[u32], now: EpochSecs) -> Applied {

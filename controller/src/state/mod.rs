@@ -73,6 +73,11 @@ pub enum Command {
     Purge {
         now: EpochSecs,
     },
+    /// `--signal=[B:]SIG@SECS`: the warning signal is due for these running jobs (sent once each).
+    WarningSignalDue {
+        job_ids: Vec<u32>,
+        now: EpochSecs,
+    },
 }
 
 /// What the leader must do after a command took effect.
@@ -175,6 +180,7 @@ impl ClusterState {
                 self.purge(now);
                 Ok(Applied::default())
             }
+            Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),
         }
     }
 

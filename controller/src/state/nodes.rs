@@ -1,7 +1,5 @@
 //! Node lifecycle: agent registration, liveness and admin state changes (`scontrol update NodeName=`).
 
-use serde::{Deserialize, Serialize};
-
 use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
 use spur_core::job::EpochSecs;
 use spur_core::records::{NodeBaseState, NodeRecord};
@@ -9,25 +7,8 @@ use spur_core::states::JobBaseState;
 
 use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
-/// What an agent says about itself and its jobs when it (re)connects.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NodeRegistration {
-    pub name: String,
-    pub hostname: String,
-    pub addr: String,
-    pub cpus: u32,
-    pub sockets: u32,
-    pub cores_per_socket: u32,
-    pub threads_per_core: u32,
-    pub real_memory_mb: u64,
-    pub boot_time: EpochSecs,
-    pub agent_start_time: EpochSecs,
-    pub os: String,
-    pub arch: String,
-    pub version: String,
-    /// Jobs whose supervisor is still alive on the node.
-    pub running_jobs: Vec<u32>,
-}
+/// What an agent says about itself and its jobs when it (re)connects: its hello, logged as it came.
+pub type NodeRegistration = spur_core::agent_proto::NodeHello;
 
 impl ClusterState {
     pub(super) fn register_node(&mut self, reg: NodeRegistration, now: EpochSecs) -> ApplyResult {
@@ -59,6 +40,7 @@ impl ClusterState {
         }
         let mut applied = Applied::default();
         self.reconcile_node_jobs(&reg, now, &mut applied);
+        self.stop_stale_jobs(&reg, now, &mut applied);
         self.refresh_node_state(&reg.name);
         Ok(applied)
     }
@@ -113,19 +95,64 @@ impl ClusterState {
         }
     }
 
+    /// Jobs the agent still runs although the log no longer places them there (failed over to another node or
+    /// requeued while the node was silent) are stopped.
+    fn stop_stale_jobs(&self, reg: &NodeRegistration, now: EpochSecs, applied: &mut Applied) {
+        for &job_id in &reg.running_jobs {
+            let placed_here = self.jobs.get(&job_id).is_some_and(|j| {
+                jobs::holds_resources(j)
+                    && j.alloc
+                        .as_ref()
+                        .is_some_and(|a| a.node_names.first() == Some(&reg.name))
+            });
+            if !placed_here {
+                applied.effects.push(Effect::Terminate {
+                    node: reg.name.clone(),
+                    job_id,
+                    reason: TerminateReason::NodeFail,
+                    at: now,
+                });
+            }
+        }
+    }
+
     pub(super) fn node_responding(
         &mut self,
         name: &str,
         responding: bool,
         now: EpochSecs,
     ) -> Applied {
-        if let Some(node) = self.nodes.get_mut(name) {
-            node.not_responding = !responding;
-            if responding {
-                node.last_heartbeat = Some(now);
-            }
+        let mut applied = Applied::default();
+        let Some(node) = self.nodes.get_mut(name) else {
+            return applied;
+        };
+        node.not_responding = !responding;
+        if responding {
+            node.last_heartbeat = Some(now);
+            return applied;
         }
-        Applied::default()
+        // Silent for SlurmdTimeout: the node goes DOWN and the jobs on it fail.
+        node.base_state = NodeBaseState::Down;
+        node.reason = Some("Not responding".to_string());
+        node.reason_time = Some(now);
+        node.reason_uid = Some(0);
+        let victims: Vec<u32> = self
+            .jobs
+            .values()
+            .filter(|j| {
+                jobs::holds_resources(j)
+                    && j.alloc
+                        .as_ref()
+                        .is_some_and(|a| a.node_names.iter().any(|n| n == name))
+            })
+            .map(|j| j.job_id)
+            .collect();
+        // Slurm would requeue these (JobRequeue=1); Spur ends them NODE_FAIL until launches carry a run number, so a
+        // returning node's stale run can never be mistaken for a new one (docs/compatibility.md).
+        for job_id in victims {
+            applied.effects.extend(self.node_failed(job_id, name, now));
+        }
+        applied
     }
 
     pub(super) fn update_nodes(

@@ -306,6 +306,17 @@ fn impossible_requests_are_refused_at_submit() {
         error.detail.as_deref(),
         Some("invalid partition specified: nosuch")
     );
+    let empty_partition = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            partition: Some(String::new()),
+            ..spec("x")
+        }),
+        now: 0,
+    });
+    assert_eq!(
+        empty_partition.unwrap_err().detail.as_deref(),
+        Some("invalid partition specified: (null)")
+    );
     // Refused submissions consume no job id.
     assert_eq!(h.submit(spec("ok")), 1);
 }
@@ -680,6 +691,140 @@ fn snapshots_round_trip() {
     let mut restored = ClusterState::new();
     AppStateMachine::restore(&mut restored, &bytes).unwrap();
     assert_eq!(restored, h.state);
+}
+
+#[test]
+fn warning_signal_is_sent_once_before_the_time_limit() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        time_limit_min: Some(2),
+        signal: Some((10, 60, true)),
+        ..spec("w")
+    });
+    h.schedule();
+    assert!(crate::runtime::warning_signals_due(&h.state, h.now + 59).is_empty());
+    h.now += 60;
+    let due = crate::runtime::warning_signals_due(&h.state, h.now);
+    assert_eq!(due, vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::WarningSignalDue { job_ids: due, now })
+        .unwrap();
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Signal {
+            node: "n1".to_string(),
+            job_id: job,
+            signal: 10,
+            scope: SignalScope::BatchShell
+        }]
+    );
+    assert!(crate::runtime::warning_signals_due(&h.state, h.now + 1).is_empty());
+}
+
+#[test]
+fn a_silent_node_goes_down_and_its_jobs_fail() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("nf"));
+    assert_eq!(h.schedule(), vec![job]);
+    let now = h.now;
+    let applied = h
+        .apply(Command::NodeResponding {
+            name: "n1".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    assert_eq!(applied.effects.len(), 1);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+    assert_eq!(
+        h.state.nodes["n1"].base_state,
+        spur_core::records::NodeBaseState::Down
+    );
+    let waiting = h.submit(spec("later"));
+    assert!(h.schedule().is_empty());
+    // The node returns with the old run still alive: it is stopped, and the node takes work again.
+    let back = h.register("n1", &[job]);
+    assert!(back
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Terminate { job_id, reason: TerminateReason::NodeFail, .. } if *job_id == job)));
+    assert_eq!(h.schedule(), vec![waiting]);
+    // Its late result changes nothing.
+    h.finish(job, 0, 9);
+    assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+}
+
+#[test]
+fn jobs_without_a_memory_request_record_the_default() {
+    let mut h = Harness::new();
+    let plain = h.submit(spec("plain"));
+    let per_node = h.submit(JobSpec {
+        mem_per_node_mb: Some(300),
+        ..spec("per-node")
+    });
+    let exclusive = h.submit(JobSpec {
+        exclusive: true,
+        ..spec("exclusive")
+    });
+    assert_eq!(h.job(plain).spec.mem_per_cpu_mb, Some(100));
+    assert_eq!(
+        (
+            h.job(per_node).spec.mem_per_node_mb,
+            h.job(per_node).spec.mem_per_cpu_mb
+        ),
+        (Some(300), None)
+    );
+    assert_eq!(h.job(exclusive).spec.mem_per_cpu_mb, None);
+}
+
+#[test]
+fn accrue_time_starts_when_a_job_becomes_eligible() {
+    let mut h = Harness::new();
+    let running = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("running")
+    });
+    let waiting = h.submit(spec("waiting"));
+    let held = h.submit(JobSpec {
+        hold: true,
+        ..spec("held")
+    });
+    assert_eq!(h.job(waiting).accrue_time, None);
+    h.now += 5;
+    assert_eq!(h.schedule(), vec![running]);
+    assert_eq!(h.job(running).accrue_time, Some(h.now));
+    assert_eq!(h.job(waiting).reason, JobReason::Resources);
+    assert_eq!(h.job(waiting).accrue_time, Some(h.now));
+    assert_eq!(h.job(held).accrue_time, None);
+}
+
+#[test]
+fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
+    let mut h = Harness::new();
+    let blocker = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("blocker")
+    });
+    let job = h.submit(spec("waiting"));
+    h.schedule();
+    assert_eq!(h.job(blocker).state, JobBaseState::Running);
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(job),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.control(0, ControlRequest::Release { job: select(job) })
+        .unwrap();
+    assert_eq!(h.job(job).eligible_time, None);
+    h.now += 7;
+    h.schedule();
+    assert_eq!(h.job(job).eligible_time, Some(h.now));
 }
 
 #[test]

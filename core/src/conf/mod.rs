@@ -22,7 +22,8 @@ pub use gres_conf::{
 pub use lexer::{Operator, Pair};
 pub use reader::{no_includes, IncludeResolver, ParseOptions};
 pub use slurm_conf::{
-    ConfEntry, ControllerHost, DownNodesConf, FrontendConf, MemPer, NodeConf, NodeSetConf,
-    OverSubscribe, PartitionConf, PartitionState, PortRange, SlurmConf, FRONTEND_UNSUPPORTED,
+    ConfEntry, ControllerHost, DownNodesConf, FrontendConf, LoadError, MemPer, NodeConf,
+    NodeSetConf, OverSubscribe, PartitionConf, PartitionState, PortRange, SlurmConf,
+    FRONTEND_UNSUPPORTED,
 };
 pub use value::{Value, INFINITE, INFINITE16, INFINITE64};

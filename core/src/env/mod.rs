@@ -238,10 +238,17 @@ pub fn salloc_environment(job: &JobRecord, ctx: &AllocEnvContext<'_>) -> Vec<(St
     let mut b = EnvBuilder::new(&job.spec.environment);
     b.allocation_vars(job, ctx.cluster_name, ctx.slurm_conf);
     b.set("SLURM_NODE_ALIASES", "(null)");
-    if let Some(mem) = job.spec.mem_per_cpu_mb {
+    // salloc exports only what the user asked for, not the DefMemPerCPU the controller applied.
+    if let (Some(mem), true) = (
+        job.spec.mem_per_cpu_mb,
+        job.spec.options.contains_key("mem-per-cpu"),
+    ) {
         b.set("SLURM_MEM_PER_CPU", mem.to_string());
     }
-    if let Some(mem) = job.spec.mem_per_node_mb {
+    if let (Some(mem), true) = (
+        job.spec.mem_per_node_mb,
+        job.spec.options.contains_key("mem"),
+    ) {
         b.set("SLURM_MEM_PER_NODE", mem.to_string());
     }
     b.finish()

@@ -335,6 +335,9 @@ fn explicit_options_show_up() {
         .options
         .insert("cpus-per-task".to_string(), "1".to_string());
     j.spec.mem_per_cpu_mb = Some(100);
+    j.spec
+        .options
+        .insert("mem-per-cpu".to_string(), "100".to_string());
     let env = salloc_environment(&j, &alloc_ctx());
     let get = |k: &str| {
         env.iter()
@@ -345,6 +348,10 @@ fn explicit_options_show_up() {
     assert_eq!(get("SLURM_MEM_PER_CPU"), Some("100"));
     assert_eq!(get("SLURM_TASKS_PER_NODE"), Some("2"));
     assert_eq!(get("SPUR_JOB_ID"), Some("6"));
+    // A memory default the controller applied is not the user's request: salloc does not export it.
+    j.spec.options.remove("mem-per-cpu");
+    let env = salloc_environment(&j, &alloc_ctx());
+    assert!(!env.iter().any(|(k, _)| k == "SLURM_MEM_PER_CPU"));
 }
 
 #[test]

@@ -45,6 +45,7 @@ pub fn running() -> JobRecord {
         state: JobBaseState::Running,
         completing: false,
         requeue_pending: false,
+        warning_signal_sent: false,
         reason: JobReason::NoReason,
         hold: None,
         priority: 4_294_901_760,

@@ -231,6 +231,21 @@ pub fn resolve(
     r.mem_per_node = size(ctx, set, OptId::Mem, SizeOption::Mem)?;
     r.mem_per_cpu = size(ctx, set, OptId::MemPerCpu, SizeOption::MemPerCpu)?;
     r.mem_per_gpu = size(ctx, set, OptId::MemPerGpu, SizeOption::MemPerGpu)?;
+    if validate::MEMORY_OPTIONS
+        .iter()
+        .any(|id| validate::given_explicitly(set, *id))
+    {
+        let keep = |id| validate::given_explicitly(set, id);
+        if !keep(OptId::Mem) {
+            r.mem_per_node = None;
+        }
+        if !keep(OptId::MemPerCpu) {
+            r.mem_per_cpu = None;
+        }
+        if !keep(OptId::MemPerGpu) {
+            r.mem_per_gpu = None;
+        }
+    }
     r.tmp = size(ctx, set, OptId::Tmp, SizeOption::Tmp)?;
     if let Some(v) = set.value(OptId::Distribution) {
         r.distribution = Some(

@@ -14,7 +14,7 @@ pub use grammar::check_grammar;
 pub use lists::{parse_mem_bind, MemBind};
 
 use super::error::{ErrCtx, ErrorKind, ExitClass, OptError};
-use super::set::OptionSet;
+use super::set::{OptionSet, Source};
 use super::table::{def, OptId};
 
 /// Checks the value given for `id` (None: the option came without one). Options without a check always pass.
@@ -122,6 +122,17 @@ pub fn check_late(ctx: &ErrCtx, set: &OptionSet) -> Result<(), OptError> {
             &[msg.as_str()],
         ));
     }
+    if MEMORY_OPTIONS
+        .iter()
+        .filter(|id| given_explicitly(set, **id))
+        .count()
+        > 1
+    {
+        return Err(ctx.fatal(
+            ErrorKind::InvalidValue(OptId::Mem),
+            "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
+        ));
+    }
     if let Some(v) = set.value(OptId::Hint) {
         if let Some(t) = v.split(',').find(|t| !is_one_of(t, HINTS)) {
             let msg = format!("unrecognized --hint argument \"{t}\", see --hint=help");
@@ -133,6 +144,16 @@ pub fn check_late(ctx: &ErrCtx, set: &OptionSet) -> Result<(), OptError> {
         }
     }
     Ok(())
+}
+
+/// The ways to ask for memory, of which a job takes one.
+pub(crate) const MEMORY_OPTIONS: [OptId; 3] = [OptId::Mem, OptId::MemPerCpu, OptId::MemPerGpu];
+
+/// Whether the option came from the command line or the script rather than an input environment variable:
+/// Slurm refuses two explicit memory options, but lets an explicit one override those from the environment.
+pub(crate) fn given_explicitly(set: &OptionSet, id: OptId) -> bool {
+    set.get(id)
+        .is_some_and(|e| !matches!(e.source, Source::Env { .. }))
 }
 
 /// Slurm's `NO_VAL`: the first priority it refuses.

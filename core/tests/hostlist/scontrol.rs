@@ -1,62 +1,8 @@
 //! Every row of the vectors captured from `scontrol show hostnames|hostlist|hostlistsorted` (see
 //! `core/tests/vectors/gen-hostlist.sh`) replayed through the hostlist API, rendering what scontrol would print.
 
-use spur_core::hostlist::{Hostlist, HostlistError};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Show {
-    Hostnames,
-    Hostlist,
-    HostlistSorted,
-}
-
-/// What `scontrol show <what> <input>` prints: exit status, stdout, stderr.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Outcome {
-    exit: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn error_lines(logged: impl IntoIterator<Item = String>) -> String {
-    logged
-        .into_iter()
-        .map(|l| format!("scontrol: error: {l}\n"))
-        .collect()
-}
-
-/// Renders our API's answer the way scontrol renders Slurm's; this is what the CLI has to do.
-fn render(what: Show, input: &str) -> Outcome {
-    match Hostlist::parse_with_warnings(input) {
-        Ok((list, warnings)) => Outcome {
-            exit: 0,
-            stdout: match what {
-                Show::Hostnames => list.iter().map(|h| h + "\n").collect(),
-                Show::Hostlist => list.to_ranged_string() + "\n",
-                Show::HostlistSorted => list.to_sorted_ranged_string() + "\n",
-            },
-            stderr: error_lines(warnings.iter().map(ToString::to_string)),
-        },
-        Err(e) => render_error(what, &e),
-    }
-}
-
-fn render_error(what: Show, e: &HostlistError) -> Outcome {
-    let mut stderr = error_lines(e.logged().iter().map(ToString::to_string));
-    let exit = if e.is_fatal() {
-        stderr += &format!("scontrol: fatal: {e}\n");
-        1
-    } else {
-        stderr += &format!("{e}\n");
-        // `show hostnames` reports a bad hostlist but still exits 0.
-        i32::from(what != Show::Hostnames)
-    };
-    Outcome {
-        exit,
-        stdout: String::new(),
-        stderr,
-    }
-}
+use spur_core::hostlist::scontrol::{render, Rendered as Outcome, Show};
+use spur_core::hostlist::Hostlist;
 
 fn unescape(field: &str) -> String {
     let mut out = String::with_capacity(field.len());
@@ -247,8 +193,8 @@ fn too_many_ranges_is_fatal() {
     // 262145 ranges in one bracket: too long for a command line, so checked here rather than in the vectors
     // (real scontrol, given it through `show hostlist /path/to/file`, printed exactly this and exited 1).
     let expr = format!("n[{}]", vec!["1"; 262_145].join(","));
-    let e = Hostlist::parse(&expr).unwrap_err();
-    let out = render_error(Show::Hostlist, &e);
+    assert!(Hostlist::parse(&expr).unwrap_err().is_fatal());
+    let out = render(Show::Hostlist, &expr);
     assert_eq!(
         out.stderr,
         "scontrol: fatal: _parse_range_list: Too many ranges, can't process entire list\n"

@@ -117,6 +117,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         state: state(c["state"]),
         completing: false,
         requeue_pending: false,
+        warning_signal_sent: false,
         reason: reason(c["reason"]),
         hold: (c["hold"] == "user").then_some(HoldKind::User),
         priority: c["priority"].parse().unwrap(),

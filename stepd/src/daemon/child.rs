@@ -69,6 +69,16 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
         Ok(()) => {}
         Err(msg) => die(&report, &Report::Launch(msg), LAUNCH_FAILED_STATUS),
     }
+    // Only the child knows its own pid, which Slurm gives every task as SLURM_TASK_PID.
+    let task_pid = task_pid_entry(nix::unistd::getpid().as_raw());
+    let mut env: Vec<&CStr> = plan
+        .exec
+        .env
+        .iter()
+        .map(|c| c.as_c_str())
+        .filter(|c| !c.to_bytes().starts_with(TASK_PID_PREFIX))
+        .collect();
+    env.extend(task_pid.as_deref());
     let err = match execve::<&CStr, &CStr>(
         &plan.exec.path,
         &plan
@@ -77,12 +87,7 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
             .iter()
             .map(|c| c.as_c_str())
             .collect::<Vec<_>>(),
-        &plan
-            .exec
-            .env
-            .iter()
-            .map(|c| c.as_c_str())
-            .collect::<Vec<_>>(),
+        &env,
     ) {
         Err(e) => e,
         Ok(never) => match never {},
@@ -95,6 +100,14 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
         &Report::Exec(line.trim_end().to_string()),
         exec_failure_status(err),
     )
+}
+
+const TASK_PID_PREFIX: &[u8] = b"SLURM_TASK_PID=";
+
+fn task_pid_entry(pid: i32) -> Option<std::ffi::CString> {
+    let mut entry = TASK_PID_PREFIX.to_vec();
+    entry.extend_from_slice(pid.to_string().as_bytes());
+    std::ffi::CString::new(entry).ok()
 }
 
 /// Shell convention: 127 when the script is not there, 126 when it is there but cannot be executed.
@@ -169,6 +182,14 @@ mod tests {
             assert_eq!(Report::parse(&r.encode()), Some(r));
         }
         assert!(matches!(Report::parse("?"), Some(Report::Launch(_))));
+    }
+
+    #[test]
+    fn task_pid_entry_text() {
+        assert_eq!(
+            task_pid_entry(4242).unwrap().to_bytes(),
+            b"SLURM_TASK_PID=4242"
+        );
     }
 
     #[test]

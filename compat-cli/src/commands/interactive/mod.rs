@@ -147,6 +147,7 @@ pub fn job_spec(
         },
         gres_types: &gres_types,
         max_array_size: facts.max_array_size,
+        submit_sid: config::session_id(),
     };
     let input = ScriptInput {
         body: None,

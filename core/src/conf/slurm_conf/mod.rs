@@ -56,6 +56,15 @@ pub struct SlurmConf {
     globals: BTreeMap<&'static str, (Value, Location)>,
 }
 
+/// Why [`SlurmConf::load`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {0}")]
+    Read(String),
+    #[error("{0}")]
+    Parse(ConfErrors),
+}
+
 impl SlurmConf {
     /// Parses `text` as the file `file` (used in messages and to resolve relative includes), reading included
     /// files through `resolver`.
@@ -65,6 +74,27 @@ impl SlurmConf {
         resolver: &mut IncludeResolver<'_>,
     ) -> Result<Self, ConfErrors> {
         Self::parse_with(text, file, resolver, &ParseOptions::default())
+    }
+
+    /// Reads and parses the file at `path` through `read` (the caller's I/O), resolving relative `include` names
+    /// against the file's directory as Slurm does. A file that cannot be read is reported as its error text.
+    pub fn load(
+        path: &str,
+        read: &mut dyn FnMut(&str) -> Result<String, String>,
+    ) -> Result<Self, LoadError> {
+        let text = read(path).map_err(|e| LoadError::Read(format!("{path}: {e}")))?;
+        let base = path
+            .rsplit_once('/')
+            .map(|(dir, _)| dir.to_string())
+            .unwrap_or_default();
+        let mut resolver = |name: &str| -> Result<String, String> {
+            if name.starts_with('/') || base.is_empty() {
+                read(name)
+            } else {
+                read(&format!("{base}/{name}"))
+            }
+        };
+        Self::parse(&text, path, &mut resolver).map_err(LoadError::Parse)
     }
 
     /// Parses a file that has no includes (an `include` line is an error).

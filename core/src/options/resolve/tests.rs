@@ -171,3 +171,46 @@ fn begin_deadline_and_gres_with_context() {
     );
     assert_eq!(e.exit_code, 1);
 }
+
+#[test]
+fn memory_options_are_mutually_exclusive_unless_from_the_environment() {
+    let e = resolved(
+        Command::Sbatch,
+        &[(OptId::Mem, Some("1G")), (OptId::MemPerCpu, Some("1G"))],
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.lines,
+        vec!["sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."]
+    );
+    assert_eq!(e.exit_code, 1);
+    // A script directive counts like the command line.
+    let mut set = OptionSet::new();
+    set.set(OptId::Mem, Some("1G".into()), CL);
+    set.set(
+        OptId::MemPerGpu,
+        Some("2G".into()),
+        Source::Directive { line: 2 },
+    );
+    assert!(resolve(&ErrCtx::new(Command::Srun), &set, &ResolveConfig::default()).is_err());
+    // One from the environment gives way to an explicit one.
+    let mut set = OptionSet::new();
+    set.set(OptId::Mem, Some("1G".into()), CL);
+    set.set(
+        OptId::MemPerCpu,
+        Some("2G".into()),
+        Source::Env {
+            var: "SBATCH_MEM_PER_CPU",
+        },
+    );
+    let r = resolve(
+        &ErrCtx::new(Command::Sbatch),
+        &set,
+        &ResolveConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.mem_per_node, r.mem_per_cpu),
+        (Some(Megabytes(1024)), None)
+    );
+}

@@ -1,0 +1,4 @@
+#!/bin/bash
+#SBATCH -J fromscript
+#SBATCH -o script-%j.out
+echo ran

@@ -1,0 +1,4 @@
+#!/bin/bash
+#SBATCH -J first
+echo ran
+#SBATCH -J ignored

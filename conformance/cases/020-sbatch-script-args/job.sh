@@ -1,0 +1,2 @@
+#!/bin/bash
+echo "argc=$#"; for a in "$@"; do echo "[$a]"; done

@@ -1,0 +1,3 @@
+#!/bin/bash
+#SBATCH --no-such-thing
+echo hi

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+scontrol show job 999999; echo "rc=$?"

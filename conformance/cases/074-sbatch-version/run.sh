@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+sbatch --version; squeue --version; sinfo --version; scontrol --version; scancel --version; srun --version

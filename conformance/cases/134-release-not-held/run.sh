@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+id=$(submit --begin=now+1hour --wrap true); wait_reason "$id" BeginTime
+scontrol release "$id"; echo "rc=$?"; wait_reason "$id" BeginTime; squeue -h -j "$id" -o '%T %r'

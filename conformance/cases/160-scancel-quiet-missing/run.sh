@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+scancel -Q 999999; echo "rc=$?"

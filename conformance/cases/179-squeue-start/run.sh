@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+a=$(submit -H -J st --wrap true)
+squeue --start -j "$a"

@@ -1,0 +1,2 @@
+#!/bin/bash
+srun -J step0 sleep 300

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+sinfo -N

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+scontrol show node -o "$(hostname -s)"

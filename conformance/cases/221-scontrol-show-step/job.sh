@@ -1,0 +1,2 @@
+#!/bin/bash
+srun -J inner sleep 300

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+a=$(submit --gres=gpu:1 -o g.out --wrap 'echo "cuda=$CUDA_VISIBLE_DEVICES"'); wait_done "$a"
+cat g.out; fields "$a" TresPerNode TRES

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+salloc -N1 srun hostname; echo "rc=$?"

@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# Helpers for conformance cases: `. "$CASE_LIB"` at the top of run.sh.
+#
+# The runner starts run.sh in a fresh, empty work directory with CASE_DIR (the case's own directory), CASE_TMP
+# (scratch space outside the work directory) and the target's SLURM_CONF and PATH. Only what run.sh prints is
+# compared, so helpers print nothing on stdout unless asked to and report trouble on stderr.
+#
+#   submit ARGS...         sbatch --parsable ARGS, print the job id, remember it for cleanup
+#   track ID...            remember job ids submitted some other way
+#   wait_done ID...        until none of the jobs is pending, running or completing
+#   wait_state ID STATE    until squeue reports STATE (RUNNING, PENDING, ...) for the job
+#   wait_reason ID REASON  until the job is pending with REASON
+#   field ID KEY           one KEY=value field of `scontrol show job ID`, value only
+#   fields ID KEY...       `KEY=value` lines for the given keys, in the order asked
+#   slurm_env FILE         the SLURM_* and GPU lines of an `env` dump, sorted
+#
+# On exit every remembered job is cancelled, so a failing case leaves nothing behind.
+
+WAIT_LIMIT=${WAIT_LIMIT:-40}
+_JOBS_FILE=${CASE_TMP:-/tmp}/jobs
+
+_cleanup_jobs() {
+    [[ -s $_JOBS_FILE ]] || return 0
+    # shellcheck disable=SC2046
+    scancel $(sort -u "$_JOBS_FILE") >/dev/null 2>&1 || true
+}
+trap _cleanup_jobs EXIT
+
+track() {
+    local id
+    for id in "$@"; do printf '%s\n' "${id%%;*}" >>"$_JOBS_FILE"; done
+}
+
+submit() {
+    local out rc
+    out=$(sbatch --parsable "$@")
+    rc=$?
+    [[ -n $out ]] && track "$out"
+    printf '%s\n' "$out"
+    return $rc
+}
+
+_state() { squeue -h -j "$1" -o %T 2>/dev/null | head -n1; }
+
+# Still queued: pending, running, completing, ... Slurm's squeue drops finished jobs from its default listing;
+# a finished job that is still listed counts as done too, so waiting does not depend on that.
+_active() {
+    local st
+    st=$(squeue -h -j "$1" -o %T 2>/dev/null | grep -v -x -E 'COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE' | head -n1)
+    [[ -n $st ]]
+}
+
+wait_done() {
+    local id deadline=$((SECONDS + WAIT_LIMIT))
+    for id in "$@"; do
+        while _active "$id"; do
+            if ((SECONDS >= deadline)); then
+                echo "wait_done: job $id still '$(_state "$id")' after ${WAIT_LIMIT}s" >&2
+                return 1
+            fi
+            sleep 0.2
+        done
+    done
+}
+
+wait_state() {
+    local id=$1 want=$2 deadline=$((SECONDS + WAIT_LIMIT)) st
+    while st=$(_state "$id"); [[ $st != "$want" ]]; do
+        if ((SECONDS >= deadline)); then
+            echo "wait_state: job $id is '$st', not '$want', after ${WAIT_LIMIT}s" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+wait_reason() {
+    local id=$1 want=$2 deadline=$((SECONDS + WAIT_LIMIT)) r
+    while r=$(squeue -h -j "$id" -o %r 2>/dev/null | head -n1); [[ $r != "$want" ]]; do
+        if ((SECONDS >= deadline)); then
+            echo "wait_reason: job $id has reason '$r', not '$want', after ${WAIT_LIMIT}s" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# scontrol's job record is KEY=value words; values never contain blanks except in a few free-text keys.
+_words() { scontrol show job "$1" 2>&1 | tr -s ' \n' '\n\n'; }
+
+field() {
+    _words "$1" | sed -n "s/^$2=//p" | head -n1
+}
+
+fields() {
+    local id=$1 words k
+    shift
+    words=$(_words "$id")
+    for k in "$@"; do
+        grep -m1 "^$k=" <<<"$words" || echo "$k: missing"
+    done
+}
+
+slurm_env() {
+    grep -E '^(SLURM|SLURMD|CUDA|GPU|ROCR|ZE)_' "$1" | sort
+}
