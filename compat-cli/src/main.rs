@@ -18,6 +18,11 @@ pub const COMMANDS: &[&str] = &[
 /// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.
 pub const SLURM_VERSION: &str = "22.05.8";
 
+/// What every command's `--version` prints: Debian's Slurm packages call themselves `slurm-wlm`.
+pub fn version_line() -> String {
+    format!("slurm-wlm {SLURM_VERSION}")
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().collect();
     let invoked = args

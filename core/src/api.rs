@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::job::{JobRecord, JobSpec};
-use crate::records::{ClusterConfig, NodeRecord, PartitionRecord};
+use crate::records::{ClusterConfig, NodeRecord, PartitionRecord, PartitionState};
 
 /// Slurm's error numbers (slurm_errno.h) for the errors Spur reports, with Slurm's texts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ impl SlurmErrno {
             SlurmErrno::UserIdMissing => 2010,
             SlurmErrno::InvalidGres => 2072,
             SlurmErrno::InvalidArray => 2081,
-            SlurmErrno::DisabledRequeue => 2063,
+            SlurmErrno::DisabledRequeue => 2037,
             SlurmErrno::JobNotPending => 2073,
             SlurmErrno::JobNotRunning => 2085,
             SlurmErrno::InvalidTaskMemory => 2044,
@@ -87,20 +87,21 @@ impl SlurmErrno {
             }
             SlurmErrno::AlreadyDone => "Job/step already completing or completed",
             SlurmErrno::JobPending => "Job is pending execution",
-            SlurmErrno::TransitionStateNoUpdate => {
-                "Requested operation not supported on this job state"
+            SlurmErrno::TransitionStateNoUpdate => "Job can not be altered now, try again later",
+            SlurmErrno::InvalidTimeLimit => {
+                "Requested time limit is invalid (missing or exceeds some limit)"
             }
-            SlurmErrno::InvalidTimeLimit => "Invalid time limit specified",
             SlurmErrno::InvalidDependency => "Job dependency problem",
             SlurmErrno::InvalidNodeCount => "Node count specification invalid",
             SlurmErrno::UserIdMissing => "Invalid user id",
             SlurmErrno::InvalidGres => "Invalid generic resource (gres) specification",
             SlurmErrno::InvalidArray => "Invalid job array specification",
-            SlurmErrno::DisabledRequeue => "Requeue of this job is disabled",
+            // ESLURM_DISABLED: what a requeue of a `--no-requeue` job gets.
+            SlurmErrno::DisabledRequeue => "Requested operation is presently disabled",
             SlurmErrno::JobNotPending => "Job is no longer pending execution",
-            SlurmErrno::JobNotRunning => "Job not running",
+            SlurmErrno::JobNotRunning => "Job is not running",
             SlurmErrno::InvalidTaskMemory => "Memory required by task is not available",
-            SlurmErrno::JobHeld => "Job is held",
+            SlurmErrno::JobHeld => "Job is in held state, pending scheduler release",
             SlurmErrno::NotLeader => "Controller is not the leader",
             SlurmErrno::NodesBusy => "Requested nodes are busy",
             SlurmErrno::NotTopPriority => "Immediate execution impossible, insufficient priority",
@@ -298,6 +299,11 @@ pub enum ControlRequest {
         state: NodeUpdateState,
         reason: Option<String>,
     },
+    /// `scontrol update PartitionName=... State=...`.
+    UpdatePartition {
+        name: String,
+        state: PartitionState,
+    },
     /// `slurm_complete_job`: the client that ran an allocation's work (salloc, srun) reports it ended.
     Complete {
         job: JobSelector,
@@ -325,6 +331,29 @@ pub struct ControlReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every variant but Spur's own `NotLeader` against libslurm's numbers and texts.
+    #[test]
+    fn errno_codes_and_texts_match_libslurm() {
+        let table = include_str!("../tests/vectors/slurm_errno.tsv");
+        let rows: Vec<&str> = table
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .skip(1)
+            .collect();
+        assert_eq!(rows.len(), ALL_ERRNOS.len() - 1);
+        for row in rows {
+            let cells: Vec<&str> = row.split('\t').collect();
+            let errno = ALL_ERRNOS
+                .iter()
+                .copied()
+                .find(|e| format!("{e:?}") == cells[0])
+                .unwrap_or_else(|| panic!("no variant {}", cells[0]));
+            assert_eq!(errno.code().to_string(), cells[1], "{errno:?}");
+            assert_eq!(errno.text(), cells[2], "{errno:?}");
+            assert_eq!(SlurmErrno::from_code(errno.code()), Some(errno));
+        }
+    }
 
     /// Numbers checked against libslurm 22.05.8 (`slurm_errno.h`); each must map back to one errno.
     #[test]

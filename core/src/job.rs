@@ -85,6 +85,9 @@ pub struct JobSpec {
     pub dependency: Option<String>,
     #[serde(default)]
     pub begin_time: Option<EpochSecs>,
+    /// `--deadline`: the job is removed if it cannot finish by then.
+    #[serde(default)]
+    pub deadline: Option<EpochSecs>,
     #[serde(default)]
     pub hold: bool,
     #[serde(default)]

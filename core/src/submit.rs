@@ -154,6 +154,7 @@ pub fn resolve(
             .filter(|d| !d.is_empty())
             .map(str::to_string),
         begin_time: r.begin_epoch,
+        deadline: r.deadline_epoch,
         hold: r.hold,
         nice: r.nice.unwrap_or(0),
         requeue: r.requeue.unwrap_or(true),
@@ -168,7 +169,11 @@ pub fn resolve(
         script: script.body.clone(),
         argv: script.argv.clone(),
         command: script.path.clone(),
-        environment: exported_environment(r.export.as_deref(), ctx.env),
+        environment: if ctx.cmd == Command::Sbatch {
+            job_environment(r.export.as_deref(), ctx.env)
+        } else {
+            exported_environment(r.export.as_deref(), ctx.env)
+        },
         signal: r.signal.map(|spec| {
             (
                 i32::from(spec.signal),
@@ -189,6 +194,19 @@ fn gres_request(r: crate::values::gres::GresRequest) -> GresRequest {
         name: r.name,
         gres_type: r.type_name,
     }
+}
+
+/// sbatch's job environment: the exported environment plus what sbatch adds for anything but `--export=ALL`: `SLURM_EXPORT_ENV` (the value as
+/// given) and `SLURM_GET_USER_ENV=1`, which asks the node to start from the user's login environment.
+fn job_environment(export: Option<&str>, env: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out = exported_environment(export, env);
+    if let Some(export) = export.filter(|e| !e.eq_ignore_ascii_case("ALL")) {
+        for (key, value) in [("SLURM_EXPORT_ENV", export), ("SLURM_GET_USER_ENV", "1")] {
+            out.retain(|(k, _)| k != key);
+            out.push((key.to_string(), value.to_string()));
+        }
+    }
+    out
 }
 
 /// `--export`: `ALL` (default) passes the whole environment, `NONE` none of it, a list only the named variables
@@ -259,5 +277,24 @@ mod tests {
         let added = exported_environment(Some("ALL,PATH=/x"), &env());
         assert!(added.contains(&("PATH".into(), "/x".into())));
         assert_eq!(added.len(), 3);
+    }
+
+    /// Checked against sbatch 22.05: only `--export=ALL` (or none) leaves these two out.
+    #[test]
+    fn export_other_than_all_asks_for_the_login_environment() {
+        let marked = |export: Option<&str>| {
+            let out = job_environment(export, &env());
+            (
+                out.iter()
+                    .find(|(k, _)| k == "SLURM_EXPORT_ENV")
+                    .map(|(_, v)| v.clone()),
+                out.iter()
+                    .any(|(k, v)| k == "SLURM_GET_USER_ENV" && v == "1"),
+            )
+        };
+        assert_eq!(marked(None), (None, false));
+        assert_eq!(marked(Some("ALL")), (None, false));
+        assert_eq!(marked(Some("NONE")), (Some("NONE".into()), true));
+        assert_eq!(marked(Some("ALL,FOO=1")), (Some("ALL,FOO=1".into()), true));
     }
 }

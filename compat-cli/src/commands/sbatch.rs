@@ -137,10 +137,13 @@ pub fn run(args: &[String]) -> u8 {
         );
         return 0;
     }
-    if set.is_set(OptId::Parsable) {
-        println!("{}", reply.job_id);
-    } else if !set.is_set(OptId::Quiet) {
-        println!("Submitted batch job {}", reply.job_id);
+    // `-Q` silences even `--parsable`, as in Slurm.
+    if !set.is_set(OptId::Quiet) {
+        if set.is_set(OptId::Parsable) {
+            println!("{}", reply.job_id);
+        } else {
+            println!("Submitted batch job {}", reply.job_id);
+        }
     }
     if set.is_set(OptId::Wait) {
         return wait_for(&client, reply.job_id, set);
@@ -152,7 +155,7 @@ fn early_text(action: EarlyAction) -> String {
     match action {
         EarlyAction::Help => help_text(Command::Sbatch),
         EarlyAction::Usage => usage_text(Command::Sbatch),
-        EarlyAction::Version => format!("slurm {}\n", crate::SLURM_VERSION),
+        EarlyAction::Version => format!("{}\n", crate::version_line()),
         // `--gres=help`: the GRES names this cluster tracks.
         EarlyAction::GresList => {
             let mut names = config::gres_types();

@@ -15,8 +15,27 @@ struct Args {
     states: Vec<String>,
     partition: Option<String>,
     quiet: bool,
+    /// `-v`, counted.
+    verbose: u8,
+    /// `-V`/`--version`, `--usage`: print and stop.
+    early: Option<Early>,
     ids: Vec<JobSelector>,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Early {
+    Version,
+    Usage,
+}
+
+/// `scancel --usage`, as Slurm 22.05 prints it.
+const USAGE: &str = "\
+Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]
+               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]
+               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]
+               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]
+               [job_id[_array_id][.step_id]]
+";
 
 #[derive(Debug, PartialEq)]
 enum ArgError {
@@ -115,8 +134,11 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
         }
         "partition" => parsed.partition = value,
         "quiet" => parsed.quiet = true,
-        "interactive" | "verbose" | "hurry" | "account" | "qos" | "reservation" | "nodelist"
-        | "wckey" | "cluster" | "ctld" | "sibling" => {}
+        "verbose" => parsed.verbose = parsed.verbose.saturating_add(1),
+        "version" => parsed.early = parsed.early.or(Some(Early::Version)),
+        "usage" | "help" => parsed.early = parsed.early.or(Some(Early::Usage)),
+        "interactive" | "hurry" | "account" | "qos" | "reservation" | "nodelist" | "wckey"
+        | "cluster" | "ctld" | "sibling" => {}
         other => return Err(ArgError::Usage(format!("unrecognized option '--{other}'"))),
     }
     Ok(())
@@ -164,6 +186,17 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
+    match parsed.early {
+        Some(Early::Version) => {
+            println!("{}", crate::version_line());
+            return 0;
+        }
+        Some(Early::Usage) => {
+            print!("{USAGE}");
+            return 0;
+        }
+        None => {}
+    }
     let has_filter = parsed.name.is_some()
         || parsed.user.is_some()
         || !parsed.states.is_empty()
@@ -205,14 +238,18 @@ pub fn run(args: &[String]) -> u8 {
             },
             None => ControlRequest::Cancel { job },
         };
+        if parsed.verbose > 0 {
+            eprintln!("scancel: {}", verbose_action(&parsed, &display));
+        }
+        let verbose = parsed.verbose > 0;
         match client.control(&request) {
             Ok(reply) => {
                 for (id, error) in reply.failures {
-                    failed |= report_job_error(&id, error.errno, parsed.quiet);
+                    failed |= report_job_error(&id, error.errno, parsed.quiet, verbose);
                 }
             }
             Err(ClientError::Api(error)) => {
-                failed |= report_job_error(&display, error.errno, parsed.quiet)
+                failed |= report_job_error(&display, error.errno, parsed.quiet, verbose)
             }
             Err(e) => return report_unreachable(&e),
         }
@@ -220,10 +257,31 @@ pub fn run(args: &[String]) -> u8 {
     u8::from(failed)
 }
 
+/// What `scancel -v` says before each request: `Terminating job 12`, `Signal 10 to batch job 12`, ...
+fn verbose_action(parsed: &Args, display: &str) -> String {
+    let whose = if parsed.batch && !parsed.full {
+        "batch job"
+    } else if parsed.full {
+        "full job"
+    } else {
+        "job"
+    };
+    match parsed.signal {
+        Some(signal) => format!("Signal {signal} to {whose} {display}"),
+        None => format!("Terminating {whose} {display}"),
+    }
+}
+
 /// Prints Slurm's per-job error; returns whether it counts as a failure.
-fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool) -> bool {
-    // Slurm stays silent for jobs that are already gone or finishing.
+fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool, verbose: bool) -> bool {
+    // Slurm does not count jobs that are already gone or finishing, and names them only when verbose.
     if matches!(errno, SlurmErrno::InvalidJobId | SlurmErrno::AlreadyDone) {
+        if verbose && !quiet {
+            eprintln!(
+                "scancel: error: Kill job error on job id {id}: {}",
+                errno.text()
+            );
+        }
         return false;
     }
     if !quiet {

@@ -26,7 +26,7 @@ pub fn run(args: &[String]) -> u8 {
             "-a" | "--all" | "-v" | "--verbose" | "--local" | "--sibling" | "--federation"
             | "--hide" | "-F" | "--future" => {}
             "-V" | "--version" => {
-                println!("slurm {}", crate::SLURM_VERSION);
+                println!("{}", crate::version_line());
                 return 0;
             }
             "-h" | "--help" | "--usage" => {
@@ -50,7 +50,7 @@ pub fn run(args: &[String]) -> u8 {
         v if is_prefix_of(v, "show", 3) => match rest.first() {
             Some(entity) => show(entity, &rest[1..], flags),
             None => {
-                eprintln!("invalid entity: for keyword: show");
+                eprintln!("too few arguments for keyword:show");
                 1
             }
         },
@@ -65,7 +65,7 @@ pub fn run(args: &[String]) -> u8 {
         }
         v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
         v if is_prefix_of(v, "version", 4) => {
-            println!("slurm {}", crate::SLURM_VERSION);
+            println!("{}", crate::version_line());
             0
         }
         other => {
@@ -81,8 +81,8 @@ fn is_prefix_of(word: &str, keyword: &str, min_len: usize) -> bool {
     word.len() >= min_len.min(keyword.len()) && keyword.starts_with(&word)
 }
 
-fn show(entity: &str, rest: &[&str], flags: Flags) -> u8 {
-    let entity = entity.to_ascii_lowercase();
+fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
+    let entity = given.to_ascii_lowercase();
     // `hostlistsorted` before `hostlist`, and `hostnames` by its own prefix, so abbreviations resolve as in Slurm.
     if entity.len() > "hostlist".len() && "hostlistsorted".starts_with(&entity) {
         return hostlist_command(rest, HostlistOutput::Sorted);
@@ -105,7 +105,7 @@ fn show(entity: &str, rest: &[&str], flags: Flags) -> u8 {
     if entity.len() >= 3 && "config".starts_with(&entity) {
         return scontrol_ops::show_config();
     }
-    eprintln!("invalid entity: {entity} for keyword: show");
+    eprintln!("invalid entity:{given} for keyword:show ");
     1
 }
 

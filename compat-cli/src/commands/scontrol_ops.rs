@@ -5,6 +5,7 @@ use spur_core::api::{
     ControlRequest, JobSelector, JobUpdate, NodeUpdateState, Query, QueryReply, SlurmErrno,
 };
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
+use spur_core::records::PartitionState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
 use super::scontrol::Flags;
@@ -144,7 +145,7 @@ pub fn show_config() -> u8 {
     let Some(client) = client("slurm_load_ctl_conf error") else {
         return 1;
     };
-    let (cluster, now) = match client.query(&Query::Config) {
+    let (mut cluster, now) = match client.query(&Query::Config) {
         Ok(QueryReply::Config { config, now }) => (config, now),
         Ok(_) => return 1,
         Err(e) => {
@@ -152,6 +153,14 @@ pub fn show_config() -> u8 {
             return 1;
         }
     };
+    // slurmctld names its users with their uid: `SlurmUser = root(0)`.
+    for (key, value) in &mut cluster.entries {
+        if key.eq_ignore_ascii_case("SlurmUser") || key.eq_ignore_ascii_case("SlurmdUser") {
+            if let Some(uid) = config::uid_of(value) {
+                *value = format!("{value}({uid})");
+            }
+        }
+    }
     let next_job_id = match client.query(&Query::Jobs) {
         Ok(QueryReply::Jobs { jobs, .. }) => jobs.iter().map(|j| j.job_id + 1).max().unwrap_or(1),
         _ => 1,
@@ -201,40 +210,75 @@ fn parse_job_id(text: &str) -> Option<JobSelector> {
     }
 }
 
-/// `hold`, `uhold`, `release`, `requeue`, `requeuehold` on a list of job ids (spaces or commas).
+/// `hold`, `uhold`, `release`, `requeue`, `requeuehold` on job lists: each argument is a comma-separated list.
+///
+/// Each job that fails gets `<error> for job <id>`; an argument that is not a list of job ids fails as a whole. The
+/// hold and release commands go through Slurm's `slurm_suspend` path, which adds one summary line per argument.
 pub fn job_list_command(verb: &str, rest: &[&str]) -> u8 {
-    let ids: Vec<&str> = rest
-        .iter()
-        .flat_map(|w| w.split(','))
-        .filter(|w| !w.is_empty())
-        .collect();
-    if ids.is_empty() {
-        eprintln!("Too few arguments for keyword:{verb}");
+    let lists: Vec<&str> = rest.iter().copied().filter(|w| !w.is_empty()).collect();
+    if lists.is_empty() {
+        eprintln!("too few arguments for keyword:{verb}");
         return 1;
     }
     let Some(client) = client("slurm_update error") else {
         return 1;
     };
+    let summarise = !verb.starts_with("requeue");
     let mut status = 0;
-    for id in ids {
-        let Some(job) = parse_job_id(id) else {
-            eprintln!("Invalid job id {id}");
+    for list in lists {
+        let ids: Option<Vec<(&str, JobSelector)>> = list
+            .split(',')
+            .filter(|w| !w.is_empty())
+            .map(|id| parse_job_id(id).map(|job| (id, job)))
+            .collect();
+        let errors: Vec<SlurmErrno> = match ids {
+            Some(ids) if !ids.is_empty() => ids
+                .into_iter()
+                .filter_map(|(id, job)| job_list_request(&client, verb, job, id))
+                .collect(),
+            _ => {
+                eprintln!("{} for job {list}", SlurmErrno::InvalidJobId.text());
+                vec![SlurmErrno::InvalidJobId]
+            }
+        };
+        if let Some(last) = errors.last() {
             status = 1;
-            continue;
-        };
-        let request = match verb {
-            "hold" => ControlRequest::Hold {
-                job,
-                by_user: false,
-            },
-            "holdu" | "uhold" => ControlRequest::Hold { job, by_user: true },
-            "release" => ControlRequest::Release { job },
-            "requeue" => ControlRequest::Requeue { job, hold: false },
-            _ => ControlRequest::Requeue { job, hold: true },
-        };
-        status |= report(&client, &request, id);
+            if summarise {
+                eprintln!("slurm_suspend error: {}", last.text());
+            }
+        }
     }
     status
+}
+
+/// Sends one hold/release/requeue request and prints its failures; returns the last error, if any.
+fn job_list_request(client: &Client, verb: &str, job: JobSelector, id: &str) -> Option<SlurmErrno> {
+    let request = match verb {
+        "hold" => ControlRequest::Hold {
+            job,
+            by_user: false,
+        },
+        "holdu" | "uhold" => ControlRequest::Hold { job, by_user: true },
+        "release" => ControlRequest::Release { job },
+        "requeue" => ControlRequest::Requeue { job, hold: false },
+        _ => ControlRequest::Requeue { job, hold: true },
+    };
+    match client.control(&request) {
+        Ok(reply) => {
+            for (job, error) in &reply.failures {
+                eprintln!("{} for job {job}", error.errno.text());
+            }
+            reply.failures.last().map(|(_, e)| e.errno)
+        }
+        Err(ClientError::Api(error)) => {
+            eprintln!("{} for job {id}", error.errno.text());
+            Some(error.errno)
+        }
+        Err(e) => {
+            eprintln!("slurm_update error: {e}");
+            Some(SlurmErrno::Error)
+        }
+    }
 }
 
 fn report(client: &Client, request: &ControlRequest, id: &str) -> u8 {
@@ -264,16 +308,32 @@ fn report(client: &Client, request: &ControlRequest, id: &str) -> u8 {
 
 /// `update JobId=N Field=Value ...` or `update NodeName=list State=... Reason=...`.
 pub fn update(rest: &[&str]) -> u8 {
-    let pairs: Vec<(String, String)> = rest
+    if rest.is_empty() {
+        eprintln!("too few arguments for update keyword");
+        return 1;
+    }
+    // Keys match in any case; error messages quote them as given.
+    let pairs: Vec<(String, &str, &str)> = rest
         .iter()
-        .filter_map(|w| {
-            w.split_once('=')
-                .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
-        })
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_ascii_lowercase(), k, v))
         .collect();
-    let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let get = |key: &str| {
+        pairs
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, v)| v.to_string())
+    };
     if let Some(nodes) = get("nodename") {
         return update_nodes(&nodes, get("state"), get("reason"));
+    }
+    if let Some(partition) = get("partitionname") {
+        let fields: Vec<(&str, &str)> = pairs
+            .iter()
+            .filter(|(k, _, _)| k != "partitionname")
+            .map(|(_, given, value)| (*given, *value))
+            .collect();
+        return update_partition(&partition, &fields);
     }
     let Some(id) = get("jobid").or_else(|| get("job")) else {
         eprintln!("No valid entity in update command");
@@ -281,57 +341,132 @@ pub fn update(rest: &[&str]) -> u8 {
         return 1;
     };
     let Some(job) = parse_job_id(&id) else {
-        eprintln!("Invalid job id {id}");
+        eprintln!("{} for job {id}", SlurmErrno::InvalidJobId.text());
         return 1;
     };
     let mut update = JobUpdate::default();
-    for (key, value) in &pairs {
-        match key.as_str() {
-            "jobid" | "job" => {}
-            "timelimit" => match parse_time_limit(value) {
-                Ok(TimeLimit::Minutes(m)) => update.time_limit_min = Some(Some(m)),
-                Ok(TimeLimit::Unlimited) => update.time_limit_min = Some(None),
-                Err(_) => {
-                    eprintln!("Invalid TimeLimit value: {value}");
-                    return 1;
+    let mut changes = 0;
+    for (key, given, value) in &pairs {
+        if let Err(message) = apply_update(&mut update, key, value) {
+            match message {
+                UpdateError::Unsupported => {
+                    eprintln!("Update of this parameter is not supported: {given}={value}");
+                    eprintln!("Request aborted");
                 }
-            },
-            "name" | "jobname" => update.name = Some(value.clone()),
-            "partition" => update.partition = Some(value.clone()),
-            "nice" => match value.parse() {
-                Ok(n) => update.nice = Some(n),
-                Err(_) => {
-                    eprintln!("Invalid nice value: {value}");
-                    return 1;
-                }
-            },
-            "priority" => match value.parse() {
-                Ok(p) => update.priority = Some(p),
-                Err(_) => {
-                    eprintln!("Invalid Priority value: {value}");
-                    return 1;
-                }
-            },
-            "comment" => update.comment = Some(value.clone()),
-            "numtasks" => match value.parse() {
-                Ok(n) => update.num_tasks = Some(n),
-                Err(_) => {
-                    eprintln!("Invalid NumTasks value: {value}");
-                    return 1;
-                }
-            },
-            "dependency" => update.dependency = Some(value.clone()),
-            other => {
-                eprintln!("Update of this parameter is not supported: {other}={value}");
-                eprintln!("Request aborted");
-                return 1;
+                UpdateError::Invalid(text) => eprintln!("scontrol: error: {text}"),
             }
+            return 1;
         }
+        changes += usize::from(!matches!(key.as_str(), "jobid" | "job"));
+    }
+    if changes == 0 {
+        eprintln!("No changes specified");
+        return 1;
     }
     let Some(client) = client("slurm_update error") else {
         return 1;
     };
     report(&client, &ControlRequest::UpdateJob { job, update }, &id)
+}
+
+enum UpdateError {
+    Unsupported,
+    /// The text after `scontrol: error: `.
+    Invalid(String),
+}
+
+/// One `Key=Value` of `update JobId=...` (key lowercased) into the update.
+fn apply_update(update: &mut JobUpdate, key: &str, value: &str) -> Result<(), UpdateError> {
+    let number = |name: &str| {
+        value
+            .parse()
+            .map_err(|_| UpdateError::Invalid(format!("Invalid {name} value: {value}")))
+    };
+    match key {
+        "jobid" | "job" => {}
+        "timelimit" => match parse_time_limit(value) {
+            Ok(TimeLimit::Minutes(m)) => update.time_limit_min = Some(Some(m)),
+            Ok(TimeLimit::Unlimited) => update.time_limit_min = Some(None),
+            Err(_) => return Err(UpdateError::Invalid("Invalid TimeLimit value".into())),
+        },
+        "name" | "jobname" => update.name = Some(value.to_string()),
+        "partition" => update.partition = Some(value.to_string()),
+        // Slurm reads Nice with atoi: text that is not a number means 0.
+        "nice" => update.nice = Some(leading_int(value)),
+        "priority" => update.priority = Some(number("Priority")?),
+        "comment" => update.comment = Some(value.to_string()),
+        "numtasks" => update.num_tasks = Some(number("NumTasks")?),
+        "dependency" => update.dependency = Some(value.to_string()),
+        _ => return Err(UpdateError::Unsupported),
+    }
+    Ok(())
+}
+
+/// C's `atoi`: optional blanks and sign, then digits; anything else ends the number (none at all is 0).
+fn leading_int(text: &str) -> i32 {
+    let trimmed = text.trim_start();
+    let (sign, digits) = match trimmed.as_bytes().first() {
+        Some(b'-') => (-1i64, &trimmed[1..]),
+        Some(b'+') => (1, &trimmed[1..]),
+        _ => (1, trimmed),
+    };
+    let magnitude = digits
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |n, d| {
+            (n * 10 + i64::from(d - b'0')).min(i64::from(u32::MAX))
+        });
+    i32::try_from(sign * magnitude).unwrap_or(if sign < 0 { i32::MIN } else { i32::MAX })
+}
+
+/// `update PartitionName=NAME State=UP|DOWN|DRAIN|INACTIVE`; other partition fields are refused as Slurm refuses
+/// unknown ones.
+fn update_partition(name: &str, fields: &[(&str, &str)]) -> u8 {
+    let mut state = None;
+    for (key, value) in fields {
+        if !key.eq_ignore_ascii_case("state") {
+            eprintln!("scontrol: error: Update of this parameter is not supported: {key}={value}");
+            eprintln!();
+            eprintln!("scontrol: error: Request aborted");
+            eprintln!("slurm_update error: No error");
+            return 1;
+        }
+        state = Some(match value.to_ascii_uppercase().as_str() {
+            "UP" => PartitionState::Up,
+            "DOWN" => PartitionState::Down,
+            "DRAIN" => PartitionState::Drain,
+            "INACTIVE" => PartitionState::Inactive,
+            _ => {
+                eprintln!("scontrol: error: Invalid input: {key}={value}");
+                eprintln!(
+                    "scontrol: error: Acceptable State values are UP, DOWN, DRAIN and INACTIVE"
+                );
+                return 1;
+            }
+        });
+    }
+    let Some(state) = state else {
+        eprintln!("scontrol: error: No changes specified");
+        return 1;
+    };
+    let Some(client) = client("slurm_update error") else {
+        return 1;
+    };
+    let request = ControlRequest::UpdatePartition {
+        name: name.to_string(),
+        state,
+    };
+    match client.control(&request) {
+        Ok(_) => 0,
+        Err(ClientError::Api(error)) => {
+            eprintln!("slurm_update error: {}", error.errno.text());
+            1
+        }
+        Err(e) => {
+            eprintln!("slurm_update error: {e}");
+            1
+        }
+    }
 }
 
 fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u8 {
@@ -378,5 +513,40 @@ fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u
             eprintln!("slurm_update error: {e}");
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_reads_like_atoi() {
+        assert_eq!(leading_int("abc"), 0);
+        assert_eq!(leading_int("12x"), 12);
+        assert_eq!(leading_int(" -7"), -7);
+        assert_eq!(leading_int("+3"), 3);
+        assert_eq!(leading_int("99999999999"), i32::MAX);
+    }
+
+    #[test]
+    fn update_fields_and_their_errors() {
+        let mut update = JobUpdate::default();
+        assert!(apply_update(&mut update, "timelimit", "5").is_ok());
+        assert_eq!(update.time_limit_min, Some(Some(5)));
+        assert!(apply_update(&mut update, "nice", "abc").is_ok());
+        assert_eq!(update.nice, Some(0));
+        assert!(matches!(
+            apply_update(&mut update, "timelimit", "bogus"),
+            Err(UpdateError::Invalid(t)) if t == "Invalid TimeLimit value"
+        ));
+        assert!(matches!(
+            apply_update(&mut update, "priority", "abc"),
+            Err(UpdateError::Invalid(t)) if t == "Invalid Priority value: abc"
+        ));
+        assert!(matches!(
+            apply_update(&mut update, "nosuchfield", "1"),
+            Err(UpdateError::Unsupported)
+        ));
     }
 }

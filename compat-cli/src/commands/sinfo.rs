@@ -48,7 +48,7 @@ pub fn run(args: &[String]) -> u8 {
         }
     };
     if parsed.has("version") {
-        println!("slurm {}", crate::SLURM_VERSION);
+        println!("{}", crate::version_line());
         return 0;
     }
     if parsed.has("help") || parsed.has("usage") {

@@ -55,7 +55,7 @@ pub fn run(args: &[String]) -> u8 {
         }
     };
     if parsed.has("version") {
-        println!("slurm {}", crate::SLURM_VERSION);
+        println!("{}", crate::version_line());
         return 0;
     }
     if parsed.has("help") || parsed.has("usage") {
@@ -119,6 +119,19 @@ fn context(jobs: &[JobRecord], now: i64) -> FormatContext {
     config::format_context(now, jobs.iter().map(|j| (j.spec.user_id, j.spec.group_id)))
 }
 
+/// An environment variable squeue reads; set but empty counts as set, as with `getenv`.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The command-line value of `option`, else the environment variable that stands in for it.
+fn option_or_env(parsed: &getopt::Parsed, option: &str, var: &str) -> Option<String> {
+    parsed
+        .value(option)
+        .map(str::to_string)
+        .or_else(|| env(var))
+}
+
 fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, String> {
     let mut options = if parsed.has("start") {
         squeue::SqueueOptions::start()
@@ -133,28 +146,40 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
     if let Some(format) = parsed.value("Format") {
         options = options.with_long_format(format);
     }
-    if let Some(states) = parsed.value("states") {
+    // As in Slurm, a layout chosen on the command line (-o, -O, -l, --start, -s) beats SQUEUE_FORMAT, which beats
+    // SQUEUE_FORMAT2.
+    if !["format", "Format", "long", "start", "steps"]
+        .iter()
+        .any(|o| parsed.has(o))
+    {
+        if let Some(format) = env("SQUEUE_FORMAT") {
+            options = options.with_format(&format);
+        } else if let Some(format) = env("SQUEUE_FORMAT2") {
+            options = options.with_long_format(&format);
+        }
+    }
+    if let Some(states) = option_or_env(parsed, "states", "SQUEUE_STATES") {
         options = options
-            .with_states(states)
+            .with_states(&states)
             .map_err(|e| format!("squeue: error: {e}"))?;
     }
-    if let Some(sort) = parsed.value("sort") {
+    if let Some(sort) = option_or_env(parsed, "sort", "SQUEUE_SORT") {
         options = options
-            .with_sort(sort)
+            .with_sort(&sort)
             .map_err(|e| format!("squeue: error: {e}"))?;
     }
     options.no_header = parsed.has("noheader");
-    options.expand_arrays = parsed.has("array");
+    options.expand_arrays = parsed.has("array") || env("SQUEUE_ARRAY").is_some();
     if parsed.has("iterate") {
         options.print_date = true;
     }
-    if let Some(list) = parsed.value("partition") {
+    if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {
         options.partitions = Some(list.split(',').map(str::to_string).collect());
     }
-    if let Some(list) = parsed.value("name") {
+    if let Some(list) = option_or_env(parsed, "name", "SQUEUE_NAMES") {
         options.names = Some(list.split(',').map(str::to_string).collect());
     }
-    if let Some(list) = parsed.value("user") {
+    if let Some(list) = option_or_env(parsed, "user", "SQUEUE_USERS") {
         let mut uids = Vec::new();
         for user in list.split(',') {
             uids.push(
@@ -178,7 +203,7 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
         }
         options.job_ids = Some(ids);
         // An explicit job list shows those jobs in every state unless -t narrows it.
-        if parsed.value("states").is_none() {
+        if option_or_env(parsed, "states", "SQUEUE_STATES").is_none() {
             options = options
                 .with_states("all")
                 .map_err(|e| format!("squeue: error: {e}"))?;

@@ -51,11 +51,25 @@ pub fn describe(state: &ClusterState, job: &JobRecord, text: &str, now: EpochSec
     let open: Vec<(Dependency, DepState)> = spec
         .deps
         .iter()
-        .copied()
+        .map(|dep| shown_as_array(state, *dep))
         .zip(states)
         .filter(|(_, s)| *s != DepState::Fulfilled)
         .collect();
     format_dependency(&open, spec.any)
+}
+
+/// slurmctld shows a dependency on a whole array by its plain id as `12_*`.
+fn shown_as_array(state: &ClusterState, mut dep: Dependency) -> Dependency {
+    if let Some(job) = dep.job.as_mut() {
+        let is_array = state
+            .jobs
+            .values()
+            .any(|j| j.array_job_id == Some(job.job_id));
+        if job.array.is_none() && is_array {
+            job.array = Some(ArraySel::All);
+        }
+    }
+    dep
 }
 
 fn states_of(

@@ -5,7 +5,7 @@
 //! jobs behind it in its partition (reason `Resources` for it, `Priority` for them), as Slurm's main scheduler does
 //! without backfill. Dependencies, holds and begin times are checked first, each with Slurm's pending reason.
 
-mod dependency;
+pub(crate) mod dependency;
 mod placement;
 
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
@@ -143,7 +143,8 @@ pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, Strin
 }
 
 /// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
-/// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md).
+/// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md). Like Slurm, a job submitted held
+/// skips the check that the nodes could ever satisfy it (`sbatch -H -x <the only node>` is accepted).
 pub fn validate_request(
     state: &ClusterState,
     spec: &JobSpec,
@@ -154,6 +155,9 @@ pub fn validate_request(
     };
     if let Some(dep) = &spec.dependency {
         dependency::validate(state, dep)?;
+    }
+    if spec.hold {
+        return Ok(());
     }
     let nodes: Vec<_> = part
         .nodes

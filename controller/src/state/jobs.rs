@@ -279,6 +279,12 @@ impl ClusterState {
                 }
                 self.update_nodes(&nodes, state, reason, caller_uid, now)
             }
+            ControlRequest::UpdatePartition { name, state } => {
+                if !self.is_admin(caller_uid) {
+                    return Err(ApiError::new(SlurmErrno::AccessDenied));
+                }
+                self.update_partition(&name, state)
+            }
             ControlRequest::Cancel { job } => {
                 self.for_each_job(&job, caller_uid, |s, id| s.cancel(id, now))
             }
@@ -437,7 +443,10 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
-        if job.state != JobBaseState::Pending {
+        // Slurm also accepts holding a running job: it keeps running, and a requeue brings it back held.
+        let holdable = job.state == JobBaseState::Pending
+            || (job.state == JobBaseState::Running && !job.completing);
+        if !holdable {
             return Err(ApiError::new(SlurmErrno::JobNotPending));
         }
         let kind = if admin {
@@ -448,7 +457,9 @@ impl ClusterState {
         job.hold = Some(kind);
         job.priority = 0;
         // A held job is not eligible: Slurm shows EligibleTime=Unknown until a scheduling pass after the release.
-        job.eligible_time = None;
+        if job.state == JobBaseState::Pending {
+            job.eligible_time = None;
+        }
         job.reason = match kind {
             HoldKind::Admin => JobReason::Held,
             HoldKind::User => JobReason::HeldUser,

@@ -2,7 +2,7 @@
 
 use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
 use spur_core::job::EpochSecs;
-use spur_core::records::{NodeBaseState, NodeRecord};
+use spur_core::records::{NodeBaseState, NodeRecord, PartitionState};
 use spur_core::states::JobBaseState;
 
 use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
@@ -114,6 +114,16 @@ impl ClusterState {
                 });
             }
         }
+    }
+
+    /// `scontrol update PartitionName=... State=...`: a partition that is not up keeps its jobs pending
+    /// (`PartitionDown`) until it is up again.
+    pub(super) fn update_partition(&mut self, name: &str, state: PartitionState) -> ApplyResult {
+        let Some(partition) = self.partitions.iter_mut().find(|p| p.name == name) else {
+            return Err(ApiError::new(SlurmErrno::InvalidPartitionName));
+        };
+        partition.state = state;
+        Ok(Applied::default())
     }
 
     pub(super) fn node_responding(

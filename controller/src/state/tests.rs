@@ -319,6 +319,16 @@ fn impossible_requests_are_refused_at_submit() {
     );
     // Refused submissions consume no job id.
     assert_eq!(h.submit(spec("ok")), 1);
+    // A held job is not checked against the nodes, as in Slurm.
+    let held = h.apply(Command::Submit {
+        spec: Box::new(JobSpec {
+            ntasks: Some(64),
+            hold: true,
+            ..spec("held")
+        }),
+        now: 0,
+    });
+    assert!(held.is_ok());
 }
 
 #[test]
@@ -411,6 +421,17 @@ fn holds_and_releases_with_slurm_reasons_and_priorities() {
     assert_eq!(h.job(held).hold, None);
     assert_eq!(h.job(held).priority, 0xFFFF_0000 - 3);
     assert_eq!(h.schedule(), vec![held]);
+    // Holding a running job succeeds, as in Slurm: it keeps running with priority 0.
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(held),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(held).state, JobBaseState::Running);
+    assert_eq!(h.job(held).priority, 0);
 }
 
 #[test]
@@ -472,6 +493,26 @@ fn dependencies_wait_then_release_or_never_satisfy() {
         now: 0,
     });
     assert_eq!(malformed.unwrap_err().errno, SlurmErrno::InvalidDependency);
+}
+
+#[test]
+fn dependency_on_an_array_id_shows_every_task() {
+    let mut h = Harness::new();
+    let array = h.submit(JobSpec {
+        array: Some("1-2".to_string()),
+        hold: true,
+        ..spec("arr")
+    });
+    let child = h.submit(JobSpec {
+        dependency: Some(format!("afterok:{array}_1,aftercorr:{array}")),
+        ..spec("child")
+    });
+    let text = h.job(child).spec.dependency.clone().unwrap();
+    let shown = crate::scheduler::dependency::describe(&h.state, h.job(child), &text, h.now);
+    assert_eq!(
+        shown,
+        format!("afterok:{array}_1(unfulfilled),aftercorr:{array}_*(unfulfilled)")
+    );
 }
 
 #[test]
@@ -613,6 +654,35 @@ fn drained_nodes_take_no_work_and_resume() {
     };
     h.control(0, resume).unwrap();
     assert_eq!(h.schedule(), vec![job]);
+}
+
+#[test]
+fn a_partition_set_down_holds_its_jobs_until_up_again() {
+    let mut h = Harness::new();
+    let name = h.state.partitions[0].name.clone();
+    let down = |state| ControlRequest::UpdatePartition {
+        name: name.clone(),
+        state,
+    };
+    let denied = h.control(1000, down(PartitionState::Down)).unwrap_err();
+    assert_eq!(denied.errno, SlurmErrno::AccessDenied);
+    h.control(0, down(PartitionState::Down)).unwrap();
+    let job = h.submit(JobSpec {
+        partition: Some(name.clone()),
+        ..spec("j")
+    });
+    assert!(h.schedule().is_empty());
+    assert_eq!(h.job(job).reason, JobReason::PartDown);
+    h.control(0, down(PartitionState::Up)).unwrap();
+    assert_eq!(h.schedule(), vec![job]);
+    let unknown = ControlRequest::UpdatePartition {
+        name: "nosuch".to_string(),
+        state: PartitionState::Up,
+    };
+    assert_eq!(
+        h.control(0, unknown).unwrap_err().errno,
+        SlurmErrno::InvalidPartitionName
+    );
 }
 
 #[test]

@@ -204,6 +204,15 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
             prio_process: 0,
         },
     );
+    // `--ntasks-per-node` alone implies a task count, which sbatch exports too.
+    if job.spec.ntasks.is_none() && job.spec.ntasks_per_node.is_some() {
+        let tasks = job_tasks(job, Shape::of(job).num_nodes);
+        b.set("SLURM_NPROCS", tasks.to_string());
+        b.set("SLURM_NTASKS", tasks.to_string());
+    }
+    for (key, value) in requested_gpu_vars(job) {
+        b.set(key, value);
+    }
     b.set("SLURM_GTIDS", "0");
     b.set("SLURM_LOCALID", "0");
     b.set("SLURM_PROCID", "0");
@@ -252,6 +261,30 @@ pub fn salloc_environment(job: &JobRecord, ctx: &AllocEnvContext<'_>) -> Vec<(St
         b.set("SLURM_MEM_PER_NODE", mem.to_string());
     }
     b.finish()
+}
+
+/// The GPU options a batch job was submitted with, as sbatch passes them on (`--gpus=a100:1` gives
+/// `SLURM_GPUS=a100:1`); `--mem-per-gpu` in megabytes.
+fn requested_gpu_vars(job: &JobRecord) -> Vec<(&'static str, String)> {
+    const AS_GIVEN: &[(&str, &str)] = &[
+        ("gpus", "SLURM_GPUS"),
+        ("gpus-per-node", "SLURM_GPUS_PER_NODE"),
+        ("gpus-per-task", "SLURM_GPUS_PER_TASK"),
+        ("gpus-per-socket", "SLURM_GPUS_PER_SOCKET"),
+        ("cpus-per-gpu", "SLURM_CPUS_PER_GPU"),
+    ];
+    let options = &job.spec.options;
+    let mut out: Vec<(&'static str, String)> = AS_GIVEN
+        .iter()
+        .filter_map(|(option, var)| options.get(*option).map(|v| (*var, v.clone())))
+        .collect();
+    if let Some(mem) = options
+        .get("mem-per-gpu")
+        .and_then(|v| crate::values::size::parse_mem(v).ok())
+    {
+        out.push(("SLURM_MEM_PER_GPU", mem.0.to_string()));
+    }
+    out
 }
 
 /// Slurm sets `SLURM_CPUS_PER_TASK` whenever `-c` was given, even as 1.

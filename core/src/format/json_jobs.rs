@@ -99,7 +99,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ("cpu_frequency_maximum", Json::Null),
         ("cpu_frequency_governor", Json::Null),
         ("cpus_per_tres", Json::str("")),
-        ("deadline", int(0)),
+        ("deadline", int(spec.deadline.unwrap_or(0))),
         ("delay_boot", int(0)),
         ("dependency", s(view.dependency())),
         ("derived_exit_code", Json::Int(derived.into())),

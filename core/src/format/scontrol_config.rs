@@ -234,9 +234,68 @@ fn line(key: &str, value: &str) -> String {
     format!("{key:<23} = {value}\n")
 }
 
+/// Keys slurmctld reports as a number of seconds, minutes or microseconds, with the unit after the number.
+const SECONDS_KEYS: &[&str] = &[
+    "AcctGatherNodeFreq",
+    "BatchStartTimeout",
+    "CompleteWait",
+    "ExtSensorsFreq",
+    "GetEnvTimeout",
+    "GroupUpdateTime",
+    "HealthCheckInterval",
+    "InactiveLimit",
+    "KillWait",
+    "MessageTimeout",
+    "MinJobAge",
+    "ResumeTimeout",
+    "SchedulerTimeSlice",
+    "SlurmctldTimeout",
+    "SlurmdTimeout",
+    "SuspendTimeout",
+    "TCPTimeout",
+    "UnkillableStepTimeout",
+    "WaitTime",
+];
+const MINUTES_KEYS: &[&str] = &["OverTimeLimit", "ResvOverRun"];
+const MICROSECONDS_KEYS: &[&str] = &["EpilogMsgTime"];
+
+/// A key in Slurm's spelling (`Waittime` in slurm.conf is listed as `WaitTime`).
+fn canonical_key(key: &str) -> String {
+    let (base, index) = match key.find('[') {
+        Some(at) => key.split_at(at),
+        None => (key, ""),
+    };
+    match KEY_ORDER.iter().find(|k| k.eq_ignore_ascii_case(base)) {
+        Some(known) => format!("{known}{index}"),
+        None => key.to_string(),
+    }
+}
+
+/// A slurm.conf value as slurmctld reports it back: units after plain numbers, `SelectTypeParameters` in capitals.
+/// User names (`SlurmUser = root(0)`) need the user database and are the caller's to expand.
+pub fn display_value(key: &str, value: &str) -> String {
+    let numeric = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    let is = |list: &[&str]| list.iter().any(|k| k.eq_ignore_ascii_case(key));
+    if numeric && is(SECONDS_KEYS) {
+        format!("{value} sec")
+    } else if numeric && is(MINUTES_KEYS) {
+        format!("{value} min")
+    } else if numeric && is(MICROSECONDS_KEYS) {
+        format!("{value} usec")
+    } else if key.eq_ignore_ascii_case("SelectTypeParameters") {
+        value.to_ascii_uppercase()
+    } else {
+        value.to_string()
+    }
+}
+
 /// Renders `scontrol show config`.
 pub fn render(config: &ClusterConfig, extras: &ConfigExtras, ctx: &FormatContext) -> String {
-    let mut entries: Vec<(String, String)> = config.entries.clone();
+    let mut entries: Vec<(String, String)> = config
+        .entries
+        .iter()
+        .map(|(k, v)| (canonical_key(k), display_value(k, v)))
+        .collect();
     let has = |entries: &[(String, String)], key: &str| {
         entries.iter().any(|(k, _)| k.eq_ignore_ascii_case(key))
     };
@@ -300,6 +359,23 @@ mod tests {
             line("AccountingStorageBackupHost", "(null)"),
             "AccountingStorageBackupHost = (null)\n"
         );
+    }
+
+    /// From the reference capture 63-scontrol-show-config.txt and its slurm.conf.
+    #[test]
+    fn values_and_keys_as_slurmctld_reports_them() {
+        assert_eq!(display_value("KillWait", "5"), "5 sec");
+        assert_eq!(display_value("Waittime", "0"), "0 sec");
+        assert_eq!(display_value("OverTimeLimit", "0"), "0 min");
+        assert_eq!(display_value("EpilogMsgTime", "2000"), "2000 usec");
+        assert_eq!(
+            display_value("SelectTypeParameters", "CR_Core_Memory"),
+            "CR_CORE_MEMORY"
+        );
+        assert_eq!(display_value("MaxArraySize", "10001"), "10001");
+        assert_eq!(canonical_key("Waittime"), "WaitTime");
+        assert_eq!(canonical_key("SlurmctldHost[0]"), "SlurmctldHost[0]");
+        assert_eq!(canonical_key("NoSuchKey"), "NoSuchKey");
     }
 
     #[test]

@@ -102,9 +102,10 @@ fn render_one(job: &JobView<'_>, one_liner: bool, ctx: &FormatContext) -> String
         ctx.time_or(j.accrue_time, "Unknown")
     ));
     r.line(format!(
-        "StartTime={} EndTime={} Deadline=N/A",
+        "StartTime={} EndTime={} Deadline={}",
         ctx.time_or(j.start_time, "Unknown"),
-        job.end_time_text(ctx, "Unknown")
+        job.end_time_text(ctx, "Unknown"),
+        ctx.time_or(j.spec.deadline, "N/A")
     ));
     r.line(format!(
         "SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler={}",
@@ -198,11 +199,11 @@ fn render_one(job: &JobView<'_>, one_liner: bool, ctx: &FormatContext) -> String
     out
 }
 
-/// `NumNodes=1` or, for a pending job with a node range, `1-2`.
+/// `NumNodes=1` or, for a pending job given a maximum node count (`-N1` included), `1-1`, `1-2`.
 fn num_nodes_text(job: &JobView<'_>) -> String {
     let min = job.num_nodes();
     match job.job.spec.nodes_max {
-        Some(max) if job.is_pending() && max > min => format!("{min}-{max}"),
+        Some(max) if job.is_pending() && max >= min => format!("{min}-{max}"),
         _ => min.to_string(),
     }
 }
@@ -261,5 +262,18 @@ mod tests {
         assert!(!out.contains("StdOut="));
         assert!(out.contains(" BatchFlag=0 "));
         assert!(out.ends_with("Power= \n"));
+    }
+
+    /// From sbatch-values.tsv: `-N1` shows `1-1` while pending, plain `1` without `-N`; a deadline is a time.
+    #[test]
+    fn pending_node_range_and_deadline() {
+        let mut job = crate::format::test_records::pending();
+        let shown = |job: &JobRecord| render(std::slice::from_ref(job), true, &ctx());
+        assert!(shown(&job).contains(" NumNodes=1 "));
+        assert!(shown(&job).contains(" Deadline=N/A "));
+        job.spec.nodes_max = Some(1);
+        job.spec.deadline = Some(crate::format::test_records::NOW);
+        assert!(shown(&job).contains(" NumNodes=1-1 "));
+        assert!(!shown(&job).contains(" Deadline=N/A "));
     }
 }

@@ -284,7 +284,7 @@ mod tests {
 #[cfg(test)]
 mod render_tests {
     use super::*;
-    use crate::format::test_records::{array_task, ctx, pending, running};
+    use crate::format::test_records::{array_task, ctx, pending, running, NOW};
 
     fn ids(out: &str) -> Vec<String> {
         out.lines()
@@ -357,6 +357,43 @@ mod render_tests {
             ids(&render(&jobs, &by_id_desc, &ctx())),
             vec!["45", "44", "43", "42"]
         );
+    }
+
+    /// Checked against a live Slurm 22.05: held jobs (no start time) list newest first, after jobs with a start time
+    /// (latest first, ties in id order); `-S S` and `-S -S` both turn the held ones back.
+    #[test]
+    fn jobs_without_start_time_reverse_on_each_start_sort() {
+        let held = |id: u32| {
+            let mut job = pending();
+            job.job_id = id;
+            job.priority = 0;
+            job
+        };
+        let begin = |id: u32, start: i64| {
+            let mut job = held(id);
+            job.start_time = Some(start);
+            job
+        };
+        let jobs = vec![
+            begin(8, NOW + 7200),
+            begin(9, NOW + 3600),
+            held(10),
+            begin(11, NOW + 3600),
+            held(12),
+        ];
+        let by = |sort: &str| {
+            let opts = SqueueOptions::default().with_format("%i");
+            let opts = if sort.is_empty() {
+                opts
+            } else {
+                opts.with_sort(sort).unwrap()
+            };
+            ids(&render(&jobs, &opts, &ctx()))
+        };
+        assert_eq!(by(""), vec!["8", "9", "11", "12", "10"]);
+        assert_eq!(by("P"), vec!["8", "9", "11", "12", "10"]);
+        assert_eq!(by("S"), vec!["9", "11", "8", "10", "12"]);
+        assert_eq!(by("-S"), vec!["8", "9", "11", "10", "12"]);
     }
 
     #[test]

@@ -114,30 +114,53 @@ fn letter_field(c: char) -> Option<SortField> {
     })
 }
 
-/// Sorts rows: first by start time, latest first (Slurm's pre-sort), then stably by the keys in order.
-pub(crate) fn sort_jobs(rows: &mut [JobView<'_>], keys: &[SortKey], ctx: &FormatContext) {
-    rows.sort_by_key(|row| std::cmp::Reverse(start_key(row, ctx.now)));
-    rows.sort_by(|a, b| {
-        keys.iter()
-            .map(|k| {
-                let ord = compare(k.key, a, b, ctx);
-                if k.descending {
-                    ord.reverse()
-                } else {
-                    ord
-                }
-            })
-            .find(|o| *o != Ordering::Equal)
-            .unwrap_or(Ordering::Equal)
-    });
+/// Sorts rows like squeue: a pre-sort by start time, latest first, then one stable pass per key from the last key to
+/// the first.
+///
+/// Slurm's start-time comparison puts a job without a start time after every other job whichever the direction, and
+/// two such jobs always compare as "second first"; through glibc's merge sort that reverses their order on every
+/// start-time pass. So held jobs list newest first by default, and `-S S` turns them back.
+pub(crate) fn sort_jobs(rows: &mut Vec<JobView<'_>>, keys: &[SortKey], ctx: &FormatContext) {
+    sort_by_start(rows, true, ctx.now);
+    for key in keys.iter().rev() {
+        if key.key == SortField::StartTime {
+            sort_by_start(rows, key.descending, ctx.now);
+            continue;
+        }
+        rows.sort_by(|a, b| {
+            let ord = compare(key.key, a, b, ctx);
+            if key.descending {
+                ord.reverse()
+            } else {
+                ord
+            }
+        });
+    }
 }
 
-/// Unknown start times sort after every known one; a pending job's past start counts as now.
-fn start_key(job: &JobView<'_>, now: i64) -> i64 {
+/// One start-time pass: known start times in order, then the jobs without one, reversed.
+fn sort_by_start(rows: &mut Vec<JobView<'_>>, descending: bool, now: i64) {
+    let (mut known, unknown): (Vec<_>, Vec<_>) = rows
+        .drain(..)
+        .partition(|row| start_key(row, now).is_some());
+    known.sort_by(|a, b| {
+        let ord = start_key(a, now).cmp(&start_key(b, now));
+        if descending {
+            ord.reverse()
+        } else {
+            ord
+        }
+    });
+    rows.extend(known);
+    rows.extend(unknown.into_iter().rev());
+}
+
+/// `None` for a job without a start time; a pending job's past start counts as now.
+fn start_key(job: &JobView<'_>, now: i64) -> Option<i64> {
     match job.job.start_time {
-        None | Some(0) => i64::MAX,
-        Some(start) if job.is_pending() && start < now => now,
-        Some(start) => start,
+        None | Some(0) => None,
+        Some(start) if job.is_pending() && start < now => Some(now),
+        Some(start) => Some(start),
     }
 }
 
@@ -169,7 +192,8 @@ fn compare(field: SortField, a: &JobView<'_>, b: &JobView<'_>, ctx: &FormatConte
         S::NodeList => first_node(a).cmp(&first_node(b)),
         S::Priority => ja.priority.cmp(&jb.priority),
         S::Partition => ja.partition.cmp(&jb.partition),
-        S::StartTime => start_key(a, ctx.now).cmp(&start_key(b, ctx.now)),
+        // Sorted by its own pass (`sort_by_start`), never through this comparison.
+        S::StartTime => Ordering::Equal,
         S::StateCompact => a.state_compact().cmp(b.state_compact()),
         S::State => a.state_long().cmp(b.state_long()),
         S::UserName => ctx

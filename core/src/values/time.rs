@@ -73,8 +73,8 @@ enum Spec {
     Unlimited,
     /// `-N` with N all zeros: Slurm reads it as minus zero days.
     NegativeZero,
-    /// `-N` with N non-zero: Slurm reads minus N days, which no caller can use.
-    Negative,
+    /// `-N` with N non-zero: Slurm reads minus N days (`None` when N overflows its `int`).
+    Negative(Option<u64>),
     Days(u64, Option<u64>, Option<u64>, Option<u64>),
     Colons(u64, Option<u64>, Option<u64>),
 }
@@ -98,7 +98,7 @@ fn negative(input: &str) -> IResult<&str, Spec> {
         if d.bytes().all(|b| b == b'0') {
             Spec::NegativeZero
         } else {
-            Spec::Negative
+            Spec::Negative(d.parse::<u64>().ok().filter(|n| n * 86_400 <= MAX_SECS))
         }
     })(input)
 }
@@ -148,7 +148,7 @@ fn spec_secs(spec: Spec) -> Result<Option<u64>, TimeError> {
     let secs = match spec {
         Spec::Unlimited => return Ok(None),
         Spec::NegativeZero => 0,
-        Spec::Negative => return Err(TimeError::Invalid),
+        Spec::Negative(_) => return Err(TimeError::Invalid),
         Spec::Days(d, h, m, s) => {
             d * 86_400 + h.unwrap_or(0) * 3_600 + m.unwrap_or(0) * 60 + s.unwrap_or(0)
         }
@@ -173,7 +173,11 @@ pub fn parse_time_secs(input: &str) -> Result<Option<u32>, TimeError> {
 /// Parses a time string to a limit in minutes, seconds rounding up (Slurm's `time_str2mins`). `0` stays zero
 /// minutes; see [`parse_job_time_limit`] for the job options, where zero means no limit.
 pub fn parse_time_limit(input: &str) -> Result<TimeLimit, TimeError> {
-    let secs = spec(input).ok_or(TimeError::Invalid).and_then(spec_secs)?;
+    let spec = spec(input).ok_or(TimeError::Invalid)?;
+    if let Spec::Negative(days) = spec {
+        return negative_days_minutes(days.ok_or(TimeError::Invalid)?);
+    }
+    let secs = spec_secs(spec)?;
     match secs {
         None => Ok(TimeLimit::Unlimited),
         Some(s) if s <= MAX_SECS_FOR_MINUTES => u32::try_from(s.div_ceil(60))
@@ -181,6 +185,17 @@ pub fn parse_time_limit(input: &str) -> Result<TimeLimit, TimeError> {
             .map_err(|_| TimeError::Invalid),
         Some(_) => Err(TimeError::Invalid),
     }
+}
+
+/// `-N` as a minute limit: Slurm rounds the negative seconds up with C's truncating division and keeps the result
+/// in an unsigned field, so `-5` becomes a limit of about 8000 years (`2982611-04:17:00`), which sbatch accepts.
+fn negative_days_minutes(days: u64) -> Result<TimeLimit, TimeError> {
+    let secs = i64::try_from(days * 86_400).map_err(|_| TimeError::Invalid)?;
+    let minutes = (59 - secs) / 60;
+    let wrapped = i32::try_from(minutes).map_err(|_| TimeError::Invalid)?;
+    Ok(TimeLimit::Minutes(u32::from_ne_bytes(
+        wrapped.to_ne_bytes(),
+    )))
 }
 
 /// Parses `--time`/`--time-min` of sbatch, srun and salloc, where a limit of zero means no limit.
@@ -287,10 +302,19 @@ mod tests {
     }
 
     #[test]
-    fn negative_days_are_refused_but_minus_zero_is_zero() {
+    fn negative_days_wrap_like_slurm_and_minus_zero_is_zero() {
         assert_eq!(parse_time_limit("-0"), Ok(TimeLimit::Minutes(0)));
         assert_eq!(parse_time_limit("-00"), Ok(TimeLimit::Minutes(0)));
-        assert_eq!(parse_time_limit("-2"), Err(TimeError::Invalid));
+        assert_eq!(
+            parse_time_limit("-2"),
+            Ok(TimeLimit::Minutes(4_294_964_417))
+        );
+        assert_eq!(
+            format_time_limit(parse_time_limit("-5").unwrap()),
+            "2982611-04:17:00"
+        );
+        assert_eq!(parse_time_secs("-2"), Err(TimeError::Invalid));
+        assert_eq!(parse_time_limit("-24856"), Err(TimeError::Invalid));
     }
 
     #[test]

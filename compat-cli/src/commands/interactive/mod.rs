@@ -200,7 +200,7 @@ pub fn early_text(cmd: Command, action: spur_core::options::EarlyAction) -> Stri
     match action {
         EarlyAction::Help => help_text(cmd),
         EarlyAction::Usage => usage_text(cmd),
-        EarlyAction::Version => format!("slurm {}\n", crate::SLURM_VERSION),
+        EarlyAction::Version => format!("{}\n", crate::version_line()),
         EarlyAction::GresList => {
             let mut names = config::gres_types();
             if names.is_empty() {
