@@ -25,11 +25,6 @@ fn reference_cluster(first_job_id: u32) -> Cluster {
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     (
         "60-scontrol-show-node.txt",
-        "   NodeAddr=",
-        "spurd reports its own version (Version=0.1.0), not Slurm's",
-    ),
-    (
-        "60-scontrol-show-node.txt",
         "   LastBusyTime=",
         "LastBusyTime is set only when a job ends, so a node busy since startup shows Unknown",
     ),

@@ -263,6 +263,16 @@ fn srun_runs_tasks_as_slurm_does() {
     );
     assert_eq!(code, 2);
 
+    // What a task leaves running in the background ends with the step.
+    let leftover = cluster.ok("srun", &["bash", "-c", "sleep 300 & echo $!"]);
+    let pid = leftover.trim();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+    assert!(
+        matches!(state, None | Some('Z')),
+        "{pid} still runs: {stat}"
+    );
+
     let impossible = cluster.run("srun", &["-n", "64", "hostname"]);
     assert_eq!(
         String::from_utf8_lossy(&impossible.stderr),
@@ -503,8 +513,8 @@ fn signals_and_cancellation_end_steps_like_slurm() {
     assert_eq!(
         stderr,
         "srun: forcing job termination\n\
-         srun: Job step aborted: Waiting up to 4 seconds for job step to finish.\n\
          slurmstepd-vm: error: *** STEP N.0 ON vm CANCELLED AT T ***\n\
+         srun: Job step aborted: Waiting up to 4 seconds for job step to finish.\n\
          srun: error: vm: task 0: Terminated\n\
          srun: Force Terminated StepId=N.0\n"
     );

@@ -14,10 +14,11 @@ use spur_core::api::SubmitRequest;
 use spur_core::env::{salloc_environment, AllocEnvContext};
 use spur_core::job::JobRecord;
 use spur_core::options::{parse_salloc, Command, OptId, Outcome};
+use spur_core::states::JobBaseState;
 use spur_core::step_exit::TaskEnd;
 
 use super::interactive::allocate::{allocate, complete, Immediate, Prog};
-use super::interactive::events::{spawn_job_watch, spawn_reaper, Event, Events};
+use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::interactive::launch::resolve_program;
 use super::interactive::{early_text, fail, job_spec, step_ids, ClusterFacts, Submitter};
 use crate::client::Client;
@@ -186,7 +187,7 @@ impl Session<'_> {
 
     /// Waits for the command, giving the allocation up early on SIGINT/SIGTERM/SIGQUIT as Slurm's salloc does.
     fn wait(&self, pid: i32) -> Waited {
-        spawn_reaper(self.events.sender(), vec![pid]);
+        spawn_exit_watch(self.events.sender(), pid);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         spawn_job_watch(self.events.sender(), self.job.job_id, stop.clone());
         let mut revoked = false;
@@ -204,9 +205,10 @@ impl Session<'_> {
                         revoked = true;
                     }
                 }
-                Some(Event::JobEnded(_)) => {
+                Some(Event::JobEnded(job)) => {
                     if !revoked {
-                        eprintln!("{}", Prog::Salloc.revoked_line(self.job.job_id));
+                        let timed_out = job.is_some_and(|j| j.state == JobBaseState::Timeout);
+                        eprintln!("{}", revoked_line(self.job.job_id, timed_out));
                         revoked = true;
                         if let Some(signal) =
                             self.kill_signal.and_then(|s| Signal::try_from(s).ok())
@@ -219,7 +221,21 @@ impl Session<'_> {
             }
         };
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if matches!(waited, Waited::Ended { .. }) {
+            reap(pid);
+        }
         waited
+    }
+}
+
+/// What salloc prints when the controller takes the allocation away.
+fn revoked_line(job_id: u32, timed_out: bool) -> String {
+    if timed_out {
+        format!(
+            "salloc: Job {job_id} has exceeded its time limit and its allocation has been revoked."
+        )
+    } else {
+        Prog::Salloc.revoked_line(job_id)
     }
 }
 
@@ -293,5 +309,17 @@ mod tests {
         assert_eq!(exit_status(signaled(libc::SIGKILL)), 0);
         assert_eq!(exit_status(signaled(libc::SIGINT)), 0);
         assert_eq!(exit_status(signaled(libc::SIGSEGV)), 1);
+    }
+
+    #[test]
+    fn revocation_lines() {
+        assert_eq!(
+            revoked_line(86, true),
+            "salloc: Job 86 has exceeded its time limit and its allocation has been revoked."
+        );
+        assert_eq!(
+            revoked_line(9, false),
+            "salloc: Job allocation 9 has been revoked."
+        );
     }
 }

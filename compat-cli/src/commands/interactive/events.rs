@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
-use nix::sys::wait::{waitpid, WaitStatus};
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use spur_core::api::Query;
 use spur_core::job::JobRecord;
@@ -83,36 +83,28 @@ impl Events {
     }
 }
 
-/// Reaps the given child processes (and nothing else) as they end.
-pub fn spawn_reaper(tx: Sender<Event>, pids: Vec<i32>) {
-    std::thread::spawn(move || {
-        let mut left = pids;
-        while !left.is_empty() {
-            let status = match waitpid(Pid::from_raw(-1), None) {
-                Ok(status) => status,
-                Err(nix::errno::Errno::EINTR) => continue,
-                Err(_) => return,
-            };
-            let (pid, end) = match status {
-                WaitStatus::Exited(pid, code) => (pid, TaskEnd::Exited(code)),
-                WaitStatus::Signaled(pid, signal, core_dumped) => (
-                    pid,
-                    TaskEnd::Signaled {
-                        signal: signal as i32,
-                        core_dumped,
-                    },
-                ),
-                _ => continue,
-            };
-            let pid = pid.as_raw();
-            if let Some(i) = left.iter().position(|&p| p == pid) {
-                left.swap_remove(i);
-                if tx.send(Event::TaskExited { pid, end }).is_err() {
-                    return;
-                }
-            }
-        }
+/// Reports when child `pid` ends, without reaping it: until [`reap`], the zombie keeps its PID (and so its process
+/// group id) from being reused, so signalling what the task left behind stays safe.
+pub fn spawn_exit_watch(tx: Sender<Event>, pid: i32) {
+    std::thread::spawn(move || loop {
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+        let end = match waitid(Id::Pid(Pid::from_raw(pid)), flags) {
+            Ok(WaitStatus::Exited(_, code)) => TaskEnd::Exited(code),
+            Ok(WaitStatus::Signaled(_, signal, core_dumped)) => TaskEnd::Signaled {
+                signal: signal as i32,
+                core_dumped,
+            },
+            Err(nix::errno::Errno::EINTR) | Ok(_) => continue,
+            Err(_) => return,
+        };
+        let _ = tx.send(Event::TaskExited { pid, end });
+        return;
     });
+}
+
+/// Collects an ended child reported by [`spawn_exit_watch`].
+pub fn reap(pid: i32) {
+    let _ = waitpid(Pid::from_raw(pid), None);
 }
 
 /// Watches the allocation until `stop` is set, reporting once when it stops running.

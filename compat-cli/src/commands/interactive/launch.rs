@@ -1,6 +1,9 @@
 //! Starting one task process. Everything is prepared before `fork`; the child then makes only async-signal-safe
-//! calls (process group, signal state, standard streams, directory, `SLURM_TASK_PID`) before `execve`. The task's
-//! own PID is only known in the child, which is why srun cannot use `std::process::Command` here.
+//! calls (session, signal state, standard streams, directory, `SLURM_TASK_PID`) before `execve`. The task's own PID
+//! is only known in the child, which is why srun cannot use `std::process::Command` here.
+//!
+//! Each task leads a session of its own, as under slurmstepd: it has no controlling terminal (an interactive shell
+//! started by srun must not fight srun for the terminal), and its process group is what srun signals.
 //!
 //! An exec failure travels back through a close-on-exec pipe, so srun can print slurmstepd's `execve()` error; the
 //! task then exits with the errno as its code, as under Slurm.
@@ -25,8 +28,6 @@ pub struct TaskLaunch<'a> {
     pub stdin: RawFd,
     pub stdout: RawFd,
     pub stderr: RawFd,
-    /// The step's process group to join; `None` makes this task the leader of a new one.
-    pub pgid: Option<i32>,
 }
 
 /// A started (or failed-to-exec) task.
@@ -136,11 +137,6 @@ pub fn launch(task: &TaskLaunch<'_>) -> Result<Launched, LaunchError> {
         unsafe { child(task, &prepared, pid_var_ptr, err_write.as_raw_fd()) }
     }
     drop(err_write);
-    // Both sides set the group, so it exists before either relies on it.
-    let _ = nix::unistd::setpgid(
-        nix::unistd::Pid::from_raw(pid),
-        nix::unistd::Pid::from_raw(task.pgid.unwrap_or(pid)),
-    );
     let exec_error = read_exec_error(err_read.as_raw_fd());
     drop(prepared);
     Ok(Launched { pid, exec_error })
@@ -166,7 +162,7 @@ fn read_exec_error(fd: RawFd) -> Option<Errno> {
 /// The child between fork and exec. Only async-signal-safe calls: no allocation, no locks.
 unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: RawFd) -> ! {
     let me = libc::getpid();
-    libc::setpgid(0, task.pgid.unwrap_or(0));
+    libc::setsid();
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
     libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
@@ -253,7 +249,6 @@ mod tests {
             stdin: 0,
             stdout: write.as_raw_fd(),
             stderr: 2,
-            pgid: None,
         })
         .unwrap();
         drop(write);
@@ -272,7 +267,6 @@ mod tests {
             stdin: 0,
             stdout: 1,
             stderr: 2,
-            pgid: None,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

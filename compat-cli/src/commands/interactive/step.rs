@@ -1,4 +1,4 @@
-//! Running one srun step on this node: start its tasks in one process group, forward their streams, report how
+//! Running one srun step on this node: start its tasks (each in a session of its own), forward their streams, report how
 //! they end exactly as srun does, and stop them when srun is interrupted, a task fails under `--kill-on-bad-exit`,
 //! or the allocation ends (scancel, time limit): SIGCONT and SIGTERM, then SIGKILL after KillWait.
 
@@ -18,7 +18,7 @@ use spur_core::step_exit::{self, TaskEnd};
 use spur_core::values::filename::{expand_filename, FilenameContext};
 use spur_core::values::stepid::Step;
 
-use super::events::{spawn_job_watch, spawn_reaper, Event, Events};
+use super::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::io::{self, OpenFiles, Route, Sink, TaskFd};
 use super::launch::{launch, TaskLaunch};
 use crate::config;
@@ -30,6 +30,9 @@ const EXIT_BATCH_WINDOW: Duration = Duration::from_millis(100);
 const INTERRUPT_WINDOW: Duration = Duration::from_secs(1);
 /// How long srun waits for its output threads once every task is gone.
 const OUTPUT_DRAIN_MAX: Duration = Duration::from_secs(2);
+/// How long srun waits for a task's output before reporting its end (a background process of the task may keep
+/// the stream open).
+const TASK_OUTPUT_WAIT: Duration = Duration::from_millis(500);
 /// Event loop tick while the step runs (checks the SIGKILL deadline).
 const TICK: Duration = Duration::from_millis(200);
 
@@ -84,7 +87,8 @@ struct Task {
 struct Running<'a> {
     plan: &'a StepPlan<'a>,
     tasks: Vec<Task>,
-    pgid: i32,
+    /// The threads forwarding each task's streams, by rank.
+    outputs: Vec<(u32, JoinHandle<()>)>,
     /// When SIGKILL follows the SIGTERM already sent.
     kill_at: Option<Instant>,
     killed: bool,
@@ -106,14 +110,15 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
             };
         }
     };
-    let pgid = tasks.first().map_or(0, |t| t.pid);
-    spawn_reaper(events.sender(), tasks.iter().map(|t| t.pid).collect());
+    for task in &tasks {
+        spawn_exit_watch(events.sender(), task.pid);
+    }
     let stop_watch = Arc::new(AtomicBool::new(false));
     spawn_job_watch(events.sender(), plan.job.job_id, stop_watch.clone());
     let mut running = Running {
         plan,
         tasks,
-        pgid,
+        outputs,
         kill_at: None,
         killed: false,
         last_interrupt: None,
@@ -122,9 +127,13 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     };
     running.wait_all(events);
     stop_watch.store(true, Ordering::Relaxed);
-    // Whatever the tasks left behind in their group goes with the step.
-    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-    drain(outputs);
+    // Whatever the tasks left behind in their process groups goes with the step; the unreaped task processes
+    // keep those group ids from being reused until now.
+    for task in &running.tasks {
+        let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
+        reap(task.pid);
+    }
+    drain(std::mem::take(&mut running.outputs));
     let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
     if step_exit::force_terminated(&ends, running.job_ended) {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
@@ -136,9 +145,9 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
 }
 
 /// Waits (boundedly) for the forwarding threads to write out what the tasks printed.
-fn drain(outputs: Vec<JoinHandle<()>>) {
+fn drain(outputs: Vec<(u32, JoinHandle<()>)>) {
     let deadline = Instant::now() + OUTPUT_DRAIN_MAX;
-    for handle in outputs {
+    for (_, handle) in outputs {
         while !handle.is_finished() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -148,10 +157,10 @@ fn drain(outputs: Vec<JoinHandle<()>>) {
     }
 }
 
-/// Sets up every task's streams and starts the tasks, in rank order, in one process group.
+/// Sets up every task's streams and starts the tasks, in rank order.
 fn start_tasks(
     plan: &StepPlan<'_>,
-    outputs: &mut Vec<JoinHandle<()>>,
+    outputs: &mut Vec<(u32, JoinHandle<()>)>,
 ) -> Result<Vec<Task>, String> {
     let Some(program) = plan.command.first() else {
         return Err("No command given to execute.".to_string());
@@ -180,7 +189,6 @@ fn start_tasks(
             stdin: stdin.raw(),
             stdout: stdout.raw(),
             stderr: stderr.raw(),
-            pgid: tasks.first().map(|t| t.pid),
         });
         let launched = match launched {
             Ok(launched) => launched,
@@ -258,17 +266,19 @@ fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str) -> String 
     }
 }
 
-/// Each task's stdin: srun's own when only one task reads it, a broadcast pipe when several do.
+/// Each task's stdin: srun's own when only one task reads it and it is not a terminal (a task outside the
+/// terminal's foreground group would be stopped reading it), else a pipe srun copies its stdin into.
 fn stdin_fds(plan: &StepPlan<'_>, files: &mut OpenFiles) -> std::io::Result<Vec<TaskFd>> {
     let routes: Vec<Route> = (0..plan.ntasks)
         .map(|rank| io::route(plan.input.as_deref(), rank, expand_for(plan, rank)))
         .collect();
     let readers = routes.iter().filter(|r| **r == Route::Forward).count();
+    let direct = readers == 1 && !nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
     let mut broadcast = Vec::new();
     let mut fds = Vec::with_capacity(routes.len());
     for route in routes {
         fds.push(match route {
-            Route::Forward if readers == 1 => TaskFd::Inherited(0),
+            Route::Forward if direct => TaskFd::Inherited(0),
             Route::Forward => {
                 let (read, write) = io::pipe()?;
                 broadcast.push(write);
@@ -290,7 +300,7 @@ fn output_fd(
     rank: u32,
     sink: Sink,
     files: &mut OpenFiles,
-    outputs: &mut Vec<JoinHandle<()>>,
+    outputs: &mut Vec<(u32, JoinHandle<()>)>,
 ) -> std::io::Result<TaskFd> {
     let value = match sink {
         Sink::Stdout => plan.output.as_deref(),
@@ -300,7 +310,7 @@ fn output_fd(
         Route::Forward => {
             let prefix = plan.label.then(|| io::label(rank, plan.ntasks));
             let (fd, handle) = io::forward(sink, prefix, plan.unbuffered)?;
-            outputs.push(handle);
+            outputs.push((rank, handle));
             Ok(fd)
         }
         Route::Null => io::dev_null(true),
@@ -357,6 +367,7 @@ impl Running<'_> {
                 ended.push((task.rank, end));
             }
         }
+        self.wait_for_output(&ended);
         for (ranks, end) in step_exit::group_ends(&ended) {
             let interrupted = self.interrupted
                 && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
@@ -374,6 +385,20 @@ impl Running<'_> {
             );
             self.cancelled_line("");
             self.terminate();
+        }
+    }
+
+    /// Lets what the ended tasks printed reach srun's output before their end is reported, as in Slurm.
+    fn wait_for_output(&self, ended: &[(u32, TaskEnd)]) {
+        let deadline = Instant::now() + TASK_OUTPUT_WAIT;
+        let streams = self
+            .outputs
+            .iter()
+            .filter(|(rank, _)| ended.iter().any(|(r, _)| r == rank));
+        for (_, handle) in streams {
+            while !handle.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(2));
+            }
         }
     }
 
@@ -432,17 +457,18 @@ impl Running<'_> {
         if self.kill_at.is_some() {
             return;
         }
-        self.aborted_line();
+        // slurmstepd's line comes first, as in Slurm's output.
         if job.is_some_and(|j| j.state == JobBaseState::Timeout) {
             self.cancelled_line(" DUE TO TIME LIMIT");
         }
+        self.aborted_line();
         self.terminate();
     }
 
     /// srun itself gives up on the step.
     fn abort(&mut self) {
-        self.aborted_line();
         self.cancelled_line("");
+        self.aborted_line();
         self.terminate();
     }
 
@@ -474,11 +500,10 @@ impl Running<'_> {
             Some(Instant::now() + Duration::from_secs(u64::from(self.plan.kill_wait_secs)));
     }
 
-    /// To the step's process group and to each task still running (a task may have left the group).
+    /// To every process of the step: each task leads a process group, kept (unreaped) until the step ends.
     fn signal_tasks(&self, signal: Signal) {
-        let _ = killpg(Pid::from_raw(self.pgid), signal);
-        for task in self.tasks.iter().filter(|t| t.end.is_none()) {
-            let _ = kill(Pid::from_raw(task.pid), signal);
+        for task in &self.tasks {
+            let _ = killpg(Pid::from_raw(task.pid), signal);
         }
     }
 }

@@ -213,9 +213,10 @@ fn derive_topology(n: &mut NodeConf, given: Given, warn: &mut dyn FnMut(String))
     }
 }
 
-/// Slurm stores these counts in 16 bits and lets products wrap.
+/// Slurm stores these counts in 16 bits and lets products wrap; a product that wraps to exactly 0 would describe a
+/// node without CPUs or sockets, which nothing downstream can schedule on, so Spur keeps it at 1.
 fn truncate(n: u64) -> u16 {
-    (n & 0xffff) as u16
+    ((n & 0xffff) as u16).max(1)
 }
 
 /// Checks a `NodeName=DEFAULT` line: per-node addresses cannot be defaults.
