@@ -14,7 +14,6 @@ use crate::job::EpochSecs;
 
 mod arrays;
 pub mod columns;
-mod hostnames;
 mod job_view;
 pub mod json;
 mod json_jobs;

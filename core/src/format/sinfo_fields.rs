@@ -2,7 +2,7 @@
 //! and each field's text for a line (`min+` for sizes that differ, `n/a`, `(null)`, `none`).
 
 use crate::format::columns::Cell;
-use crate::format::hostnames::compress_names;
+use crate::hostlist::compress as compress_names;
 use crate::format::node_view;
 use crate::format::sinfo_group::{load_hundredths, MatchFlags, SinfoRecord};
 use crate::format::time::compact_secs;

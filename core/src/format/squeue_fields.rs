@@ -2,7 +2,7 @@
 //! a job (with Slurm's `(null)`, `N/A` and `INVALID` placeholders).
 
 use crate::format::columns::Cell;
-use crate::format::hostnames::compress_names;
+use crate::hostlist::compress as compress_names;
 use crate::format::job_view::{JobView, NO_VAL};
 use crate::format::time::{compact_secs, squeue_secs};
 use crate::format::units::mem_mb;
