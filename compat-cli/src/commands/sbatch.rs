@@ -146,7 +146,7 @@ pub fn run(args: &[String]) -> u8 {
         }
     }
     if set.is_set(OptId::Wait) {
-        return wait_for(&client, reply.job_id, set);
+        return wait_for(&client, reply.job_id);
     }
     0
 }
@@ -235,8 +235,7 @@ fn test_only_failed(error: &ClientError) -> u8 {
 }
 
 /// `--wait`: block until the job ends, then exit with its exit code (or 1 for a job that did not complete).
-fn wait_for(client: &Client, job_id: u32, set: &OptionSet) -> u8 {
-    let _ = set;
+fn wait_for(client: &Client, job_id: u32) -> u8 {
     loop {
         std::thread::sleep(WAIT_POLL);
         let jobs = match client.query(&Query::Jobs) {

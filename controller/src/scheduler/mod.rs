@@ -117,9 +117,9 @@ fn gate(
 }
 
 fn array_throttle(job: &JobRecord) -> Option<u32> {
-    let text = job.spec.array.as_deref()?;
-    let (_, throttle) = text.rsplit_once('%')?;
-    throttle.parse().ok().filter(|&t| t > 0)
+    spur_core::values::array::throttle(job.spec.array.as_deref()?)
+        .ok()
+        .flatten()
 }
 
 fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u32, u32> {
@@ -168,7 +168,7 @@ pub fn validate_request(
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
     let probe = probe_record(spec, partition);
-    let empty = placement::Ledger::empty(state);
+    let empty = placement::Ledger::empty();
     if place(state, &empty, &probe).is_none() {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
@@ -235,7 +235,7 @@ pub fn trial_placement(
     let (alloc, start_time) = match place(state, &ledger, &probe) {
         Some(alloc) => (alloc, now),
         None => {
-            let empty = placement::Ledger::empty(state);
+            let empty = placement::Ledger::empty();
             let alloc = place(state, &empty, &probe)
                 .ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
             let end = state

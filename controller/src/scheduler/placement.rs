@@ -42,7 +42,7 @@ impl Ledger {
         }
     }
 
-    pub fn empty(_state: &ClusterState) -> Self {
+    pub fn empty() -> Self {
         Ledger {
             used: BTreeMap::new(),
             ignore_availability: true,
@@ -62,7 +62,7 @@ impl Ledger {
 }
 
 /// CPUs the job needs on each of its nodes.
-pub fn job_cpus(state: &ClusterState, job: &JobRecord, node: &NodeRecord) -> u32 {
+pub fn job_cpus(job: &JobRecord, node: &NodeRecord) -> u32 {
     if job.spec.exclusive {
         return node.cpus;
     }
@@ -72,7 +72,6 @@ pub fn job_cpus(state: &ClusterState, job: &JobRecord, node: &NodeRecord) -> u32
         (None, Some(total)) => total.div_ceil(nodes),
         (None, None) => 1,
     };
-    let _ = state;
     per_node_tasks.max(1) * job.spec.cpus_per_task.max(1)
 }
 
@@ -145,7 +144,7 @@ pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<A
         if !ledger.ignore_availability && !node.accepts_work() {
             continue;
         }
-        let cpus = job_cpus(state, job, node);
+        let cpus = job_cpus(job, node);
         let mem = job_mem_mb(state, job, node, cpus);
         let Some(picks) = fits_node(ledger, job, node, cpus, mem) else {
             continue;

@@ -2,9 +2,9 @@
 //! elapsed and end times, TRES strings and the expanded stdio paths. squeue, scontrol and the JSON views all use
 //! these so they always agree.
 
-use crate::hostlist::compress as compress_names;
 use crate::format::units;
 use crate::format::FormatContext;
+use crate::hostlist::compress as compress_names;
 use crate::job::{EpochSecs, JobRecord};
 use crate::states::JobBaseState;
 

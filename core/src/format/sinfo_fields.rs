@@ -2,11 +2,11 @@
 //! and each field's text for a line (`min+` for sizes that differ, `n/a`, `(null)`, `none`).
 
 use crate::format::columns::Cell;
-use crate::hostlist::compress as compress_names;
 use crate::format::node_view;
 use crate::format::sinfo_group::{load_hundredths, MatchFlags, SinfoRecord};
 use crate::format::time::compact_secs;
 use crate::format::FormatContext;
+use crate::hostlist::compress as compress_names;
 use crate::records::{NodeRecord, PartitionState};
 
 /// One sinfo column's data.

@@ -2,11 +2,11 @@
 //! a job (with Slurm's `(null)`, `N/A` and `INVALID` placeholders).
 
 use crate::format::columns::Cell;
-use crate::hostlist::compress as compress_names;
 use crate::format::job_view::{JobView, NO_VAL};
 use crate::format::time::{compact_secs, squeue_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
+use crate::hostlist::compress as compress_names;
 
 /// One squeue column's data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

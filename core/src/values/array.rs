@@ -109,6 +109,17 @@ fn parse_item(item: &str, max_array_size: u32, tasks: &mut Bitmap) -> Result<(),
     Ok(())
 }
 
+/// The `%N` throttle of an array spec (`None` without one or with `%0`), without building the task set: the
+/// scheduler reads it on every pass.
+pub fn throttle(input: &str) -> Result<Option<u32>, ArrayError> {
+    let throttle = input.split_once('%').map_or(0, |(_, t)| strtol(t).0);
+    // Slurm keeps the throttle in 32 bits; larger values are refused rather than wrapped.
+    if throttle > i64::from(u32::MAX) {
+        return Err(ArrayError::Invalid);
+    }
+    Ok(u32::try_from(throttle).ok().filter(|n| *n > 0))
+}
+
 /// Parses `--array` against `MaxArraySize`. An empty value is not an array at all (sbatch then submits a plain
 /// job); it is refused here so callers decide.
 pub fn parse_array_spec(input: &str, max_array_size: u32) -> Result<ArraySpec, ArrayError> {
@@ -120,12 +131,7 @@ pub fn parse_array_spec(input: &str, max_array_size: u32) -> Result<ArraySpec, A
     for item in input.split(',').filter(|i| !i.is_empty()) {
         parse_item(item, max_array_size, &mut tasks)?;
     }
-    let throttle = input.split_once('%').map_or(0, |(_, t)| strtol(t).0);
-    // Slurm keeps the throttle in 32 bits; larger values are refused rather than wrapped.
-    if throttle > i64::from(u32::MAX) {
-        return Err(ArrayError::Invalid);
-    }
-    let max_running = u32::try_from(throttle).ok().filter(|n| *n > 0);
+    let max_running = throttle(input)?;
     Ok(ArraySpec { tasks, max_running })
 }
 
