@@ -4,6 +4,7 @@ use spur_core::api::{ControlRequest, JobSelector, Query, QueryReply, SignalScope
 use spur_core::job::JobRecord;
 
 use crate::client::{Client, ClientError};
+use crate::getopt::{self, opt, Spec};
 
 #[derive(Debug, Default, PartialEq)]
 struct Args {
@@ -39,6 +40,8 @@ Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]
 
 #[derive(Debug, PartialEq)]
 enum ArgError {
+    /// getopt's complete message (both lines).
+    Getopt(String),
     Usage(String),
     InvalidJobId(String),
 }
@@ -46,71 +49,44 @@ enum ArgError {
 /// Slurm's largest possible MaxArraySize: task ids in a selector cannot exceed it.
 const ARRAY_TASK_ID_LIMIT: u32 = 4_000_001;
 
-/// Options taking a value, by long name and short letter.
-const VALUE_OPTIONS: &[(&str, char)] = &[
-    ("signal", 's'),
-    ("name", 'n'),
-    ("user", 'u'),
-    ("state", 't'),
-    ("partition", 'p'),
-    ("account", 'A'),
-    ("qos", 'q'),
-    ("reservation", 'R'),
-    ("nodelist", 'w'),
-    ("wckey", '\0'),
-    ("cluster", 'M'),
+/// scancel's own options (it is not one of the sbatch/srun/salloc table's commands).
+const SPECS: &[Spec] = &[
+    opt("account", Some('A'), true),
+    opt("batch", Some('b'), false),
+    opt("cluster", Some('M'), true),
+    opt("clusters", None, true),
+    opt("ctld", None, false),
+    opt("full", Some('f'), false),
+    opt("help", None, false),
+    opt("hurry", Some('H'), false),
+    opt("interactive", Some('i'), false),
+    opt("jobname", None, true),
+    opt("name", Some('n'), true),
+    opt("nodelist", Some('w'), true),
+    opt("partition", Some('p'), true),
+    opt("qos", Some('q'), true),
+    opt("quiet", Some('Q'), false),
+    opt("reservation", Some('R'), true),
+    opt("sibling", None, true),
+    opt("signal", Some('s'), true),
+    opt("state", Some('t'), true),
+    opt("usage", None, false),
+    opt("user", Some('u'), true),
+    opt("verbose", Some('v'), false),
+    opt("version", Some('V'), false),
+    opt("wckey", None, true),
 ];
 
 fn parse_args(args: &[String]) -> Result<Args, ArgError> {
+    let scanned = getopt::parse("scancel", SPECS, args).map_err(ArgError::Getopt)?;
     let mut parsed = Args::default();
-    let mut iter = args.iter().peekable();
-    while let Some(arg) = iter.next() {
-        let (key, inline): (String, Option<String>) = if let Some(long) = arg.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((k, v)) => (k.to_string(), Some(v.to_string())),
-                None => (long.to_string(), None),
-            }
-        } else if arg.len() > 1 && arg.starts_with('-') {
-            let letter = arg.chars().nth(1).unwrap_or('-');
-            let rest: String = arg.chars().skip(2).collect();
-            let long = VALUE_OPTIONS
-                .iter()
-                .find(|(_, s)| *s == letter)
-                .map(|(l, _)| l.to_string())
-                .or_else(|| flag_for_letter(letter).map(str::to_string))
-                .ok_or_else(|| ArgError::Usage(format!("invalid option -- '{letter}'")))?;
-            (long, (!rest.is_empty()).then_some(rest))
-        } else {
-            parsed.ids.extend(parse_job_ids(arg)?);
-            continue;
-        };
-        let takes_value = VALUE_OPTIONS.iter().any(|(l, _)| *l == key);
-        let value = if takes_value {
-            match inline {
-                Some(v) => Some(v),
-                None => Some(iter.next().cloned().ok_or_else(|| {
-                    ArgError::Usage(format!("option '--{key}' requires an argument"))
-                })?),
-            }
-        } else {
-            None
-        };
-        apply_option(&mut parsed, &key, value)?;
+    for (key, value) in &scanned.options {
+        apply_option(&mut parsed, key, value.clone())?;
+    }
+    for id in &scanned.positional {
+        parsed.ids.extend(parse_job_ids(id)?);
     }
     Ok(parsed)
-}
-
-fn flag_for_letter(letter: char) -> Option<&'static str> {
-    match letter {
-        'b' => Some("batch"),
-        'f' => Some("full"),
-        'i' => Some("interactive"),
-        'Q' => Some("quiet"),
-        'v' => Some("verbose"),
-        'V' => Some("version"),
-        'H' => Some("hurry"),
-        _ => None,
-    }
 }
 
 fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(), ArgError> {
@@ -137,9 +113,8 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
         "verbose" => parsed.verbose = parsed.verbose.saturating_add(1),
         "version" => parsed.early = parsed.early.or(Some(Early::Version)),
         "usage" | "help" => parsed.early = parsed.early.or(Some(Early::Usage)),
-        "interactive" | "hurry" | "account" | "qos" | "reservation" | "nodelist" | "wckey"
-        | "cluster" | "ctld" | "sibling" => {}
-        other => return Err(ArgError::Usage(format!("unrecognized option '--{other}'"))),
+        // Accepted and kept quiet: Spur has one cluster, no QOS or reservations yet.
+        _ => {}
     }
     Ok(())
 }
@@ -176,6 +151,10 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
 pub fn run(args: &[String]) -> u8 {
     let parsed = match parse_args(args) {
         Ok(parsed) => parsed,
+        Err(ArgError::Getopt(text)) => {
+            eprintln!("{text}");
+            return 1;
+        }
         Err(ArgError::Usage(message)) => {
             eprintln!("scancel: {message}");
             eprintln!("Try \"scancel --help\" for more information");
@@ -370,8 +349,14 @@ mod tests {
             args(&["abc"]).unwrap_err(),
             ArgError::InvalidJobId("abc".into())
         );
-        assert!(matches!(args(&["--frob"]), Err(ArgError::Usage(_))));
-        assert!(matches!(args(&["-s"]), Err(ArgError::Usage(_))));
+        assert_eq!(
+            args(&["--frob"]).unwrap_err(),
+            ArgError::Getopt("scancel: unrecognized option '--frob'\nTry \"scancel --help\" for more information".into())
+        );
+        assert!(matches!(args(&["-s"]), Err(ArgError::Getopt(_))));
+        // Short flags cluster as getopt allows: `-bf` is --batch --full.
+        let clustered = args(&["-bf", "7"]).unwrap();
+        assert!(clustered.batch && clustered.full);
         assert!(matches!(
             args(&["-s", "NOSUCH", "1"]),
             Err(ArgError::Usage(_))
