@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{ConfError, ConfErrorKind, ConfErrors, Location};
-use super::lexer::{is_blank, leftover_text, next_pair};
+use super::lexer::{is_blank, leftover_text, line_pair};
 use super::reader::{IncludeResolver, LineSink, ParseOptions, Reader};
 use super::value::{parse_fields, spec, Fields, KeySpec, Kind};
 
@@ -234,15 +234,7 @@ struct GresSink {
 
 impl LineSink for GresSink {
     fn line(&mut self, at: &Location, text: &str, errors: &mut Vec<ConfError>) {
-        let Some((pair, rest)) = next_pair(text) else {
-            if !is_blank(text) {
-                errors.push(ConfError::at(
-                    at,
-                    ConfErrorKind::Parse {
-                        leftover: leftover_text(text),
-                    },
-                ));
-            }
+        let Some((pair, rest)) = line_pair(at, text, errors) else {
             return;
         };
         let is = |k: &str| pair.key.eq_ignore_ascii_case(k);

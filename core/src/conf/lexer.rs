@@ -194,6 +194,25 @@ pub(crate) fn next_pair(input: &str) -> Option<(Pair, &str)> {
 }
 
 /// True when only blanks are left.
+/// The first `key=value` of a configuration line, the rest of the line after it; a line that is neither blank nor
+/// starts with a pair is Slurm's parse error.
+pub(crate) fn line_pair<'t>(
+    at: &crate::conf::Location,
+    text: &'t str,
+    errors: &mut Vec<crate::conf::ConfError>,
+) -> Option<(Pair, &'t str)> {
+    let found = next_pair(text);
+    if found.is_none() && !is_blank(text) {
+        errors.push(crate::conf::ConfError::at(
+            at,
+            crate::conf::ConfErrorKind::Parse {
+                leftover: leftover_text(text),
+            },
+        ));
+    }
+    found
+}
+
 pub(crate) fn is_blank(text: &str) -> bool {
     text.chars().all(is_space)
 }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::{ConfError, ConfErrorKind, ConfErrors, Location};
-use super::lexer::{is_blank, leftover_text, next_pair, Operator, Pair};
+use super::lexer::{is_blank, leftover_text, line_pair, Operator, Pair};
 use super::reader::{IncludeResolver, LineSink, ParseOptions, Reader};
 use super::value::{convert, find_spec, parse_fields, Fields, Value};
 use keys::{LineKey, GLOBAL_KEYS};
@@ -208,15 +208,7 @@ struct Builder {
 
 impl LineSink for Builder {
     fn line(&mut self, at: &Location, text: &str, errors: &mut Vec<ConfError>) {
-        let Some((pair, rest)) = next_pair(text) else {
-            if !is_blank(text) {
-                errors.push(ConfError::at(
-                    at,
-                    ConfErrorKind::Parse {
-                        leftover: leftover_text(text),
-                    },
-                ));
-            }
+        let Some((pair, rest)) = line_pair(at, text, errors) else {
             return;
         };
         if let Some(line_key) = LineKey::find(&pair.key) {
