@@ -275,6 +275,15 @@ mod tests {
         }
     }
 
+    /// One case compared between a Slurm run and a Spur run.
+    fn compare_pair(
+        case: &Case,
+        slurm: Option<&(CaseRecord, Transcript)>,
+        spur: Option<&(CaseRecord, Transcript)>,
+    ) -> CaseComparison {
+        compare_case(case, slurm, spur, &run("slurm"), &run("spur"))
+    }
+
     #[test]
     fn equal_after_normalisation_passes() {
         let a = side(
@@ -283,13 +292,7 @@ mod tests {
             "0",
         );
         let b = side("/bb/w", "Submitted batch job 7\n/bb/w/slurm-7.out\n", "0");
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::Pass, "{:?}", c.diff);
         assert!(c.diff.is_none());
     }
@@ -298,13 +301,7 @@ mod tests {
     fn a_difference_gives_a_readable_diff() {
         let a = side("/a", "JobState=COMPLETED\n", "0");
         let b = side("/a", "JobState=COMPLETE\n", "0");
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::Diff);
         let d = c.diff.unwrap();
         assert!(d.contains("--- slurm\n+++ spur\n"), "{d}");
@@ -318,13 +315,7 @@ mod tests {
     fn exit_status_counts() {
         let a = side("/a", "x\n", "0");
         let b = side("/a", "x\n", "1");
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::Diff);
     }
 
@@ -336,13 +327,7 @@ mod tests {
         };
         let a = side("/a", "pending\n", "0");
         let b = side("/a", "refused\n", "1");
-        let c = compare_case(
-            &case(spec.clone()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(spec.clone()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::KnownDifference);
         assert!(!c.outcome.fails());
         let c = compare_case(&case(spec), Some(&a), Some(&a), &run("slurm"), &run("spur"));
@@ -360,13 +345,7 @@ mod tests {
         let b = side("/a", "ID NAME\n JobId=7 wrap\n", "0");
         let c = compare_case(&case(spec), Some(&a), Some(&b), &run("slurm"), &run("spur"));
         assert_eq!(c.outcome, Outcome::Pass);
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::Diff);
     }
 
@@ -374,35 +353,17 @@ mod tests {
     fn timeouts_missing_and_skipped() {
         let a = side("/a", "", "timeout");
         let b = side("/a", "", "0");
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&a),
-            Some(&b),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&a), Some(&b));
         assert_eq!(c.outcome, Outcome::Error);
         assert!(c.note.unwrap().starts_with("slurm: timed out"));
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&b),
-            None,
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&b), None);
         assert_eq!(
             (c.outcome, c.note.as_deref()),
             (Outcome::Error, Some("not run on spur"))
         );
         let mut s = side("/a", "", "skipped");
         s.0.skipped = Some("needs multinode".into());
-        let c = compare_case(
-            &case(CaseSpec::default()),
-            Some(&s),
-            Some(&s),
-            &run("slurm"),
-            &run("spur"),
-        );
+        let c = compare_pair(&case(CaseSpec::default()), Some(&s), Some(&s));
         assert_eq!(c.outcome, Outcome::Skipped);
     }
 }
