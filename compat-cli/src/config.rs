@@ -12,9 +12,14 @@ pub fn slurm_conf_path() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/etc/slurm/slurm.conf"))
 }
 
-pub fn load_slurm_conf() -> Option<SlurmConf> {
-    let mut read = |p: &str| std::fs::read_to_string(p).map_err(|e| e.to_string());
-    SlurmConf::load(&slurm_conf_path().display().to_string(), &mut read).ok()
+/// slurm.conf, read and parsed once per command (sbatch alone asks for several of its values).
+pub fn load_slurm_conf() -> Option<&'static SlurmConf> {
+    static CONF: std::sync::OnceLock<Option<SlurmConf>> = std::sync::OnceLock::new();
+    CONF.get_or_init(|| {
+        let mut read = |p: &str| std::fs::read_to_string(p).map_err(|e| e.to_string());
+        SlurmConf::load(&slurm_conf_path().display().to_string(), &mut read).ok()
+    })
+    .as_ref()
 }
 
 pub fn controller_url() -> String {
