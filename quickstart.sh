@@ -24,6 +24,10 @@ cpus=$(nproc)
 mem_mb=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 * 9 / 10 ))
 port=${SPUR_DEMO_PORT:-16817}
 export SLURM_CONF=$demo/slurm.conf
+# No munged on a laptop: spurctld also listens on a Unix socket where the kernel vouches for each caller's uid
+# (SO_PEERCRED), and the commands and spurd use it. Over TCP, spurctld still accepts only MUNGE or JWT.
+# See docs/security.md.
+export SPUR_LOCAL_SOCKET=$demo/spurctld.sock
 cat > "$SLURM_CONF" <<CONF
 # A one-node cluster in slurm.conf syntax: Spur reads the same file Slurm would.
 ClusterName=spurdemo
@@ -50,7 +54,7 @@ stop() {
         kill "$agent" "$ctld" 2>/dev/null || true
         wait "$agent" "$ctld" 2>/dev/null || true
     else
-        echo "==> daemons keep running: export SLURM_CONF=$SLURM_CONF PATH=$demo/bin:\$PATH; kill $ctld $agent to stop"
+        echo "==> daemons keep running: export SLURM_CONF=$SLURM_CONF SPUR_LOCAL_SOCKET=$SPUR_LOCAL_SOCKET PATH=$demo/bin:\$PATH; kill $ctld $agent to stop"
     fi
 }
 trap stop EXIT

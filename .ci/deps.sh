@@ -3,7 +3,14 @@
 set -euo pipefail
 
 # Real Slurm 22.05 is the oracle for the conformance suite and the generated test vectors.
-PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge)
+# munge (munged, mungekey) and libmunge-dev: Spur authenticates through libmunge, and its tests start private munged.
+PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge libmunge-dev)
+# slurm-headers runs bindgen on Slurm's headers (libslurm-dev, libclang-dev, clang); the C API tests compile C
+# programs against them (gcc, which also builds the benchmark suite's API client) and check load/free cycles for leaks
+# (valgrind).
+PACKAGES+=(libslurm-dev libclang-dev clang gcc valgrind)
+# The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
+PACKAGES+=(iproute2)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

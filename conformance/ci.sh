@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
-# Quick conformance check for CI: builds the workspace, then runs the cases tagged `ci = true` against real
-# Slurm and against Spur (`spur-conformance both --ci`), one cluster after the other, and fails on any
-# difference that is not a declared known difference. The report lands in $CONFORMANCE_OUT (default
-# /tmp/spur-conformance-ci): report.md, report.json, and the raw runs under slurm/ and spur/.
+# The side-by-side suite as CI runs it: builds the workspace, then runs every case against real Slurm and against
+# Spur (`spur-conformance both`), one cluster after the other, then the multi-node cases on 3-node clusters of
+# both (one network namespace per node), then the cgroup cases on clusters started with task/cgroup, and fails
+# on any difference that is not a declared known difference (each listed in docs/compatibility.md). Reports land
+# in $CONFORMANCE_OUT (default /tmp/spur-conformance), $CONFORMANCE_OUT-multinode and $CONFORMANCE_OUT-cgroup:
+# report.md, report.json, and the raw runs under slurm/ and spur/.
 #
-#   conformance/ci.sh [extra spur-conformance both options, e.g. --filter squeue]
+#   conformance/ci.sh [--quick] [extra spur-conformance both options, e.g. --filter squeue]
 #
-# Needs root and the Slurm packages (.ci/deps.sh installs them).
+# --quick runs only the single-node cases tagged `ci = true` (a few minutes). Needs root and the Slurm packages
+# (.ci/deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${CONFORMANCE_OUT:-/tmp/spur-conformance-ci}
+OUT=${CONFORMANCE_OUT:-/tmp/spur-conformance}
+quick=0
+args=()
+for a in "$@"; do
+    if [[ $a == --quick ]]; then quick=1; args+=(--ci); else args+=("$a"); fi
+done
 started=$SECONDS
 cargo build --workspace --locked >&2
+
+# Shows a failed run's differing cases in the log (CI keeps only the log).
+show_failures() {
+    [[ -f $1/report.md ]] && awk '/^## /{show = ($0 !~ /: (pass|known-difference|skipped)$/)} show' "$1/report.md" >&2
+    return 0
+}
+
 rc=0
-target/debug/spur-conformance both --ci --out "$OUT" "$@" || rc=$?
-echo "conformance: finished in $((SECONDS - started)) s (exit $rc); report: $OUT/report.md" >&2
+target/debug/spur-conformance both --out "$OUT" "${args[@]}" || { rc=$?; show_failures "$OUT"; }
+if ((quick == 0)); then
+    target/debug/spur-conformance both --nodes 3 --out "$OUT-multinode" "${args[@]}" ||
+        { rc=1; show_failures "$OUT-multinode"; }
+    target/debug/spur-conformance both --cgroup --out "$OUT-cgroup" "${args[@]}" ||
+        { rc=1; show_failures "$OUT-cgroup"; }
+fi
+echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md" >&2
 exit "$rc"

@@ -11,8 +11,12 @@ use crate::discover;
 pub struct AgentSettings {
     pub node_name: String,
     pub node_addr: String,
-    pub controller_url: String,
+    /// Every controller, tried in turn (the leader accepts the session).
+    pub controller_urls: Vec<String>,
     pub spool: PathBuf,
+    pub auth: spur_auth::ClientAuth,
+    /// cgroup.conf, when it confines jobs here (see `crate::isolation::load`).
+    pub cgroup: Option<spur_core::conf::CgroupConf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,16 +52,12 @@ impl AgentSettings {
             Some(conf) => node_address(conf, &node_name)?,
             None => "127.0.0.1".to_string(),
         };
-        let controller_url = match (controller, &conf) {
-            (Some(url), _) => url.to_string(),
-            (None, Some(conf)) => {
-                let host = conf
-                    .controllers
-                    .first()
-                    .ok_or(AgentConfigError::NoController)?;
-                format!("http://{}:{}", host.addr, conf.slurmctld_port().first)
+        let controller_urls = match (controller, &conf) {
+            (Some(list), _) => spur_core::conf::controller_urls(Some(list), None),
+            (None, Some(conf)) if !conf.controllers.is_empty() => {
+                spur_core::conf::controller_urls(None, Some(conf))
             }
-            (None, None) => return Err(AgentConfigError::NoController),
+            (None, _) => return Err(AgentConfigError::NoController),
         };
         let spool = match (spool, &conf) {
             (Some(dir), _) => dir.to_path_buf(),
@@ -69,11 +69,20 @@ impl AgentSettings {
             ),
             (None, None) => PathBuf::from("/var/spool/slurmd"),
         };
+        let auth = spur_auth::ClientAuth::for_daemon(conf.as_ref(), |k| std::env::var(k).ok());
+        let cgroup = match (conf_path, &conf) {
+            (Some(path), Some(conf)) => {
+                crate::isolation::load(path, conf.task_plugin()).map_err(AgentConfigError::Parse)?
+            }
+            _ => None,
+        };
         Ok(AgentSettings {
             node_name,
             node_addr,
-            controller_url,
+            controller_urls,
             spool,
+            auth,
+            cgroup,
         })
     }
 }

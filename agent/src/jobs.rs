@@ -2,14 +2,17 @@
 //! Nothing lives in the agent's memory that a restart would lose: a restarted agent rescans the spool, reports
 //! results the controller has not acknowledged, and keeps talking to the supervisors that are still running.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use spur_core::agent_proto::{JobOutcome, LaunchContext, TerminateReason};
 use spur_core::api::SignalScope;
 use spur_core::env::{batch_environment, BatchEnvContext};
+use spur_core::isolation::parse_cpu_list;
 use spur_core::job::JobRecord;
 use spur_stepd::protocol::{self, LaunchSpec, Outcome, Request, PROTOCOL_VERSION};
 
+use crate::isolation::Isolation;
 use crate::users::UserInfo;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +33,7 @@ pub struct JobSpool {
     stepd_binary: PathBuf,
     node_name: String,
     hostname: String,
+    isolation: Option<Isolation>,
 }
 
 impl JobSpool {
@@ -45,7 +49,33 @@ impl JobSpool {
             stepd_binary,
             node_name,
             hostname,
+            isolation: None,
         })
+    }
+
+    /// The spool directory itself (job directories and the wake socket live in it).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Confines the jobs launched from now on (cgroup.conf asked for it).
+    pub fn with_isolation(mut self, isolation: Option<Isolation>) -> Self {
+        self.isolation = isolation;
+        self
+    }
+
+    /// The cores held by the jobs running here other than `job_id`, as their launch requests name them.
+    fn busy_cores(&self, job_id: u32) -> BTreeSet<u32> {
+        self.running_jobs()
+            .into_iter()
+            .filter(|&id| id != job_id)
+            .filter_map(|id| {
+                let path = self.job_dir(id).join(protocol::LAUNCH_FILE);
+                let spec: LaunchSpec = spur_stepd::files::read_json_opt(&path).ok()??;
+                parse_cpu_list(spec.cgroup?.cpus.as_deref()?)
+            })
+            .flatten()
+            .collect()
     }
 
     pub fn job_dir(&self, job_id: u32) -> PathBuf {
@@ -101,7 +131,22 @@ impl JobSpool {
             .collect()
     }
 
+    /// Kills and removes what a job's supervisor left in its cgroups (it crashed, or could not remove them).
+    /// Only this spool's jobs are named, so another cluster's agent with the same node name is never touched.
+    pub fn remove_cgroups(&self, job_id: u32) {
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let Some(hierarchy) = spur_stepd::cgroup::Hierarchy::detect() else {
+            return;
+        };
+        if !spur_stepd::cgroup::clean_jobs(&hierarchy, &self.node_name, &[job_id]).is_empty() {
+            tracing::warn!(job_id, "removed the cgroups its spurstepd left behind");
+        }
+    }
+
     pub fn forget(&self, job_id: u32) {
+        self.remove_cgroups(job_id);
         let dir = self.job_dir(job_id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
             if e.kind() != std::io::ErrorKind::NotFound {
@@ -162,7 +207,17 @@ impl JobSpool {
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),
         };
-        let env = batch_environment(job, &env_context);
+        let mut env = batch_environment(job, &env_context);
+        if crate::login_env::wanted(&env) {
+            match crate::login_env::merged(user, &env, crate::login_env::DEFAULT_TIMEOUT) {
+                Some(merged) => env = merged,
+                None => tracing::info!(
+                    job_id = job.job_id,
+                    "cannot read the login environment of {}; running with the job's own",
+                    user.name
+                ),
+            }
+        }
         let work_dir = PathBuf::from(&job.spec.work_dir);
         let (stdout, stderr) = output_paths(job, &self.node_name);
         LaunchSpec {
@@ -191,6 +246,10 @@ impl JobSpool {
             },
             kill_wait_secs: context.kill_wait_secs,
             umask: None,
+            cgroup: self
+                .isolation
+                .as_ref()
+                .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
         }
     }
 
@@ -268,5 +327,6 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         signal: u32::try_from(signal).unwrap_or(0),
         end_time: result.end_time,
         message: result.message.clone(),
+        out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
     }
 }

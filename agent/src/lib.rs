@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod discover;
+pub mod isolation;
 pub mod jobs;
+pub mod login_env;
 pub mod session;
 pub mod users;

@@ -86,15 +86,28 @@ async fn main() -> anyhow::Result<()> {
         settings.node_name.clone(),
         facts.hostname,
     )
-    .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?;
+    .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?
+    .with_isolation(settings.cgroup.clone().map(|conf| {
+        if !nix::unistd::geteuid().is_root() {
+            tracing::warn!(
+                "cgroup.conf constrains jobs, but spurd is not root: jobs run unconfined"
+            );
+        }
+        spur_agent::isolation::Isolation {
+            conf,
+            node_cpus: facts.cpus,
+            node_mem_mb: facts.real_memory_mb,
+        }
+    }));
     tracing::info!(
         node = settings.node_name,
-        controller = settings.controller_url,
+        controller = settings.controller_urls.join(","),
         "spurd starting"
     );
     let agent = Arc::new(Agent {
         spool,
-        controller_url: settings.controller_url,
+        controller_urls: settings.controller_urls,
+        auth: settings.auth,
         hello,
     });
     run_forever(agent).await;

@@ -12,7 +12,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
 use spur_core::job::EpochSecs;
 use spur_core::wire::{from_doc, pb, to_doc};
-use spur_stepd::protocol::{JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE};
+use spur_stepd::protocol::{JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET};
 
 use crate::discover;
 use crate::jobs::JobSpool;
@@ -25,26 +25,46 @@ pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
 pub const RESULT_RESEND_AFTER: Duration = Duration::from_secs(3);
 pub const RECONNECT_BACKOFF_MAX: Duration = Duration::from_secs(5);
 pub const OUTBOX_MAX: usize = 1024;
+/// Short, so an agent whose controller host is down moves on to the next controller quickly.
+pub const SESSION_CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct Agent {
     pub spool: JobSpool,
-    pub controller_url: String,
+    /// Every controller, tried in turn: only the leader accepts a session.
+    pub controller_urls: Vec<String>,
+    /// How each session proves it is root or SlurmUser: a MUNGE credential bound to its Hello.
+    pub auth: spur_auth::ClientAuth,
     pub hello: NodeHello,
 }
 
 pub async fn run_forever(agent: Arc<Agent>) {
     let mut backoff = Duration::from_millis(100);
+    let count = agent.controller_urls.len().max(1);
+    let mut next = 0usize;
+    let mut failed_in_round = 0usize;
     loop {
+        let Some(url) = agent.controller_urls.get(next % count) else {
+            tracing::error!("no controller to connect to");
+            return;
+        };
         let started = Instant::now();
-        match session(&agent).await {
-            Ok(()) => tracing::info!("controller closed the session"),
-            Err(e) => tracing::warn!("session with {} ended: {e}", agent.controller_url),
+        match session(&agent, url).await {
+            Ok(()) => tracing::info!("controller {url} closed the session"),
+            Err(e) => tracing::warn!("session with {url} ended: {e}"),
         }
         if started.elapsed() > Duration::from_secs(10) {
             backoff = Duration::from_millis(100);
+            failed_in_round = 0;
         }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(RECONNECT_BACKOFF_MAX);
+        // The next controller is tried at once (the leader may have moved there); only a whole round of
+        // failures waits, with a growing backoff.
+        next = (next + 1) % count;
+        failed_in_round += 1;
+        if failed_in_round >= count {
+            failed_in_round = 0;
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(RECONNECT_BACKOFF_MAX);
+        }
     }
 }
 
@@ -56,21 +76,30 @@ fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
     })
 }
 
-async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
-    let mut client =
-        pb::agent_link_client::AgentLinkClient::connect(agent.controller_url.clone()).await?;
+async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
+    let channel = agent
+        .auth
+        .channel(url, SESSION_CONNECT_TIMEOUT, None)
+        .await?;
+    // A Launch carries the whole job (script and environment), so it may pass tonic's 4 MiB default.
+    let mut client = pb::agent_link_client::AgentLinkClient::new(channel)
+        .max_decoding_message_size(spur_core::wire::MAX_REPLY_BYTES);
     let (outbox, outbox_rx) = mpsc::channel::<pb::ApiRequest>(OUTBOX_MAX);
     record_orphans(&agent.spool);
     let mut hello = agent.hello.clone();
     hello.running_jobs = agent.spool.running_jobs();
-    outbox
-        .send(envelope(&AgentToController::Hello(Box::new(hello)))?)
-        .await?;
-    let mut inbound = client
-        .session(ReceiverStream::new(outbox_rx))
-        .await?
-        .into_inner();
+    let hello = envelope(&AgentToController::Hello(Box::new(hello)))?;
+    // The credential covers the Hello; everything after it rides on the same authenticated stream.
+    let credential = agent.auth.seal("Session", &hello)?;
+    outbox.send(hello).await?;
+    let mut request = tonic::Request::new(ReceiverStream::new(outbox_rx));
+    if let Some((key, value)) = credential {
+        request.metadata_mut().insert(key, value);
+    }
+    let mut inbound = client.session(request).await?.into_inner();
     let mut scan = tokio::time::interval(SPOOL_SCAN_INTERVAL);
+    let wake = bind_wake_socket(&agent.spool);
+    let mut wake_buf = [0u8; 16];
     // The first heartbeat goes out with the first scan, so the controller has load and memory figures at once.
     let mut last_heartbeat: Option<Instant> = None;
     let mut sent_results: HashMap<u32, Instant> = HashMap::new();
@@ -81,15 +110,13 @@ async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
                 let message: ControllerToAgent = from_doc(reply.body.as_ref())?;
                 handle(agent, message).await?;
             }
+            Ok(_) = recv_wake(wake.as_ref(), &mut wake_buf) => {
+                // A supervisor just wrote its result: report it now (only results not sent yet go out).
+                send_results(agent, &outbox, &mut sent_results).await?;
+            }
             _ = scan.tick() => {
                 record_orphans(&agent.spool);
-                for outcome in agent.spool.finished_jobs() {
-                    let due = sent_results.get(&outcome.job_id).is_none_or(|t| t.elapsed() > RESULT_RESEND_AFTER);
-                    if due {
-                        sent_results.insert(outcome.job_id, Instant::now());
-                        outbox.send(envelope(&AgentToController::Finished(outcome))?).await?;
-                    }
-                }
+                send_results(agent, &outbox, &mut sent_results).await?;
                 if last_heartbeat.is_none_or(|t| t.elapsed() > HEARTBEAT_INTERVAL) {
                     last_heartbeat = Some(Instant::now());
                     let beat = AgentToController::Heartbeat {
@@ -100,6 +127,53 @@ async fn session(agent: &Arc<Agent>) -> anyhow::Result<()> {
                 }
             }
         }
+    }
+}
+
+/// Sends every finished job's result not yet sent, and again those unacknowledged for a while.
+async fn send_results(
+    agent: &Arc<Agent>,
+    outbox: &mpsc::Sender<pb::ApiRequest>,
+    sent_results: &mut HashMap<u32, Instant>,
+) -> anyhow::Result<()> {
+    for outcome in agent.spool.finished_jobs() {
+        let due = sent_results
+            .get(&outcome.job_id)
+            .is_none_or(|t| t.elapsed() > RESULT_RESEND_AFTER);
+        if due {
+            sent_results.insert(outcome.job_id, Instant::now());
+            outbox
+                .send(envelope(&AgentToController::Finished(outcome))?)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The socket supervisors poke when they finish ([`WAKE_SOCKET`]). Without it (a spool we cannot write) the agent
+/// still finds results by scanning, only later.
+fn bind_wake_socket(spool: &JobSpool) -> Option<tokio::net::UnixDatagram> {
+    let path = spool.root().join(WAKE_SOCKET);
+    let _ = std::fs::remove_file(&path);
+    match tokio::net::UnixDatagram::bind(&path) {
+        Ok(socket) => Some(socket),
+        Err(e) => {
+            tracing::warn!(
+                "cannot bind {}: {e}; job ends are noticed by spool scans only",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+async fn recv_wake(
+    socket: Option<&tokio::net::UnixDatagram>,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    match socket {
+        Some(socket) => socket.recv(buf).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -181,6 +255,7 @@ fn record_orphans(spool: &JobSpool) {
                 );
             }
         }
+        spool.remove_cgroups(job_id);
         write_failed_result(spool, job_id, Outcome::Failed, Some(9));
     }
 }

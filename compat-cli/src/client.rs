@@ -1,5 +1,6 @@
-//! The CLI's connection to spurctld: finds the controller (SPUR_CONTROLLER, else slurm.conf's SlurmctldHost and
-//! SlurmctldPort), sends one request, and turns transport failures into Slurm's "Unable to contact" error.
+//! The CLI's connection to spurctld: finds the controllers (SPUR_CONTROLLER, else slurm.conf's SlurmctldHost lines
+//! and SlurmctldPort), sends one request (to the next controller when one cannot be reached), and turns transport
+//! failures into Slurm's "Unable to contact" error.
 
 use spur_core::api::{
     ApiError, ControlReply, ControlRequest, Query, QueryReply, SubmitReply, SubmitRequest,
@@ -17,23 +18,36 @@ pub enum ClientError {
     Unreachable(String),
     #[error("Unexpected message received ({0})")]
     Protocol(String),
+    /// No credential could be made (munged unreachable, ...): Slurm's clients fail the same way.
+    #[error("Protocol authentication error ({0})")]
+    Auth(String),
 }
 
 pub struct Client {
-    url: String,
+    /// Every controller; a call moves to the next when one cannot be reached.
+    urls: Vec<String>,
+    auth: spur_auth::ClientAuth,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Client {
     pub fn from_environment() -> Result<Client, ClientError> {
-        let url = crate::config::controller_url();
+        let urls = crate::config::controller_urls();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| ClientError::Unreachable(e.to_string()))?;
-        Ok(Client { url, runtime })
+        let auth = spur_auth::ClientAuth::from_environment(crate::config::load_slurm_conf(), |k| {
+            std::env::var(k).ok()
+        });
+        Ok(Client {
+            urls,
+            auth,
+            runtime,
+        })
     }
 
+    /// Informational only: the controller takes the caller from the verified credential, never from here.
     fn caller() -> pb::Caller {
         pb::Caller {
             uid: nix::unistd::getuid().as_raw(),
@@ -63,63 +77,74 @@ impl Client {
     }
 
     async fn connect(
-        url: String,
+        url: &str,
+        auth: &spur_auth::ClientAuth,
     ) -> Result<pb::controller_client::ControllerClient<tonic::transport::Channel>, ClientError>
     {
-        let endpoint = tonic::transport::Endpoint::from_shared(url.clone())
-            .map_err(|e| ClientError::Unreachable(e.to_string()))?
-            .connect_timeout(REQUEST_TIMEOUT)
-            .timeout(REQUEST_TIMEOUT);
-        let channel = endpoint
-            .connect()
+        let channel = auth
+            .channel(url, REQUEST_TIMEOUT, Some(REQUEST_TIMEOUT))
             .await
-            .map_err(|e| ClientError::Unreachable(format!("{url}: {e}")))?;
-        Ok(pb::controller_client::ControllerClient::new(channel))
+            .map_err(|e| ClientError::Unreachable(e.to_string()))?;
+        Ok(pb::controller_client::ControllerClient::new(channel)
+            .max_decoding_message_size(spur_core::wire::MAX_REPLY_BYTES))
+    }
+
+    /// Sends `message` as a call of `method`, trying each controller in turn while they cannot be reached. Every
+    /// attempt carries the same request id (the controller applies a retried submission once) under a fresh
+    /// credential (a credential is accepted once). With one controller a failure is final at once, as in Slurm.
+    fn call(
+        &self,
+        method: &'static str,
+        message: pb::ApiRequest,
+    ) -> Result<pb::ApiReply, ClientError> {
+        use spur_auth::failover::{each_controller, Attempt};
+        let none = ClientError::Unreachable("no controller configured".into());
+        self.runtime
+            .block_on(each_controller(&self.urls, none, |url| {
+                let message = message.clone();
+                async move {
+                    let request = match self.auth.request(method, message) {
+                        Ok(request) => request,
+                        Err(e) => return Attempt::Done(Err(ClientError::Auth(e.to_string()))),
+                    };
+                    let mut client = match Self::connect(url, &self.auth).await {
+                        Ok(client) => client,
+                        Err(e) => return Attempt::Next(e),
+                    };
+                    let reply = match method {
+                        "Submit" => client.submit(request).await,
+                        "Query" => client.query(request).await,
+                        _ => client.control(request).await,
+                    };
+                    match reply {
+                        Ok(reply) => Attempt::Done(Ok(reply.into_inner())),
+                        Err(status) => Attempt::Next(status_error(status)),
+                    }
+                }
+            }))
     }
 
     pub fn submit(&self, request: &SubmitRequest) -> Result<SubmitReply, ClientError> {
-        let message = Self::request(request)?;
-        let url = self.url.clone();
-        self.runtime.block_on(async move {
-            let reply = Self::connect(url)
-                .await?
-                .submit(message)
-                .await
-                .map_err(status_error)?;
-            Self::decode(reply.into_inner())
-        })
+        Self::decode(self.call("Submit", Self::request(request)?)?)
     }
 
     pub fn query(&self, query: &Query) -> Result<QueryReply, ClientError> {
-        let message = Self::request(query)?;
-        let url = self.url.clone();
-        self.runtime.block_on(async move {
-            let reply = Self::connect(url)
-                .await?
-                .query(message)
-                .await
-                .map_err(status_error)?;
-            Self::decode(reply.into_inner())
-        })
+        Self::decode(self.call("Query", Self::request(query)?)?)
     }
 
     pub fn control(&self, request: &ControlRequest) -> Result<ControlReply, ClientError> {
-        let message = Self::request(request)?;
-        let url = self.url.clone();
-        self.runtime.block_on(async move {
-            let reply = Self::connect(url)
-                .await?
-                .control(message)
-                .await
-                .map_err(status_error)?;
-            Self::decode(reply.into_inner())
-        })
+        Self::decode(self.call("Control", Self::request(request)?)?)
     }
 
+    /// Pings the first controller.
     pub fn ping(&self) -> Result<pb::PingReply, ClientError> {
-        let url = self.url.clone();
+        self.ping_url(self.urls.first().map_or("", String::as_str))
+    }
+
+    /// Pings the controller at `url` (one of several).
+    pub fn ping_url(&self, url: &str) -> Result<pb::PingReply, ClientError> {
         self.runtime.block_on(async move {
-            let reply = Self::connect(url)
+            let reply = Self::connect(url, &self.auth)
                 .await?
                 .ping(pb::PingRequest {})
                 .await

@@ -22,24 +22,10 @@ pub fn load_slurm_conf() -> Option<&'static SlurmConf> {
     .as_ref()
 }
 
-pub fn controller_url() -> String {
-    if let Ok(url) = std::env::var("SPUR_CONTROLLER") {
-        if url.contains("://") {
-            return url;
-        }
-        return format!("http://{url}");
-    }
-    match load_slurm_conf() {
-        Some(conf) => {
-            let addr = conf
-                .controllers
-                .first()
-                .map(|c| c.addr.clone())
-                .unwrap_or_else(|| "127.0.0.1".to_string());
-            format!("http://{}:{}", addr, conf.slurmctld_port().first)
-        }
-        None => "http://127.0.0.1:6817".to_string(),
-    }
+/// Every controller, in the order to try them (see `spur_core::conf::controller_urls`).
+pub fn controller_urls() -> Vec<String> {
+    let from_env = std::env::var("SPUR_CONTROLLER").ok();
+    spur_core::conf::controller_urls(from_env.as_deref(), load_slurm_conf())
 }
 
 /// The GRES names the cluster tracks (`GresTypes`), which `--gres` may name.
@@ -75,19 +61,7 @@ pub fn short_hostname() -> String {
         .unwrap_or_else(|| "localhost".to_string())
 }
 
-pub fn user_name(uid: u32) -> Option<String> {
-    nix::unistd::User::from_uid(uid.into())
-        .ok()
-        .flatten()
-        .map(|u| u.name)
-}
-
-pub fn group_name(gid: u32) -> Option<String> {
-    nix::unistd::Group::from_gid(gid.into())
-        .ok()
-        .flatten()
-        .map(|g| g.name)
-}
+pub use spur_auth::names::{group_name, user_name};
 
 /// A user given by name or number, as `-u` takes it.
 pub fn uid_of(user: &str) -> Option<u32> {

@@ -23,6 +23,23 @@ pub fn version_line() -> String {
     format!("slurm-wlm {SLURM_VERSION}")
 }
 
+/// `spur conformance ...`: the side-by-side suite (`spur-conformance`, installed beside `spur`), so a site checks
+/// its own scripts against its live Slurm with `spur conformance against ...`.
+fn run_conformance(args: &[OsString]) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("spur-conformance")))
+        .filter(|path| path.is_file());
+    let program = beside.unwrap_or_else(|| "spur-conformance".into());
+    let error = std::process::Command::new(&program).args(args).exec();
+    eprintln!(
+        "spur: cannot run {}: {error}; build it with `cargo build -p spur-conformance`",
+        program.display()
+    );
+    ExitCode::from(1)
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().collect();
     let invoked = args
@@ -42,6 +59,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             Some(name) if COMMANDS.contains(&name.as_str()) => name,
+            Some(name) if name == "conformance" => return run_conformance(&args[1..]),
             Some(name) => {
                 eprintln!(
                     "spur: unknown command '{name}'; one of: {}",

@@ -22,33 +22,7 @@ fn reference_cluster(first_job_id: u32) -> Cluster {
 
 /// Lines of a capture that Spur does not reproduce yet, by capture and the line's start: known gaps, reported
 /// when the suite runs. A listed line that starts to match fails the test, so the list stays honest.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "60-scontrol-show-node.txt",
-        "   LastBusyTime=",
-        "LastBusyTime is set only when a job ends, so a node busy since startup shows Unknown",
-    ),
-    (
-        "50-squeue-start.txt",
-        "                23 ",
-        "no start-time estimate for pending jobs (Slurm's backfill plans one)",
-    ),
-    (
-        "56-scontrol-show-job-pending-resources.txt",
-        "   StartTime=",
-        "no start-time estimate for pending jobs (Slurm's backfill plans one)",
-    ),
-    (
-        "56-scontrol-show-job-pending-resources.txt",
-        "   SuspendTime=",
-        "Scheduler=Backfill:* needs a backfill scheduler",
-    ),
-    (
-        "56-scontrol-show-job-pending-resources.txt",
-        "   NodeList=",
-        "SchedNodeList= comes from backfill planning",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn same(what: &str, ours: &str, theirs: &str) -> Result<(), String> {
     golden::same(what, ours, theirs, KNOWN_GAPS)

@@ -56,6 +56,9 @@ pub enum CompareMode {
 pub enum Need {
     Gpu,
     Multinode,
+    /// Jobs confined by cgroups (`TaskPlugin=task/cgroup` with conf/cgroup.conf's `Constrain*`): a run with
+    /// `both --cgroup`.
+    Cgroup,
 }
 
 impl fmt::Display for Need {
@@ -63,6 +66,7 @@ impl fmt::Display for Need {
         f.write_str(match self {
             Need::Gpu => "gpu",
             Need::Multinode => "multinode",
+            Need::Cgroup => "cgroup",
         })
     }
 }
@@ -250,11 +254,22 @@ pub struct Selection {
     pub filter: Option<String>,
     /// Only cases with `ci = true`.
     pub ci_only: bool,
+    /// Only cases that need several nodes (a run on a multi-node target: the other cases assume one node named
+    /// after the host).
+    pub multinode_only: bool,
+    /// Only cases that need cgroup confinement (a run on targets started with task/cgroup).
+    pub cgroup_only: bool,
 }
 
 impl Selection {
     pub fn matches(&self, case: &Case) -> bool {
         if self.ci_only && !case.spec.ci {
+            return false;
+        }
+        if self.multinode_only && !case.spec.needs.contains(&Need::Multinode) {
+            return false;
+        }
+        if self.cgroup_only && !case.spec.needs.contains(&Need::Cgroup) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -392,17 +407,37 @@ with = "pid {PID}"
         let f = Selection {
             filter: Some("wrap, 002".into()),
             ci_only: false,
+            multinode_only: false,
+            cgroup_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
             filter: Some("squeue".into()),
             ci_only: false,
+            multinode_only: false,
+            cgroup_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
             filter: None,
             ci_only: true,
+            multinode_only: false,
+            cgroup_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
+        let mut c = mk("290-sinfo-three-nodes", false);
+        c.spec.needs = vec![Need::Multinode];
+        let multi = Selection {
+            multinode_only: true,
+            ..Selection::default()
+        };
+        assert!(!multi.matches(&a) && !multi.matches(&b) && multi.matches(&c));
+        let mut d = mk("350-cgroup-oom", false);
+        d.spec.needs = vec![Need::Cgroup];
+        let cg = Selection {
+            cgroup_only: true,
+            ..Selection::default()
+        };
+        assert!(!cg.matches(&a) && !cg.matches(&c) && cg.matches(&d));
     }
 }

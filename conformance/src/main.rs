@@ -11,7 +11,7 @@ use spur_conformance::compare::{compare_runs, Comparison};
 use spur_conformance::normalise::normalise;
 use spur_conformance::runner::{self, load_run, RunOptions};
 use spur_conformance::target::{self, TargetKind};
-use spur_conformance::{case, report};
+use spur_conformance::{bench, case, report};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +40,13 @@ struct CaseArgs {
     /// How many `parallel = true` cases run at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// Only the cases that need several nodes (`needs = "multinode"`), for a multi-node target.
+    #[arg(long)]
+    multinode: bool,
+    /// Only the cases that need cgroup confinement (`needs = "cgroup"`); with `both`, the targets are started
+    /// with `TaskPlugin=task/cgroup` and `ProctrackType=proctrack/cgroup`.
+    #[arg(long)]
+    cgroup: bool,
 }
 
 impl CaseArgs {
@@ -47,6 +54,8 @@ impl CaseArgs {
         Selection {
             filter: self.filter.clone().or_else(|| self.case_name.clone()),
             ci_only: self.ci,
+            multinode_only: self.multinode,
+            cgroup_only: self.cgroup,
         }
     }
 }
@@ -77,14 +86,63 @@ enum Cmd {
     Both {
         #[command(flatten)]
         cases: CaseArgs,
+        /// Bring both targets up with N nodes (`up.sh --nodes N`: one network namespace per node) and run only the
+        /// multi-node cases.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        nodes: Option<u32>,
+        /// Run directories PREFIX-slurm and PREFIX-spur (default OUT/cluster-slurm and OUT/cluster-spur),
+        /// so that two runs on one machine stay apart.
+        #[arg(long, value_name = "PREFIX")]
+        rundirs: Option<PathBuf>,
         #[arg(long)]
         out: PathBuf,
         /// Directory with the targets' up.sh and down.sh.
         #[arg(long, default_value_os_t = default_dir("targets"))]
         targets: PathBuf,
     },
+    /// Benchmarks: the same workloads on real Slurm (defaults and its High Throughput settings) and on Spur, one
+    /// table with the Spur/Slurm ratios (docs/benchmarks.md). Reports figures; asserts none.
+    Bench {
+        /// The CI mode: small sizes, one round, one node (about two minutes).
+        #[arg(long)]
+        short: bool,
+        /// Comma-separated systems: slurm, slurm-htc, spur (default: all three; --short: slurm-htc,spur).
+        #[arg(long)]
+        systems: Option<String>,
+        /// Rounds of the cheap workloads (alternating the systems' order); default 2, 1 with --short.
+        #[arg(long)]
+        rounds: Option<usize>,
+        /// Work directory (clusters, the compiled API client, bench.md).
+        #[arg(long, default_value = "/tmp/spur-bench")]
+        out: PathBuf,
+        /// Also write the table into this Markdown file, between its bench-suite markers.
+        #[arg(long)]
+        write_docs: Option<PathBuf>,
+        /// Directory with the targets' up.sh and down.sh.
+        #[arg(long, default_value_os_t = default_dir("targets"))]
+        targets: PathBuf,
+    },
     /// Print one case's normalised transcript from a run.
     Show { run: PathBuf, case: String },
+    /// Migration check: run the cases (the suite's, or a site's own with --cases) on a live Slurm cluster and on a
+    /// Spur cluster, and compare. Only jobs the cases submit are ever cancelled on either.
+    #[command(long_flag = "against")]
+    Against {
+        /// File of `export NAME=VALUE` lines for the live Slurm cluster: at least SLURM_CONF, and PATH when its
+        /// commands are not on ours.
+        slurm_env: PathBuf,
+        /// The same for a running Spur cluster; without it a local Spur target is brought up for the run and
+        /// torn down after.
+        #[arg(long)]
+        spur_env: Option<PathBuf>,
+        #[command(flatten)]
+        cases: CaseArgs,
+        #[arg(long)]
+        out: PathBuf,
+        /// Directory with the targets' up.sh and down.sh (for the local Spur target).
+        #[arg(long, default_value_os_t = default_dir("targets"))]
+        targets: PathBuf,
+    },
 }
 
 /// Beside this crate's sources: where the cases and targets live in the repository.
@@ -127,10 +185,47 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             finish(&cmp, &report)
         }
         Cmd::Both {
+            mut cases,
+            nodes,
+            rundirs,
+            out,
+            targets,
+        } => {
+            cases.multinode |= nodes.is_some();
+            let shape = Shape { nodes, rundirs };
+            both(&cases, &shape, &out, &targets)
+        }
+        Cmd::Against {
+            slurm_env,
+            spur_env,
             cases,
             out,
             targets,
-        } => both(&cases, &out, &targets),
+        } => against(&slurm_env, spur_env.as_deref(), &cases, &out, &targets),
+        Cmd::Bench {
+            short,
+            systems,
+            rounds,
+            out,
+            write_docs,
+            targets,
+        } => {
+            let default_systems = if short {
+                "slurm-htc,spur"
+            } else {
+                "slurm,slurm-htc,spur"
+            };
+            let systems = bench::System::parse_list(systems.as_deref().unwrap_or(default_systems))?;
+            let mut sizes = if short {
+                bench::Sizes::short()
+            } else {
+                bench::Sizes::full()
+            };
+            if let Some(r) = rounds {
+                sizes.rounds = r;
+            }
+            bench_command(systems, sizes, out, write_docs.as_deref(), targets, short)
+        }
         Cmd::Show { run, case: name } => {
             let loaded = load_run(&run)?;
             let (rec, t) = loaded
@@ -154,6 +249,7 @@ fn run_options(target: TargetKind, cases: &CaseArgs, out: PathBuf) -> RunOptions
         out_dir: out,
         selection: cases.selection(),
         jobs: cases.jobs,
+        shared_cluster: false,
     }
 }
 
@@ -172,17 +268,32 @@ fn finish(cmp: &Comparison, report_path: &Path) -> Result<ExitCode> {
     })
 }
 
+/// slurm.conf lines of a `both --cgroup` run: the same for both targets, so that jobs are confined by the
+/// shared conf/cgroup.conf.
+const CGROUP_CONF: &str = "TaskPlugin=task/cgroup,task/affinity\nProctrackType=proctrack/cgroup\n";
+
+/// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
+struct Shape {
+    nodes: Option<u32>,
+    rundirs: Option<PathBuf>,
+}
+
 /// Runs both targets one after the other (never both clusters at once), tearing each down even when its run
 /// fails.
-fn both(cases: &CaseArgs, out: &Path, targets: &Path) -> Result<ExitCode> {
+fn both(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path) -> Result<ExitCode> {
     std::fs::create_dir_all(out)?;
+    let out = &std::fs::canonicalize(out)?;
     for kind in [TargetKind::Slurm, TargetKind::Spur] {
-        let rundir = kind.default_rundir();
+        let rundir = match &shape.rundirs {
+            Some(prefix) => PathBuf::from(format!("{}-{}", prefix.display(), kind.name())),
+            None => kind.rundir_for(out),
+        };
         eprintln!(
             "spur-conformance: bringing up {kind} in {}",
             rundir.display()
         );
-        let exports = target::up(targets, kind, &rundir)?;
+        let extra = if cases.cgroup { CGROUP_CONF } else { "" };
+        let exports = target::up(targets, kind, &rundir, shape.nodes, extra)?;
         let result = runner::run(&run_options(kind, cases, out.join(kind.name())), &exports);
         let down = target::down(targets, kind, &rundir);
         result?;
@@ -190,4 +301,120 @@ fn both(cases: &CaseArgs, out: &Path, targets: &Path) -> Result<ExitCode> {
     }
     let cmp = compare_runs(&out.join("slurm"), &out.join("spur"), Some(&cases.cases))?;
     finish(&cmp, &out.join("report.md"))
+}
+
+/// `against`: the live Slurm cluster as it is (never brought up or down here), then Spur (given, or a local
+/// target for the duration), then the comparison.
+fn against(
+    slurm_env: &Path,
+    spur_env: Option<&Path>,
+    cases: &CaseArgs,
+    out: &Path,
+    targets: &Path,
+) -> Result<ExitCode> {
+    let read_env = |path: &Path| -> Result<target::Exports> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let exports = target::parse_exports(&text).map_err(|line| {
+            format!(
+                "{}: not an `export NAME=VALUE` line: {line}",
+                path.display()
+            )
+        })?;
+        if !exports.iter().any(|(name, _)| name == "SLURM_CONF") {
+            return Err(format!("{}: SLURM_CONF is not set", path.display()).into());
+        }
+        Ok(exports)
+    };
+    std::fs::create_dir_all(out)?;
+    let out = &std::fs::canonicalize(out)?;
+    let shared = |kind: TargetKind| RunOptions {
+        shared_cluster: true,
+        ..run_options(kind, cases, out.join(kind.name()))
+    };
+    runner::run(&shared(TargetKind::Slurm), &read_env(slurm_env)?)?;
+    match spur_env {
+        Some(path) => {
+            runner::run(&shared(TargetKind::Spur), &read_env(path)?)?;
+        }
+        None => {
+            let rundir = TargetKind::Spur.rundir_for(out);
+            let exports = target::up(targets, TargetKind::Spur, &rundir, None, "")?;
+            let result = runner::run(&shared(TargetKind::Spur), &exports);
+            let down = target::down(targets, TargetKind::Spur, &rundir);
+            result?;
+            down?;
+        }
+    }
+    let cmp = compare_runs(&out.join("slurm"), &out.join("spur"), Some(&cases.cases))?;
+    finish(&cmp, &out.join("report.md"))
+}
+
+fn bench_command(
+    systems: Vec<bench::System>,
+    sizes: bench::Sizes,
+    out: PathBuf,
+    write_docs: Option<&Path>,
+    targets: PathBuf,
+    short: bool,
+) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let opts = bench::BenchOptions {
+        systems: systems.clone(),
+        sizes,
+        out: out.clone(),
+        targets_dir: targets,
+        api_source: default_dir("bench").join("submit_api.c"),
+    };
+    let table = bench::run(&opts)?;
+    let labels: Vec<&str> = systems.iter().map(|s| s.label()).collect();
+    let section = format!(
+        "{}\n{}\nSuite wall time: {:.0} s.\n",
+        bench_header(short),
+        table.markdown(&labels, bench::System::Spur.label()),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{section}");
+    std::fs::write(out.join("bench.md"), &section)?;
+    if let Some(doc) = write_docs {
+        let text = std::fs::read_to_string(doc).unwrap_or_default();
+        std::fs::write(doc, bench::splice_section(&text, &section))?;
+        eprintln!("bench: table written to {}", doc.display());
+    }
+    match table.failures() {
+        0 => Ok(ExitCode::SUCCESS),
+        n => {
+            eprintln!("bench: {n} figure(s) could not be measured; the messages above say why");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Machine, date and mode, so a table read later says where and how it was measured.
+fn bench_header(short: bool) -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, m)| m.trim())
+        .to_string();
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_gib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|k| k.parse::<f64>().ok())
+        .map_or(0.0, |k| k / 1024.0 / 1024.0);
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let bins = std::env::var("SPUR_BIN_DIR").unwrap_or_else(|_| "target/debug".to_string());
+    format!(
+        "Measured {date} on {cpus} CPU(s) ({model}), {mem_gib:.0} GiB; mode: {}; Spur binaries: {bins}.\n",
+        if short { "short (CI)" } else { "full" }
+    )
 }

@@ -24,8 +24,8 @@ use crate::case::{load_cases, Case, CaseError, Need, Selection};
 use crate::normalise::{Context, Transcript};
 use crate::target::{Exports, TargetFacts, TargetKind};
 
-/// What a target offers; the single-node targets have fake GPUs but one node.
-const PROVIDED: &[Need] = &[Need::Gpu];
+/// Nodes a target needs for `needs = "multinode"`: the multi-node cases ask for up to three (`sbatch -N3`).
+pub const MULTINODE_MIN_NODES: usize = 3;
 /// How long the runner waits for leftover jobs to go after cancelling them.
 const CLEANUP_WAIT: Duration = Duration::from_secs(20);
 
@@ -89,6 +89,9 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     pub selection: Selection,
     pub jobs: usize,
+    /// The cluster is shared (a site's live cluster): between cases only the jobs a case recorded are cancelled,
+    /// never anybody else's.
+    pub shared_cluster: bool,
 }
 
 /// Runs the selected cases with `target_env` (the target's exports) over our own environment. Cases marked
@@ -106,15 +109,18 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
     let out = prepare_out_dir(&opts.out_dir)?;
     let env = case_env(target_env, &cases_dir);
     let facts = TargetFacts::gather(&env);
+    let nodes = count_nodes(&shell(&env, "timeout 10 sinfo -h -N -o %N 2>/dev/null"));
     let runner = Runner {
         out: &out,
         env: &env,
         facts: &facts,
+        provided: provided_needs(nodes, confines_jobs(&env)),
         total: cases.len(),
         done: AtomicUsize::new(0),
+        shared_cluster: opts.shared_cluster,
     };
     eprintln!(
-        "spur-conformance: {} case(s) against {} (run dir {}), output in {}",
+        "spur-conformance: {} case(s) against {} ({nodes} node(s), run dir {}), output in {}",
         cases.len(),
         opts.target,
         facts.run_dir,
@@ -134,8 +140,8 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
             });
         }
     });
-    if !parallel.is_empty() {
-        runner.cleanup();
+    if !parallel.is_empty() && !opts.shared_cluster {
+        runner.cleanup(None);
     }
     for case in serial {
         runner.run_one(case, true)?;
@@ -151,6 +157,61 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
     };
     write_json(&out.join("run.json"), &record)?;
     Ok(record)
+}
+
+/// What a target with `nodes` nodes offers: both targets have fake GPUs; `multinode` takes enough nodes;
+/// `cgroup` a target whose slurm.conf enables task/cgroup.
+fn provided_needs(nodes: usize, cgroup: bool) -> Vec<Need> {
+    let mut provided = vec![Need::Gpu];
+    if nodes >= MULTINODE_MIN_NODES {
+        provided.push(Need::Multinode);
+    }
+    if cgroup {
+        provided.push(Need::Cgroup);
+    }
+    provided
+}
+
+/// Whether the target's slurm.conf (`SLURM_CONF`) has `TaskPlugin` with task/cgroup; the last line wins, as
+/// both Slurm and Spur read a repeated key.
+fn confines_jobs(env: &[(String, String)]) -> bool {
+    let Some((_, path)) = env.iter().rev().find(|(k, _)| k == "SLURM_CONF") else {
+        return false;
+    };
+    task_cgroup_in(&fs::read_to_string(path).unwrap_or_default())
+}
+
+fn task_cgroup_in(slurm_conf: &str) -> bool {
+    slurm_conf
+        .lines()
+        .rev()
+        .find_map(|l| {
+            let (k, v) = l.split('#').next()?.split_once('=')?;
+            k.trim()
+                .eq_ignore_ascii_case("TaskPlugin")
+                .then(|| v.trim().to_string())
+        })
+        .is_some_and(|v| v.split(',').any(|p| p.trim() == "task/cgroup"))
+}
+
+/// Distinct node names in a `sinfo -h -N -o %N` listing (a node in two partitions is listed twice).
+fn count_nodes(listing: &str) -> usize {
+    let mut names: Vec<&str> = listing
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
+}
+
+/// squeue's compact state codes of jobs that are over (listed when asked for by id, never in the way).
+fn is_finished_code(code: &str) -> bool {
+    matches!(
+        code,
+        "CD" | "F" | "CA" | "TO" | "NF" | "OOM" | "PR" | "BF" | "DL"
+    )
 }
 
 /// Makes `dir` ready: created if missing; an earlier output directory is cleared; anything else is refused.
@@ -217,8 +278,10 @@ struct Runner<'a> {
     out: &'a Path,
     env: &'a Exports,
     facts: &'a TargetFacts,
+    provided: Vec<Need>,
     total: usize,
     done: AtomicUsize,
+    shared_cluster: bool,
 }
 
 impl Runner<'_> {
@@ -237,6 +300,7 @@ impl Runner<'_> {
             case_tmp: tmp.to_string_lossy().into_owned(),
             ctld_port: self.facts.ctld_port.clone(),
             slurmd_port: self.facts.slurmd_port.clone(),
+            ctld_addr: self.facts.ctld_addr.clone(),
             job_ids: Vec::new(),
         };
         let mut record = CaseRecord {
@@ -248,7 +312,7 @@ impl Runner<'_> {
             .spec
             .needs
             .iter()
-            .filter(|n| !PROVIDED.contains(n))
+            .filter(|n| !self.provided.contains(n))
             .map(|n| n.to_string())
             .collect();
         let started = Instant::now();
@@ -269,8 +333,11 @@ impl Runner<'_> {
         }
         record.duration_ms = started.elapsed().as_millis() as u64;
         record.context.job_ids = recorded_job_ids(&tmp);
-        if exclusive && record.skipped.is_none() {
-            record.leaked_jobs = self.cleanup();
+        if record.skipped.is_none() && (exclusive || self.shared_cluster) {
+            let only = self
+                .shared_cluster
+                .then_some(record.context.job_ids.as_slice());
+            record.leaked_jobs = self.cleanup(only);
         }
         write_json(&case_out.join("record.json"), &record)?;
         let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -339,16 +406,26 @@ impl Runner<'_> {
         }
     }
 
-    /// Cancels every job still in the queue and waits (bounded) for the queue to empty; returns the ids of those
-    /// that were not already completing (a case's own exit trap may have cancelled the rest a moment ago).
-    fn cleanup(&self) -> Vec<String> {
+    /// Cancels every job still in the queue (or, with `only`, those of these ids: a shared cluster) and waits
+    /// (bounded) for them to go; returns the ids of those that were not already completing (a case's own exit
+    /// trap may have cancelled the rest a moment ago).
+    fn cleanup(&self, only: Option<&[String]>) -> Vec<String> {
+        let listing = match only {
+            Some([]) => return Vec::new(),
+            Some(ids) => format!(
+                "timeout 10 squeue -h -r -j {} -o '%i %t' 2>/dev/null",
+                ids.join(",")
+            ),
+            None => "timeout 10 squeue -h -o '%i %t' 2>/dev/null".to_string(),
+        };
         let queued = || {
-            self.shell("timeout 10 squeue -h -o '%i %t' 2>/dev/null")
+            self.shell(&listing)
                 .lines()
                 .filter_map(|l| {
                     let mut w = l.split_whitespace();
                     Some((w.next()?.to_string(), w.next().unwrap_or("").to_string()))
                 })
+                .filter(|(_, st)| !is_finished_code(st))
                 .collect::<Vec<_>>()
         };
         let jobs = queued();
@@ -374,17 +451,22 @@ impl Runner<'_> {
     }
 
     fn shell(&self, script: &str) -> String {
-        Command::new("bash")
-            .arg("-c")
-            .arg(script)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
+        shell(self.env, script)
     }
+}
+
+/// Stdout of `script` run by bash in the cases' environment (empty if it cannot run).
+fn shell(env: &Exports, script: &str) -> String {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
 }
 
 /// Ids the case's `submit`/`track` helpers wrote to `$CASE_TMP/jobs`, in order, without repeats.
@@ -498,6 +580,7 @@ mod tests {
             out_dir: out.clone(),
             selection: Selection::default(),
             jobs: 2,
+            shared_cluster: false,
         };
         // No target here: cleanup finds no squeue and does nothing.
         let env = vec![
@@ -535,6 +618,23 @@ mod tests {
             prepare_out_dir(tmp.path()),
             Err(RunError::ForeignOutDir(_))
         ));
+    }
+
+    #[test]
+    fn multinode_needs_three_distinct_nodes() {
+        assert_eq!(count_nodes("n1\nn2\nn1\n\nn3\n"), 3);
+        assert_eq!(count_nodes(""), 0);
+        assert_eq!(provided_needs(1, false), vec![Need::Gpu]);
+        assert_eq!(provided_needs(2, false), vec![Need::Gpu]);
+        assert_eq!(provided_needs(3, false), vec![Need::Gpu, Need::Multinode]);
+        assert_eq!(provided_needs(1, true), vec![Need::Gpu, Need::Cgroup]);
+        assert!(task_cgroup_in(
+            "TaskPlugin=task/none\nTaskPlugin=task/cgroup,task/affinity\n"
+        ));
+        assert!(!task_cgroup_in(
+            "TaskPlugin=task/cgroup\nTaskPlugin=task/none\n"
+        ));
+        assert!(!task_cgroup_in("#TaskPlugin=task/cgroup\n"));
     }
 
     #[test]

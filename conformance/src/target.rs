@@ -48,6 +48,12 @@ impl TargetKind {
     pub fn default_rundir(self) -> PathBuf {
         PathBuf::from(format!("/tmp/spur-conf-{}", self.name()))
     }
+
+    /// The run directory `both` and `against` use for a run writing to `out`: inside it, so two runs with
+    /// different output directories never share (and never tear down) each other's clusters.
+    pub fn rundir_for(self, out: &Path) -> PathBuf {
+        out.join(format!("cluster-{}", self.name()))
+    }
 }
 
 impl fmt::Display for TargetKind {
@@ -150,6 +156,8 @@ pub struct TargetFacts {
     pub host: String,
     pub ctld_port: Option<String>,
     pub slurmd_port: Option<String>,
+    /// The address in `SlurmctldHost=host(ADDR)`.
+    pub ctld_addr: Option<String>,
 }
 
 impl TargetFacts {
@@ -169,6 +177,10 @@ impl TargetFacts {
             host: short_hostname(),
             ctld_port: conf_value(&conf, "SlurmctldPort"),
             slurmd_port: conf_value(&conf, "SlurmdPort"),
+            ctld_addr: conf_value(&conf, "SlurmctldHost").and_then(|h| {
+                let (_, rest) = h.split_once('(')?;
+                rest.strip_suffix(')').map(str::to_string)
+            }),
         }
     }
 }
@@ -182,18 +194,33 @@ pub fn short_hostname() -> String {
         .unwrap_or_default()
 }
 
-/// Runs `targets/<kind>/up.sh RUNDIR` (its messages go to our stderr) and returns what it exported.
-/// `SLURM_CONF_EXTRA` gives both targets the same `FirstJobId`.
-pub fn up(targets_dir: &Path, kind: TargetKind, rundir: &Path) -> Result<Exports, TargetError> {
+/// Runs `targets/<kind>/up.sh [--nodes N] RUNDIR` (its messages go to our stderr) and returns what it exported.
+/// `SLURM_CONF_EXTRA` gives both targets the same `FirstJobId`, then `extra_conf` (more slurm.conf lines; a key
+/// given twice takes the later value, as in Slurm). Without `nodes` the target is the single-node one, whatever
+/// `SPUR_CONF_NODES` says in our environment.
+pub fn up(
+    targets_dir: &Path,
+    kind: TargetKind,
+    rundir: &Path,
+    nodes: Option<u32>,
+    extra_conf: &str,
+) -> Result<Exports, TargetError> {
     let script = targets_dir.join(kind.name()).join("up.sh");
     let mut cmd = Command::new("bash");
-    cmd.arg(&script)
-        .arg(rundir)
+    cmd.arg(&script);
+    match nodes {
+        Some(n) => cmd.arg(format!("--nodes={n}")),
+        None => cmd.env_remove("SPUR_CONF_NODES"),
+    };
+    cmd.arg(rundir)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit());
-    if std::env::var_os("SLURM_CONF_EXTRA").is_none() {
-        cmd.env("SLURM_CONF_EXTRA", format!("FirstJobId={FIRST_JOB_ID}"));
+    let mut extra =
+        std::env::var("SLURM_CONF_EXTRA").unwrap_or_else(|_| format!("FirstJobId={FIRST_JOB_ID}"));
+    if !extra_conf.is_empty() {
+        extra = format!("{extra}\n{extra_conf}");
     }
+    cmd.env("SLURM_CONF_EXTRA", extra);
     let out = cmd.output().map_err(|source| TargetError::Spawn {
         script: script.clone(),
         source,
@@ -283,7 +310,11 @@ mod tests {
     fn facts_from_env_and_conf() {
         let dir = tempfile::tempdir().unwrap();
         let conf = dir.path().join("slurm.conf");
-        fs::write(&conf, "SlurmctldPort=7001\nSlurmdPort=7002\n").unwrap();
+        fs::write(
+            &conf,
+            "SlurmctldHost=vm(10.213.5.1)\nSlurmctldPort=7001\nSlurmdPort=7002\n",
+        )
+        .unwrap();
         let env = vec![
             ("RUNDIR".to_string(), "/tmp/r".to_string()),
             (
@@ -295,6 +326,7 @@ mod tests {
         assert_eq!(f.run_dir, "/tmp/r");
         assert_eq!(f.ctld_port.as_deref(), Some("7001"));
         assert_eq!(f.slurmd_port.as_deref(), Some("7002"));
+        assert_eq!(f.ctld_addr.as_deref(), Some("10.213.5.1"));
         assert!(!f.host.contains('.'));
     }
 }

@@ -11,7 +11,7 @@ use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionStat
 use spur_core::states::NodeBaseState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
-use crate::state::{ConfigSnapshot, NodeDefinition, Settings};
+use crate::state::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -48,16 +48,26 @@ fn read_gres_conf(path: &Path) -> Result<GresConf, ConfigError> {
 
 pub struct ControllerConfig {
     pub snapshot: ConfigSnapshot,
+    pub auth: AuthConfig,
     pub state_dir: PathBuf,
     pub listen: SocketAddr,
     pub launch_context: LaunchContext,
+    /// slurm.conf's `SlurmctldHost` lines: more than one makes the controllers a Raft group (docs/ha.md).
+    pub controllers: Vec<spur_core::conf::ControllerHost>,
+    pub port: u16,
+    /// munged's socket, through which a controller seals its calls to the others.
+    pub munge_socket: String,
 }
 
 impl ControllerConfig {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let conf = read_slurm_conf(path)?;
         let gres = read_gres_conf(path)?;
-        let snapshot = snapshot_of(&conf, &gres)?;
+        let mut snapshot = snapshot_of(&conf, &gres)?;
+        let auth = auth_config(&conf)?;
+        if !snapshot.settings.admin_uids.contains(&auth.slurm_user_uid) {
+            snapshot.settings.admin_uids.push(auth.slurm_user_uid);
+        }
         let port = conf.slurmctld_port().first;
         let port = u16::try_from(port)
             .map_err(|_| ConfigError::Invalid(format!("bad SlurmctldPort {port}")))?;
@@ -77,14 +87,94 @@ impl ControllerConfig {
             controller_addr,
             kill_wait_secs: u32::from(conf.kill_wait()),
             array_task_ids: Vec::new(),
+            gres_files: Default::default(),
         };
         Ok(ControllerConfig {
             snapshot,
+            auth,
             state_dir,
             listen,
             launch_context,
+            controllers: conf.controllers.clone(),
+            port,
+            munge_socket: spur_core::auth::params::munge_socket(conf.auth_info()),
         })
     }
+}
+
+/// Which of `controllers` this process is: `wanted` (a SlurmctldHost name, or its 1-based position) when given,
+/// else the one named like this host. Several controllers on one machine (tests) must say which they are.
+pub fn select_member(
+    controllers: &[spur_core::conf::ControllerHost],
+    wanted: Option<&str>,
+    hostname: &str,
+) -> Result<usize, ConfigError> {
+    let found = match wanted {
+        Some(wanted) => controllers
+            .iter()
+            .position(|c| c.hostname == wanted)
+            .or_else(|| {
+                wanted
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=controllers.len()).contains(n))
+                    .map(|n| n - 1)
+            }),
+        None => controllers.iter().position(|c| {
+            c.hostname == hostname || c.hostname.split('.').next() == hostname.split('.').next()
+        }),
+    };
+    found.ok_or_else(|| {
+        let names: Vec<&str> = controllers.iter().map(|c| c.hostname.as_str()).collect();
+        ConfigError::Invalid(format!(
+            "this controller ({}) is not one of the SlurmctldHost lines ({}): give --member or SPUR_CONTROLLER_ID",
+            wanted.unwrap_or(hostname),
+            names.join(", ")
+        ))
+    })
+}
+
+/// How callers are authenticated: auth/munge through munged (`AuthInfo=socket=`), auth/jwt with the key file of
+/// `AuthAltParameters=jwt_key=`, and the SlurmUser whose uid counts as privileged.
+pub struct AuthConfig {
+    pub verifier: spur_auth::VerifierSettings,
+    pub slurm_user_uid: u32,
+}
+
+fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
+    use spur_core::auth::params;
+    let auth_type = conf.auth_type();
+    if !auth_type.eq_ignore_ascii_case("auth/munge") {
+        return Err(ConfigError::Invalid(format!(
+            "AuthType={auth_type} is not supported (auth/munge; auth/jwt goes in AuthAltTypes)"
+        )));
+    }
+    let munge_socket = Some(params::munge_socket(conf.auth_info()));
+    let jwt_key = match params::jwt_key_path(&conf.auth_alt_types(), conf.auth_alt_parameters()) {
+        Some(path) => Some(std::fs::read(path).map_err(|source| ConfigError::Read {
+            path: path.to_string(),
+            source,
+        })?),
+        None => None,
+    };
+    let slurm_user = conf.slurm_user();
+    let slurm_user_uid = match slurm_user.parse::<u32>() {
+        Ok(uid) => uid,
+        Err(_) => nix::unistd::User::from_name(slurm_user)
+            .ok()
+            .flatten()
+            .map(|u| u.uid.as_raw())
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!("Invalid user for SlurmUser {slurm_user}"))
+            })?,
+    };
+    Ok(AuthConfig {
+        verifier: spur_auth::VerifierSettings {
+            munge_socket,
+            jwt_key,
+        },
+        slurm_user_uid,
+    })
 }
 
 /// The pure part: parsed files in, the state machine's configuration out.
@@ -148,6 +238,15 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         node_timeout_secs: u32::from(conf.slurmd_timeout()),
         admin_uids: vec![0],
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
+        kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
+        backfill: BackfillSettings {
+            enabled: conf.scheduler_type() != "sched/builtin",
+            window_min: conf.bf_window_min(),
+            resolution_secs: conf.bf_resolution_secs(),
+            max_job_test: conf.bf_max_job_test(),
+            continue_after_yield: conf.bf_continue(),
+        },
+        priority: spur_core::priority::PriorityWeights::from_conf(conf),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -275,4 +374,33 @@ fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionReco
         def_mem_per_cpu_mb,
         def_mem_per_node_mb,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_core::conf::ControllerHost;
+
+    fn hosts() -> Vec<ControllerHost> {
+        ["ctl1", "ctl2", "ctl3"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| ControllerHost {
+                hostname: (*name).to_string(),
+                addr: format!("127.0.0.{}", i + 2),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_member_is_named_numbered_or_this_host() {
+        assert_eq!(select_member(&hosts(), Some("ctl2"), "x").ok(), Some(1));
+        assert_eq!(select_member(&hosts(), Some("3"), "x").ok(), Some(2));
+        assert_eq!(
+            select_member(&hosts(), None, "ctl1.example.org").ok(),
+            Some(0)
+        );
+        assert!(select_member(&hosts(), Some("4"), "ctl1").is_err());
+        assert!(select_member(&hosts(), None, "other").is_err());
+    }
 }

@@ -7,10 +7,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 
-use spur_controller::config::ControllerConfig;
-use spur_controller::raft::{RaftConfig, ReplicatedState};
+use std::collections::BTreeMap;
+
+use spur_controller::config::{select_member, ControllerConfig};
+use spur_controller::raft::{PeerTransport, RaftConfig, ReplicatedState, Sealer, PEER_METHOD};
 use spur_controller::runtime::{Controller, SystemClock};
-use spur_controller::server::{AgentLinkService, ApiService};
+use spur_controller::server::{AgentLinkService, ApiService, Authenticator, RaftPeerService};
 use spur_controller::state::{ClusterState, Command};
 use spur_core::wire::pb;
 
@@ -34,6 +36,14 @@ struct Args {
     /// Run in the foreground (spurctld always does; accepted for slurmctld compatibility).
     #[arg(short = 'D')]
     foreground: bool,
+    /// Also serve on this Unix socket, where the kernel's peer credentials identify callers: the fallback for a
+    /// controller host without munged (see docs/security.md). Clients find it through the same variable.
+    #[arg(long, env = "SPUR_LOCAL_SOCKET")]
+    local_socket: Option<PathBuf>,
+    /// Which SlurmctldHost this controller is (its name or 1-based position), where slurm.conf names several and
+    /// this host's name does not tell (several controllers on one machine).
+    #[arg(long, env = "SPUR_CONTROLLER_ID")]
+    member: Option<String>,
     /// Ignored: Spur always recovers its state from the log (slurmctld's `-c`/`-i`/`-R` flags).
     #[arg(short = 'i', short_alias = 'c', short_alias = 'R')]
     recovery_flag: bool,
@@ -52,41 +62,193 @@ async fn main() -> anyhow::Result<()> {
     let config = ControllerConfig::load(&args.conf)
         .with_context(|| format!("cannot load configuration from {}", args.conf.display()))?;
     let state_dir = args.state_dir.unwrap_or_else(|| config.state_dir.clone());
-    let listen = args.listen.unwrap_or(config.listen);
-    let raft_config = RaftConfig {
-        advertise_addr: listen.to_string(),
-        ..RaftConfig::default()
-    };
-    let replicated =
-        ReplicatedState::open(state_dir.join("raft"), 1, raft_config, ClusterState::new())
+    let (controller, listen) = if config.controllers.len() > 1 {
+        start_member(&config, &state_dir, args.member.as_deref(), args.listen).await?
+    } else {
+        let listen = args.listen.unwrap_or(config.listen);
+        let raft_config = RaftConfig {
+            advertise_addr: listen.to_string(),
+            ..RaftConfig::default()
+        };
+        let replicated =
+            ReplicatedState::open(state_dir.join("raft"), 1, raft_config, ClusterState::new())
+                .await
+                .with_context(|| {
+                    format!("cannot open controller state in {}", state_dir.display())
+                })?;
+        let controller = Controller::new(
+            replicated,
+            Arc::new(SystemClock),
+            config.launch_context.clone(),
+        );
+        // Configuration enters the log like any change (one entry per start), so replays and replicas never read
+        // slurm.conf themselves, and node state survives a reconfiguration.
+        controller
+            .commit(Command::ApplyConfig(Box::new(config.snapshot.clone())))
             .await
-            .with_context(|| format!("cannot open controller state in {}", state_dir.display()))?;
-    let controller = Controller::new(
-        replicated,
-        Arc::new(SystemClock),
-        config.launch_context.clone(),
-    );
-    // Configuration enters the log like any change (one entry per start), so replays and replicas never read
-    // slurm.conf themselves, and node state survives a reconfiguration.
-    controller
-        .commit(Command::ApplyConfig(Box::new(config.snapshot.clone())))
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot apply configuration: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("cannot apply configuration: {e}"))?;
+        (controller, listen)
+    };
+    tokio::spawn(controller.clone().run_leadership());
     tokio::spawn(controller.clone().run_scheduler());
     tokio::spawn(controller.clone().run_housekeeping());
+    let auth = Arc::new(Authenticator::new(
+        config.auth.verifier.clone(),
+        config.auth.slurm_user_uid,
+    ));
+    tokio::spawn(prune_replay_cache(controller.clone(), auth.clone()));
+    if let Some(path) = &args.local_socket {
+        let listener = bind_local_socket(path)?;
+        let (controller, auth) = (controller.clone(), auth.clone());
+        tracing::info!(socket = %path.display(), "serving local clients by peer credentials");
+        tokio::spawn(async move {
+            let result = router(controller, auth)
+                .serve_with_incoming_shutdown(
+                    tokio_stream::wrappers::UnixListenerStream::new(listener),
+                    shutdown_signal(),
+                )
+                .await;
+            if let Err(e) = result {
+                tracing::error!("local socket server failed: {e}");
+            }
+        });
+    }
     tracing::info!(%listen, state = %state_dir.display(), "spurctld serving");
-    tonic::transport::Server::builder()
-        .add_service(pb::controller_server::ControllerServer::new(
-            ApiService::new(controller.clone()),
-        ))
-        .add_service(pb::agent_link_server::AgentLinkServer::new(
-            AgentLinkService::new(controller.clone()),
-        ))
+    router(controller, auth)
         .serve_with_shutdown(listen, shutdown_signal())
         .await
         .context("gRPC server failed")?;
+    if let Some(path) = &args.local_socket {
+        let _ = std::fs::remove_file(path);
+    }
     Ok(())
 }
+
+/// A controller in a Raft group of several (slurm.conf names several SlurmctldHost lines): each listens on its own
+/// address, keeps its log in its own directory, and reaches the others with MUNGE-sealed calls. It serves at once;
+/// writes wait for a majority to elect a leader.
+async fn start_member(
+    config: &ControllerConfig,
+    state_dir: &std::path::Path,
+    member: Option<&str>,
+    listen: Option<SocketAddr>,
+) -> anyhow::Result<(Arc<Controller>, SocketAddr)> {
+    let hostname = nix::unistd::gethostname()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let index = select_member(&config.controllers, member, &hostname)?;
+    let me = &config.controllers[index];
+    let node_id = u64::try_from(index + 1)?;
+    let members: BTreeMap<u64, String> = (1u64..)
+        .zip(&config.controllers)
+        .map(|(id, c)| (id, format!("{}:{}", c.addr, config.port)))
+        .collect();
+    // Bind the member's own address where it is an IP, so several controllers can share one machine in tests.
+    let listen = listen.unwrap_or_else(|| match me.addr.parse::<std::net::IpAddr>() {
+        Ok(ip) => SocketAddr::new(ip, config.port),
+        Err(_) => config.listen,
+    });
+    let auth = spur_auth::ClientAuth::Munge {
+        socket: config.munge_socket.clone(),
+    };
+    let seal: Sealer = Arc::new(move |message| {
+        auth.request(PEER_METHOD, message)
+            .map_err(|e| e.to_string())
+    });
+    let transport = PeerTransport::new(node_id, seal);
+    let raft_config = RaftConfig {
+        advertise_addr: members.get(&node_id).cloned().unwrap_or_default(),
+        ..RaftConfig::for_group()
+    };
+    let dir = state_dir.join(format!("raft-{}", me.hostname));
+    let replicated = ReplicatedState::open_member(
+        &dir,
+        node_id,
+        raft_config,
+        ClusterState::new(),
+        members,
+        transport.clone(),
+    )
+    .await
+    .with_context(|| format!("cannot open controller state in {}", dir.display()))?;
+    let controller = Controller::new_member(
+        replicated,
+        Arc::new(SystemClock),
+        config.launch_context.clone(),
+        transport,
+        me.hostname.clone(),
+    );
+    tracing::info!(member = %me.hostname, node_id, "controller of a group of {}", config.controllers.len());
+    // As for a single controller, the configuration enters the log; here once a leader exists to take it.
+    let (applier, snapshot) = (controller.clone(), config.snapshot.clone());
+    tokio::spawn(async move {
+        loop {
+            match applier
+                .commit(Command::ApplyConfig(Box::new(snapshot.clone())))
+                .await
+            {
+                Ok(_) => break,
+                Err(e) => tracing::warn!("configuration not applied yet: {e}"),
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    });
+    Ok((controller, listen))
+}
+
+fn router(
+    controller: Arc<Controller>,
+    auth: Arc<Authenticator>,
+) -> tonic::transport::server::Router {
+    tonic::transport::Server::builder()
+        .initial_stream_window_size(spur_core::wire::HTTP2_WINDOW_BYTES)
+        .initial_connection_window_size(spur_core::wire::HTTP2_WINDOW_BYTES)
+        .add_service(
+            pb::controller_server::ControllerServer::new(ApiService::new(
+                controller.clone(),
+                auth.clone(),
+            ))
+            .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES)
+            .max_encoding_message_size(spur_core::wire::MAX_REPLY_BYTES),
+        )
+        .add_service(
+            pb::agent_link_server::AgentLinkServer::new(AgentLinkService::new(
+                controller.clone(),
+                auth.clone(),
+            ))
+            .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES),
+        )
+        .add_service(
+            pb::raft_peer_server::RaftPeerServer::new(RaftPeerService::new(controller, auth))
+                .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES),
+        )
+}
+
+/// The socket is open to every local user on purpose: each is identified by the kernel, not trusted.
+fn bind_local_socket(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot replace {}", path.display())),
+    }
+    let listener = tokio::net::UnixListener::bind(path)
+        .with_context(|| format!("cannot listen on {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))
+        .with_context(|| format!("cannot open {} to local users", path.display()))?;
+    Ok(listener)
+}
+
+/// Replay-cache entries are only needed until their credential expires.
+async fn prune_replay_cache(controller: Arc<Controller>, auth: Arc<Authenticator>) {
+    let mut tick = tokio::time::interval(REPLAY_PRUNE_INTERVAL);
+    loop {
+        tick.tick().await;
+        auth.verifier().prune(controller.now());
+    }
+}
+
+const REPLAY_PRUNE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
 
 async fn shutdown_signal() {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

@@ -1,5 +1,6 @@
-//! The thin layer around the pure parts: commits commands through the log, performs the effects they return, and
-//! runs the scheduling and housekeeping loops. Only the leader (the single controller, for now) runs this.
+//! The thin layer around the pure parts: commits commands through the log (forwarding them to the leader when
+//! this controller follows), performs the effects they return, and runs the scheduling and housekeeping loops,
+//! which do work only while this controller leads.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,12 +14,30 @@ use spur_core::job::EpochSecs;
 use spur_core::states::JobBaseState;
 
 use crate::app::ApplyResponse;
-use crate::raft::ReplicatedState;
+use crate::raft::{PeerError, PeerTransport, ReplicatedState};
 use crate::scheduler;
 use crate::state::{Applied, ClusterState, Command, Effect};
 
 /// How often the periodic pass runs even without events (time limits, purges, liveness).
 pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
+/// How long a write waits for a leader to be elected (or to become reachable) before failing.
+pub const LEADER_WAIT: Duration = Duration::from_secs(5);
+/// How long a forwarded write may take on the leader.
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
+/// A follower answers a forwarded write once its own state shows it, waiting at most this long.
+const FORWARD_APPLY_WAIT: Duration = Duration::from_secs(2);
+/// The peer message that carries a forwarded write.
+pub const KIND_FORWARD: &str = "raft.forward";
+
+/// The leader's answer to a forwarded write.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum ForwardReply {
+    /// The command's result and the log index that carried it.
+    Applied(crate::state::ApplyResult, u64),
+    /// Leadership moved: ask again.
+    NotLeader,
+}
+
 /// Messages queued per agent before the session is considered stuck.
 pub const AGENT_QUEUE_MAX: usize = 4096;
 
@@ -52,7 +71,13 @@ pub struct Controller {
     last_seen: std::sync::Mutex<HashMap<String, EpochSecs>>,
     /// Free memory and load each agent last reported: shown by `scontrol show node`, never logged.
     telemetry: std::sync::Mutex<HashMap<String, NodeTelemetry>>,
-    started_at: EpochSecs,
+    /// When this controller last became leader: a node never heard from since is given NodeTimeout from then,
+    /// so a new leader does not declare nodes down for silence it did not witness.
+    leader_since: std::sync::atomic::AtomicI64,
+    /// Reaches the other controllers (None: a single controller).
+    peers: Option<PeerTransport>,
+    /// This controller's SlurmctldHost name in a group of several.
+    member_name: Option<String>,
 }
 
 struct AgentHandle {
@@ -66,6 +91,27 @@ impl Controller {
         clock: Arc<dyn Clock>,
         launch_context: LaunchContext,
     ) -> Arc<Self> {
+        Self::build(state, clock, launch_context, None, None)
+    }
+
+    /// A controller in a group of several, reaching the others through `peers`.
+    pub fn new_member(
+        state: ReplicatedState<ClusterState>,
+        clock: Arc<dyn Clock>,
+        launch_context: LaunchContext,
+        peers: PeerTransport,
+        member_name: String,
+    ) -> Arc<Self> {
+        Self::build(state, clock, launch_context, Some(peers), Some(member_name))
+    }
+
+    fn build(
+        state: ReplicatedState<ClusterState>,
+        clock: Arc<dyn Clock>,
+        launch_context: LaunchContext,
+        peers: Option<PeerTransport>,
+        member_name: Option<String>,
+    ) -> Arc<Self> {
         Arc::new(Controller {
             state,
             agents: Mutex::new(HashMap::new()),
@@ -74,25 +120,92 @@ impl Controller {
             session_counter: Default::default(),
             last_seen: Default::default(),
             telemetry: Default::default(),
-            started_at: clock.now(),
+            leader_since: std::sync::atomic::AtomicI64::new(clock.now()),
             clock,
+            peers,
+            member_name,
         })
+    }
+
+    pub fn member_name(&self) -> Option<&str> {
+        self.member_name.as_deref()
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.state.is_leader()
     }
 
     pub fn now(&self) -> EpochSecs {
         self.clock.now()
     }
 
-    /// Commits a command, performs its effects, and asks for a scheduling pass (state changed).
+    /// Commits a command, performs its effects, and asks for a scheduling pass (state changed). A follower
+    /// forwards the command to the leader, which commits it and performs its effects, and answers once its own
+    /// state shows the result.
     pub async fn commit(&self, command: Command) -> Result<Applied, ApiError> {
-        let response: ApplyResponse = self.state.write(command).await.map_err(|e| {
-            tracing::error!("commit failed: {e}");
-            ApiError::with_detail(SlurmErrno::Error, e.to_string())
-        })?;
+        let Some(peers) = &self.peers else {
+            return self.commit_here(command).await.map(|(applied, _)| applied);
+        };
+        let deadline = tokio::time::Instant::now() + LEADER_WAIT;
+        loop {
+            match self.state.leader() {
+                Some((id, _)) if id == self.state.node_id() => {
+                    match self.commit_here(command.clone()).await {
+                        Err(e) if is_not_leader(&e) => {}
+                        other => return other.map(|(applied, _)| applied),
+                    }
+                }
+                Some((_, addr)) => {
+                    let reply: Result<ForwardReply, PeerError> = peers
+                        .call(&addr, KIND_FORWARD, &command, FORWARD_TIMEOUT)
+                        .await;
+                    match reply {
+                        Ok(ForwardReply::Applied(result, index)) => {
+                            let applied = result?;
+                            self.state.wait_applied(index, FORWARD_APPLY_WAIT).await;
+                            return Ok(applied);
+                        }
+                        Ok(ForwardReply::NotLeader) => {}
+                        Err(e) => tracing::debug!("forwarding to the leader failed: {e}"),
+                    }
+                }
+                None => {}
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(ApiError::with_detail(
+                    SlurmErrno::Error,
+                    "no controller leads the cluster (no majority of controllers reachable)",
+                ));
+            }
+            tokio::time::sleep(LEADER_POLL).await;
+        }
+    }
+
+    /// A write forwarded by another controller: committed here only while this controller leads.
+    pub async fn commit_forwarded(&self, command: Command) -> ForwardReply {
+        if !self.is_leader() {
+            return ForwardReply::NotLeader;
+        }
+        match self.commit_here(command).await {
+            Ok((applied, index)) => ForwardReply::Applied(Ok(applied), index),
+            Err(e) if is_not_leader(&e) => ForwardReply::NotLeader,
+            Err(e) => ForwardReply::Applied(Err(e), 0),
+        }
+    }
+
+    async fn commit_here(&self, command: Command) -> Result<(Applied, u64), ApiError> {
+        let (response, index): (ApplyResponse, u64) =
+            self.state.write_indexed(command).await.map_err(|e| {
+                if matches!(e, crate::raft::ReplicationError::NotLeader { .. }) {
+                    return ApiError::with_detail(SlurmErrno::Error, NOT_LEADER);
+                }
+                tracing::error!("commit failed: {e}");
+                ApiError::with_detail(SlurmErrno::Error, e.to_string())
+            })?;
         let applied = response.0?;
         self.perform(&applied.effects).await;
         self.schedule_wanted.notify_one();
-        Ok(applied)
+        Ok((applied, index))
     }
 
     async fn perform(&self, effects: &[Effect]) {
@@ -111,6 +224,7 @@ impl Controller {
                             context.array_task_ids =
                                 scheduler::array_task_ids(text, max).unwrap_or_default();
                         }
+                        context.gres_files = self.state.read(|s| node_gres_files(s, node));
                         let message = ControllerToAgent::Launch {
                             job: Box::new(job),
                             context,
@@ -226,7 +340,7 @@ impl Controller {
             .lock()
             .ok()
             .and_then(|seen| seen.get(node).copied())
-            .unwrap_or(self.started_at)
+            .unwrap_or_else(|| self.leader_since.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub async fn agent_connected(&self, node: &str) -> bool {
@@ -244,6 +358,9 @@ impl Controller {
                 _ = self.schedule_wanted.notified() => {}
                 _ = tokio::time::sleep(HOUSEKEEPING_INTERVAL) => {}
             }
+            if !self.is_leader() {
+                continue;
+            }
             let now = self.now();
             let plan = self.state.read(|s| scheduler::schedule(s, now));
             if plan.is_empty() {
@@ -253,9 +370,39 @@ impl Controller {
                 starts: plan.starts,
                 reasons: plan.reasons,
                 now,
+                forecasts: plan.forecasts,
+                priorities: plan.priorities,
             };
             if let Err(e) = self.commit(command).await {
                 tracing::error!("scheduling pass failed to commit: {e}");
+            }
+        }
+    }
+
+    /// Follows leadership changes. On gaining it: every node gets a fresh NodeTimeout of grace (agents are
+    /// reconnecting to this controller). On losing it: agent sessions are closed, so agents move to the new leader
+    /// and register there (reporting what runs on them, which the new leader reconciles with the log).
+    pub async fn run_leadership(self: Arc<Self>) {
+        let mut metrics = self.state.raft().metrics();
+        let mut leading = false;
+        loop {
+            let now_leading =
+                metrics.borrow_and_update().current_leader == Some(self.state.node_id());
+            if now_leading && !leading {
+                tracing::info!("this controller now leads the cluster");
+                self.leader_since
+                    .store(self.now(), std::sync::atomic::Ordering::Relaxed);
+                if let Ok(mut seen) = self.last_seen.lock() {
+                    seen.clear();
+                }
+                self.schedule_wanted.notify_one();
+            } else if leading && !now_leading {
+                tracing::info!("this controller no longer leads; closing agent sessions");
+                self.agents.lock().await.clear();
+            }
+            leading = now_leading;
+            if metrics.changed().await.is_err() {
+                return;
             }
         }
     }
@@ -264,6 +411,9 @@ impl Controller {
     pub async fn run_housekeeping(self: Arc<Self>) {
         loop {
             tokio::time::sleep(HOUSEKEEPING_INTERVAL).await;
+            if !self.is_leader() {
+                continue;
+            }
             let now = self.now();
             let expired = self.state.read(|s| expired_jobs(s, now));
             if !expired.is_empty() {
@@ -333,14 +483,40 @@ impl Controller {
 }
 
 /// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
+/// The node's GRES device files per GRES name, in the order the scheduler numbers the units.
+fn node_gres_files(
+    state: &ClusterState,
+    node: &str,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut files: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for gres in state
+        .nodes
+        .get(node)
+        .map(|n| n.gres.as_slice())
+        .unwrap_or(&[])
+    {
+        let entry = files.entry(gres.name.clone()).or_default();
+        if u64::try_from(gres.files.len()).is_ok_and(|n| n == gres.count) {
+            entry.extend(gres.files.iter().cloned());
+        } else {
+            // Count-only units (or a file list that does not match the count) have no device to deny; empty
+            // names keep the later units' indices aligned.
+            let count = usize::try_from(gres.count).unwrap_or(0).min(1 << 16);
+            entry.extend(std::iter::repeat_n(String::new(), count));
+        }
+    }
+    files
+}
+
 pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs
         .values()
         .filter(|j| j.state == JobBaseState::Running && !j.completing && !j.warning_signal_sent)
-        .filter(|j| match (j.spec.signal, j.start_time, j.time_limit_min) {
-            (Some((_, before, _)), Some(start), Some(limit)) => {
-                now >= start + i64::from(limit) * 60 - i64::from(before)
+        .filter(|j| match (j.spec.signal, j.time_limit_min) {
+            (Some((_, before, _)), Some(limit)) => {
+                j.start_time.is_some()
+                    && j.run_secs(now) >= i64::from(limit) * 60 - i64::from(before)
             }
             _ => false,
         })
@@ -354,10 +530,19 @@ pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
         .jobs
         .values()
         .filter(|j| j.state == JobBaseState::Running && !j.completing)
+        // Suspended time does not count, as in Slurm (the time limit moves with each resume).
         .filter(|j| match (j.start_time, j.time_limit_min) {
-            (Some(start), Some(limit)) => now >= start + i64::from(limit) * 60,
+            (Some(_), Some(limit)) => j.run_secs(now) >= i64::from(limit) * 60,
             _ => false,
         })
         .map(|j| j.job_id)
         .collect()
+}
+
+/// How often a write waiting for a leader looks again.
+const LEADER_POLL: Duration = Duration::from_millis(20);
+const NOT_LEADER: &str = "this controller is not the leader";
+
+fn is_not_leader(e: &ApiError) -> bool {
+    e.detail.as_deref() == Some(NOT_LEADER)
 }

@@ -37,6 +37,9 @@ pub struct JobOutcome {
     pub end_time: EpochSecs,
     #[serde(default)]
     pub message: Option<String>,
+    /// The job's memory cgroup killed one of its processes (Slurm's OUT_OF_MEMORY).
+    #[serde(default)]
+    pub out_of_memory: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +64,10 @@ pub struct LaunchContext {
     /// Every task id of the job's array (for `SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`, `_STEP`); empty otherwise.
     #[serde(default)]
     pub array_task_ids: Vec<u32>,
+    /// The node's GRES device files per GRES name, in the order the scheduler numbers the units (so a job's
+    /// `gres_indices` pick its files); the agent denies the job the others.
+    #[serde(default)]
+    pub gres_files: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// Why the controller ends a running job; decides the line the supervisor writes into the job's stderr.

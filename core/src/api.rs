@@ -34,6 +34,12 @@ pub enum SlurmErrno {
     NotLeader,
     NodesBusy,
     NotTopPriority,
+    /// SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT: what a Slurm client reports when the controller drops a request
+    /// whose credential failed verification.
+    ZeroBytes,
+    /// What slurmctld answers `scontrol suspend|resume` for a job it does not know.
+    UnexpectedMessage,
+    JobNotSuspended,
 }
 
 impl SlurmErrno {
@@ -60,11 +66,14 @@ impl SlurmErrno {
             SlurmErrno::DisabledRequeue => 2037,
             SlurmErrno::JobNotPending => 2073,
             SlurmErrno::JobNotRunning => 2085,
+            SlurmErrno::UnexpectedMessage => 1000,
+            SlurmErrno::JobNotSuspended => 2087,
             SlurmErrno::InvalidTaskMemory => 2044,
             SlurmErrno::JobHeld => 2042,
             SlurmErrno::NotLeader => 1008,
             SlurmErrno::NodesBusy => 2016,
             SlurmErrno::NotTopPriority => 2013,
+            SlurmErrno::ZeroBytes => 5005,
         }
     }
 
@@ -100,11 +109,14 @@ impl SlurmErrno {
             SlurmErrno::DisabledRequeue => "Requested operation is presently disabled",
             SlurmErrno::JobNotPending => "Job is no longer pending execution",
             SlurmErrno::JobNotRunning => "Job is not running",
+            SlurmErrno::UnexpectedMessage => "Unexpected message received",
+            SlurmErrno::JobNotSuspended => "Job is not suspended",
             SlurmErrno::InvalidTaskMemory => "Memory required by task is not available",
             SlurmErrno::JobHeld => "Job is in held state, pending scheduler release",
             SlurmErrno::NotLeader => "Controller is not the leader",
             SlurmErrno::NodesBusy => "Requested nodes are busy",
             SlurmErrno::NotTopPriority => "Immediate execution impossible, insufficient priority",
+            SlurmErrno::ZeroBytes => "Zero Bytes were transmitted or received",
         }
     }
 
@@ -113,7 +125,8 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 25] = [
+const ALL_ERRNOS: [SlurmErrno; 28] = [
+    SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
     SlurmErrno::InvalidPartitionName,
@@ -139,6 +152,8 @@ const ALL_ERRNOS: [SlurmErrno; 25] = [
     SlurmErrno::NotLeader,
     SlurmErrno::NodesBusy,
     SlurmErrno::NotTopPriority,
+    SlurmErrno::UnexpectedMessage,
+    SlurmErrno::JobNotSuspended,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -204,6 +219,13 @@ pub enum Query {
     Nodes,
     Partitions,
     Config,
+    /// `scontrol token`: an auth/jwt token for `username` (default: the caller) valid `lifespan_secs`.
+    Token {
+        #[serde(default)]
+        username: Option<String>,
+        #[serde(default)]
+        lifespan_secs: Option<u32>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,6 +246,9 @@ pub enum QueryReply {
     Config {
         config: ClusterConfig,
         now: i64,
+    },
+    Token {
+        token: String,
     },
 }
 
@@ -310,6 +335,39 @@ pub enum ControlRequest {
         exit_code: u32,
         signal: u32,
     },
+    /// srun registers a step of a running job; the reply carries its id.
+    CreateStep {
+        job_id: u32,
+        name: String,
+        num_tasks: u32,
+        num_cpus: u32,
+        #[serde(default)]
+        time_limit_min: Option<u32>,
+        #[serde(default)]
+        srun_host: String,
+        #[serde(default)]
+        srun_pid: u32,
+    },
+    /// `scontrol suspend`: the job's processes are stopped, its run time and time limit stand still.
+    Suspend {
+        job: JobSelector,
+    },
+    /// `scontrol resume`: a suspended job continues.
+    Resume {
+        job: JobSelector,
+    },
+    /// `scancel JOB.STEP`: the step is recorded CANCELLED; its srun sees that and kills the tasks.
+    CancelStep {
+        job_id: u32,
+        step_id: u32,
+    },
+    /// srun reports how a step ended (its worst task).
+    CompleteStep {
+        job_id: u32,
+        step_id: u32,
+        exit_code: u32,
+        signal: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -326,6 +384,9 @@ pub struct ControlReply {
     /// Per addressed job: its display id and the error, if that job failed (scancel reports each).
     #[serde(default)]
     pub failures: Vec<(String, ApiError)>,
+    /// The id of the step a `CreateStep` made.
+    #[serde(default)]
+    pub step_id: Option<u32>,
 }
 
 #[cfg(test)]

@@ -128,6 +128,22 @@ pub struct JobSpec {
     /// Every option the submission carried, by long name, including those Spur does not act on yet.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
+    /// `--kill-on-invalid-dep`: `Some(true)` cancels the job once its dependency can never be satisfied,
+    /// `Some(false)` keeps it pending even where slurm.conf says `kill_invalid_depend`.
+    #[serde(default)]
+    pub kill_on_invalid_dep: Option<bool>,
+    /// The submitting host as the controller resolved the client's address (`AllocNode:Sid=`); set by the
+    /// controller, never taken from the client. `None` for callers without an address (Unix socket).
+    #[serde(default)]
+    pub alloc_node: Option<String>,
+}
+
+impl JobSpec {
+    /// The host shown as `AllocNode`: the controller's name for the submitter's address, else the name the
+    /// submitter gave.
+    pub fn alloc_node(&self) -> &str {
+        self.alloc_node.as_deref().unwrap_or(&self.submit_host)
+    }
 }
 
 fn default_true() -> bool {
@@ -138,7 +154,9 @@ fn default_true() -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Allocation {
     pub node_names: Vec<String>,
+    /// CPUs on each node (the scheduler books this many on every node of the allocation).
     pub cpus: u32,
+    /// Memory on each node, in MB.
     pub mem_mb: u64,
     /// Device indices per GRES name on the (single) node, e.g. `gpu -> [0, 1]`.
     #[serde(default)]
@@ -211,6 +229,13 @@ pub struct JobRecord {
     /// Nodes the backfill scheduler expects a pending job to start on (`SchedNodeList=`, squeue `%Y`).
     #[serde(default)]
     pub sched_nodes: Option<String>,
+    /// When the backfill scheduler expects a pending job to start (`StartTime=`, squeue `%S`); `None` when it
+    /// made no reservation for the job.
+    #[serde(default)]
+    pub expected_start: Option<EpochSecs>,
+    /// An administrator set the priority (`scontrol update Priority=`): priority/multifactor leaves it alone.
+    #[serde(default)]
+    pub priority_fixed: bool,
     /// The backfill scheduler made the last scheduling decision (`Scheduler=Backfill:*` instead of `Main`).
     #[serde(default)]
     pub backfill_scheduled: bool,
@@ -228,6 +253,18 @@ pub struct JobRecord {
     /// (`job requeued in held state`); cleared when the reason changes.
     #[serde(default)]
     pub state_desc: Option<String>,
+    /// The steps `srun` registered, in order of their ids.
+    #[serde(default)]
+    pub steps: Vec<crate::step::StepRecord>,
+    /// The id the next step gets.
+    #[serde(default)]
+    pub next_step_id: u32,
+    /// When the job was last suspended or resumed (`SuspendTime=`).
+    #[serde(default)]
+    pub suspend_time: Option<EpochSecs>,
+    /// How long it had run before its last suspension (`SecsPreSuspend=`).
+    #[serde(default)]
+    pub pre_suspend_secs: i64,
 }
 
 impl JobRecord {
@@ -265,11 +302,36 @@ impl JobRecord {
             accrue_time: None,
             alloc_sid: 0,
             sched_nodes: None,
+            expected_start: None,
+            priority_fixed: false,
             backfill_scheduled: false,
             dependency_status: None,
             tres_req: None,
             tres_alloc: None,
             state_desc: None,
+            steps: Vec::new(),
+            next_step_id: 0,
+            suspend_time: None,
+            pre_suspend_secs: 0,
+        }
+    }
+
+    /// Seconds the job has run, suspended time left out (what time limits and `RunTime` count), as slurmctld
+    /// counts it: the time before the last suspension plus the time since the last resume.
+    pub fn run_secs(&self, now: EpochSecs) -> i64 {
+        let Some(start) = self.start_time else {
+            return 0;
+        };
+        if self.state == JobBaseState::Suspended {
+            return self.pre_suspend_secs;
+        }
+        let end = match self.end_time {
+            Some(end) if self.state.is_finished() => end,
+            _ => now,
+        };
+        match self.suspend_time {
+            Some(resumed) => self.pre_suspend_secs + (end - resumed).max(0),
+            None => end - start,
         }
     }
 

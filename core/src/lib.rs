@@ -6,14 +6,19 @@
 
 pub mod agent_proto;
 pub mod api;
+pub mod auth;
 pub mod conf;
 pub mod env;
 pub mod format;
 pub mod hostlist;
+pub mod isolation;
 pub mod job;
+pub mod name_cache;
 pub mod options;
+pub mod priority;
 pub mod records;
 pub mod states;
+pub mod step;
 pub mod step_exit;
 pub mod submit;
 pub mod values;

@@ -66,6 +66,18 @@ pub fn resolve(
         Some(count) => (count.min.max(1), Some(count.max).filter(|m| *m > 0)),
         None => (1, None),
     };
+    // Every node `-w` names is allocated, so the list raises the minimum node count; a maximum below it is the
+    // client's error, as in Slurm (`-N1 -w n[1-2]`: "invalid number of nodes (-N 2-1)").
+    let listed = listed_nodes(r.nodelist.as_deref());
+    let nodes_min = nodes_min.max(listed.as_ref().map_or(0, |names| names.len() as u32));
+    if let Some(max) = nodes_max.filter(|max| nodes_min > *max) {
+        let msg = format!("invalid number of nodes (-N {nodes_min}-{max})");
+        return Err(err.error(
+            ErrorKind::InvalidValue(OptId::Nodes),
+            ExitClass::ErrorExit,
+            &[msg.as_str()],
+        ));
+    }
     let mut gres: Vec<GresRequest> = r
         .gres_requests
         .clone()
@@ -138,7 +150,11 @@ pub fn resolve(
             r.sharing,
             Some(Sharing::Exclusive | Sharing::ExclusiveUser | Sharing::ExclusiveMcs)
         ),
-        required_nodes: r.nodelist.clone(),
+        // Slurm keeps the list sorted, without repeats and ranged (`-w n3,n1,n1`: `ReqNodeList=n[1,3]`).
+        required_nodes: match &listed {
+            Some(names) => Some(crate::hostlist::compress_sorted(names)),
+            None => r.nodelist.clone(),
+        },
         excluded_nodes: r.exclude.clone(),
         constraint: r.constraint.clone(),
         array: r
@@ -185,7 +201,19 @@ pub fn resolve(
         submit_host: ctx.submit_host.to_string(),
         submit_sid: ctx.submit_sid,
         options,
+        kill_on_invalid_dep: r.kill_on_invalid_dep,
+        alloc_node: None,
     })
+}
+
+/// The distinct nodes of a `--nodelist` hostlist (`n1,n1` is one node). `None` for a list read from a file (a
+/// path) or one that does not parse: the controller judges those as written.
+fn listed_nodes(nodelist: Option<&str>) -> Option<Vec<String>> {
+    let list = nodelist.filter(|l| !l.is_empty() && !l.contains('/'))?;
+    let mut names = crate::hostlist::expand(list).ok()?;
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
 }
 
 fn gres_request(r: crate::values::gres::GresRequest) -> GresRequest {

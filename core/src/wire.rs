@@ -10,6 +10,15 @@ use serde::{de::DeserializeOwned, Serialize};
 /// The version of the JSON documents this build writes; readers accept this and older.
 pub const DOC_VERSION: u32 = 1;
 
+/// Largest reply a client accepts: a listing of 100,000 jobs is tens of MB, far over tonic's 4 MiB default.
+pub const MAX_REPLY_BYTES: usize = 1 << 30;
+/// Largest request the controller accepts: a batch script (Slurm's `max_script_size` default is 4 MiB) with its
+/// environment fits many times over; anything bigger is refused before it is buffered whole.
+pub const MAX_REQUEST_BYTES: usize = 64 << 20;
+/// HTTP/2 flow-control window both ends advertise. h2's default (64 KiB) makes a listing of a big queue take one
+/// round trip per 64 KiB (squeue with 10,000 jobs spent most of its time waiting for window updates).
+pub const HTTP2_WINDOW_BYTES: u32 = 8 << 20;
+
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
     #[error("expected a {expected} document, got {got}")]

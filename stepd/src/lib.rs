@@ -6,6 +6,7 @@
 //! `result.json` behind. The agent only ever talks to it through that directory, which is what lets the
 //! agent restart while jobs keep running.
 
+pub mod cgroup;
 pub mod client;
 pub mod daemon;
 pub mod files;

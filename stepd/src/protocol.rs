@@ -37,6 +37,10 @@ pub const SOCKET_FILE: &str = "ctl.sock";
 pub const STARTED_FILE: &str = "started.json";
 /// Written once the job is over; its presence means the supervisor is done.
 pub const RESULT_FILE: &str = "result.json";
+/// The agent's datagram socket in the spool root, beside the job directories: a supervisor sends one datagram
+/// there once its result is written, so the agent reports the end at once instead of at its next spool scan.
+/// Best effort: the scan still finds every result, e.g. while the agent restarts.
+pub const WAKE_SOCKET: &str = "wake.sock";
 
 /// How the job's output files are opened (sbatch `--open-mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -86,6 +90,27 @@ pub struct LaunchSpec {
     /// The submitter's umask (Slurm's `SLURM_UMASK`); `None` means 022.
     #[serde(default)]
     pub umask: Option<u32>,
+    /// What the job is confined to; `None` runs it without cgroups (cgroup.conf constrains nothing, or
+    /// TaskPlugin lacks task/cgroup).
+    #[serde(default)]
+    pub cgroup: Option<CgroupSpec>,
+}
+
+/// The limits spurstepd writes into the job's cgroups before the script starts (docs/isolation.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct CgroupSpec {
+    /// cpuset list (`0-1,4`) of the job's cores; `None` leaves the cpuset unconstrained.
+    #[serde(default)]
+    pub cpus: Option<String>,
+    /// Memory limits; `None` leaves memory unconstrained.
+    #[serde(default)]
+    pub memory: Option<spur_core::isolation::MemoryLimits>,
+    /// Whether device access is confined (cgroup.conf `ConstrainDevices`).
+    #[serde(default)]
+    pub constrain_devices: bool,
+    /// GRES device files the job was not given; opening them fails with EPERM.
+    #[serde(default)]
+    pub denied_devices: Vec<PathBuf>,
 }
 
 /// Contents of `started.json`.
@@ -119,6 +144,9 @@ pub enum Outcome {
     Preempted,
     /// Ended after a [`Request::Terminate`] with [`TerminateReason::Requeued`].
     Requeued,
+    /// The job's memory cgroup killed at least one of its processes (and no terminate request came first).
+    /// Slurm 22.05 shows such a job as `JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:125`.
+    OutOfMemory,
     /// The script never ran: switching user, opening its files or changing directory failed. (Slurm 22.05
     /// shows such a job as `JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53`.)
     LaunchFailed { message: String },
@@ -268,6 +296,12 @@ mod tests {
             open_mode: OpenMode::Append,
             kill_wait_secs: 30,
             umask: Some(0o027),
+            cgroup: Some(CgroupSpec {
+                cpus: Some("0-1".into()),
+                memory: None,
+                constrain_devices: true,
+                denied_devices: vec!["/dev/nvidia1".into()],
+            }),
         }
     }
 

@@ -20,11 +20,13 @@ use spur_core::step_exit::TaskEnd;
 use super::interactive::allocate::{allocate, complete, Immediate, Prog};
 use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::interactive::launch::resolve_program;
-use super::interactive::{early_text, fail, job_spec, step_ids, ClusterFacts, Submitter};
+use super::interactive::{early_text, fail, job_spec, ClusterFacts, Submitter};
 use crate::client::Client;
 
 /// The job name salloc gives an allocation without `--job-name`.
 const DEFAULT_NAME: &str = "interactive";
+/// ... and the one it gives an allocation made with `--no-shell`, as Slurm does.
+const NO_SHELL_NAME: &str = "no-shell";
 
 pub fn run(args: &[String]) -> u8 {
     let events = match Events::start() {
@@ -57,7 +59,15 @@ pub fn run(args: &[String]) -> u8 {
     } else {
         parsed.positional.clone()
     };
-    let spec = match job_spec(Command::Salloc, set, &facts, &who, DEFAULT_NAME, &command) {
+    // `--no-shell`: make the allocation and leave it to later `srun --jobid` calls until it is cancelled or
+    // reaches its time limit.
+    let no_shell = set.is_set(OptId::NoShell);
+    let default_name = if no_shell {
+        NO_SHELL_NAME
+    } else {
+        DEFAULT_NAME
+    };
+    let spec = match job_spec(Command::Salloc, set, &facts, &who, default_name, &command) {
         Ok(spec) => spec,
         Err(e) => return fail(&e.lines, e.exit_code),
     };
@@ -85,15 +95,16 @@ pub fn run(args: &[String]) -> u8 {
         Ok(job) => job,
         Err(code) => return code,
     };
+    if no_shell {
+        return 0;
+    }
     let session = Session {
         job: &job,
         client: &client,
         events: &events,
         kill_signal,
     };
-    let code = session.run_command(&command, &facts);
-    step_ids::remove_counter(&job, who.uid);
-    code
+    session.run_command(&command, &facts)
 }
 
 /// `--kill-command` without a signal: SIGHUP for a session on a terminal, SIGTERM otherwise.
@@ -189,7 +200,7 @@ impl Session<'_> {
     fn wait(&self, pid: i32) -> Waited {
         spawn_exit_watch(self.events.sender(), pid);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        spawn_job_watch(self.events.sender(), self.job.job_id, stop.clone());
+        spawn_job_watch(self.events.sender(), self.job.job_id, None, stop.clone());
         let mut revoked = false;
         let waited = loop {
             match self.events.next(std::time::Duration::from_secs(3600)) {
@@ -217,7 +228,7 @@ impl Session<'_> {
                         }
                     }
                 }
-                Some(Event::Signal(_)) | None => {}
+                Some(Event::Signal(_) | Event::StepCancelled) | None => {}
             }
         };
         stop.store(true, std::sync::atomic::Ordering::Relaxed);

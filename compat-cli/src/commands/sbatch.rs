@@ -96,10 +96,16 @@ pub fn run(args: &[String]) -> u8 {
             .map(|p| u32::try_from(p.as_raw()).unwrap_or(0))
             .unwrap_or(0),
     };
-    let spec = match resolve(&context, set, &input) {
+    let mut spec = match resolve(&context, set, &input) {
         Ok(spec) => spec,
         Err(e) => return fail(&e.lines, e.exit_code),
     };
+    // As sbatch does, whatever --export says: the job learns the submitter's scheduling priority (nice value).
+    // SAFETY: plain syscall wrapper with no pointers.
+    let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    spec.environment.retain(|(k, _)| k != "SLURM_PRIO_PROCESS");
+    spec.environment
+        .push(("SLURM_PRIO_PROCESS".to_string(), prio.to_string()));
     let test_only = set.is_set(OptId::TestOnly);
     let failed = |e: &ClientError| {
         if test_only {

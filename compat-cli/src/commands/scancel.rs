@@ -21,6 +21,8 @@ struct Args {
     /// `-V`/`--version`, `--usage`: print and stop.
     early: Option<Early>,
     ids: Vec<JobSelector>,
+    /// `JOB.STEP` arguments.
+    steps: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,7 +86,16 @@ fn parse_args(args: &[String]) -> Result<Args, ArgError> {
         apply_option(&mut parsed, key, value.clone())?;
     }
     for id in &scanned.positional {
-        parsed.ids.extend(parse_job_ids(id)?);
+        match id.split_once('.') {
+            Some((job, step)) if !job.contains('_') => {
+                let invalid = || ArgError::InvalidJobId(id.to_string());
+                parsed.steps.push((
+                    job.parse().map_err(|_| invalid())?,
+                    step.parse().map_err(|_| invalid())?,
+                ));
+            }
+            _ => parsed.ids.extend(parse_job_ids(id)?),
+        }
     }
     Ok(parsed)
 }
@@ -180,7 +191,7 @@ pub fn run(args: &[String]) -> u8 {
         || parsed.user.is_some()
         || !parsed.states.is_empty()
         || parsed.partition.is_some();
-    if parsed.ids.is_empty() && !has_filter {
+    if parsed.ids.is_empty() && parsed.steps.is_empty() && !has_filter {
         eprintln!("scancel: error: No job identification provided");
         return 1;
     }
@@ -201,7 +212,39 @@ pub fn run(args: &[String]) -> u8 {
     } else {
         SignalScope::All
     };
-    let mut failed = false;
+    let mut worst: Option<SlurmErrno> = None;
+    let mut step_failed = false;
+    for &(job_id, step_id) in &parsed.steps {
+        let request = match parsed.signal {
+            // Signals reach a step's tasks through its job until the controller delivers them per step.
+            Some(signal) => ControlRequest::Signal {
+                job: JobSelector {
+                    job_id,
+                    array_task: None,
+                },
+                signal,
+                scope,
+            },
+            None => ControlRequest::CancelStep { job_id, step_id },
+        };
+        if parsed.verbose > 0 {
+            eprintln!("scancel: Terminating step {job_id}.{step_id}");
+        }
+        match client.control(&request) {
+            Ok(_) => {}
+            // Unlike a job, a step that is gone is an error scancel reports and counts.
+            Err(ClientError::Api(error)) => {
+                if !parsed.quiet {
+                    eprintln!(
+                        "scancel: error: Kill job error on job step id {job_id}.{step_id}: {}",
+                        error.errno.text()
+                    );
+                }
+                step_failed = true;
+            }
+            Err(e) => return report_unreachable(&e),
+        }
+    }
     for job in targets {
         let display = match job.array_task {
             Some(t) => format!("{}_{}", job.job_id, t),
@@ -224,16 +267,40 @@ pub fn run(args: &[String]) -> u8 {
         match client.control(&request) {
             Ok(reply) => {
                 for (id, error) in reply.failures {
-                    failed |= report_job_error(&id, error.errno, parsed.quiet, verbose);
+                    worst = worse(
+                        worst,
+                        report_job_error(&id, error.errno, parsed.quiet, verbose),
+                    );
                 }
             }
             Err(ClientError::Api(error)) => {
-                failed |= report_job_error(&display, error.errno, parsed.quiet, verbose)
+                worst = worse(
+                    worst,
+                    report_job_error(&display, error.errno, parsed.quiet, verbose),
+                )
             }
             Err(e) => return report_unreachable(&e),
         }
     }
-    u8::from(failed)
+    // Job errors exit with their errno (below); a failed step request exits 1, as checked against Slurm for steps.
+    worst.map_or(u8::from(step_failed), exit_status)
+}
+
+fn worse(a: Option<SlurmErrno>, b: Option<SlurmErrno>) -> Option<SlurmErrno> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.code() > a.code() { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// scancel exits with the (largest) Slurm errno it met, as the process status keeps it: the low eight bits
+/// (`Access/permission denied`, 2002, exits 210). An errno without a positive number exits 1.
+fn exit_status(errno: SlurmErrno) -> u8 {
+    let code = errno.code();
+    u8::try_from(code & 0xff)
+        .ok()
+        .filter(|c| *c != 0 && code > 0)
+        .unwrap_or(1)
 }
 
 /// What `scancel -v` says before each request: `Terminating job 12`, `Signal 10 to batch job 12`, ...
@@ -251,8 +318,8 @@ fn verbose_action(parsed: &Args, display: &str) -> String {
     }
 }
 
-/// Prints Slurm's per-job error; returns whether it counts as a failure.
-fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool, verbose: bool) -> bool {
+/// Prints Slurm's per-job error; returns it where it counts as a failure.
+fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool, verbose: bool) -> Option<SlurmErrno> {
     // Slurm does not count jobs that are already gone or finishing, and names them only when verbose.
     if matches!(errno, SlurmErrno::InvalidJobId | SlurmErrno::AlreadyDone) {
         if verbose && !quiet {
@@ -261,7 +328,7 @@ fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool, verbose: bool) -> 
                 errno.text()
             );
         }
-        return false;
+        return None;
     }
     if !quiet {
         eprintln!(
@@ -269,7 +336,7 @@ fn report_job_error(id: &str, errno: SlurmErrno, quiet: bool, verbose: bool) -> 
             errno.text()
         );
     }
-    true
+    Some(errno)
 }
 
 fn report_unreachable(error: &ClientError) -> u8 {

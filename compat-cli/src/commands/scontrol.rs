@@ -60,9 +60,9 @@ pub fn run(args: &[String]) -> u8 {
             run(&again)
         }
         "ping" => scontrol_ops::ping(),
-        "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" => {
-            scontrol_ops::job_list_command(&verb, rest)
-        }
+        "token" => scontrol_ops::token(rest),
+        "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" | "suspend"
+        | "resume" => scontrol_ops::job_list_command(&verb, rest),
         v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
         v if is_prefix_of(v, "version", 4) => {
             println!("{}", crate::version_line());
@@ -101,6 +101,9 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
     }
     if entity.len() >= 2 && "partitions".starts_with(&entity) {
         return scontrol_ops::show_partitions(rest.first().copied(), flags);
+    }
+    if entity.len() >= 3 && "steps".starts_with(&entity) {
+        return scontrol_ops::show_steps(rest.first().copied(), flags);
     }
     if entity.len() >= 3 && "config".starts_with(&entity) {
         return scontrol_ops::show_config();

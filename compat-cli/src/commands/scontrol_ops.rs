@@ -5,6 +5,7 @@ use spur_core::api::{
     ControlRequest, JobSelector, JobUpdate, NodeUpdateState, Query, QueryReply, SlurmErrno,
 };
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
+use spur_core::job::JobRecord;
 use spur_core::records::PartitionState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
@@ -22,17 +23,80 @@ fn client(prefix: &str) -> Option<Client> {
     }
 }
 
-pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
-    let Some(client) = client("slurm_load_jobs error") else {
+/// Every job and the controller's clock, with the client ready for more questions; errors are printed after
+/// `prefix` (Slurm names the API call that failed).
+fn load_jobs(prefix: &str) -> Option<(Client, Vec<JobRecord>, i64)> {
+    let client = client(prefix)?;
+    match client.query(&Query::Jobs) {
+        Ok(QueryReply::Jobs { jobs, now }) => Some((client, jobs, now)),
+        Ok(_) => None,
+        Err(e) => {
+            eprintln!("{prefix}: {e}");
+            None
+        }
+    }
+}
+
+/// `scontrol show step [JOB[.STEP]]`: running steps, with Slurm's texts when there are none.
+pub fn show_steps(id: Option<&str>, flags: Flags) -> u8 {
+    use spur_core::format::steps::{render_show_step, running_steps};
+    let Some((_, jobs, now)) = load_jobs("slurm_get_job_steps error") else {
         return 1;
     };
-    let (jobs, now) = match client.query(&Query::Jobs) {
-        Ok(QueryReply::Jobs { jobs, now }) => (jobs, now),
-        Ok(_) => return 1,
-        Err(e) => {
-            eprintln!("slurm_load_jobs error: {e}");
-            return 1;
+    let wanted = match id {
+        None => None,
+        Some(text) => {
+            let (job_text, step_text) = text.split_once('.').unwrap_or((text, ""));
+            let Some(job_id) = job_text.parse::<u32>().ok() else {
+                eprintln!("slurm_get_job_steps error: Invalid job id specified");
+                return 1;
+            };
+            if !jobs.iter().any(|j| j.job_id == job_id) {
+                eprintln!("slurm_get_job_steps error: Invalid job id specified");
+                return 1;
+            }
+            Some((job_id, step_text.to_string()))
         }
+    };
+    let steps: Vec<_> = running_steps(&jobs)
+        .into_iter()
+        .filter(|s| match &wanted {
+            None => true,
+            Some((job_id, step)) => {
+                s.job.job_id == *job_id
+                    && (step.is_empty()
+                        || match s.step_id {
+                            Some(id) => step.parse::<u32>().ok() == Some(id),
+                            None => step == "batch",
+                        })
+            }
+        })
+        .collect();
+    if steps.is_empty() {
+        return match wanted {
+            None => {
+                println!("No job steps in the system");
+                0
+            }
+            Some((job_id, step)) => {
+                println!("Job step {job_id}.{step} not found");
+                1
+            }
+        };
+    }
+    let ctx = config::format_context(
+        now,
+        steps
+            .iter()
+            .map(|s| (s.job.spec.user_id, s.job.spec.group_id)),
+    );
+    print!("{}", render_show_step(&steps, flags.one_liner, &ctx));
+    0
+}
+
+pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
+    let Some((client, jobs, now)) = load_jobs("slurm_load_jobs error") else {
+        return 1;
     };
     let selected: Vec<_> = match id {
         None => jobs,
@@ -194,6 +258,9 @@ pub fn show_config() -> u8 {
 
 pub fn ping() -> u8 {
     let conf = config::load_slurm_conf();
+    if let Some(controllers) = conf.map(|c| &c.controllers).filter(|c| c.len() > 1) {
+        return ping_each(controllers);
+    }
     let host = conf
         .as_ref()
         .and_then(|c| c.controllers.first().map(|h| h.hostname.clone()))
@@ -207,6 +274,90 @@ pub fn ping() -> u8 {
         0
     } else {
         1
+    }
+}
+
+/// Several SlurmctldHost lines: one line per controller, as slurmctld's HA setups print them (`primary`, then
+/// `backup` for a pair, else `backupN`); success when any answers, and root is asked to restore any that is down.
+fn ping_each(controllers: &[spur_core::conf::ControllerHost]) -> u8 {
+    let Some(client) = client("slurm_ping") else {
+        return 1;
+    };
+    let mut any_up = false;
+    let mut any_down = false;
+    for (i, (host, url)) in controllers
+        .iter()
+        .zip(spur_core::conf::controller_urls(
+            None,
+            config::load_slurm_conf(),
+        ))
+        .enumerate()
+    {
+        let up = client.ping_url(&url).is_ok();
+        any_up |= up;
+        any_down |= !up;
+        let mode = match i {
+            0 => "primary".to_string(),
+            1 if controllers.len() == 2 => "backup".to_string(),
+            _ => format!("backup{i}"),
+        };
+        println!(
+            "Slurmctld({mode}) at {} is {}",
+            host.hostname,
+            if up { "UP" } else { "DOWN" }
+        );
+    }
+    if any_down && nix::unistd::getuid().is_root() {
+        println!("*****************************************");
+        println!("** RESTORE SLURMCTLD DAEMON TO SERVICE **");
+        println!("*****************************************");
+    }
+    if any_up {
+        0
+    } else {
+        1
+    }
+}
+
+/// `scontrol token [username=NAME] [lifespan=SECS]`: prints `SLURM_JWT=...`. Like Slurm, a lifespan that is not
+/// a number asks for the default.
+pub fn token(args: &[&str]) -> u8 {
+    let mut username = None;
+    let mut lifespan_secs = None;
+    for arg in args {
+        match arg.split_once('=') {
+            Some((key, value)) if key.eq_ignore_ascii_case("username") => {
+                username = Some(value.to_string())
+            }
+            Some((key, value)) if key.eq_ignore_ascii_case("lifespan") => {
+                lifespan_secs = value.parse::<u32>().ok()
+            }
+            _ => {
+                eprintln!("scontrol: error: Invalid token argument {arg}");
+                return 1;
+            }
+        }
+    }
+    let Some(client) = client("slurm_fetch_token") else {
+        return 1;
+    };
+    match client.query(&Query::Token {
+        username,
+        lifespan_secs,
+    }) {
+        Ok(QueryReply::Token { token }) => {
+            println!("SLURM_JWT={token}");
+            0
+        }
+        Ok(_) => {
+            eprintln!("Error fetching token");
+            1
+        }
+        Err(e) => {
+            eprintln!("scontrol: error: slurm_fetch_token: error with request: {e}");
+            eprintln!("Error fetching token");
+            1
+        }
     }
 }
 
@@ -238,7 +389,8 @@ pub fn job_list_command(verb: &str, rest: &[&str]) -> u8 {
     let Some(client) = client("slurm_update error") else {
         return 1;
     };
-    let summarise = !verb.starts_with("requeue");
+    // hold and release end with a summary line (Slurm prints it through slurm_suspend's error text).
+    let summarise = !verb.starts_with("requeue") && verb != "suspend" && verb != "resume";
     let mut status = 0;
     for list in lists {
         let ids: Option<Vec<(&str, JobSelector)>> = list
@@ -275,6 +427,8 @@ fn job_list_request(client: &Client, verb: &str, job: JobSelector, id: &str) -> 
         },
         "holdu" | "uhold" => ControlRequest::Hold { job, by_user: true },
         "release" => ControlRequest::Release { job },
+        "suspend" => ControlRequest::Suspend { job },
+        "resume" => ControlRequest::Resume { job },
         "requeue" => ControlRequest::Requeue { job, hold: false },
         _ => ControlRequest::Requeue { job, hold: true },
     };
@@ -306,8 +460,11 @@ fn report(client: &Client, request: &ControlRequest, id: &str) -> u8 {
         }
         Err(ClientError::Api(error)) => {
             let text = error.errno.text();
+            // A job update reports per job (another user's job: `Invalid user id for job N`); a node update
+            // fails as a whole.
+            let job_update = matches!(request, ControlRequest::UpdateJob { .. });
             match error.errno {
-                SlurmErrno::UserIdMissing | SlurmErrno::InvalidNodeName => {
+                SlurmErrno::UserIdMissing | SlurmErrno::InvalidNodeName if !job_update => {
                     eprintln!("slurm_update error: {text}");
                 }
                 _ => eprintln!("{text} for job {id}"),

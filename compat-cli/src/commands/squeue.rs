@@ -100,6 +100,9 @@ pub fn run(args: &[String]) -> u8 {
         }
     }
     let ctx = context(&jobs, now);
+    if parsed.has("steps") {
+        return print_steps(&parsed, &options, &jobs, &ctx);
+    }
     if parsed.has("json") {
         let selected: Vec<JobRecord> = jobs
             .into_iter()
@@ -114,6 +117,49 @@ pub fn run(args: &[String]) -> u8 {
         return 0;
     }
     print!("{}", squeue::render(&jobs, &options, &ctx));
+    0
+}
+
+/// `squeue -s`: running steps of the selected jobs, in the step layout (`-o` with step letters).
+fn print_steps(
+    parsed: &getopt::Parsed,
+    options: &squeue::SqueueOptions,
+    jobs: &[JobRecord],
+    ctx: &FormatContext,
+) -> u8 {
+    use spur_core::format::steps;
+    let layout = steps::step_layout(parsed.value("format").unwrap_or(steps::DEFAULT_STEP_FORMAT));
+    // As in Slurm, an unknown letter is kept as literal text after the warning.
+    for warning in &layout.warnings {
+        eprintln!("squeue: error: {warning}");
+    }
+    let chosen: Vec<steps::StepView<'_>> = steps::running_steps(jobs)
+        .into_iter()
+        .filter(|s| {
+            options
+                .job_ids
+                .as_ref()
+                .is_none_or(|ids| ids.iter().any(|id| squeue::id_selects(id, s.job)))
+                && options
+                    .users
+                    .as_ref()
+                    .is_none_or(|uids| uids.contains(&s.job.spec.user_id))
+                && options
+                    .partitions
+                    .as_ref()
+                    .is_none_or(|parts| parts.contains(&s.job.partition))
+        })
+        .collect();
+    if parsed.has("long") || parsed.has("iterate") {
+        println!(
+            "{}",
+            spur_core::format::time::ctime(ctx.now, ctx.utc_offset_secs)
+        );
+    }
+    print!(
+        "{}",
+        steps::render_squeue_steps(&chosen, &layout, options.no_header, ctx)
+    );
     0
 }
 
@@ -191,6 +237,12 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
     }
     if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {
         options.partitions = Some(list.split(',').map(str::to_string).collect());
+    }
+    if let Some(list) = parsed.value("nodelist") {
+        // A hostlist (`n[1,3]`); what does not parse is taken as plain names.
+        let nodes = spur_core::hostlist::expand(list)
+            .unwrap_or_else(|_| list.split(',').map(str::to_string).collect());
+        options.nodes = Some(nodes);
     }
     if let Some(list) = option_or_env(parsed, "name", "SQUEUE_NAMES") {
         options.names = Some(list.split(',').map(str::to_string).collect());

@@ -4,12 +4,12 @@
 //! Outside an allocation srun first gets one (an interactive job) and gives it back when the tasks end; inside one
 //! (`SLURM_JOB_ID` or `--jobid`, as in salloc or a batch script) it runs its tasks in that allocation without
 //! creating a job. Interim, single node: the tasks run here, started by srun itself (see [`super::interactive`]);
-//! step ids inside an allocation come from [`super::interactive::step_ids`] until the controller numbers steps.
+//! the controller numbers steps and records how they end (squeue `-s`, `scontrol show step`, `DerivedExitCode`).
 
 use std::net::TcpListener;
 use std::path::PathBuf;
 
-use spur_core::api::{SlurmErrno, SubmitRequest};
+use spur_core::api::{ControlRequest, SlurmErrno, SubmitRequest};
 use spur_core::env::{default_distribution, step_environment, StepEnvContext};
 use spur_core::job::{JobRecord, JobSpec, OpenMode};
 use spur_core::options::{parse_srun, Command, OptId, OptionSet, Outcome};
@@ -17,12 +17,12 @@ use spur_core::states::JobBaseState;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
-use super::interactive::step::{run_step, StepPlan};
+use super::interactive::step::{run_step, StepOutcome, StepPlan};
 use super::interactive::{
-    early_text, exit_code, fail, job_spec, print_api_error, print_trial, program_name, step_ids,
+    early_text, exit_code, fail, job_spec, print_api_error, print_trial, program_name,
     ClusterFacts, Submitter,
 };
-use crate::client::Client;
+use crate::client::{Client, ClientError};
 
 pub fn run(args: &[String]) -> u8 {
     let umask = current_umask();
@@ -144,7 +144,18 @@ impl Srun<'_> {
             .and_then(|a| a.gres_indices.get("gpu"))
             .cloned();
         let distribution = self.set.value(OptId::Distribution).map(str::to_string);
-        let outcome = self.run(&job, 0, gpus.as_deref(), distribution.as_deref(), false);
+        let ntasks = self.spec.ntasks.unwrap_or(1);
+        let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus);
+        // The job is ours and running: its first step is 0 even if the controller cannot record it.
+        let step_id = self.create_step(job.job_id, ntasks, cpus).unwrap_or(0);
+        let outcome = self.run(
+            &job,
+            step_id,
+            gpus.as_deref(),
+            distribution.as_deref(),
+            false,
+        );
+        self.complete_step(job.job_id, step_id, &outcome);
         let (code, signal) = outcome.job_exit();
         complete(&self.client, job.job_id, code, signal);
         exit_code(outcome.exit_code)
@@ -188,14 +199,52 @@ impl Srun<'_> {
                 return 1;
             }
         };
-        let step_id = step_ids::next_step_id(&job, self.who.uid);
+        let step_id = match self.create_step(job_id, ntasks, wanted.max(1)) {
+            Ok(step_id) => step_id,
+            Err(e) => {
+                eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+                return 1;
+            }
+        };
         let distribution = self
             .set
             .value(OptId::Distribution)
             .unwrap_or(default_distribution(ntasks, 1))
             .to_string();
         let outcome = self.run(&job, step_id, gpus.as_deref(), Some(&distribution), true);
+        self.complete_step(job_id, step_id, &outcome);
         exit_code(outcome.exit_code)
+    }
+
+    /// Registers the step with the controller, which numbers it.
+    fn create_step(&self, job_id: u32, num_tasks: u32, num_cpus: u32) -> Result<u32, ClientError> {
+        let request = ControlRequest::CreateStep {
+            job_id,
+            name: self.spec.name.clone(),
+            num_tasks,
+            num_cpus,
+            time_limit_min: self.spec.time_limit_min,
+            srun_host: self.who.host.clone(),
+            srun_pid: std::process::id(),
+        };
+        let reply = self.client.control(&request)?;
+        reply
+            .step_id
+            .ok_or_else(|| ClientError::Protocol("no step id in the reply".to_string()))
+    }
+
+    /// Reports the step's end (its worst task); the controller derives the job's `DerivedExitCode` from it.
+    fn complete_step(&self, job_id: u32, step_id: u32, outcome: &StepOutcome) {
+        let (exit_code, signal) = outcome.job_exit();
+        let request = ControlRequest::CompleteStep {
+            job_id,
+            step_id,
+            exit_code,
+            signal,
+        };
+        if let Err(e) = self.client.control(&request) {
+            eprintln!("srun: error: cannot record the end of step {job_id}.{step_id}: {e}");
+        }
     }
 
     /// The allocation named by `SLURM_JOB_ID`/`--jobid`, if it is running and the caller may use it.

@@ -12,12 +12,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct Cluster {
+    /// The cluster's own munged (key and socket under `dir`): every daemon and command authenticates through it,
+    /// as on a real site, without touching a system munged. None with `local_socket`, which must work without.
+    pub munged: Option<spur_auth::testing::PrivateMunged>,
     pub dir: tempfile::TempDir,
     pub conf: PathBuf,
     pub url: String,
     pub node: String,
     pub controller: Option<Child>,
     pub agent: Option<Child>,
+    /// spurctld's peer-credential socket, when the cluster runs the no-munged fallback; commands use it too.
+    pub local_socket: Option<PathBuf>,
     bin_dir: PathBuf,
 }
 
@@ -60,6 +65,10 @@ pub struct ClusterOptions {
     pub def_mem_per_cpu: u64,
     /// More `NodeName=` parameters, e.g. `SocketsPerBoard=1 CoresPerSocket=2`.
     pub node_extra: String,
+    /// Serve and use the local Unix socket (SPUR_LOCAL_SOCKET) as the quick start does.
+    pub local_socket: bool,
+    /// Text of a cgroup.conf written beside slurm.conf.
+    pub cgroup_conf: Option<String>,
 }
 
 impl Default for ClusterOptions {
@@ -73,6 +82,8 @@ impl Default for ClusterOptions {
             kill_wait: 2,
             def_mem_per_cpu: 100,
             node_extra: String::new(),
+            local_socket: false,
+            cgroup_conf: None,
         }
     }
 }
@@ -90,6 +101,15 @@ impl Cluster {
             .expect("tempdir");
         let node = short_hostname();
         let port = free_port();
+        let munged = (!options.local_socket).then(|| {
+            spur_auth::testing::PrivateMunged::start(&dir.path().join("munge"))
+                .expect("start a private munged (needs the munge package)")
+        });
+        // Without munged, AuthInfo names a socket nobody listens on, so nothing can quietly use a system munged.
+        let munge_socket = munged
+            .as_ref()
+            .map(|m| m.socket.clone())
+            .unwrap_or_else(|| dir.path().join("no-munged.socket"));
         let gres_line = options
             .gres
             .as_ref()
@@ -102,10 +122,12 @@ impl Cluster {
         };
         let conf_text = format!(
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
+             AuthType=auth/munge\nAuthInfo=socket={munge_socket}\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
              NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+            munge_socket = munge_socket.display(),
             state = dir.path().join("state").display(),
             spool = dir.path().join("spool").display(),
             age = options.min_job_age,
@@ -121,13 +143,19 @@ impl Cluster {
         if let Some(gres) = &options.gres {
             write_fake_gpus(dir.path(), &node, gres);
         }
+        if let Some(text) = &options.cgroup_conf {
+            std::fs::write(dir.path().join("cgroup.conf"), text).expect("write cgroup.conf");
+        }
+        let dir_path = dir.path().to_path_buf();
         let mut cluster = Cluster {
+            munged,
             url: format!("http://127.0.0.1:{port}"),
             dir,
             conf,
             node,
             controller: None,
             agent: None,
+            local_socket: options.local_socket.then(|| dir_path.join("spurctld.sock")),
             bin_dir,
         };
         cluster.start_controller();
@@ -144,11 +172,20 @@ impl Cluster {
             .expect("log file")
     }
 
+    /// A daemon's command line, with the local socket named where the cluster uses one.
+    fn daemon(&self, name: &str) -> Command {
+        let mut cmd = Command::new(self.bin_dir.join(name));
+        cmd.arg("-f").arg(&self.conf).env("SPUR_LOG", "info");
+        match &self.local_socket {
+            Some(socket) => cmd.env("SPUR_LOCAL_SOCKET", socket),
+            None => cmd.env_remove("SPUR_LOCAL_SOCKET"),
+        };
+        cmd
+    }
+
     pub fn start_controller(&mut self) {
-        let child = Command::new(self.bin_dir.join("spurctld"))
-            .arg("-f")
-            .arg(&self.conf)
-            .env("SPUR_LOG", "info")
+        let child = self
+            .daemon("spurctld")
             .stdout(self.log("spurctld.log"))
             .stderr(self.log("spurctld.log"))
             .spawn()
@@ -157,10 +194,8 @@ impl Cluster {
     }
 
     pub fn start_agent(&mut self) {
-        let child = Command::new(self.bin_dir.join("spurd"))
-            .arg("-f")
-            .arg(&self.conf)
-            .env("SPUR_LOG", "info")
+        let child = self
+            .daemon("spurd")
             .stdout(self.log("spurd.log"))
             .stderr(self.log("spurd.log"))
             .spawn()
@@ -201,6 +236,9 @@ impl Cluster {
             }
         }
         cmd.env("SLURM_CONF", &self.conf);
+        if let Some(socket) = &self.local_socket {
+            cmd.env("SPUR_LOCAL_SOCKET", socket);
+        }
         cmd
     }
 
@@ -226,6 +264,9 @@ impl Cluster {
     ) -> Output {
         let mut cmd = self.command(cwd, command, args);
         cmd.env_clear().env("SLURM_CONF", &self.conf);
+        if let Some(socket) = &self.local_socket {
+            cmd.env("SPUR_LOCAL_SOCKET", socket);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }

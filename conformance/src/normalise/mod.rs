@@ -27,6 +27,10 @@ pub struct Context {
     /// `SlurmctldPort` and `SlurmdPort` of the target's slurm.conf, as written there.
     pub ctld_port: Option<String>,
     pub slurmd_port: Option<String>,
+    /// The controller's address (`SlurmctldHost=host(ADDR)`). On a multi-node target it lies on a private /24 of
+    /// that target's own, whose addresses become `{NET}.N`.
+    #[serde(default)]
+    pub ctld_addr: Option<String>,
     /// Job ids the case's helpers recorded as submitted (`$CASE_TMP/jobs`), known to be ids wherever they appear.
     #[serde(default)]
     pub job_ids: Vec<String>,
@@ -110,6 +114,7 @@ mod tests {
             case_tmp: "/tmp/out/tmp/001-x".into(),
             ctld_port: Some("6870".into()),
             slurmd_port: Some("6871".into()),
+            ctld_addr: None,
             job_ids: Vec::new(),
         }
     }

@@ -43,6 +43,7 @@ pub fn apply_all(text: &str, ctx: &Context) -> String {
     let s = durations(&s);
     let s = pids(&s);
     let s = ports(&s, ctx);
+    let s = subnet(&s, ctx.ctld_addr.as_deref());
     let s = priorities(&s);
     host(&s, &ctx.host)
 }
@@ -105,6 +106,22 @@ pub fn ports(text: &str, ctx: &Context) -> String {
         }
     }
     s
+}
+
+/// Addresses on the controller's /24 (`10.213.123.12` -> `{NET}.12`), unless it is the loopback one: each
+/// multi-node target has a subnet of its own, the same host numbers on it.
+pub fn subnet(text: &str, ctld_addr: Option<&str>) -> String {
+    let Some(addr) = ctld_addr.and_then(|a| a.parse::<std::net::Ipv4Addr>().ok()) else {
+        return text.to_string();
+    };
+    if addr.is_loopback() {
+        return text.to_string();
+    }
+    let [a, b, c, _] = addr.octets();
+    match Regex::new(&format!(r"\b{a}\.{b}\.{c}\.(\d{{1,3}})\b")) {
+        Ok(net) => net.replace_all(text, "{NET}.$1").into_owned(),
+        Err(_) => text.to_string(),
+    }
 }
 
 /// Priorities depend on submit order and age.
@@ -279,6 +296,18 @@ mod tests {
             ),
             "WorkDir=$SUBMIT_DIR conf $RUNDIR/slurm.conf $CASE_DIR/job.sh"
         );
+    }
+
+    #[test]
+    fn controller_subnet() {
+        let text = "SLURM_WORKING_CLUSTER=c:10.213.123.1:6817 NodeAddr=10.213.123.12 other=10.213.12.3 110.213.123.4";
+        assert_eq!(
+            subnet(text, Some("10.213.123.1")),
+            "SLURM_WORKING_CLUSTER=c:{NET}.1:6817 NodeAddr={NET}.12 other=10.213.12.3 110.213.123.4"
+        );
+        assert_eq!(subnet(text, Some("127.0.0.1")), text);
+        assert_eq!(subnet(text, Some("ctl-host")), text);
+        assert_eq!(subnet(text, None), text);
     }
 
     #[test]

@@ -3,6 +3,9 @@
 # started (found through the PID files in the run directory), stop munged only
 # if up.sh started it, and remove the run directory. Idempotent: a missing run
 # directory is not an error. Prints `unset` lines for `eval "$(down.sh)"`.
+# A multi-node cluster (up.sh --nodes N) also loses its network namespaces,
+# bridge, veths and /etc/hosts lines (found by the run directory's hash, so
+# also after the run directory is gone).
 #
 #   conformance/targets/slurm/down.sh [RUNDIR]
 #
@@ -12,6 +15,8 @@ set -euo pipefail
 PROG=down.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../multinode.sh
+source "$SCRIPT_DIR/../multinode.sh"
 
 case ${1:-} in
 -h | --help)
@@ -25,22 +30,24 @@ esac
 [[ $(id -u) -eq 0 ]] || die "must run as root"
 RUNDIR=$(resolve_rundir "${1:-}")
 CONF=$RUNDIR/slurm.conf
+mn_init "$RUNDIR"
 
 print_unsets() {
     echo "unset SLURM_CONF RUNDIR"
 }
 
 if [[ ! -e $RUNDIR ]]; then
+    mn_net_down
     log "nothing to do: $RUNDIR does not exist"
     print_unsets
     exit 0
 fi
 [[ -f $RUNDIR/$MARKER ]] || die "$RUNDIR was not made by up.sh (no $MARKER); not touching it"
 
-# slurmd names its PID file after the node; read the name from the config
+# slurmd names its PID file after the node; read the names from the config
 # rather than hostname, in case the host was renamed since up.sh ran.
-NODE=$(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$CONF" 2>/dev/null | head -n1)
-NODE=${NODE:-$(node_name)}
+mapfile -t NODES < <(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$CONF" 2>/dev/null)
+((${#NODES[@]})) || NODES=("$(node_name)")
 
 # Jobs left running would leave slurmstepd and their tasks behind once slurmd
 # is gone; cancel them while the controller can still do it.
@@ -116,12 +123,20 @@ stop_munged_if_ours() {
 
 cancel_jobs
 [[ -z $(our_stepds) ]] || wait_stepds
-stop_from_pidfile "$RUNDIR/slurmd-$NODE.pid" slurmd
+for node in "${NODES[@]}"; do
+    stop_from_pidfile "$RUNDIR/slurmd-$node.pid" slurmd
+done
 stop_from_pidfile "$RUNDIR/slurmctld.pid" slurmctld
 for pid in $(our_stepds); do
     log "stopping leftover slurmstepd ($pid)"
     stop_pid "$pid" slurmstepd 5
 done
+# task/cgroup runs leave the nodes' top cgroup directories (slurm_<node>, empty): removed here. One that another
+# cluster on this host still uses is not empty, and rmdir leaves it alone.
+for node in "${NODES[@]}"; do
+    rmdir /sys/fs/cgroup/*/slurm_"$node" /sys/fs/cgroup/slurm_"$node" 2>/dev/null || true
+done
+mn_net_down
 stop_munged_if_ours
 rm -rf -- "$RUNDIR"
 log "removed $RUNDIR"

@@ -3,7 +3,11 @@
 # 4 fake a100 GPUs) in a run directory, without systemd. Prints `export` lines
 # on stdout, so the usual call is:
 #
-#   eval "$(conformance/targets/slurm/up.sh [--install] [RUNDIR])"
+#   eval "$(conformance/targets/slurm/up.sh [--install] [--nodes N] [RUNDIR])"
+#
+# With --nodes N (or SPUR_CONF_NODES=N) the cluster has N nodes n1..nN, each
+# a network namespace with its own address and host name (see
+# ../multinode.sh); without it, one node named after this host, as always.
 #
 # Run as root. RUNDIR defaults to $RUNDIR, then /tmp/spur-slurm. If a healthy
 # cluster already runs there, only the export lines are printed again.
@@ -13,6 +17,7 @@
 #   SLURM_UP_TIMEOUT    seconds to wait for the node to become idle (60)
 #   SLURMCTLD_PORT      slurmctld port; default 6817, or the next free pair
 #   SLURMD_PORT         slurmd port; default SLURMCTLD_PORT + 1
+#   SPUR_CONF_NODES     node count when --nodes is not given (multi-node mode)
 #   SLURM_CONF_EXTRA    lines appended to the rendered slurm.conf (the
 #                       conformance runner sets FirstJobId this way, for
 #                       both targets alike)
@@ -20,6 +25,8 @@ set -euo pipefail
 PROG=up.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../multinode.sh
+source "$SCRIPT_DIR/../multinode.sh"
 
 PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge)
 # The reference cluster also accepted JWT (for slurmrestd). The plugin is
@@ -29,8 +36,9 @@ OPTIONAL_PACKAGES=(slurm-wlm-jwt-plugin)
 
 usage() {
     cat >&2 <<EOF
-usage: $PROG [--install] [RUNDIR]
+usage: $PROG [--install] [--nodes N] [RUNDIR]
   --install   apt-get install the Slurm and munge packages if missing
+  --nodes N   N nodes n1..nN, one network namespace each (default: one node, this host)
   RUNDIR      run directory (default: \$RUNDIR or $DEFAULT_RUNDIR)
 Prints export lines: eval "\$($PROG)"
 EOF
@@ -38,9 +46,16 @@ EOF
 
 INSTALL=0
 ARG_RUNDIR=
+MN_NODES=${SPUR_CONF_NODES:-}
 while (($#)); do
     case $1 in
     --install) INSTALL=1 ;;
+    --nodes)
+        (($# >= 2)) || { usage; die "--nodes needs a count"; }
+        MN_NODES=$2
+        shift
+        ;;
+    --nodes=*) MN_NODES=${1#--nodes=} ;;
     -h | --help) usage; exit 0 ;;
     -*) usage; die "unknown option '$1'" ;;
     *)
@@ -54,6 +69,13 @@ done
 [[ $(id -u) -eq 0 ]] || die "must run as root (slurmd and munged need it)"
 RUNDIR=$(resolve_rundir "$ARG_RUNDIR")
 NODE=$(node_name)
+mn_init "$RUNDIR"
+if [[ -n $MN_NODES ]]; then
+    mn_set_count "$MN_NODES"
+    mapfile -t NODES < <(mn_node_names)
+else
+    NODES=("$NODE")
+fi
 CONF=$RUNDIR/slurm.conf
 TIMEOUT=${SLURM_UP_TIMEOUT:-60}
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "SLURM_UP_TIMEOUT must be a number of seconds"
@@ -95,19 +117,28 @@ print_exports() {
 
 # Node state as sinfo reports it, or nothing if slurmctld does not answer.
 node_state() {
-    SLURM_CONF=$CONF timeout 5 sinfo -h -n "$NODE" -o %T 2>/dev/null | head -n1 || true
+    SLURM_CONF=$CONF timeout 5 sinfo -h -n "$1" -o %T 2>/dev/null | head -n1 || true
+}
+
+# The nodes slurm.conf names, one per line (what down.sh also reads).
+conf_nodes() {
+    sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$CONF" 2>/dev/null
 }
 
 already_up() {
     [[ -f $RUNDIR/$MARKER && -f $CONF ]] || return 1
     live_pid_from "$RUNDIR/slurmctld.pid" slurmctld >/dev/null || return 1
-    live_pid_from "$RUNDIR/slurmd-$NODE.pid" slurmd >/dev/null || return 1
+    # A cluster of another shape (node count) is restarted as asked.
+    [[ $(conf_nodes) == "$(printf '%s\n' "${NODES[@]}")" ]] || return 1
+    local node state
+    for node in "${NODES[@]}"; do
+        live_pid_from "$RUNDIR/slurmd-$node.pid" slurmd >/dev/null || return 1
+    done
     # Whatever state the node is in (a test may have drained it), a cluster
     # that answers is left alone rather than restarted.
-    local state
-    state=$(node_state)
+    state=$(node_state "${NODES[0]}")
     [[ -n $state ]] || return 1
-    [[ $state == idle ]] || log "node $NODE is '$state'"
+    [[ $state == idle ]] || log "node ${NODES[0]} is '$state'"
 }
 
 ensure_hostname_resolves() {
@@ -227,33 +258,50 @@ clean_stale_rundir() {
 prepare_rundir() {
     mkdir -p "$RUNDIR"
     : >"$RUNDIR/$MARKER"
-    mkdir -p "$RUNDIR/state" "$RUNDIR/spool/$NODE" "$RUNDIR/log" "$RUNDIR/dev"
-    local i
-    for i in 0 1 2 3; do
-        mknod "$RUNDIR/dev/nvidia$i" c 195 "$i"
-    done
+    mkdir -p "$RUNDIR/state" "$RUNDIR/log" "$RUNDIR/dev"
+    local i node
+    for node in "${NODES[@]}"; do mkdir -p "$RUNDIR/spool/$node"; done
+    if [[ -n $MN_NODES ]]; then
+        for node in "${NODES[@]}"; do
+            for i in 0 1; do mknod "$RUNDIR/dev/$node-nvidia$i" c 195 "$i"; done
+        done
+    else
+        for i in 0 1 2 3; do
+            mknod "$RUNDIR/dev/nvidia$i" c 195 "$i"
+        done
+    fi
     have_jwt_plugin || log "no auth/jwt plugin (package slurm-wlm-jwt-plugin): leaving AuthAlt* out of slurm.conf"
     # Read by the auth/jwt plugin (for slurmrestd), which fails without it.
     head -c 32 /dev/urandom >"$RUNDIR/jwt_hs256.key"
     chmod 0600 "$RUNDIR/jwt_hs256.key"
-    render "$CONF_DIR/slurm.conf" "$CONF"
-    append_conf_extra
-    render "$CONF_DIR/gres.conf" "$RUNDIR/gres.conf"
+    if [[ -n $MN_NODES ]]; then
+        mn_render "$CONF_DIR/multinode/slurm.conf" "$CONF"
+        append_conf_extra
+        mn_render "$CONF_DIR/multinode/gres.conf" "$RUNDIR/gres.conf"
+    else
+        render "$CONF_DIR/slurm.conf" "$CONF"
+        append_conf_extra
+        render "$CONF_DIR/gres.conf" "$RUNDIR/gres.conf"
+    fi
     render "$CONF_DIR/cgroup.conf" "$RUNDIR/cgroup.conf"
 }
 
 show_logs_and_die() {
-    local f
+    local f node
     log "error: $*"
-    for f in "$RUNDIR/log/slurmctld.log" "$RUNDIR/log/slurmd-$NODE.log" "$RUNDIR/log/slurmctld.out" "$RUNDIR/log/slurmd.out"; do
+    for f in "$RUNDIR/log/slurmctld.log" "$RUNDIR"/log/slurmd-*.log "$RUNDIR/log/slurmctld.out" "$RUNDIR"/log/slurmd*.out; do
         [[ -s $f ]] || continue
         printf -- '--- tail of %s ---\n' "$f" >&2
         tail -n 25 "$f" >&2
     done
     log "stopping the daemons; logs stay in $RUNDIR/log (run down.sh $RUNDIR to remove)"
     local pid
-    if pid=$(live_pid_from "$RUNDIR/slurmd-$NODE.pid" slurmd); then stop_pid "$pid" slurmd 5; fi
+    for node in "${NODES[@]}"; do
+        if pid=$(live_pid_from "$RUNDIR/slurmd-$node.pid" slurmd); then stop_pid "$pid" slurmd 5; fi
+    done
     if pid=$(live_pid_from "$RUNDIR/slurmctld.pid" slurmctld); then stop_pid "$pid" slurmctld 5; fi
+    # Nothing outside the run directory outlives a failed start.
+    [[ -z $MN_NODES ]] || mn_net_down
     exit 1
 }
 
@@ -271,27 +319,47 @@ start_daemons() {
     SLURM_CONF=$CONF /usr/sbin/slurmctld -i -f "$CONF" >"$RUNDIR/log/slurmctld.out" 2>&1 ||
         show_logs_and_die "slurmctld exited with status $?"
     wait_pidfile "$RUNDIR/slurmctld.pid" slurmctld
-    SLURM_CONF=$CONF /usr/sbin/slurmd -f "$CONF" >"$RUNDIR/log/slurmd.out" 2>&1 ||
-        show_logs_and_die "slurmd exited with status $?"
-    wait_pidfile "$RUNDIR/slurmd-$NODE.pid" slurmd
+    if [[ -z $MN_NODES ]]; then
+        SLURM_CONF=$CONF /usr/sbin/slurmd -f "$CONF" >"$RUNDIR/log/slurmd.out" 2>&1 ||
+            show_logs_and_die "slurmd exited with status $?"
+        wait_pidfile "$RUNDIR/slurmd-$NODE.pid" slurmd
+        return 0
+    fi
+    local k
+    for ((k = 1; k <= MN_NODES; k++)); do
+        mn_exec_prefix "$k"
+        SLURM_CONF=$CONF "${MN_EXEC[@]}" /usr/sbin/slurmd -N "n$k" -f "$CONF" >"$RUNDIR/log/slurmd-n$k.out" 2>&1 ||
+            show_logs_and_die "slurmd -N n$k exited with status $?"
+    done
+    for ((k = 1; k <= MN_NODES; k++)); do
+        wait_pidfile "$RUNDIR/slurmd-n$k.pid" slurmd
+    done
 }
 
+# Until every node is idle.
 wait_idle() {
-    local deadline=$((SECONDS + TIMEOUT)) state=
+    local deadline=$((SECONDS + TIMEOUT)) node
+    for node in "${NODES[@]}"; do
+        wait_node_idle "$node" "$deadline"
+    done
+}
+
+wait_node_idle() {
+    local node=$1 deadline=$2 state=
     while ((SECONDS < deadline)); do
         # A dead slurmctld would make every sinfo call hang for MessageTimeout.
         live_pid_from "$RUNDIR/slurmctld.pid" slurmctld >/dev/null || show_logs_and_die "slurmctld died"
-        live_pid_from "$RUNDIR/slurmd-$NODE.pid" slurmd >/dev/null || show_logs_and_die "slurmd died"
-        state=$(node_state)
+        live_pid_from "$RUNDIR/slurmd-$node.pid" slurmd >/dev/null || show_logs_and_die "slurmd of $node died"
+        state=$(node_state "$node")
         case $state in
         idle) return 0 ;;
         *drain* | *inval* | *fail* | down*)
-            show_logs_and_die "node $NODE is '$state': $(SLURM_CONF=$CONF timeout 5 scontrol show node "$NODE" 2>&1 | grep -o 'Reason=.*' || true)"
+            show_logs_and_die "node $node is '$state': $(SLURM_CONF=$CONF timeout 5 scontrol show node "$node" 2>&1 | grep -o 'Reason=.*' || true)"
             ;;
         esac
         sleep 0.2
     done
-    show_logs_and_die "node $NODE not idle after ${TIMEOUT}s (last state: '${state:-no answer}')"
+    show_logs_and_die "node $node not idle after ${TIMEOUT}s (last state: '${state:-no answer}')"
 }
 
 main() {
@@ -305,11 +373,20 @@ main() {
     clean_stale_rundir
     choose_ports
     choose_shape
+    [[ -z $MN_NODES ]] || mn_choose_subnet slurm
     prepare_rundir
+    if [[ -n $MN_NODES ]]; then
+        mn_net_up
+        mn_hosts_add
+    fi
     ensure_munged
     start_daemons
     wait_idle
-    log "node $NODE idle; slurmctld on port $CTLD_PORT, run directory $RUNDIR"
+    if [[ -n $MN_NODES ]]; then
+        log "nodes n[1-$MN_NODES] idle on $MN_SUBNET.0/24; slurmctld on $MN_CTLD_ADDR:$CTLD_PORT, run directory $RUNDIR"
+    else
+        log "node $NODE idle; slurmctld on port $CTLD_PORT, run directory $RUNDIR"
+    fi
     print_exports
 }
 

@@ -18,22 +18,25 @@ use tokio::task::JoinHandle;
 use super::error::ReplicationError;
 use super::log_store::LogStore;
 use super::network::NoNetwork;
+use super::peer_network::PeerNetwork;
 use super::state_machine::{read_app, SharedApp, StateMachine};
 use super::store::Store;
+use super::transport::PeerTransport;
 use super::types::TypeConfig;
 use super::{AppStateMachine, RaftConfig};
 
 /// Name of the store file inside the data directory.
 const STORE_FILE: &str = "raft.redb";
 
-/// Most commands carried by one log entry.
+/// Most commands carried by one log entry (see `RaftConfig::max_commands_per_entry`).
 const MAX_BATCH: usize = 1024;
 /// Queued writes beyond which `write` waits for room (backpressure).
 const WRITE_QUEUE: usize = 16 * MAX_BATCH;
 
 struct PendingWrite<A: AppStateMachine> {
     cmd: A::Command,
-    reply: oneshot::Sender<Result<A::Response, ReplicationError>>,
+    /// The response and the index of the log entry that carried the command.
+    reply: oneshot::Sender<Result<(A::Response, u64), ReplicationError>>,
 }
 
 /// A running raft node replicating application state `A`.
@@ -58,7 +61,65 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         config: RaftConfig,
         initial: A,
     ) -> Result<Self, ReplicationError> {
-        let data_dir = data_dir.as_ref();
+        let this = Self::start(
+            data_dir.as_ref(),
+            node_id,
+            &config,
+            initial,
+            NoNetwork::default(),
+        )
+        .await?;
+        if let Err(e) = this.become_leader(&config).await {
+            let _ = this.shutdown().await;
+            return Err(e);
+        }
+        Ok(this)
+    }
+
+    /// Opens the log of controller `node_id` in a group of several, whose members (id -> address) are
+    /// `members`. On first start the group is initialised with exactly those members (every member does so with
+    /// the same list, which raft allows). Returns at once: a leader is elected as soon as a majority runs, and
+    /// until then writes wait or fail (see [`leader`](Self::leader)).
+    pub async fn open_member(
+        data_dir: impl AsRef<Path>,
+        node_id: u64,
+        config: RaftConfig,
+        initial: A,
+        members: BTreeMap<u64, String>,
+        transport: PeerTransport,
+    ) -> Result<Self, ReplicationError> {
+        let network = PeerNetwork::<A>::new(transport);
+        let this = Self::start(data_dir.as_ref(), node_id, &config, initial, network).await?;
+        let initialized = async {
+            if !this.raft.is_initialized().await? {
+                let members = members
+                    .into_iter()
+                    .map(|(id, addr)| (id, BasicNode::new(addr)))
+                    .collect::<BTreeMap<_, _>>();
+                match this.raft.initialize(members).await {
+                    Ok(()) | Err(RaftError::APIError(InitializeError::NotAllowed(_))) => {}
+                    Err(RaftError::APIError(e)) => {
+                        return Err(ReplicationError::Initialize(e.to_string()))
+                    }
+                    Err(RaftError::Fatal(f)) => return Err(f.into()),
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = initialized.await {
+            let _ = this.shutdown().await;
+            return Err(e);
+        }
+        Ok(this)
+    }
+
+    async fn start<N: openraft::network::RaftNetworkFactory<TypeConfig<A>>>(
+        data_dir: &Path,
+        node_id: u64,
+        config: &RaftConfig,
+        initial: A,
+        network: N,
+    ) -> Result<Self, ReplicationError> {
         std::fs::create_dir_all(data_dir).map_err(|source| ReplicationError::DataDir {
             path: data_dir.display().to_string(),
             source,
@@ -68,7 +129,7 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             path: path.display().to_string(),
             source: Box::new(source),
         })?;
-        let (raft, app) = match start_raft(&store, node_id, &config, initial).await {
+        let (raft, app) = match start_raft(&store, node_id, config, initial, network).await {
             Ok(started) => started,
             Err(e) => {
                 store.close().await;
@@ -76,20 +137,18 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             }
         };
         let (writes, queued) = mpsc::channel(WRITE_QUEUE);
-        let batcher = tokio::spawn(run_batcher(raft.clone(), queued));
-        let this = Self {
+        let per_entry = usize::try_from(config.max_commands_per_entry)
+            .unwrap_or(MAX_BATCH)
+            .clamp(1, MAX_BATCH);
+        let batcher = tokio::spawn(run_batcher(raft.clone(), queued, per_entry));
+        Ok(Self {
             raft,
             app,
             store,
             node_id,
             writes,
             batcher,
-        };
-        if let Err(e) = this.become_leader(&config).await {
-            let _ = this.shutdown().await;
-            return Err(e);
-        }
-        Ok(this)
+        })
     }
 
     async fn become_leader(&self, config: &RaftConfig) -> Result<(), ReplicationError> {
@@ -131,6 +190,14 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     /// or may not have been committed; as with any replicated log, a retry must be idempotent
     /// at the application level.
     pub async fn write(&self, cmd: A::Command) -> Result<A::Response, ReplicationError> {
+        Ok(self.write_indexed(cmd).await?.0)
+    }
+
+    /// [`write`](Self::write), also returning the index of the log entry that carried `cmd`.
+    pub async fn write_indexed(
+        &self,
+        cmd: A::Command,
+    ) -> Result<(A::Response, u64), ReplicationError> {
         let (reply, response) = oneshot::channel();
         self.writes
             .send(PendingWrite { cmd, reply })
@@ -158,6 +225,34 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     /// Builds a snapshot now instead of waiting for the snapshot policy.
     pub async fn trigger_snapshot(&self) -> Result<(), ReplicationError> {
         Ok(self.raft.trigger().snapshot().await?)
+    }
+
+    /// The current leader's id and address, as far as this node knows.
+    pub fn leader(&self) -> Option<(u64, String)> {
+        let metrics = self.raft.metrics();
+        let metrics = metrics.borrow();
+        let leader = metrics.current_leader?;
+        let addr = metrics
+            .membership_config
+            .membership()
+            .get_node(&leader)
+            .map(|n| n.addr.clone())
+            .unwrap_or_default();
+        Some((leader, addr))
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.raft.metrics().borrow().current_leader == Some(self.node_id)
+    }
+
+    /// Waits (at most `timeout`) until the local state reflects log entry `index`: a follower that forwarded a
+    /// write answers its client only once its own reads show the write.
+    pub async fn wait_applied(&self, index: u64, timeout: std::time::Duration) -> bool {
+        self.raft
+            .wait(Some(timeout))
+            .applied_index_at_least(Some(index), "forwarded write applied")
+            .await
+            .is_ok()
     }
 
     /// This node's raft id.
@@ -196,15 +291,17 @@ impl<A: AppStateMachine> ReplicatedState<A> {
 async fn run_batcher<A: AppStateMachine>(
     raft: Raft<TypeConfig<A>>,
     mut queued: mpsc::Receiver<PendingWrite<A>>,
+    per_entry: usize,
 ) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
-    while queued.recv_many(&mut batch, MAX_BATCH).await > 0 {
+    let mut batch = Vec::with_capacity(per_entry);
+    while queued.recv_many(&mut batch, per_entry).await > 0 {
         let (cmds, replies): (Vec<_>, Vec<_>) = batch.drain(..).map(|p| (p.cmd, p.reply)).unzip();
         match raft.client_write(cmds).await {
             Ok(written) => {
+                let index = written.log_id.index;
                 let mut responses = written.data.into_iter();
                 for reply in replies {
-                    let response = responses.next().ok_or_else(|| {
+                    let response = responses.next().map(|r| (r, index)).ok_or_else(|| {
                         ReplicationError::Write("state machine returned no response".into())
                     });
                     let _ = reply.send(response);
@@ -219,23 +316,17 @@ async fn run_batcher<A: AppStateMachine>(
     }
 }
 
-async fn start_raft<A: AppStateMachine>(
+async fn start_raft<A: AppStateMachine, N: openraft::network::RaftNetworkFactory<TypeConfig<A>>>(
     store: &Store,
     node_id: u64,
     config: &RaftConfig,
     initial: A,
+    network: N,
 ) -> Result<(Raft<TypeConfig<A>>, SharedApp<A>), ReplicationError> {
     let raft_config = Arc::new(config.to_openraft()?);
     let state_machine = StateMachine::load(store.handle(), initial).await?;
     let app = state_machine.shared_app();
     let log = LogStore::<A>::new(store.handle());
-    let raft = Raft::new(
-        node_id,
-        raft_config,
-        NoNetwork::default(),
-        log,
-        state_machine,
-    )
-    .await?;
+    let raft = Raft::new(node_id, raft_config, network, log, state_machine).await?;
     Ok((raft, app))
 }

@@ -2,17 +2,20 @@
 //! a redb file under the controller's data directory, and whose state machine is the
 //! application state supplied through [`AppStateMachine`].
 //!
-//! Only single-controller clusters are supported so far: [`ReplicatedState::open`] bootstraps a
-//! one-member cluster on first start and recovers it on every later start (last snapshot, then
-//! the rest of the log). Client writes are acknowledged only once their log entry is fsynced.
+//! [`ReplicatedState::open`] runs a one-member group (a single controller); [`ReplicatedState::open_member`]
+//! one member of a group of several, whose raft messages travel over [`PeerTransport`]. Either bootstraps on
+//! first start and recovers on every later start (last snapshot, then the rest of the log). Log entries and the
+//! vote are fsynced before raft acts on them, so a write is acknowledged only once a majority holds it on disk.
 
 mod codec;
 mod error;
 mod handle;
 mod log_store;
 mod network;
+mod peer_network;
 mod state_machine;
 mod store;
+mod transport;
 mod types;
 
 #[cfg(test)]
@@ -28,7 +31,9 @@ pub use error::{ReplicationError, StoreError};
 pub use handle::ReplicatedState;
 pub use log_store::LogStore;
 pub use network::{NoNetwork, NoPeer, PeerUnavailable};
+pub use peer_network::{is_raft_message, serve_raft_message, PeerNetwork};
 pub use state_machine::{SnapshotBuilder, StateMachine};
+pub use transport::{reply_doc, PeerError, PeerTransport, Sealer, PEER_METHOD};
 pub use types::{NodeId, TypeConfig};
 
 /// The deterministic application state that the log replicates (the controller's job and node
@@ -58,6 +63,9 @@ pub trait AppStateMachine: Send + Sync + 'static {
     fn restore(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
 }
 
+const SNAPSHOT_CHUNK_TIMEOUT_MS: u64 = 5_000;
+const SNAPSHOT_CHUNK_BYTES: u64 = 1024 * 1024;
+
 /// Tuning of the replicated log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RaftConfig {
@@ -74,6 +82,10 @@ pub struct RaftConfig {
     pub startup_timeout: Duration,
     /// The address peers would use to reach this controller (recorded in the membership).
     pub advertise_addr: String,
+    /// Most log entries per AppendEntries call.
+    pub max_payload_entries: u64,
+    /// Most client commands grouped into one log entry (at most 1024).
+    pub max_commands_per_entry: u64,
 }
 
 impl Default for RaftConfig {
@@ -86,11 +98,31 @@ impl Default for RaftConfig {
             election_timeout_max: Duration::from_millis(300),
             startup_timeout: Duration::from_secs(10),
             advertise_addr: String::new(),
+            max_payload_entries: 300,
+            max_commands_per_entry: 1024,
         }
     }
 }
 
 impl RaftConfig {
+    /// Timings for a group of controllers on a LAN, chosen for failover under a second. The leader's heartbeat
+    /// goes every 50 ms; a follower that hears nothing for 200-400 ms (four to eight heartbeats, so a busy host
+    /// or a lost packet does not depose a live leader) stands for election. openraft makes a follower refuse
+    /// votes until `election_timeout_max` has passed since it last heard the leader (the leader lease), so a
+    /// failover takes one or two election timeouts: 200-800 ms. openraft also bounds each AppendEntries call by
+    /// the heartbeat interval, so replication sends few entries per call and a follower that fell behind catches
+    /// up in calls that fit that bound: at most 4 entries of at most 64 commands each.
+    pub fn for_group() -> Self {
+        Self {
+            heartbeat_interval: Duration::from_millis(50),
+            election_timeout_min: Duration::from_millis(200),
+            election_timeout_max: Duration::from_millis(400),
+            max_payload_entries: 4,
+            max_commands_per_entry: 64,
+            ..Self::default()
+        }
+    }
+
     fn to_openraft(&self) -> Result<openraft::Config, ReplicationError> {
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         openraft::Config {
@@ -100,6 +132,10 @@ impl RaftConfig {
             election_timeout_max: millis(self.election_timeout_max),
             snapshot_policy: openraft::SnapshotPolicy::LogsSinceLast(self.snapshot_after_entries),
             max_in_snapshot_log_to_keep: self.keep_entries_after_snapshot,
+            max_payload_entries: self.max_payload_entries,
+            // A snapshot chunk is a whole state image in JSON: give it far longer than a heartbeat.
+            install_snapshot_timeout: SNAPSHOT_CHUNK_TIMEOUT_MS,
+            snapshot_max_chunk_size: SNAPSHOT_CHUNK_BYTES,
             ..Default::default()
         }
         .validate()

@@ -218,7 +218,7 @@ fn singleton_state(state: &ClusterState, job: &JobRecord) -> DepState {
         other.job_id != job.job_id
             && other.spec.name == job.spec.name
             && other.spec.user_id == job.spec.user_id
-            && (other.state == JobBaseState::Running
+            && (crate::state::started_and_live(other)
                 || other.completing
                 || (other.state == JobBaseState::Pending && other.job_id < job.job_id))
     });

@@ -1,13 +1,23 @@
 //! The scheduler as a function: `schedule(&ClusterState, now) -> Plan`. No I/O, no clock, no randomness; the
 //! leader commits the plan through the log, where `apply` re-checks every start with [`allocation_fits`].
 //!
-//! This is first-come-first-served by priority within each partition: the first job that cannot start blocks the
-//! jobs behind it in its partition (reason `Resources` for it, `Priority` for them), as Slurm's main scheduler does
-//! without backfill. Dependencies, holds and begin times are checked first, each with Slurm's pending reason.
+//! Pending jobs are taken in priority order (ties: lower job id first). Dependencies, holds, begin times and
+//! partition limits are checked first, each with Slurm's pending reason. What resources decide depends on
+//! `SchedulerType`: `sched/backfill` (the default, [`backfill`]) reserves resources for blocked jobs at their
+//! expected start and lets lower-priority jobs start only where they delay none of them; `sched/builtin` is
+//! strict first-come-first-served by priority within each partition: the first job that cannot start blocks the
+//! jobs behind it (reason `Resources` for it, `Priority` for them). See docs/scheduling.md.
 
+mod backfill;
 pub(crate) mod dependency;
 mod placement;
+pub mod priority;
+mod profile;
+pub mod scenario;
+#[cfg(test)]
+mod tests;
 
+use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::states::{JobBaseState, JobReason};
@@ -20,55 +30,138 @@ pub use placement::{allocation_fits, job_cpus, job_mem_mb, place};
 /// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
 pub const JOBS_PER_PASS_MAX: usize = 10_000;
 
+/// When and where the backfill scheduler expects a pending job to start (`squeue --start`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forecast {
+    pub start: EpochSecs,
+    /// The planned nodes as a hostlist expression (`SchedNodeList=`).
+    pub nodes: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
     pub starts: Vec<(u32, Allocation)>,
     /// Only reasons that changed, so an idle pass commits nothing.
     pub reasons: Vec<(u32, JobReason)>,
+    /// Only forecasts that changed (`None`: the job no longer has one).
+    pub forecasts: Vec<(u32, Option<Forecast>)>,
+    /// priority/multifactor: priorities that changed.
+    pub priorities: Vec<(u32, u32)>,
 }
 
 impl Plan {
     pub fn is_empty(&self) -> bool {
-        self.starts.is_empty() && self.reasons.is_empty()
+        self.starts.is_empty()
+            && self.reasons.is_empty()
+            && self.forecasts.is_empty()
+            && self.priorities.is_empty()
+    }
+}
+
+/// How resources decide, per `SchedulerType`.
+enum Engine<'s> {
+    Builtin {
+        ledger: placement::Ledger,
+        blocked_partitions: Vec<&'s str>,
+    },
+    Backfill(Box<backfill::Backfill<'s>>),
+}
+
+impl<'s> Engine<'s> {
+    fn new(state: &'s ClusterState, now: EpochSecs) -> Self {
+        if state.settings.backfill.enabled {
+            Engine::Backfill(Box::new(backfill::Backfill::new(state, now)))
+        } else {
+            Engine::Builtin {
+                ledger: placement::Ledger::from_state(state),
+                blocked_partitions: Vec::new(),
+            }
+        }
+    }
+
+    fn decide(&mut self, state: &ClusterState, job: &'s JobRecord) -> backfill::Decision {
+        match self {
+            Engine::Backfill(planner) => planner.decide(job),
+            Engine::Builtin {
+                ledger,
+                blocked_partitions,
+            } => {
+                let reason = if blocked_partitions.contains(&job.partition.as_str()) {
+                    JobReason::Priority
+                } else if let Some(alloc) = place(state, ledger, job) {
+                    ledger.book(&alloc);
+                    return backfill::Decision::Start(alloc);
+                } else {
+                    blocked_partitions.push(job.partition.as_str());
+                    JobReason::Resources
+                };
+                backfill::Decision::Wait {
+                    reason,
+                    forecast: None,
+                }
+            }
+        }
     }
 }
 
 pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut plan = Plan::default();
-    let mut pending: Vec<&JobRecord> = state
+    let pending: Vec<&JobRecord> = state
         .jobs
         .values()
         .filter(|j| j.state == JobBaseState::Pending)
         .collect();
+    let mut pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
+        Some(weights) => {
+            let totals = priority::cluster_totals(state);
+            pending
+                .into_iter()
+                .map(
+                    |job| match priority::recomputed(state, weights, &totals, job, now) {
+                        Some(p) if p != job.priority => {
+                            plan.priorities.push((job.job_id, p));
+                            (p, job)
+                        }
+                        _ => (job.priority, job),
+                    },
+                )
+                .collect()
+        }
+        None => pending.into_iter().map(|job| (job.priority, job)).collect(),
+    };
     // Higher priority first; ties go to the older job id (FIFO).
-    pending.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.job_id.cmp(&b.job_id)));
+    pending.sort_by(|(pa, a), (pb, b)| pb.cmp(pa).then(a.job_id.cmp(&b.job_id)));
     pending.truncate(JOBS_PER_PASS_MAX);
 
-    let mut ledger = placement::Ledger::from_state(state);
-    let mut blocked_partitions: Vec<&str> = Vec::new();
+    let mut engine = Engine::new(state, now);
     let mut running_per_array = running_tasks_per_array(state);
 
-    for job in pending {
-        let reason = match gate(state, job, now, &running_per_array) {
-            Some(reason) => reason,
-            None if blocked_partitions.contains(&job.partition.as_str()) => JobReason::Priority,
-            None => match place(state, &ledger, job) {
-                Some(alloc) => {
-                    ledger.book(&alloc);
+    for (_, job) in pending {
+        let (reason, forecast) = match gate(state, job, now, &running_per_array) {
+            Some(reason) => (reason, None),
+            None => match engine.decide(state, job) {
+                backfill::Decision::Start(alloc) => {
                     if let Some(array) = job.array_job_id {
                         *running_per_array.entry(array).or_default() += 1;
                     }
                     plan.starts.push((job.job_id, alloc));
                     continue;
                 }
-                None => {
-                    blocked_partitions.push(job.partition.as_str());
-                    JobReason::Resources
-                }
+                backfill::Decision::Wait { reason, forecast } => (reason, forecast),
             },
         };
-        if reason != job.reason || job.last_sched_eval.is_none() {
+        let to_cancel = reason == JobReason::DepInvalid && state.kills_on_invalid_dependency(job);
+        if reason != job.reason || job.last_sched_eval.is_none() || to_cancel {
             plan.reasons.push((job.job_id, reason));
+        }
+        let unchanged = match &forecast {
+            Some(f) => {
+                job.expected_start == Some(f.start) && job.sched_nodes.as_deref() == Some(&f.nodes)
+            }
+            None => job.expected_start.is_none() && job.sched_nodes.is_none(),
+        };
+        if !unchanged {
+            plan.forecasts.push((job.job_id, forecast));
         }
     }
     plan
@@ -127,7 +220,7 @@ fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u
     for job in state.jobs.values() {
         if let (Some(array), true) = (
             job.array_job_id,
-            job.state == JobBaseState::Running || job.completing,
+            crate::state::started_and_live(job) || job.completing,
         ) {
             *counts.entry(array).or_default() += 1;
         }
@@ -195,8 +288,7 @@ pub fn immediate_check(
     spec: &JobSpec,
     now: EpochSecs,
 ) -> Result<(), ApiError> {
-    let partition = probe_partition(state, spec)?;
-    validate_request(state, spec, &partition)?;
+    let partition = validate_immediate(state, spec)?;
     let running_per_array = running_tasks_per_array(state);
     let waiting_ahead = state.jobs.values().any(|job| {
         job.state == JobBaseState::Pending
@@ -215,6 +307,20 @@ pub fn immediate_check(
     } else {
         Err(ApiError::new(SlurmErrno::NodesBusy))
     }
+}
+
+/// The checks slurmctld makes of any `--immediate` request (srun's and salloc's `--immediate=N` too): a request
+/// the partition can never satisfy would pend with reason `PartitionConfig`; asked to start at once, it is
+/// refused with that reason's error. Returns the partition the job would go to.
+pub fn validate_immediate(state: &ClusterState, spec: &JobSpec) -> Result<String, ApiError> {
+    let partition = probe_partition(state, spec)?;
+    validate_request(state, spec, &partition).map_err(|e| match e.errno {
+        SlurmErrno::RequestedNodeConfigUnavailable => {
+            ApiError::new(SlurmErrno::RequestedPartConfigUnavailable)
+        }
+        _ => e,
+    })?;
+    Ok(partition)
 }
 
 fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {

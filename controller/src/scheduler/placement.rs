@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use spur_core::job::{Allocation, JobRecord};
-use spur_core::records::NodeRecord;
+use spur_core::records::{NodeRecord, PartitionRecord};
 
 use crate::state::ClusterState;
 
@@ -15,11 +15,43 @@ pub struct Ledger {
     ignore_availability: bool,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Usage {
-    cpus: u32,
-    mem_mb: u64,
-    gres: BTreeMap<String, Vec<u32>>,
+/// What is taken on one node: CPUs, memory and GRES unit indices per GRES name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Usage {
+    pub(super) cpus: u32,
+    pub(super) mem_mb: u64,
+    pub(super) gres: BTreeMap<String, Vec<u32>>,
+}
+
+impl Usage {
+    pub(super) fn of_node(node: &NodeRecord) -> Usage {
+        Usage {
+            cpus: node.alloc_cpus,
+            mem_mb: node.alloc_mem_mb,
+            gres: node.alloc_gres.clone(),
+        }
+    }
+
+    pub(super) fn add(&mut self, alloc: &Allocation) {
+        self.cpus += alloc.cpus;
+        self.mem_mb += alloc.mem_mb;
+        for (gres, idx) in &alloc.gres_indices {
+            self.gres.entry(gres.clone()).or_default().extend(idx);
+        }
+    }
+
+    pub(super) fn remove(&mut self, alloc: &Allocation) {
+        self.cpus = self.cpus.saturating_sub(alloc.cpus);
+        self.mem_mb = self.mem_mb.saturating_sub(alloc.mem_mb);
+        for (gres, idx) in &alloc.gres_indices {
+            if let Some(used) = self.gres.get_mut(gres) {
+                used.retain(|i| !idx.contains(i));
+                if used.is_empty() {
+                    self.gres.remove(gres);
+                }
+            }
+        }
+    }
 }
 
 impl Ledger {
@@ -27,14 +59,7 @@ impl Ledger {
         let used = state
             .nodes
             .values()
-            .map(|n| {
-                let usage = Usage {
-                    cpus: n.alloc_cpus,
-                    mem_mb: n.alloc_mem_mb,
-                    gres: n.alloc_gres.clone(),
-                };
-                (n.name.clone(), usage)
-            })
+            .map(|n| (n.name.clone(), Usage::of_node(n)))
             .collect();
         Ledger {
             used,
@@ -51,12 +76,7 @@ impl Ledger {
 
     pub fn book(&mut self, alloc: &Allocation) {
         for name in &alloc.node_names {
-            let usage = self.used.entry(name.clone()).or_default();
-            usage.cpus += alloc.cpus;
-            usage.mem_mb += alloc.mem_mb;
-            for (gres, idx) in &alloc.gres_indices {
-                usage.gres.entry(gres.clone()).or_default().extend(idx);
-            }
+            self.used.entry(name.clone()).or_default().add(alloc);
         }
     }
 }
@@ -66,6 +86,11 @@ pub fn job_cpus(job: &JobRecord, node: &NodeRecord) -> u32 {
     if job.spec.exclusive {
         return node.cpus;
     }
+    shared_cpus_per_node(job)
+}
+
+/// CPUs per node of a job that does not take whole nodes.
+pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
     let nodes = job.spec.nodes_min.max(1);
     let per_node_tasks = match (job.spec.ntasks_per_node, job.spec.ntasks) {
         (Some(per_node), _) => per_node,
@@ -105,67 +130,273 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
 /// Picks nodes for the job, or `None` when it does not fit now (or, with an empty ledger, ever).
 pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<Allocation> {
     let partition = state.partition(&job.partition)?;
-    let required = expand_opt(job.spec.required_nodes.as_deref())?;
-    let excluded = expand_opt(job.spec.excluded_nodes.as_deref())?;
-    let constraint = match job.spec.constraint.as_deref() {
-        Some(text) => Some(spur_core::values::constraint::parse_constraint(text).ok()?),
-        None => None,
-    };
-    let mut candidates: Vec<&NodeRecord> = partition
+    let candidates = candidates(state, partition, |_| Some(0));
+    place_among(state, &candidates, 0, ledger, job).map(|(alloc, _)| alloc)
+}
+
+/// A node a placement may choose, with its position in the pass's per-node tables.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Candidate<'s> {
+    pub(super) idx: usize,
+    pub(super) node: &'s NodeRecord,
+}
+
+/// The partition's nodes in Slurm's order of preference: lower weight first, then configuration order.
+pub(super) fn candidates<'s>(
+    state: &'s ClusterState,
+    partition: &PartitionRecord,
+    index_of: impl Fn(&str) -> Option<usize>,
+) -> Vec<Candidate<'s>> {
+    let mut nodes: Vec<Candidate<'s>> = partition
         .nodes
         .iter()
-        .filter_map(|n| state.nodes.get(n))
-        .filter(|n| !excluded.contains(&n.name))
-        .filter(|n| {
-            constraint
-                .as_ref()
-                .is_none_or(|c| c.matches(&|f: &str| n.features.iter().any(|x| x == f)))
+        .filter_map(|n| {
+            let (name, node) = state.nodes.get_key_value(n)?;
+            Some(Candidate {
+                idx: index_of(name)?,
+                node,
+            })
         })
         .collect();
-    // Lower weight first, then configuration order: Slurm's node preference.
-    candidates.sort_by_key(|n| n.weight);
+    nodes.sort_by_key(|c| c.node.weight);
+    nodes
+}
+
+/// What a placement may use of each node: now (a [`Ledger`]) or over a future time window (the backfill profile).
+pub(super) trait Availability {
+    /// What is already taken on the node, or `None` when the node takes no work.
+    fn node_use(&self, candidate: Candidate<'_>) -> Option<NodeUse<'_>>;
+}
+
+/// What is taken on one node over the time a placement looks at.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum NodeUse<'a> {
+    Idle,
+    One(&'a Usage),
+    /// Consecutive periods: a unit is taken if any period takes it, and the peak counts for CPUs and memory.
+    Span(&'a [Usage]),
+}
+
+impl NodeUse<'_> {
+    fn cpus(&self) -> u32 {
+        match self {
+            NodeUse::Idle => 0,
+            NodeUse::One(u) => u.cpus,
+            NodeUse::Span(us) => us.iter().map(|u| u.cpus).max().unwrap_or(0),
+        }
+    }
+
+    fn mem_mb(&self) -> u64 {
+        match self {
+            NodeUse::Idle => 0,
+            NodeUse::One(u) => u.mem_mb,
+            NodeUse::Span(us) => us.iter().map(|u| u.mem_mb).max().unwrap_or(0),
+        }
+    }
+
+    /// The units of one GRES taken as a bit set, when every index fits in it (else `None`).
+    fn gres_taken_bits(&self, name: &str) -> Option<u128> {
+        let bits = |u: &Usage| -> Option<u128> {
+            u.gres.get(name).map_or(Some(0), |taken| {
+                taken
+                    .iter()
+                    .try_fold(0u128, |acc, &i| (i < 128).then(|| acc | (1u128 << i)))
+            })
+        };
+        match self {
+            NodeUse::Idle => Some(0),
+            NodeUse::One(u) => bits(u),
+            NodeUse::Span(us) => us.iter().try_fold(0u128, |acc, u| Some(acc | bits(u)?)),
+        }
+    }
+
+    fn gres_taken(&self, name: &str, index: u32) -> bool {
+        let taken = |u: &Usage| u.gres.get(name).is_some_and(|v| v.contains(&index));
+        match self {
+            NodeUse::Idle => false,
+            NodeUse::One(u) => taken(u),
+            NodeUse::Span(us) => us.iter().any(taken),
+        }
+    }
+}
+
+impl Availability for Ledger {
+    fn node_use(&self, candidate: Candidate<'_>) -> Option<NodeUse<'_>> {
+        let node = candidate.node;
+        if self.ignore_availability {
+            return Some(NodeUse::Idle);
+        }
+        if !node.accepts_work() {
+            return None;
+        }
+        Some(
+            self.used
+                .get(&node.name)
+                .map_or(NodeUse::Idle, NodeUse::One),
+        )
+    }
+}
+
+/// The node-level filters of a request (`-w`, `-x`, `--constraint`), resolved once per placement.
+pub(super) struct NodeFilter {
+    required: Vec<String>,
+    excluded: Vec<String>,
+    constraint: Option<spur_core::values::constraint::Constraint>,
+}
+
+impl NodeFilter {
+    /// `None` when the request's node lists or constraint do not parse (the job can never be placed).
+    pub(super) fn of(job: &JobRecord) -> Option<NodeFilter> {
+        let constraint = match job.spec.constraint.as_deref() {
+            Some(text) => Some(spur_core::values::constraint::parse_constraint(text).ok()?),
+            None => None,
+        };
+        Some(NodeFilter {
+            required: expand_opt(job.spec.required_nodes.as_deref())?,
+            excluded: expand_opt(job.spec.excluded_nodes.as_deref())?,
+            constraint,
+        })
+    }
+
+    pub(super) fn admits(&self, node: &NodeRecord) -> bool {
+        !self.excluded.contains(&node.name)
+            && self
+                .constraint
+                .as_ref()
+                .is_none_or(|c| c.matches(&|f: &str| node.features.iter().any(|x| x == f)))
+    }
+
+    pub(super) fn requires(&self, node: &NodeRecord) -> bool {
+        self.required.contains(&node.name)
+    }
+
+    pub(super) fn required_count(&self) -> usize {
+        self.required.len()
+    }
+}
+
+/// Places the job on `candidates` (already in preference order) given what `avail` says is taken, starting the
+/// search at `skip` (the nodes before it are known not to fit) unless nodes are required. Returns the allocation
+/// and the position of its first node.
+pub(super) fn place_among(
+    state: &ClusterState,
+    candidates: &[Candidate<'_>],
+    skip: usize,
+    avail: &impl Availability,
+    job: &JobRecord,
+) -> Option<(Allocation, usize)> {
+    let filter = NodeFilter::of(job)?;
     let wanted = job.spec.nodes_min.max(1) as usize;
-    if required.len() > wanted {
+    if filter.required_count() > wanted {
         return None;
     }
+    let skip = if filter.required_count() > 0 { 0 } else { skip };
     let mut chosen: Vec<&NodeRecord> = Vec::new();
+    let mut first_at = 0;
     let mut gres_picks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     let mut cpus_per_node = 0;
     let mut mem_per_node = 0;
     // Required nodes first, so `-w` is always honoured, then the rest in preference order.
     let ordered = candidates
         .iter()
-        .filter(|n| required.contains(&n.name))
-        .chain(candidates.iter().filter(|n| !required.contains(&n.name)));
-    for node in ordered {
+        .enumerate()
+        .filter(|(_, c)| filter.required_count() > 0 && filter.requires(c.node))
+        .chain(
+            candidates
+                .iter()
+                .enumerate()
+                .skip(skip)
+                .filter(|(_, c)| !filter.requires(c.node)),
+        );
+    for (at, candidate) in ordered {
         if chosen.len() == wanted {
             break;
         }
-        if !ledger.ignore_availability && !node.accepts_work() {
+        let node = candidate.node;
+        if !filter.admits(node) {
             continue;
         }
-        let cpus = job_cpus(job, node);
-        let mem = job_mem_mb(state, job, node, cpus);
-        let Some(picks) = fits_node(ledger, job, node, cpus, mem) else {
+        let Some(used) = avail.node_use(*candidate) else {
             continue;
         };
+        let cpus = job_cpus(job, node);
+        let mem = job_mem_mb(state, job, node, cpus);
+        if !fits_quickly(used, job, node, cpus, mem) {
+            continue;
+        }
+        let Some(picks) = fits_node(used, job, node, cpus, mem) else {
+            continue;
+        };
+        // An allocation names one set of GRES indices for all its nodes, so later nodes must have those free.
+        if !chosen.is_empty() && !units_free(used, job, node, &gres_picks) {
+            continue;
+        }
         if chosen.is_empty() {
             gres_picks = picks;
             cpus_per_node = cpus;
             mem_per_node = mem;
+            first_at = at;
         }
         chosen.push(node);
     }
-    let all_required = required.iter().all(|r| chosen.iter().any(|n| &n.name == r));
+    let all_required = filter
+        .required
+        .iter()
+        .all(|r| chosen.iter().any(|n| &n.name == r));
     if chosen.len() < wanted || !all_required {
         return None;
     }
-    Some(Allocation {
+    let alloc = Allocation {
         node_names: chosen.iter().map(|n| n.name.clone()).collect(),
         cpus: cpus_per_node,
         mem_mb: mem_per_node,
         gres_indices: gres_picks,
         core_ids: Vec::new(),
+    };
+    Some((alloc, first_at))
+}
+
+/// [`fits_node`] without choosing GRES units (nothing allocated): whether there is room at all.
+pub(super) fn fits_quickly(
+    used: NodeUse<'_>,
+    job: &JobRecord,
+    node: &NodeRecord,
+    cpus: u32,
+    mem: u64,
+) -> bool {
+    let used_cpus = used.cpus();
+    if used_cpus + cpus > node.cpus
+        || used.mem_mb() + mem > node.real_memory_mb
+        || (job.spec.exclusive && used_cpus > 0)
+        || job.spec.tmp_disk_mb > node.tmp_disk_mb
+    {
+        return false;
+    }
+    job.spec.gres.iter().all(|request| {
+        let taken = used.gres_taken_bits(&request.name);
+        let mut base = 0u32;
+        let mut free = 0u64;
+        for offer in node.gres.iter().filter(|g| g.name == request.name) {
+            let count = u32::try_from(offer.count).unwrap_or(u32::MAX);
+            let end = base.saturating_add(count);
+            if request.gres_type.is_none() || request.gres_type == offer.gres_type {
+                free += match taken {
+                    Some(bits) if end <= 128 => {
+                        let span = if count >= 128 {
+                            u128::MAX
+                        } else {
+                            ((1u128 << count) - 1) << base
+                        };
+                        u64::from(count - (bits & span).count_ones())
+                    }
+                    _ => (base..end)
+                        .filter(|i| !used.gres_taken(&request.name, *i))
+                        .count() as u64,
+                };
+            }
+            base = end;
+        }
+        free >= request.count
     })
 }
 
@@ -176,23 +407,19 @@ fn expand_opt(list: Option<&str>) -> Option<Vec<String>> {
     }
 }
 
-fn fits_node(
-    ledger: &Ledger,
+/// Whether the job's share fits on the node given what is taken, with the GRES units it would get.
+pub(super) fn fits_node(
+    used: NodeUse<'_>,
     job: &JobRecord,
     node: &NodeRecord,
     cpus: u32,
     mem: u64,
 ) -> Option<BTreeMap<String, Vec<u32>>> {
-    let empty = Usage::default();
-    let usage = if ledger.ignore_availability {
-        &empty
-    } else {
-        ledger.used.get(&node.name).unwrap_or(&empty)
-    };
-    if usage.cpus + cpus > node.cpus || usage.mem_mb + mem > node.real_memory_mb {
+    let used_cpus = used.cpus();
+    if used_cpus + cpus > node.cpus || used.mem_mb() + mem > node.real_memory_mb {
         return None;
     }
-    if job.spec.exclusive && usage.cpus > 0 {
+    if job.spec.exclusive && used_cpus > 0 {
         return None;
     }
     if job.spec.tmp_disk_mb > node.tmp_disk_mb {
@@ -200,7 +427,6 @@ fn fits_node(
     }
     let mut picks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for request in &job.spec.gres {
-        let used = usage.gres.get(&request.name);
         let mut base = 0u32;
         let mut free: Vec<u32> = Vec::new();
         for offer in node.gres.iter().filter(|g| g.name == request.name) {
@@ -209,7 +435,7 @@ fn fits_node(
             if type_matches {
                 free.extend(
                     (base..base.saturating_add(count))
-                        .filter(|i| !used.is_some_and(|u| u.contains(i)))
+                        .filter(|i| !used.gres_taken(&request.name, *i))
                         .filter(|i| !picks.get(&request.name).is_some_and(|p| p.contains(i))),
                 );
             }
@@ -225,6 +451,34 @@ fn fits_node(
             .extend(&free[..need]);
     }
     Some(picks)
+}
+
+/// Whether the node has exactly these GRES units, of the requested types, and none is taken.
+fn units_free(
+    used: NodeUse<'_>,
+    job: &JobRecord,
+    node: &NodeRecord,
+    picks: &BTreeMap<String, Vec<u32>>,
+) -> bool {
+    picks.iter().all(|(name, indices)| {
+        let wanted_type = job
+            .spec
+            .gres
+            .iter()
+            .find(|r| &r.name == name)
+            .and_then(|r| r.gres_type.as_ref());
+        indices.iter().all(|&i| {
+            let mut base = 0u32;
+            let offer = node.gres.iter().filter(|g| &g.name == name).find(|g| {
+                let count = u32::try_from(g.count).unwrap_or(u32::MAX);
+                let holds = i >= base && i < base.saturating_add(count);
+                base = base.saturating_add(count);
+                holds
+            });
+            offer.is_some_and(|o| wanted_type.is_none() || o.gres_type.as_ref() == wanted_type)
+                && !used.gres_taken(name, i)
+        })
+    })
 }
 
 /// The plan-apply check: every node of the allocation still has room for it.

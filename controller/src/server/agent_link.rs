@@ -12,16 +12,21 @@ use tonic::{Request, Response, Status, Streaming};
 use spur_core::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::wire::{from_doc, pb, to_doc};
 
+use super::auth::Authenticator;
 use crate::runtime::{Controller, AGENT_QUEUE_MAX};
 use crate::state::{Command, Outcome};
 
+/// What a follower answers an agent, which then tries the next controller.
+pub const NOT_LEADER_TEXT: &str = "this controller is not the leader";
+
 pub struct AgentLinkService {
     controller: Arc<Controller>,
+    auth: Arc<Authenticator>,
 }
 
 impl AgentLinkService {
-    pub fn new(controller: Arc<Controller>) -> Self {
-        AgentLinkService { controller }
+    pub fn new(controller: Arc<Controller>, auth: Arc<Authenticator>) -> Self {
+        AgentLinkService { controller, auth }
     }
 }
 
@@ -35,11 +40,31 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
         &self,
         request: Request<Streaming<pb::ApiRequest>>,
     ) -> Result<Response<Self::SessionStream>, Status> {
-        let mut inbound = request.into_inner();
+        let (metadata, extensions, mut inbound) = request.into_parts();
         let first = inbound
             .next()
             .await
             .ok_or_else(|| Status::invalid_argument("empty agent session"))??;
+        // The session's credential is bound to its Hello; the rest of the stream rides on the same connection.
+        let check = tonic::Request::from_parts(metadata, extensions, ());
+        let identity = self
+            .auth
+            .authenticate(&check, "Session", &first, self.controller.now())
+            .map_err(|e| Status::unauthenticated(e.errno.text()))?;
+        if !self.auth.may_act_as_agent(&identity) {
+            tracing::warn!(
+                uid = identity.uid,
+                "agent session refused: only root or SlurmUser may register a node"
+            );
+            return Err(Status::permission_denied(
+                spur_core::api::SlurmErrno::AccessDenied.text(),
+            ));
+        }
+        // Launches and signals flow from the leader only, so agents keep their session there; a follower turns
+        // them away and they try the next controller.
+        if !self.controller.is_leader() {
+            return Err(Status::unavailable(NOT_LEADER_TEXT));
+        }
         let hello = match from_doc::<AgentToController>(first.body.as_ref()) {
             Ok(AgentToController::Hello(hello)) => hello,
             Ok(_) => {
@@ -103,6 +128,10 @@ async fn serve_reports(
             Ok(AgentToController::Hello(_)) => {}
             Ok(AgentToController::Finished(outcome)) => {
                 let result = match outcome.exit_code {
+                    Some(code) if outcome.out_of_memory => Outcome::OutOfMemory {
+                        code,
+                        signal: outcome.signal,
+                    },
                     Some(code) => Outcome::Exited {
                         code,
                         signal: outcome.signal,

@@ -8,8 +8,10 @@ use spur_core::api::{
     ApiError, ControlReply, ControlRequest, Query, QueryReply, SlurmErrno, SubmitReply,
     SubmitRequest,
 };
+use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::wire::{from_doc, pb};
 
+use super::auth::Authenticator;
 use super::{error_reply, reply};
 use crate::runtime::Controller;
 use crate::scheduler;
@@ -17,24 +19,34 @@ use crate::state::Command;
 
 pub struct ApiService {
     controller: Arc<Controller>,
+    auth: Arc<Authenticator>,
 }
 
 impl ApiService {
-    pub fn new(controller: Arc<Controller>) -> Self {
-        ApiService { controller }
+    pub fn new(controller: Arc<Controller>, auth: Arc<Authenticator>) -> Self {
+        ApiService { controller, auth }
     }
 
-    async fn submit(&self, request: pb::ApiRequest) -> Result<SubmitReply, ApiError> {
+    async fn submit(
+        &self,
+        identity: &Identity,
+        request: pb::ApiRequest,
+        alloc_node: Option<String>,
+    ) -> Result<SubmitReply, ApiError> {
         let mut submit: SubmitRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
-        // Identity comes from the transport's caller record; the authentication issue makes it verified.
-        if let Some(caller) = &request.caller {
-            submit.spec.user_id = caller.uid;
-            submit.spec.group_id = caller.gid;
-        }
+        submit.spec.alloc_node = alloc_node;
+        // The job runs as whoever the credential proves; the body's `Caller` and spec ids are not believed.
+        submit.spec.user_id = identity.uid;
+        submit.spec.group_id = identity.gid;
         if submit.test_only {
             return self.test_only(&submit);
         }
         let now = self.controller.now();
+        if submit.spec.options.contains_key("immediate") {
+            self.controller
+                .state
+                .read(|state| scheduler::validate_immediate(state, &submit.spec))?;
+        }
         if submit.immediate {
             // Checked before the commit: a start Spur cannot promise is refused rather than queued. Another
             // submission may still take the resources first; the job then waits like any other.
@@ -42,13 +54,20 @@ impl ApiService {
                 .state
                 .read(|state| scheduler::immediate_check(state, &submit.spec, now))?;
         }
-        let applied = self
-            .controller
-            .commit(Command::Submit {
+        // A request id makes the submission idempotent: a client retrying after a failover gets the same job.
+        let command = if request.request_id.is_empty() {
+            Command::Submit {
                 spec: Box::new(submit.spec),
                 now,
-            })
-            .await?;
+            }
+        } else {
+            Command::SubmitOnce {
+                request_id: request.request_id.clone(),
+                spec: Box::new(submit.spec),
+                now,
+            }
+        };
+        let applied = self.controller.commit(command).await?;
         let job_id = applied
             .job_id
             .ok_or_else(|| ApiError::new(SlurmErrno::Error))?;
@@ -71,9 +90,16 @@ impl ApiService {
         })
     }
 
-    fn query(&self, request: pb::ApiRequest) -> Result<QueryReply, ApiError> {
+    fn query(&self, identity: &Identity, request: pb::ApiRequest) -> Result<QueryReply, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
         let now = self.controller.now();
+        if let Query::Token {
+            username,
+            lifespan_secs,
+        } = query
+        {
+            return self.token(identity, username, lifespan_secs, now);
+        }
         let reply = self.controller.state.read(|state| match query {
             Query::Jobs => QueryReply::Jobs {
                 jobs: state
@@ -104,6 +130,10 @@ impl ApiService {
                 config: state.config.clone(),
                 now,
             },
+            // Answered above, before the state is read; a token is never made from state.
+            Query::Token { .. } => QueryReply::Token {
+                token: String::new(),
+            },
         });
         Ok(match reply {
             QueryReply::Nodes { nodes, now } => QueryReply::Nodes {
@@ -123,9 +153,57 @@ impl ApiService {
         })
     }
 
-    async fn control(&self, request: pb::ApiRequest) -> Result<ControlReply, ApiError> {
+    /// `scontrol token`: an HS256 token for the caller, or (root and SlurmUser only) for `username`.
+    fn token(
+        &self,
+        identity: &Identity,
+        username: Option<String>,
+        lifespan_secs: Option<u32>,
+        now: i64,
+    ) -> Result<QueryReply, ApiError> {
+        let key = self.auth.verifier().jwt_key().ok_or_else(|| {
+            ApiError::with_detail(SlurmErrno::Error, "auth/jwt is not configured")
+        })?;
+        let own_name = nix::unistd::User::from_uid(identity.uid.into())
+            .ok()
+            .flatten()
+            .map(|u| u.name);
+        if !rules::may_issue_token(
+            identity.uid,
+            own_name.as_deref(),
+            username.as_deref(),
+            self.auth.slurm_user_uid,
+        ) {
+            tracing::warn!(
+                uid = identity.uid,
+                ?username,
+                "token for another user refused"
+            );
+            return Err(ApiError::new(SlurmErrno::UserIdMissing));
+        }
+        let sun = username
+            .or(own_name)
+            .ok_or_else(|| ApiError::new(SlurmErrno::UserIdMissing))?;
+        let lifespan = lifespan_secs
+            .filter(|l| *l > 0)
+            .unwrap_or(params::DEFAULT_TOKEN_LIFESPAN_SECS);
+        let claims = jwt::Claims {
+            exp: now.saturating_add(i64::from(lifespan)),
+            iat: now,
+            sun,
+        };
+        let token = jwt::encode(&claims, key)
+            .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))?;
+        Ok(QueryReply::Token { token })
+    }
+
+    async fn control(
+        &self,
+        identity: &Identity,
+        request: pb::ApiRequest,
+    ) -> Result<ControlReply, ApiError> {
         let control: ControlRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
-        let caller_uid = request.caller.as_ref().map(|c| c.uid).unwrap_or(u32::MAX);
+        let caller_uid = identity.uid;
         let now = self.controller.now();
         let applied = self
             .controller
@@ -137,7 +215,19 @@ impl ApiService {
             .await?;
         Ok(ControlReply {
             failures: applied.failures,
+            step_id: applied.step_id,
         })
+    }
+}
+
+impl ApiService {
+    fn identify(
+        &self,
+        request: &Request<pb::ApiRequest>,
+        method: &str,
+    ) -> Result<Identity, ApiError> {
+        self.auth
+            .authenticate(request, method, request.get_ref(), self.controller.now())
     }
 }
 
@@ -151,8 +241,19 @@ impl pb::controller_server::Controller for ApiService {
         &self,
         request: Request<pb::ApiRequest>,
     ) -> Result<Response<pb::ApiReply>, Status> {
+        let identity = match self.identify(&request, "Submit") {
+            Ok(identity) => identity,
+            Err(e) => return Ok(Response::new(error_reply(&e))),
+        };
+        // Without an address (the local Unix socket) the caller is on this host, as a loopback client is.
+        let alloc_node = super::peer_name::peer_host(Some(
+            request
+                .remote_addr()
+                .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
+        ))
+        .await;
         Ok(Response::new(reply(
-            ApiService::submit(self, request.into_inner()).await,
+            ApiService::submit(self, &identity, request.into_inner(), alloc_node).await,
         )))
     }
 
@@ -160,8 +261,13 @@ impl pb::controller_server::Controller for ApiService {
         &self,
         request: Request<pb::ApiRequest>,
     ) -> Result<Response<pb::ApiReply>, Status> {
+        let identity = match self.identify(&request, "Query") {
+            Ok(identity) => identity,
+            Err(e) => return Ok(Response::new(error_reply(&e))),
+        };
         Ok(Response::new(reply(ApiService::query(
             self,
+            &identity,
             request.into_inner(),
         ))))
     }
@@ -170,7 +276,11 @@ impl pb::controller_server::Controller for ApiService {
         &self,
         request: Request<pb::ApiRequest>,
     ) -> Result<Response<pb::ApiReply>, Status> {
-        let result = ApiService::control(self, request.into_inner()).await;
+        let identity = match self.identify(&request, "Control") {
+            Ok(identity) => identity,
+            Err(e) => return Ok(Response::new(error_reply(&e))),
+        };
+        let result = ApiService::control(self, &identity, request.into_inner()).await;
         Ok(Response::new(match result {
             Ok(body) => reply(Ok(body)),
             Err(e) => error_reply(&e),
@@ -181,13 +291,16 @@ impl pb::controller_server::Controller for ApiService {
         &self,
         _request: Request<pb::PingRequest>,
     ) -> Result<Response<pb::PingReply>, Status> {
-        let controller = self
-            .controller
-            .state
-            .read(|s| s.config.controllers.first().cloned().unwrap_or_default());
+        let controller = match self.controller.member_name() {
+            Some(name) => name.to_string(),
+            None => self
+                .controller
+                .state
+                .read(|s| s.config.controllers.first().cloned().unwrap_or_default()),
+        };
         Ok(Response::new(pb::PingReply {
             controller,
-            leader: true,
+            leader: self.controller.is_leader(),
         }))
     }
 }

@@ -1,11 +1,17 @@
-//! gRPC front: the client API (`Controller` service) and the agents' sessions (`AgentLink`). Requests are decoded
+//! gRPC front: the client API (`Controller` service), the agents' sessions (`AgentLink`) and the other
+//! controllers' calls (`RaftPeer`). Requests are decoded
 //! into spur-core documents, turned into commands, committed, and answered with Slurm's errno on failure.
 
 mod agent_link;
 mod api;
+mod auth;
+mod peer_name;
+mod raft_peer;
 
 pub use agent_link::AgentLinkService;
 pub use api::ApiService;
+pub use auth::Authenticator;
+pub use raft_peer::RaftPeerService;
 
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::wire::{pb, to_doc, DocKind};

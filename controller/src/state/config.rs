@@ -24,6 +24,43 @@ pub struct Settings {
     /// Users that may administer anything (root and `SlurmUser`).
     pub admin_uids: Vec<u32>,
     pub cluster_name: String,
+    /// `SchedulerParameters=kill_invalid_depend`: cancel jobs whose dependency can never be satisfied.
+    #[serde(default)]
+    pub kill_invalid_depend: bool,
+    /// `SchedulerType` and the backfill options of `SchedulerParameters`.
+    #[serde(default)]
+    pub backfill: BackfillSettings,
+    /// `PriorityType=priority/multifactor` and its weights; `None` is `priority/basic`.
+    #[serde(default)]
+    pub priority: Option<spur_core::priority::PriorityWeights>,
+}
+
+/// `SchedulerType=sched/backfill` (the default) or `sched/builtin`, and the `bf_*` options that shape the pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BackfillSettings {
+    /// `sched/backfill`; `false` is `sched/builtin` (strict priority order within each partition).
+    pub enabled: bool,
+    /// `bf_window`: how far ahead reservations are made, in minutes.
+    pub window_min: u32,
+    /// `bf_resolution`: the granularity of times in the availability profile, in seconds.
+    pub resolution_secs: u32,
+    /// `bf_max_job_test`: how many waiting jobs get a reservation per pass.
+    pub max_job_test: u32,
+    /// `bf_continue`: accepted; a Spur pass never yields part way, so there is nothing to continue from.
+    pub continue_after_yield: bool,
+}
+
+impl Default for BackfillSettings {
+    fn default() -> Self {
+        BackfillSettings {
+            enabled: true,
+            window_min: 1440,
+            resolution_secs: 60,
+            max_job_test: 500,
+            continue_after_yield: false,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -39,6 +76,9 @@ impl Default for Settings {
             node_timeout_secs: 300,
             admin_uids: vec![0],
             cluster_name: "cluster".to_string(),
+            kill_invalid_depend: false,
+            backfill: BackfillSettings::default(),
+            priority: None,
         }
     }
 }

@@ -12,10 +12,17 @@ const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
 
 /// The signal number Slurm records for a batch step that failed to launch.
 const LAUNCH_FAILURE_SIGNAL: u32 = 53;
+/// Slurm's `SIG_OOM`: the signal half of `ExitCode` for a job ended by its memory cgroup.
+const OUT_OF_MEMORY_SIGNAL: u32 = 125;
 
 /// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
 pub(super) fn holds_resources(job: &JobRecord) -> bool {
-    job.state == JobBaseState::Running || job.completing
+    started_and_live(job) || job.completing
+}
+
+/// Running or suspended: the job has processes on its nodes and keeps its resources.
+pub(crate) fn started_and_live(job: &JobRecord) -> bool {
+    matches!(job.state, JobBaseState::Running | JobBaseState::Suspended)
 }
 
 impl ClusterState {
@@ -58,6 +65,14 @@ impl ClusterState {
                 // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
                 // then on; the scheduler, which skips unchanged held jobs, would leave it Unknown.
                 record.last_sched_eval = Some(now);
+            }
+            if let (Some(weights), None) = (&state.settings.priority, hold) {
+                let totals = crate::scheduler::priority::cluster_totals(state);
+                if let Some(p) =
+                    crate::scheduler::priority::recomputed(state, weights, &totals, &record, now)
+                {
+                    record.priority = p;
+                }
             }
             state.jobs.insert(job_id, record);
         };
@@ -119,6 +134,36 @@ impl ClusterState {
         }
     }
 
+    /// priority/multifactor's recomputed priorities; only pending jobs change.
+    pub(super) fn apply_priorities(&mut self, priorities: &[(u32, u32)]) {
+        for &(job_id, priority) in priorities {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                if job.state == JobBaseState::Pending && job.hold.is_none() && !job.priority_fixed {
+                    job.priority = priority;
+                }
+            }
+        }
+    }
+
+    /// Records the backfill scheduler's expected starts; only pending jobs carry one.
+    pub(super) fn apply_forecasts(
+        &mut self,
+        forecasts: Vec<(u32, Option<crate::scheduler::Forecast>)>,
+    ) {
+        for (job_id, forecast) in forecasts {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            if job.state != JobBaseState::Pending {
+                continue;
+            }
+            // Slurm marks a job the backfill scheduler planned (`Scheduler=Backfill:*`) and keeps the mark.
+            job.backfill_scheduled |= forecast.is_some();
+            job.expected_start = forecast.as_ref().map(|f| f.start);
+            job.sched_nodes = forecast.map(|f| f.nodes);
+        }
+    }
+
     pub(super) fn apply_schedule(
         &mut self,
         starts: Vec<(u32, Allocation)>,
@@ -127,7 +172,21 @@ impl ClusterState {
     ) -> Applied {
         let mut applied = Applied::default();
         for (job_id, reason) in reasons {
+            let kill = reason == JobReason::DepInvalid
+                && self
+                    .jobs
+                    .get(&job_id)
+                    .is_some_and(|job| self.kills_on_invalid_dependency(job));
             if let Some(job) = self.jobs.get_mut(&job_id) {
+                if kill && job.state == JobBaseState::Pending {
+                    // Slurm cancels it with the reason it had just found (`DependencyNeverSatisfied`).
+                    job.reason = reason;
+                    job.state = JobBaseState::Cancelled;
+                    job.last_sched_eval = Some(now);
+                    job.end_time = Some(now);
+                    job.start_time.get_or_insert(now);
+                    continue;
+                }
                 if job.state == JobBaseState::Pending {
                     if job.reason != reason {
                         job.state_desc = None;
@@ -161,6 +220,9 @@ impl ClusterState {
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
+            job.expected_start = None;
+            job.sched_nodes = None;
+            job.backfill_scheduled = false;
             job.eligible_time.get_or_insert(now);
             job.accrue_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
@@ -224,11 +286,18 @@ impl ClusterState {
             return applied;
         }
         // Slurm shows a batch step that could not start as `ExitCode=0:53` (its launch-failure status).
-        let (code, signal) = match outcome {
-            Outcome::Exited { code, signal } => (code, signal),
-            Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL),
+        // Slurm 22.05 shows a job whose memory cgroup killed a process as `ExitCode=0:125`, whatever the script
+        // returned afterwards.
+        let (code, signal, oom) = match outcome {
+            Outcome::Exited { code, signal } => (code, signal, false),
+            Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL, false),
+            Outcome::OutOfMemory { .. } => (0, OUT_OF_MEMORY_SIGNAL, true),
         };
-        if job.state == JobBaseState::Running && !job.requeue_pending {
+        if started_and_live(job) && !job.requeue_pending && oom {
+            job.state = JobBaseState::OutOfMemory;
+            job.reason = JobReason::FailOom;
+            job.end_time = Some(now);
+        } else if started_and_live(job) && !job.requeue_pending {
             job.state = if signal == 0 && code == 0 {
                 JobBaseState::Completed
             } else {
@@ -262,6 +331,7 @@ impl ClusterState {
             }
             self.release(&alloc, now);
         }
+        self.end_running_steps(job_id, now);
         if requeue_pending {
             self.return_to_queue(job_id, now);
         }
@@ -292,18 +362,30 @@ impl ClusterState {
                 self.update_partition(&name, state)
             }
             ControlRequest::Cancel { job } => {
-                self.for_each_job(&job, caller_uid, |s, id| s.cancel(id, now))
+                let forget_task = job.array_task.is_some();
+                self.for_each_job(&job, caller_uid, |s, id| {
+                    if forget_task && s.is_unsplit_array_task(id) {
+                        s.jobs.remove(&id);
+                        return Ok(Vec::new());
+                    }
+                    s.cancel(id, now)
+                })
             }
             ControlRequest::Signal { job, signal, scope } => {
                 self.for_each_job(&job, caller_uid, |s, id| s.signal(id, signal, scope))
             }
+            // Slurm holds and releases through its job update, which answers another user with "Invalid user id".
             ControlRequest::Hold { job, by_user } => {
                 let admin = self.is_admin(caller_uid) && !by_user;
-                self.for_each_job(&job, caller_uid, |s, id| s.hold(id, admin))
+                self.for_each_owned_job(&job, caller_uid, SlurmErrno::UserIdMissing, |s, id| {
+                    s.hold(id, admin)
+                })
             }
             ControlRequest::Release { job } => {
                 let admin = self.is_admin(caller_uid);
-                self.for_each_job(&job, caller_uid, |s, id| s.release_hold(id, admin))
+                self.for_each_owned_job(&job, caller_uid, SlurmErrno::UserIdMissing, |s, id| {
+                    s.release_hold(id, admin)
+                })
             }
             ControlRequest::Requeue { job, hold } => {
                 self.for_each_job(&job, caller_uid, |s, id| s.requeue(id, hold, now))
@@ -325,8 +407,42 @@ impl ClusterState {
             }),
             ControlRequest::UpdateJob { job, update } => {
                 let admin = self.is_admin(caller_uid);
-                self.for_each_job(&job, caller_uid, |s, id| s.update_job(id, &update, admin))
+                self.for_each_owned_job(&job, caller_uid, SlurmErrno::UserIdMissing, |s, id| {
+                    s.update_job(id, &update, admin)
+                })
             }
+            ControlRequest::CreateStep {
+                job_id,
+                name,
+                num_tasks,
+                num_cpus,
+                time_limit_min,
+                srun_host,
+                srun_pid,
+            } => self.create_step(
+                caller_uid,
+                super::steps::NewStep {
+                    job_id,
+                    name,
+                    num_tasks,
+                    num_cpus,
+                    time_limit_min,
+                    srun_host,
+                    srun_pid,
+                },
+                now,
+            ),
+            ControlRequest::Suspend { job } => self.suspend_or_resume(&job, caller_uid, now, true),
+            ControlRequest::Resume { job } => self.suspend_or_resume(&job, caller_uid, now, false),
+            ControlRequest::CancelStep { job_id, step_id } => {
+                self.cancel_step(caller_uid, job_id, step_id, now)
+            }
+            ControlRequest::CompleteStep {
+                job_id,
+                step_id,
+                exit_code,
+                signal,
+            } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
         }
     }
 
@@ -334,11 +450,23 @@ impl ClusterState {
         uid == 0 || self.settings.admin_uids.contains(&uid)
     }
 
-    /// Resolves `12` (a job, or every task of array 12) and `12_3`, checks ownership, and applies `op` to each.
+    /// Resolves `12` (a job, or every task of array 12) and `12_3`, checks ownership (another user's job is
+    /// `Access/permission denied`, as Slurm's kill and requeue answer), and applies `op` to each.
     fn for_each_job(
         &mut self,
         selector: &JobSelector,
         caller_uid: u32,
+        op: impl FnMut(&mut ClusterState, u32) -> Result<Vec<Effect>, ApiError>,
+    ) -> ApplyResult {
+        self.for_each_owned_job(selector, caller_uid, SlurmErrno::AccessDenied, op)
+    }
+
+    /// `for_each_job` with the errno a non-owner gets.
+    fn for_each_owned_job(
+        &mut self,
+        selector: &JobSelector,
+        caller_uid: u32,
+        denied: SlurmErrno,
         mut op: impl FnMut(&mut ClusterState, u32) -> Result<Vec<Effect>, ApiError>,
     ) -> ApplyResult {
         let ids = self.select_jobs(selector);
@@ -353,7 +481,7 @@ impl ClusterState {
             };
             let display = job.display_id();
             let result = if job.spec.user_id != caller_uid && !self.is_admin(caller_uid) {
-                Err(ApiError::new(SlurmErrno::AccessDenied))
+                Err(ApiError::new(denied))
             } else {
                 op(self, id)
             };
@@ -396,6 +524,32 @@ impl ClusterState {
         }
     }
 
+    /// `--kill-on-invalid-dep`, else slurm.conf's `SchedulerParameters=kill_invalid_depend`.
+    pub fn kills_on_invalid_dependency(&self, job: &JobRecord) -> bool {
+        job.spec
+            .kill_on_invalid_dep
+            .unwrap_or(self.settings.kill_invalid_depend)
+    }
+
+    /// Slurm keeps an array's never-started tasks as bits of one pending record; cancelling one of them by
+    /// `ID_TASK` clears its bit, so the task leaves no record at all (`squeue -j ID_TASK` finds nothing). The
+    /// array's last remaining task stays a record, as Slurm's array record does.
+    fn is_unsplit_array_task(&self, job_id: u32) -> bool {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return false;
+        };
+        let Some(array_id) = job.array_job_id else {
+            return false;
+        };
+        let never_ran =
+            job.state == JobBaseState::Pending && job.start_time.is_none() && job.restarts == 0;
+        never_ran
+            && self
+                .jobs
+                .values()
+                .any(|j| j.job_id != job_id && j.array_job_id == Some(array_id))
+    }
+
     fn cancel(&mut self, job_id: u32, now: EpochSecs) -> Result<Vec<Effect>, ApiError> {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
@@ -408,7 +562,7 @@ impl ClusterState {
                 job.start_time.get_or_insert(now);
                 Ok(Vec::new())
             }
-            JobBaseState::Running if !job.completing => {
+            JobBaseState::Running | JobBaseState::Suspended if !job.completing => {
                 job.state = JobBaseState::Cancelled;
                 job.completing = true;
                 job.end_time = Some(now);
@@ -422,6 +576,52 @@ impl ClusterState {
             }
             _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
         }
+    }
+
+    /// `scontrol suspend|resume`: operators only, as in Slurm. Suspending stops every process of the job
+    /// (SIGSTOP) and freezes its run time; resuming continues them (SIGCONT) and the clock.
+    fn suspend_or_resume(
+        &mut self,
+        selector: &JobSelector,
+        caller_uid: u32,
+        now: EpochSecs,
+        suspend: bool,
+    ) -> ApplyResult {
+        if self.select_jobs(selector).is_empty() {
+            return Err(ApiError::new(SlurmErrno::UnexpectedMessage));
+        }
+        if !self.is_admin(caller_uid) {
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
+        self.for_each_job(selector, caller_uid, |s, id| {
+            let Some(job) = s.jobs.get_mut(&id) else {
+                return Err(ApiError::new(SlurmErrno::InvalidJobId));
+            };
+            let (signal, next) = match (job.state, suspend) {
+                (JobBaseState::Pending, _) => return Err(ApiError::new(SlurmErrno::JobPending)),
+                (_, _) if job.completing || job.state.is_finished() => {
+                    return Err(ApiError::new(SlurmErrno::AlreadyDone))
+                }
+                // Suspending a suspended job is no error in Slurm, and changes nothing.
+                (JobBaseState::Suspended, true) => return Ok(Vec::new()),
+                (JobBaseState::Running, false) => {
+                    return Err(ApiError::new(SlurmErrno::JobNotSuspended))
+                }
+                (_, true) => (libc::SIGSTOP, JobBaseState::Suspended),
+                (_, false) => (libc::SIGCONT, JobBaseState::Running),
+            };
+            if suspend {
+                job.pre_suspend_secs = job.run_secs(now);
+            }
+            job.suspend_time = Some(now);
+            job.state = next;
+            Ok(vec![Effect::Signal {
+                node: first_node(job),
+                job_id: id,
+                signal,
+                scope: SignalScope::All,
+            }])
+        })
     }
 
     fn signal(
@@ -516,7 +716,7 @@ impl ClusterState {
             job.state_desc = Some("job requeued in held state".to_string());
         }
         match job.state {
-            JobBaseState::Running if !job.completing => {
+            JobBaseState::Running | JobBaseState::Suspended if !job.completing => {
                 job.requeue_pending = true;
                 job.completing = true;
                 let node = first_node(job);
@@ -555,6 +755,9 @@ impl ClusterState {
             job.end_time = None;
             job.exit_code = 0;
             job.exit_signal = 0;
+            // A new run numbers its steps from 0 again.
+            job.steps.clear();
+            job.next_step_id = 0;
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {
@@ -611,6 +814,7 @@ impl ClusterState {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
             job.priority = priority;
+            job.priority_fixed = true;
         }
         let pending = job.state == JobBaseState::Pending;
         if let Some(partition) = &update.partition {

@@ -6,6 +6,8 @@
 mod config;
 mod jobs;
 mod nodes;
+mod requests;
+mod steps;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -16,8 +18,12 @@ use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::records::{ClusterConfig, NodeRecord, PartitionRecord};
 use spur_core::states::JobReason;
 
-pub use config::{ConfigSnapshot, NodeDefinition, Settings};
+use crate::scheduler::Forecast;
+
+pub use config::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
+pub(crate) use jobs::started_and_live;
 pub use nodes::NodeRegistration;
+pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
 
 /// The version of the snapshot layout below; bump it with a migration when a field changes meaning.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -29,6 +35,9 @@ pub enum Outcome {
     Exited { code: u32, signal: u32 },
     /// The node could not start the job at all (bad work dir for a non-root user, unwritable output, ...).
     LaunchFailed,
+    /// The batch script ended (code and signal as in `Exited`) after the job's memory cgroup killed one of its
+    /// processes: Slurm's OUT_OF_MEMORY.
+    OutOfMemory { code: u32, signal: u32 },
 }
 
 /// Every state change. Append-only: new variants go at the end, fields added later are `#[serde(default)]`.
@@ -45,6 +54,12 @@ pub enum Command {
         starts: Vec<(u32, Allocation)>,
         reasons: Vec<(u32, JobReason)>,
         now: EpochSecs,
+        /// Expected starts of waiting jobs that changed (`None` clears one).
+        #[serde(default)]
+        forecasts: Vec<(u32, Option<Forecast>)>,
+        /// priority/multifactor: recomputed priorities of pending jobs.
+        #[serde(default)]
+        priorities: Vec<(u32, u32)>,
     },
     Finished {
         job_id: u32,
@@ -76,6 +91,12 @@ pub enum Command {
     /// `--signal=[B:]SIG@SECS`: the warning signal is due for these running jobs (sent once each).
     WarningSignalDue {
         job_ids: Vec<u32>,
+        now: EpochSecs,
+    },
+    /// A submission carrying the client's request id: applied once however often the client retries it.
+    SubmitOnce {
+        request_id: String,
+        spec: Box<JobSpec>,
         now: EpochSecs,
     },
 }
@@ -113,6 +134,8 @@ pub struct Applied {
     /// Per-job errors of a multi-job request (scancel of an array).
     pub failures: Vec<(String, ApiError)>,
     pub effects: Vec<Effect>,
+    /// The step a `CreateStep` made.
+    pub step_id: Option<u32>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -132,6 +155,9 @@ pub struct ClusterState {
     /// Ids of jobs whose result was committed, per node, until the agent confirms it forgot them.
     #[serde(default)]
     pub last_applied_index: u64,
+    /// Request ids of recent submissions and the jobs they created (see `requests`).
+    #[serde(default)]
+    pub submit_requests: SubmitRequests,
 }
 
 impl ClusterState {
@@ -152,11 +178,34 @@ impl ClusterState {
                 Ok(Applied::default())
             }
             Command::Submit { spec, now } => self.submit(*spec, now),
+            Command::SubmitOnce {
+                request_id,
+                spec,
+                now,
+            } => match self.submit_requests.job_for(&request_id) {
+                Some(job_id) => Ok(Applied {
+                    job_id: Some(job_id),
+                    ..Default::default()
+                }),
+                None => {
+                    let applied = self.submit(*spec, now)?;
+                    if let Some(job_id) = applied.job_id {
+                        self.submit_requests.remember(request_id, job_id);
+                    }
+                    Ok(applied)
+                }
+            },
             Command::Schedule {
                 starts,
                 reasons,
                 now,
-            } => Ok(self.apply_schedule(starts, reasons, now)),
+                forecasts,
+                priorities,
+            } => {
+                self.apply_priorities(&priorities);
+                self.apply_forecasts(forecasts);
+                Ok(self.apply_schedule(starts, reasons, now))
+            }
             Command::Finished {
                 job_id,
                 outcome,

@@ -30,6 +30,9 @@ impl ClusterState {
         if node.base_state == NodeBaseState::Unknown {
             node.base_state = NodeBaseState::Idle;
         }
+        // Slurm counts a node's first registration as its last busy moment (`LastBusyTime` of a node that never
+        // ran a job is when it registered, not `Unknown`).
+        node.last_busy_time.get_or_insert(now);
         // A node that went down for not responding returns to service when it answers again
         // (ReturnToService=2 semantics); an admin's DOWN needs an explicit resume.
         if node.base_state == NodeBaseState::Down
@@ -69,7 +72,7 @@ impl ClusterState {
                 continue;
             };
             let running_there = reg.running_jobs.contains(&job_id);
-            if job.state == JobBaseState::Running && !job.completing {
+            if jobs::started_and_live(job) && !job.completing {
                 if !running_there {
                     applied.effects.push(Effect::Launch {
                         node: reg.name.clone(),

@@ -165,6 +165,8 @@ impl Harness {
             starts: plan.starts,
             reasons: plan.reasons,
             now,
+            forecasts: plan.forecasts,
+            priorities: plan.priorities,
         })
         .unwrap();
         started
@@ -232,6 +234,26 @@ fn exit_codes_and_signals_set_state_and_reason() {
     assert_eq!((h.job(failed).exit_code, h.job(failed).exit_signal), (3, 0));
     assert_eq!(h.job(failed).reason, JobReason::FailExitCode);
     assert_eq!((h.job(killed).exit_code, h.job(killed).exit_signal), (0, 9));
+}
+
+#[test]
+fn a_memory_cgroup_kill_ends_the_job_out_of_memory() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("oom"));
+    h.schedule();
+    let now = h.now;
+    // As real Slurm 22.05 shows it, whatever the script returned after the kill.
+    h.apply(Command::Finished {
+        job_id: job,
+        outcome: Outcome::OutOfMemory { code: 0, signal: 0 },
+        now,
+    })
+    .unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::OutOfMemory);
+    assert_eq!(h.job(job).reason, JobReason::FailOom);
+    assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 125));
+    assert!(h.state.jobs[&job].alloc.is_some());
+    assert_eq!(h.schedule(), Vec::<u32>::new());
 }
 
 #[test]
@@ -387,6 +409,22 @@ fn other_users_cannot_touch_a_job_but_root_can() {
         .control(1000, ControlRequest::Cancel { job: select(99) })
         .unwrap_err();
     assert_eq!(missing.errno, SlurmErrno::InvalidJobId);
+    // Hold, release and update go through Slurm's job update, which says "Invalid user id" instead.
+    let updates = [
+        ControlRequest::Hold {
+            job: select(job),
+            by_user: true,
+        },
+        ControlRequest::Release { job: select(job) },
+        ControlRequest::UpdateJob {
+            job: select(job),
+            update: JobUpdate::default(),
+        },
+    ];
+    for request in updates {
+        let denied = h.control(1001, request).unwrap_err();
+        assert_eq!(denied.errno, SlurmErrno::UserIdMissing);
+    }
     h.control(0, ControlRequest::Cancel { job: select(job) })
         .unwrap();
     assert_eq!(h.job(job).state, JobBaseState::Cancelled);
@@ -447,20 +485,47 @@ fn arrays_expand_and_honour_the_throttle() {
     assert_eq!(h.job(first + 3).array_task_id, Some(4));
     assert_eq!(h.schedule(), vec![first]);
     assert_eq!(h.job(first + 1).reason, JobReason::ArrayTaskLimit);
-    // Cancelling `first_2` addresses one task only.
+    // Cancelling `first_2`, which never started, addresses one task only and leaves no record of it.
     let task2 = JobSelector {
         job_id: first,
         array_task: Some(2),
     };
-    h.control(1000, ControlRequest::Cancel { job: task2 })
+    h.control(1000, ControlRequest::Cancel { job: task2.clone() })
         .unwrap();
-    assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
+    assert!(!h.state.jobs.contains_key(&(first + 1)));
+    assert_eq!(
+        h.control(1000, ControlRequest::Cancel { job: task2 })
+            .unwrap_err()
+            .errno,
+        SlurmErrno::InvalidJobId
+    );
     h.finish(first, 0, 0);
     assert_eq!(h.schedule(), vec![first + 2]);
     // Cancelling the array id reaches every remaining task.
     h.control(1000, ControlRequest::Cancel { job: select(first) })
         .unwrap();
     assert_eq!(h.job(first + 3).state, JobBaseState::Cancelled);
+}
+
+#[test]
+fn cancelling_pending_array_tasks_one_by_one_keeps_the_last_as_a_record() {
+    let mut h = Harness::new();
+    let first = h.submit(JobSpec {
+        array: Some("1-2".to_string()),
+        hold: true,
+        ..spec("arr")
+    });
+    let task = |t| JobSelector {
+        job_id: first,
+        array_task: Some(t),
+    };
+    h.control(1000, ControlRequest::Cancel { job: task(1) })
+        .unwrap();
+    h.control(1000, ControlRequest::Cancel { job: task(2) })
+        .unwrap();
+    assert_eq!(h.state.jobs.len(), 1);
+    assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
+    assert_eq!(h.job(first + 1).reason, JobReason::HeldUser);
 }
 
 #[test]
@@ -494,6 +559,39 @@ fn dependencies_wait_then_release_or_never_satisfy() {
         now: 0,
     });
     assert_eq!(malformed.unwrap_err().errno, SlurmErrno::InvalidDependency);
+}
+
+#[test]
+fn kill_on_invalid_dep_cancels_once_the_dependency_can_never_be_satisfied() {
+    let mut h = Harness::new();
+    let parent = h.submit(spec("parent"));
+    let killed = h.submit(JobSpec {
+        dependency: Some(format!("afterok:{parent}")),
+        kill_on_invalid_dep: Some(true),
+        ..spec("killed")
+    });
+    let kept = h.submit(JobSpec {
+        dependency: Some(format!("afterok:{parent}")),
+        ..spec("kept")
+    });
+    h.schedule();
+    assert_eq!(h.job(killed).state, JobBaseState::Pending);
+    h.finish(parent, 1, 0);
+    h.schedule();
+    assert_eq!(h.job(killed).state, JobBaseState::Cancelled);
+    assert_eq!(h.job(killed).reason, JobReason::DepInvalid);
+    assert_eq!(h.job(kept).state, JobBaseState::Pending);
+    assert_eq!(h.job(kept).reason, JobReason::DepInvalid);
+    // slurm.conf's kill_invalid_depend makes it the default; the job's own `=no` still wins.
+    h.state.settings.kill_invalid_depend = true;
+    let refused = h.submit(JobSpec {
+        dependency: Some(format!("afterok:{parent}")),
+        kill_on_invalid_dep: Some(false),
+        ..spec("refused")
+    });
+    h.schedule();
+    assert_eq!(h.job(kept).state, JobBaseState::Cancelled);
+    assert_eq!(h.job(refused).state, JobBaseState::Pending);
 }
 
 #[test]
@@ -709,6 +807,17 @@ fn a_partition_set_down_holds_its_jobs_until_up_again() {
         h.control(0, unknown).unwrap_err().errno,
         SlurmErrno::InvalidPartitionName
     );
+}
+
+#[test]
+fn first_registration_sets_last_busy_time() {
+    let mut h = Harness::new();
+    let registered = h.now;
+    assert_eq!(h.state.nodes["n1"].last_busy_time, Some(registered));
+    // Later registrations keep it: only the end of a job moves it.
+    h.now += 100;
+    h.register("n1", &[]);
+    assert_eq!(h.state.nodes["n1"].last_busy_time, Some(registered));
 }
 
 #[test]
@@ -952,9 +1061,168 @@ fn immediate_requests_start_now_or_are_refused() {
         ..spec("never")
     };
     let impossible = immediate_check(&h.state, &never, h.now).unwrap_err();
-    assert_eq!(impossible.errno, SlurmErrno::RequestedNodeConfigUnavailable);
+    // What would pend with reason PartitionConfig is refused with that reason's error, as slurmctld does.
+    assert_eq!(impossible.errno, SlurmErrno::RequestedPartConfigUnavailable);
     h.finish(big, 0, 0);
     h.schedule();
     h.finish(waiting, 0, 0);
     assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
+}
+
+#[test]
+fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("steps"));
+    let create = |name: &str| ControlRequest::CreateStep {
+        job_id: job,
+        name: name.to_string(),
+        num_tasks: 1,
+        num_cpus: 1,
+        time_limit_min: None,
+        srun_host: "login1".to_string(),
+        srun_pid: 42,
+    };
+    // Only a running job takes steps.
+    assert_eq!(
+        h.control(1000, create("early")).unwrap_err().errno,
+        SlurmErrno::AlreadyDone
+    );
+    h.schedule();
+    assert_eq!(
+        h.control(1001, create("intruder")).unwrap_err().errno,
+        SlurmErrno::AccessDenied
+    );
+    assert_eq!(h.control(1000, create("a")).unwrap().step_id, Some(0));
+    assert_eq!(h.control(1000, create("b")).unwrap().step_id, Some(1));
+    h.control(
+        1000,
+        ControlRequest::CompleteStep {
+            job_id: job,
+            step_id: 0,
+            exit_code: 3,
+            signal: 0,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).steps[0].state, JobBaseState::Failed);
+    assert!(h.job(job).steps[1].is_running());
+    // scancel JOB.STEP: only a running step can be cancelled; its srun's report keeps it CANCELLED.
+    let cancel = |step_id| ControlRequest::CancelStep {
+        job_id: job,
+        step_id,
+    };
+    assert_eq!(
+        h.control(1000, cancel(0)).unwrap_err().errno,
+        SlurmErrno::InvalidJobId
+    );
+    assert_eq!(h.control(1000, create("c")).unwrap().step_id, Some(2));
+    h.control(1000, cancel(2)).unwrap();
+    h.control(
+        1000,
+        ControlRequest::CompleteStep {
+            job_id: job,
+            step_id: 2,
+            exit_code: 0,
+            signal: 9,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).steps[2].state, JobBaseState::Cancelled);
+    assert_eq!(h.job(job).steps[2].exit_signal, 9);
+    h.finish(job, 0, 0);
+    assert_eq!(h.job(job).steps[1].state, JobBaseState::Cancelled);
+    assert_eq!(spur_core::step::derived_exit(&h.job(job).steps), (3, 0));
+}
+
+#[test]
+fn suspend_freezes_the_run_time_and_keeps_the_resources() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        time_limit_min: Some(1),
+        ntasks: Some(2),
+        ..spec("s")
+    });
+    // n1 has 2 CPUs: the second job fits only while the first does not hold them.
+    let waiting = h.submit(JobSpec {
+        ntasks: Some(2),
+        ..spec("w")
+    });
+    assert_eq!(h.schedule(), vec![job]);
+    let suspend = ControlRequest::Suspend { job: select(job) };
+    let resume = ControlRequest::Resume { job: select(job) };
+    // Operators only; an unknown job is slurmctld's "Unexpected message".
+    assert_eq!(
+        h.control(1000, suspend.clone()).unwrap_err().errno,
+        SlurmErrno::AccessDenied
+    );
+    assert_eq!(
+        h.control(0, ControlRequest::Suspend { job: select(999) })
+            .unwrap_err()
+            .errno,
+        SlurmErrno::UnexpectedMessage
+    );
+    assert_eq!(
+        h.control(0, resume.clone()).unwrap_err().errno,
+        SlurmErrno::JobNotSuspended
+    );
+    h.now += 20;
+    let stop = h.control(0, suspend.clone()).unwrap();
+    assert!(matches!(
+        stop.effects[..],
+        [Effect::Signal {
+            signal: libc::SIGSTOP,
+            scope: SignalScope::All,
+            ..
+        }]
+    ));
+    assert_eq!(h.job(job).state, JobBaseState::Suspended);
+    assert_eq!(h.job(job).pre_suspend_secs, 20);
+    assert!(h.control(0, suspend).unwrap().effects.is_empty());
+    // Suspended: still holding its CPUs, its clock stopped, never past its time limit.
+    h.now += 600;
+    assert_eq!(h.schedule(), Vec::<u32>::new());
+    assert_eq!(h.job(job).run_secs(h.now), 20);
+    assert!(crate::runtime::expired_jobs(&h.state, h.now).is_empty());
+    h.control(0, resume).unwrap();
+    h.now += 40;
+    assert_eq!(h.job(job).run_secs(h.now), 60);
+    assert_eq!(crate::runtime::expired_jobs(&h.state, h.now), vec![job]);
+    assert_eq!(h.job(waiting).state, JobBaseState::Pending);
+    assert_eq!(
+        h.control(
+            0,
+            ControlRequest::Suspend {
+                job: select(waiting)
+            }
+        )
+        .unwrap_err()
+        .errno,
+        SlurmErrno::JobPending
+    );
+}
+
+#[test]
+fn a_retried_submission_creates_one_job_even_across_a_snapshot() {
+    let mut h = Harness::new();
+    let once = |h: &mut Harness, id: &str| {
+        let now = h.now;
+        h.apply(Command::SubmitOnce {
+            request_id: id.to_string(),
+            spec: Box::new(spec("retry")),
+            now,
+        })
+        .unwrap()
+        .job_id
+        .unwrap()
+    };
+    let first = once(&mut h, "client-1");
+    assert_eq!(once(&mut h, "client-1"), first);
+    let other = once(&mut h, "client-2");
+    assert_ne!(other, first);
+    assert_eq!(h.state.jobs.len(), 2);
+    // A controller that restores a snapshot still recognises the retry.
+    let bytes = serde_json::to_vec(&h.state).unwrap();
+    h.state = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(once(&mut h, "client-1"), first);
+    assert_eq!(h.state.jobs.len(), 2);
 }

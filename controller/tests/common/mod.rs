@@ -1,5 +1,8 @@
 //! A toy key-value application for the replicated-state integration tests.
 
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

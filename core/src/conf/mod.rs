@@ -1,5 +1,5 @@
-//! Slurm's configuration files, read the way Slurm 22.05 reads them: `slurm.conf` ([`SlurmConf`]) and
-//! `gres.conf` ([`GresConf`]).
+//! Slurm's configuration files, read the way Slurm 22.05 reads them: `slurm.conf` ([`SlurmConf`]),
+//! `gres.conf` ([`GresConf`]) and `cgroup.conf` ([`CgroupConf`]).
 //!
 //! The parsers are I/O-free. Included files are fetched through a caller-supplied [`IncludeResolver`] that maps a
 //! path to its text; relative includes are resolved against the including file's directory and nesting is
@@ -8,6 +8,8 @@
 //!
 //! Errors carry the file and line and use Slurm's own texts; all errors of a file are reported together.
 
+mod cgroup_conf;
+mod controller_url;
 mod error;
 mod gres_conf;
 mod lexer;
@@ -15,6 +17,8 @@ mod reader;
 mod slurm_conf;
 mod value;
 
+pub use cgroup_conf::CgroupConf;
+pub use controller_url::{controller_url, controller_urls};
 pub use error::{ConfError, ConfErrorKind, ConfErrors, Location};
 pub use gres_conf::{
     expand_numeric_ranges, GresConf, GresFlag, GresNodeAutoDetect, GresRecord, NodeGres,

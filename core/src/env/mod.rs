@@ -201,7 +201,14 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
             node_name: ctx.node_name,
             cluster_name: ctx.cluster_name,
             controller_addr: ctx.controller_addr,
-            prio_process: 0,
+            // sbatch passes its nice value in the job's environment.
+            prio_process: job
+                .spec
+                .environment
+                .iter()
+                .find(|(k, _)| k == "SLURM_PRIO_PROCESS")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0),
         },
     );
     // `--ntasks-per-node` alone implies a task count, which sbatch exports too.

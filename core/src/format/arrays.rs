@@ -89,7 +89,7 @@ fn merged_reasons(representative: &JobRecord, group: &[&JobRecord]) -> Option<St
 }
 
 /// Sorted task ids as Slurm's bitmap text: `1-3,5,7-8`.
-pub(crate) fn format_task_ids(ids: &[u32]) -> String {
+pub fn format_task_ids(ids: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < ids.len() {

@@ -17,7 +17,7 @@ const YEAR_SECS: i64 = 365 * 86_400;
 /// A job as one output record: a single job, or the pending tasks of one array folded into one record (squeue's
 /// `24_[1-3]`, scontrol's `ArrayTaskId=1-3`).
 #[derive(Debug, Clone)]
-pub(crate) struct JobView<'a> {
+pub struct JobView<'a> {
     pub job: &'a JobRecord,
     /// The folded tasks' ids as Slurm writes them (`1-3`, `1-3%2` with a throttle).
     pub array_tasks: Option<String>,
@@ -119,10 +119,10 @@ impl<'a> JobView<'a> {
         }
     }
 
-    /// CPUs allocated, or those a pending job asks for.
+    /// CPUs allocated on all nodes together, or those a pending job asks for.
     pub fn num_cpus(&self) -> u32 {
         match &self.job.alloc {
-            Some(a) if a.cpus > 0 => a.cpus,
+            Some(a) if a.cpus > 0 => a.cpus * (a.node_names.len().max(1) as u32),
             _ => self.requested_tasks() * self.cpus_per_task(),
         }
     }
@@ -194,16 +194,18 @@ impl<'a> JobView<'a> {
             .as_ref()
             .filter(|a| !a.node_names.is_empty())?;
         let nodes = alloc.node_names.len() as u32;
+        // The allocation counts per node; the TRES string counts the whole job.
+        let cpus = alloc.cpus * nodes;
         let mem = if alloc.mem_mb > 0 {
-            alloc.mem_mb
+            alloc.mem_mb * u64::from(nodes)
         } else {
-            self.mem_total(alloc.cpus, nodes)
+            self.mem_total(cpus, nodes)
         };
         Some(units::tres(
-            Some(alloc.cpus.into()),
+            Some(cpus.into()),
             (mem > 0).then_some(mem),
             Some(nodes.into()),
-            Some(alloc.cpus.into()),
+            Some(cpus.into()),
         ))
     }
 
@@ -237,6 +239,10 @@ impl<'a> JobView<'a> {
         if self.is_pending() {
             return 0;
         }
+        // A job that was ever suspended counts only the time it ran.
+        if self.job.suspend_time.is_some() {
+            return self.job.run_secs(now);
+        }
         let end = match self.job.end_time {
             Some(end) if end != 0 && !self.is_running() => end,
             _ => now,
@@ -249,6 +255,9 @@ impl<'a> JobView<'a> {
     pub fn run_time(&self, now: EpochSecs) -> i64 {
         if self.is_pending() {
             return 0;
+        }
+        if self.job.suspend_time.is_some() {
+            return self.job.run_secs(now);
         }
         let end = match self.job.end_time {
             Some(end) if end != 0 && !self.is_running() => end,
@@ -271,7 +280,23 @@ impl<'a> JobView<'a> {
                 .map_or(YEAR_SECS, |m| i64::from(m) * 60);
             return Some(start + limit);
         }
+        if self.job.state == crate::states::JobBaseState::Pending {
+            let start = self.job.expected_start?;
+            let limit = self
+                .job
+                .time_limit_min
+                .map_or(YEAR_SECS, |m| i64::from(m) * 60);
+            return Some(start + limit);
+        }
         None
+    }
+
+    /// `StartTime=`/`%S`: when the job started, or for a pending job when the backfill scheduler expects it to.
+    pub fn start_time_shown(&self) -> Option<EpochSecs> {
+        match self.job.state {
+            crate::states::JobBaseState::Pending => self.job.expected_start.or(self.job.start_time),
+            _ => self.job.start_time,
+        }
     }
 
     /// `EndTime=`/`%e` text: `Unknown` for an unlimited job whose end lies in the future.

@@ -52,7 +52,8 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
     let derived = if !view.batch_flag() && j.start_time.is_some() {
         view.exit_raw()
     } else {
-        0
+        let (code, signal) = crate::step::derived_exit(&j.steps);
+        (code << 8) | (signal & 0x7f)
     };
     let (mem, per) = view.min_memory();
     let mut pairs: Vec<(&str, Json)> = vec![
@@ -273,14 +274,12 @@ fn job_resources(view: &JobView<'_>) -> Option<Json> {
         .as_ref()
         .filter(|a| !a.node_names.is_empty())?;
     let hosts = alloc.node_names.len() as u32;
-    let cpus_per_node = alloc.cpus / hosts.max(1);
-    let tres = view.tres_alloc().unwrap_or_default();
-    let mem_total = if alloc.mem_mb > 0 {
+    let cpus_per_node = alloc.cpus;
+    let mem_per_node = if alloc.mem_mb > 0 {
         alloc.mem_mb
     } else {
-        mem_from_tres(&tres)
+        mem_from_tres(&view.tres_alloc().unwrap_or_default()) / u64::from(hosts.max(1))
     };
-    let mem_per_node = mem_total / u64::from(hosts.max(1));
     let nodes = alloc
         .node_names
         .iter()
@@ -311,7 +310,7 @@ fn job_resources(view: &JobView<'_>) -> Option<Json> {
         .collect();
     Some(Json::obj(vec![
         ("nodes", Json::str(view.node_list())),
-        ("allocated_cores", int(alloc.cpus)),
+        ("allocated_cores", int(alloc.cpus * hosts)),
         ("allocated_hosts", int(hosts)),
         ("allocated_nodes", Json::Arr(nodes)),
     ]))

@@ -14,11 +14,11 @@ use crate::job::EpochSecs;
 
 mod arrays;
 pub mod columns;
-mod job_view;
+pub mod job_view;
 pub mod json;
 mod json_jobs;
 mod json_nodes;
-mod node_view;
+pub mod node_view;
 pub mod scontrol_config;
 pub mod scontrol_job;
 mod scontrol_job_details;
@@ -30,12 +30,14 @@ mod sinfo_group;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;
+pub mod steps;
 pub mod time;
 pub mod units;
 
 #[cfg(test)]
 mod test_records;
 
+pub use arrays::format_task_ids;
 pub use columns::{Column, Layout};
 
 /// What formatting needs from the machine it runs on: the current time, the local UTC offset (Slurm prints local

@@ -113,7 +113,7 @@ pub(crate) fn state_value(node: &NodeRecord) -> u32 {
 }
 
 /// Configured GRES, `gpu:a100:4,nic:1`; `None` when the node has none.
-pub(crate) fn gres(node: &NodeRecord) -> Option<String> {
+pub fn gres(node: &NodeRecord) -> Option<String> {
     if node.gres.is_empty() {
         return None;
     }
@@ -129,7 +129,7 @@ pub(crate) fn gres(node: &NodeRecord) -> Option<String> {
 }
 
 /// GRES in use with device indices, `gpu:a100:2(IDX:0-1)` / `gpu:a100:0(IDX:N/A)`.
-pub(crate) fn gres_used(node: &NodeRecord) -> Option<String> {
+pub fn gres_used(node: &NodeRecord) -> Option<String> {
     if node.gres.is_empty() {
         return None;
     }
@@ -156,7 +156,7 @@ pub(crate) fn gres_used(node: &NodeRecord) -> Option<String> {
 }
 
 /// `CfgTRES=cpu=2,mem=23593M,billing=2`.
-pub(crate) fn cfg_tres(node: &NodeRecord) -> String {
+pub fn cfg_tres(node: &NodeRecord) -> String {
     units::tres(
         Some(node.cpus.into()),
         Some(node.real_memory_mb),
@@ -166,7 +166,7 @@ pub(crate) fn cfg_tres(node: &NodeRecord) -> String {
 }
 
 /// `AllocTRES=cpu=2,mem=2G`, empty when nothing is allocated.
-pub(crate) fn alloc_tres(node: &NodeRecord) -> String {
+pub fn alloc_tres(node: &NodeRecord) -> String {
     if node.alloc_cpus == 0 && node.alloc_mem_mb == 0 {
         return String::new();
     }
@@ -175,7 +175,7 @@ pub(crate) fn alloc_tres(node: &NodeRecord) -> String {
 }
 
 /// Features as Slurm prints them: comma-joined, `None` when there are none (`(null)`).
-pub(crate) fn features(node: &NodeRecord) -> Option<String> {
+pub fn features(node: &NodeRecord) -> Option<String> {
     (!node.features.is_empty()).then(|| node.features.join(","))
 }
 

@@ -123,12 +123,14 @@ fn render_one(
     ));
     r.line(format!(
         "StartTime={} EndTime={} Deadline={}",
-        ctx.time_or(j.start_time, "Unknown"),
+        ctx.time_or(job.start_time_shown(), "Unknown"),
         job.end_time_text(ctx, "Unknown"),
         ctx.time_or(j.spec.deadline, "N/A")
     ));
     r.line(format!(
-        "SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler={}",
+        "SuspendTime={} SecsPreSuspend={} LastSchedEval={} Scheduler={}",
+        ctx.time_or(j.suspend_time, "None"),
+        j.pre_suspend_secs,
         ctx.time_or(j.last_sched_eval, "Unknown"),
         if j.backfill_scheduled {
             "Backfill:*"
@@ -138,7 +140,9 @@ fn render_one(
     ));
     r.line(format!(
         "Partition={} AllocNode:Sid={}:{}",
-        j.partition, spec.submit_host, j.alloc_sid
+        j.partition,
+        spec.alloc_node(),
+        j.alloc_sid
     ));
     r.line(format!(
         "ReqNodeList={} ExcNodeList={}",

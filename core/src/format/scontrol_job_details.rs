@@ -11,14 +11,15 @@ pub struct Details<'a> {
     pub nodes: &'a [NodeRecord],
 }
 
-/// `DerivedExitCode=` value: a batch job's steps would set it (none report here yet), so `0:0`; a job run by srun
-/// or salloc without a script derives it from its own end.
+/// `DerivedExitCode=` value: for a batch job the highest exit code of its steps; a job run by srun or salloc
+/// without a script derives it from its own end.
 pub(crate) fn derived_exit_code(job: &JobView<'_>) -> String {
     let j = job.job;
     if !job.batch_flag() && j.start_time.is_some() {
         format!("{}:{}", j.exit_code, j.exit_signal)
     } else {
-        "0:0".to_string()
+        let (code, signal) = crate::step::derived_exit(&j.steps);
+        format!("{code}:{signal}")
     }
 }
 

@@ -46,6 +46,8 @@ pub struct SqueueOptions {
     pub partitions: Option<Vec<String>>,
     pub users: Option<Vec<u32>>,
     pub names: Option<Vec<String>>,
+    /// `-w`: jobs allocated any of these nodes (a pending job has none).
+    pub nodes: Option<Vec<String>>,
     /// Job ids; an array's id selects all its tasks, `12_3` one task.
     pub job_ids: Option<Vec<JobSelector>>,
 }
@@ -62,6 +64,7 @@ impl Default for SqueueOptions {
             partitions: None,
             users: None,
             names: None,
+            nodes: None,
             job_ids: None,
         }
     }
@@ -200,6 +203,11 @@ fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
         && opts.names.as_ref().is_none_or(|n| {
             n.iter()
                 .any(|name| name.eq_ignore_ascii_case(&job.spec.name))
+        })
+        && opts.nodes.as_ref().is_none_or(|nodes| {
+            job.alloc
+                .as_ref()
+                .is_some_and(|a| a.node_names.iter().any(|n| nodes.contains(n)))
         })
         && opts
             .job_ids
@@ -484,6 +492,13 @@ mod render_tests {
             ..fmt()
         };
         assert_eq!(render(&jobs, &part, &ctx()), "JOBID\n");
+        // Job 42 runs on n[1-2]; a pending job is on no node.
+        let on = |names: &[&str]| SqueueOptions {
+            nodes: Some(names.iter().map(|n| n.to_string()).collect()),
+            ..fmt()
+        };
+        assert_eq!(ids(&render(&jobs, &on(&["n2", "n9"]), &ctx())), vec!["42"]);
+        assert_eq!(render(&jobs, &on(&["n3"]), &ctx()), "JOBID\n");
     }
 
     #[test]

@@ -444,7 +444,7 @@ impl JobField {
             | F::BurstBufferState
             | F::ClusterFeatures
             | F::Container => Cell::cut("(null)"),
-            F::AllocNodes => Cell::cut(spec.submit_host.clone()),
+            F::AllocNodes => Cell::cut(spec.alloc_node().to_string()),
             F::AllocSid => Cell::cut(job.job.alloc_sid.to_string()),
             F::ArrayJobId => Cell::cut(job.array_job_id().to_string()),
             F::ArrayTaskId => Cell::cut(job.array_task_text()),
@@ -456,7 +456,7 @@ impl JobField {
                 let host = if job.batch_flag() {
                     job.batch_host()
                 } else {
-                    Some(spec.submit_host.as_str())
+                    Some(spec.alloc_node())
                 };
                 Cell::cut(host.filter(|h| !h.is_empty()).unwrap_or("n/a"))
             }
@@ -554,7 +554,7 @@ impl JobField {
                     .unwrap_or_else(|| "(null)".to_string()),
             ),
             F::SelectJobInfo => Cell::cut(""),
-            F::StartTime => time(job.job.start_time),
+            F::StartTime => time(job.start_time_shown()),
             F::State => Cell::cut(job.state_long()),
             F::StateCompact => Cell::cut(job.state_compact()),
             F::StdErr => Cell::cut(raw_stdio(job, StdStream::Err)),

@@ -17,7 +17,7 @@ pub fn ctx() -> FormatContext {
         .with_cluster("c1")
 }
 
-/// Job 42: running for 65 s on n[1-2], 4 CPUs, 30-minute limit, named `train`.
+/// Job 42: running for 65 s on n[1-2], 4 CPUs (2 per node), 30-minute limit, named `train`.
 pub fn running() -> JobRecord {
     JobRecord {
         job_id: 42,
@@ -57,8 +57,8 @@ pub fn running() -> JobRecord {
         time_limit_min: Some(30),
         alloc: Some(Allocation {
             node_names: vec!["n1".into(), "n2".into()],
-            cpus: 4,
-            mem_mb: 8192,
+            cpus: 2,
+            mem_mb: 4096,
             gres_indices: BTreeMap::new(),
             core_ids: Vec::new(),
         }),
@@ -69,11 +69,17 @@ pub fn running() -> JobRecord {
         accrue_time: Some(NOW - 100),
         alloc_sid: 77,
         sched_nodes: None,
+        expected_start: None,
+        priority_fixed: false,
         backfill_scheduled: false,
         dependency_status: None,
         tres_req: None,
         tres_alloc: None,
         state_desc: None,
+        steps: Vec::new(),
+        next_step_id: 0,
+        suspend_time: None,
+        pre_suspend_secs: 0,
     }
 }
 

@@ -135,11 +135,17 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         accrue_time: opt_i64(c["accrue"]),
         alloc_sid: 2653,
         sched_nodes: opt(c["sched_nodes"]).map(str::to_string),
+        expected_start: None,
+        priority_fixed: false,
         backfill_scheduled: c["backfill"] == "1",
         dependency_status: opt(c["dependency"]).map(str::to_string),
         tres_req: Some(c["tres"].to_string()),
         tres_alloc: None,
         state_desc: None,
+        steps: Vec::new(),
+        next_step_id: 0,
+        suspend_time: None,
+        pre_suspend_secs: 0,
     }
 }
 

@@ -1,9 +1,9 @@
-//! What the forked child does before it becomes the batch script, in slurmstepd's order: new session and
-//! process group, default signal handling, supplementary groups, gid, uid, stdio, working directory (with
+//! What the forked child does before it becomes the batch script, in slurmstepd's order: join the job's cgroups, new
+//! session and process group, default signal handling, supplementary groups, gid, uid, stdio, working directory (with
 //! Slurm's fallback to /tmp), `execve` with exactly the job's environment.
 //!
-//! Failures are reported to the supervisor through a close-on-exec pipe: `L<text>` when the job could not
-//! be launched, `E<text>` when the script itself could not be executed.
+//! Failures are reported to the supervisor through a close-on-exec pipe: `L<text>` when the job could not be launched,
+//! `E<text>` when the script itself could not be executed.
 
 use std::ffi::CStr;
 use std::os::fd::{AsFd, OwnedFd};
@@ -33,6 +33,9 @@ pub(crate) struct ChildPlan<'a> {
     pub(crate) work_dir: &'a Path,
     pub(crate) hostname: &'a str,
     pub(crate) exec: &'a ExecArgs,
+    /// `cgroup.procs` of each of the job's cgroups: the child writes "0" (itself) into each while still root,
+    /// so it is confined before the job's code runs.
+    pub(crate) cgroup_procs: Vec<OwnedFd>,
 }
 
 /// A failure the child reported through the pipe.
@@ -119,6 +122,10 @@ pub(crate) fn exec_failure_status(err: Errno) -> i32 {
 }
 
 fn prepare(plan: &ChildPlan<'_>) -> Result<(), String> {
+    for procs in &plan.cgroup_procs {
+        nix::unistd::write(procs, b"0")
+            .map_err(|e| format!("cannot join the job's cgroup: {e}"))?;
+    }
     setsid().map_err(|e| format!("setsid: {e}"))?;
     reset_signals();
     if let Identity::Switch { uid, gid, groups } = plan.identity {

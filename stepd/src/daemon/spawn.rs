@@ -22,6 +22,7 @@ use nix::unistd::{
 };
 
 use super::child::{self, ChildPlan};
+use crate::cgroup::JobCgroups;
 use crate::messages;
 use crate::protocol::{LaunchSpec, OpenMode};
 
@@ -70,16 +71,26 @@ pub(crate) enum Spawned {
 }
 
 /// Starts the job's script as described by `spec`.
-pub(crate) fn spawn_job(spec: &LaunchSpec, euid: u32) -> Spawned {
-    match try_spawn(spec, euid) {
+pub(crate) fn spawn_job(spec: &LaunchSpec, euid: u32, cgroups: Option<&JobCgroups>) -> Spawned {
+    match try_spawn(spec, euid, cgroups) {
         Ok(s) => s,
         Err(msg) => Spawned::LaunchFailed(msg),
     }
 }
 
-fn try_spawn(spec: &LaunchSpec, euid: u32) -> Result<Spawned, String> {
+fn try_spawn(
+    spec: &LaunchSpec,
+    euid: u32,
+    cgroups: Option<&JobCgroups>,
+) -> Result<Spawned, String> {
     let identity = plan_identity(euid, spec)?;
     let exec = ExecArgs::new(spec)?;
+    let cgroup_procs = match cgroups {
+        Some(c) => c
+            .attach_files()
+            .map_err(|e| format!("cannot open the job's cgroup: {e}"))?,
+        None => Vec::new(),
+    };
     let job_umask = Mode::from_bits_truncate(spec.umask.unwrap_or(0o022));
     let own_umask = umask(job_umask);
     let opened = as_user(&identity, || open_job_files(spec));
@@ -100,6 +111,7 @@ fn try_spawn(spec: &LaunchSpec, euid: u32) -> Result<Spawned, String> {
         work_dir: &spec.work_dir,
         hostname: &spec.hostname,
         exec: &exec,
+        cgroup_procs: cgroup_procs.into_iter().map(OwnedFd::from).collect(),
     };
     // SAFETY: the supervisor is single-threaded, so the child may allocate before exec.
     let forked = unsafe { fork() };
@@ -285,6 +297,7 @@ mod tests {
             open_mode: OpenMode::Truncate,
             kill_wait_secs: 1,
             umask: None,
+            cgroup: None,
         }
     }
 

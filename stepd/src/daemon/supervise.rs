@@ -18,11 +18,13 @@ use super::conn::{self, Conn, MAX_CONNS};
 use super::log::{now_epoch, slog};
 use super::procs;
 use super::spawn::{spawn_job, Spawned};
+use crate::cgroup::{self, JobCgroups};
 use crate::files::write_json_atomic;
 use crate::messages;
 use crate::protocol::{
     JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started, TerminateReason,
     ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE, STARTED_FILE,
+    WAKE_SOCKET,
 };
 
 /// How long processes may linger after the script ended (and after SIGKILL) before stepd gives up on them
@@ -58,16 +60,21 @@ struct Job {
     exec_error: Option<String>,
     script: Script,
     terminating: Option<Terminating>,
+    /// Slurm's stepd prints the `*** JOB n ON node CANCELLED AT ... ***` line once per job, whichever request
+    /// (termination, or a plain SIGTERM/SIGKILL from `scancel -s`) comes first.
+    cancel_line_written: bool,
     cleanup_deadline: Option<Instant>,
 }
 
 impl Supervisor {
     /// Starts the script, supervises it to the end, writes `result.json`. Returns the process exit code.
     pub(crate) fn run(self) -> i32 {
-        let spawned = spawn_job(&self.spec, self.euid);
+        let cgroups = self.setup_cgroups();
+        let spawned = spawn_job(&self.spec, self.euid, cgroups.as_ref());
         let result = match spawned {
             Spawned::LaunchFailed(message) => {
                 slog!("job {} launch failed: {message}", self.spec.job_id);
+                remove_cgroups(cgroups);
                 launch_failed_result(self.spec.job_id, message)
             }
             Spawned::Started {
@@ -82,6 +89,7 @@ impl Supervisor {
                     exec_error,
                     script: Script::Running,
                     terminating: None,
+                    cancel_line_written: false,
                     cleanup_deadline: None,
                 };
                 slog!("job {} started as pid {pid}", self.spec.job_id);
@@ -92,7 +100,12 @@ impl Supervisor {
                     conns: Vec::new(),
                 };
                 running.event_loop();
-                let result = running.result();
+                let oom_kills = cgroups.as_ref().map_or(0, JobCgroups::oom_kills);
+                if oom_kills > 0 {
+                    running.write_oom_line(oom_kills);
+                }
+                remove_cgroups(cgroups);
+                let result = running.result(oom_kills > 0);
                 // Stop listening before the result appears: from then on a client's connect fails at once
                 // instead of waiting on a supervisor that no longer reads.
                 drop(running);
@@ -100,6 +113,27 @@ impl Supervisor {
             }
         };
         finish(&result)
+    }
+
+    /// Makes the job's cgroups before anything of the job runs; what cannot be enforced is logged and the job
+    /// runs anyway.
+    fn setup_cgroups(&self) -> Option<JobCgroups> {
+        let spec = self.spec.cgroup.as_ref()?;
+        let hierarchy = cgroup::Hierarchy::detect();
+        let setup = cgroup::create(
+            hierarchy.as_ref(),
+            spec,
+            &self.spec.node_name,
+            self.spec.uid,
+            self.spec.job_id,
+        );
+        for warning in &setup.warnings {
+            slog!("warning: {warning}");
+        }
+        if let Some(c) = &setup.cgroups {
+            slog!("job {} confined to {:?}", self.spec.job_id, c.step_dirs());
+        }
+        setup.cgroups
     }
 
     fn write_started(&self, job: &Job) {
@@ -119,6 +153,9 @@ impl Supervisor {
 fn finish(result: &JobResult) -> i32 {
     let written = write_json_atomic(Path::new(RESULT_FILE), result, 0o644);
     let _ = std::fs::remove_file(SOCKET_FILE);
+    if written.is_ok() {
+        wake_agent();
+    }
     match written {
         Ok(()) => {
             slog!("job {} done: {:?}", result.job_id, result.outcome);
@@ -128,6 +165,20 @@ fn finish(result: &JobResult) -> i32 {
             slog!("cannot write {RESULT_FILE}: {e}");
             1
         }
+    }
+}
+
+/// Tells the agent a result is there (see [`WAKE_SOCKET`]); the supervisor runs in its job directory, so the
+/// socket is one level up. No agent listening is fine: its scan finds the result later.
+fn wake_agent() {
+    if let Ok(socket) = std::os::unix::net::UnixDatagram::unbound() {
+        let _ = socket.send_to(b"done", Path::new("..").join(WAKE_SOCKET));
+    }
+}
+
+fn remove_cgroups(cgroups: Option<JobCgroups>) {
+    for failure in cgroups.map(JobCgroups::remove).unwrap_or_default() {
+        slog!("warning: cannot remove cgroup {failure}");
     }
 }
 
@@ -162,10 +213,18 @@ pub(crate) fn decode_status(status: i32) -> (Option<i32>, Option<i32>, bool) {
     }
 }
 
-/// A terminate request decides the outcome whatever the exit status; otherwise exit code 0 completes.
-pub(crate) fn decide_outcome(status: i32, terminated: Option<TerminateReason>) -> Outcome {
+/// A terminate request decides the outcome whatever the exit status; then an OOM kill in the job's memory
+/// cgroup (Slurm reports it even when the script went on and exited 0); otherwise exit code 0 completes.
+pub(crate) fn decide_outcome(
+    status: i32,
+    terminated: Option<TerminateReason>,
+    oom_killed: bool,
+) -> Outcome {
     if let Some(reason) = terminated {
         return reason.outcome();
+    }
+    if oom_killed {
+        return Outcome::OutOfMemory;
     }
     match decode_status(status) {
         (Some(0), _, _) => Outcome::Completed,
@@ -409,6 +468,9 @@ impl Running {
             };
         }
         slog!("delivering signal {signo} to {scope:?}");
+        if matches!(signo, libc::SIGTERM | libc::SIGKILL) {
+            self.write_cancel_line(TerminateReason::Cancelled, None);
+        }
         let sent = match scope {
             SignalScope::BatchShell => procs::signal_pid(self.job.pid, signo),
             SignalScope::AllProcesses => procs::signal_all(self.job.pid, signo),
@@ -421,6 +483,20 @@ impl Running {
         }
     }
 
+    fn write_cancel_line(&mut self, reason: TerminateReason, at: Option<i64>) {
+        if self.job.cancel_line_written {
+            return;
+        }
+        self.job.cancel_line_written = true;
+        let spec = &self.sup.spec;
+        let when = messages::format_local_time(at.unwrap_or_else(now_epoch)).unwrap_or_default();
+        let line =
+            messages::terminate_line(&spec.hostname, spec.job_id, &spec.node_name, reason, &when);
+        if let Err(e) = self.job.stderr.write_all(line.as_bytes()) {
+            slog!("cannot write the termination message to the job's stderr: {e}");
+        }
+    }
+
     fn terminate(&mut self, reason: TerminateReason, at: Option<i64>) -> Response {
         if !matches!(self.job.script, Script::Running) {
             return Response::Error {
@@ -430,13 +506,8 @@ impl Running {
         if self.job.terminating.is_some() {
             return Response::Ok;
         }
+        self.write_cancel_line(reason, at);
         let spec = &self.sup.spec;
-        let when = messages::format_local_time(at.unwrap_or_else(now_epoch)).unwrap_or_default();
-        let line =
-            messages::terminate_line(&spec.hostname, spec.job_id, &spec.node_name, reason, &when);
-        if let Err(e) = self.job.stderr.write_all(line.as_bytes()) {
-            slog!("cannot write the termination message to the job's stderr: {e}");
-        }
         slog!(
             "terminating job ({reason:?}), SIGKILL in {} s",
             spec.kill_wait_secs
@@ -451,7 +522,16 @@ impl Running {
         Response::Ok
     }
 
-    fn result(&self) -> JobResult {
+    fn write_oom_line(&mut self, kills: u64) {
+        let spec = &self.sup.spec;
+        slog!("job {}: {kills} oom-kill event(s)", spec.job_id);
+        let line = cgroup::oom_line(&spec.hostname, spec.job_id, kills);
+        if let Err(e) = self.job.stderr.write_all(line.as_bytes()) {
+            slog!("cannot write the OOM message to the job's stderr: {e}");
+        }
+    }
+
+    fn result(&self, oom_killed: bool) -> JobResult {
         let status = match self.job.script {
             Script::Exited { status } => status,
             Script::Running => 0,
@@ -467,7 +547,11 @@ impl Running {
             core_dumped,
             start_time: Some(self.job.start_time),
             end_time: now_epoch(),
-            outcome: decide_outcome(status, self.job.terminating.as_ref().map(|t| t.reason)),
+            outcome: decide_outcome(
+                status,
+                self.job.terminating.as_ref().map(|t| t.reason),
+                oom_killed,
+            ),
             message: self.job.exec_error.clone(),
         }
     }
@@ -495,17 +579,19 @@ mod tests {
 
     #[test]
     fn outcomes() {
-        assert_eq!(decide_outcome(0, None), Outcome::Completed);
-        assert_eq!(decide_outcome(3 << 8, None), Outcome::Failed);
-        assert_eq!(decide_outcome(9, None), Outcome::Failed);
+        assert_eq!(decide_outcome(0, None, false), Outcome::Completed);
+        assert_eq!(decide_outcome(3 << 8, None, false), Outcome::Failed);
+        assert_eq!(decide_outcome(9, None, false), Outcome::Failed);
         assert_eq!(
-            decide_outcome(15, Some(TerminateReason::TimeLimit)),
+            decide_outcome(15, Some(TerminateReason::TimeLimit), true),
             Outcome::TimedOut
         );
         assert_eq!(
-            decide_outcome(0, Some(TerminateReason::Cancelled)),
+            decide_outcome(0, Some(TerminateReason::Cancelled), false),
             Outcome::Cancelled
         );
+        assert_eq!(decide_outcome(0, None, true), Outcome::OutOfMemory);
+        assert_eq!(decide_outcome(9, None, true), Outcome::OutOfMemory);
     }
 
     #[test]

@@ -77,6 +77,7 @@ impl TestJob {
             open_mode: OpenMode::Truncate,
             kill_wait_secs: 1,
             umask: None,
+            cgroup: None,
         };
         TestJob {
             dir,

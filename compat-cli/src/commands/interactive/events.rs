@@ -41,6 +41,8 @@ pub enum Event {
     },
     /// The allocation is no longer running: its record, or `None` when the controller no longer knows it.
     JobEnded(Option<Box<JobRecord>>),
+    /// `scancel JOB.STEP` cancelled the step srun is running.
+    StepCancelled,
 }
 
 pub struct Events {
@@ -108,7 +110,12 @@ pub fn reap(pid: i32) {
 }
 
 /// Watches the allocation until `stop` is set, reporting once when it stops running.
-pub fn spawn_job_watch(tx: Sender<Event>, job_id: u32, stop: Arc<AtomicBool>) {
+pub fn spawn_job_watch(
+    tx: Sender<Event>,
+    job_id: u32,
+    step_id: Option<u32>,
+    stop: Arc<AtomicBool>,
+) {
     std::thread::spawn(move || {
         let Ok(client) = Client::from_environment() else {
             return;
@@ -126,6 +133,16 @@ pub fn spawn_job_watch(tx: Sender<Event>, job_id: u32, stop: Arc<AtomicBool>) {
             });
             if !running {
                 let _ = tx.send(Event::JobEnded(job.map(Box::new)));
+                return;
+            }
+            let step_cancelled = job.as_ref().is_some_and(|j| {
+                j.steps.iter().any(|s| {
+                    Some(s.step_id) == step_id
+                        && s.state == spur_core::states::JobBaseState::Cancelled
+                })
+            });
+            if step_cancelled {
+                let _ = tx.send(Event::StepCancelled);
                 return;
             }
         }

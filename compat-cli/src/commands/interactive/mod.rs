@@ -11,7 +11,6 @@ pub mod events;
 mod io;
 pub mod launch;
 pub mod step;
-pub mod step_ids;
 
 use spur_core::api::ApiError;
 use spur_core::job::JobSpec;

@@ -96,6 +96,8 @@ struct Running<'a> {
     /// srun sent Ctrl-C: tasks it interrupted are not reported.
     interrupted: bool,
     job_ended: bool,
+    /// `scancel JOB.STEP` ended the step from outside.
+    step_cancelled: bool,
 }
 
 pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
@@ -114,7 +116,12 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         spawn_exit_watch(events.sender(), task.pid);
     }
     let stop_watch = Arc::new(AtomicBool::new(false));
-    spawn_job_watch(events.sender(), plan.job.job_id, stop_watch.clone());
+    spawn_job_watch(
+        events.sender(),
+        plan.job.job_id,
+        Some(plan.step_id),
+        stop_watch.clone(),
+    );
     let mut running = Running {
         plan,
         tasks,
@@ -124,6 +131,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         last_interrupt: None,
         interrupted: false,
         job_ended: false,
+        step_cancelled: false,
     };
     running.wait_all(events);
     stop_watch.store(true, Ordering::Relaxed);
@@ -135,7 +143,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     }
     drain(std::mem::take(&mut running.outputs));
     let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
-    if step_exit::force_terminated(&ends, running.job_ended) {
+    if step_exit::force_terminated(&ends, running.job_ended || running.step_cancelled) {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
     }
     StepOutcome {
@@ -339,6 +347,7 @@ impl Running<'_> {
                 Some(Event::TaskExited { pid, end }) => self.task_exits(events, pid, end),
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
+                Some(Event::StepCancelled) => self.on_step_cancelled(),
                 None => {}
             }
         }
@@ -357,6 +366,7 @@ impl Running<'_> {
                 Some(Event::TaskExited { pid, end }) => batch.push((pid, end)),
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
+                Some(Event::StepCancelled) => self.on_step_cancelled(),
                 None => break,
             }
         }
@@ -463,6 +473,18 @@ impl Running<'_> {
         }
         self.aborted_line();
         self.terminate();
+    }
+
+    /// `scancel JOB.STEP`: as slurmstepd does for a cancelled step, SIGKILL at once.
+    fn on_step_cancelled(&mut self) {
+        if self.killed {
+            return;
+        }
+        self.step_cancelled = true;
+        self.aborted_line();
+        self.cancelled_line("");
+        self.signal_tasks(Signal::SIGKILL);
+        self.killed = true;
     }
 
     /// srun itself gives up on the step.

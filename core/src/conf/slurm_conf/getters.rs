@@ -54,6 +54,7 @@ macro_rules! num_getters {
 str_getters! {
     cluster_name => "ClusterName";
     auth_alt_parameters => "AuthAltParameters";
+    auth_info => "AuthInfo";
     state_save_location => "StateSaveLocation";
     slurmd_spool_dir => "SlurmdSpoolDir";
     select_type_parameters => "SelectTypeParameters";
@@ -144,6 +145,43 @@ impl SlurmConf {
     /// `PriorityWeightTRES` split into `tres=weight` options.
     pub fn priority_weight_tres(&self) -> Vec<(&str, Option<&str>)> {
         options(self.get_str("PriorityWeightTRES"))
+    }
+
+    /// A numeric `SchedulerParameters` option (`bf_window=2880`); `None` when absent or not a number.
+    pub fn scheduler_option_u32(&self, name: &str) -> Option<u32> {
+        self.scheduler_options()
+            .into_iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .and_then(|(_, value)| value?.trim().parse().ok())
+    }
+
+    /// Whether a flag of `SchedulerParameters` (`bf_continue`) is set.
+    pub fn scheduler_flag(&self, name: &str) -> bool {
+        self.scheduler_options()
+            .iter()
+            .any(|(key, _)| key.eq_ignore_ascii_case(name))
+    }
+
+    /// `bf_window` in minutes, default 1440 (one day).
+    pub fn bf_window_min(&self) -> u32 {
+        self.scheduler_option_u32("bf_window").unwrap_or(1440)
+    }
+
+    /// `bf_resolution` in seconds, default 60.
+    pub fn bf_resolution_secs(&self) -> u32 {
+        self.scheduler_option_u32("bf_resolution")
+            .filter(|r| *r > 0)
+            .unwrap_or(60)
+    }
+
+    /// `bf_max_job_test`, default 500.
+    pub fn bf_max_job_test(&self) -> u32 {
+        self.scheduler_option_u32("bf_max_job_test").unwrap_or(500)
+    }
+
+    /// `bf_continue`.
+    pub fn bf_continue(&self) -> bool {
+        self.scheduler_flag("bf_continue")
     }
 
     /// `PrivateData` as a list of lower-cased words (`jobs`, `nodes`, ...).

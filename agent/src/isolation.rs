@@ -1,0 +1,100 @@
+//! This node's confinement policy: `cgroup.conf` beside slurm.conf (read only when `TaskPlugin` includes
+//! task/cgroup, as in Slurm) turned into the limits of each job's launch request. spurstepd writes them into
+//! cgroups; the arithmetic lives in `spur_core::isolation`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use spur_core::agent_proto::LaunchContext;
+use spur_core::conf::CgroupConf;
+use spur_core::isolation::{cpu_list, denied_devices, memory_limits, pick_cores};
+use spur_core::job::JobRecord;
+use spur_stepd::protocol::CgroupSpec;
+
+/// What the agent confines jobs to on this node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Isolation {
+    pub conf: CgroupConf,
+    /// CPU ids 0..node_cpus exist on this machine.
+    pub node_cpus: u32,
+    pub node_mem_mb: u64,
+}
+
+/// Reads `cgroup.conf` from the directory of `slurm_conf`. `Ok(None)` when jobs are not confined: TaskPlugin
+/// lacks task/cgroup, the file is missing, or it constrains nothing.
+pub fn load(slurm_conf: &Path, task_plugin: &str) -> Result<Option<CgroupConf>, String> {
+    if !spur_core::isolation::task_cgroup_enabled(task_plugin) {
+        return Ok(None);
+    }
+    let path = slurm_conf.with_file_name("cgroup.conf");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let conf = CgroupConf::parse_str(&text, &path.display().to_string()).map_err(|e| {
+        e.iter()
+            .map(|e| e.slurm_text())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    Ok(conf.constrains_anything().then_some(conf))
+}
+
+impl Isolation {
+    /// The limits of `job` on this node. `busy_cores` are the cores of the other jobs running here, so that a
+    /// job whose allocation names no cores gets ones nobody else holds.
+    pub fn spec_for(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        busy_cores: &BTreeSet<u32>,
+    ) -> CgroupSpec {
+        let alloc = job.alloc.as_ref();
+        let cpus = self.conf.constrain_cores.then(|| {
+            let given = alloc.map(|a| a.core_ids.clone()).unwrap_or_default();
+            let cores = if given.is_empty() {
+                let count = alloc.map_or(1, |a| a.cpus);
+                pick_cores(count, self.node_cpus, busy_cores)
+            } else {
+                given
+            };
+            cpu_list(&cores)
+        });
+        let memory = memory_limits(&self.conf, alloc.map_or(0, |a| a.mem_mb), self.node_mem_mb);
+        let denied = if self.conf.constrain_devices {
+            let indices = alloc.map(|a| a.gres_indices.clone()).unwrap_or_default();
+            denied_devices(&context.gres_files, &indices)
+        } else {
+            Vec::new()
+        };
+        CgroupSpec {
+            cpus,
+            memory,
+            constrain_devices: self.conf.constrain_devices,
+            denied_devices: denied.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_follows_task_plugin_and_file() {
+        let dir = std::env::temp_dir().join(format!("spur-agent-iso-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let slurm_conf = dir.join("slurm.conf");
+        assert_eq!(load(&slurm_conf, "task/cgroup"), Ok(None));
+        std::fs::write(dir.join("cgroup.conf"), "ConstrainRAMSpace=yes\n").unwrap();
+        assert_eq!(load(&slurm_conf, "task/none"), Ok(None));
+        let conf = load(&slurm_conf, "task/affinity,task/cgroup")
+            .unwrap()
+            .unwrap();
+        assert!(conf.constrain_ram_space && !conf.constrain_cores);
+        std::fs::write(dir.join("cgroup.conf"), "ConstrainRAMSpace=maybe\n").unwrap();
+        assert!(load(&slurm_conf, "task/cgroup").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

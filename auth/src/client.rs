@@ -1,0 +1,204 @@
+//! The client side, shared by the CLI, the node agent and libspur_compat: pick how to prove who we are (an
+//! `SLURM_JWT` token, the controller's local Unix socket, or a MUNGE credential), seal each request, and open the
+//! channel that matches.
+//!
+//! The one call a new client needs is [`ClientAuth::seal`]: it returns the gRPC metadata (key, value) to attach
+//! to the request for `method`, or `None` where the transport itself proves the identity.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use spur_core::auth::{binding, params, JWT_HEADER, MUNGE_HEADER};
+use spur_core::conf::SlurmConf;
+use spur_core::wire::pb;
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Channel, Endpoint};
+
+/// Environment variable naming the controller's Unix socket (the no-munged fallback on the controller's host).
+pub const LOCAL_SOCKET_ENV: &str = "SPUR_LOCAL_SOCKET";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientAuth {
+    /// A MUNGE credential per request, from the munged at this socket.
+    Munge { socket: String },
+    /// A bearer token from `scontrol token` (`SLURM_JWT`).
+    Jwt { token: String },
+    /// The controller's Unix socket: the kernel tells it our uid, nothing to attach.
+    Local { socket: PathBuf },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientAuthError {
+    #[error("Munge encode failed: {0}")]
+    Munge(#[from] crate::munge::MungeError),
+    #[error("credential is not valid header text")]
+    Header,
+    #[error("{0}")]
+    Connect(String),
+}
+
+impl ClientAuth {
+    /// How Slurm's clients choose: `SLURM_JWT` wins, then (Spur's fallback) `SPUR_LOCAL_SOCKET`, else MUNGE
+    /// through the socket `AuthInfo=socket=` names.
+    pub fn from_environment(
+        conf: Option<&SlurmConf>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> ClientAuth {
+        if let Some(token) = env("SLURM_JWT").filter(|t| !t.is_empty()) {
+            return ClientAuth::Jwt { token };
+        }
+        if let Some(socket) = env(LOCAL_SOCKET_ENV).filter(|s| !s.is_empty()) {
+            return ClientAuth::Local {
+                socket: PathBuf::from(socket),
+            };
+        }
+        ClientAuth::Munge {
+            socket: params::munge_socket(conf.and_then(|c| c.auth_info())),
+        }
+    }
+
+    /// What a daemon (spurd) uses: the local socket where `SPUR_LOCAL_SOCKET` names one, else MUNGE. Never a
+    /// JWT: tokens are for users, as in Slurm, where slurmd always speaks auth/munge.
+    pub fn for_daemon(
+        conf: Option<&SlurmConf>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> ClientAuth {
+        match env(LOCAL_SOCKET_ENV).filter(|s| !s.is_empty()) {
+            Some(socket) => ClientAuth::Local {
+                socket: PathBuf::from(socket),
+            },
+            None => ClientAuth::Munge {
+                socket: params::munge_socket(conf.and_then(|c| c.auth_info())),
+            },
+        }
+    }
+
+    /// The metadata that authenticates `request` as a call of `method` (`Submit`, `Query`, `Control`,
+    /// `Session`); `None` where the channel itself carries the identity.
+    pub fn seal(
+        &self,
+        method: &str,
+        request: &pb::ApiRequest,
+    ) -> Result<Option<(&'static str, MetadataValue<tonic::metadata::Ascii>)>, ClientAuthError>
+    {
+        let (key, text) = match self {
+            ClientAuth::Local { .. } => return Ok(None),
+            ClientAuth::Jwt { token } => (JWT_HEADER, token.clone()),
+            ClientAuth::Munge { socket } => (MUNGE_HEADER, munge_header(socket, method, request)?),
+        };
+        let value = MetadataValue::try_from(text).map_err(|_| ClientAuthError::Header)?;
+        Ok(Some((key, value)))
+    }
+
+    /// A tonic request for `message`, sealed for `method`.
+    pub fn request(
+        &self,
+        method: &str,
+        message: pb::ApiRequest,
+    ) -> Result<tonic::Request<pb::ApiRequest>, ClientAuthError> {
+        let header = self.seal(method, &message)?;
+        let mut request = tonic::Request::new(message);
+        if let Some((key, value)) = header {
+            request.metadata_mut().insert(key, value);
+        }
+        Ok(request)
+    }
+
+    /// The channel to the controller: its Unix socket for `Local`, else `url` over TCP. `request_timeout` bounds
+    /// each call; a long-lived stream (the agent's session) passes `None`.
+    pub async fn channel(
+        &self,
+        url: &str,
+        connect_timeout: Duration,
+        request_timeout: Option<Duration>,
+    ) -> Result<Channel, ClientAuthError> {
+        let endpoint = match self {
+            ClientAuth::Local { .. } => Endpoint::from_static("http://localhost"),
+            _ => Endpoint::from_shared(url.to_string())
+                .map_err(|e| ClientAuthError::Connect(e.to_string()))?,
+        };
+        let mut endpoint = endpoint
+            .connect_timeout(connect_timeout)
+            .initial_stream_window_size(spur_core::wire::HTTP2_WINDOW_BYTES)
+            .initial_connection_window_size(spur_core::wire::HTTP2_WINDOW_BYTES);
+        if let Some(timeout) = request_timeout {
+            endpoint = endpoint.timeout(timeout);
+        }
+        match self {
+            ClientAuth::Local { socket } => connect_local(endpoint, socket.clone()).await,
+            _ => endpoint
+                .connect()
+                .await
+                .map_err(|e| ClientAuthError::Connect(format!("{url}: {e}"))),
+        }
+    }
+}
+
+/// The `x-spur-munge` header value for one request: a MUNGE credential whose payload binds `method`, the request
+/// id and the body's digest. The C shim calls this for each RPC it sends.
+pub fn munge_header(
+    socket: &str,
+    method: &str,
+    request: &pb::ApiRequest,
+) -> Result<String, crate::munge::MungeError> {
+    crate::munge::encode(socket, &request_payload(method, request))
+}
+
+/// The bytes a credential for `request` must carry.
+pub fn request_payload(method: &str, request: &pb::ApiRequest) -> Vec<u8> {
+    let digest = match &request.body {
+        Some(doc) => binding::body_digest(&doc.kind, doc.version, &doc.json),
+        None => binding::body_digest("", 0, b""),
+    };
+    binding::payload(method, &request.request_id, &digest)
+}
+
+async fn connect_local(endpoint: Endpoint, socket: PathBuf) -> Result<Channel, ClientAuthError> {
+    // The endpoint's URI is required by tonic but unused: the connector always dials the socket.
+    endpoint
+        .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
+            let socket = socket.clone();
+            async move {
+                let stream = tokio::net::UnixStream::connect(socket).await?;
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
+            }
+        }))
+        .await
+        .map_err(|e| ClientAuthError::Connect(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_choice() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            ClientAuth::from_environment(None, env(&[])),
+            ClientAuth::Munge {
+                socket: params::DEFAULT_MUNGE_SOCKET.into()
+            }
+        );
+        assert_eq!(
+            ClientAuth::from_environment(
+                None,
+                env(&[("SLURM_JWT", "t"), (LOCAL_SOCKET_ENV, "/s")])
+            ),
+            ClientAuth::Jwt { token: "t".into() }
+        );
+        assert_eq!(
+            ClientAuth::from_environment(None, env(&[(LOCAL_SOCKET_ENV, "/s")])),
+            ClientAuth::Local {
+                socket: "/s".into()
+            }
+        );
+    }
+}

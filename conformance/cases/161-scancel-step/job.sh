@@ -1,0 +1,3 @@
+#!/bin/bash
+srun -J inner sleep 300
+echo "srun rc=$?"

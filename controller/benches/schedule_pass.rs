@@ -1,0 +1,98 @@
+//! Scheduler pass benchmark (`cargo bench -p spur-controller --bench schedule_pass`): 10,000 pending jobs of mixed
+//! shapes (CPUs, memory, GPUs, time limits, node counts) on 1,000 and on 10,000 nodes of 64 CPUs and 8 GPUs, timed
+//! over one full `schedule` pass. Two cases per size: an idle cluster (the pass fills it and reserves for the
+//! rest) and a busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the
+//! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md.
+
+use std::time::{Duration, Instant};
+
+use spur_controller::scheduler::scenario::{job, node, partition, Scenario};
+use spur_controller::scheduler::schedule;
+use spur_controller::state::Settings;
+
+const PENDING_JOBS: usize = 10_000;
+const RUNS: usize = 7;
+const T0: i64 = 1_800_000_000;
+
+/// A small deterministic generator so every run sees the same workload.
+struct Lcg(u64);
+
+impl Lcg {
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        from[((self.0 >> 33) % from.len() as u64) as usize]
+    }
+}
+
+fn build(nodes: usize) -> Scenario {
+    let names: Vec<String> = (1..=nodes).map(|i| format!("gpu{i:05}")).collect();
+    let defs = names.iter().map(|n| node(n, 64, 512_000, 8)).collect();
+    let parts = vec![partition("gpu", &names, true)];
+    let mut s = match Scenario::new(defs, parts, Settings::default(), T0) {
+        Ok(s) => s,
+        Err(e) => panic!("cluster: {e}"),
+    };
+    let mut rng = Lcg(42);
+    for _ in 0..PENDING_JOBS {
+        let gpus = rng.pick(&[0, 0, 1, 1, 2, 4, 8]);
+        let cpus = rng.pick(&[1, 2, 4, 8, 16, 32]);
+        let mem_mb = rng.pick(&[1_000, 4_000, 16_000, 64_000]);
+        let limit = rng.pick(&[Some(10), Some(30), Some(60), Some(240), Some(1440), None]);
+        let mut spec = job(cpus, mem_mb, gpus, limit);
+        spec.nodes_min = rng.pick(&[1, 1, 1, 1, 1, 1, 2, 4]);
+        spec.ntasks = Some(cpus * spec.nodes_min);
+        if let Err(e) = s.submit(spec) {
+            panic!("submit: {e}");
+        }
+    }
+    s
+}
+
+fn time_passes(s: &Scenario) -> (Duration, usize, usize) {
+    let mut times = Vec::with_capacity(RUNS);
+    let mut starts = 0;
+    let mut forecasts = 0;
+    for _ in 0..RUNS {
+        let began = Instant::now();
+        let plan = schedule(&s.state, s.now);
+        times.push(began.elapsed());
+        starts = plan.starts.len();
+        forecasts = plan.forecasts.iter().filter(|(_, f)| f.is_some()).count();
+    }
+    times.sort();
+    println!(
+        "    median {:>9.1?}  min {:>9.1?}  max {:>9.1?}  ({} starts, {} reservations)",
+        times[RUNS / 2],
+        times[0],
+        times[RUNS - 1],
+        starts,
+        forecasts
+    );
+    (times[RUNS / 2], starts, forecasts)
+}
+
+fn main() {
+    let sizes: Vec<usize> = match std::env::args().nth(1).filter(|a| !a.starts_with('-')) {
+        Some(n) => n.split(',').filter_map(|v| v.parse().ok()).collect(),
+        None => vec![1_000, 10_000],
+    };
+    for nodes in sizes {
+        let began = Instant::now();
+        let mut s = build(nodes);
+        println!(
+            "{nodes} nodes x 8 GPUs, {PENDING_JOBS} pending jobs (built in {:.1?})",
+            began.elapsed()
+        );
+        println!("  idle cluster:");
+        time_passes(&s);
+        if let Err(e) = s.pass() {
+            panic!("pass: {e}");
+        }
+        s.now += 300;
+        println!("  busy cluster (first plan committed, 5 min later):");
+        time_passes(&s);
+    }
+}

@@ -1,0 +1,369 @@
+//! `sched/backfill`: jobs are taken in priority order; one that cannot start now gets a reservation at the
+//! earliest time its resources are free (running jobs end at start + time limit), and a lower-priority job starts
+//! now only if, over its whole time limit, it stays clear of every reservation made before it. So a backfilled
+//! job never delays a job ahead of it that holds a reservation.
+//!
+//! Like Slurm, reservations are made for at most `bf_max_job_test` jobs per pass and only within `bf_window`;
+//! a job beyond either bound may still start now, but nothing is held for it.
+
+use std::collections::{HashMap, HashSet};
+
+use spur_core::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::states::JobReason;
+
+use super::placement::{
+    self, fits_quickly, job_cpus, job_mem_mb, place_among, Candidate, NodeFilter,
+};
+use super::profile::Profile;
+use super::Forecast;
+use crate::state::{BackfillSettings, ClusterState};
+
+/// Bound on the rounds of the earliest-start search for one job: each round moves past one step of the profile
+/// where the nodes that were each free on their own were not free together.
+const EARLIEST_ROUNDS_MAX: usize = 32;
+
+/// Bound on the requests remembered as not fitting now; checking a job against them is linear.
+const FAILED_DEMANDS_MAX: usize = 256;
+
+/// What the pass decided for a job that only resources hold back.
+#[derive(Debug)]
+pub(super) enum Decision {
+    Start(Allocation),
+    Wait {
+        reason: JobReason,
+        forecast: Option<Forecast>,
+    },
+}
+
+pub(super) struct Backfill<'s> {
+    state: &'s ClusterState,
+    settings: BackfillSettings,
+    profile: Profile<'s>,
+    candidates: HashMap<&'s str, Vec<Candidate<'s>>>,
+    blocked_partitions: HashSet<&'s str>,
+    /// Requests of a shape that did not fit now; what is taken only grows during a pass, so neither will the next.
+    failed_now: HashSet<Shape<'s>>,
+    /// Where, among its partition's candidates, the last job of a shape started: the nodes before did not fit it
+    /// and will not for the next job of that shape.
+    first_fit: HashMap<Shape<'s>, usize>,
+    /// The same for plain requests: a request asking at least as much skips the nodes before that position.
+    fit_positions: Vec<(Demand<'s>, usize)>,
+    /// Plain requests that did not fit now: a job asking at least as much of everything, for at least as long,
+    /// does not fit either.
+    failed_demands: Vec<Demand<'s>>,
+    /// The earliest start found for a shape (`None`: none in the window); the next job of that shape cannot start
+    /// sooner, so its search begins there.
+    earliest_found: HashMap<Shape<'s>, Option<EpochSecs>>,
+    reservations_made: usize,
+    /// Plain requests searched for a start, with the earliest found (`None`: none in the window).
+    searched: Vec<(Demand<'s>, Option<EpochSecs>)>,
+}
+
+impl<'s> Backfill<'s> {
+    pub(super) fn new(state: &'s ClusterState, now: EpochSecs) -> Self {
+        let settings = state.settings.backfill.clone();
+        let profile = Profile::build(state, now, i64::from(settings.resolution_secs));
+        Backfill {
+            state,
+            settings,
+            profile,
+            candidates: HashMap::new(),
+            blocked_partitions: HashSet::new(),
+            failed_now: HashSet::new(),
+            first_fit: HashMap::new(),
+            fit_positions: Vec::new(),
+            failed_demands: Vec::new(),
+            earliest_found: HashMap::new(),
+            reservations_made: 0,
+            searched: Vec::new(),
+        }
+    }
+
+    pub(super) fn decide(&mut self, job: &'s JobRecord) -> Decision {
+        let state = self.state;
+        let Some(partition) = state.partition(&job.partition) else {
+            return self.wait(job, None);
+        };
+        let profile = &self.profile;
+        self.candidates
+            .entry(partition.name.as_str())
+            .or_insert_with(|| placement::candidates(state, partition, |n| profile.index_of(n)));
+        let candidates = &self.candidates[partition.name.as_str()];
+        let shape = Shape::of(job);
+        let duration = duration_secs(job);
+        let now = self.profile.now();
+        let end_now = self.profile.end_of(now, duration);
+        let demand = Demand::of(state, job, end_now);
+        let dominated = demand
+            .as_ref()
+            .is_some_and(|d| self.failed_demands.iter().any(|f| d.covers(f)));
+        if dominated {
+            self.failed_now.insert(shape.clone());
+        }
+        if !self.failed_now.contains(&shape) {
+            let end = end_now;
+            let window = self.profile.window(now, end);
+            let mut skip = self.first_fit.get(&shape).copied().unwrap_or(0);
+            if let Some(d) = &demand {
+                for (smaller, at) in &self.fit_positions {
+                    if *at > skip && d.covers(smaller) {
+                        skip = *at;
+                    }
+                }
+            }
+            if let Some((alloc, at)) = place_among(state, candidates, skip, &window, job) {
+                self.profile.reserve(&alloc, now, end);
+                self.first_fit.insert(shape, at);
+                if let Some(d) = demand {
+                    let room = self.fit_positions.len() < FAILED_DEMANDS_MAX;
+                    match self.fit_positions.iter_mut().find(|(known, _)| *known == d) {
+                        Some((_, known_at)) => *known_at = (*known_at).max(at),
+                        None if room => self.fit_positions.push((d, at)),
+                        None => {}
+                    }
+                }
+                return Decision::Start(alloc);
+            }
+            self.failed_now.insert(shape.clone());
+            if let Some(d) = &demand {
+                if self.failed_demands.len() < FAILED_DEMANDS_MAX {
+                    self.failed_demands.push(d.clone());
+                }
+            }
+        }
+        if self.reservations_made >= self.settings.max_job_test as usize {
+            return self.wait(job, None);
+        }
+        self.reservations_made += 1;
+        // What is known of smaller requests bounds this one's search: it cannot start before any of them could.
+        let mut from = match self.earliest_found.get(&shape) {
+            Some(None) => return self.wait(job, None),
+            Some(Some(t)) => *t,
+            None => now,
+        };
+        if let Some(d) = &demand {
+            for (_, earliest) in self.searched.iter().filter(|(f, _)| d.covers(f)) {
+                match earliest {
+                    None => return self.wait(job, None),
+                    Some(t) => from = from.max(*t),
+                }
+            }
+        }
+        let found = self.earliest(job, candidates, from, duration);
+        let earliest = found.as_ref().map(|(t, _)| *t);
+        self.earliest_found.insert(shape, earliest);
+        if let Some(d) = demand {
+            if self.searched.len() < FAILED_DEMANDS_MAX {
+                self.searched.push((d, earliest));
+            }
+        }
+        let forecast = found.map(|(start, alloc)| {
+            let end = self.profile.end_of(start, duration);
+            self.profile.reserve(&alloc, start, end);
+            Forecast {
+                start,
+                nodes: spur_core::hostlist::compress(&alloc.node_names),
+            }
+        });
+        self.wait(job, forecast)
+    }
+
+    /// The first job of a partition that must wait waits for `Resources`, the ones after it for `Priority`.
+    fn wait(&mut self, job: &'s JobRecord, forecast: Option<Forecast>) -> Decision {
+        let reason = if self.blocked_partitions.insert(job.partition.as_str()) {
+            JobReason::Resources
+        } else {
+            JobReason::Priority
+        };
+        Decision::Wait { reason, forecast }
+    }
+
+    /// The earliest time within `bf_window` at which the job's nodes are all free for its whole time limit, and
+    /// where it would run then.
+    fn earliest(
+        &self,
+        job: &JobRecord,
+        candidates: &[Candidate<'_>],
+        from: EpochSecs,
+        duration: Option<i64>,
+    ) -> Option<(EpochSecs, Allocation)> {
+        let filter = NodeFilter::of(job)?;
+        let horizon = self
+            .profile
+            .now()
+            .saturating_add(i64::from(self.settings.window_min) * 60);
+        let wanted = job.spec.nodes_min.max(1) as usize;
+        let mut t0 = from;
+        for _ in 0..EARLIEST_ROUNDS_MAX {
+            if t0 > horizon {
+                return None;
+            }
+            // The `wanted` earliest per-node starts so far, ascending: a node can only matter if it is free
+            // before the last of them, so later nodes search no further than that.
+            let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
+            let mut required_at = t0;
+            for candidate in candidates.iter().filter(|c| filter.admits(c.node)) {
+                let node = candidate.node;
+                let required = filter.requires(node);
+                if !node.accepts_work() {
+                    if required {
+                        return None;
+                    }
+                    continue;
+                }
+                let full = best.len() == wanted;
+                if full && !required && filter.required_count() == 0 && best[wanted - 1] == t0 {
+                    break;
+                }
+                let bound = if full && !required {
+                    best[wanted - 1]
+                } else {
+                    horizon
+                };
+                let cpus = job_cpus(job, node);
+                let mem = job_mem_mb(self.state, job, node, cpus);
+                let earliest =
+                    self.profile
+                        .earliest_on(candidate.idx, t0, bound, duration, |used| {
+                            fits_quickly(used, job, node, cpus, mem)
+                        });
+                match (earliest, required) {
+                    (Some(t), true) => required_at = required_at.max(t),
+                    (None, true) => return None,
+                    _ => {}
+                }
+                if let Some(t) = earliest {
+                    let at = best.partition_point(|&b| b <= t);
+                    best.insert(at, t);
+                    best.truncate(wanted);
+                }
+            }
+            if best.len() < wanted {
+                return None;
+            }
+            let t = best[wanted - 1].max(required_at);
+            let window = self.profile.window(t, self.profile.end_of(t, duration));
+            if let Some((alloc, _)) = place_among(self.state, candidates, 0, &window, job) {
+                return Some((t, alloc));
+            }
+            t0 = t + 1;
+        }
+        None
+    }
+}
+
+fn duration_secs(job: &JobRecord) -> Option<i64> {
+    job.time_limit_min.map(|m| i64::from(m) * 60)
+}
+
+/// Everything placement looks at in a job, so two jobs of one shape fit (or not) in the same places.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Shape<'s> {
+    partition: &'s str,
+    time_limit_min: Option<u32>,
+    nodes_min: u32,
+    ntasks: Option<u32>,
+    ntasks_per_node: Option<u32>,
+    cpus_per_task: u32,
+    exclusive: bool,
+    mem_per_node_mb: Option<u64>,
+    mem_per_cpu_mb: Option<u64>,
+    tmp_disk_mb: u64,
+    gres: Vec<(&'s str, Option<&'s str>, u64)>,
+    required_nodes: Option<&'s str>,
+    excluded_nodes: Option<&'s str>,
+    constraint: Option<&'s str>,
+}
+
+impl<'s> Shape<'s> {
+    fn of(job: &'s JobRecord) -> Self {
+        let spec = &job.spec;
+        Shape {
+            partition: &job.partition,
+            time_limit_min: job.time_limit_min,
+            nodes_min: spec.nodes_min,
+            ntasks: spec.ntasks,
+            ntasks_per_node: spec.ntasks_per_node,
+            cpus_per_task: spec.cpus_per_task,
+            exclusive: spec.exclusive,
+            mem_per_node_mb: spec.mem_per_node_mb,
+            mem_per_cpu_mb: spec.mem_per_cpu_mb,
+            tmp_disk_mb: spec.tmp_disk_mb,
+            gres: spec
+                .gres
+                .iter()
+                .map(|g| (g.name.as_str(), g.gres_type.as_deref(), g.count))
+                .collect(),
+            required_nodes: spec.required_nodes.as_deref(),
+            excluded_nodes: spec.excluded_nodes.as_deref(),
+            constraint: spec.constraint.as_deref(),
+        }
+    }
+}
+
+/// A request reduced to amounts per node, for jobs without node lists, constraint, exclusivity, scratch disk or
+/// typed GRES; `covers` orders them.
+#[derive(Debug, Clone, PartialEq)]
+struct Demand<'s> {
+    partition: &'s str,
+    nodes: u32,
+    cpus: u32,
+    mem_mb: u64,
+    gres: Vec<(&'s str, u64)>,
+    end: EpochSecs,
+}
+
+impl<'s> Demand<'s> {
+    fn of(state: &ClusterState, job: &'s JobRecord, end: EpochSecs) -> Option<Self> {
+        let spec = &job.spec;
+        let plain = !spec.exclusive
+            && spec.required_nodes.is_none()
+            && spec.excluded_nodes.is_none()
+            && spec.constraint.is_none()
+            && spec.tmp_disk_mb == 0
+            && spec.gres.iter().all(|g| g.gres_type.is_none());
+        if !plain {
+            return None;
+        }
+        let cpus = placement::shared_cpus_per_node(job);
+        let mem_mb = match (
+            state.settings.memory_is_consumable,
+            spec.mem_per_node_mb,
+            spec.mem_per_cpu_mb,
+        ) {
+            (false, _, _) => 0,
+            (true, Some(m), _) if m > 0 => m,
+            (true, None, Some(per_cpu)) => per_cpu * u64::from(cpus),
+            _ => return None,
+        };
+        Some(Demand {
+            partition: &job.partition,
+            nodes: spec.nodes_min.max(1),
+            cpus,
+            mem_mb,
+            gres: spec
+                .gres
+                .iter()
+                .map(|g| (g.name.as_str(), g.count))
+                .collect(),
+            end,
+        })
+    }
+
+    /// Whether this request asks at least as much as `other` of everything, on as many nodes, for as long.
+    fn covers(&self, other: &Demand<'_>) -> bool {
+        self.partition == other.partition
+            && self.nodes >= other.nodes
+            && self.cpus >= other.cpus
+            && self.mem_mb >= other.mem_mb
+            && self.end >= other.end
+            && other.gres.iter().all(|(name, count)| {
+                self.gres
+                    .iter()
+                    .filter(|(n, _)| n == name)
+                    .map(|(_, c)| c)
+                    .sum::<u64>()
+                    >= *count
+            })
+    }
+}

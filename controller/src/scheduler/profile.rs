@@ -1,0 +1,202 @@
+//! The backfill scheduler's availability profile: for every node, what is taken from now on, as a step function
+//! of time. Running jobs give their resources back at start + time limit (never, without a limit); each job the
+//! pass starts or reserves takes its resources over its own window. Times where the function steps are rounded up
+//! to `bf_resolution`, which bounds how many steps a node can have.
+
+use std::collections::HashMap;
+
+use spur_core::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::states::JobBaseState;
+
+use super::placement::{Availability, Candidate, NodeUse, Usage};
+use crate::state::ClusterState;
+
+/// The end of a window that never ends (no time limit).
+pub(super) const NEVER: EpochSecs = EpochSecs::MAX;
+
+#[derive(Debug)]
+pub(super) struct Profile<'s> {
+    now: EpochSecs,
+    resolution_secs: i64,
+    index: HashMap<&'s str, usize>,
+    nodes: Vec<NodeSteps>,
+}
+
+/// `usages[i]` holds from `starts[i]` until `starts[i + 1]` (the last one for ever); `starts[0]` is now.
+#[derive(Debug)]
+struct NodeSteps {
+    starts: Vec<EpochSecs>,
+    usages: Vec<Usage>,
+}
+
+impl NodeSteps {
+    /// The index of the step that begins at `t`, splitting the one that holds at `t` if needed.
+    fn split_at(&mut self, t: EpochSecs) -> usize {
+        let i = self.starts.partition_point(|&s| s <= t);
+        if i > 0 && self.starts[i - 1] == t {
+            return i - 1;
+        }
+        // Every t asked for is at or after now, so a step before it exists.
+        let previous = self.usages[i.saturating_sub(1)].clone();
+        self.starts.insert(i, t);
+        self.usages.insert(i, previous);
+        i
+    }
+
+    /// The steps that overlap `[start, end)`.
+    fn span(&self, start: EpochSecs, end: EpochSecs) -> &[Usage] {
+        let first = self
+            .starts
+            .partition_point(|&s| s <= start)
+            .saturating_sub(1);
+        let last = self.starts.partition_point(|&s| s < end).max(first + 1);
+        &self.usages[first..last]
+    }
+}
+
+impl<'s> Profile<'s> {
+    pub(super) fn build(state: &'s ClusterState, now: EpochSecs, resolution_secs: i64) -> Self {
+        let mut index = HashMap::with_capacity(state.nodes.len());
+        let mut nodes = Vec::with_capacity(state.nodes.len());
+        for (i, node) in state.nodes.values().enumerate() {
+            index.insert(node.name.as_str(), i);
+            nodes.push(NodeSteps {
+                starts: vec![now],
+                usages: vec![Usage::of_node(node)],
+            });
+        }
+        let mut profile = Profile {
+            now,
+            resolution_secs: resolution_secs.max(1),
+            index,
+            nodes,
+        };
+        let mut releases: Vec<(usize, EpochSecs, &Allocation)> = Vec::new();
+        for job in state.jobs.values() {
+            let (Some(alloc), Some(end)) = (&job.alloc, profile.release_time(job)) else {
+                continue;
+            };
+            for name in &alloc.node_names {
+                if let Some(&i) = profile.index.get(name.as_str()) {
+                    releases.push((i, end, alloc));
+                }
+            }
+        }
+        releases.sort_by_key(|&(i, end, _)| (i, end));
+        for (i, end, alloc) in releases {
+            let steps = &mut profile.nodes[i];
+            let from = steps.split_at(end);
+            for usage in &mut steps.usages[from..] {
+                usage.remove(alloc);
+            }
+        }
+        profile
+    }
+
+    /// When a job holding resources gives them back: start + time limit, at the earliest one step from now
+    /// (an overdue job is still there now); never for a suspended job or one without a limit.
+    fn release_time(&self, job: &JobRecord) -> Option<EpochSecs> {
+        let soonest = self.round_up(self.now + 1);
+        if job.completing {
+            return Some(soonest);
+        }
+        if job.state != JobBaseState::Running {
+            return None;
+        }
+        let end = job.start_time? + i64::from(job.time_limit_min?) * 60;
+        Some(self.round_up(end).max(soonest))
+    }
+
+    /// The node's position in the profile (and so in [`Candidate::idx`]).
+    pub(super) fn index_of(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    pub(super) fn now(&self) -> EpochSecs {
+        self.now
+    }
+
+    pub(super) fn round_up(&self, t: EpochSecs) -> EpochSecs {
+        let r = self.resolution_secs;
+        t.div_euclid(r)
+            .saturating_add(i64::from(t.rem_euclid(r) != 0))
+            * r
+    }
+
+    /// Where a job starting at `start` that runs `duration_secs` (`None`: no limit) has given everything back.
+    pub(super) fn end_of(&self, start: EpochSecs, duration_secs: Option<i64>) -> EpochSecs {
+        match duration_secs {
+            Some(d) => self.round_up(start.saturating_add(d)),
+            None => NEVER,
+        }
+    }
+
+    /// Takes the allocation's resources over `[start, end)`.
+    pub(super) fn reserve(&mut self, alloc: &Allocation, start: EpochSecs, end: EpochSecs) {
+        for name in &alloc.node_names {
+            let Some(&i) = self.index.get(name.as_str()) else {
+                continue;
+            };
+            let steps = &mut self.nodes[i];
+            let first = steps.split_at(start);
+            let last = if end == NEVER {
+                steps.starts.len()
+            } else {
+                steps.split_at(end)
+            };
+            for usage in &mut steps.usages[first..last] {
+                usage.add(alloc);
+            }
+        }
+    }
+
+    pub(super) fn window(&self, start: EpochSecs, end: EpochSecs) -> Window<'_, 's> {
+        Window {
+            profile: self,
+            start,
+            end,
+        }
+    }
+
+    /// The earliest time in `[from, horizon]` at which the node has room, as `fits` judges it, for a window of
+    /// `duration_secs`. Only `from` and the node's own step times can be that time.
+    pub(super) fn earliest_on(
+        &self,
+        idx: usize,
+        from: EpochSecs,
+        horizon: EpochSecs,
+        duration_secs: Option<i64>,
+        fits: impl Fn(NodeUse<'_>) -> bool,
+    ) -> Option<EpochSecs> {
+        let steps = self.nodes.get(idx)?;
+        let later = steps.starts.iter().copied().filter(|&s| s > from);
+        std::iter::once(from)
+            .chain(later)
+            .take_while(|&t| t <= horizon)
+            .find(|&t| fits(span_use(steps.span(t, self.end_of(t, duration_secs)))))
+    }
+}
+
+fn span_use(usages: &[Usage]) -> NodeUse<'_> {
+    match usages {
+        [one] => NodeUse::One(one),
+        many => NodeUse::Span(many),
+    }
+}
+
+/// The profile seen over one time window: what a job running through all of it could use.
+pub(super) struct Window<'p, 's> {
+    profile: &'p Profile<'s>,
+    start: EpochSecs,
+    end: EpochSecs,
+}
+
+impl Availability for Window<'_, '_> {
+    fn node_use(&self, candidate: Candidate<'_>) -> Option<NodeUse<'_>> {
+        if !candidate.node.accepts_work() {
+            return None;
+        }
+        let steps = self.profile.nodes.get(candidate.idx)?;
+        Some(span_use(steps.span(self.start, self.end)))
+    }
+}

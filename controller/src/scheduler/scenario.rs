@@ -1,0 +1,190 @@
+//! Builders for scheduling scenarios without processes: a configured cluster whose nodes have registered, jobs
+//! submitted through the state machine, and passes that run [`schedule`](super::schedule) and commit its plan as
+//! the leader does. Scenario tests and the scheduler benchmark use it; the clock is whatever the caller sets.
+
+use spur_core::api::ApiError;
+use spur_core::job::{EpochSecs, GresRequest, JobSpec};
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+
+use super::{schedule, Plan};
+use crate::state::{
+    ClusterState, Command, ConfigSnapshot, NodeDefinition, NodeRegistration, Outcome, Settings,
+};
+
+pub struct Scenario {
+    pub state: ClusterState,
+    pub now: EpochSecs,
+    index: u64,
+}
+
+/// A node with `cpus` cores, `mem_mb` of memory and `gpus` GPUs of type `a100`.
+pub fn node(name: &str, cpus: u32, mem_mb: u64, gpus: u64) -> NodeDefinition {
+    NodeDefinition {
+        name: name.to_string(),
+        addr: "127.0.0.1".to_string(),
+        hostname: name.to_string(),
+        cpus,
+        boards: 1,
+        sockets: 1,
+        cores_per_socket: cpus,
+        threads_per_core: 1,
+        real_memory_mb: mem_mb,
+        tmp_disk_mb: 0,
+        weight: 1,
+        features: Vec::new(),
+        gres: if gpus > 0 {
+            vec![NodeGres {
+                name: "gpu".to_string(),
+                gres_type: Some("a100".to_string()),
+                count: gpus,
+                files: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        },
+        configured_down: false,
+        configured_drain: false,
+    }
+}
+
+pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord {
+    PartitionRecord {
+        name: name.to_string(),
+        nodes_expr: nodes.join(","),
+        nodes: nodes.to_vec(),
+        default,
+        max_time_min: None,
+        default_time_min: None,
+        max_nodes: None,
+        min_nodes: 0,
+        state: PartitionState::Up,
+        priority_tier: 1,
+        priority_job_factor: 1,
+        allow_groups: None,
+        allow_accounts: None,
+        hidden: false,
+        root_only: false,
+        oversubscribe: "NO".to_string(),
+        max_mem_per_node_mb: None,
+        def_mem_per_cpu_mb: None,
+        def_mem_per_node_mb: None,
+    }
+}
+
+/// A one-node batch job of `cpus` CPUs, `mem_mb` of memory and `gpus` GPUs, with a time limit in minutes.
+pub fn job(cpus: u32, mem_mb: u64, gpus: u64, time_limit_min: Option<u32>) -> JobSpec {
+    JobSpec {
+        name: "job".to_string(),
+        user_id: 1000,
+        group_id: 1000,
+        user_name: "alice".to_string(),
+        nodes_min: 1,
+        ntasks: Some(cpus),
+        cpus_per_task: 1,
+        mem_per_node_mb: Some(mem_mb),
+        time_limit_min,
+        gres: if gpus > 0 {
+            vec![GresRequest {
+                name: "gpu".to_string(),
+                gres_type: None,
+                count: gpus,
+            }]
+        } else {
+            Vec::new()
+        },
+        work_dir: "/tmp".to_string(),
+        script: Some("#!/bin/sh\ntrue\n".to_string()),
+        ..Default::default()
+    }
+}
+
+impl Scenario {
+    /// A cluster with these nodes and partitions, every node registered and idle, memory consumable.
+    pub fn new(
+        nodes: Vec<NodeDefinition>,
+        partitions: Vec<PartitionRecord>,
+        settings: Settings,
+        now: EpochSecs,
+    ) -> Result<Self, ApiError> {
+        let mut scenario = Scenario {
+            state: ClusterState::new(),
+            now,
+            index: 0,
+        };
+        let registrations: Vec<NodeRegistration> = nodes
+            .iter()
+            .map(|n| NodeRegistration {
+                name: n.name.clone(),
+                hostname: n.hostname.clone(),
+                addr: n.addr.clone(),
+                cpus: n.cpus,
+                sockets: n.sockets,
+                cores_per_socket: n.cores_per_socket,
+                threads_per_core: n.threads_per_core,
+                real_memory_mb: n.real_memory_mb,
+                boot_time: 0,
+                agent_start_time: now,
+                os: "Linux".to_string(),
+                arch: "x86_64".to_string(),
+                version: "scenario".to_string(),
+                running_jobs: Vec::new(),
+            })
+            .collect();
+        scenario.apply(Command::ApplyConfig(Box::new(ConfigSnapshot {
+            cluster: ClusterConfig::default(),
+            settings: Settings {
+                memory_is_consumable: true,
+                ..settings
+            },
+            nodes,
+            partitions,
+        })))?;
+        for registration in registrations {
+            scenario.apply(Command::RegisterNode {
+                registration: Box::new(registration),
+                now,
+            })?;
+        }
+        Ok(scenario)
+    }
+
+    pub fn apply(&mut self, command: Command) -> Result<crate::state::Applied, ApiError> {
+        self.index += 1;
+        self.state.apply(self.index, command)
+    }
+
+    /// Submits a job; returns its id.
+    pub fn submit(&mut self, spec: JobSpec) -> Result<u32, ApiError> {
+        let now = self.now;
+        let applied = self.apply(Command::Submit {
+            spec: Box::new(spec),
+            now,
+        })?;
+        Ok(applied.job_id.unwrap_or(0))
+    }
+
+    /// One scheduling pass at the current time, committed; returns the plan.
+    pub fn pass(&mut self) -> Result<Plan, ApiError> {
+        let plan = schedule(&self.state, self.now);
+        let now = self.now;
+        self.apply(Command::Schedule {
+            starts: plan.starts.clone(),
+            reasons: plan.reasons.clone(),
+            now,
+            forecasts: plan.forecasts.clone(),
+            priorities: plan.priorities.clone(),
+        })?;
+        Ok(plan)
+    }
+
+    /// The job's batch script exited 0 now.
+    pub fn finish(&mut self, job_id: u32) -> Result<(), ApiError> {
+        let now = self.now;
+        self.apply(Command::Finished {
+            job_id,
+            outcome: Outcome::Exited { code: 0, signal: 0 },
+            now,
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! Calls from the other controllers: raft messages for the local raft node, and writes a follower forwards to
+//! this controller while it leads. Only root, SlurmUser or the controllers' own uid may make them.
+
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use spur_core::wire::pb;
+
+use super::auth::Authenticator;
+use crate::raft::{is_raft_message, reply_doc, serve_raft_message, PEER_METHOD};
+use crate::runtime::{Controller, KIND_FORWARD};
+use crate::state::Command;
+
+pub struct RaftPeerService {
+    controller: Arc<Controller>,
+    auth: Arc<Authenticator>,
+}
+
+impl RaftPeerService {
+    pub fn new(controller: Arc<Controller>, auth: Arc<Authenticator>) -> Self {
+        RaftPeerService { controller, auth }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::raft_peer_server::RaftPeer for RaftPeerService {
+    async fn call(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        let identity = self
+            .auth
+            .authenticate(
+                &request,
+                PEER_METHOD,
+                request.get_ref(),
+                self.controller.now(),
+            )
+            .map_err(|e| Status::unauthenticated(e.errno.text()))?;
+        if !self.auth.may_act_as_agent(&identity) {
+            tracing::warn!(
+                uid = identity.uid,
+                "controller call refused: only root or SlurmUser may act as a controller"
+            );
+            return Err(Status::permission_denied(
+                spur_core::api::SlurmErrno::AccessDenied.text(),
+            ));
+        }
+        let doc = request
+            .into_inner()
+            .body
+            .ok_or_else(|| Status::invalid_argument("empty controller call"))?;
+        let reply = if is_raft_message(&doc.kind) {
+            serve_raft_message(self.controller.state.raft(), &doc).await
+        } else if doc.kind == KIND_FORWARD {
+            let command: Command = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            reply_doc(
+                KIND_FORWARD,
+                &self.controller.commit_forwarded(command).await,
+            )
+        } else {
+            return Err(Status::invalid_argument(format!(
+                "unknown controller call {}",
+                doc.kind
+            )));
+        };
+        reply
+            .map(Response::new)
+            .map_err(|e| Status::invalid_argument(e.to_string()))
+    }
+}

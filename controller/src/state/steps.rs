@@ -1,0 +1,133 @@
+//! Steps of running jobs: srun registers one (`CreateStep`), reports its end (`CompleteStep`); a job that ends
+//! takes its still-running steps with it, as CANCELLED.
+
+use spur_core::api::{ApiError, SlurmErrno};
+use spur_core::job::{EpochSecs, JobRecord};
+use spur_core::states::JobBaseState;
+use spur_core::step::StepRecord;
+
+use super::{Applied, ApplyResult, ClusterState};
+
+/// What srun asks for when it registers a step.
+pub(super) struct NewStep {
+    pub job_id: u32,
+    pub name: String,
+    pub num_tasks: u32,
+    pub num_cpus: u32,
+    pub time_limit_min: Option<u32>,
+    pub srun_host: String,
+    pub srun_pid: u32,
+}
+
+impl ClusterState {
+    /// The job, if the caller owns it or administers the cluster.
+    fn own_job_mut(&mut self, caller_uid: u32, job_id: u32) -> Result<&mut JobRecord, ApiError> {
+        let admin = self.is_admin(caller_uid);
+        let job = self
+            .jobs
+            .get_mut(&job_id)
+            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+        if job.spec.user_id != caller_uid && !admin {
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
+        Ok(job)
+    }
+
+    pub(super) fn create_step(
+        &mut self,
+        caller_uid: u32,
+        new: NewStep,
+        now: EpochSecs,
+    ) -> ApplyResult {
+        let job = self.own_job_mut(caller_uid, new.job_id)?;
+        if job.state != JobBaseState::Running || job.completing {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        let nodes = job
+            .alloc
+            .as_ref()
+            .map(|a| a.node_names.clone())
+            .unwrap_or_default();
+        let step_id = job.next_step_id;
+        job.next_step_id += 1;
+        job.steps.push(StepRecord {
+            step_id,
+            name: new.name,
+            state: JobBaseState::Running,
+            start_time: now,
+            end_time: None,
+            node_list: spur_core::hostlist::compress(&nodes),
+            num_nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+            num_tasks: new.num_tasks,
+            num_cpus: new.num_cpus,
+            time_limit_min: new.time_limit_min,
+            exit_code: 0,
+            exit_signal: 0,
+            srun_host: new.srun_host,
+            srun_pid: new.srun_pid,
+        });
+        Ok(Applied {
+            job_id: Some(new.job_id),
+            step_id: Some(step_id),
+            ..Applied::default()
+        })
+    }
+
+    pub(super) fn complete_step(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        step_id: u32,
+        exit_code: u32,
+        signal: u32,
+        now: EpochSecs,
+    ) -> ApplyResult {
+        let job = self.own_job_mut(caller_uid, job_id)?;
+        let Some(step) = job.steps.iter_mut().find(|s| s.step_id == step_id) else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        // A report after the job ended its steps (or a retried one) changes nothing.
+        if step.is_running() {
+            step.state = StepRecord::end_state(exit_code, signal);
+            step.end_time = Some(now);
+        }
+        // A cancelled step still reports how its tasks ended, for DerivedExitCode.
+        if step.exit_code == 0 && step.exit_signal == 0 {
+            step.exit_code = exit_code;
+            step.exit_signal = signal;
+        }
+        Ok(Applied::default())
+    }
+
+    pub(super) fn cancel_step(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        step_id: u32,
+        now: EpochSecs,
+    ) -> ApplyResult {
+        let job = self.own_job_mut(caller_uid, job_id)?;
+        // Slurm knows only the steps still running: any other is an invalid id to scancel.
+        let Some(step) = job
+            .steps
+            .iter_mut()
+            .find(|s| s.step_id == step_id && s.is_running())
+        else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        step.state = JobBaseState::Cancelled;
+        step.end_time = Some(now);
+        // srun reports the killed tasks afterwards; the step keeps this state.
+        Ok(Applied::default())
+    }
+
+    /// The job ended: steps still running end with it.
+    pub(super) fn end_running_steps(&mut self, job_id: u32, now: EpochSecs) {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            for step in job.steps.iter_mut().filter(|s| s.is_running()) {
+                step.state = JobBaseState::Cancelled;
+                step.end_time = Some(now);
+            }
+        }
+    }
+}

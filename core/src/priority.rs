@@ -1,0 +1,364 @@
+//! `priority/multifactor`: a job's priority as Slurm 22.05 computes it, as a pure function of the weights from
+//! slurm.conf, the job, the cluster's size and the time. The controller orders its queue with it and `sprio` shows
+//! its factors, so both use this one implementation.
+//!
+//! priority = Σ weight × factor (age, fair-share, job size, partition, QOS, each TRES) − nice, at least 1. Factors
+//! lie in [0, 1]. Without accounting there are no associations or QOS records, so fair-share and QOS are 0.
+
+use serde::{Deserialize, Serialize};
+
+use crate::conf::SlurmConf;
+use crate::job::{EpochSecs, JobRecord};
+use crate::values::time::{parse_time_limit, TimeLimit};
+
+/// The multifactor weights and parameters of slurm.conf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorityWeights {
+    pub age: u32,
+    pub assoc: u32,
+    pub fairshare: u32,
+    pub job_size: u32,
+    pub partition: u32,
+    pub qos: u32,
+    /// `PriorityWeightTRES` as `(tres, weight)`: `cpu`, `mem`, `node`, `gres/gpu`, ...
+    pub tres: Vec<(String, f64)>,
+    /// `PriorityMaxAge` in seconds: age at which the age factor reaches 1 (default 7 days).
+    pub max_age_secs: i64,
+    /// `PriorityFavorSmall`: smaller jobs get the larger job-size factor.
+    pub favor_small: bool,
+    /// `PriorityCalcPeriod` in seconds (default 5 minutes): priorities change in steps of this period.
+    pub calc_period_secs: i64,
+}
+
+impl PriorityWeights {
+    /// The weights when `PriorityType=priority/multifactor`, else `None` (`priority/basic`).
+    pub fn from_conf(conf: &SlurmConf) -> Option<PriorityWeights> {
+        if conf.priority_type() != "priority/multifactor" {
+            return None;
+        }
+        let minutes_secs =
+            |key: &str, default_min: i64| match conf.get_str(key).map(parse_time_limit) {
+                Some(Ok(TimeLimit::Minutes(m))) => i64::from(m) * 60,
+                _ => default_min * 60,
+            };
+        let tres = conf
+            .priority_weight_tres()
+            .into_iter()
+            .filter_map(|(name, weight)| Some((name.to_ascii_lowercase(), weight?.parse().ok()?)))
+            .collect();
+        Some(PriorityWeights {
+            age: conf.priority_weight_age(),
+            assoc: conf.priority_weight_assoc(),
+            fairshare: conf.priority_weight_fairshare(),
+            job_size: conf.priority_weight_job_size(),
+            partition: conf.priority_weight_partition(),
+            qos: conf.priority_weight_qos(),
+            tres,
+            max_age_secs: minutes_secs("PriorityMaxAge", 7 * 24 * 60),
+            favor_small: conf.get_bool("PriorityFavorSmall").unwrap_or(false),
+            calc_period_secs: minutes_secs("PriorityCalcPeriod", 5).max(1),
+        })
+    }
+
+    /// The time priorities are computed for at `now`: the start of the current `PriorityCalcPeriod`, so they
+    /// change once a period, as in Slurm, and not on every pass.
+    pub fn calc_time(&self, now: EpochSecs) -> EpochSecs {
+        now - now.rem_euclid(self.calc_period_secs)
+    }
+}
+
+/// What the job-size, partition and TRES factors are relative to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClusterTotals {
+    pub nodes: u32,
+    pub cpus: u32,
+    pub mem_mb: u64,
+    /// Total units per GRES name (`gpu`).
+    pub gres: Vec<(String, u64)>,
+    /// The highest `PriorityJobFactor` of any partition.
+    pub max_partition_job_factor: u32,
+}
+
+/// A job's requests as the factors see them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobSize {
+    pub nodes: u32,
+    pub cpus: u32,
+    pub mem_mb: u64,
+    pub gres: Vec<(String, u64)>,
+    /// Its partition's `PriorityJobFactor`.
+    pub partition_job_factor: u32,
+}
+
+impl JobSize {
+    /// What a pending job asks for: nodes, CPUs (tasks × CPUs per task, or what it holds), memory and GRES.
+    pub fn of(job: &JobRecord, partition_job_factor: u32) -> JobSize {
+        let spec = &job.spec;
+        let nodes = spec.nodes_min.max(1);
+        let tasks = spec
+            .ntasks
+            .or_else(|| spec.ntasks_per_node.map(|n| n * nodes))
+            .unwrap_or(nodes);
+        let cpus = match &job.alloc {
+            Some(a) if a.cpus > 0 => a.cpus * (a.node_names.len().max(1) as u32),
+            _ => tasks.max(1) * spec.cpus_per_task.max(1),
+        };
+        let mem_mb = match (spec.mem_per_node_mb, spec.mem_per_cpu_mb) {
+            (Some(per_node), _) => per_node * u64::from(nodes),
+            (None, Some(per_cpu)) => per_cpu * u64::from(cpus),
+            (None, None) => 0,
+        };
+        JobSize {
+            nodes,
+            cpus,
+            mem_mb,
+            gres: spec
+                .gres
+                .iter()
+                .map(|g| (g.name.clone(), g.count * u64::from(nodes)))
+                .collect(),
+            partition_job_factor,
+        }
+    }
+}
+
+/// The normalised factors of one job, as `sprio -n` shows them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Factors {
+    pub age: f64,
+    pub fairshare: f64,
+    pub job_size: f64,
+    pub partition: f64,
+    pub qos: f64,
+    /// Per weighted TRES, in the order of `PriorityWeightTRES`.
+    pub tres: Vec<(String, f64)>,
+    pub nice: i32,
+}
+
+/// The factors of a job at time `at` (see [`PriorityWeights::calc_time`]).
+pub fn factors(
+    weights: &PriorityWeights,
+    job: &JobRecord,
+    size: &JobSize,
+    totals: &ClusterTotals,
+    at: EpochSecs,
+) -> Factors {
+    let ratio = |part: f64, whole: f64| {
+        if whole > 0.0 {
+            (part / whole).min(1.0)
+        } else {
+            0.0
+        }
+    };
+    let age = match job.accrue_time {
+        Some(since) if weights.max_age_secs > 0 => {
+            ratio((at - since).max(0) as f64, weights.max_age_secs as f64)
+        }
+        _ => 0.0,
+    };
+    let mut job_size = (ratio(f64::from(size.nodes), f64::from(totals.nodes))
+        + ratio(f64::from(size.cpus), f64::from(totals.cpus)))
+        / 2.0;
+    if weights.favor_small {
+        job_size = 1.0 - job_size;
+    }
+    let tres = weights
+        .tres
+        .iter()
+        .map(|(name, _)| {
+            let (asked, total) = match name.as_str() {
+                "cpu" => (f64::from(size.cpus), f64::from(totals.cpus)),
+                "mem" => (size.mem_mb as f64, totals.mem_mb as f64),
+                "node" => (f64::from(size.nodes), f64::from(totals.nodes)),
+                other => {
+                    let gres = other.strip_prefix("gres/").unwrap_or(other);
+                    let count = |list: &[(String, u64)]| {
+                        list.iter()
+                            .filter(|(n, _)| n == gres)
+                            .map(|(_, c)| *c as f64)
+                            .sum::<f64>()
+                    };
+                    (count(&size.gres), count(&totals.gres))
+                }
+            };
+            (name.clone(), ratio(asked, total))
+        })
+        .collect();
+    Factors {
+        age,
+        fairshare: 0.0,
+        job_size,
+        partition: ratio(
+            f64::from(size.partition_job_factor),
+            f64::from(totals.max_partition_job_factor),
+        ),
+        qos: 0.0,
+        tres,
+        nice: job.spec.nice,
+    }
+}
+
+/// Each factor times its weight, as `sprio` shows them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Weighted {
+    pub age: f64,
+    pub fairshare: f64,
+    pub job_size: f64,
+    pub partition: f64,
+    pub qos: f64,
+    pub tres: Vec<(String, f64)>,
+}
+
+pub fn weighted(weights: &PriorityWeights, f: &Factors) -> Weighted {
+    Weighted {
+        age: f.age * f64::from(weights.age),
+        fairshare: f.fairshare * f64::from(weights.fairshare),
+        job_size: f.job_size * f64::from(weights.job_size),
+        partition: f.partition * f64::from(weights.partition),
+        qos: f.qos * f64::from(weights.qos),
+        tres: f
+            .tres
+            .iter()
+            .zip(&weights.tres)
+            .map(|((name, factor), (_, w))| (name.clone(), factor * w))
+            .collect(),
+    }
+}
+
+/// The job's priority: the weighted factors summed, less its nice value; never below 1, so a job that is not
+/// held can always run.
+pub fn priority(weights: &PriorityWeights, f: &Factors) -> u32 {
+    let w = weighted(weights, f);
+    let sum = w.age
+        + w.fairshare
+        + w.job_size
+        + w.partition
+        + w.qos
+        + w.tres.iter().map(|(_, v)| v).sum::<f64>()
+        - f64::from(f.nice);
+    if sum < 1.0 {
+        1
+    } else if sum >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        sum as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::JobSpec;
+
+    fn weights() -> PriorityWeights {
+        PriorityWeights {
+            age: 1000,
+            assoc: 0,
+            fairshare: 0,
+            job_size: 1000,
+            partition: 1000,
+            qos: 0,
+            tres: vec![("cpu".into(), 500.0), ("gres/gpu".into(), 2000.0)],
+            max_age_secs: 3600,
+            favor_small: false,
+            calc_period_secs: 300,
+        }
+    }
+
+    fn totals() -> ClusterTotals {
+        ClusterTotals {
+            nodes: 4,
+            cpus: 32,
+            mem_mb: 4000,
+            gres: vec![("gpu".into(), 8)],
+            max_partition_job_factor: 2,
+        }
+    }
+
+    fn job(nodes: u32, tasks: u32, gpus: u64, nice: i32) -> JobRecord {
+        let spec = JobSpec {
+            nodes_min: nodes,
+            ntasks: Some(tasks),
+            cpus_per_task: 1,
+            nice,
+            gres: if gpus > 0 {
+                vec![crate::job::GresRequest {
+                    name: "gpu".into(),
+                    gres_type: None,
+                    count: gpus,
+                }]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        };
+        let mut record = JobRecord::pending(1, spec, "p".into(), 0, 0);
+        record.accrue_time = Some(1000);
+        record
+    }
+
+    #[test]
+    fn factors_and_priority() {
+        let w = weights();
+        let j = job(2, 8, 1, 0);
+        let size = JobSize::of(&j, 1);
+        let f = factors(&w, &j, &size, &totals(), 1000 + 1800);
+        assert_eq!(f.age, 0.5);
+        // (2 of 4 nodes + 8 of 32 CPUs) / 2
+        assert_eq!(f.job_size, 0.375);
+        assert_eq!(f.partition, 0.5);
+        assert_eq!(
+            f.tres,
+            vec![("cpu".to_string(), 0.25), ("gres/gpu".to_string(), 0.25)]
+        );
+        assert_eq!(priority(&w, &f), 500 + 375 + 500 + 125 + 500);
+    }
+
+    #[test]
+    fn age_saturates_favor_small_inverts_and_nice_subtracts() {
+        let mut w = weights();
+        w.favor_small = true;
+        let j = job(4, 32, 0, 100);
+        let f = factors(&w, &j, &JobSize::of(&j, 2), &totals(), 1_000_000);
+        assert_eq!((f.age, f.job_size, f.partition), (1.0, 0.0, 1.0));
+        assert_eq!(priority(&w, &f), 1000 + 1000 + 500 - 100);
+        let nothing = PriorityWeights {
+            age: 0,
+            job_size: 0,
+            partition: 0,
+            tres: Vec::new(),
+            ..w
+        };
+        assert_eq!(priority(&nothing, &f), 1);
+    }
+
+    #[test]
+    fn calc_period_steps() {
+        assert_eq!(weights().calc_time(1234), 1200);
+    }
+
+    #[test]
+    fn read_from_slurm_conf() {
+        let conf = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\nPriorityWeightAge=100\nPriorityMaxAge=1-0\n\
+             PriorityWeightTRES=CPU=10,GRES/gpu=20\nPriorityFavorSmall=YES\nPriorityCalcPeriod=1\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let w = PriorityWeights::from_conf(&conf).unwrap();
+        assert_eq!(w.age, 100);
+        assert_eq!(w.max_age_secs, 86_400);
+        assert_eq!(w.calc_period_secs, 60);
+        assert!(w.favor_small);
+        assert_eq!(
+            w.tres,
+            vec![("cpu".to_string(), 10.0), ("gres/gpu".to_string(), 20.0)]
+        );
+        let basic = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPriorityWeightAge=100\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert_eq!(PriorityWeights::from_conf(&basic), None);
+    }
+}
