@@ -20,6 +20,8 @@ use crate::state::{Applied, ClusterState, Command, Effect};
 
 /// How often the periodic pass runs even without events (time limits, purges, liveness).
 pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
+/// Scheduling passes shorter than this run again on the next event without resting (see `run_scheduler`).
+const PASS_REST_THRESHOLD: Duration = Duration::from_millis(1);
 /// How long a write waits for a leader to be elected (or to become reachable) before failing.
 pub const LEADER_WAIT: Duration = Duration::from_secs(5);
 /// How long a forwarded write may take on the leader.
@@ -194,6 +196,7 @@ impl Controller {
     }
 
     async fn commit_here(&self, command: Command) -> Result<(Applied, u64), ApiError> {
+        let wants_pass = command.may_change_schedule();
         let (response, index): (ApplyResponse, u64) =
             self.state.write_indexed(command).await.map_err(|e| {
                 if matches!(e, crate::raft::ReplicationError::NotLeader { .. }) {
@@ -204,7 +207,9 @@ impl Controller {
             })?;
         let applied = response.0?;
         self.perform(&applied.effects).await;
-        self.schedule_wanted.notify_one();
+        if wants_pass {
+            self.schedule_wanted.notify_one();
+        }
         Ok((applied, index))
     }
 
@@ -362,19 +367,28 @@ impl Controller {
                 continue;
             }
             let now = self.now();
+            let started = std::time::Instant::now();
             let plan = self.state.read(|s| scheduler::schedule(s, now));
-            if plan.is_empty() {
-                continue;
+            let spent = started.elapsed();
+            // A pass walks the whole queue. Under a stream of submissions (thousands a second, each commit
+            // batch asking for a pass) back-to-back passes over a long queue would take all the CPU that
+            // accepting submissions needs; resting as long as the pass took bounds scheduling to half of it,
+            // while on an idle cluster (passes of microseconds) a job still starts right after its submission.
+            let rest = (spent >= PASS_REST_THRESHOLD).then_some(spent);
+            if !plan.is_empty() {
+                let command = Command::Schedule {
+                    starts: plan.starts,
+                    reasons: plan.reasons,
+                    now,
+                    forecasts: plan.forecasts,
+                    priorities: plan.priorities,
+                };
+                if let Err(e) = self.commit(command).await {
+                    tracing::error!("scheduling pass failed to commit: {e}");
+                }
             }
-            let command = Command::Schedule {
-                starts: plan.starts,
-                reasons: plan.reasons,
-                now,
-                forecasts: plan.forecasts,
-                priorities: plan.priorities,
-            };
-            if let Err(e) = self.commit(command).await {
-                tracing::error!("scheduling pass failed to commit: {e}");
+            if let Some(rest) = rest {
+                tokio::time::sleep(rest).await;
             }
         }
     }

@@ -60,9 +60,10 @@ pub(super) struct Backfill<'s> {
 }
 
 impl<'s> Backfill<'s> {
-    pub(super) fn new(state: &'s ClusterState, now: EpochSecs) -> Self {
+    /// `holding`: the jobs that hold resources (running or completing with an allocation).
+    pub(super) fn new(state: &'s ClusterState, now: EpochSecs, holding: &[&'s JobRecord]) -> Self {
         let settings = state.settings.backfill.clone();
-        let profile = Profile::build(state, now, i64::from(settings.resolution_secs));
+        let profile = Profile::build(state, now, i64::from(settings.resolution_secs), holding);
         Backfill {
             state,
             settings,

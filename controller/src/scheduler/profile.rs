@@ -55,7 +55,13 @@ impl NodeSteps {
 }
 
 impl<'s> Profile<'s> {
-    pub(super) fn build(state: &'s ClusterState, now: EpochSecs, resolution_secs: i64) -> Self {
+    /// `holding` are the jobs that hold resources; the others release nothing.
+    pub(super) fn build(
+        state: &'s ClusterState,
+        now: EpochSecs,
+        resolution_secs: i64,
+        holding: &[&'s JobRecord],
+    ) -> Self {
         let mut index = HashMap::with_capacity(state.nodes.len());
         let mut nodes = Vec::with_capacity(state.nodes.len());
         for (i, node) in state.nodes.values().enumerate() {
@@ -72,7 +78,7 @@ impl<'s> Profile<'s> {
             nodes,
         };
         let mut releases: Vec<(usize, EpochSecs, &Allocation)> = Vec::new();
-        for job in state.jobs.values() {
+        for &job in holding {
             let (Some(alloc), Some(end)) = (&job.alloc, profile.release_time(job)) else {
                 continue;
             };

@@ -101,6 +101,18 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Whether applying this can change what a scheduling pass decides. A job submitted held can neither start
+    /// nor change another job's chances (its hold reason is recorded at submission), so a burst of held
+    /// submissions (workflow tools stage whole graphs that way) asks for no passes over the queue.
+    pub fn may_change_schedule(&self) -> bool {
+        match self {
+            Command::Submit { spec, .. } | Command::SubmitOnce { spec, .. } => !spec.hold,
+            _ => true,
+        }
+    }
+}
+
 /// What the leader must do after a command took effect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Effect {
