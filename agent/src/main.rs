@@ -31,6 +31,12 @@ struct Args {
     /// The spurstepd binary (default: next to spurd).
     #[arg(long)]
     stepd: Option<PathBuf>,
+    /// Where GPU discovery reads `/sys` and `/proc` (tests point it at a fake tree).
+    #[arg(long, env = "SPUR_SYSFS_ROOT", default_value = "/")]
+    sysfs_root: PathBuf,
+    /// The nvidia-smi whose `topo -m` gives NVLink links (run only when sysfs shows NVIDIA GPUs).
+    #[arg(long, env = "SPUR_NVIDIA_SMI", default_value = "nvidia-smi")]
+    nvidia_smi: PathBuf,
     /// Run in the foreground (spurd always does; accepted for slurmd compatibility).
     #[arg(short = 'D')]
     foreground: bool,
@@ -63,6 +69,14 @@ async fn main() -> anyhow::Result<()> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
         .unwrap_or(0);
+    let gpu_topology = spur_agent::gpus::discover(&spur_agent::gpus::GpuSources {
+        root: args.sysfs_root.clone(),
+        nvidia_smi: args.nvidia_smi.clone(),
+    });
+    match &gpu_topology {
+        Some(t) => tracing::info!("GPU topology: {}", t.summary()),
+        None => tracing::info!("no GPUs found under {}", args.sysfs_root.display()),
+    }
     let hello = NodeHello {
         name: settings.node_name.clone(),
         hostname: facts.hostname.clone(),
@@ -79,6 +93,7 @@ async fn main() -> anyhow::Result<()> {
         // The Slurm release whose protocol and behaviour spurd implements: tools compare it with their own.
         version: SLURM_COMPAT_VERSION.to_string(),
         running_jobs: Vec::new(),
+        gpu_topology,
     };
     let spool = JobSpool::new(
         settings.spool.clone(),

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use spur_core::job::{Allocation, JobRecord};
-use spur_core::records::{NodeRecord, PartitionRecord};
+use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
+
+use super::gpu_choice;
 
 use crate::state::ClusterState;
 
@@ -445,10 +447,14 @@ pub(super) fn fits_node(
         if free.len() < need {
             return None;
         }
+        let chosen = match node.gpu_topology.gpu.as_ref() {
+            Some(topology) if request.name == GPU_GRES => gpu_choice::choose(topology, &free, need),
+            _ => free[..need].to_vec(),
+        };
         picks
             .entry(request.name.clone())
             .or_default()
-            .extend(&free[..need]);
+            .extend(chosen);
     }
     Some(picks)
 }
