@@ -211,9 +211,9 @@ impl GpuTopology {
             let mut next = 0;
             while let Some(&at) = members.get(next) {
                 next += 1;
-                for other in 0..n {
-                    if island_of[other].is_none() && self.link(at, other).is_fabric() {
-                        island_of[other] = Some(id);
+                for (other, slot) in island_of.iter_mut().enumerate() {
+                    if slot.is_none() && self.link(at, other).is_fabric() {
+                        *slot = Some(id);
                         members.push(other);
                     }
                 }

@@ -43,7 +43,7 @@ fn gpu_node() -> NodeDefinition {
 }
 
 fn cluster(def: NodeDefinition) -> Scenario {
-    let parts = vec![partition("gpu", &[def.name.clone()], true)];
+    let parts = vec![partition("gpu", std::slice::from_ref(&def.name), true)];
     Scenario::new(vec![def], parts, Settings::default(), T0).unwrap()
 }
 
