@@ -297,6 +297,63 @@ mod tests {
         }
     }
 
+    /// Random links on up to 8 GPUs: the choice is `need` distinct free units, and no other set of free units
+    /// scores higher or ties with lower indices (checked against every subset).
+    #[test]
+    fn the_choice_is_the_first_best_set_on_random_topologies() {
+        let mut seed: u64 = 0x5eed;
+        let mut next = |below: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(seed >> 33).unwrap() % below
+        };
+        let ladder = [
+            Link::None,
+            Link::CrossSocket,
+            Link::SameNuma,
+            Link::PcieSwitch,
+            XGMI,
+            Link::Fabric { links: 2, hops: 1 },
+        ];
+        for round in 0..300 {
+            let n = 2 + next(7);
+            let links: Vec<Link> = (0..n * n).map(|_| ladder[next(ladder.len())]).collect();
+            let t = topology(n, |a, b| links[a * n + b]);
+            let free: Vec<u32> = (0..n as u32).filter(|_| next(4) != 0).collect();
+            if free.is_empty() {
+                continue;
+            }
+            let need = 1 + next(free.len());
+            let picked = choose(&t, &free, need);
+            assert_eq!(picked.len(), need, "round {round}");
+            assert!(picked.windows(2).all(|w| w[0] < w[1]), "round {round}");
+            assert!(picked.iter().all(|u| free.contains(u)), "round {round}");
+            let ranks = Ranks::new(&t, &free);
+            let score = |set: &[usize]| {
+                set.iter()
+                    .enumerate()
+                    .fold(Partial::EMPTY, |p, (i, &u)| p.with(&ranks, &set[..i], u))
+                    .score()
+            };
+            let local: Vec<usize> = picked
+                .iter()
+                .map(|u| free.iter().position(|f| f == u).unwrap())
+                .collect();
+            for mask in 0u32..(1 << free.len()) {
+                let set: Vec<usize> = (0..free.len()).filter(|i| mask & (1 << i) != 0).collect();
+                if set.len() != need {
+                    continue;
+                }
+                let (theirs, ours) = (score(&set), score(&local));
+                assert!(
+                    theirs < ours || (theirs == ours && set >= local),
+                    "round {round}: {set:?} beats {local:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn counts_sets_without_overflow() {
         assert!(sets_at_most(8, 4, 70));

@@ -447,14 +447,14 @@ pub(super) fn fits_node(
         if free.len() < need {
             return None;
         }
-        let chosen = match node.gpu_topology.gpu.as_ref() {
-            Some(topology) if request.name == GPU_GRES => gpu_choice::choose(topology, &free, need),
-            _ => free[..need].to_vec(),
-        };
-        picks
-            .entry(request.name.clone())
-            .or_default()
-            .extend(chosen);
+        let chosen = picks.entry(request.name.clone()).or_default();
+        match node.gpu_topology.gpu.as_ref() {
+            Some(topology) if request.name == GPU_GRES => {
+                chosen.extend(gpu_choice::choose(topology, &free, need));
+            }
+            // Without links, Slurm's choice: the lowest free units.
+            _ => chosen.extend(&free[..need]),
+        }
     }
     Some(picks)
 }
