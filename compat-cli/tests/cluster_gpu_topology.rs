@@ -68,6 +68,14 @@ fn a_job_gets_gpus_inside_one_xgmi_island() {
         "spurd did not log the fake topology:\n{}",
         cluster.logs()
     );
+    assert!(
+        cluster.logs().contains(&format!(
+            "node {}: GPUs placed by their links (Agent)",
+            cluster.node
+        )),
+        "spurctld did not take the topology:\n{}",
+        cluster.logs()
+    );
     let dir = cluster.subdir("topo");
     let go = dir.join("go");
     let script = format!(
