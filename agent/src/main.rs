@@ -77,6 +77,10 @@ async fn main() -> anyhow::Result<()> {
         Some(t) => tracing::info!("GPU topology: {}", t.summary()),
         None => tracing::info!("no GPUs found under {}", args.sysfs_root.display()),
     }
+    let gpu_cores = gpu_topology
+        .as_ref()
+        .map(|t| spur_agent::gpus::cores_by_gpu(&args.sysfs_root, t))
+        .unwrap_or_default();
     let hello = NodeHello {
         name: settings.node_name.clone(),
         hostname: facts.hostname.clone(),
@@ -112,6 +116,7 @@ async fn main() -> anyhow::Result<()> {
             conf,
             node_cpus: facts.cpus,
             node_mem_mb: facts.real_memory_mb,
+            gpu_cores,
         }
     }));
     tracing::info!(

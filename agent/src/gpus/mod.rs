@@ -6,7 +6,7 @@ mod kfd;
 mod nvidia;
 mod pci;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use spur_core::gpu_topology::GpuTopology;
@@ -43,6 +43,36 @@ pub fn discover(sources: &GpuSources) -> Option<GpuTopology> {
         0 => None,
         _ => Some(concat(parts)),
     }
+}
+
+/// Per GPU device file, the CPUs of the GPU's NUMA node (`<root>/sys/devices/system/node/node<N>/cpulist`), so
+/// a GPU job's cores can be taken next to its GPUs. GPUs without a known NUMA node are left out.
+pub fn cores_by_gpu(root: &Path, topology: &GpuTopology) -> BTreeMap<String, BTreeSet<u32>> {
+    topology
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let list = read_value(
+                &root
+                    .join("sys/devices/system/node")
+                    .join(format!("node{}", d.numa_node?))
+                    .join("cpulist"),
+            )?;
+            Some((d.file.clone(), parse_cpu_list(&list)?))
+        })
+        .collect()
+}
+
+/// The kernel's `0-15,32-47` list; `None` when it does not parse.
+fn parse_cpu_list(list: &str) -> Option<BTreeSet<u32>> {
+    if list.is_empty() {
+        return Some(BTreeSet::new());
+    }
+    spur_core::conf::expand_numeric_ranges(&format!("[{list}]"))
+        .ok()?
+        .iter()
+        .map(|c| c.parse().ok())
+        .collect()
 }
 
 /// GPUs of different vendors share no fabric; their NUMA nodes still say how far apart they are.
@@ -154,6 +184,33 @@ mod tests {
         assert_eq!(all.len(), 3);
         assert_eq!(all.link(0, 1), Link::Fabric { links: 1, hops: 1 });
         assert_eq!(all.link(1, 2), Link::CrossSocket);
+    }
+
+    #[test]
+    fn cores_of_each_gpus_numa_node() {
+        let root = tempfile::tempdir().unwrap();
+        fake::write(
+            root.path(),
+            "sys/devices/system/node/node0/cpulist",
+            "0-3,8\n",
+        );
+        fake::write(
+            root.path(),
+            "sys/devices/system/node/node1/cpulist",
+            "4-7\n",
+        );
+        let mut t = GpuTopology::new(vec![
+            device("/dev/nvidia0", 0),
+            device("/dev/nvidia1", 1),
+            device("/dev/nvidia2", 2),
+        ]);
+        t.devices[2].numa_node = Some(2);
+        let cores = cores_by_gpu(root.path(), &t);
+        assert_eq!(cores["/dev/nvidia0"], [0, 1, 2, 3, 8].into());
+        assert_eq!(cores["/dev/nvidia1"], [4, 5, 6, 7].into());
+        // No such NUMA node in sysfs: no preference.
+        assert!(!cores.contains_key("/dev/nvidia2"));
+        assert_eq!(parse_cpu_list("x"), None);
     }
 
     fn device(file: &str, numa: u32) -> spur_core::gpu_topology::GpuDevice {
