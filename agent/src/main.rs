@@ -77,10 +77,16 @@ async fn main() -> anyhow::Result<()> {
         Some(t) => tracing::info!("GPU topology: {}", t.summary()),
         None => tracing::info!("no GPUs found under {}", args.sysfs_root.display()),
     }
-    let gpu_cores = gpu_topology
+    let mut gpu_cores = gpu_topology
         .as_ref()
         .map(|t| spur_agent::gpus::cores_by_gpu(&args.sysfs_root, t))
         .unwrap_or_default();
+    if let Some(gres) = read_gres_conf(args.conf.as_deref()) {
+        gpu_cores.extend(spur_agent::gpus::cores_from_gres_conf(
+            &gres,
+            &settings.node_name,
+        ));
+    }
     let hello = NodeHello {
         name: settings.node_name.clone(),
         hostname: facts.hostname.clone(),
@@ -132,4 +138,12 @@ async fn main() -> anyhow::Result<()> {
     });
     run_forever(agent).await;
     Ok(())
+}
+
+/// gres.conf beside slurm.conf, for its `Cores=`; `None` when absent or unreadable (the controller reports errors
+/// in it; here it only refines which cores a GPU job gets).
+fn read_gres_conf(slurm_conf: Option<&std::path::Path>) -> Option<spur_core::conf::GresConf> {
+    let path = slurm_conf?.with_file_name("gres.conf");
+    let text = std::fs::read_to_string(&path).ok()?;
+    spur_core::conf::GresConf::parse_str(&text, &path.display().to_string()).ok()
 }

@@ -9,7 +9,9 @@ mod pci;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use spur_core::conf::GresConf;
 use spur_core::gpu_topology::GpuTopology;
+use spur_core::records::GPU_GRES;
 
 /// Where discovery looks.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +63,30 @@ pub fn cores_by_gpu(root: &Path, topology: &GpuTopology) -> BTreeMap<String, BTr
             Some((d.file.clone(), parse_cpu_list(&list)?))
         })
         .collect()
+}
+
+/// Per GPU device file, the cores gres.conf's `Cores=` binds it to on `node` (the admin's word, which wins over
+/// the NUMA nodes discovery found). Core numbers are taken as CPU ids, which they are on nodes without
+/// hyper-threading.
+pub fn cores_from_gres_conf(gres: &GresConf, node: &str) -> BTreeMap<String, BTreeSet<u32>> {
+    let in_nodes = |expr: &str, name: &str| {
+        spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
+    };
+    let mut cores = BTreeMap::new();
+    for record in gres
+        .for_node(node, &in_nodes)
+        .records
+        .into_iter()
+        .filter(|r| r.name == GPU_GRES && r.cores.is_some())
+    {
+        let (Ok(files), Ok(list)) = (record.files(), record.core_list()) else {
+            continue;
+        };
+        for file in files {
+            cores.insert(file, list.iter().copied().collect());
+        }
+    }
+    cores
 }
 
 /// The kernel's `0-15,32-47` list; `None` when it does not parse.
@@ -211,6 +237,23 @@ mod tests {
         // No such NUMA node in sysfs: no preference.
         assert!(!cores.contains_key("/dev/nvidia2"));
         assert_eq!(parse_cpu_list("x"), None);
+    }
+
+    #[test]
+    fn cores_from_gres_conf_lines_of_this_node() {
+        let gres = GresConf::parse_str(
+            "NodeName=g[1-2] Name=gpu File=/dev/nvidia[0-1] Cores=0-3\n\
+             NodeName=g1 Name=gpu File=/dev/nvidia2 Cores=4,6\n\
+             NodeName=g1 Name=gpu File=/dev/nvidia3\n\
+             NodeName=g3 Name=gpu File=/dev/nvidia4 Cores=9\n",
+            "gres.conf",
+        )
+        .unwrap();
+        let cores = cores_from_gres_conf(&gres, "g1");
+        assert_eq!(cores.len(), 3);
+        assert_eq!(cores["/dev/nvidia1"], [0, 1, 2, 3].into());
+        assert_eq!(cores["/dev/nvidia2"], [4, 6].into());
+        assert!(cores_from_gres_conf(&gres, "g2").contains_key("/dev/nvidia0"));
     }
 
     fn device(file: &str, numa: u32) -> spur_core::gpu_topology::GpuDevice {
