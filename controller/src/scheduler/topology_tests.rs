@@ -147,7 +147,7 @@ fn gres_conf_links_win_over_the_agents_report() {
 }
 
 #[test]
-fn a_reservation_for_a_blocked_job_keeps_its_island() {
+fn a_job_larger_than_an_island_takes_a_whole_one_and_later_jobs_wait() {
     let def = gpu_node();
     let mut s = cluster(def.clone());
     s.report_gpus(&def, two_islands_reported()).unwrap();
@@ -157,7 +157,7 @@ fn a_reservation_for_a_blocked_job_keeps_its_island() {
     assert_eq!(picked, vec![0, 1, 2, 3, 4, 5]);
     let short = run(&mut s, job(1, 1000, 2, Some(30)));
     assert_eq!(gpus(&s, short), vec![6, 7]);
-    // A four-GPU job waits for an island and is planned for the end of the long job.
+    // No GPU is left: a four-GPU job waits, planned for when GPUs come back.
     let blocked = s.submit(job(1, 1000, 4, Some(60))).unwrap();
     s.pass().unwrap();
     let j = &s.state.jobs[&blocked];
