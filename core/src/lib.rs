@@ -14,6 +14,7 @@ pub mod gpu_topology;
 pub mod hostlist;
 pub mod isolation;
 pub mod job;
+pub mod listing;
 pub mod name_cache;
 pub mod options;
 pub mod priority;
