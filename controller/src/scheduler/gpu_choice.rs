@@ -77,15 +77,20 @@ impl Partial {
     };
 
     fn with(self, ranks: &Ranks, members: &[usize], unit: usize) -> Partial {
-        let (mut min, mut sum) = (self.min, self.sum);
+        let (mut min, mut sum) = (u32::MAX, 0u32);
         for &m in members {
             let r = ranks.get(m, unit);
             min = min.min(r);
             sum = sum.saturating_add(r);
         }
+        self.plus(ranks, unit, min, sum)
+    }
+
+    /// The set with `unit` added, given its weakest link and sum of links to the members.
+    fn plus(self, ranks: &Ranks, unit: usize, min_to: u32, sum_to: u32) -> Partial {
         Partial {
-            min,
-            sum,
+            min: self.min.min(min_to),
+            sum: self.sum.saturating_add(sum_to),
             reach: self.reach.saturating_add(ranks.reach[unit]),
         }
     }
@@ -132,21 +137,33 @@ fn exact(ranks: &Ranks, need: usize) -> Vec<usize> {
 fn greedy(ranks: &Ranks, need: usize) -> Vec<usize> {
     let mut best: Option<(Score, Vec<usize>)> = None;
     for seed in 0..ranks.n {
-        let mut members = vec![seed];
-        let mut partial = Partial::EMPTY.with(ranks, &[], seed);
-        while members.len() < need {
-            let Some((unit, grown)) = (0..ranks.n)
-                .filter(|u| !members.contains(u))
-                .map(|u| (u, partial.with(ranks, &members, u)))
+        // Each unit's weakest link and sum of links to the set so far, kept up to date as the set grows, so a
+        // step costs one pass over the units whatever the set's size.
+        let mut min_to = vec![u32::MAX; ranks.n];
+        let mut sum_to = vec![0u32; ranks.n];
+        let mut in_set = vec![false; ranks.n];
+        let mut members = Vec::with_capacity(need);
+        let mut partial = Partial::EMPTY;
+        let mut next = Some((seed, Partial::EMPTY.plus(ranks, seed, u32::MAX, 0)));
+        while let Some((unit, grown)) = next {
+            members.push(unit);
+            in_set[unit] = true;
+            partial = grown;
+            for other in 0..ranks.n {
+                let r = ranks.get(unit, other);
+                min_to[other] = min_to[other].min(r);
+                sum_to[other] = sum_to[other].saturating_add(r);
+            }
+            if members.len() == need {
+                break;
+            }
+            next = (0..ranks.n)
+                .filter(|&u| !in_set[u])
+                .map(|u| (u, partial.plus(ranks, u, min_to[u], sum_to[u])))
                 .fold(None, |acc: Option<(usize, Partial)>, (u, p)| match acc {
                     Some((_, q)) if q.score() >= p.score() => acc,
                     _ => Some((u, p)),
-                })
-            else {
-                break;
-            };
-            members.push(unit);
-            partial = grown;
+                });
         }
         members.sort_unstable();
         let score = partial.score();
@@ -266,6 +283,14 @@ mod tests {
         let sixteen = choose(&t, &free, 16);
         assert_eq!(sixteen.len(), 16);
         assert!(sixteen.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_greedy_search_handles_the_largest_bit_set() {
+        // 128 units (the most a node's GRES bit set holds), half of them wanted: whole islands, lowest first.
+        let t = islands_of(8, 128);
+        let free: Vec<u32> = (0..128).collect();
+        assert_eq!(choose(&t, &free, 64), (0..64).collect::<Vec<u32>>());
     }
 
     #[test]
