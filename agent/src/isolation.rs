@@ -2,13 +2,14 @@
 //! task/cgroup, as in Slurm) turned into the limits of each job's launch request. spurstepd writes them into
 //! cgroups; the arithmetic lives in `spur_core::isolation`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::CgroupConf;
-use spur_core::isolation::{cpu_list, denied_devices, memory_limits, pick_cores};
-use spur_core::job::JobRecord;
+use spur_core::isolation::{cpu_list, denied_devices, memory_limits, pick_cores_near};
+use spur_core::job::{Allocation, JobRecord};
+use spur_core::records::GPU_GRES;
 use spur_stepd::protocol::CgroupSpec;
 
 /// What the agent confines jobs to on this node.
@@ -18,6 +19,8 @@ pub struct Isolation {
     /// CPU ids 0..node_cpus exist on this machine.
     pub node_cpus: u32,
     pub node_mem_mb: u64,
+    /// Per GPU device file, the cores of its NUMA node: a GPU job's cores are taken there first (docs/gpus.md).
+    pub gpu_cores: BTreeMap<String, BTreeSet<u32>>,
 }
 
 /// Reads `cgroup.conf` from the directory of `slurm_conf`. `Ok(None)` when jobs are not confined: TaskPlugin
@@ -42,6 +45,27 @@ pub fn load(slurm_conf: &Path, task_plugin: &str) -> Result<Option<CgroupConf>, 
 }
 
 impl Isolation {
+    /// The cores next to the job's GPUs: its `gpu` units named by the node's device files.
+    fn cores_near_gpus(
+        &self,
+        alloc: Option<&Allocation>,
+        context: &LaunchContext,
+    ) -> BTreeSet<u32> {
+        let (Some(alloc), Some(files)) = (alloc, context.gres_files.get(GPU_GRES)) else {
+            return BTreeSet::new();
+        };
+        alloc
+            .gres_indices
+            .get(GPU_GRES)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| files.get(usize::try_from(i).ok()?))
+            .filter_map(|file| self.gpu_cores.get(file))
+            .flatten()
+            .copied()
+            .collect()
+    }
+
     /// The limits of `job` on this node. `busy_cores` are the cores of the other jobs running here, so that a
     /// job whose allocation names no cores gets ones nobody else holds.
     pub fn spec_for(
@@ -55,7 +79,8 @@ impl Isolation {
             let given = alloc.map(|a| a.core_ids.clone()).unwrap_or_default();
             let cores = if given.is_empty() {
                 let count = alloc.map_or(1, |a| a.cpus);
-                pick_cores(count, self.node_cpus, busy_cores)
+                let near = self.cores_near_gpus(alloc, context);
+                pick_cores_near(count, self.node_cpus, busy_cores, &near)
             } else {
                 given
             };
@@ -80,6 +105,39 @@ impl Isolation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gpu_jobs_prefer_the_cores_of_their_gpus() {
+        let isolation = Isolation {
+            conf: CgroupConf::default(),
+            node_cpus: 8,
+            node_mem_mb: 1000,
+            gpu_cores: [
+                ("/dev/nvidia0".to_string(), [0, 1, 2, 3].into()),
+                ("/dev/nvidia1".to_string(), [4, 5, 6, 7].into()),
+            ]
+            .into(),
+        };
+        let context = LaunchContext {
+            gres_files: [(
+                "gpu".to_string(),
+                vec!["/dev/nvidia0".to_string(), "/dev/nvidia1".to_string()],
+            )]
+            .into(),
+            ..LaunchContext::default()
+        };
+        let alloc = Allocation {
+            cpus: 2,
+            gres_indices: [("gpu".to_string(), vec![1])].into(),
+            ..Allocation::default()
+        };
+        let near = isolation.cores_near_gpus(Some(&alloc), &context);
+        assert_eq!(near, [4, 5, 6, 7].into());
+        assert!(isolation
+            .cores_near_gpus(Some(&Allocation::default()), &context)
+            .is_empty());
+        assert!(isolation.cores_near_gpus(None, &context).is_empty());
+    }
 
     #[test]
     fn load_follows_task_plugin_and_file() {

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod discover;
+pub mod gpus;
 pub mod isolation;
 pub mod jobs;
 pub mod login_env;

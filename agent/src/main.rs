@@ -31,6 +31,12 @@ struct Args {
     /// The spurstepd binary (default: next to spurd).
     #[arg(long)]
     stepd: Option<PathBuf>,
+    /// Where GPU discovery reads `/sys` and `/proc` (tests point it at a fake tree).
+    #[arg(long, env = "SPUR_SYSFS_ROOT", default_value = "/")]
+    sysfs_root: PathBuf,
+    /// The nvidia-smi whose `topo -m` gives NVLink links (run only when sysfs shows NVIDIA GPUs).
+    #[arg(long, env = "SPUR_NVIDIA_SMI", default_value = "nvidia-smi")]
+    nvidia_smi: PathBuf,
     /// Run in the foreground (spurd always does; accepted for slurmd compatibility).
     #[arg(short = 'D')]
     foreground: bool,
@@ -63,6 +69,24 @@ async fn main() -> anyhow::Result<()> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
         .unwrap_or(0);
+    let gpu_topology = spur_agent::gpus::discover(&spur_agent::gpus::GpuSources {
+        root: args.sysfs_root.clone(),
+        nvidia_smi: args.nvidia_smi.clone(),
+    });
+    match &gpu_topology {
+        Some(t) => tracing::info!("GPU topology: {}", t.summary()),
+        None => tracing::info!("no GPUs found under {}", args.sysfs_root.display()),
+    }
+    let mut gpu_cores = gpu_topology
+        .as_ref()
+        .map(|t| spur_agent::gpus::cores_by_gpu(&args.sysfs_root, t))
+        .unwrap_or_default();
+    if let Some(gres) = read_gres_conf(args.conf.as_deref()) {
+        gpu_cores.extend(spur_agent::gpus::cores_from_gres_conf(
+            &gres,
+            &settings.node_name,
+        ));
+    }
     let hello = NodeHello {
         name: settings.node_name.clone(),
         hostname: facts.hostname.clone(),
@@ -79,6 +103,7 @@ async fn main() -> anyhow::Result<()> {
         // The Slurm release whose protocol and behaviour spurd implements: tools compare it with their own.
         version: SLURM_COMPAT_VERSION.to_string(),
         running_jobs: Vec::new(),
+        gpu_topology,
     };
     let spool = JobSpool::new(
         settings.spool.clone(),
@@ -97,6 +122,7 @@ async fn main() -> anyhow::Result<()> {
             conf,
             node_cpus: facts.cpus,
             node_mem_mb: facts.real_memory_mb,
+            gpu_cores,
         }
     }));
     tracing::info!(
@@ -112,4 +138,12 @@ async fn main() -> anyhow::Result<()> {
     });
     run_forever(agent).await;
     Ok(())
+}
+
+/// gres.conf beside slurm.conf, for its `Cores=`; `None` when absent or unreadable (the controller reports errors
+/// in it; here it only refines which cores a GPU job gets).
+fn read_gres_conf(slurm_conf: Option<&std::path::Path>) -> Option<spur_core::conf::GresConf> {
+    let path = slurm_conf?.with_file_name("gres.conf");
+    let text = std::fs::read_to_string(&path).ok()?;
+    spur_core::conf::GresConf::parse_str(&text, &path.display().to_string()).ok()
 }

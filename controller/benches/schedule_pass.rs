@@ -2,13 +2,15 @@
 //! shapes (CPUs, memory, GPUs, time limits, node counts) on 1,000 and on 10,000 nodes of 64 CPUs and 8 GPUs, timed
 //! over one full `schedule` pass. Two cases per size: an idle cluster (the pass fills it and reserves for the
 //! rest) and a busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the
-//! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md.
+//! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md. With
+//! `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU units are chosen by links.
 
 use std::time::{Duration, Instant};
 
-use spur_controller::scheduler::scenario::{job, node, partition, Scenario};
+use spur_controller::scheduler::scenario::{job, node, partition, with_gpu_files, Scenario};
 use spur_controller::scheduler::schedule;
 use spur_controller::state::Settings;
+use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
 
 const PENDING_JOBS: usize = 10_000;
 const RUNS: usize = 7;
@@ -27,14 +29,46 @@ impl Lcg {
     }
 }
 
-fn build(nodes: usize) -> Scenario {
+/// Eight GPUs named as `with_gpu_files` names them: XGMI inside [0-3] and [4-7], two NUMA nodes.
+fn two_islands() -> GpuTopology {
+    let devices = (0..8u32)
+        .map(|i| GpuDevice {
+            file: format!("/dev/dri/renderD{}", 128 + i),
+            numa_node: Some(i / 4),
+            pci_bus_id: None,
+        })
+        .collect();
+    let mut t = GpuTopology::new(devices);
+    for a in 0..8 {
+        for b in 0..8 {
+            if a / 4 == b / 4 {
+                t.connect(a, b, Link::Fabric { links: 1, hops: 1 });
+            }
+        }
+    }
+    t.fill_from_numa();
+    t
+}
+
+fn build(nodes: usize, topology: bool) -> Scenario {
     let names: Vec<String> = (1..=nodes).map(|i| format!("gpu{i:05}")).collect();
-    let defs = names.iter().map(|n| node(n, 64, 512_000, 8)).collect();
+    let defs: Vec<_> = names
+        .iter()
+        .map(|n| node(n, 64, 512_000, 8))
+        .map(|def| if topology { with_gpu_files(def) } else { def })
+        .collect();
     let parts = vec![partition("gpu", &names, true)];
-    let mut s = match Scenario::new(defs, parts, Settings::default(), T0) {
+    let mut s = match Scenario::new(defs.clone(), parts, Settings::default(), T0) {
         Ok(s) => s,
         Err(e) => panic!("cluster: {e}"),
     };
+    if topology {
+        for def in &defs {
+            if let Err(e) = s.report_gpus(def, two_islands()) {
+                panic!("register: {e}");
+            }
+        }
+    }
     let mut rng = Lcg(42);
     for _ in 0..PENDING_JOBS {
         let gpus = rng.pick(&[0, 0, 1, 1, 2, 4, 8]);
@@ -79,11 +113,13 @@ fn main() {
         Some(n) => n.split(',').filter_map(|v| v.parse().ok()).collect(),
         None => vec![1_000, 10_000],
     };
+    let topology = std::env::args().any(|a| a == "--topology");
     for nodes in sizes {
         let began = Instant::now();
-        let mut s = build(nodes);
+        let mut s = build(nodes, topology);
         println!(
-            "{nodes} nodes x 8 GPUs, {PENDING_JOBS} pending jobs (built in {:.1?})",
+            "{nodes} nodes x 8 GPUs{}, {PENDING_JOBS} pending jobs (built in {:.1?})",
+            if topology { " in XGMI islands" } else { "" },
             began.elapsed()
         );
         println!("  idle cluster:");

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::{GresConf, SlurmConf};
 use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::gpu_topology::GpuTopology;
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState, GPU_GRES};
 use spur_core::states::NodeBaseState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
@@ -189,7 +190,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         let addrs = expand_or(&node.addresses, &names)?;
         let hosts = expand_or(&node.hostnames, &names)?;
         for (i, name) in names.iter().enumerate() {
-            let node_gres = node_gres(node.gres.as_deref(), &gres_types, gres, name)?;
+            let (node_gres, gpu_links) = node_gres(node.gres.as_deref(), &gres_types, gres, name)?;
             let state = node.state.map(|s| s.base);
             nodes.push(NodeDefinition {
                 name: name.clone(),
@@ -209,6 +210,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
                     .map(|f| f.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),
                 gres: node_gres,
+                gpu_links,
                 configured_down: state == Some(NodeBaseState::Down),
                 configured_drain: node
                     .state
@@ -283,14 +285,15 @@ fn expand_or(expr: &str, names: &[String]) -> Result<Vec<String>, ConfigError> {
     expand(expr)
 }
 
+/// The node's GRES from its `Gres=` and gres.conf, and the GPU topology gres.conf `Links=` describes (if any).
 fn node_gres(
     spec: Option<&str>,
     known: &[&str],
     gres_conf: &GresConf,
     node: &str,
-) -> Result<Vec<NodeGres>, ConfigError> {
+) -> Result<(Vec<NodeGres>, Option<GpuTopology>), ConfigError> {
     let Some(spec) = spec.filter(|s| !s.is_empty()) else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     };
     let requests = spur_core::values::gres::parse_gres(spec, known)
         .map_err(|e| ConfigError::Invalid(format!("node {node}: Gres={spec}: {e}")))?;
@@ -298,16 +301,25 @@ fn node_gres(
         spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
     };
     let records = gres_conf.for_node(node, &in_nodes).records;
-    Ok(requests
+    let mut gpu_files: Vec<String> = Vec::new();
+    let mut gpu_links: Vec<Option<Vec<i32>>> = Vec::new();
+    let gres = requests
         .into_iter()
         .map(|r| {
-            let files = records
-                .iter()
-                .filter(|rec| {
-                    rec.name == r.name && (r.type_name.is_none() || rec.type_name == r.type_name)
-                })
-                .flat_map(|rec| rec.files().unwrap_or_default())
-                .collect();
+            let mut files = Vec::new();
+            for rec in records.iter().filter(|rec| {
+                rec.name == r.name && (r.type_name.is_none() || rec.type_name == r.type_name)
+            }) {
+                let rec_files = rec.files().unwrap_or_default();
+                if r.name == GPU_GRES {
+                    // A Links= row describes one device, so only a one-file line can carry it.
+                    let row =
+                        (rec_files.len() == 1 && !rec.links.is_empty()).then(|| rec.links.clone());
+                    gpu_links.extend(rec_files.iter().map(|_| row.clone()));
+                    gpu_files.extend(rec_files.iter().cloned());
+                }
+                files.extend(rec_files);
+            }
             NodeGres {
                 count: r.count_value(),
                 name: r.name,
@@ -315,7 +327,8 @@ fn node_gres(
                 files,
             }
         })
-        .collect())
+        .collect();
+    Ok((gres, GpuTopology::from_gres_links(&gpu_files, &gpu_links)))
 }
 
 fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32>, ConfigError> {
@@ -390,6 +403,37 @@ mod tests {
                 addr: format!("127.0.0.{}", i + 2),
             })
             .collect()
+    }
+
+    #[test]
+    fn gres_conf_links_become_the_node_topology() {
+        let conf = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=ctl\nGresTypes=gpu\nNodeName=g1 CPUs=8 Gres=gpu:mi300:4\nNodeName=g2 CPUs=8 Gres=gpu:2\n\
+             PartitionName=p Nodes=ALL Default=YES\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let gres = GresConf::parse_str(
+            "NodeName=g1 Name=gpu Type=mi300 File=/dev/dri/renderD128 Links=-1,4,0,0\n\
+             NodeName=g1 Name=gpu Type=mi300 File=/dev/dri/renderD129 Links=4,-1,0,0\n\
+             NodeName=g1 Name=gpu Type=mi300 File=/dev/dri/renderD130 Links=0,0,-1,4\n\
+             NodeName=g1 Name=gpu Type=mi300 File=/dev/dri/renderD131 Links=0,0,4,-1\n\
+             NodeName=g2 Name=gpu File=/dev/nvidia[0-1]\n",
+            "gres.conf",
+        )
+        .unwrap();
+        let snapshot = snapshot_of(&conf, &gres).unwrap();
+        let g1 = snapshot.nodes.iter().find(|n| n.name == "g1").unwrap();
+        let links = g1.gpu_links.as_ref().unwrap();
+        assert_eq!(links.islands(), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(
+            links.link(2, 3),
+            spur_core::gpu_topology::Link::Fabric { links: 4, hops: 1 }
+        );
+        assert_eq!(links.devices[3].file, "/dev/dri/renderD131");
+        // Without Links= Slurm's lowest-index choice stays.
+        let g2 = snapshot.nodes.iter().find(|n| n.name == "g2").unwrap();
+        assert_eq!(g2.gpu_links, None);
     }
 
     #[test]

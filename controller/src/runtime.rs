@@ -324,6 +324,27 @@ impl Controller {
         }
     }
 
+    /// The node's GPU units, and where the links placement uses on them came from with a one-line summary
+    /// (`None` when it places them lowest index first).
+    pub fn gpu_links_in_use(
+        &self,
+        node: &str,
+    ) -> (
+        usize,
+        Option<(spur_core::gpu_topology::TopologySource, String)>,
+    ) {
+        self.state.read(|s| {
+            let Some(record) = s.nodes.get(node) else {
+                return (0, None);
+            };
+            let topology = &record.gpu_topology;
+            let in_use = topology
+                .source
+                .zip(topology.gpu.as_ref().map(|t| t.summary()));
+            (record.gpu_unit_count(), in_use)
+        })
+    }
+
     /// Node records with the latest telemetry filled in.
     pub fn nodes_with_telemetry(
         &self,

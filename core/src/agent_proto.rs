@@ -25,6 +25,9 @@ pub struct NodeHello {
     pub version: String,
     /// Jobs whose supervisor is alive on this node.
     pub running_jobs: Vec<u32>,
+    /// The GPUs the agent found and how they are linked, named by device file.
+    #[serde(default)]
+    pub gpu_topology: Option<crate::gpu_topology::GpuTopology>,
 }
 
 /// How a job's batch script ended, as the supervisor recorded it.

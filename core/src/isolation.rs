@@ -73,10 +73,25 @@ fn percent_bytes(mb: u64, percent: f64) -> u64 {
 /// so that two agents (or one agent after a restart) given the same jobs choose the same cores. When the busy
 /// set leaves too few, the lowest ids are taken regardless: a job is never refused for a bookkeeping mismatch.
 pub fn pick_cores(count: u32, node_cpus: u32, busy: &BTreeSet<u32>) -> Vec<u32> {
+    pick_cores_near(count, node_cpus, busy, &BTreeSet::new())
+}
+
+/// [`pick_cores`], taking free cores from `near` first (the cores of the NUMA nodes of the job's GPUs), so a GPU
+/// job's CPUs sit next to its GPUs when there is room there. Returned in ascending order.
+pub fn pick_cores_near(
+    count: u32,
+    node_cpus: u32,
+    busy: &BTreeSet<u32>,
+    near: &BTreeSet<u32>,
+) -> Vec<u32> {
     let want = count.clamp(1, node_cpus.max(1)) as usize;
-    let free: Vec<u32> = (0..node_cpus).filter(|c| !busy.contains(c)).collect();
-    if free.len() >= want {
-        free[..want].to_vec()
+    let free = (0..node_cpus).filter(|c| !busy.contains(c));
+    let mut ordered: Vec<u32> = free.clone().filter(|c| near.contains(c)).collect();
+    ordered.extend(free.filter(|c| !near.contains(c)));
+    if ordered.len() >= want {
+        let mut cores = ordered[..want].to_vec();
+        cores.sort_unstable();
+        cores
     } else {
         (0..node_cpus.max(1)).take(want).collect()
     }
@@ -225,6 +240,12 @@ mod tests {
         assert_eq!(pick_cores(1, 4, &BTreeSet::new()), vec![0]);
         assert_eq!(pick_cores(3, 4, &busy), vec![0, 1, 2]);
         assert_eq!(pick_cores(9, 2, &BTreeSet::new()), vec![0, 1]);
+        // Cores near the job's GPUs first, then the lowest others.
+        let near: BTreeSet<u32> = [4, 5, 6, 7].into();
+        let busy: BTreeSet<u32> = [5].into();
+        assert_eq!(pick_cores_near(2, 8, &busy, &near), vec![4, 6]);
+        assert_eq!(pick_cores_near(5, 8, &busy, &near), vec![0, 1, 4, 6, 7]);
+        assert_eq!(pick_cores_near(9, 8, &busy, &near).len(), 8);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod conf;
 pub mod env;
 pub mod format;
+pub mod gpu_topology;
 pub mod hostlist;
 pub mod isolation;
 pub mod job;

@@ -8,6 +8,9 @@ use crate::job::EpochSecs;
 pub use crate::states::NodeBaseState;
 use crate::states::{NodeState, NodeStateFlag};
 
+/// The GRES name whose units the GPU topology describes.
+pub const GPU_GRES: &str = "gpu";
+
 /// One GRES a node offers, e.g. four `gpu:a100` devices at `/dev/nvidia[0-3]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeGres {
@@ -81,9 +84,42 @@ pub struct NodeRecord {
     /// The agent's TCP port (`sinfo --json` `port`); `None` is Slurm's default 6818.
     #[serde(default)]
     pub port: Option<u16>,
+    /// How the node's GPUs are linked (XGMI/NVLink, PCIe, NUMA), for placing a job's GPUs together.
+    #[serde(default)]
+    pub gpu_topology: crate::gpu_topology::NodeTopology,
 }
 
 impl NodeRecord {
+    /// The device files of the GPU units in the order the scheduler numbers them, or `None` when a unit has none.
+    pub fn gpu_unit_files(&self) -> Option<Vec<String>> {
+        let mut files = Vec::new();
+        for g in self.gres.iter().filter(|g| g.name == GPU_GRES) {
+            if u64::try_from(g.files.len()).ok() != Some(g.count) {
+                return None;
+            }
+            files.extend(g.files.iter().cloned());
+        }
+        Some(files)
+    }
+
+    /// How many GPU units the node offers.
+    pub fn gpu_unit_count(&self) -> usize {
+        let count: u64 = self
+            .gres
+            .iter()
+            .filter(|g| g.name == GPU_GRES)
+            .map(|g| g.count)
+            .sum();
+        usize::try_from(count).unwrap_or(usize::MAX)
+    }
+
+    /// Recomputes the topology placement uses after the node's GRES or either topology source changed.
+    pub fn refresh_gpu_topology(&mut self) {
+        let count = self.gpu_unit_count();
+        let files = self.gpu_unit_files();
+        self.gpu_topology.refresh(count, files.as_deref());
+    }
+
     /// The node's state as Slurm packs it: base plus DRAIN, NOT_RESPONDING, ... flags.
     pub fn full_state(&self) -> NodeState {
         let mut state = NodeState::new(self.base_state);

@@ -24,6 +24,7 @@ pub struct Cluster {
     /// spurctld's peer-credential socket, when the cluster runs the no-munged fallback; commands use it too.
     pub local_socket: Option<PathBuf>,
     bin_dir: PathBuf,
+    agent_env: Vec<(String, String)>,
 }
 
 /// The directory with the workspace's binaries (spurctld, spurd, spurstepd next to spur).
@@ -69,6 +70,10 @@ pub struct ClusterOptions {
     pub local_socket: bool,
     /// Text of a cgroup.conf written beside slurm.conf.
     pub cgroup_conf: Option<String>,
+    /// Text of gres.conf, instead of the one naming fake `/dev/nvidia*` files that `gres` writes.
+    pub gres_conf: Option<String>,
+    /// Environment for spurd (e.g. `SPUR_SYSFS_ROOT` pointing at a fake sysfs tree).
+    pub agent_env: Vec<(String, String)>,
 }
 
 impl Default for ClusterOptions {
@@ -84,6 +89,8 @@ impl Default for ClusterOptions {
             node_extra: String::new(),
             local_socket: false,
             cgroup_conf: None,
+            gres_conf: None,
+            agent_env: Vec::new(),
         }
     }
 }
@@ -143,6 +150,9 @@ impl Cluster {
         if let Some(gres) = &options.gres {
             write_fake_gpus(dir.path(), &node, gres);
         }
+        if let Some(text) = &options.gres_conf {
+            std::fs::write(dir.path().join("gres.conf"), text).expect("write gres.conf");
+        }
         if let Some(text) = &options.cgroup_conf {
             std::fs::write(dir.path().join("cgroup.conf"), text).expect("write cgroup.conf");
         }
@@ -157,6 +167,7 @@ impl Cluster {
             agent: None,
             local_socket: options.local_socket.then(|| dir_path.join("spurctld.sock")),
             bin_dir,
+            agent_env: options.agent_env.clone(),
         };
         cluster.start_controller();
         cluster.start_agent();
@@ -196,6 +207,7 @@ impl Cluster {
     pub fn start_agent(&mut self) {
         let child = self
             .daemon("spurd")
+            .envs(self.agent_env.iter().map(|(k, v)| (k, v)))
             .stdout(self.log("spurd.log"))
             .stderr(self.log("spurd.log"))
             .spawn()

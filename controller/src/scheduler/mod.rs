@@ -10,12 +10,15 @@
 
 mod backfill;
 pub(crate) mod dependency;
+mod gpu_choice;
 mod placement;
 pub mod priority;
 mod profile;
 pub mod scenario;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod topology_tests;
 
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use spur_core::job::{Allocation, JobRecord};
-use spur_core::records::{NodeRecord, PartitionRecord};
+use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
+
+use super::gpu_choice;
 
 use crate::state::ClusterState;
 
@@ -445,10 +447,14 @@ pub(super) fn fits_node(
         if free.len() < need {
             return None;
         }
-        picks
-            .entry(request.name.clone())
-            .or_default()
-            .extend(&free[..need]);
+        let chosen = picks.entry(request.name.clone()).or_default();
+        match node.gpu_topology.gpu.as_ref() {
+            Some(topology) if request.name == GPU_GRES => {
+                chosen.extend(gpu_choice::choose(topology, &free, need));
+            }
+            // Without links, Slurm's choice: the lowest free units.
+            _ => chosen.extend(&free[..need]),
+        }
     }
     Some(picks)
 }

@@ -3,8 +3,10 @@
 //! the leader does. Scenario tests and the scheduler benchmark use it; the clock is whatever the caller sets.
 
 use spur_core::api::ApiError;
+use spur_core::gpu_topology::GpuTopology;
 use spur_core::job::{EpochSecs, GresRequest, JobSpec};
 use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::states::JobBaseState;
 
 use super::{schedule, Plan};
 use crate::state::{
@@ -42,8 +44,40 @@ pub fn node(name: &str, cpus: u32, mem_mb: u64, gpus: u64) -> NodeDefinition {
         } else {
             Vec::new()
         },
+        gpu_links: None,
         configured_down: false,
         configured_drain: false,
+    }
+}
+
+/// The same node with a device file per GPU: `/dev/dri/renderD128` and up, as gres.conf `File=` names them.
+pub fn with_gpu_files(mut def: NodeDefinition) -> NodeDefinition {
+    for gres in def.gres.iter_mut().filter(|g| g.name == "gpu") {
+        gres.files = (0..gres.count)
+            .map(|i| format!("/dev/dri/renderD{}", 128 + i))
+            .collect();
+    }
+    def
+}
+
+/// What the node's agent says when it registers: the configured shape, no jobs, no GPU report.
+pub fn registration(def: &NodeDefinition, now: EpochSecs) -> NodeRegistration {
+    NodeRegistration {
+        name: def.name.clone(),
+        hostname: def.hostname.clone(),
+        addr: def.addr.clone(),
+        cpus: def.cpus,
+        sockets: def.sockets,
+        cores_per_socket: def.cores_per_socket,
+        threads_per_core: def.threads_per_core,
+        real_memory_mb: def.real_memory_mb,
+        boot_time: 0,
+        agent_start_time: now,
+        os: "Linux".to_string(),
+        arch: "x86_64".to_string(),
+        version: "scenario".to_string(),
+        running_jobs: Vec::new(),
+        gpu_topology: None,
     }
 }
 
@@ -111,25 +145,8 @@ impl Scenario {
             now,
             index: 0,
         };
-        let registrations: Vec<NodeRegistration> = nodes
-            .iter()
-            .map(|n| NodeRegistration {
-                name: n.name.clone(),
-                hostname: n.hostname.clone(),
-                addr: n.addr.clone(),
-                cpus: n.cpus,
-                sockets: n.sockets,
-                cores_per_socket: n.cores_per_socket,
-                threads_per_core: n.threads_per_core,
-                real_memory_mb: n.real_memory_mb,
-                boot_time: 0,
-                agent_start_time: now,
-                os: "Linux".to_string(),
-                arch: "x86_64".to_string(),
-                version: "scenario".to_string(),
-                running_jobs: Vec::new(),
-            })
-            .collect();
+        let registrations: Vec<NodeRegistration> =
+            nodes.iter().map(|n| registration(n, now)).collect();
         scenario.apply(Command::ApplyConfig(Box::new(ConfigSnapshot {
             cluster: ClusterConfig::default(),
             settings: Settings {
@@ -146,6 +163,34 @@ impl Scenario {
             })?;
         }
         Ok(scenario)
+    }
+
+    /// The node's agent registers again (it keeps its running jobs) and reports these GPUs and links.
+    pub fn report_gpus(
+        &mut self,
+        def: &NodeDefinition,
+        topology: GpuTopology,
+    ) -> Result<(), ApiError> {
+        let mut registration = registration(def, self.now);
+        registration.running_jobs = self
+            .state
+            .jobs
+            .values()
+            .filter(|j| j.state == JobBaseState::Running)
+            .filter(|j| {
+                j.alloc
+                    .as_ref()
+                    .is_some_and(|a| a.node_names.contains(&def.name))
+            })
+            .map(|j| j.job_id)
+            .collect();
+        registration.gpu_topology = Some(topology);
+        let now = self.now;
+        self.apply(Command::RegisterNode {
+            registration: Box::new(registration),
+            now,
+        })?;
+        Ok(())
     }
 
     pub fn apply(&mut self, command: Command) -> Result<crate::state::Applied, ApiError> {

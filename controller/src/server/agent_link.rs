@@ -75,6 +75,7 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
             Err(e) => return Err(Status::invalid_argument(e.to_string())),
         };
         let node = hello.name.clone();
+        let reported_gpus = hello.gpu_topology.as_ref().map(|t| t.summary());
         let (sender, receiver) = mpsc::channel::<ControllerToAgent>(AGENT_QUEUE_MAX);
         let controller = self.controller.clone();
         let session = controller.attach_agent(&node, sender.clone()).await;
@@ -87,6 +88,7 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
         match controller.commit(registration).await {
             Ok(_) => {
                 let _ = sender.try_send(ControllerToAgent::Welcome { node: node.clone() });
+                log_gpu_links(&controller, &node, reported_gpus.as_deref());
             }
             Err(e) => {
                 controller.detach_agent(&node, session).await;
@@ -106,6 +108,22 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
                 .map_err(|e| Status::internal(e.to_string()))
         });
         Ok(Response::new(Box::pin(outbound)))
+    }
+}
+
+/// Tells the admin whether the node's GPUs are placed by their links (docs/gpus.md), and why not when its agent
+/// found GPUs that gres.conf does not name.
+fn log_gpu_links(controller: &Controller, node: &str, reported: Option<&str>) {
+    let (units, in_use) = controller.gpu_links_in_use(node);
+    match (in_use, reported) {
+        (Some((source, summary)), _) => {
+            tracing::info!("node {node}: GPUs placed by their links ({source:?}): {summary}");
+        }
+        (None, Some(reported)) if units > 1 => tracing::warn!(
+            "node {node}: its agent found {reported}, but not every gres.conf File= of its gpu units is among \
+             them: GPUs are placed lowest index first"
+        ),
+        _ => {}
     }
 }
 

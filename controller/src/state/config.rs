@@ -99,6 +99,9 @@ pub struct NodeDefinition {
     pub weight: u32,
     pub features: Vec<String>,
     pub gres: Vec<NodeGres>,
+    /// GPU links from gres.conf `Links=`, in GPU unit order.
+    #[serde(default)]
+    pub gpu_links: Option<spur_core::gpu_topology::GpuTopology>,
     /// `State=DRAIN`/`DOWN` in slurm.conf.
     pub configured_down: bool,
     pub configured_drain: bool,
@@ -156,6 +159,8 @@ fn update_shape(node: &mut NodeRecord, def: &NodeDefinition) {
     node.weight = def.weight;
     node.features = def.features.clone();
     node.gres = def.gres.clone();
+    node.gpu_topology.configured = def.gpu_links.clone();
+    node.refresh_gpu_topology();
 }
 
 fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
@@ -199,6 +204,7 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         free_mem_mb: None,
         cpu_load: None,
         port: None,
+        gpu_topology: Default::default(),
     };
     update_shape(&mut node, &def);
     node

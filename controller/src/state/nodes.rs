@@ -25,6 +25,8 @@ impl ClusterState {
         node.os = reg.os.clone();
         node.arch = reg.arch.clone();
         node.version = reg.version.clone();
+        node.gpu_topology.reported = reg.gpu_topology.clone();
+        node.refresh_gpu_topology();
         node.not_responding = false;
         node.last_heartbeat = Some(now);
         if node.base_state == NodeBaseState::Unknown {

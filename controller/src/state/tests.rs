@@ -44,6 +44,7 @@ fn node(name: &str, cpus: u32, gpus: u64) -> NodeDefinition {
         } else {
             Vec::new()
         },
+        gpu_links: None,
         configured_down: false,
         configured_drain: false,
     }
@@ -136,6 +137,7 @@ impl Harness {
             arch: "x86_64".to_string(),
             version: "test".to_string(),
             running_jobs: running.to_vec(),
+            gpu_topology: None,
         };
         let now = self.now;
         self.apply(Command::RegisterNode {

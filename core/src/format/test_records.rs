@@ -155,6 +155,7 @@ pub fn node(name: &str) -> NodeRecord {
         free_mem_mb: Some(15_000),
         cpu_load: Some(1.5),
         port: None,
+        gpu_topology: Default::default(),
     }
 }
 

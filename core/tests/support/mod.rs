@@ -197,6 +197,7 @@ pub fn vm_node() -> NodeRecord {
         free_mem_mb: Some(22_976),
         cpu_load: Some(0.30),
         port: None,
+        gpu_topology: Default::default(),
     }
 }
 
