@@ -226,6 +226,8 @@ pub enum Query {
         #[serde(default)]
         lifespan_secs: Option<u32>,
     },
+    /// `sprio`: the priority factors of the jobs waiting for resources.
+    PriorityFactors,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -249,6 +251,13 @@ pub enum QueryReply {
     },
     Token {
         token: String,
+    },
+    /// `weights` is `None` under `priority/basic`; `jobs` are the pending jobs multifactor orders: not held, not
+    /// waiting for their begin time, without a priority an administrator set.
+    PriorityFactors {
+        weights: Option<crate::priority::PriorityWeights>,
+        jobs: Vec<crate::priority::JobFactors>,
+        now: i64,
     },
 }
 

@@ -113,7 +113,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         .collect();
     let mut pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
         Some(weights) => {
-            let totals = priority::cluster_totals(state);
+            let totals = priority::Totals::of(state);
             pending
                 .into_iter()
                 .map(

@@ -415,6 +415,7 @@ fn multifactor(job_size: u32, age: u32) -> Settings {
             max_age_secs: 3600,
             favor_small: false,
             calc_period_secs: 300,
+            tres_text: None,
         }),
         ..Settings::default()
     }

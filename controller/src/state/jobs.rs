@@ -67,7 +67,7 @@ impl ClusterState {
                 record.last_sched_eval = Some(now);
             }
             if let (Some(weights), None) = (&state.settings.priority, hold) {
-                let totals = crate::scheduler::priority::cluster_totals(state);
+                let totals = crate::scheduler::priority::Totals::of(state);
                 if let Some(p) =
                     crate::scheduler::priority::recomputed(state, weights, &totals, &record, now)
                 {
