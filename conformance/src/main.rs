@@ -278,11 +278,12 @@ fn finish(cmp: &Comparison, report_path: &Path) -> Result<ExitCode> {
 const CGROUP_CONF: &str = "TaskPlugin=task/cgroup,task/affinity\nProctrackType=proctrack/cgroup\n";
 
 /// slurm.conf lines of a `both --priority` run: multifactor weights whose factors are whole numbers on the
-/// reference node (job size and CPUs in halves, one node), a `PriorityMaxAge` long enough that age stays far below
-/// one unit during a run, and a second partition with a higher `PriorityJobFactor` and `PriorityTier`.
+/// reference node (job size and CPUs in halves, one node; the age weight shows in sprio but, without slurmdbd,
+/// counts nothing in either), users allowed to `scontrol top`, and a second partition with a higher
+/// `PriorityJobFactor` and `PriorityTier`.
 pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n\
     PriorityWeightJobSize=2000\nPriorityWeightPartition=3000\nPriorityWeightTRES=CPU=1000,Node=500\n\
-    PriorityMaxAge=365-0\n\
+    SchedulerParameters=enable_user_top\n\
     PartitionName=high Nodes=ALL MaxTime=INFINITE State=UP PriorityJobFactor=10 PriorityTier=2\n";
 
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.

@@ -227,6 +227,13 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .select_type_parameters()
         .unwrap_or("")
         .to_ascii_uppercase();
+    let priority = spur_core::priority::PriorityWeights::from_conf(conf);
+    if priority
+        .as_ref()
+        .is_some_and(|w| w.age > 0 && w.age_ignored)
+    {
+        tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
+    }
     let settings = Settings {
         min_job_age_secs: conf.min_job_age(),
         kill_wait_secs: u32::from(conf.kill_wait()),
@@ -239,6 +246,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         admin_uids: vec![0],
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
+        enable_user_top: conf.scheduler_flag("enable_user_top"),
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
             window_min: conf.bf_window_min(),
@@ -246,7 +254,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             max_job_test: conf.bf_max_job_test(),
             continue_after_yield: conf.bf_continue(),
         },
-        priority: spur_core::priority::PriorityWeights::from_conf(conf),
+        priority,
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),

@@ -31,6 +31,10 @@ pub struct PriorityWeights {
     /// `PriorityWeightTRES` as written in slurm.conf: `sprio -w` shows it so.
     #[serde(default)]
     pub tres_text: Option<String>,
+    /// Slurm applies `PriorityWeightAge` only with `AccountingStorageType=accounting_storage/slurmdbd` (else it
+    /// logs "PriorityWeightAge can only be used with SlurmDBD, ignoring"); sprio still shows the weight.
+    #[serde(default)]
+    pub age_ignored: bool,
 }
 
 impl PriorityWeights {
@@ -64,6 +68,7 @@ impl PriorityWeights {
             favor_small: conf.get_bool("PriorityFavorSmall").unwrap_or(false),
             calc_period_secs: minutes_secs("PriorityCalcPeriod", 5).max(1),
             tres_text: conf.get_str("PriorityWeightTRES").map(str::to_string),
+            age_ignored: conf.accounting_storage_type() != "accounting_storage/slurmdbd",
         })
     }
 
@@ -171,7 +176,7 @@ pub fn factors(
         }
     };
     let age = match job.accrue_time {
-        Some(since) if weights.max_age_secs > 0 => {
+        Some(since) if weights.max_age_secs > 0 && !weights.age_ignored => {
             ratio((at - since).max(0) as f64, weights.max_age_secs as f64)
         }
         _ => 0.0,
@@ -265,6 +270,9 @@ pub struct JobFactors {
     pub nice: i32,
     /// `(tres, weighted factor, weight)` for each weighted TRES whose factor is not 0, in Slurm's TRES order.
     pub tres: Vec<(String, f64, f64)>,
+    /// A priority an administrator set (`scontrol update Priority=`): it replaces the factors, which are all 0.
+    #[serde(default)]
+    pub direct_priority: Option<u32>,
 }
 
 impl JobFactors {
@@ -289,11 +297,34 @@ impl JobFactors {
                 .filter(|((_, value), _)| *value != 0.0)
                 .map(|((name, value), (_, weight))| (name, value, *weight))
                 .collect(),
+            direct_priority: None,
         }
     }
 
-    /// The priority these factors make (before truncation to an integer), at least 1.
+    /// The row of a job whose priority an administrator set: that priority, no factors, no nice.
+    pub fn direct(job: &JobRecord) -> JobFactors {
+        JobFactors {
+            job_id: job.job_id,
+            user_id: job.spec.user_id,
+            partition: job.partition.clone(),
+            age: 0.0,
+            assoc: 0.0,
+            fairshare: 0.0,
+            job_size: 0.0,
+            partition_factor: 0.0,
+            qos: 0.0,
+            site: 0,
+            nice: 0,
+            tres: Vec::new(),
+            direct_priority: Some(job.priority),
+        }
+    }
+
+    /// The priority these factors make (before truncation to an integer), at least 1; or the one set directly.
     pub fn priority(&self) -> f64 {
+        if let Some(direct) = self.direct_priority {
+            return f64::from(direct);
+        }
         let sum = self.age
             + self.assoc
             + self.fairshare
@@ -345,6 +376,7 @@ mod tests {
             favor_small: false,
             calc_period_secs: 300,
             tres_text: None,
+            age_ignored: false,
         }
     }
 
@@ -416,6 +448,17 @@ mod tests {
     }
 
     #[test]
+    fn an_ignored_age_weight_counts_nothing() {
+        let w = PriorityWeights {
+            age_ignored: true,
+            ..weights()
+        };
+        let j = job(2, 8, 1, 0);
+        let f = factors(&w, &j, &JobSize::of(&j, 1), &totals(), &totals(), 1_000_000);
+        assert_eq!(f.age, 0.0);
+    }
+
+    #[test]
     fn calc_period_steps() {
         assert_eq!(weights().calc_time(1234), 1200);
     }
@@ -443,6 +486,14 @@ mod tests {
             "in Slurm's TRES order"
         );
         assert_eq!(w.tres_text.as_deref(), Some("GRES/gpu=20,Node=5,CPU=10"));
+        assert!(w.age_ignored, "no slurmdbd: Slurm ignores the age weight");
+        let with_dbd = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\nPriorityWeightAge=100\n\
+             AccountingStorageType=accounting_storage/slurmdbd\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(!PriorityWeights::from_conf(&with_dbd).unwrap().age_ignored);
         let basic = SlurmConf::parse_str(
             "ClusterName=c\nSlurmctldHost=h\nPriorityWeightAge=100\n",
             "slurm.conf",

@@ -269,6 +269,7 @@ mod tests {
             site: 0,
             nice: 0,
             tres: Vec::new(),
+            direct_priority: None,
         };
         let f = Filters {
             jobs: None,

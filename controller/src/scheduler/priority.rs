@@ -106,8 +106,9 @@ pub fn recomputed(
     Some(priority::priority(weights, &factors))
 }
 
-/// `sprio`'s rows: the pending jobs whose priority multifactor computes, in job id order. As in Slurm, held jobs
-/// (priority 0), jobs whose begin time is still ahead and jobs whose priority an administrator set are left out.
+/// `sprio`'s rows: the pending jobs in job id order. As in Slurm 22.05, held jobs (priority 0) and jobs whose
+/// begin time is still ahead are left out, and a job whose priority an administrator set shows that priority
+/// without factors.
 pub fn factor_rows(
     state: &ClusterState,
     weights: &PriorityWeights,
@@ -121,10 +122,12 @@ pub fn factor_rows(
             job.state == JobBaseState::Pending
                 && job.hold.is_none()
                 && job.priority != 0
-                && !job.priority_fixed
                 && job.spec.begin_time.is_none_or(|begin| begin <= now)
         })
         .map(|job| {
+            if job.priority_fixed {
+                return JobFactors::direct(job);
+            }
             let factors = factors_of(state, weights, &totals, job, now);
             JobFactors::of(job, weights, &factors)
         })
@@ -150,6 +153,7 @@ mod tests {
             favor_small: false,
             calc_period_secs: 300,
             tres_text: Some("CPU=1000,Mem=2000".into()),
+            age_ignored: false,
         }
     }
 
@@ -169,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_leave_out_held_future_and_fixed_jobs() {
+    fn rows_leave_out_held_and_future_jobs() {
         let mut s = scenario();
         let ids: Vec<u32> = (0..4)
             .map(|_| s.submit(job(1, 1000, 0, None)).unwrap())
@@ -188,14 +192,15 @@ mod tests {
         if let Some(j) = jobs.get_mut(&fixed) {
             j.priority_fixed = true;
         }
-        let ids_of = |rows: Vec<JobFactors>| rows.iter().map(|r| r.job_id).collect::<Vec<_>>();
+        let ids_of = |rows: &[JobFactors]| rows.iter().map(|r| r.job_id).collect::<Vec<_>>();
+        let rows = factor_rows(&s.state, &weights(), 1_000);
+        assert_eq!(ids_of(&rows), vec![plain, fixed]);
+        let direct = &rows[1];
+        assert_eq!(direct.direct_priority, Some(s.state.jobs[&fixed].priority));
+        assert_eq!((direct.job_size, direct.nice), (0.0, 0), "no factors");
         assert_eq!(
-            ids_of(factor_rows(&s.state, &weights(), 1_000)),
-            vec![plain]
-        );
-        assert_eq!(
-            ids_of(factor_rows(&s.state, &weights(), 10_000)),
-            vec![plain, later],
+            ids_of(&factor_rows(&s.state, &weights(), 10_000)),
+            vec![plain, later, fixed],
             "a begin time that has come counts"
         );
     }

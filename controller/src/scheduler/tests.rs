@@ -416,6 +416,7 @@ fn multifactor(job_size: u32, age: u32) -> Settings {
             favor_small: false,
             calc_period_secs: 300,
             tres_text: None,
+            age_ignored: false,
         }),
         ..Settings::default()
     }

@@ -443,6 +443,7 @@ impl ClusterState {
                 exit_code,
                 signal,
             } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
+            ControlRequest::Top { job_list } => self.top(caller_uid, &job_list),
         }
     }
 
@@ -806,15 +807,28 @@ impl ClusterState {
             if nice < 0 && !admin {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
-            job.priority = job.priority.saturating_add_signed(job.spec.nice - nice);
-            job.spec.nice = nice;
+            // Slurm leaves nice alone on a job whose priority an administrator set; a held job keeps its 0.
+            if !job.priority_fixed {
+                if job.priority != 0 {
+                    job.priority = job.priority.saturating_add_signed(job.spec.nice - nice);
+                }
+                job.spec.nice = nice;
+            }
         }
+        let mut hold_now = false;
         if let Some(priority) = update.priority {
-            if !admin {
+            // Users may not set priorities at all: raising is denied, lowering is pointed to nice (Slurm's
+            // ESLURM_PRIO_RESET).
+            if !admin && priority > job.priority {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
+            if !admin {
+                return Err(ApiError::new(SlurmErrno::PrioReset));
+            }
+            // Priority 0 is how Slurm holds a job.
+            hold_now = priority == 0;
             job.priority = priority;
-            job.priority_fixed = true;
+            job.priority_fixed = priority != 0;
         }
         let pending = job.state == JobBaseState::Pending;
         if let Some(partition) = &update.partition {
@@ -848,6 +862,9 @@ impl ClusterState {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
             }
             job.spec.begin_time = Some(begin);
+        }
+        if hold_now {
+            return self.hold(job_id, true);
         }
         Ok(Vec::new())
     }

@@ -8,6 +8,7 @@ mod jobs;
 mod nodes;
 mod requests;
 mod steps;
+mod top;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -257,7 +257,11 @@ fn cell(letter: char, row: Row<'_>, w: &PriorityWeights, ctx: &FormatContext) ->
             'S' => job.site.to_string(),
             'N' => job.nice.to_string(),
             'Y' => format!("{}", job.priority().trunc() as i64),
-            'y' => format!("{:16.14}", job.priority() / f64::from(u32::MAX)),
+            // Slurm prints a directly set priority as it is, not normalised.
+            'y' => match job.direct_priority {
+                Some(direct) => format!("{:16.14}", f64::from(direct)),
+                None => format!("{:16.14}", job.priority() / f64::from(u32::MAX)),
+            },
             't' => job
                 .tres
                 .iter()
@@ -299,6 +303,7 @@ mod tests {
             favor_small: false,
             calc_period_secs: 300,
             tres_text: None,
+            age_ignored: false,
         }
     }
 
@@ -316,6 +321,7 @@ mod tests {
             site: 0,
             nice,
             tres: Vec::new(),
+            direct_priority: None,
         }
     }
 
@@ -414,6 +420,20 @@ mod tests {
         assert_eq!(
             show(&[j], &w, &options),
             "TRES|TRES|\ncpu=1.00,mem=0.09,node=1.00|cpu=1000,mem=174,node=500|\n"
+        );
+    }
+
+    #[test]
+    fn a_directly_set_priority_replaces_the_factors() {
+        let mut j = job(5019, 0.0, 0.0, 0);
+        j.direct_priority = Some(7777);
+        let options = SprioOptions {
+            format: Some("%i %Y %.10y %S %N".into()),
+            ..SprioOptions::default()
+        };
+        assert_eq!(
+            show(&[j], &weights(), &options),
+            "JOBID PRIORITY   PRIORITY SITE NICE\n5019 7777 7777.00000 0 0\n"
         );
     }
 
