@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::{GresConf, SlurmConf};
 use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState, PreemptMode};
 use spur_core::states::NodeBaseState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
@@ -247,6 +247,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
+        preempt: preemption(conf),
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
             window_min: conf.bf_window_min(),
@@ -339,6 +340,20 @@ fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32
     }
 }
 
+/// `PreemptType=preempt/partition_prio`: the cluster's `PreemptMode` (default OFF, which partitions may
+/// override); other preemption types are not acted on.
+fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
+    let kind = conf.get_str("PreemptType")?;
+    if !kind.eq_ignore_ascii_case("preempt/partition_prio") {
+        return None;
+    }
+    Some(
+        conf.get_str("PreemptMode")
+            .and_then(PreemptMode::parse)
+            .unwrap_or(PreemptMode::Off),
+    )
+}
+
 fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionRecord, ConfigError> {
     let nodes_expr = p.nodes.clone().unwrap_or_default();
     let nodes = if nodes_expr.eq_ignore_ascii_case("ALL") {
@@ -381,6 +396,7 @@ fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionReco
         },
         def_mem_per_cpu_mb,
         def_mem_per_node_mb,
+        preempt_mode: p.preempt_mode.as_deref().and_then(PreemptMode::parse),
     })
 }
 

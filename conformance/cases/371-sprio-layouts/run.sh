@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
 # The node's two CPUs are taken, so everything after waits.
-blocker=$(submit -n2 -t 5 --wrap "sleep 300")
+# In `high`, the top tier, so that no job of these cases preempts it.
+blocker=$(submit -p high -n2 -t 5 --wrap "sleep 300")
 wait_state "$blocker" RUNNING
 a=$(submit -n1 --wrap true)
 b=$(submit -n2 --wrap true)

@@ -19,7 +19,8 @@ sub() {
     echo "$id"
 }
 # The node's two CPUs are taken, so everything after waits.
-blocker=$(submit -n2 -t 5 --wrap "sleep 300")
+# In `high`, the top tier, so that no job of these cases preempts it.
+blocker=$(submit -p high -n2 -t 5 --wrap "sleep 300")
 wait_state "$blocker" RUNNING
 j1=$(sub "$u" -n2)
 j2=$(sub "$u" -n1)

@@ -11,7 +11,8 @@ as() {
     (cd /tmp && runuser -u "$who" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
         ${SPUR_LOCAL_SOCKET:+SPUR_LOCAL_SOCKET="$SPUR_LOCAL_SOCKET"} "$@" 2>&1)
 }
-blocker=$(submit -n2 -t 5 --wrap "sleep 300")
+# In `high`, the top tier, so that no job of these cases preempts it.
+blocker=$(submit -p high -n2 -t 5 --wrap "sleep 300")
 wait_state "$blocker" RUNNING
 j1=$(as "$u" sbatch --parsable -o /dev/null -n1 --wrap true)
 j2=$(as "$u" sbatch --parsable -o /dev/null -n1 --wrap true)

@@ -11,6 +11,7 @@
 mod backfill;
 pub(crate) mod dependency;
 mod placement;
+mod preempt;
 pub mod priority;
 mod profile;
 pub mod scenario;
@@ -20,6 +21,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::records::PreemptMode;
 use spur_core::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
@@ -47,6 +49,8 @@ pub struct Plan {
     pub forecasts: Vec<(u32, Option<Forecast>)>,
     /// priority/multifactor: priorities that changed.
     pub priorities: Vec<(u32, u32)>,
+    /// preempt/partition_prio: running jobs to end or requeue so that higher-tier jobs can start.
+    pub preemptions: Vec<(u32, PreemptMode)>,
 }
 
 impl Plan {
@@ -55,6 +59,7 @@ impl Plan {
             && self.reasons.is_empty()
             && self.forecasts.is_empty()
             && self.priorities.is_empty()
+            && self.preemptions.is_empty()
     }
 }
 
@@ -129,8 +134,19 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         }
         None => pending.into_iter().map(|job| (job.priority, job)).collect(),
     };
-    // Higher priority first; ties go to the older job id (FIFO).
-    pending.sort_by(|(pa, a), (pb, b)| pb.cmp(pa).then(a.job_id.cmp(&b.job_id)));
+    // As in Slurm, partitions with a higher PriorityTier go first; then higher priority; ties go to the older job
+    // id (FIFO).
+    let tier = |job: &JobRecord| {
+        state
+            .partition(&job.partition)
+            .map_or(1, |p| p.priority_tier)
+    };
+    pending.sort_by(|(pa, a), (pb, b)| {
+        tier(b)
+            .cmp(&tier(a))
+            .then(pb.cmp(pa))
+            .then(a.job_id.cmp(&b.job_id))
+    });
     pending.truncate(JOBS_PER_PASS_MAX);
 
     let mut engine = Engine::new(state, now);
@@ -150,6 +166,11 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                 backfill::Decision::Wait { reason, forecast } => (reason, forecast),
             },
         };
+        if reason == JobReason::Resources {
+            if let Some(victims) = preempt::victims(state, job, &plan.starts, &plan.preemptions) {
+                plan.preemptions.extend(victims);
+            }
+        }
         let to_cancel = reason == JobReason::DepInvalid && state.kills_on_invalid_dependency(job);
         if reason != job.reason || job.last_sched_eval.is_none() || to_cancel {
             plan.reasons.push((job.job_id, reason));

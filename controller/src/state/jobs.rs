@@ -700,7 +700,7 @@ impl ClusterState {
         Ok(Vec::new())
     }
 
-    fn requeue(
+    pub(super) fn requeue(
         &mut self,
         job_id: u32,
         hold: bool,

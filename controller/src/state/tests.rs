@@ -70,6 +70,7 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }
 
@@ -167,6 +168,7 @@ impl Harness {
             now,
             forecasts: plan.forecasts,
             priorities: plan.priorities,
+            preemptions: plan.preemptions,
         })
         .unwrap();
         started

@@ -232,6 +232,7 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+echo "== REQUEUE: debug has the cluster's PreemptMode"
+victim=$(submit -p debug -n2 -t 5 --wrap "sleep 300")
+wait_state "$victim" RUNNING
+urgent=$(submit -p high -n2 -t 5 --wrap "sleep 300")
+wait_state "$urgent" RUNNING
+wait_state "$victim" PENDING
+squeue -j "$victim,$urgent" -o "%.18i %.9P %.8T" -S i
+fields "$victim" JobState Restarts ExitCode Requeue
+scancel "$urgent" "$victim"
+wait_done "$urgent" "$victim"
+echo "== CANCEL: partition low"
+victim=$(submit -p low -n2 -t 5 --wrap "sleep 300")
+wait_state "$victim" RUNNING
+urgent=$(submit -p high -n2 -t 5 --wrap "sleep 300")
+wait_state "$urgent" RUNNING
+wait_done "$victim"
+squeue -t all -j "$victim,$urgent" -o "%.18i %.9P %.10T %.6r" -S i
+fields "$victim" JobState Reason Restarts ExitCode
