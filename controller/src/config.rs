@@ -223,6 +223,17 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .filter(|p| !p.name.eq_ignore_ascii_case("DEFAULT"))
         .map(|p| partition_of(p, &all_names))
         .collect::<Result<Vec<_>, _>>()?;
+    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it).
+    let preempt = preemption(conf);
+    let partitions: Vec<PartitionRecord> = partitions
+        .into_iter()
+        .map(|mut p| {
+            if preempt.is_some() && p.preempt_mode.is_none() {
+                p.preempt_mode = preempt;
+            }
+            p
+        })
+        .collect();
     let select_params = conf
         .select_type_parameters()
         .unwrap_or("")
@@ -247,7 +258,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
-        preempt: preemption(conf),
+        preempt,
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
             window_min: conf.bf_window_min(),
@@ -426,5 +437,29 @@ mod tests {
         );
         assert!(select_member(&hosts(), Some("4"), "ctl1").is_err());
         assert!(select_member(&hosts(), None, "other").is_err());
+    }
+
+    #[test]
+    fn preemption_by_partition_tier_and_each_partitions_mode() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nPreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n\
+                    SchedulerParameters=enable_user_top\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=debug Nodes=ALL Default=YES\n\
+                    PartitionName=low Nodes=ALL PreemptMode=CANCEL\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert_eq!(snapshot.settings.preempt, Some(PreemptMode::Requeue));
+        assert!(snapshot.settings.enable_user_top);
+        let modes: Vec<Option<PreemptMode>> =
+            snapshot.partitions.iter().map(|p| p.preempt_mode).collect();
+        assert_eq!(
+            modes,
+            vec![Some(PreemptMode::Requeue), Some(PreemptMode::Cancel)]
+        );
+        let off = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPreemptMode=REQUEUE\nNodeName=n1 CPUs=2\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
     }
 }

@@ -176,6 +176,16 @@ impl PreemptMode {
         }
     }
 
+    /// As `scontrol show partition` and `sinfo %M` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptMode::Off => "OFF",
+            PreemptMode::Cancel => "CANCEL",
+            PreemptMode::Requeue => "REQUEUE",
+            PreemptMode::Suspend => "SUSPEND",
+        }
+    }
+
     /// Whether the scheduler takes resources back from such jobs.
     pub fn preempts(self) -> bool {
         matches!(self, PreemptMode::Cancel | PreemptMode::Requeue)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
+sinfo -o "%P %M %p"
+scontrol show partition low | grep -o "PreemptMode=[A-Z]*\|PriorityTier=[0-9]*"
 echo "== REQUEUE: debug has the cluster's PreemptMode"
 victim=$(submit -p debug -n2 -t 5 --wrap "sleep 300")
 wait_state "$victim" RUNNING
