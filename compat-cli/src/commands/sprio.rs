@@ -22,6 +22,7 @@ const SPECS: &[Spec] = &[
     opt("norm", Some('n'), false),
     opt("partition", Some('p'), true),
     opt("sibling", None, false),
+    opt("sort", Some('S'), true),
     opt("usage", None, false),
     opt("user", Some('u'), true),
     opt("users", None, true),
@@ -119,11 +120,15 @@ pub fn run(args: &[String]) -> u8 {
         return 0;
     }
     let ctx = config::format_context(now, chosen.iter().map(|j| (j.user_id, 0)));
-    print!(
-        "{}",
-        sprio::render(&chosen, &weights, &layout, &options, &ctx)
-    );
-    0
+    let rendered = sprio::render(&chosen, &weights, &layout, &options, &ctx);
+    print!("{}", rendered.stdout);
+    match rendered.error {
+        Some(error) => {
+            eprintln!("sprio: error: {error}");
+            1
+        }
+        None => 0,
+    }
 }
 
 fn not_supported(kind: &str) -> u8 {
@@ -187,6 +192,7 @@ fn build(parsed: &getopt::Parsed) -> Result<(SprioOptions, Filters), String> {
         weights: parsed.has("weights"),
         no_header: parsed.has("noheader"),
         users: users.is_some(),
+        sort: parsed.value("sort").map(str::to_string),
     };
     Ok((options, filters))
 }

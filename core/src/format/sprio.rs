@@ -20,6 +20,17 @@ pub struct SprioOptions {
     pub no_header: bool,
     /// `-u` was given: the default layouts gain a USER column.
     pub users: bool,
+    /// `-S`/`--sort`: letters of the format, `-` for descending, applied from the last to the first; default: by
+    /// job id.
+    pub sort: Option<String>,
+}
+
+/// sprio's output: what goes to stdout and, for an invalid sort letter (found after the header is printed, as in
+/// Slurm, which then exits 1), the error for stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub stdout: String,
+    pub error: Option<String>,
 }
 
 /// The layout used without `-o`: JOBID, PARTITION, (USER), PRIORITY, SITE (weighted only), then one column per
@@ -137,28 +148,82 @@ enum Row<'a> {
     Job(&'a JobFactors),
 }
 
-/// sprio's text: the header (unless `-h`), then the weights (`-w`) or the jobs in job id order.
+/// sprio's text: the header (unless `-h`), then the weights (`-w`) or the jobs in the `-S` order.
 pub fn render(
     jobs: &[JobFactors],
     weights: &PriorityWeights,
     layout: &Layout,
     options: &SprioOptions,
     ctx: &FormatContext,
-) -> String {
+) -> Rendered {
     let mut out = String::new();
     if !options.no_header {
         line(&mut out, layout, Row::Header, weights, ctx);
     }
     if options.weights {
         line(&mut out, layout, Row::Weights, weights, ctx);
-        return out;
+        return Rendered {
+            stdout: out,
+            error: None,
+        };
     }
     let mut sorted: Vec<&JobFactors> = jobs.iter().collect();
     sorted.sort_by_key(|j| j.job_id);
+    if let Err(letter) = sort(&mut sorted, options.sort.as_deref().unwrap_or("i"), ctx) {
+        return Rendered {
+            stdout: out,
+            error: Some(format!("Invalid sort specification: {letter}")),
+        };
+    }
     for job in sorted {
         line(&mut out, layout, Row::Job(job), weights, ctx);
     }
-    out
+    Rendered {
+        stdout: out,
+        error: None,
+    }
+}
+
+/// Sorts by each letter of `spec` from the last to the first, so the first letter decides; each sort is stable and
+/// ascending unless the letter follows a `-`. Weighted and normalised letters sort alike. Returns the first
+/// letter sprio does not sort by.
+fn sort(jobs: &mut [&JobFactors], spec: &str, ctx: &FormatContext) -> Result<(), char> {
+    use std::cmp::Ordering;
+    let letters: Vec<char> = spec.chars().collect();
+    for (i, &letter) in letters.iter().enumerate().rev() {
+        if matches!(letter, ',' | '-' | '+') {
+            continue;
+        }
+        let descending = i > 0 && letters[i - 1] == '-';
+        let by_value = |value: fn(&JobFactors) -> f64| {
+            move |a: &&JobFactors, b: &&JobFactors| {
+                value(a).partial_cmp(&value(b)).unwrap_or(Ordering::Equal)
+            }
+        };
+        let compare: Box<dyn Fn(&&JobFactors, &&JobFactors) -> Ordering> = match letter {
+            'c' => Box::new(|_: &&JobFactors, _: &&JobFactors| Ordering::Equal),
+            'i' => Box::new(|a: &&JobFactors, b: &&JobFactors| a.job_id.cmp(&b.job_id)),
+            'N' => Box::new(|a: &&JobFactors, b: &&JobFactors| a.nice.cmp(&b.nice)),
+            'r' => Box::new(|a: &&JobFactors, b: &&JobFactors| a.partition.cmp(&b.partition)),
+            'u' => Box::new(|a: &&JobFactors, b: &&JobFactors| {
+                ctx.user_name(a.user_id).cmp(&ctx.user_name(b.user_id))
+            }),
+            'a' | 'A' => Box::new(by_value(|j| j.age)),
+            'f' | 'F' => Box::new(by_value(|j| j.fairshare)),
+            'j' | 'J' => Box::new(by_value(|j| j.job_size)),
+            'p' | 'P' => Box::new(by_value(|j| j.partition_factor)),
+            'q' | 'Q' => Box::new(by_value(|j| j.qos)),
+            't' | 'T' => Box::new(by_value(|j| j.tres.iter().map(|(_, v, _)| v).sum())),
+            'y' | 'Y' => Box::new(by_value(JobFactors::priority)),
+            other => return Err(other),
+        };
+        if descending {
+            jobs.sort_by(|a, b| compare(b, a));
+        } else {
+            jobs.sort_by(|a, b| compare(a, b));
+        }
+    }
+    Ok(())
 }
 
 fn line(
@@ -331,7 +396,11 @@ mod tests {
             .clone()
             .unwrap_or_else(|| default_format(options, w));
         let ctx = FormatContext::new(0, 0).with_user(0, "root");
-        render(jobs, w, &parse_format(&format), options, &ctx)
+        let rendered = render(jobs, w, &parse_format(&format), options, &ctx);
+        match rendered.error {
+            Some(error) => format!("{}error: {error}\n", rendered.stdout),
+            None => rendered.stdout,
+        }
     }
 
     // The expected texts below are what sprio 22.05.8 printed for the same jobs and weights.
@@ -421,6 +490,35 @@ mod tests {
             show(&[j], &w, &options),
             "TRES|TRES|\ncpu=1.00,mem=0.09,node=1.00|cpu=1000,mem=174,node=500|\n"
         );
+    }
+
+    #[test]
+    fn sort_letters_apply_from_the_last_and_keep_ties_in_order() {
+        // The queue and the orders sprio 22.05.8 printed for it.
+        let mut high = job(5004, 1500.0, 3000.0, 0);
+        high.partition = "high".into();
+        let jobs = [
+            job(5002, 1500.0, 300.0, 0),
+            job(5003, 2000.0, 300.0, 0),
+            high,
+            job(5005, 1500.0, 300.0, 10),
+            job(5006, 2000.0, 300.0, 500),
+        ];
+        let order = |spec: &str| {
+            let options = SprioOptions {
+                format: Some("%i".into()),
+                no_header: true,
+                sort: Some(spec.into()),
+                ..SprioOptions::default()
+            };
+            show(&jobs, &weights(), &options).replace('\n', " ")
+        };
+        assert_eq!(order("y"), "5005 5002 5006 5003 5004 ");
+        assert_eq!(order("-y"), "5004 5003 5002 5006 5005 ");
+        assert_eq!(order("r,-j"), "5003 5006 5002 5005 5004 ");
+        assert_eq!(order("-i"), "5006 5005 5004 5003 5002 ");
+        assert_eq!(order("+N"), "5002 5003 5004 5005 5006 ");
+        assert_eq!(order("z"), "error: Invalid sort specification: z ");
     }
 
     #[test]
