@@ -184,6 +184,9 @@ pub fn render(
     }
 }
 
+/// How two rows compare for one sort letter.
+type RowOrder<'a> = Box<dyn Fn(&&JobFactors, &&JobFactors) -> std::cmp::Ordering + 'a>;
+
 /// Sorts by each letter of `spec` from the last to the first, so the first letter decides; each sort is stable and
 /// ascending unless the letter follows a `-`. Weighted and normalised letters sort alike. Returns the first
 /// letter sprio does not sort by.
@@ -200,7 +203,7 @@ fn sort(jobs: &mut [&JobFactors], spec: &str, ctx: &FormatContext) -> Result<(),
                 value(a).partial_cmp(&value(b)).unwrap_or(Ordering::Equal)
             }
         };
-        let compare: Box<dyn Fn(&&JobFactors, &&JobFactors) -> Ordering> = match letter {
+        let compare: RowOrder<'_> = match letter {
             'c' => Box::new(|_: &&JobFactors, _: &&JobFactors| Ordering::Equal),
             'i' => Box::new(|a: &&JobFactors, b: &&JobFactors| a.job_id.cmp(&b.job_id)),
             'N' => Box::new(|a: &&JobFactors, b: &&JobFactors| a.nice.cmp(&b.nice)),
