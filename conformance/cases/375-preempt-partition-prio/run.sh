@@ -20,3 +20,6 @@ wait_state "$urgent" RUNNING
 wait_done "$victim"
 squeue -t all -j "$victim,$urgent" -o "%.18i %.9P %.10T %.6r" -S i
 fields "$victim" JobState Reason Restarts ExitCode
+echo "== scontrol show job: PreemptEligibleTime and PreemptTime"
+scontrol show job "$victim" | grep -E "JobState|Preempt|ExitCode"
+scontrol show job "$urgent" | grep -E "JobState|Preempt"

@@ -139,11 +139,14 @@ mod tests {
         let victim = submit_to(&mut s, "low", true);
         s.pass().unwrap();
         assert_eq!(state_of(&s, victim), JobBaseState::Running);
+        let started = s.now;
+        assert_eq!(s.state.jobs[&victim].preemptable_time, Some(started));
         s.now += 5;
         let urgent = submit_to(&mut s, "high", true);
         let plan = s.pass().unwrap();
         assert_eq!(plan.preemptions, vec![(victim, PreemptMode::Cancel)]);
         assert_eq!(state_of(&s, victim), JobBaseState::Preempted);
+        assert_eq!(s.state.jobs[&victim].preempt_time, Some(started + 5));
         assert!(s.state.jobs[&victim].completing);
         // While the victim's processes are going, nobody else is preempted for the same job.
         let plan = s.pass().unwrap();
@@ -196,8 +199,12 @@ mod tests {
     #[test]
     fn same_tier_or_mode_off_preempts_nothing() {
         let mut s = cluster(Some(PreemptMode::Off));
-        submit_to(&mut s, "low", true);
+        let safe = submit_to(&mut s, "low", true);
         s.pass().unwrap();
+        assert_eq!(
+            s.state.jobs[&safe].preemptable_time, None,
+            "PreemptEligibleTime not shown"
+        );
         submit_to(&mut s, "high", true);
         assert!(s.pass().unwrap().preemptions.is_empty(), "PreemptMode=OFF");
         let mut s = cluster(None);

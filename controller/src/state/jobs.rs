@@ -214,9 +214,12 @@ impl ClusterState {
                 continue;
             }
             self.book(&alloc);
+            let preemptable = self.preemptable(&job_id);
             let Some(job) = self.jobs.get_mut(&job_id) else {
                 continue;
             };
+            job.preemptable_time = preemptable.then_some(now);
+            job.preempt_time = None;
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
@@ -759,6 +762,7 @@ impl ClusterState {
             // A new run numbers its steps from 0 again.
             job.steps.clear();
             job.next_step_id = 0;
+            job.preemptable_time = None;
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {

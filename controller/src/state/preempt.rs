@@ -24,7 +24,12 @@ impl ClusterState {
             if !started_and_live(job) || job.completing {
                 continue;
             }
-            if mode == PreemptMode::Requeue && job.spec.requeue {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                job.preempt_time = Some(now);
+            }
+            if mode == PreemptMode::Requeue
+                && self.jobs.get(&job_id).is_some_and(|j| j.spec.requeue)
+            {
                 if let Ok(more) = self.requeue(job_id, false, now) {
                     effects.extend(more);
                     continue;
@@ -33,6 +38,19 @@ impl ClusterState {
             effects.extend(self.end_preempted(job_id, now));
         }
         effects
+    }
+
+    /// Whether a job of this partition could be preempted once started: Slurm's test is that neither the
+    /// cluster's mode nor the partition's is OFF.
+    pub(super) fn preemptable(&self, job_id: &u32) -> bool {
+        let Some(cluster) = self.settings.preempt else {
+            return false;
+        };
+        let Some(job) = self.jobs.get(job_id) else {
+            return false;
+        };
+        let partition = self.partition(&job.partition).and_then(|p| p.preempt_mode);
+        cluster != PreemptMode::Off && partition.unwrap_or(cluster) != PreemptMode::Off
     }
 
     fn end_preempted(&mut self, job_id: u32, now: EpochSecs) -> Vec<Effect> {

@@ -127,6 +127,14 @@ fn render_one(
         job.end_time_text(ctx, "Unknown"),
         ctx.time_or(j.spec.deadline, "N/A")
     ));
+    // Slurm prints this line only for started jobs that preemption could take.
+    if let Some(eligible) = j.preemptable_time {
+        r.line(format!(
+            "PreemptEligibleTime={} PreemptTime={}",
+            ctx.time(eligible),
+            ctx.time_or(j.preempt_time, "None")
+        ));
+    }
     r.line(format!(
         "SuspendTime={} SecsPreSuspend={} LastSchedEval={} Scheduler={}",
         ctx.time_or(j.suspend_time, "None"),

@@ -80,6 +80,8 @@ pub fn running() -> JobRecord {
         next_step_id: 0,
         suspend_time: None,
         pre_suspend_secs: 0,
+        preemptable_time: None,
+        preempt_time: None,
     }
 }
 

@@ -146,6 +146,8 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         next_step_id: 0,
         suspend_time: None,
         pre_suspend_secs: 0,
+        preemptable_time: None,
+        preempt_time: None,
     }
 }
 
