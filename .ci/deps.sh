@@ -5,6 +5,8 @@ set -euo pipefail
 # Real Slurm 22.05 is the oracle for the conformance suite and the generated test vectors.
 # munge (munged, mungekey) and libmunge-dev: Spur authenticates through libmunge, and its tests start private munged.
 PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge libmunge-dev)
+# auth/jwt on the Slurm side, so `scontrol token` and SLURM_JWT are compared with tokens actually issued.
+PACKAGES+=(slurm-wlm-jwt-plugin)
 # slurm-headers runs bindgen on Slurm's headers (libslurm-dev, libclang-dev, clang); the C API tests compile C
 # programs against them (gcc, which also builds the benchmark suite's API client) and check load/free cycles for leaks
 # (valgrind).

@@ -73,6 +73,7 @@ fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
         request_id: String::new(),
         caller: None,
         body: Some(to_doc(message)?),
+        ..Default::default()
     })
 }
 

@@ -175,6 +175,7 @@ mod tests {
             request_id: "r".into(),
             caller: None,
             body: None,
+            ..Default::default()
         }
     }
 

@@ -20,7 +20,9 @@ fn message(id: &str, json: &[u8]) -> pb::ApiRequest {
             kind: "Query".into(),
             version: 1,
             json: json.to_vec(),
+            ..Default::default()
         }),
+        ..Default::default()
     }
 }
 

@@ -3,7 +3,8 @@
 //! failures into Slurm's "Unable to contact" error.
 
 use spur_core::api::{
-    ApiError, ControlReply, ControlRequest, Query, QueryReply, SubmitReply, SubmitRequest,
+    ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
+    SubmitRequest,
 };
 use spur_core::wire::{from_doc, pb, to_doc, DocKind};
 
@@ -61,6 +62,7 @@ impl Client {
             request_id: request_id(),
             caller: Some(Self::caller()),
             body: Some(to_doc(body).map_err(|e| ClientError::Protocol(e.to_string()))?),
+            accept_packed_schema: spur_core::wire::MODEL_SCHEMA.to_string(),
         })
     }
 
@@ -130,6 +132,12 @@ impl Client {
 
     pub fn query(&self, query: &Query) -> Result<QueryReply, ClientError> {
         Self::decode(self.call("Query", Self::request(query)?)?)
+    }
+
+    /// Job records for a listing (no scripts or environments), packed on the wire when the controller is this
+    /// build.
+    pub fn job_list(&self, listing: JobListing) -> Result<JobList, ClientError> {
+        Self::decode(self.call("Query", Self::request(&Query::JobListing(listing))?)?)
     }
 
     pub fn control(&self, request: &ControlRequest) -> Result<ControlReply, ClientError> {

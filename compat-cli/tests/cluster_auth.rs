@@ -242,6 +242,7 @@ fn forged_cancel(job_id: u32, request_id: &str) -> pb::ApiRequest {
             host: "forged".into(),
         }),
         body: Some(to_doc(&control).expect("doc")),
+        ..Default::default()
     }
 }
 
@@ -360,7 +361,9 @@ fn forged_replayed_foreign_and_missing_credentials_are_refused() {
             kind: "AgentToController".into(),
             version: 1,
             json: b"{}".to_vec(),
+            ..Default::default()
         }),
+        ..Default::default()
     };
     let credential = munge_as(
         &socket,

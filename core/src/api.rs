@@ -233,8 +233,55 @@ pub enum Query {
         #[serde(default)]
         lifespan_secs: Option<u32>,
     },
+    /// Job records for listings (squeue, `scontrol show job`, `slurm_load_jobs`): without batch scripts and
+    /// environments (see [`crate::listing`]). Answered with a [`JobList`], packed when the caller can read it.
+    JobListing(JobListing),
     /// `sprio`: the priority factors of the jobs waiting for resources.
     PriorityFactors,
+}
+
+/// Which jobs a listing asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct JobListing {
+    /// Only these jobs (an array's master id also selects its tasks); `None` lists every job.
+    #[serde(default)]
+    pub job_ids: Option<Vec<u32>>,
+    /// Whole records, batch script and environment included (salloc and srun build the job's environment
+    /// from the granted record; `slurm_job_batch_script` prints the script).
+    #[serde(default)]
+    pub whole_records: bool,
+}
+
+impl JobListing {
+    /// One job (or an array's tasks), as listings show it.
+    pub fn job(job_id: u32) -> Self {
+        JobListing {
+            job_ids: Some(vec![job_id]),
+            whole_records: false,
+        }
+    }
+
+    /// One job (or an array's tasks), whole.
+    pub fn whole_job(job_id: u32) -> Self {
+        JobListing {
+            whole_records: true,
+            ..Self::job(job_id)
+        }
+    }
+
+    pub fn selects(&self, job: &JobRecord) -> bool {
+        self.job_ids.as_ref().is_none_or(|ids| {
+            ids.iter()
+                .any(|&id| job.job_id == id || job.array_job_id == Some(id))
+        })
+    }
+}
+
+/// The answer to [`Query::JobListing`]: the selected jobs in id order and the controller's clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobList {
+    pub jobs: Vec<JobRecord>,
+    pub now: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

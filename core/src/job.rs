@@ -104,16 +104,16 @@ pub struct JobSpec {
     pub stdin: Option<String>,
     #[serde(default)]
     pub open_mode: OpenMode,
-    /// The batch script; `None` for allocations without one (salloc, srun).
-    #[serde(default)]
+    /// The batch script; `None` for allocations without one (salloc, srun). Empty in listings.
+    #[serde(default, serialize_with = "crate::listing::script")]
     pub script: Option<String>,
     #[serde(default)]
     pub argv: Vec<String>,
     /// The submission path shown as `Command=`; `None` for `--wrap` and stdin scripts.
     #[serde(default)]
     pub command: Option<String>,
-    /// The environment the job will see (after `--export` was applied on the submit side).
-    #[serde(default)]
+    /// The environment the job will see (after `--export` was applied on the submit side). Empty in listings.
+    #[serde(default, serialize_with = "crate::listing::environment")]
     pub environment: Vec<(String, String)>,
     /// `--signal`: signal number and seconds before the time limit, and whether only the batch shell gets it.
     #[serde(default)]

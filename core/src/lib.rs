@@ -13,6 +13,7 @@ pub mod format;
 pub mod hostlist;
 pub mod isolation;
 pub mod job;
+pub mod listing;
 pub mod name_cache;
 pub mod options;
 pub mod priority;

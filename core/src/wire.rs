@@ -10,6 +10,10 @@ use serde::{de::DeserializeOwned, Serialize};
 /// The version of the JSON documents this build writes; readers accept this and older.
 pub const DOC_VERSION: u32 = 1;
 
+/// Fingerprint of this build's job model (every source file of spur-core, see build.rs). A packed document is
+/// positional, so it is only ever exchanged between builds whose fingerprints are equal.
+pub const MODEL_SCHEMA: &str = env!("SPUR_MODEL_SCHEMA");
+
 /// Largest reply a client accepts: a listing of 100,000 jobs is tens of MB, far over tonic's 4 MiB default.
 pub const MAX_REPLY_BYTES: usize = 1 << 30;
 /// Largest request the controller accepts: a batch script (Slurm's `max_script_size` default is 4 MiB) with its
@@ -37,6 +41,18 @@ pub enum WireError {
     },
     #[error("missing document")]
     Missing,
+    #[error("{kind} document packed by another build of the job model ({schema})")]
+    ForeignPacked { kind: &'static str, schema: String },
+    #[error("malformed packed {kind} document: {source}")]
+    MalformedPacked {
+        kind: &'static str,
+        source: postcard::Error,
+    },
+    #[error("cannot pack {kind} document: {source}")]
+    Pack {
+        kind: &'static str,
+        source: postcard::Error,
+    },
 }
 
 /// Names the Rust type a document holds, so a receiver can refuse a mismatch instead of misreading it.
@@ -53,6 +69,28 @@ pub fn to_doc<T: Serialize + DocKind>(value: &T) -> Result<pb::Doc, WireError> {
         kind: T::KIND.to_string(),
         version: DOC_VERSION,
         json,
+        packed_schema: String::new(),
+    })
+}
+
+/// `value` in the packed encoding when the reader announced this build's model (`accept_packed_schema`), else
+/// as JSON. Packing a listing of 100,000 jobs takes a fraction of the bytes and time JSON does.
+pub fn to_doc_for<T: Serialize + DocKind>(
+    value: &T,
+    accept_packed_schema: &str,
+) -> Result<pb::Doc, WireError> {
+    if accept_packed_schema != MODEL_SCHEMA {
+        return to_doc(value);
+    }
+    let packed = postcard::to_allocvec(value).map_err(|source| WireError::Pack {
+        kind: T::KIND,
+        source,
+    })?;
+    Ok(pb::Doc {
+        kind: T::KIND.to_string(),
+        version: DOC_VERSION,
+        json: packed,
+        packed_schema: MODEL_SCHEMA.to_string(),
     })
 }
 
@@ -67,6 +105,18 @@ pub fn from_doc<T: DeserializeOwned + DocKind>(doc: Option<&pb::Doc>) -> Result<
     if doc.version > DOC_VERSION {
         return Err(WireError::TooNew(doc.version));
     }
+    if !doc.packed_schema.is_empty() {
+        if doc.packed_schema != MODEL_SCHEMA {
+            return Err(WireError::ForeignPacked {
+                kind: T::KIND,
+                schema: doc.packed_schema.clone(),
+            });
+        }
+        return postcard::from_bytes(&doc.json).map_err(|source| WireError::MalformedPacked {
+            kind: T::KIND,
+            source,
+        });
+    }
     serde_json::from_slice(&doc.json).map_err(|source| WireError::Malformed {
         kind: T::KIND,
         source,
@@ -74,7 +124,7 @@ pub fn from_doc<T: DeserializeOwned + DocKind>(doc: Option<&pb::Doc>) -> Result<
 }
 
 macro_rules! doc_kinds {
-    ($($ty:path => $name:literal),* $(,)?) => {
+    ($($ty:ty => $name:literal),* $(,)?) => {
         $(impl DocKind for $ty { const KIND: &'static str = $name; })*
     };
 }
@@ -87,6 +137,40 @@ doc_kinds! {
     crate::api::ControlRequest => "ControlRequest",
     crate::api::ControlReply => "ControlReply",
     crate::api::ApiError => "ApiError",
+    crate::api::JobList => "JobList",
+    crate::listing::JobListRef<'_> => "JobList",
     crate::agent_proto::AgentToController => "AgentToController",
     crate::agent_proto::ControllerToAgent => "ControllerToAgent",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{JobListing, Query};
+
+    #[test]
+    fn packed_only_for_a_reader_of_the_same_model() {
+        let query = Query::JobListing(JobListing {
+            job_ids: Some(vec![3, 5]),
+            whole_records: true,
+        });
+        let packed = to_doc_for(&query, MODEL_SCHEMA).expect("pack");
+        assert_eq!(packed.packed_schema, MODEL_SCHEMA);
+        assert_eq!(from_doc::<Query>(Some(&packed)).expect("unpack"), query);
+
+        let json = to_doc_for(&query, "0.1.0-another-build").expect("encode");
+        assert!(json.packed_schema.is_empty());
+        assert_eq!(from_doc::<Query>(Some(&json)).expect("read"), query);
+        assert_eq!(to_doc_for(&query, "").expect("encode").json, json.json);
+    }
+
+    #[test]
+    fn a_document_packed_by_another_build_is_refused() {
+        let mut doc = to_doc_for(&Query::Jobs, MODEL_SCHEMA).expect("pack");
+        doc.packed_schema = "0.1.0-0123456789abcdef".into();
+        assert!(matches!(
+            from_doc::<Query>(Some(&doc)),
+            Err(WireError::ForeignPacked { .. })
+        ));
+    }
 }

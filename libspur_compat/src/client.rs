@@ -9,7 +9,8 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use spur_core::api::{
-    ApiError, ControlReply, ControlRequest, Query, QueryReply, SubmitReply, SubmitRequest,
+    ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
+    SubmitRequest,
 };
 use spur_core::conf::SlurmConf;
 use spur_core::wire::{from_doc, pb, to_doc, DocKind};
@@ -178,6 +179,7 @@ fn build_request<T: serde::Serialize + DocKind>(body: &T) -> Result<pb::ApiReque
             host,
         }),
         body: Some(to_doc(body).map_err(|_| CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR))?),
+        accept_packed_schema: spur_core::wire::MODEL_SCHEMA.to_string(),
     })
 }
 
@@ -280,6 +282,11 @@ pub fn submit(request: &SubmitRequest) -> Result<SubmitReply, CallError> {
 
 pub fn query(query: &Query) -> Result<QueryReply, CallError> {
     call(Rpc::Query, query)
+}
+
+/// Job records for a listing (no scripts or environments), packed on the wire when the controller is this build.
+pub fn job_list(listing: JobListing) -> Result<JobList, CallError> {
+    call(Rpc::Query, &Query::JobListing(listing))
 }
 
 /// A control request addressed to one job: the first per-job failure becomes the call's error.

@@ -5,7 +5,7 @@
 use std::ffi::{c_int, c_long};
 
 use slurm_headers::{job_info_msg_t, job_info_t, time_t};
-use spur_core::api::{Query, QueryReply, SlurmErrno};
+use spur_core::api::{JobList, JobListing, SlurmErrno};
 use spur_core::format::job_view::JobView;
 use spur_core::job::JobRecord;
 
@@ -17,12 +17,11 @@ const SHOW_LOCAL: u16 = 0x10;
 /// `SHOW_DETAIL`: include the per-node CPU layout (`job_resrcs`).
 const SHOW_DETAIL: u16 = 0x2;
 
-/// Every job the controller knows, in submission order, and the time of the answer.
+/// Every job the controller knows, in submission order, and the time of the answer: listing records, without
+/// batch scripts and environments (no `job_info_t` field shows them).
 pub fn fetch_jobs() -> Result<(Vec<JobRecord>, i64), CallError> {
-    match client::query(&Query::Jobs)? {
-        QueryReply::Jobs { jobs, now } => Ok((jobs, now)),
-        _ => Err(CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR)),
-    }
+    let JobList { jobs, now } = client::job_list(JobListing::default())?;
+    Ok((jobs, now))
 }
 
 /// The job `job_id` names: the job itself, or an array's tasks when it is an array master id.

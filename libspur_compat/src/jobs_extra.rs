@@ -127,8 +127,18 @@ pub unsafe extern "C" fn slurm_get_job_stdin(
 }
 
 fn find_job(job_id: u32) -> Result<JobRecord, CallError> {
-    let (jobs, _) = crate::jobs::fetch_jobs()?;
-    jobs.into_iter()
+    crate::client::job_list(spur_core::api::JobListing::job(job_id))?
+        .jobs
+        .into_iter()
+        .find(|j| j.job_id == job_id)
+        .ok_or(CallError::new(SlurmErrno::InvalidJobId.code()))
+}
+
+/// The job's whole record: listings leave the batch script out.
+fn find_job_with_script(job_id: u32) -> Result<JobRecord, CallError> {
+    crate::client::job_list(spur_core::api::JobListing::whole_job(job_id))?
+        .jobs
+        .into_iter()
         .find(|j| j.job_id == job_id)
         .ok_or(CallError::new(SlurmErrno::InvalidJobId.code()))
 }
@@ -223,7 +233,7 @@ pub unsafe extern "C" fn slurm_job_batch_script(out: *mut FILE, jobid: u32) -> c
         if out.is_null() {
             return CallError::new(libc::EINVAL).fail();
         }
-        let job = match find_job(jobid) {
+        let job = match find_job_with_script(jobid) {
             Ok(job) => job,
             Err(e) => return e.fail(),
         };

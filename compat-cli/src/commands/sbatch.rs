@@ -1,7 +1,7 @@
 //! `sbatch`: read options (command line, environment, `#SBATCH`), resolve them into a job spec, submit, and print
 //! `Submitted batch job N` (or `N` with `--parsable`), exactly as Slurm does, including its errors and exit codes.
 
-use spur_core::api::{ApiError, Query, QueryReply, SubmitRequest};
+use spur_core::api::{ApiError, JobListing, SubmitRequest};
 use spur_core::options::{
     help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome,
 };
@@ -244,9 +244,8 @@ fn test_only_failed(error: &ClientError) -> u8 {
 fn wait_for(client: &Client, job_id: u32) -> u8 {
     loop {
         std::thread::sleep(WAIT_POLL);
-        let jobs = match client.query(&Query::Jobs) {
-            Ok(QueryReply::Jobs { jobs, .. }) => jobs,
-            Ok(_) => continue,
+        let jobs = match client.job_list(JobListing::job(job_id)) {
+            Ok(list) => list.jobs,
             Err(e) => {
                 eprintln!("sbatch: error: {e}");
                 return 1;

@@ -1,6 +1,6 @@
 //! `scancel`: cancel or signal jobs by id (`12`, `12_3`, `12_[1-3]`) or by filters (`-n`, `-u`, `-t`, `-p`).
 
-use spur_core::api::{ControlRequest, JobSelector, Query, QueryReply, SignalScope, SlurmErrno};
+use spur_core::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
 use spur_core::job::JobRecord;
 
 use crate::client::{Client, ClientError};
@@ -345,9 +345,7 @@ fn report_unreachable(error: &ClientError) -> u8 {
 }
 
 fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, ClientError> {
-    let QueryReply::Jobs { jobs, .. } = client.query(&Query::Jobs)? else {
-        return Ok(Vec::new());
-    };
+    let jobs = client.job_list(JobListing::default())?.jobs;
     let uid = parsed.user.as_deref().map(crate::config::uid_of);
     Ok(jobs
         .iter()

@@ -2,7 +2,8 @@
 //! `release`, `requeue`, `update JobId=...` and `update NodeName=...`.
 
 use spur_core::api::{
-    ControlRequest, JobSelector, JobUpdate, NodeUpdateState, Query, QueryReply, SlurmErrno,
+    ControlRequest, JobList, JobListing, JobSelector, JobUpdate, NodeUpdateState, Query,
+    QueryReply, SlurmErrno,
 };
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
 use spur_core::job::JobRecord;
@@ -27,9 +28,8 @@ fn client(prefix: &str) -> Option<Client> {
 /// `prefix` (Slurm names the API call that failed).
 fn load_jobs(prefix: &str) -> Option<(Client, Vec<JobRecord>, i64)> {
     let client = client(prefix)?;
-    match client.query(&Query::Jobs) {
-        Ok(QueryReply::Jobs { jobs, now }) => Some((client, jobs, now)),
-        Ok(_) => None,
+    match client.job_list(JobListing::default()) {
+        Ok(JobList { jobs, now }) => Some((client, jobs, now)),
         Err(e) => {
             eprintln!("{prefix}: {e}");
             None
@@ -240,9 +240,9 @@ pub fn show_config() -> u8 {
             }
         }
     }
-    let next_job_id = match client.query(&Query::Jobs) {
-        Ok(QueryReply::Jobs { jobs, .. }) => jobs.iter().map(|j| j.job_id + 1).max().unwrap_or(1),
-        _ => 1,
+    let next_job_id = match client.job_list(JobListing::default()) {
+        Ok(list) => list.jobs.iter().map(|j| j.job_id + 1).max().unwrap_or(1),
+        Err(_) => 1,
     };
     let extras = scontrol_config::ConfigExtras {
         next_job_id,
@@ -350,6 +350,12 @@ pub fn token(args: &[&str]) -> u8 {
             0
         }
         Ok(_) => {
+            eprintln!("Error fetching token");
+            1
+        }
+        // libslurm logs a controller's return code, but not an answer of a type it did not expect (what
+        // slurmctld sends when auth/jwt is not loaded).
+        Err(ClientError::Api(e)) if e.errno == SlurmErrno::UnexpectedMessage => {
             eprintln!("Error fetching token");
             1
         }

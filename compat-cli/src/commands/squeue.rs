@@ -1,6 +1,6 @@
 //! `squeue`: the job queue in Slurm's layouts (default, `-l`, `--start`, `-o`, `-O`, `--json`) and filters.
 
-use spur_core::api::{JobSelector, Query, QueryReply};
+use spur_core::api::{JobList, JobListing, JobSelector};
 use spur_core::format::{json, squeue, FormatContext};
 use spur_core::job::JobRecord;
 
@@ -78,9 +78,16 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    let (jobs, now) = match client.query(&Query::Jobs) {
-        Ok(QueryReply::Jobs { jobs, now }) => (jobs, now),
-        Ok(_) => return 1,
+    // Only the named jobs cross the wire when -j is given (an array id also brings its tasks).
+    let listing = JobListing {
+        job_ids: options
+            .job_ids
+            .as_ref()
+            .map(|ids| ids.iter().map(|id| id.job_id).collect()),
+        ..JobListing::default()
+    };
+    let (jobs, now) = match client.job_list(listing) {
+        Ok(JobList { jobs, now }) => (jobs, now),
         Err(e) => {
             eprintln!("slurm_load_jobs error: {e}");
             return 1;

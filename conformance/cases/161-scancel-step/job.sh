@@ -1,3 +1,3 @@
 #!/bin/bash
-srun -J inner sleep 300
+srun -J inner bash -c 'touch step-started; exec sleep 300'
 echo "srun rc=$?"

@@ -230,6 +230,7 @@ impl Submitter {
             request_id: format!("bench-{}-{}-{n}", self.tag, std::process::id()),
             caller: None,
             body: Some(to_doc(&body)?),
+            ..Default::default()
         };
         let request = self.auth.request("Submit", message)?;
         let reply = self.client.submit(request).await?.into_inner();

@@ -97,7 +97,9 @@ impl PeerTransport {
                 kind: kind.to_string(),
                 version: PEER_DOC_VERSION,
                 json,
+                ..Default::default()
             }),
+            ..Default::default()
         };
         let refused = |message: String| PeerError::Refused {
             addr: addr.to_string(),
@@ -141,6 +143,7 @@ pub fn reply_doc<T: Serialize>(kind: &str, body: &T) -> Result<pb::ApiReply, Pee
             kind: kind.to_string(),
             version: PEER_DOC_VERSION,
             json,
+            ..Default::default()
         }),
     })
 }

@@ -1,15 +1,17 @@
 //! The client-facing calls: submit, query, control, ping.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
 use spur_core::api::{
-    ApiError, ControlReply, ControlRequest, Query, QueryReply, SlurmErrno, SubmitReply,
+    ApiError, ControlReply, ControlRequest, JobListing, Query, QueryReply, SlurmErrno, SubmitReply,
     SubmitRequest,
 };
 use spur_core::auth::{jwt, params, rules, Identity};
-use spur_core::wire::{from_doc, pb};
+use spur_core::listing::{self, JobListRef};
+use spur_core::wire::{from_doc, pb, to_doc, to_doc_for};
 
 use super::auth::Authenticator;
 use super::{error_reply, reply};
@@ -90,8 +92,46 @@ impl ApiService {
         })
     }
 
-    fn query(&self, identity: &Identity, request: pb::ApiRequest) -> Result<QueryReply, ApiError> {
+    /// Answers a query as a document: listings packed for callers built from the same model, the rest as JSON.
+    fn query_doc(&self, identity: &Identity, request: pb::ApiRequest) -> Result<pb::Doc, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        if let Query::JobListing(listing) = &query {
+            return self.job_listing(listing, &request.accept_packed_schema);
+        }
+        let reply = self.query(identity, query)?;
+        to_doc(&reply).map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
+    }
+
+    /// Encodes the listing while reading the state, so records are borrowed rather than cloned; only jobs whose
+    /// dependency text must be evaluated are copied.
+    fn job_listing(&self, listing: &JobListing, accept_packed: &str) -> Result<pb::Doc, ApiError> {
+        let now = self.controller.now();
+        self.controller.state.read(|state| {
+            let jobs = state
+                .jobs
+                .values()
+                .filter(|job| listing.selects(job))
+                .map(|job| match job.spec.dependency.as_deref() {
+                    None => Cow::Borrowed(job),
+                    Some(dep) => {
+                        let mut job = job.clone();
+                        job.dependency_status =
+                            Some(scheduler::describe_dependency(state, &job, dep, now));
+                        Cow::Owned(job)
+                    }
+                })
+                .collect();
+            let list = JobListRef { jobs, now };
+            let encoded = if listing.whole_records {
+                to_doc_for(&list, accept_packed)
+            } else {
+                listing::slim(|| to_doc_for(&list, accept_packed))
+            };
+            encoded.map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
+        })
+    }
+
+    fn query(&self, identity: &Identity, query: Query) -> Result<QueryReply, ApiError> {
         let now = self.controller.now();
         if let Query::Token {
             username,
@@ -144,6 +184,11 @@ impl ApiService {
             Query::Token { .. } => QueryReply::Token {
                 token: String::new(),
             },
+            // Answered by `job_listing` as a document of its own.
+            Query::JobListing(_) => QueryReply::Jobs {
+                jobs: Vec::new(),
+                now,
+            },
         });
         Ok(match reply {
             QueryReply::Nodes { nodes, now } => QueryReply::Nodes {
@@ -171,9 +216,6 @@ impl ApiService {
         lifespan_secs: Option<u32>,
         now: i64,
     ) -> Result<QueryReply, ApiError> {
-        let key = self.auth.verifier().jwt_key().ok_or_else(|| {
-            ApiError::with_detail(SlurmErrno::Error, "auth/jwt is not configured")
-        })?;
         let own_name = nix::unistd::User::from_uid(identity.uid.into())
             .ok()
             .flatten()
@@ -191,6 +233,11 @@ impl ApiService {
             );
             return Err(ApiError::new(SlurmErrno::UserIdMissing));
         }
+        // Checked after the caller's right to the token, as slurmctld does; it then answers with a message type
+        // libslurm does not expect, so scontrol prints only "Error fetching token".
+        let key = self.auth.verifier().jwt_key().ok_or_else(|| {
+            ApiError::with_detail(SlurmErrno::UnexpectedMessage, "auth/jwt is not configured")
+        })?;
         let sun = username
             .or(own_name)
             .ok_or_else(|| ApiError::new(SlurmErrno::UserIdMissing))?;
@@ -275,11 +322,16 @@ impl pb::controller_server::Controller for ApiService {
             Ok(identity) => identity,
             Err(e) => return Ok(Response::new(error_reply(&e))),
         };
-        Ok(Response::new(reply(ApiService::query(
-            self,
-            &identity,
-            request.into_inner(),
-        ))))
+        Ok(Response::new(
+            match ApiService::query_doc(self, &identity, request.into_inner()) {
+                Ok(doc) => pb::ApiReply {
+                    error_code: 0,
+                    message: String::new(),
+                    body: Some(doc),
+                },
+                Err(e) => error_reply(&e),
+            },
+        ))
     }
 
     async fn control(

@@ -116,7 +116,8 @@ impl<F: Flag + fmt::Debug> fmt::Debug for FlagSet<F> {
 
 impl<F: Flag + Serialize> Serialize for FlagSet<F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
+        // A known length: positional encodings (postcard) cannot write a sequence of unknown length.
+        let mut seq = serializer.serialize_seq(Some(self.iter().count()))?;
         for flag in self.iter() {
             seq.serialize_element(&flag)?;
         }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use spur_core::api::{ControlRequest, JobSelector, Query, QueryReply, SlurmErrno, SubmitRequest};
+use spur_core::api::{ControlRequest, JobListing, JobSelector, SlurmErrno, SubmitRequest};
 use spur_core::job::JobRecord;
 use spur_core::states::JobBaseState;
 
@@ -182,9 +182,10 @@ fn is_abort(signal: Signal) -> bool {
 
 /// The job's record, or `None` when it is unknown or the controller did not answer.
 pub fn fetch_job(client: &Client, job_id: u32) -> Option<JobRecord> {
-    match client.query(&Query::Jobs) {
-        Ok(QueryReply::Jobs { jobs, .. }) => jobs.into_iter().find(|j| j.job_id == job_id),
-        _ => None,
+    // Whole: the granted record's environment is the one the allocation's commands get.
+    match client.job_list(JobListing::whole_job(job_id)) {
+        Ok(list) => list.jobs.into_iter().find(|j| j.job_id == job_id),
+        Err(_) => None,
     }
 }
 

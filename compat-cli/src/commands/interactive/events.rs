@@ -9,7 +9,6 @@ use std::time::Duration;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
 use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
-use spur_core::api::Query;
 use spur_core::job::JobRecord;
 use spur_core::step_exit::TaskEnd;
 
@@ -122,8 +121,8 @@ pub fn spawn_job_watch(
         };
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(JOB_POLL);
-            let Ok(spur_core::api::QueryReply::Jobs { jobs, .. }) = client.query(&Query::Jobs)
-            else {
+            let only = spur_core::api::JobListing::job(job_id);
+            let Ok(spur_core::api::JobList { jobs, .. }) = client.job_list(only) else {
                 // A controller that does not answer has not ended the job; ask again later.
                 continue;
             };

@@ -1,0 +1,132 @@
+//! Job listings on the wire: squeue, `scontrol show job` and `slurm_load_jobs` ask for records without batch
+//! scripts and environments, packed in postcard when the controller is the same build, and only the jobs asked
+//! for. Driven with raw, authenticated gRPC calls against a real spurctld so the encoding itself is observed.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{text, Cluster};
+use spur_auth::ClientAuth;
+use spur_core::api::{JobList, JobListing, Query};
+use spur_core::wire::{from_doc, pb, to_doc, MODEL_SCHEMA};
+
+/// The reply document to `query`, announcing `accept_packed_schema`.
+fn ask(cluster: &Cluster, query: &Query, accept_packed_schema: &str) -> pb::Doc {
+    let socket = cluster
+        .munged
+        .as_ref()
+        .expect("the cluster's munged")
+        .socket_str();
+    let auth = ClientAuth::Munge { socket };
+    let message = pb::ApiRequest {
+        request_id: String::new(),
+        caller: None,
+        body: Some(to_doc(query).expect("doc")),
+        accept_packed_schema: accept_packed_schema.to_string(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let channel = auth
+            .channel(&cluster.url, Duration::from_secs(5), None)
+            .await
+            .expect("connect");
+        let mut client = pb::controller_client::ControllerClient::new(channel)
+            .max_decoding_message_size(spur_core::wire::MAX_REPLY_BYTES);
+        let request = auth.request("Query", message).expect("seal");
+        let reply = client.query(request).await.expect("reply").into_inner();
+        assert_eq!(reply.error_code, 0, "{}", reply.message);
+        reply.body.expect("body")
+    })
+}
+
+fn env_value<'a>(list: &'a JobList, job_id: u32, name: &str) -> Option<&'a str> {
+    let job = list.jobs.iter().find(|j| j.job_id == job_id)?;
+    job.spec
+        .environment
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn listings_are_slim_packed_for_the_same_build_and_filtered_by_job() {
+    let cluster = Cluster::start();
+    let dir = cluster.subdir("listing");
+    let big = "x".repeat(100_000);
+    let mut ids = Vec::new();
+    // 60 jobs with a 100 KB variable: whole records make a reply over gRPC's customary 4 MiB.
+    for _ in 0..60 {
+        let out = cluster
+            .command(&dir, "sbatch", &["--hold", "--parsable", "--wrap", "true"])
+            .env("BIG_VALUE", &big)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run sbatch");
+        assert!(out.status.success(), "sbatch: {}", text(&out.stderr));
+        ids.push(text(&out.stdout).trim().parse::<u32>().expect("job id"));
+    }
+
+    let slim = ask(
+        &cluster,
+        &Query::JobListing(JobListing::default()),
+        MODEL_SCHEMA,
+    );
+    assert_eq!(slim.packed_schema, MODEL_SCHEMA);
+    assert!(slim.json.len() < 200_000, "{} bytes", slim.json.len());
+    let list: JobList = from_doc(Some(&slim)).expect("unpack");
+    assert_eq!(list.jobs.len(), 60);
+    assert!(list.jobs.iter().all(|j| j.spec.environment.is_empty()));
+    // A batch job still reads as one (BatchFlag=1) without its script text.
+    assert!(list
+        .jobs
+        .iter()
+        .all(|j| j.spec.script.as_deref() == Some("")));
+
+    // A client of another build gets JSON it can read.
+    let json = ask(
+        &cluster,
+        &Query::JobListing(JobListing::default()),
+        "0.0.0-other",
+    );
+    assert!(json.packed_schema.is_empty());
+    assert_eq!(from_doc::<JobList>(Some(&json)).expect("json"), list);
+
+    let whole = ask(
+        &cluster,
+        &Query::JobListing(JobListing {
+            whole_records: true,
+            ..JobListing::default()
+        }),
+        MODEL_SCHEMA,
+    );
+    assert!(whole.json.len() > 4 << 20, "{} bytes", whole.json.len());
+    let list: JobList = from_doc(Some(&whole)).expect("unpack");
+    assert_eq!(env_value(&list, ids[7], "BIG_VALUE"), Some(big.as_str()));
+    assert!(list.jobs[0]
+        .spec
+        .script
+        .as_deref()
+        .is_some_and(|s| s.contains("true")));
+
+    let one = ask(
+        &cluster,
+        &Query::JobListing(JobListing::whole_job(ids[3])),
+        MODEL_SCHEMA,
+    );
+    let list: JobList = from_doc(Some(&one)).expect("unpack");
+    assert_eq!(list.jobs.len(), 1);
+    assert_eq!(list.jobs[0].job_id, ids[3]);
+    assert_eq!(env_value(&list, ids[3], "BIG_VALUE"), Some(big.as_str()));
+
+    // The commands list every job through the slim listing.
+    assert_eq!(cluster.squeue("%i", &[]).len(), 60);
+    let shown = cluster.ok("scontrol", &["show", "job"]);
+    assert_eq!(shown.matches("JobId=").count(), 60, "{shown}");
+    assert!(shown.contains("BatchFlag=1"), "{shown}");
+    let picked = cluster.squeue("%i", &["-j", &ids[5].to_string()]);
+    assert_eq!(picked, [ids[5].to_string()]);
+}
