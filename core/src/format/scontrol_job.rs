@@ -292,6 +292,25 @@ mod tests {
     }
 
     #[test]
+    fn preemption_line_only_for_jobs_preemption_could_take() {
+        let mut job = running();
+        let plain = render(std::slice::from_ref(&job), false, &ctx());
+        assert!(!plain.contains("PreemptEligibleTime="), "{plain}");
+        job.preemptable_time = job.start_time;
+        let out = render(std::slice::from_ref(&job), false, &ctx());
+        let start = ctx().time(job.start_time.unwrap_or_default());
+        assert!(
+            out.contains(&format!(
+                "\n   PreemptEligibleTime={start} PreemptTime=None\n   SuspendTime="
+            )),
+            "{out}"
+        );
+        job.preempt_time = job.start_time.map(|t| t + 60);
+        let preempted = render(&[job], false, &ctx());
+        assert!(!preempted.contains("PreemptTime=None"), "{preempted}");
+    }
+
+    #[test]
     fn non_batch_job_has_no_stdio_lines() {
         let mut job = running();
         job.spec.script = None;
