@@ -8,6 +8,8 @@ pub struct Spec {
     pub long: &'static str,
     pub short: Option<char>,
     pub takes_value: bool,
+    /// getopt's `::`: a value only when attached (`-j5`, `--jobs=5`), never the next argument.
+    pub optional_value: bool,
 }
 
 pub const fn opt(long: &'static str, short: Option<char>, takes_value: bool) -> Spec {
@@ -15,6 +17,17 @@ pub const fn opt(long: &'static str, short: Option<char>, takes_value: bool) -> 
         long,
         short,
         takes_value,
+        optional_value: false,
+    }
+}
+
+/// An option whose value is optional (getopt's `j::`).
+pub const fn opt_optional(long: &'static str, short: Option<char>) -> Spec {
+    Spec {
+        long,
+        short,
+        takes_value: false,
+        optional_value: true,
     }
 }
 
@@ -64,7 +77,9 @@ pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, S
                     list.iter().map(|c| format!(" '--{c}'")).collect::<String>()
                 ),
             })?;
-            let value = if spec.takes_value {
+            let value = if spec.optional_value {
+                inline
+            } else if spec.takes_value {
                 match inline {
                     Some(v) => Some(v),
                     None if i < args.len() => {
@@ -99,6 +114,13 @@ pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, S
                     .ok_or_else(|| {
                         format!("{program}: invalid option -- '{letter}'\n{try_help}")
                     })?;
+                if spec.optional_value {
+                    let rest: String = letters[j..].iter().collect();
+                    parsed
+                        .options
+                        .push((spec.long, (!rest.is_empty()).then_some(rest)));
+                    break;
+                }
                 if spec.takes_value {
                     let rest: String = letters[j..].iter().collect();
                     let value = if !rest.is_empty() {
@@ -167,6 +189,23 @@ mod tests {
         assert_eq!(p.value("format"), Some("%j"));
         assert_eq!(p.value("jobs"), Some("3"));
         assert_eq!(p.positional, vec!["x".to_string()]);
+    }
+
+    #[test]
+    fn optional_values_only_attached() {
+        const OPTIONAL: &[Spec] = &[
+            opt_optional("jobs", Some('j')),
+            opt("long", Some('l'), false),
+        ];
+        let p = parse(
+            "sprio",
+            OPTIONAL,
+            &args(&["-j", "5", "-lj7", "--jobs=8", "--jobs"]),
+        )
+        .unwrap();
+        let values: Vec<Option<&str>> = p.options.iter().map(|(_, v)| v.as_deref()).collect();
+        assert_eq!(values, vec![None, None, Some("7"), Some("8"), None]);
+        assert_eq!(p.positional, vec!["5".to_string()]);
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub enum Need {
     /// Jobs confined by cgroups (`TaskPlugin=task/cgroup` with conf/cgroup.conf's `Constrain*`): a run with
     /// `both --cgroup`.
     Cgroup,
+    /// `PriorityType=priority/multifactor` with weights and a second partition (`high`): a run with
+    /// `both --priority`.
+    Priority,
 }
 
 impl fmt::Display for Need {
@@ -67,6 +70,7 @@ impl fmt::Display for Need {
             Need::Gpu => "gpu",
             Need::Multinode => "multinode",
             Need::Cgroup => "cgroup",
+            Need::Priority => "priority",
         })
     }
 }
@@ -259,6 +263,8 @@ pub struct Selection {
     pub multinode_only: bool,
     /// Only cases that need cgroup confinement (a run on targets started with task/cgroup).
     pub cgroup_only: bool,
+    /// Only cases that need priority/multifactor (a run on targets started with it).
+    pub priority_only: bool,
 }
 
 impl Selection {
@@ -270,6 +276,9 @@ impl Selection {
             return false;
         }
         if self.cgroup_only && !case.spec.needs.contains(&Need::Cgroup) {
+            return false;
+        }
+        if self.priority_only && !case.spec.needs.contains(&Need::Priority) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -409,6 +418,7 @@ with = "pid {PID}"
             ci_only: false,
             multinode_only: false,
             cgroup_only: false,
+            priority_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -416,6 +426,7 @@ with = "pid {PID}"
             ci_only: false,
             multinode_only: false,
             cgroup_only: false,
+            priority_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -423,6 +434,7 @@ with = "pid {PID}"
             ci_only: true,
             multinode_only: false,
             cgroup_only: false,
+            priority_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -439,5 +451,16 @@ with = "pid {PID}"
             ..Selection::default()
         };
         assert!(!cg.matches(&a) && !cg.matches(&c) && cg.matches(&d));
+        let mut e = mk("370-sprio-default", false);
+        e.spec.needs = vec![Need::Priority];
+        let prio = Selection {
+            priority_only: true,
+            ..Selection::default()
+        };
+        assert!(!prio.matches(&a) && !prio.matches(&d) && prio.matches(&e));
+        assert_eq!(
+            parse("needs = \"priority\"").unwrap().needs,
+            vec![Need::Priority]
+        );
     }
 }

@@ -47,6 +47,10 @@ struct CaseArgs {
     /// with `TaskPlugin=task/cgroup` and `ProctrackType=proctrack/cgroup`.
     #[arg(long)]
     cgroup: bool,
+    /// Only the cases that need priority/multifactor (`needs = "priority"`); with `both`, the targets are started
+    /// with the multifactor weights and the `high` partition of `PRIORITY_CONF`.
+    #[arg(long, conflicts_with = "cgroup")]
+    priority: bool,
 }
 
 impl CaseArgs {
@@ -56,6 +60,7 @@ impl CaseArgs {
             ci_only: self.ci,
             multinode_only: self.multinode,
             cgroup_only: self.cgroup,
+            priority_only: self.priority,
         }
     }
 }
@@ -272,6 +277,17 @@ fn finish(cmp: &Comparison, report_path: &Path) -> Result<ExitCode> {
 /// shared conf/cgroup.conf.
 const CGROUP_CONF: &str = "TaskPlugin=task/cgroup,task/affinity\nProctrackType=proctrack/cgroup\n";
 
+/// slurm.conf lines of a `both --priority` run: multifactor weights whose factors are whole numbers on the
+/// reference node (job size and CPUs in halves, one node; the age weight shows in sprio but, without slurmdbd,
+/// counts nothing in either), users allowed to `scontrol top`, preemption by partition tier (`REQUEUE`, `CANCEL`
+/// in `low`), and partitions `high` (higher `PriorityJobFactor` and `PriorityTier`) and `low`.
+pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n\
+    PriorityWeightJobSize=2000\nPriorityWeightPartition=3000\nPriorityWeightTRES=CPU=1000,Node=500\n\
+    SchedulerParameters=enable_user_top\n\
+    PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n\
+    PartitionName=high Nodes=ALL MaxTime=INFINITE State=UP PriorityJobFactor=10 PriorityTier=2\n\
+    PartitionName=low Nodes=ALL MaxTime=INFINITE State=UP PreemptMode=CANCEL\n";
+
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {
     nodes: Option<u32>,
@@ -292,7 +308,13 @@ fn both(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path) -> Result<E
             "spur-conformance: bringing up {kind} in {}",
             rundir.display()
         );
-        let extra = if cases.cgroup { CGROUP_CONF } else { "" };
+        let extra = if cases.cgroup {
+            CGROUP_CONF
+        } else if cases.priority {
+            PRIORITY_CONF
+        } else {
+            ""
+        };
         let exports = target::up(targets, kind, &rundir, shape.nodes, extra)?;
         let result = runner::run(&run_options(kind, cases, out.join(kind.name())), &exports);
         let down = target::down(targets, kind, &rundir);

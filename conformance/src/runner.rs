@@ -114,7 +114,7 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
         out: &out,
         env: &env,
         facts: &facts,
-        provided: provided_needs(nodes, confines_jobs(&env)),
+        provided: provided_needs(nodes, confines_jobs(&env), multifactor(&env)),
         total: cases.len(),
         done: AtomicUsize::new(0),
         shared_cluster: opts.shared_cluster,
@@ -160,8 +160,8 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
 }
 
 /// What a target with `nodes` nodes offers: both targets have fake GPUs; `multinode` takes enough nodes;
-/// `cgroup` a target whose slurm.conf enables task/cgroup.
-fn provided_needs(nodes: usize, cgroup: bool) -> Vec<Need> {
+/// `cgroup` a target whose slurm.conf enables task/cgroup; `priority` one with priority/multifactor.
+fn provided_needs(nodes: usize, cgroup: bool, multifactor: bool) -> Vec<Need> {
     let mut provided = vec![Need::Gpu];
     if nodes >= MULTINODE_MIN_NODES {
         provided.push(Need::Multinode);
@@ -169,29 +169,44 @@ fn provided_needs(nodes: usize, cgroup: bool) -> Vec<Need> {
     if cgroup {
         provided.push(Need::Cgroup);
     }
+    if multifactor {
+        provided.push(Need::Priority);
+    }
     provided
 }
 
-/// Whether the target's slurm.conf (`SLURM_CONF`) has `TaskPlugin` with task/cgroup; the last line wins, as
-/// both Slurm and Spur read a repeated key.
+/// The target's slurm.conf (`SLURM_CONF`), empty when it cannot be read.
+fn target_conf(env: &[(String, String)]) -> String {
+    env.iter()
+        .rev()
+        .find(|(k, _)| k == "SLURM_CONF")
+        .and_then(|(_, path)| fs::read_to_string(path).ok())
+        .unwrap_or_default()
+}
+
+/// Whether the target's slurm.conf has `TaskPlugin` with task/cgroup.
 fn confines_jobs(env: &[(String, String)]) -> bool {
-    let Some((_, path)) = env.iter().rev().find(|(k, _)| k == "SLURM_CONF") else {
-        return false;
-    };
-    task_cgroup_in(&fs::read_to_string(path).unwrap_or_default())
+    task_cgroup_in(&target_conf(env))
+}
+
+/// Whether the target's slurm.conf has `PriorityType=priority/multifactor`.
+fn multifactor(env: &[(String, String)]) -> bool {
+    last_value(&target_conf(env), "PriorityType").is_some_and(|v| v == "priority/multifactor")
 }
 
 fn task_cgroup_in(slurm_conf: &str) -> bool {
-    slurm_conf
-        .lines()
-        .rev()
-        .find_map(|l| {
-            let (k, v) = l.split('#').next()?.split_once('=')?;
-            k.trim()
-                .eq_ignore_ascii_case("TaskPlugin")
-                .then(|| v.trim().to_string())
-        })
+    last_value(slurm_conf, "TaskPlugin")
         .is_some_and(|v| v.split(',').any(|p| p.trim() == "task/cgroup"))
+}
+
+/// The value of `key`'s last line: both Slurm and Spur take the last of a repeated key.
+fn last_value(slurm_conf: &str, key: &str) -> Option<String> {
+    slurm_conf.lines().rev().find_map(|l| {
+        let (k, v) = l.split('#').next()?.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case(key)
+            .then(|| v.trim().to_string())
+    })
 }
 
 /// Distinct node names in a `sinfo -h -N -o %N` listing (a node in two partitions is listed twice).
@@ -624,10 +639,28 @@ mod tests {
     fn multinode_needs_three_distinct_nodes() {
         assert_eq!(count_nodes("n1\nn2\nn1\n\nn3\n"), 3);
         assert_eq!(count_nodes(""), 0);
-        assert_eq!(provided_needs(1, false), vec![Need::Gpu]);
-        assert_eq!(provided_needs(2, false), vec![Need::Gpu]);
-        assert_eq!(provided_needs(3, false), vec![Need::Gpu, Need::Multinode]);
-        assert_eq!(provided_needs(1, true), vec![Need::Gpu, Need::Cgroup]);
+        assert_eq!(provided_needs(1, false, false), vec![Need::Gpu]);
+        assert_eq!(provided_needs(2, false, false), vec![Need::Gpu]);
+        assert_eq!(
+            provided_needs(3, false, false),
+            vec![Need::Gpu, Need::Multinode]
+        );
+        assert_eq!(
+            provided_needs(1, true, false),
+            vec![Need::Gpu, Need::Cgroup]
+        );
+        assert_eq!(
+            provided_needs(1, false, true),
+            vec![Need::Gpu, Need::Priority]
+        );
+        assert_eq!(
+            last_value(
+                "PriorityType=priority/basic\nPriorityType=priority/multifactor\n",
+                "PriorityType"
+            )
+            .as_deref(),
+            Some("priority/multifactor")
+        );
         assert!(task_cgroup_in(
             "TaskPlugin=task/none\nTaskPlugin=task/cgroup,task/affinity\n"
         ));

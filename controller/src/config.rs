@@ -8,7 +8,9 @@ use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::{GresConf, SlurmConf};
 use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
 use spur_core::gpu_topology::GpuTopology;
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState, GPU_GRES};
+use spur_core::records::{
+    ClusterConfig, NodeGres, PartitionRecord, PartitionState, PreemptMode, GPU_GRES,
+};
 use spur_core::states::NodeBaseState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
@@ -225,10 +227,28 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .filter(|p| !p.name.eq_ignore_ascii_case("DEFAULT"))
         .map(|p| partition_of(p, &all_names))
         .collect::<Result<Vec<_>, _>>()?;
+    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it).
+    let preempt = preemption(conf);
+    let partitions: Vec<PartitionRecord> = partitions
+        .into_iter()
+        .map(|mut p| {
+            if preempt.is_some() && p.preempt_mode.is_none() {
+                p.preempt_mode = preempt;
+            }
+            p
+        })
+        .collect();
     let select_params = conf
         .select_type_parameters()
         .unwrap_or("")
         .to_ascii_uppercase();
+    let priority = spur_core::priority::PriorityWeights::from_conf(conf);
+    if priority
+        .as_ref()
+        .is_some_and(|w| w.age > 0 && w.age_ignored)
+    {
+        tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
+    }
     let settings = Settings {
         min_job_age_secs: conf.min_job_age(),
         kill_wait_secs: u32::from(conf.kill_wait()),
@@ -241,6 +261,8 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         admin_uids: vec![0],
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
+        enable_user_top: conf.scheduler_flag("enable_user_top"),
+        preempt,
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
             window_min: conf.bf_window_min(),
@@ -248,7 +270,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             max_job_test: conf.bf_max_job_test(),
             continue_after_yield: conf.bf_continue(),
         },
-        priority: spur_core::priority::PriorityWeights::from_conf(conf),
+        priority,
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -344,6 +366,20 @@ fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32
     }
 }
 
+/// `PreemptType=preempt/partition_prio`: the cluster's `PreemptMode` (default OFF, which partitions may
+/// override); other preemption types are not acted on.
+fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
+    let kind = conf.get_str("PreemptType")?;
+    if !kind.eq_ignore_ascii_case("preempt/partition_prio") {
+        return None;
+    }
+    Some(
+        conf.get_str("PreemptMode")
+            .and_then(PreemptMode::parse)
+            .unwrap_or(PreemptMode::Off),
+    )
+}
+
 fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionRecord, ConfigError> {
     let nodes_expr = p.nodes.clone().unwrap_or_default();
     let nodes = if nodes_expr.eq_ignore_ascii_case("ALL") {
@@ -386,6 +422,7 @@ fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionReco
         },
         def_mem_per_cpu_mb,
         def_mem_per_node_mb,
+        preempt_mode: p.preempt_mode.as_deref().and_then(PreemptMode::parse),
     })
 }
 
@@ -446,5 +483,29 @@ mod tests {
         );
         assert!(select_member(&hosts(), Some("4"), "ctl1").is_err());
         assert!(select_member(&hosts(), None, "other").is_err());
+    }
+
+    #[test]
+    fn preemption_by_partition_tier_and_each_partitions_mode() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nPreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n\
+                    SchedulerParameters=enable_user_top\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=debug Nodes=ALL Default=YES\n\
+                    PartitionName=low Nodes=ALL PreemptMode=CANCEL\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert_eq!(snapshot.settings.preempt, Some(PreemptMode::Requeue));
+        assert!(snapshot.settings.enable_user_top);
+        let modes: Vec<Option<PreemptMode>> =
+            snapshot.partitions.iter().map(|p| p.preempt_mode).collect();
+        assert_eq!(
+            modes,
+            vec![Some(PreemptMode::Requeue), Some(PreemptMode::Cancel)]
+        );
+        let off = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPreemptMode=REQUEUE\nNodeName=n1 CPUs=2\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
     }
 }

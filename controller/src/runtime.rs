@@ -403,6 +403,7 @@ impl Controller {
                     now,
                     forecasts: plan.forecasts,
                     priorities: plan.priorities,
+                    preemptions: plan.preemptions,
                 };
                 if let Err(e) = self.commit(command).await {
                     tracing::error!("scheduling pass failed to commit: {e}");

@@ -40,6 +40,8 @@ pub enum SlurmErrno {
     /// What slurmctld answers `scontrol suspend|resume` for a job it does not know.
     UnexpectedMessage,
     JobNotSuspended,
+    /// ESLURM_PRIO_RESET: what a user who lowers their own job's priority gets (they may change nice instead).
+    PrioReset,
 }
 
 impl SlurmErrno {
@@ -74,6 +76,7 @@ impl SlurmErrno {
             SlurmErrno::NodesBusy => 2016,
             SlurmErrno::NotTopPriority => 2013,
             SlurmErrno::ZeroBytes => 5005,
+            SlurmErrno::PrioReset => 2095,
         }
     }
 
@@ -117,6 +120,9 @@ impl SlurmErrno {
             SlurmErrno::NodesBusy => "Requested nodes are busy",
             SlurmErrno::NotTopPriority => "Immediate execution impossible, insufficient priority",
             SlurmErrno::ZeroBytes => "Zero Bytes were transmitted or received",
+            SlurmErrno::PrioReset => {
+                "Changes to job priority are not persistent, change nice instead"
+            }
         }
     }
 
@@ -125,7 +131,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 28] = [
+const ALL_ERRNOS: [SlurmErrno; 29] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -154,6 +160,7 @@ const ALL_ERRNOS: [SlurmErrno; 28] = [
     SlurmErrno::NotTopPriority,
     SlurmErrno::UnexpectedMessage,
     SlurmErrno::JobNotSuspended,
+    SlurmErrno::PrioReset,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -229,6 +236,8 @@ pub enum Query {
     /// Job records for listings (squeue, `scontrol show job`, `slurm_load_jobs`): without batch scripts and
     /// environments (see [`crate::listing`]). Answered with a [`JobList`], packed when the caller can read it.
     JobListing(JobListing),
+    /// `sprio`: the priority factors of the jobs waiting for resources.
+    PriorityFactors,
 }
 
 /// Which jobs a listing asks for.
@@ -296,6 +305,13 @@ pub enum QueryReply {
     },
     Token {
         token: String,
+    },
+    /// `weights` is `None` under `priority/basic`; `jobs` are the pending jobs multifactor orders: not held, not
+    /// waiting for their begin time, without a priority an administrator set.
+    PriorityFactors {
+        weights: Option<crate::priority::PriorityWeights>,
+        jobs: Vec<crate::priority::JobFactors>,
+        now: i64,
     },
 }
 
@@ -414,6 +430,11 @@ pub enum ControlRequest {
         step_id: u32,
         exit_code: u32,
         signal: u32,
+    },
+    /// `scontrol top LIST`: the listed pending jobs go ahead of their owner's other jobs in the same partition,
+    /// through their nice values. The list travels as typed, so the controller reports a bad item as Slurm does.
+    Top {
+        job_list: String,
     },
 }
 

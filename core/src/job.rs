@@ -265,6 +265,13 @@ pub struct JobRecord {
     /// How long it had run before its last suspension (`SecsPreSuspend=`).
     #[serde(default)]
     pub pre_suspend_secs: i64,
+    /// From when a started job may be preempted (`PreemptEligibleTime=`); `None` where preemption cannot touch it
+    /// (no preemption configured, or its partition's mode is OFF), and for jobs that have not started.
+    #[serde(default)]
+    pub preemptable_time: Option<EpochSecs>,
+    /// When it was preempted (`PreemptTime=`).
+    #[serde(default)]
+    pub preempt_time: Option<EpochSecs>,
 }
 
 impl JobRecord {
@@ -313,6 +320,8 @@ impl JobRecord {
             next_step_id: 0,
             suspend_time: None,
             pre_suspend_secs: 0,
+            preemptable_time: None,
+            preempt_time: None,
         }
     }
 

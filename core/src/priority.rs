@@ -28,6 +28,13 @@ pub struct PriorityWeights {
     pub favor_small: bool,
     /// `PriorityCalcPeriod` in seconds (default 5 minutes): priorities change in steps of this period.
     pub calc_period_secs: i64,
+    /// `PriorityWeightTRES` as written in slurm.conf: `sprio -w` shows it so.
+    #[serde(default)]
+    pub tres_text: Option<String>,
+    /// Slurm applies `PriorityWeightAge` only with `AccountingStorageType=accounting_storage/slurmdbd` (else it
+    /// logs "PriorityWeightAge can only be used with SlurmDBD, ignoring"); sprio still shows the weight.
+    #[serde(default)]
+    pub age_ignored: bool,
 }
 
 impl PriorityWeights {
@@ -41,11 +48,14 @@ impl PriorityWeights {
                 Some(Ok(TimeLimit::Minutes(m))) => i64::from(m) * 60,
                 _ => default_min * 60,
             };
-        let tres = conf
+        let mut tres: Vec<(String, f64)> = conf
             .priority_weight_tres()
             .into_iter()
             .filter_map(|(name, weight)| Some((name.to_ascii_lowercase(), weight?.parse().ok()?)))
             .collect();
+        // Slurm keeps TRES in its own order (cpu, mem, energy, node, billing, ..., then GRES), whatever the order
+        // of the weights; sprio lists them so.
+        tres.sort_by_key(|(name, _)| tres_rank(name));
         Some(PriorityWeights {
             age: conf.priority_weight_age(),
             assoc: conf.priority_weight_assoc(),
@@ -57,6 +67,8 @@ impl PriorityWeights {
             max_age_secs: minutes_secs("PriorityMaxAge", 7 * 24 * 60),
             favor_small: conf.get_bool("PriorityFavorSmall").unwrap_or(false),
             calc_period_secs: minutes_secs("PriorityCalcPeriod", 5).max(1),
+            tres_text: conf.get_str("PriorityWeightTRES").map(str::to_string),
+            age_ignored: conf.accounting_storage_type() != "accounting_storage/slurmdbd",
         })
     }
 
@@ -65,6 +77,17 @@ impl PriorityWeights {
     pub fn calc_time(&self, now: EpochSecs) -> EpochSecs {
         now - now.rem_euclid(self.calc_period_secs)
     }
+}
+
+/// Where a TRES stands in Slurm's TRES table: the built-in ones by their ids, the rest (GRES, licenses) after them.
+fn tres_rank(name: &str) -> usize {
+    const BUILT_IN: [&str; 8] = [
+        "cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages",
+    ];
+    BUILT_IN
+        .iter()
+        .position(|b| *b == name)
+        .unwrap_or(BUILT_IN.len())
 }
 
 /// What the job-size, partition and TRES factors are relative to.
@@ -135,12 +158,14 @@ pub struct Factors {
     pub nice: i32,
 }
 
-/// The factors of a job at time `at` (see [`PriorityWeights::calc_time`]).
+/// The factors of a job at time `at` (see [`PriorityWeights::calc_time`]). Job size is relative to the whole
+/// cluster, the TRES factors to the job's partition (`tres_totals`), as in Slurm.
 pub fn factors(
     weights: &PriorityWeights,
     job: &JobRecord,
     size: &JobSize,
     totals: &ClusterTotals,
+    tres_totals: &ClusterTotals,
     at: EpochSecs,
 ) -> Factors {
     let ratio = |part: f64, whole: f64| {
@@ -151,7 +176,7 @@ pub fn factors(
         }
     };
     let age = match job.accrue_time {
-        Some(since) if weights.max_age_secs > 0 => {
+        Some(since) if weights.max_age_secs > 0 && !weights.age_ignored => {
             ratio((at - since).max(0) as f64, weights.max_age_secs as f64)
         }
         _ => 0.0,
@@ -166,6 +191,7 @@ pub fn factors(
         .tres
         .iter()
         .map(|(name, _)| {
+            let totals = tres_totals;
             let (asked, total) = match name.as_str() {
                 "cpu" => (f64::from(size.cpus), f64::from(totals.cpus)),
                 "mem" => (size.mem_mb as f64, totals.mem_mb as f64),
@@ -225,6 +251,93 @@ pub fn weighted(weights: &PriorityWeights, f: &Factors) -> Weighted {
     }
 }
 
+/// One row of `sprio`: a pending job's weighted factors, as the controller reports them. sprio derives the rest
+/// from these, as Slurm's does: a normalised factor is the weighted one over its weight, the priority their sum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobFactors {
+    pub job_id: u32,
+    pub user_id: u32,
+    pub partition: String,
+    pub age: f64,
+    pub assoc: f64,
+    pub fairshare: f64,
+    pub job_size: f64,
+    /// The partition factor, weighted (`partition` is the partition's name).
+    pub partition_factor: f64,
+    pub qos: f64,
+    /// The site factor (no site factor plugin: 0).
+    pub site: i64,
+    pub nice: i32,
+    /// `(tres, weighted factor, weight)` for each weighted TRES whose factor is not 0, in Slurm's TRES order.
+    pub tres: Vec<(String, f64, f64)>,
+    /// A priority an administrator set (`scontrol update Priority=`): it replaces the factors, which are all 0.
+    #[serde(default)]
+    pub direct_priority: Option<u32>,
+}
+
+impl JobFactors {
+    pub fn of(job: &JobRecord, weights: &PriorityWeights, f: &Factors) -> JobFactors {
+        let w = weighted(weights, f);
+        JobFactors {
+            job_id: job.job_id,
+            user_id: job.spec.user_id,
+            partition: job.partition.clone(),
+            age: w.age,
+            assoc: 0.0,
+            fairshare: w.fairshare,
+            job_size: w.job_size,
+            partition_factor: w.partition,
+            qos: w.qos,
+            site: 0,
+            nice: f.nice,
+            tres: w
+                .tres
+                .into_iter()
+                .zip(&weights.tres)
+                .filter(|((_, value), _)| *value != 0.0)
+                .map(|((name, value), (_, weight))| (name, value, *weight))
+                .collect(),
+            direct_priority: None,
+        }
+    }
+
+    /// The row of a job whose priority an administrator set: that priority, no factors, no nice.
+    pub fn direct(job: &JobRecord) -> JobFactors {
+        JobFactors {
+            job_id: job.job_id,
+            user_id: job.spec.user_id,
+            partition: job.partition.clone(),
+            age: 0.0,
+            assoc: 0.0,
+            fairshare: 0.0,
+            job_size: 0.0,
+            partition_factor: 0.0,
+            qos: 0.0,
+            site: 0,
+            nice: 0,
+            tres: Vec::new(),
+            direct_priority: Some(job.priority),
+        }
+    }
+
+    /// The priority these factors make (before truncation to an integer), at least 1; or the one set directly.
+    pub fn priority(&self) -> f64 {
+        if let Some(direct) = self.direct_priority {
+            return f64::from(direct);
+        }
+        let sum = self.age
+            + self.assoc
+            + self.fairshare
+            + self.job_size
+            + self.partition_factor
+            + self.qos
+            + self.site as f64
+            - f64::from(self.nice)
+            + self.tres.iter().map(|(_, v, _)| v).sum::<f64>();
+        sum.max(1.0)
+    }
+}
+
 /// The job's priority: the weighted factors summed, less its nice value; never below 1, so a job that is not
 /// held can always run.
 pub fn priority(weights: &PriorityWeights, f: &Factors) -> u32 {
@@ -262,6 +375,8 @@ mod tests {
             max_age_secs: 3600,
             favor_small: false,
             calc_period_secs: 300,
+            tres_text: None,
+            age_ignored: false,
         }
     }
 
@@ -302,7 +417,7 @@ mod tests {
         let w = weights();
         let j = job(2, 8, 1, 0);
         let size = JobSize::of(&j, 1);
-        let f = factors(&w, &j, &size, &totals(), 1000 + 1800);
+        let f = factors(&w, &j, &size, &totals(), &totals(), 1000 + 1800);
         assert_eq!(f.age, 0.5);
         // (2 of 4 nodes + 8 of 32 CPUs) / 2
         assert_eq!(f.job_size, 0.375);
@@ -319,7 +434,7 @@ mod tests {
         let mut w = weights();
         w.favor_small = true;
         let j = job(4, 32, 0, 100);
-        let f = factors(&w, &j, &JobSize::of(&j, 2), &totals(), 1_000_000);
+        let f = factors(&w, &j, &JobSize::of(&j, 2), &totals(), &totals(), 1_000_000);
         assert_eq!((f.age, f.job_size, f.partition), (1.0, 0.0, 1.0));
         assert_eq!(priority(&w, &f), 1000 + 1000 + 500 - 100);
         let nothing = PriorityWeights {
@@ -333,6 +448,17 @@ mod tests {
     }
 
     #[test]
+    fn an_ignored_age_weight_counts_nothing() {
+        let w = PriorityWeights {
+            age_ignored: true,
+            ..weights()
+        };
+        let j = job(2, 8, 1, 0);
+        let f = factors(&w, &j, &JobSize::of(&j, 1), &totals(), &totals(), 1_000_000);
+        assert_eq!(f.age, 0.0);
+    }
+
+    #[test]
     fn calc_period_steps() {
         assert_eq!(weights().calc_time(1234), 1200);
     }
@@ -341,7 +467,7 @@ mod tests {
     fn read_from_slurm_conf() {
         let conf = SlurmConf::parse_str(
             "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\nPriorityWeightAge=100\nPriorityMaxAge=1-0\n\
-             PriorityWeightTRES=CPU=10,GRES/gpu=20\nPriorityFavorSmall=YES\nPriorityCalcPeriod=1\n",
+             PriorityWeightTRES=GRES/gpu=20,Node=5,CPU=10\nPriorityFavorSmall=YES\nPriorityCalcPeriod=1\n",
             "slurm.conf",
         )
         .unwrap();
@@ -352,8 +478,22 @@ mod tests {
         assert!(w.favor_small);
         assert_eq!(
             w.tres,
-            vec![("cpu".to_string(), 10.0), ("gres/gpu".to_string(), 20.0)]
+            vec![
+                ("cpu".to_string(), 10.0),
+                ("node".to_string(), 5.0),
+                ("gres/gpu".to_string(), 20.0)
+            ],
+            "in Slurm's TRES order"
         );
+        assert_eq!(w.tres_text.as_deref(), Some("GRES/gpu=20,Node=5,CPU=10"));
+        assert!(w.age_ignored, "no slurmdbd: Slurm ignores the age weight");
+        let with_dbd = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\nPriorityWeightAge=100\n\
+             AccountingStorageType=accounting_storage/slurmdbd\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(!PriorityWeights::from_conf(&with_dbd).unwrap().age_ignored);
         let basic = SlurmConf::parse_str(
             "ClusterName=c\nSlurmctldHost=h\nPriorityWeightAge=100\n",
             "slurm.conf",

@@ -182,6 +182,50 @@ pub struct PartitionRecord {
     pub def_mem_per_cpu_mb: Option<u64>,
     #[serde(default)]
     pub def_mem_per_node_mb: Option<u64>,
+    /// The partition's `PreemptMode`: what happens to its jobs when a higher-tier job preempts them; `None` takes
+    /// the cluster's.
+    #[serde(default)]
+    pub preempt_mode: Option<PreemptMode>,
+}
+
+/// `PreemptMode`, of the cluster or of a partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PreemptMode {
+    Off,
+    /// The preempted job ends `PREEMPTED`.
+    Cancel,
+    /// The preempted job goes back to the queue.
+    Requeue,
+    /// Suspending with gang scheduling: accepted, not acted on (Spur does not preempt such jobs).
+    Suspend,
+}
+
+impl PreemptMode {
+    /// `REQUEUE`, `cancel`, `SUSPEND,GANG`: the mode is the first word; `GANG` alone is no preemption.
+    pub fn parse(text: &str) -> Option<PreemptMode> {
+        match text.split(',').next()?.trim().to_ascii_uppercase().as_str() {
+            "OFF" | "GANG" => Some(PreemptMode::Off),
+            "CANCEL" => Some(PreemptMode::Cancel),
+            "REQUEUE" => Some(PreemptMode::Requeue),
+            "SUSPEND" => Some(PreemptMode::Suspend),
+            _ => None,
+        }
+    }
+
+    /// As `scontrol show partition` and `sinfo %M` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptMode::Off => "OFF",
+            PreemptMode::Cancel => "CANCEL",
+            PreemptMode::Requeue => "REQUEUE",
+            PreemptMode::Suspend => "SUSPEND",
+        }
+    }
+
+    /// Whether the scheduler takes resources back from such jobs.
+    pub fn preempts(self) -> bool {
+        matches!(self, PreemptMode::Cancel | PreemptMode::Requeue)
+    }
 }
 
 /// What `scontrol show config` prints and what clients need to know about the cluster.

@@ -7,6 +7,7 @@ pub mod scancel;
 pub mod scontrol;
 mod scontrol_ops;
 pub mod sinfo;
+pub mod sprio;
 pub mod squeue;
 pub mod srun;
 
@@ -17,6 +18,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),
         "sinfo" => sinfo::run(args),
+        "sprio" => sprio::run(args),
         "squeue" => squeue::run(args),
         "srun" => srun::run(args),
         _ => 1,

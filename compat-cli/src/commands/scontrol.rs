@@ -1,4 +1,4 @@
-//! `scontrol`: show jobs, nodes, partitions and the configuration; hold, release, requeue and update jobs; drain
+//! `scontrol`: show jobs, nodes, partitions and the configuration; hold, release, requeue, top and update jobs; drain
 //! and resume nodes; ping. `show hostnames|hostlist|hostlistsorted` work without a controller, as in Slurm.
 
 use std::io::Read;
@@ -64,6 +64,7 @@ pub fn run(args: &[String]) -> u8 {
         "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" | "suspend"
         | "resume" => scontrol_ops::job_list_command(&verb, rest),
         v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
+        "top" => scontrol_ops::top(rest),
         v if is_prefix_of(v, "version", 4) => {
             println!("{}", crate::version_line());
             0

@@ -456,6 +456,21 @@ fn job_list_request(client: &Client, verb: &str, job: JobSelector, id: &str) -> 
     }
 }
 
+/// `scontrol top LIST`: the controller checks the list as a whole; an error names the list as given.
+pub fn top(rest: &[&str]) -> u8 {
+    let Some(list) = rest.first().filter(|l| !l.is_empty()) else {
+        eprintln!("too few arguments for keyword:top");
+        return 1;
+    };
+    let Some(client) = client("slurm_top_job error") else {
+        return 1;
+    };
+    let request = ControlRequest::Top {
+        job_list: list.to_string(),
+    };
+    report(&client, &request, list)
+}
+
 fn report(client: &Client, request: &ControlRequest, id: &str) -> u8 {
     match client.control(request) {
         Ok(reply) => {

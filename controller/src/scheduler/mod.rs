@@ -12,6 +12,7 @@ mod backfill;
 pub(crate) mod dependency;
 mod gpu_choice;
 mod placement;
+mod preempt;
 pub mod priority;
 mod profile;
 pub mod scenario;
@@ -23,6 +24,7 @@ mod topology_tests;
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::records::PreemptMode;
 use spur_core::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
@@ -50,6 +52,8 @@ pub struct Plan {
     pub forecasts: Vec<(u32, Option<Forecast>)>,
     /// priority/multifactor: priorities that changed.
     pub priorities: Vec<(u32, u32)>,
+    /// preempt/partition_prio: running jobs to end or requeue so that higher-tier jobs can start.
+    pub preemptions: Vec<(u32, PreemptMode)>,
 }
 
 impl Plan {
@@ -58,6 +62,7 @@ impl Plan {
             && self.reasons.is_empty()
             && self.forecasts.is_empty()
             && self.priorities.is_empty()
+            && self.preemptions.is_empty()
     }
 }
 
@@ -122,9 +127,9 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
             holding.push(job);
         }
     }
-    let mut pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
+    let pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
         Some(weights) => {
-            let totals = priority::cluster_totals(state);
+            let totals = priority::Totals::of(state);
             pending
                 .into_iter()
                 .map(
@@ -140,14 +145,27 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         }
         None => pending.into_iter().map(|job| (job.priority, job)).collect(),
     };
-    // Higher priority first; ties go to the older job id (FIFO).
-    pending.sort_by(|(pa, a), (pb, b)| pb.cmp(pa).then(a.job_id.cmp(&b.job_id)));
+    // As in Slurm, partitions with a higher PriorityTier go first; then higher priority; ties go to the older job
+    // id (FIFO).
+    // Each job's tier is looked up once, not at every comparison of the sort.
+    let mut pending: Vec<(u32, u32, &JobRecord)> = pending
+        .into_iter()
+        .map(|(priority, job)| {
+            let tier = state
+                .partition(&job.partition)
+                .map_or(1, |p| p.priority_tier);
+            (tier, priority, job)
+        })
+        .collect();
+    pending.sort_by(|(ta, pa, a), (tb, pb, b)| {
+        tb.cmp(ta).then(pb.cmp(pa)).then(a.job_id.cmp(&b.job_id))
+    });
     pending.truncate(JOBS_PER_PASS_MAX);
 
     let mut engine = Engine::new(state, now, &holding);
     let mut running_per_array = ArrayCounts::new(state);
 
-    for (_, job) in pending {
+    for (_, _, job) in pending {
         let (reason, forecast) = match gate(state, job, now, &mut running_per_array) {
             Some(reason) => (reason, None),
             None => match engine.decide(state, job) {
@@ -161,6 +179,11 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                 backfill::Decision::Wait { reason, forecast } => (reason, forecast),
             },
         };
+        if reason == JobReason::Resources {
+            if let Some(victims) = preempt::victims(state, job, &plan.starts, &plan.preemptions) {
+                plan.preemptions.extend(victims);
+            }
+        }
         let to_cancel = reason == JobReason::DepInvalid && state.kills_on_invalid_dependency(job);
         if reason != job.reason || job.last_sched_eval.is_none() || to_cancel {
             plan.reasons.push((job.job_id, reason));

@@ -81,6 +81,15 @@ impl Ledger {
             self.used.entry(name.clone()).or_default().add(alloc);
         }
     }
+
+    /// Gives back what `alloc` took (a job that is leaving or would be preempted).
+    pub fn release(&mut self, alloc: &Allocation) {
+        for name in &alloc.node_names {
+            if let Some(usage) = self.used.get_mut(name) {
+                usage.remove(alloc);
+            }
+        }
+    }
 }
 
 /// CPUs the job needs on each of its nodes.

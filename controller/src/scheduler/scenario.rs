@@ -102,6 +102,7 @@ pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }
 
@@ -218,6 +219,7 @@ impl Scenario {
             now,
             forecasts: plan.forecasts.clone(),
             priorities: plan.priorities.clone(),
+            preemptions: plan.preemptions.clone(),
         })?;
         Ok(plan)
     }

@@ -415,6 +415,8 @@ fn multifactor(job_size: u32, age: u32) -> Settings {
             max_age_secs: 3600,
             favor_small: false,
             calc_period_secs: 300,
+            tres_text: None,
+            age_ignored: false,
         }),
         ..Settings::default()
     }

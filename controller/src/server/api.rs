@@ -170,6 +170,16 @@ impl ApiService {
                 config: state.config.clone(),
                 now,
             },
+            Query::PriorityFactors => QueryReply::PriorityFactors {
+                jobs: state
+                    .settings
+                    .priority
+                    .as_ref()
+                    .map(|weights| scheduler::priority::factor_rows(state, weights, now))
+                    .unwrap_or_default(),
+                weights: state.settings.priority.clone(),
+                now,
+            },
             // Answered above, before the state is read; a token is never made from state.
             Query::Token { .. } => QueryReply::Token {
                 token: String::new(),

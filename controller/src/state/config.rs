@@ -33,6 +33,12 @@ pub struct Settings {
     /// `PriorityType=priority/multifactor` and its weights; `None` is `priority/basic`.
     #[serde(default)]
     pub priority: Option<spur_core::priority::PriorityWeights>,
+    /// `SchedulerParameters=enable_user_top`: users may `scontrol top` their own jobs (else only administrators).
+    #[serde(default)]
+    pub enable_user_top: bool,
+    /// `PreemptType=preempt/partition_prio` with the cluster's `PreemptMode`; `None`: no preemption.
+    #[serde(default)]
+    pub preempt: Option<spur_core::records::PreemptMode>,
 }
 
 /// `SchedulerType=sched/backfill` (the default) or `sched/builtin`, and the `bf_*` options that shape the pass.
@@ -77,6 +83,8 @@ impl Default for Settings {
             admin_uids: vec![0],
             cluster_name: "cluster".to_string(),
             kill_invalid_depend: false,
+            enable_user_top: false,
+            preempt: None,
             backfill: BackfillSettings::default(),
             priority: None,
         }

@@ -67,7 +67,7 @@ impl ClusterState {
                 record.last_sched_eval = Some(now);
             }
             if let (Some(weights), None) = (&state.settings.priority, hold) {
-                let totals = crate::scheduler::priority::cluster_totals(state);
+                let totals = crate::scheduler::priority::Totals::of(state);
                 if let Some(p) =
                     crate::scheduler::priority::recomputed(state, weights, &totals, &record, now)
                 {
@@ -214,9 +214,12 @@ impl ClusterState {
                 continue;
             }
             self.book(&alloc);
+            let preemptable = self.preemptable(&job_id);
             let Some(job) = self.jobs.get_mut(&job_id) else {
                 continue;
             };
+            job.preemptable_time = preemptable.then_some(now);
+            job.preempt_time = None;
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
             job.start_time = Some(now);
@@ -443,6 +446,7 @@ impl ClusterState {
                 exit_code,
                 signal,
             } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
+            ControlRequest::Top { job_list } => self.top(caller_uid, &job_list),
         }
     }
 
@@ -699,7 +703,7 @@ impl ClusterState {
         Ok(Vec::new())
     }
 
-    fn requeue(
+    pub(super) fn requeue(
         &mut self,
         job_id: u32,
         hold: bool,
@@ -758,6 +762,7 @@ impl ClusterState {
             // A new run numbers its steps from 0 again.
             job.steps.clear();
             job.next_step_id = 0;
+            job.preemptable_time = None;
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {
@@ -806,15 +811,28 @@ impl ClusterState {
             if nice < 0 && !admin {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
-            job.priority = job.priority.saturating_add_signed(job.spec.nice - nice);
-            job.spec.nice = nice;
+            // Slurm leaves nice alone on a job whose priority an administrator set; a held job keeps its 0.
+            if !job.priority_fixed {
+                if job.priority != 0 {
+                    job.priority = job.priority.saturating_add_signed(job.spec.nice - nice);
+                }
+                job.spec.nice = nice;
+            }
         }
+        let mut hold_now = false;
         if let Some(priority) = update.priority {
-            if !admin {
+            // Users may not set priorities at all: raising is denied, lowering is pointed to nice (Slurm's
+            // ESLURM_PRIO_RESET).
+            if !admin && priority > job.priority {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
+            if !admin {
+                return Err(ApiError::new(SlurmErrno::PrioReset));
+            }
+            // Priority 0 is how Slurm holds a job.
+            hold_now = priority == 0;
             job.priority = priority;
-            job.priority_fixed = true;
+            job.priority_fixed = priority != 0;
         }
         let pending = job.state == JobBaseState::Pending;
         if let Some(partition) = &update.partition {
@@ -848,6 +866,9 @@ impl ClusterState {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
             }
             job.spec.begin_time = Some(begin);
+        }
+        if hold_now {
+            return self.hold(job_id, true);
         }
         Ok(Vec::new())
     }

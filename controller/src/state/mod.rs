@@ -6,8 +6,10 @@
 mod config;
 mod jobs;
 mod nodes;
+mod preempt;
 mod requests;
 mod steps;
+mod top;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -60,6 +62,9 @@ pub enum Command {
         /// priority/multifactor: recomputed priorities of pending jobs.
         #[serde(default)]
         priorities: Vec<(u32, u32)>,
+        /// preempt/partition_prio: running jobs to end (`CANCEL`) or requeue (`REQUEUE`).
+        #[serde(default)]
+        preemptions: Vec<(u32, spur_core::records::PreemptMode)>,
     },
     Finished {
         job_id: u32,
@@ -213,10 +218,14 @@ impl ClusterState {
                 now,
                 forecasts,
                 priorities,
+                preemptions,
             } => {
                 self.apply_priorities(&priorities);
                 self.apply_forecasts(forecasts);
-                Ok(self.apply_schedule(starts, reasons, now))
+                let preempted = self.apply_preemptions(&preemptions, now);
+                let mut applied = self.apply_schedule(starts, reasons, now);
+                applied.effects.extend(preempted);
+                Ok(applied)
             }
             Command::Finished {
                 job_id,

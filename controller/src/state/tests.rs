@@ -71,6 +71,7 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }
 
@@ -169,6 +170,7 @@ impl Harness {
             now,
             forecasts: plan.forecasts,
             priorities: plan.priorities,
+            preemptions: plan.preemptions,
         })
         .unwrap();
         started

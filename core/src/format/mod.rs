@@ -3,7 +3,7 @@
 //!
 //! Everything that would need the operating system (the clock, the local time zone, user and group names) comes
 //! in through [`FormatContext`]. Entry points:
-//! - [`squeue::render`] and [`json::squeue_json`] for jobs,
+//! - [`squeue::render`] and [`json::squeue_json`] for jobs, [`sprio::render`] for their priority factors,
 //! - [`sinfo::render`] and [`json::sinfo_json`] for nodes and partitions,
 //! - [`scontrol_job::render`], [`scontrol_node::render`], [`scontrol_partition::render`],
 //!   [`scontrol_config::render`] for `scontrol show ...`.
@@ -27,6 +27,7 @@ pub mod scontrol_partition;
 pub mod sinfo;
 mod sinfo_fields;
 mod sinfo_group;
+pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;

@@ -127,6 +127,14 @@ fn render_one(
         job.end_time_text(ctx, "Unknown"),
         ctx.time_or(j.spec.deadline, "N/A")
     ));
+    // Slurm prints this line only for started jobs that preemption could take.
+    if let Some(eligible) = j.preemptable_time {
+        r.line(format!(
+            "PreemptEligibleTime={} PreemptTime={}",
+            ctx.time(eligible),
+            ctx.time_or(j.preempt_time, "None")
+        ));
+    }
     r.line(format!(
         "SuspendTime={} SecsPreSuspend={} LastSchedEval={} Scheduler={}",
         ctx.time_or(j.suspend_time, "None"),
@@ -281,6 +289,25 @@ mod tests {
         assert!(out.ends_with(
             "Power=\n   TresPerJob=gres:gpu:a100:2\n   TresPerNode=gres:gpu:1,gres:nic:1\n   TresPerTask=gres:gpu:1\n   \n\n"
         ));
+    }
+
+    #[test]
+    fn preemption_line_only_for_jobs_preemption_could_take() {
+        let mut job = running();
+        let plain = render(std::slice::from_ref(&job), false, &ctx());
+        assert!(!plain.contains("PreemptEligibleTime="), "{plain}");
+        job.preemptable_time = job.start_time;
+        let out = render(std::slice::from_ref(&job), false, &ctx());
+        let start = ctx().time(job.start_time.unwrap_or_default());
+        assert!(
+            out.contains(&format!(
+                "\n   PreemptEligibleTime={start} PreemptTime=None\n   SuspendTime="
+            )),
+            "{out}"
+        );
+        job.preempt_time = job.start_time.map(|t| t + 60);
+        let preempted = render(&[job], false, &ctx());
+        assert!(!preempted.contains("PreemptTime=None"), "{preempted}");
     }
 
     #[test]

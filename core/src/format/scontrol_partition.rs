@@ -85,7 +85,10 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
             part.priority_tier,
             yes_no(part.root_only)
         ),
-        "OverTimeLimit=NONE PreemptMode=OFF".to_string(),
+        format!(
+            "OverTimeLimit=NONE PreemptMode={}",
+            part.preempt_mode.map_or("OFF", |m| m.name())
+        ),
         format!("State={state} TotalCPUs={cpus} TotalNodes={count} SelectTypeParameters=NONE"),
         "JobDefaults=(null)".to_string(),
         format!("{def_mem} MaxMemPerNode={max_mem}"),

@@ -80,6 +80,8 @@ pub fn running() -> JobRecord {
         next_step_id: 0,
         suspend_time: None,
         pre_suspend_secs: 0,
+        preemptable_time: None,
+        preempt_time: None,
     }
 }
 
@@ -180,5 +182,6 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }

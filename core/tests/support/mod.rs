@@ -146,6 +146,8 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         next_step_id: 0,
         suspend_time: None,
         pre_suspend_secs: 0,
+        preemptable_time: None,
+        preempt_time: None,
     }
 }
 
@@ -233,6 +235,7 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
+        preempt_mode: None,
     }
 }
 
