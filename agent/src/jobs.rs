@@ -253,16 +253,18 @@ impl JobSpool {
         }
     }
 
-    pub fn signal(&self, job_id: u32, signal: i32, scope: SignalScope) {
+    pub fn signal(&self, job_id: u32, signal: i32, scope: SignalScope, step_pids: &[u32]) {
         let scope = match scope {
             SignalScope::BatchShell => protocol::SignalScope::BatchShell,
             SignalScope::All => protocol::SignalScope::AllProcesses,
+            SignalScope::Steps => protocol::SignalScope::StepTasks,
         };
         self.request(
             job_id,
             &Request::Signal {
                 signo: signal,
                 scope,
+                step_pids: step_pids.to_vec(),
             },
         );
     }

@@ -215,9 +215,13 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
             job_id,
             signal,
             scope,
+            step_pids,
         } => {
             let agent = agent.clone();
-            tokio::task::spawn_blocking(move || agent.spool.signal(job_id, signal, scope)).await?;
+            tokio::task::spawn_blocking(move || {
+                agent.spool.signal(job_id, signal, scope, &step_pids)
+            })
+            .await?;
         }
         ControllerToAgent::Terminate {
             job_id, reason, at, ..

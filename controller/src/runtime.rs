@@ -242,11 +242,13 @@ impl Controller {
                     job_id,
                     signal,
                     scope,
+                    step_pids,
                 } => {
                     let message = ControllerToAgent::Signal {
                         job_id: *job_id,
                         signal: *signal,
                         scope: *scope,
+                        step_pids: step_pids.clone(),
                     };
                     self.send(node, message).await;
                 }

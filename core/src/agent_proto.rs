@@ -95,6 +95,10 @@ pub enum ControllerToAgent {
         job_id: u32,
         signal: i32,
         scope: SignalScope,
+        /// For [`SignalScope::Steps`]: the `srun` processes of the running steps, whose descendants are the
+        /// steps' tasks.
+        #[serde(default)]
+        step_pids: Vec<u32>,
     },
     Terminate {
         job_id: u32,

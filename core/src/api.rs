@@ -351,8 +351,11 @@ pub struct JobUpdate {
 pub enum SignalScope {
     /// `scancel --batch`: only the batch shell.
     BatchShell,
-    /// default and `--full`: every process of the job.
+    /// `--full` (and Spur's internal signals): every process of the job.
     All,
+    /// `scancel -s SIG` without `--batch` or `--full`: only the tasks of the job's running steps; a job without
+    /// running steps is left alone.
+    Steps,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -191,6 +191,9 @@ pub enum SignalScope {
     BatchShell,
     /// The script's whole process group, plus any orphans that left it.
     AllProcesses,
+    /// The tasks of the job's running steps: every descendant of the `srun` processes in
+    /// [`Request::Signal::step_pids`], not `srun` itself nor the batch shell (`scancel -s` without `-b`/`-f`).
+    StepTasks,
 }
 
 /// Why a job is being terminated; decides the message written into its stderr and the [`Outcome`].
@@ -222,7 +225,14 @@ impl TerminateReason {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// Deliver `signo` (any signal number, real-time ones included).
-    Signal { signo: i32, scope: SignalScope },
+    Signal {
+        signo: i32,
+        scope: SignalScope,
+        /// For [`SignalScope::StepTasks`]: the steps' `srun` processes. Left out when empty, so the other
+        /// signals keep the wire form older supervisors read.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        step_pids: Vec<u32>,
+    },
     /// Write Slurm's cancellation line into the job's stderr, SIGCONT+SIGTERM everything, SIGKILL after
     /// `kill_wait_secs`. `at_epoch_secs` is the time shown in the message (now when absent).
     Terminate {
@@ -332,6 +342,7 @@ mod tests {
             request: Request::Signal {
                 signo: 10,
                 scope: SignalScope::BatchShell,
+                step_pids: Vec::new(),
             },
         };
         assert_eq!(

@@ -112,6 +112,7 @@ fn status_reports_the_running_script() {
         &Request::Signal {
             signo: 0,
             scope: SignalScope::BatchShell,
+            step_pids: Vec::new(),
         },
     )
     .unwrap();
@@ -126,6 +127,7 @@ fn status_reports_the_running_script() {
         &Request::Signal {
             signo: 65,
             scope: SignalScope::AllProcesses,
+            step_pids: Vec::new(),
         },
     )
     .unwrap();
@@ -150,6 +152,7 @@ fn usr1_to_the_batch_shell_only() {
         &Request::Signal {
             signo: libc::SIGUSR1,
             scope: SignalScope::BatchShell,
+            step_pids: Vec::new(),
         },
     );
     assert_eq!(r.unwrap(), Response::Ok);
@@ -177,6 +180,7 @@ fn usr1_to_all_processes() {
         &Request::Signal {
             signo: libc::SIGUSR1,
             scope: SignalScope::AllProcesses,
+            step_pids: Vec::new(),
         },
     );
     assert_eq!(r.unwrap(), Response::Ok);
@@ -225,6 +229,7 @@ fn requests_between_script_end_and_cleanup_get_already_done() {
     let sig = Request::Signal {
         signo: libc::SIGUSR1,
         scope: SignalScope::AllProcesses,
+        step_pids: Vec::new(),
     };
     assert_eq!(send_request(&job.dir, &sig).unwrap(), done);
     let again = Request::Terminate {

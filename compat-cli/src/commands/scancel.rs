@@ -207,16 +207,18 @@ pub fn run(args: &[String]) -> u8 {
     } else {
         parsed.ids.clone()
     };
-    let scope = if parsed.batch && !parsed.full {
-        SignalScope::BatchShell
-    } else {
-        SignalScope::All
+    // As in Slurm: `-b` the batch shell, `-f` everything, neither the steps' tasks alone (a job without running
+    // steps keeps running untouched).
+    let scope = match (parsed.batch, parsed.full) {
+        (true, false) => SignalScope::BatchShell,
+        (_, true) => SignalScope::All,
+        (false, false) => SignalScope::Steps,
     };
     let mut worst: Option<SlurmErrno> = None;
     let mut step_failed = false;
     for &(job_id, step_id) in &parsed.steps {
         let request = match parsed.signal {
-            // Signals reach a step's tasks through its job until the controller delivers them per step.
+            // A signal reaches the tasks of every running step of the job (not yet the one step alone).
             Some(signal) => ControlRequest::Signal {
                 job: JobSelector {
                     job_id,
@@ -251,6 +253,8 @@ pub fn run(args: &[String]) -> u8 {
             None => job.job_id.to_string(),
         };
         let request = match parsed.signal {
+            // SIGKILL for the steps alone is a plain cancel in Slurm: the job ends CANCELLED.
+            Some(libc::SIGKILL) if scope == SignalScope::Steps => ControlRequest::Cancel { job },
             Some(signal) => ControlRequest::Signal { job, signal, scope },
             // `--batch`/`--full` without `-s` deliver SIGKILL to that scope, as in Slurm.
             None if parsed.batch || parsed.full => ControlRequest::Signal {

@@ -624,6 +624,7 @@ impl ClusterState {
                 job_id: id,
                 signal,
                 scope: SignalScope::All,
+                step_pids: Vec::new(),
             }])
         })
     }
@@ -638,11 +639,31 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
         match job.state {
+            // As in Slurm, signalling the steps of a job that has none running succeeds and changes nothing.
+            JobBaseState::Running if !job.completing && scope == SignalScope::Steps => {
+                let step_pids: Vec<u32> = job
+                    .steps
+                    .iter()
+                    .filter(|s| s.is_running() && s.srun_pid != 0)
+                    .map(|s| s.srun_pid)
+                    .collect();
+                if step_pids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(vec![Effect::Signal {
+                    node: first_node(job),
+                    job_id,
+                    signal,
+                    scope,
+                    step_pids,
+                }])
+            }
             JobBaseState::Running if !job.completing => Ok(vec![Effect::Signal {
                 node: first_node(job),
                 job_id,
                 signal,
                 scope,
+                step_pids: Vec::new(),
             }]),
             JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
             _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
@@ -896,6 +917,7 @@ impl ClusterState {
                 job_id,
                 signal,
                 scope,
+                step_pids: Vec::new(),
             });
         }
         applied

@@ -130,6 +130,8 @@ pub enum Effect {
         job_id: u32,
         signal: i32,
         scope: SignalScope,
+        /// For [`SignalScope::Steps`]: the running steps' `srun` processes.
+        step_pids: Vec<u32>,
     },
     Terminate {
         node: String,

@@ -878,7 +878,48 @@ fn signals_reach_running_jobs_only() {
             node: "n1".to_string(),
             job_id: job,
             signal: 10,
-            scope: SignalScope::BatchShell
+            scope: SignalScope::BatchShell,
+            step_pids: Vec::new(),
+        }]
+    );
+}
+
+/// `scancel -s SIG` without `-b`/`-f` reaches only the tasks of running steps: the effect names the steps' srun
+/// processes, and a job without running steps gets nothing (and the request still succeeds, as in Slurm).
+#[test]
+fn step_signals_name_the_running_steps_or_do_nothing() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("s"));
+    h.schedule();
+    let to_steps = ControlRequest::Signal {
+        job: select(job),
+        signal: 10,
+        scope: SignalScope::Steps,
+    };
+    let applied = h.control(1000, to_steps.clone()).unwrap();
+    assert!(applied.effects.is_empty());
+    h.control(
+        1000,
+        ControlRequest::CreateStep {
+            job_id: job,
+            name: "inner".into(),
+            num_tasks: 1,
+            num_cpus: 1,
+            time_limit_min: None,
+            srun_host: "n1".into(),
+            srun_pid: 4321,
+        },
+    )
+    .unwrap();
+    let applied = h.control(1000, to_steps).unwrap();
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Signal {
+            node: "n1".to_string(),
+            job_id: job,
+            signal: 10,
+            scope: SignalScope::Steps,
+            step_pids: vec![4321],
         }]
     );
 }
@@ -931,7 +972,8 @@ fn warning_signal_is_sent_once_before_the_time_limit() {
             node: "n1".to_string(),
             job_id: job,
             signal: 10,
-            scope: SignalScope::BatchShell
+            scope: SignalScope::BatchShell,
+            step_pids: Vec::new(),
         }]
     );
     assert!(crate::runtime::warning_signals_due(&h.state, h.now + 1).is_empty());

@@ -219,7 +219,8 @@ mod tests {
             ),
             Ok(Request::Signal {
                 signo: 9,
-                scope: SignalScope::AllProcesses
+                scope: SignalScope::AllProcesses,
+                step_pids: Vec::new(),
             })
         );
         assert_eq!(

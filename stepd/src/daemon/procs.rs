@@ -38,6 +38,47 @@ pub(crate) fn signal_all(pgid: Pid, signo: i32) -> Result<(), Errno> {
     }
 }
 
+/// Sends `signo` to every descendant of the processes `roots` (not to the roots themselves): the tasks an
+/// `srun` started, with their own children, as Slurm signals every process of a step. Processes that exit
+/// meanwhile are skipped.
+pub(crate) fn signal_descendants(roots: &[u32], signo: i32) -> Result<(), Errno> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Err(Errno::ENOENT);
+    };
+    let parents: Vec<(u32, u32)> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, parent_of(pid)?)))
+        .collect();
+    let mut found: Vec<u32> = roots.to_vec();
+    let mut targets = Vec::new();
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        for &(pid, ppid) in &parents {
+            if ppid == parent && !found.contains(&pid) {
+                found.push(pid);
+                targets.push(pid);
+            }
+        }
+        i += 1;
+    }
+    for pid in targets {
+        match signal_pid(Pid::from_raw(pid as i32), signo) {
+            Ok(()) | Err(Errno::ESRCH) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The parent pid from `/proc/PID/stat` (the field after the parenthesised command name, which may itself hold
+/// blanks and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// True while any process of the job exists (including stepd children that escaped the group).
 pub(crate) fn anything_left(pgid: Pid) -> bool {
     // SAFETY: signal 0 only checks for existence.
@@ -79,5 +120,52 @@ mod tests {
         let ghost = Pid::from_raw(4_194_000);
         assert_eq!(signal_all(ghost, 0), Ok(()));
         assert_eq!(signal_pid(ghost, 0), Err(Errno::ESRCH));
+    }
+
+    /// A stand-in for srun with a task that has a child of its own: both descendants die, the root lives.
+    #[test]
+    fn descendants_are_signalled_and_the_root_is_not() {
+        use std::process::{Command, Stdio};
+        use std::time::{Duration, Instant};
+        let mut root = Command::new("sh")
+            .args(["-c", "sh -c 'sleep 30 & wait' & wait"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn sh");
+        let root_pid = root.id();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let sleeper = loop {
+            let sleeping = fs::read_dir("/proc")
+                .expect("proc")
+                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .find(|&pid| {
+                    fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| c.starts_with("sleep\0"))
+                        && parent_of(pid).and_then(parent_of) == Some(root_pid)
+                });
+            if let Some(pid) = sleeping {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "the task's child never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let signalled = Instant::now();
+        signal_descendants(&[root_pid], libc::SIGTERM).expect("signal");
+        // The root's `wait` returns once its task (the inner sh) died; the root itself was not signalled, so it
+        // exits on its own with wait's status 0.
+        let status = root.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "{status:?}");
+        assert!(
+            signalled.elapsed() < Duration::from_secs(20),
+            "the tasks were not signalled: the root waited for sleep 30"
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while fs::metadata(format!("/proc/{sleeper}")).is_ok()
+            && fs::read_to_string(format!("/proc/{sleeper}/stat"))
+                .is_ok_and(|s| !s.contains(") Z "))
+        {
+            assert!(Instant::now() < deadline, "the task's child survived");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }

@@ -448,7 +448,11 @@ impl Running {
                 start_time: Some(self.job.start_time),
                 terminating: self.job.terminating.as_ref().map(|t| t.reason),
             },
-            Request::Signal { signo, scope } => self.signal(signo, scope),
+            Request::Signal {
+                signo,
+                scope,
+                step_pids,
+            } => self.signal(signo, scope, &step_pids),
             Request::Terminate {
                 reason,
                 at_epoch_secs,
@@ -456,7 +460,7 @@ impl Running {
         }
     }
 
-    fn signal(&mut self, signo: i32, scope: SignalScope) -> Response {
+    fn signal(&mut self, signo: i32, scope: SignalScope, step_pids: &[u32]) -> Response {
         if !(1..=libc::SIGRTMAX()).contains(&signo) {
             return Response::Error {
                 message: INVALID_SIGNAL.into(),
@@ -468,12 +472,14 @@ impl Running {
             };
         }
         slog!("delivering signal {signo} to {scope:?}");
-        if matches!(signo, libc::SIGTERM | libc::SIGKILL) {
+        // Signalling only step tasks does not end the job, so it leaves no cancellation line.
+        if matches!(signo, libc::SIGTERM | libc::SIGKILL) && scope != SignalScope::StepTasks {
             self.write_cancel_line(TerminateReason::Cancelled, None);
         }
         let sent = match scope {
             SignalScope::BatchShell => procs::signal_pid(self.job.pid, signo),
             SignalScope::AllProcesses => procs::signal_all(self.job.pid, signo),
+            SignalScope::StepTasks => procs::signal_descendants(step_pids, signo),
         };
         match sent {
             Ok(()) => Response::Ok,
