@@ -53,6 +53,20 @@ impl Parsed {
     }
 }
 
+/// The start every query command shares: parse `args`, print a parse error (exit 1) or, for `-V/--version`,
+/// the version line (exit 0). `Err` holds the status the command ends with.
+pub fn parse_or_finish(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, u8> {
+    let parsed = parse(program, specs, args).map_err(|text| {
+        eprintln!("{text}");
+        1
+    })?;
+    if parsed.has("version") {
+        println!("{}", crate::version_line());
+        return Err(0);
+    }
+    Ok(parsed)
+}
+
 /// Parses `args` (program name excluded); the error is the full stderr text, as getopt prints it.
 pub fn parse(program: &str, specs: &[Spec], args: &[String]) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();

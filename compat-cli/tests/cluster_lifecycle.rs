@@ -376,7 +376,8 @@ fn scancel_pending_running_and_by_signal() {
     let output = cluster.wait_for_file(&out_path, |t| t.contains("CANCELLED AT"));
     cancel_notice(&output, running, &cluster.node, "");
 
-    // -s USR1 reaches a script that traps it; the job goes on and completes normally.
+    // -s USR1 alone reaches only steps' tasks, so a script without steps is left running, as in Slurm; -f -s
+    // USR1 reaches the script, which traps it and completes normally.
     let trapping = cluster.sbatch_in(
         &dir,
         &[
@@ -389,6 +390,10 @@ fn scancel_pending_running_and_by_signal() {
     let trap_path = dir.join(format!("trap-{trapping}.out"));
     cluster.wait_for_file(&trap_path, |t| t.contains("ready"));
     cluster.ok("scancel", &["-s", "USR1", &trapping.to_string()]);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(cluster.job_field(trapping, "JobState"), "RUNNING");
+    assert!(!read(&trap_path).contains("got USR1"));
+    cluster.ok("scancel", &["-f", "-s", "USR1", &trapping.to_string()]);
     assert_eq!(cluster.wait_for_end(trapping, LONG), "COMPLETED");
     let output = read(&trap_path);
     assert!(output.contains("got USR1"), "{output}");

@@ -65,12 +65,16 @@ pub fn to_doc<T: Serialize + DocKind>(value: &T) -> Result<pb::Doc, WireError> {
         kind: T::KIND,
         source,
     })?;
-    Ok(pb::Doc {
+    Ok(doc_of::<T>(json, String::new()))
+}
+
+fn doc_of<T: DocKind>(bytes: Vec<u8>, packed_schema: String) -> pb::Doc {
+    pb::Doc {
         kind: T::KIND.to_string(),
         version: DOC_VERSION,
-        json,
-        packed_schema: String::new(),
-    })
+        json: bytes,
+        packed_schema,
+    }
 }
 
 /// `value` in the packed encoding when the reader announced this build's model (`accept_packed_schema`), else
@@ -86,12 +90,7 @@ pub fn to_doc_for<T: Serialize + DocKind>(
         kind: T::KIND,
         source,
     })?;
-    Ok(pb::Doc {
-        kind: T::KIND.to_string(),
-        version: DOC_VERSION,
-        json: packed,
-        packed_schema: MODEL_SCHEMA.to_string(),
-    })
+    Ok(doc_of::<T>(packed, MODEL_SCHEMA.to_string()))
 }
 
 pub fn from_doc<T: DeserializeOwned + DocKind>(doc: Option<&pb::Doc>) -> Result<T, WireError> {

@@ -40,17 +40,10 @@ const SPECS: &[Spec] = &[
 ];
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse("sinfo", SPECS, args) {
+    let parsed = match getopt::parse_or_finish("sinfo", SPECS, args) {
         Ok(p) => p,
-        Err(text) => {
-            eprintln!("{text}");
-            return 1;
-        }
+        Err(status) => return status,
     };
-    if parsed.has("version") {
-        println!("{}", crate::version_line());
-        return 0;
-    }
     if parsed.has("help") || parsed.has("usage") {
         println!("Usage: sinfo [-adelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]");
         println!("             [-S fields] [-o format] [-O Format] [--json] [--usage] [--help]");

@@ -59,17 +59,10 @@ impl Filters {
 }
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse("sprio", SPECS, args) {
+    let parsed = match getopt::parse_or_finish("sprio", SPECS, args) {
         Ok(p) => p,
-        Err(text) => {
-            eprintln!("{text}");
-            return 1;
-        }
+        Err(status) => return status,
     };
-    if parsed.has("version") {
-        println!("{}", crate::version_line());
-        return 0;
-    }
     if parsed.has("help") || parsed.has("usage") {
         println!("{USAGE}");
         return 0;

@@ -47,17 +47,10 @@ const SPECS: &[Spec] = &[
 ];
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse("squeue", SPECS, args) {
+    let parsed = match getopt::parse_or_finish("squeue", SPECS, args) {
         Ok(p) => p,
-        Err(text) => {
-            eprintln!("{text}");
-            return 1;
-        }
+        Err(status) => return status,
     };
-    if parsed.has("version") {
-        println!("{}", crate::version_line());
-        return 0;
-    }
     if parsed.has("help") || parsed.has("usage") {
         println!("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid] [--json] [-n name]");
         println!("              [-o format] [-O fields] [-p partitions] [--qos qos] [--reservation reservation]");
