@@ -93,7 +93,11 @@ fn listings_are_slim_packed_for_the_same_build_and_filtered_by_job() {
         "0.0.0-other",
     );
     assert!(json.packed_schema.is_empty());
-    assert_eq!(from_doc::<JobList>(Some(&json)).expect("json"), list);
+    // The same records (the answer's clock may have moved on by a second).
+    assert_eq!(
+        from_doc::<JobList>(Some(&json)).expect("json").jobs,
+        list.jobs
+    );
 
     let whole = ask(
         &cluster,
