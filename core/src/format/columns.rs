@@ -47,29 +47,36 @@ impl Cell {
 /// Pads (and maybe truncates) one value like Slurm's `_print_str(str, width, right, cut_output)`: `%Ns` for right
 /// justification, `%.Ns` for left (which truncates even when not cutting), then spaces up to the width.
 pub fn pad(text: &str, width: usize, right: bool, cut: bool) -> String {
+    let mut out = String::with_capacity(width.max(text.len()));
+    pad_into(&mut out, text, width, right, cut);
+    out
+}
+
+/// [`pad`], appending to `out` without building intermediate strings (squeue prints 100,000 lines of them).
+pub fn pad_into(out: &mut String, text: &str, width: usize, right: bool, cut: bool) {
     if width == 0 {
-        return text.to_string();
+        out.push_str(text);
+        return;
     }
     let len = text.chars().count();
-    let mut out = if right {
-        let padded = if len < width {
-            format!("{}{text}", " ".repeat(width - len))
+    if len < width {
+        if right {
+            push_spaces(out, width - len);
+            out.push_str(text);
         } else {
-            text.to_string()
-        };
-        if cut {
-            padded.chars().take(width).collect()
-        } else {
-            padded
+            out.push_str(text);
+            push_spaces(out, width - len);
         }
+    } else if right && !cut {
+        out.push_str(text);
     } else {
-        text.chars().take(width).collect::<String>()
-    };
-    let printed = out.chars().count();
-    if printed < width {
-        out.push_str(&" ".repeat(width - printed));
+        let end = text.char_indices().nth(width).map_or(text.len(), |(i, _)| i);
+        out.push_str(&text[..end]);
     }
-    out
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
 }
 
 /// Renders one line (without the newline) given each field's cell; the closure also gets the column width,
@@ -79,7 +86,7 @@ pub fn render_line<F: Copy>(layout: &Layout<F>, mut value: impl FnMut(F, usize) 
     for column in &layout.columns {
         if let Some(field) = column.field {
             let cell = value(field, column.width);
-            line.push_str(&pad(&cell.text, column.width, column.right, cell.cut));
+            pad_into(&mut line, &cell.text, column.width, column.right, cell.cut);
         }
         line.push_str(&column.suffix);
     }
@@ -205,6 +212,14 @@ pub fn all_letters(upper_suffix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Widths count characters, not bytes, so a multi-byte name is cut between characters.
+    #[test]
+    fn pad_counts_characters() {
+        assert_eq!(pad("\u{e9}\u{6f22}\u{5b57}", 2, false, true), "\u{e9}\u{6f22}");
+        assert_eq!(pad("\u{e9}", 3, true, true), "  \u{e9}");
+        assert_eq!(pad("\u{e9}\u{e9}", 3, false, true), "\u{e9}\u{e9} ");
+    }
 
     #[test]
     fn pad_follows_print_str() {
