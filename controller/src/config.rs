@@ -262,6 +262,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
+        private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
         preempt,
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
