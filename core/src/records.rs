@@ -170,6 +170,14 @@ pub struct PartitionRecord {
     pub allow_groups: Option<String>,
     #[serde(default)]
     pub allow_accounts: Option<String>,
+    /// `DenyAccounts=`; shown instead of `AllowAccounts` when set. Like `AllowAccounts` and the QOS lists, it is
+    /// enforced by Slurm only with accounting (`AccountingStorageEnforce`), which Spur does not have.
+    #[serde(default)]
+    pub deny_accounts: Option<String>,
+    #[serde(default)]
+    pub allow_qos: Option<String>,
+    #[serde(default)]
+    pub deny_qos: Option<String>,
     #[serde(default)]
     pub hidden: bool,
     #[serde(default)]
