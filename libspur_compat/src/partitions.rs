@@ -80,7 +80,9 @@ fn fill_partition(
     let members: Vec<&NodeRecord> = nodes.iter().filter(|n| p.nodes.contains(&n.name)).collect();
     out.allow_accounts = c_string(p.allow_accounts.as_deref().unwrap_or("ALL"));
     out.allow_groups = c_string(p.allow_groups.as_deref().unwrap_or("ALL"));
-    out.allow_qos = c_string("ALL");
+    out.allow_qos = c_string(p.allow_qos.as_deref().unwrap_or("ALL"));
+    out.deny_accounts = c_opt_string(p.deny_accounts.as_deref());
+    out.deny_qos = c_opt_string(p.deny_qos.as_deref());
     out.cluster_name = c_opt_string(Some(cluster).filter(|s| !s.is_empty()));
     out.def_mem_per_cpu = match (p.def_mem_per_cpu_mb, p.def_mem_per_node_mb) {
         (Some(m), _) => m | ffi::MEM_PER_CPU,
