@@ -512,4 +512,33 @@ mod tests {
         .unwrap();
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
     }
+
+    #[test]
+    fn private_data_and_partition_access_lists_reach_the_state() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nPrivateData=usage,JOBS\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=debug Nodes=ALL Default=YES AllowGroups=gpu,ml RootOnly=YES\n\
+                    PartitionName=deny Nodes=ALL DenyAccounts=bad DenyQos=low\n\
+                    PartitionName=qos Nodes=ALL AllowQos=normal\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert!(snapshot.settings.private_jobs);
+        let debug = &snapshot.partitions[0];
+        assert_eq!(debug.allow_groups.as_deref(), Some("gpu,ml"));
+        assert!(debug.root_only);
+        let deny = &snapshot.partitions[1];
+        assert_eq!(deny.deny_accounts.as_deref(), Some("bad"));
+        assert_eq!(deny.deny_qos.as_deref(), Some("low"));
+        assert_eq!(snapshot.partitions[2].allow_qos.as_deref(), Some("normal"));
+        let open = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPrivateData=nodes\nNodeName=n1 CPUs=2\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(
+            !snapshot_of(&open, &GresConf::default())
+                .unwrap()
+                .settings
+                .private_jobs
+        );
+    }
 }
