@@ -20,6 +20,7 @@ as_user() {
 as_user "$out" sbatch -o /dev/null -p grp --wrap true; echo "sbatch grp non-member rc=$?"
 as_user "$out" srun -p grp true; echo "srun grp non-member rc=$?"
 as_user "$out" salloc -p grp true; echo "salloc grp non-member rc=$?"
+as_user "$out" sbatch -o /dev/null -p grp --test-only --wrap true; echo "sbatch --test-only grp non-member rc=$?"
 as_user "$out" sbatch -o /dev/null -p rooto --wrap true; echo "sbatch rooto user rc=$?"
 as_user "$out" srun -p rooto true; echo "srun rooto user rc=$?"
 j=$(as_user "$in" sbatch --parsable -o /dev/null -p grp -H --wrap true)
