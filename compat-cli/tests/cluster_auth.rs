@@ -258,7 +258,7 @@ fn partitions_admit_by_group_and_root_only_and_private_data_hides_jobs() {
     group.add(&alice);
     let cluster = start_cluster(format!(
         "PartitionName=grp Nodes=ALL AllowGroups={}\nPartitionName=rooto Nodes=ALL RootOnly=YES\n\
-         PrivateData=jobs\n",
+         PartitionName=noroot Nodes=ALL DisableRootJobs=YES\nPrivateData=jobs\n",
         group.name
     ));
 
@@ -306,6 +306,13 @@ fn partitions_admit_by_group_and_root_only_and_private_data_hides_jobs() {
     assert_eq!(
         text(&out.stderr),
         "sbatch: error: Batch job submission failed: Access/permission denied\n"
+    );
+    // DisableRootJobs: root's own jobs are refused there (case 322 shows users' are taken).
+    let out = cluster.run("sbatch", &["-p", "noroot", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "sbatch: error: Batch job submission failed: Invalid user id\n"
     );
     let root_job = cluster.sbatch_in(
         &alice.work,

@@ -295,11 +295,12 @@ pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeig
 
 /// slurm.conf lines of a `both --access` run: users see only their own jobs, partition `grp` takes only the
 /// members of group `spurcaseacc` (which the cases create; Slurm learns it on `scontrol reconfigure`), `rooto`
-/// only root's submissions; `acct` and `deny` have account and QOS lists (shown, enforced by neither without
+/// only root's submissions, `noroot` no jobs of root; `acct` and `deny` have account and QOS lists (shown, enforced by neither without
 /// accounting).
 pub const ACCESS_CONF: &str = "PrivateData=jobs\n\
     PartitionName=grp Nodes=ALL MaxTime=INFINITE State=UP AllowGroups=spurcaseacc\n\
     PartitionName=rooto Nodes=ALL MaxTime=INFINITE State=UP RootOnly=YES\n\
+    PartitionName=noroot Nodes=ALL MaxTime=INFINITE State=UP DisableRootJobs=YES\n\
     PartitionName=acct Nodes=ALL MaxTime=INFINITE State=UP AllowAccounts=acc1,acc2 AllowQos=normal\n\
     PartitionName=deny Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=bad DenyQos=low\n";
 

@@ -182,6 +182,9 @@ pub struct PartitionRecord {
     pub hidden: bool,
     #[serde(default)]
     pub root_only: bool,
+    /// `DisableRootJobs=YES` (the partition's, else the cluster's): jobs of uid 0 are refused.
+    #[serde(default)]
+    pub disable_root_jobs: bool,
     #[serde(default)]
     pub oversubscribe: String,
     #[serde(default)]

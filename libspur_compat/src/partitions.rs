@@ -13,6 +13,7 @@ use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, INFINITE
 /// Slurm's partition flag bits (`PART_FLAG_*`).
 const PART_FLAG_DEFAULT: u16 = 1 << 0;
 const PART_FLAG_HIDDEN: u16 = 1 << 1;
+const PART_FLAG_NO_ROOT: u16 = 1 << 2;
 const PART_FLAG_ROOT_ONLY: u16 = 1 << 3;
 /// `SHARED_FORCE`: `OverSubscribe=FORCE` sets this bit on `max_share`.
 const SHARED_FORCE: u16 = 0x8000;
@@ -99,6 +100,9 @@ fn fill_partition(
     }
     if p.root_only {
         flags |= PART_FLAG_ROOT_ONLY;
+    }
+    if p.disable_root_jobs {
+        flags |= PART_FLAG_NO_ROOT;
     }
     out.flags = flags;
     out.grace_time = 0;

@@ -29,6 +29,11 @@ track "$j"
 squeue -h -j "$j" -o "%P %u"
 r=$(submit -o /dev/null -p rooto -H --wrap true)
 squeue -h -j "$r" -o "%P %u"
+sbatch -o /dev/null -p noroot --wrap true; echo "sbatch noroot root rc=$?"
+srun -p noroot true; echo "srun noroot root rc=$?"
+n=$(as_user "$out" sbatch --parsable -o /dev/null -p noroot -H --wrap true)
+track "$n"
+squeue -h -j "$n" -o "%P %u"
 m=$(as_user "$in" sbatch --parsable -o /dev/null -H --wrap true)
 track "$m"
 as_user "$in" scontrol update jobid="$m" partition=grp; echo "member update to grp rc=$?"

@@ -3,6 +3,7 @@
 sinfo -o "%P %g %r"
 scontrol show partition grp
 scontrol show partition rooto
+scontrol show partition noroot | grep -o 'DisableRootJobs=[A-Z]*'
 scontrol -o show partition grp | tr ' ' '\n' | grep -E '^(AllowGroups|AllowAccounts|AllowQos|RootOnly)='
 for p in acct deny; do
     scontrol -o show partition "$p" | tr ' ' '\n' | grep -E '^(Allow|Deny)'

@@ -101,6 +101,7 @@ pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord
         deny_qos: None,
         hidden: false,
         root_only: false,
+        disable_root_jobs: false,
         oversubscribe: "NO".to_string(),
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,

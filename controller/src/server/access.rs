@@ -1,4 +1,4 @@
-//! Partition access (`RootOnly`, `AllowGroups`) and `PrivateData=jobs`, checked where the caller's identity and
+//! Partition access (`RootOnly`, `DisableRootJobs`, `AllowGroups`) and `PrivateData=jobs`, checked where the caller's identity and
 //! the system's group database are at hand; the decisions themselves are `spur_core::auth::rules`.
 
 use nix::unistd::{Group, Uid, User};
@@ -33,6 +33,7 @@ pub fn check_partition(
 ) -> Result<(), PartitionRefusal> {
     rules::partition_access(
         part.root_only,
+        part.disable_root_jobs,
         part.allow_groups.as_deref(),
         submit_uid,
         job_uid,
@@ -45,6 +46,7 @@ pub fn check_partition(
 pub fn submit_error(refusal: PartitionRefusal) -> ApiError {
     ApiError::new(match refusal {
         PartitionRefusal::RootOnly => SlurmErrno::AccessDenied,
+        PartitionRefusal::RootJobs => SlurmErrno::UserIdMissing,
         PartitionRefusal::Group => SlurmErrno::PartitionGroup,
     })
 }

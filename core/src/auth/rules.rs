@@ -32,6 +32,8 @@ pub fn may_issue_token(
 pub enum PartitionRefusal {
     /// `RootOnly=YES` and the caller is neither root nor SlurmUser (`Access/permission denied`).
     RootOnly,
+    /// `DisableRootJobs=YES` and the job would run as root (`Invalid user id`).
+    RootJobs,
     /// `AllowGroups=` names no group of the job's user (`User's group not permitted to use this partition`).
     Group,
 }
@@ -39,9 +41,11 @@ pub enum PartitionRefusal {
 /// Whether a partition takes a job submitted by `submit_uid` to run as `job_uid`. `in_allowed_group` answers
 /// whether the job's user belongs (primary or supplementary) to one of `AllowGroups`; it is asked only when the
 /// partition restricts groups, so the caller can look membership up in the system lazily. Root and SlurmUser
-/// bypass both checks, RootOnly by who submits, the group check by whom the job runs as (as slurmctld does).
+/// bypass RootOnly (by who submits) and the group check (by whom the job runs as), as slurmctld does;
+/// `DisableRootJobs` refuses only jobs that would run as root.
 pub fn partition_access(
     root_only: bool,
+    disable_root_jobs: bool,
     allow_groups: Option<&str>,
     submit_uid: u32,
     job_uid: u32,
@@ -50,6 +54,9 @@ pub fn partition_access(
 ) -> Result<(), PartitionRefusal> {
     if root_only && !is_privileged(submit_uid, slurm_user_uid) {
         return Err(PartitionRefusal::RootOnly);
+    }
+    if disable_root_jobs && job_uid == 0 {
+        return Err(PartitionRefusal::RootJobs);
     }
     let groups: Vec<&str> = match allow_groups {
         None => return Ok(()),
@@ -93,7 +100,8 @@ mod tests {
 
     #[test]
     fn root_only_partitions_take_only_privileged_submitters() {
-        let refuse = |submit, job| partition_access(true, None, submit, job, 64030, |_| true);
+        let refuse =
+            |submit, job| partition_access(true, false, None, submit, job, 64030, |_| true);
         assert_eq!(refuse(1000, 1000), Err(PartitionRefusal::RootOnly));
         assert_eq!(refuse(0, 1000), Ok(()));
         assert_eq!(refuse(64030, 1000), Ok(()));
@@ -102,14 +110,14 @@ mod tests {
     #[test]
     fn allow_groups_asks_membership_of_the_listed_groups() {
         let mut asked = Vec::new();
-        let r = partition_access(false, Some("gpu, ml"), 1000, 1000, 64030, |g| {
+        let r = partition_access(false, false, Some("gpu, ml"), 1000, 1000, 64030, |g| {
             asked = g.iter().map(|s| s.to_string()).collect();
             false
         });
         assert_eq!(r, Err(PartitionRefusal::Group));
         assert_eq!(asked, ["gpu", "ml"]);
         assert_eq!(
-            partition_access(false, Some("gpu"), 1000, 1000, 0, |_| true),
+            partition_access(false, false, Some("gpu"), 1000, 1000, 0, |_| true),
             Ok(())
         );
     }
@@ -118,20 +126,33 @@ mod tests {
     fn privileged_job_users_and_open_partitions_skip_the_group_lookup() {
         let never = |_: &[&str]| -> bool { panic!("membership looked up") };
         assert_eq!(
-            partition_access(false, None, 1000, 1000, 64030, never),
+            partition_access(false, false, None, 1000, 1000, 64030, never),
             Ok(())
         );
         assert_eq!(
-            partition_access(false, Some("ALL"), 1000, 1000, 64030, never),
+            partition_access(false, false, Some("ALL"), 1000, 1000, 64030, never),
             Ok(())
         );
         assert_eq!(
-            partition_access(false, Some("gpu"), 1000, 0, 64030, never),
+            partition_access(false, false, Some("gpu"), 1000, 0, 64030, never),
             Ok(())
         );
         assert_eq!(
-            partition_access(false, Some("gpu"), 0, 64030, 64030, never),
+            partition_access(false, false, Some("gpu"), 0, 64030, 64030, never),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn disable_root_jobs_refuses_only_jobs_of_root() {
+        let check = |job| partition_access(false, true, None, 0, job, 64030, |_| true);
+        assert_eq!(check(0), Err(PartitionRefusal::RootJobs));
+        assert_eq!(check(64030), Ok(()));
+        assert_eq!(check(1000), Ok(()));
+        assert_eq!(
+            partition_access(true, true, None, 1000, 0, 64030, |_| true),
+            Err(PartitionRefusal::RootOnly),
+            "RootOnly is checked first"
         );
     }
 

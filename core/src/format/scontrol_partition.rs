@@ -74,7 +74,8 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
         ),
         format!("AllocNodes=ALL Default={} QoS=N/A", yes_no(part.default)),
         format!(
-            "DefaultTime={default_time} DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden={}",
+            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime=0 Hidden={}",
+            yes_no(part.disable_root_jobs),
             yes_no(part.hidden)
         ),
         format!(

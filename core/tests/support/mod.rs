@@ -234,6 +234,7 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         deny_qos: None,
         hidden: false,
         root_only: false,
+        disable_root_jobs: false,
         oversubscribe: "NO".into(),
         max_mem_per_node_mb: None,
         def_mem_per_cpu_mb: None,
