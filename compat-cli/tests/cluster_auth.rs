@@ -210,6 +210,170 @@ fn users_see_and_change_only_their_own_jobs() {
     cluster.wait_for_state(a_job, "CANCELLED", Duration::from_secs(20));
 }
 
+/// A local group made with groupadd for this test, removed when dropped.
+struct TestGroup {
+    name: String,
+}
+
+impl TestGroup {
+    fn create(tag: &str) -> TestGroup {
+        let name = format!("spurg{}{tag}", std::process::id() % 100_000);
+        let status = Command::new("groupadd")
+            .arg(&name)
+            .status()
+            .expect("groupadd");
+        assert!(status.success(), "groupadd {name}");
+        TestGroup { name }
+    }
+
+    /// Adds `user` as a supplementary member (the way most sites grant partition access).
+    fn add(&self, user: &TestUser) {
+        let status = Command::new("usermod")
+            .args(["-aG", &self.name, &user.name])
+            .status()
+            .expect("usermod");
+        assert!(status.success(), "usermod -aG {} {}", self.name, user.name);
+    }
+}
+
+impl Drop for TestGroup {
+    fn drop(&mut self) {
+        let _ = Command::new("groupdel")
+            .arg(&self.name)
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+#[test]
+fn partitions_admit_by_group_and_root_only_and_private_data_hides_jobs() {
+    if !is_root() {
+        eprintln!("skipped: creating users needs root");
+        return;
+    }
+    // Group and users first: locals drop in reverse, so the cluster goes before userdel and groupdel run.
+    let group = TestGroup::create("p");
+    let alice = TestUser::create("c");
+    let bob = TestUser::create("d");
+    group.add(&alice);
+    let cluster = start_cluster(format!(
+        "PartitionName=grp Nodes=ALL AllowGroups={}\nPartitionName=rooto Nodes=ALL RootOnly=YES\n\
+         PartitionName=noroot Nodes=ALL DisableRootJobs=YES\nPrivateData=jobs\n",
+        group.name
+    ));
+
+    // AllowGroups: a supplementary member may submit there, anyone else gets Slurm's error from each command.
+    let a_job = alice.sbatch(
+        &cluster,
+        &["--parsable", "-p", "grp", "--wrap", "sleep 300"],
+    );
+    let refused = [
+        (
+            "sbatch",
+            vec!["-p", "grp", "--wrap", "true"],
+            "sbatch: error: Batch job submission failed: ",
+        ),
+        (
+            "srun",
+            vec!["-p", "grp", "true"],
+            "srun: error: Unable to allocate resources: ",
+        ),
+        (
+            "salloc",
+            vec!["-p", "grp", "true"],
+            "salloc: error: Job submit/allocate failed: ",
+        ),
+    ];
+    for (command, args, prefix) in refused {
+        let out = bob.run(&cluster, command, &args);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{command}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "{prefix}User's group not permitted to use this partition"
+            )),
+            "{command}: {}",
+            text(&out.stderr)
+        );
+    }
+    // RootOnly: refused to users, taken from root.
+    let out = bob.run(&cluster, "sbatch", &["-p", "rooto", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "sbatch: error: Batch job submission failed: Access/permission denied\n"
+    );
+    // DisableRootJobs: root's own jobs are refused there (case 322 shows users' are taken).
+    let out = cluster.run("sbatch", &["-p", "noroot", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "sbatch: error: Batch job submission failed: Invalid user id\n"
+    );
+    let root_job = cluster.sbatch_in(
+        &alice.work,
+        &["--parsable", "-p", "rooto", "-H", "--wrap", "true"],
+    );
+
+    // Moving a pending job into a partition that would not take it is refused as slurmctld refuses it.
+    let b_job = bob.sbatch(&cluster, &["--parsable", "-H", "--wrap", "true"]);
+    let jobid = format!("jobid={b_job}");
+    for partition in ["partition=grp", "partition=rooto"] {
+        let out = bob.run(&cluster, "scontrol", &["update", &jobid, partition]);
+        assert_eq!(out.status.code(), Some(1), "{partition}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("Requested partition configuration not available now for job {b_job}\n")
+        );
+    }
+    assert_eq!(cluster.job_field(b_job, "Partition"), "debug");
+
+    // PrivateData=jobs: users see only their own jobs, root sees all.
+    let listing = text(&bob.run(&cluster, "squeue", &["-h", "-o", "%i"]).stdout);
+    assert_eq!(
+        listing.split_whitespace().collect::<Vec<_>>(),
+        [b_job.to_string()]
+    );
+    let out = bob.run(&cluster, "scontrol", &["show", "job", &a_job.to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "slurm_load_jobs error: Invalid job id specified\n"
+    );
+    let mine = text(&alice.run(&cluster, "scontrol", &["show", "job"]).stdout);
+    assert!(mine.contains(&format!("JobId={a_job} ")), "{mine}");
+    assert!(!mine.contains(&format!("JobId={b_job} ")), "{mine}");
+    let all = text(&cluster.run("squeue", &["-h", "-o", "%i"]).stdout);
+    for job in [a_job, b_job, root_job] {
+        assert!(
+            all.split_whitespace().any(|j| j == job.to_string()),
+            "{all}"
+        );
+    }
+
+    // What sinfo and scontrol show of the partitions.
+    let parts = text(&cluster.run("sinfo", &["-h", "-o", "%P %g %r"]).stdout);
+    assert!(parts.contains(&format!("grp {} no", group.name)), "{parts}");
+    assert!(parts.contains("rooto all yes"), "{parts}");
+    let shown = text(
+        &cluster
+            .run("scontrol", &["show", "partition", "grp"])
+            .stdout,
+    );
+    assert!(
+        shown.contains(&format!("AllowGroups={} ", group.name)),
+        "{shown}"
+    );
+
+    for job in [a_job, b_job, root_job] {
+        cluster.run("scancel", &[&job.to_string()]);
+    }
+}
+
 /// A credential for `payload` sealed by the cluster's munged as `uid`/`gid` (root may ask munged for that),
 /// through the real `munge` tool.
 fn munge_as(socket: &Path, uid: u32, gid: u32, payload: &[u8], ttl: u32) -> String {

@@ -62,6 +62,9 @@ pub enum Need {
     /// `PriorityType=priority/multifactor` with weights and a second partition (`high`): a run with
     /// `both --priority`.
     Priority,
+    /// `PrivateData=jobs` and the partitions `grp` (`AllowGroups=spurcaseacc`) and `rooto` (`RootOnly=YES`): a run
+    /// with `both --access`.
+    Access,
 }
 
 impl fmt::Display for Need {
@@ -71,6 +74,7 @@ impl fmt::Display for Need {
             Need::Multinode => "multinode",
             Need::Cgroup => "cgroup",
             Need::Priority => "priority",
+            Need::Access => "access",
         })
     }
 }
@@ -265,6 +269,8 @@ pub struct Selection {
     pub cgroup_only: bool,
     /// Only cases that need priority/multifactor (a run on targets started with it).
     pub priority_only: bool,
+    /// Only cases that need partition access rules and `PrivateData=jobs` (a run on targets started with them).
+    pub access_only: bool,
 }
 
 impl Selection {
@@ -279,6 +285,9 @@ impl Selection {
             return false;
         }
         if self.priority_only && !case.spec.needs.contains(&Need::Priority) {
+            return false;
+        }
+        if self.access_only && !case.spec.needs.contains(&Need::Access) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -419,6 +428,7 @@ with = "pid {PID}"
             multinode_only: false,
             cgroup_only: false,
             priority_only: false,
+            access_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -427,6 +437,7 @@ with = "pid {PID}"
             multinode_only: false,
             cgroup_only: false,
             priority_only: false,
+            access_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -435,6 +446,7 @@ with = "pid {PID}"
             multinode_only: false,
             cgroup_only: false,
             priority_only: false,
+            access_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -461,6 +473,17 @@ with = "pid {PID}"
         assert_eq!(
             parse("needs = \"priority\"").unwrap().needs,
             vec![Need::Priority]
+        );
+        let mut g = mk("322-partition-access", false);
+        g.spec.needs = vec![Need::Access];
+        let access = Selection {
+            access_only: true,
+            ..Selection::default()
+        };
+        assert!(!access.matches(&a) && !access.matches(&e) && access.matches(&g));
+        assert_eq!(
+            parse("needs = \"access\"").unwrap().needs,
+            vec![Need::Access]
         );
     }
 }

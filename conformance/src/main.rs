@@ -51,6 +51,10 @@ struct CaseArgs {
     /// with the multifactor weights and the `high` partition of `PRIORITY_CONF`.
     #[arg(long, conflicts_with = "cgroup")]
     priority: bool,
+    /// Only the cases that need partition access rules (`needs = "access"`); with `both`, the targets are started
+    /// with the `PrivateData` and partitions of `ACCESS_CONF`.
+    #[arg(long, conflicts_with_all = ["cgroup", "priority"])]
+    access: bool,
 }
 
 impl CaseArgs {
@@ -61,6 +65,7 @@ impl CaseArgs {
             multinode_only: self.multinode,
             cgroup_only: self.cgroup,
             priority_only: self.priority,
+            access_only: self.access,
         }
     }
 }
@@ -288,6 +293,17 @@ pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeig
     PartitionName=high Nodes=ALL MaxTime=INFINITE State=UP PriorityJobFactor=10 PriorityTier=2\n\
     PartitionName=low Nodes=ALL MaxTime=INFINITE State=UP PreemptMode=CANCEL\n";
 
+/// slurm.conf lines of a `both --access` run: users see only their own jobs, partition `grp` takes only the
+/// members of group `spurcaseacc` (which the cases create; Slurm learns it on `scontrol reconfigure`), `rooto`
+/// only root's submissions, `noroot` no jobs of root; `acct` and `deny` have account and QOS lists (shown, enforced by neither without
+/// accounting).
+pub const ACCESS_CONF: &str = "PrivateData=jobs\n\
+    PartitionName=grp Nodes=ALL MaxTime=INFINITE State=UP AllowGroups=spurcaseacc\n\
+    PartitionName=rooto Nodes=ALL MaxTime=INFINITE State=UP RootOnly=YES\n\
+    PartitionName=noroot Nodes=ALL MaxTime=INFINITE State=UP DisableRootJobs=YES\n\
+    PartitionName=acct Nodes=ALL MaxTime=INFINITE State=UP AllowAccounts=acc1,acc2 AllowQos=normal\n\
+    PartitionName=deny Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=bad DenyQos=low\n";
+
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {
     nodes: Option<u32>,
@@ -312,6 +328,8 @@ fn both(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path) -> Result<E
             CGROUP_CONF
         } else if cases.priority {
             PRIORITY_CONF
+        } else if cases.access {
+            ACCESS_CONF
         } else {
             ""
         };

@@ -114,7 +114,12 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
         out: &out,
         env: &env,
         facts: &facts,
-        provided: provided_needs(nodes, confines_jobs(&env), multifactor(&env)),
+        provided: provided_needs(
+            nodes,
+            confines_jobs(&env),
+            multifactor(&env),
+            private_jobs(&env),
+        ),
         total: cases.len(),
         done: AtomicUsize::new(0),
         shared_cluster: opts.shared_cluster,
@@ -160,8 +165,9 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
 }
 
 /// What a target with `nodes` nodes offers: both targets have fake GPUs; `multinode` takes enough nodes;
-/// `cgroup` a target whose slurm.conf enables task/cgroup; `priority` one with priority/multifactor.
-fn provided_needs(nodes: usize, cgroup: bool, multifactor: bool) -> Vec<Need> {
+/// `cgroup` a target whose slurm.conf enables task/cgroup; `priority` one with priority/multifactor; `access` one
+/// with `PrivateData=jobs` (the sign of `ACCESS_CONF`).
+fn provided_needs(nodes: usize, cgroup: bool, multifactor: bool, private_jobs: bool) -> Vec<Need> {
     let mut provided = vec![Need::Gpu];
     if nodes >= MULTINODE_MIN_NODES {
         provided.push(Need::Multinode);
@@ -171,6 +177,9 @@ fn provided_needs(nodes: usize, cgroup: bool, multifactor: bool) -> Vec<Need> {
     }
     if multifactor {
         provided.push(Need::Priority);
+    }
+    if private_jobs {
+        provided.push(Need::Access);
     }
     provided
 }
@@ -192,6 +201,12 @@ fn confines_jobs(env: &[(String, String)]) -> bool {
 /// Whether the target's slurm.conf has `PriorityType=priority/multifactor`.
 fn multifactor(env: &[(String, String)]) -> bool {
     last_value(&target_conf(env), "PriorityType").is_some_and(|v| v == "priority/multifactor")
+}
+
+/// Whether the target's slurm.conf has `PrivateData` with `jobs`.
+fn private_jobs(env: &[(String, String)]) -> bool {
+    last_value(&target_conf(env), "PrivateData")
+        .is_some_and(|v| v.split(',').any(|w| w.trim().eq_ignore_ascii_case("jobs")))
 }
 
 fn task_cgroup_in(slurm_conf: &str) -> bool {
@@ -639,19 +654,23 @@ mod tests {
     fn multinode_needs_three_distinct_nodes() {
         assert_eq!(count_nodes("n1\nn2\nn1\n\nn3\n"), 3);
         assert_eq!(count_nodes(""), 0);
-        assert_eq!(provided_needs(1, false, false), vec![Need::Gpu]);
-        assert_eq!(provided_needs(2, false, false), vec![Need::Gpu]);
+        assert_eq!(provided_needs(1, false, false, false), vec![Need::Gpu]);
+        assert_eq!(provided_needs(2, false, false, false), vec![Need::Gpu]);
         assert_eq!(
-            provided_needs(3, false, false),
+            provided_needs(3, false, false, false),
             vec![Need::Gpu, Need::Multinode]
         );
         assert_eq!(
-            provided_needs(1, true, false),
+            provided_needs(1, true, false, false),
             vec![Need::Gpu, Need::Cgroup]
         );
         assert_eq!(
-            provided_needs(1, false, true),
+            provided_needs(1, false, true, false),
             vec![Need::Gpu, Need::Priority]
+        );
+        assert_eq!(
+            provided_needs(1, false, false, true),
+            vec![Need::Gpu, Need::Access]
         );
         assert_eq!(
             last_value(

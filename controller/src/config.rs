@@ -225,7 +225,13 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .partitions
         .iter()
         .filter(|p| !p.name.eq_ignore_ascii_case("DEFAULT"))
-        .map(|p| partition_of(p, &all_names))
+        .map(|p| {
+            partition_of(
+                p,
+                &all_names,
+                conf.get_bool("DisableRootJobs").unwrap_or(false),
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it).
     let preempt = preemption(conf);
@@ -262,6 +268,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         cluster_name: conf.cluster_name().unwrap_or("cluster").to_string(),
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
+        private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
         preempt,
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
@@ -380,7 +387,12 @@ fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
     )
 }
 
-fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionRecord, ConfigError> {
+/// `disable_root_jobs`: the cluster's `DisableRootJobs`, which a partition without its own takes.
+fn partition_of(
+    p: &PartitionConf,
+    all_nodes: &[String],
+    disable_root_jobs: bool,
+) -> Result<PartitionRecord, ConfigError> {
     let nodes_expr = p.nodes.clone().unwrap_or_default();
     let nodes = if nodes_expr.eq_ignore_ascii_case("ALL") {
         all_nodes.to_vec()
@@ -413,8 +425,12 @@ fn partition_of(p: &PartitionConf, all_nodes: &[String]) -> Result<PartitionReco
         priority_job_factor: u32::from(p.priority_job_factor),
         allow_groups: p.allow_groups.clone(),
         allow_accounts: p.allow_accounts.clone(),
+        deny_accounts: p.deny_accounts.clone(),
+        allow_qos: p.allow_qos.clone(),
+        deny_qos: p.deny_qos.clone(),
         hidden: p.hidden,
         root_only: p.root_only,
+        disable_root_jobs: p.disable_root_jobs.unwrap_or(disable_root_jobs),
         oversubscribe: format!("{:?}", p.over_subscribe).to_ascii_uppercase(),
         max_mem_per_node_mb: match p.max_mem {
             Some(MemPer::Node(mb)) => Some(mb),
@@ -507,5 +523,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
+    }
+
+    #[test]
+    fn private_data_and_partition_access_lists_reach_the_state() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nPrivateData=usage,JOBS\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=debug Nodes=ALL Default=YES AllowGroups=gpu,ml RootOnly=YES\n\
+                    DisableRootJobs=YES\nPartitionName=roots Nodes=ALL DisableRootJobs=NO\n\
+                    PartitionName=deny Nodes=ALL DenyAccounts=bad DenyQos=low\n\
+                    PartitionName=qos Nodes=ALL AllowQos=normal\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert!(snapshot.settings.private_jobs);
+        let debug = &snapshot.partitions[0];
+        assert_eq!(debug.allow_groups.as_deref(), Some("gpu,ml"));
+        assert!(debug.root_only);
+        assert!(debug.disable_root_jobs, "the cluster's DisableRootJobs");
+        assert!(
+            !snapshot.partitions[1].disable_root_jobs,
+            "the partition's own"
+        );
+        let deny = &snapshot.partitions[2];
+        assert_eq!(deny.deny_accounts.as_deref(), Some("bad"));
+        assert_eq!(deny.deny_qos.as_deref(), Some("low"));
+        assert_eq!(snapshot.partitions[3].allow_qos.as_deref(), Some("normal"));
+        let open = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nPrivateData=nodes\nNodeName=n1 CPUs=2\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(
+            !snapshot_of(&open, &GresConf::default())
+                .unwrap()
+                .settings
+                .private_jobs
+        );
     }
 }

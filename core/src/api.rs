@@ -42,6 +42,8 @@ pub enum SlurmErrno {
     JobNotSuspended,
     /// ESLURM_PRIO_RESET: what a user who lowers their own job's priority gets (they may change nice instead).
     PrioReset,
+    /// ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP: the partition's `AllowGroups` excludes the job's user.
+    PartitionGroup,
 }
 
 impl SlurmErrno {
@@ -77,6 +79,7 @@ impl SlurmErrno {
             SlurmErrno::NotTopPriority => 2013,
             SlurmErrno::ZeroBytes => 5005,
             SlurmErrno::PrioReset => 2095,
+            SlurmErrno::PartitionGroup => 2003,
         }
     }
 
@@ -123,6 +126,7 @@ impl SlurmErrno {
             SlurmErrno::PrioReset => {
                 "Changes to job priority are not persistent, change nice instead"
             }
+            SlurmErrno::PartitionGroup => "User's group not permitted to use this partition",
         }
     }
 
@@ -131,7 +135,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 29] = [
+const ALL_ERRNOS: [SlurmErrno; 30] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -161,6 +165,7 @@ const ALL_ERRNOS: [SlurmErrno; 29] = [
     SlurmErrno::UnexpectedMessage,
     SlurmErrno::JobNotSuspended,
     SlurmErrno::PrioReset,
+    SlurmErrno::PartitionGroup,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.

@@ -170,10 +170,21 @@ pub struct PartitionRecord {
     pub allow_groups: Option<String>,
     #[serde(default)]
     pub allow_accounts: Option<String>,
+    /// `DenyAccounts=`; shown instead of `AllowAccounts` when set. Like `AllowAccounts` and the QOS lists, it is
+    /// enforced by Slurm only with accounting (`AccountingStorageEnforce`), which Spur does not have.
+    #[serde(default)]
+    pub deny_accounts: Option<String>,
+    #[serde(default)]
+    pub allow_qos: Option<String>,
+    #[serde(default)]
+    pub deny_qos: Option<String>,
     #[serde(default)]
     pub hidden: bool,
     #[serde(default)]
     pub root_only: bool,
+    /// `DisableRootJobs=YES` (the partition's, else the cluster's): jobs of uid 0 are refused.
+    #[serde(default)]
+    pub disable_root_jobs: bool,
     #[serde(default)]
     pub oversubscribe: String,
     #[serde(default)]

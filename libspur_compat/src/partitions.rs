@@ -13,6 +13,7 @@ use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, INFINITE
 /// Slurm's partition flag bits (`PART_FLAG_*`).
 const PART_FLAG_DEFAULT: u16 = 1 << 0;
 const PART_FLAG_HIDDEN: u16 = 1 << 1;
+const PART_FLAG_NO_ROOT: u16 = 1 << 2;
 const PART_FLAG_ROOT_ONLY: u16 = 1 << 3;
 /// `SHARED_FORCE`: `OverSubscribe=FORCE` sets this bit on `max_share`.
 const SHARED_FORCE: u16 = 0x8000;
@@ -80,7 +81,9 @@ fn fill_partition(
     let members: Vec<&NodeRecord> = nodes.iter().filter(|n| p.nodes.contains(&n.name)).collect();
     out.allow_accounts = c_string(p.allow_accounts.as_deref().unwrap_or("ALL"));
     out.allow_groups = c_string(p.allow_groups.as_deref().unwrap_or("ALL"));
-    out.allow_qos = c_string("ALL");
+    out.allow_qos = c_string(p.allow_qos.as_deref().unwrap_or("ALL"));
+    out.deny_accounts = c_opt_string(p.deny_accounts.as_deref());
+    out.deny_qos = c_opt_string(p.deny_qos.as_deref());
     out.cluster_name = c_opt_string(Some(cluster).filter(|s| !s.is_empty()));
     out.def_mem_per_cpu = match (p.def_mem_per_cpu_mb, p.def_mem_per_node_mb) {
         (Some(m), _) => m | ffi::MEM_PER_CPU,
@@ -97,6 +100,9 @@ fn fill_partition(
     }
     if p.root_only {
         flags |= PART_FLAG_ROOT_ONLY;
+    }
+    if p.disable_root_jobs {
+        flags |= PART_FLAG_NO_ROOT;
     }
     out.flags = flags;
     out.grace_time = 0;

@@ -13,6 +13,7 @@ use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::listing::{self, JobListRef};
 use spur_core::wire::{from_doc, pb, to_doc, to_doc_for};
 
+use super::access;
 use super::auth::Authenticator;
 use super::{error_reply, reply};
 use crate::runtime::Controller;
@@ -40,6 +41,7 @@ impl ApiService {
         // The job runs as whoever the credential proves; the body's `Caller` and spec ids are not believed.
         submit.spec.user_id = identity.uid;
         submit.spec.group_id = identity.gid;
+        self.check_partition_access(identity, &submit.spec)?;
         if submit.test_only {
             return self.test_only(&submit);
         }
@@ -79,6 +81,60 @@ impl ApiService {
         })
     }
 
+    /// RootOnly and AllowGroups of the partition the job would go to; a partition that does not resolve is
+    /// left to the state machine, which reports it as slurmctld does.
+    fn check_partition_access(
+        &self,
+        identity: &Identity,
+        spec: &spur_core::job::JobSpec,
+    ) -> Result<(), ApiError> {
+        let part = self.controller.state.read(|state| {
+            state
+                .resolve_partition(spec)
+                .ok()
+                .and_then(|name| state.partition(&name).cloned())
+        });
+        match part {
+            Some(part) => {
+                access::check_partition(&part, identity.uid, spec.user_id, self.auth.slurm_user_uid)
+                    .map_err(access::submit_error)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `scontrol update JobId=... Partition=`: the new partition must take the job as a submission would. Only
+    /// checked for a pending job its caller may change; every other case is the state machine's to answer.
+    fn check_partition_move(
+        &self,
+        identity: &Identity,
+        control: &ControlRequest,
+    ) -> Result<(), ApiError> {
+        let ControlRequest::UpdateJob { job, update } = control else {
+            return Ok(());
+        };
+        let Some(partition) = &update.partition else {
+            return Ok(());
+        };
+        let target = self.controller.state.read(|state| {
+            let part = state.partition(partition).cloned()?;
+            let owner = state
+                .jobs
+                .get(&job.job_id)
+                .filter(|j| j.state == spur_core::states::JobBaseState::Pending)
+                .map(|j| j.spec.user_id)?;
+            Some((part, owner))
+        });
+        let Some((part, owner)) = target else {
+            return Ok(());
+        };
+        if owner != identity.uid && !self.auth.is_privileged(identity.uid) {
+            return Ok(());
+        }
+        access::check_partition(&part, identity.uid, owner, self.auth.slurm_user_uid)
+            .map_err(|_| ApiError::new(SlurmErrno::RequestedPartConfigUnavailable))
+    }
+
     /// `--test-only`: where and when the job would start now, without submitting it.
     fn test_only(&self, submit: &SubmitRequest) -> Result<SubmitReply, ApiError> {
         let now = self.controller.now();
@@ -96,7 +152,7 @@ impl ApiService {
     fn query_doc(&self, identity: &Identity, request: pb::ApiRequest) -> Result<pb::Doc, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
         if let Query::JobListing(listing) = &query {
-            return self.job_listing(listing, &request.accept_packed_schema);
+            return self.job_listing(identity, listing, &request.accept_packed_schema);
         }
         let reply = self.query(identity, query)?;
         to_doc(&reply).map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
@@ -104,13 +160,20 @@ impl ApiService {
 
     /// Encodes the listing while reading the state, so records are borrowed rather than cloned; only jobs whose
     /// dependency text must be evaluated are copied.
-    fn job_listing(&self, listing: &JobListing, accept_packed: &str) -> Result<pb::Doc, ApiError> {
+    fn job_listing(
+        &self,
+        identity: &Identity,
+        listing: &JobListing,
+        accept_packed: &str,
+    ) -> Result<pb::Doc, ApiError> {
         let now = self.controller.now();
         self.controller.state.read(|state| {
             let jobs = state
                 .jobs
                 .values()
-                .filter(|job| listing.selects(job))
+                .filter(|job| {
+                    listing.selects(job) && self.may_see(state, identity, job.spec.user_id)
+                })
                 .map(|job| match job.spec.dependency.as_deref() {
                     None => Cow::Borrowed(job),
                     Some(dep) => {
@@ -145,6 +208,7 @@ impl ApiService {
                 jobs: state
                     .jobs
                     .values()
+                    .filter(|job| self.may_see(state, identity, job.spec.user_id))
                     .map(|job| {
                         let mut job = job.clone();
                         job.dependency_status = job
@@ -176,7 +240,10 @@ impl ApiService {
                     .priority
                     .as_ref()
                     .map(|weights| scheduler::priority::factor_rows(state, weights, now))
-                    .unwrap_or_default(),
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|row| self.may_see(state, identity, row.user_id))
+                    .collect(),
                 weights: state.settings.priority.clone(),
                 now,
             },
@@ -260,6 +327,7 @@ impl ApiService {
         request: pb::ApiRequest,
     ) -> Result<ControlReply, ApiError> {
         let control: ControlRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        self.check_partition_move(identity, &control)?;
         let caller_uid = identity.uid;
         let now = self.controller.now();
         let applied = self
@@ -278,6 +346,21 @@ impl ApiService {
 }
 
 impl ApiService {
+    /// `PrivateData=jobs`: whether the caller may see a job of `owner_uid`.
+    fn may_see(
+        &self,
+        state: &crate::state::ClusterState,
+        identity: &Identity,
+        owner_uid: u32,
+    ) -> bool {
+        rules::may_see_job(
+            state.settings.private_jobs,
+            identity.uid,
+            owner_uid,
+            self.auth.slurm_user_uid,
+        )
+    }
+
     fn identify(
         &self,
         request: &Request<pb::ApiRequest>,

@@ -2,6 +2,7 @@
 //! controllers' calls (`RaftPeer`). Requests are decoded
 //! into spur-core documents, turned into commands, committed, and answered with Slurm's errno on failure.
 
+mod access;
 mod agent_link;
 mod api;
 mod auth;

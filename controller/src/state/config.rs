@@ -39,6 +39,9 @@ pub struct Settings {
     /// `PreemptType=preempt/partition_prio` with the cluster's `PreemptMode`; `None`: no preemption.
     #[serde(default)]
     pub preempt: Option<spur_core::records::PreemptMode>,
+    /// `PrivateData=jobs`: users other than root and SlurmUser see only their own jobs.
+    #[serde(default)]
+    pub private_jobs: bool,
 }
 
 /// `SchedulerType=sched/backfill` (the default) or `sched/builtin`, and the `bf_*` options that shape the pass.
@@ -84,6 +87,7 @@ impl Default for Settings {
             cluster_name: "cluster".to_string(),
             kill_invalid_depend: false,
             enable_user_top: false,
+            private_jobs: false,
             preempt: None,
             backfill: BackfillSettings::default(),
             priority: None,

@@ -106,7 +106,7 @@ impl ClusterState {
         spec
     }
 
-    fn resolve_partition(&self, spec: &JobSpec) -> Result<String, ApiError> {
+    pub(crate) fn resolve_partition(&self, spec: &JobSpec) -> Result<String, ApiError> {
         match &spec.partition {
             Some(name) => {
                 // `-p a,b` names candidates; Spur places the job in the first one that exists.

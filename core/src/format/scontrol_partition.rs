@@ -66,10 +66,16 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
     };
     let lines = [
         format!("PartitionName={}", part.name),
-        format!("AllowGroups={} AllowAccounts={} AllowQos=ALL", all(&part.allow_groups), all(&part.allow_accounts)),
+        format!(
+            "AllowGroups={} {} {}",
+            all(&part.allow_groups),
+            allow_or_deny("Accounts", &part.allow_accounts, &part.deny_accounts),
+            allow_or_deny("Qos", &part.allow_qos, &part.deny_qos)
+        ),
         format!("AllocNodes=ALL Default={} QoS=N/A", yes_no(part.default)),
         format!(
-            "DefaultTime={default_time} DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden={}",
+            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime=0 Hidden={}",
+            yes_no(part.disable_root_jobs),
             yes_no(part.hidden)
         ),
         format!(
@@ -100,6 +106,14 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
     out
 }
 
+/// Slurm shows a partition's deny list in place of its allow list when one is set (the two exclude each other).
+fn allow_or_deny(what: &str, allow: &Option<String>, deny: &Option<String>) -> String {
+    match deny {
+        Some(deny) => format!("Deny{what}={deny}"),
+        None => format!("Allow{what}={}", allow.as_deref().unwrap_or("ALL")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +129,8 @@ mod tests {
         p.def_mem_per_cpu_mb = Some(1024);
         p.max_mem_per_node_mb = Some(8000);
         p.allow_groups = Some("users".into());
+        p.deny_accounts = Some("guests".into());
+        p.allow_qos = Some("normal".into());
         p.state = PartitionState::Drain;
         p.oversubscribe = "FORCE:4".into();
         let mut outside = node("n3");
@@ -122,7 +138,7 @@ mod tests {
         let out = render(&[p], &[node("n1"), node("n2"), outside], false, &ctx());
         assert_eq!(
             out,
-            "PartitionName=gpu\n   AllowGroups=users AllowAccounts=ALL AllowQos=ALL\n   AllocNodes=ALL Default=NO QoS=N/A\n   \
+            "PartitionName=gpu\n   AllowGroups=users DenyAccounts=guests AllowQos=normal\n   AllocNodes=ALL Default=NO QoS=N/A\n   \
              DefaultTime=00:30:00 DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n   \
              MaxNodes=2 MaxTime=01:00:00 MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n   Nodes=n[1-2]\n   \
              PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=FORCE:4\n   \
