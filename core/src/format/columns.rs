@@ -70,7 +70,10 @@ pub fn pad_into(out: &mut String, text: &str, width: usize, right: bool, cut: bo
     } else if right && !cut {
         out.push_str(text);
     } else {
-        let end = text.char_indices().nth(width).map_or(text.len(), |(i, _)| i);
+        let end = text
+            .char_indices()
+            .nth(width)
+            .map_or(text.len(), |(i, _)| i);
         out.push_str(&text[..end]);
     }
 }
@@ -216,7 +219,10 @@ mod tests {
     /// Widths count characters, not bytes, so a multi-byte name is cut between characters.
     #[test]
     fn pad_counts_characters() {
-        assert_eq!(pad("\u{e9}\u{6f22}\u{5b57}", 2, false, true), "\u{e9}\u{6f22}");
+        assert_eq!(
+            pad("\u{e9}\u{6f22}\u{5b57}", 2, false, true),
+            "\u{e9}\u{6f22}"
+        );
         assert_eq!(pad("\u{e9}", 3, true, true), "  \u{e9}");
         assert_eq!(pad("\u{e9}\u{e9}", 3, false, true), "\u{e9}\u{e9} ");
     }
