@@ -113,17 +113,30 @@ async fn persist_snapshot(
         .map_err(|e| StorageIOError::write_snapshot(signature, &e).into())
 }
 
+/// A snapshot of 100,000 jobs passes through several buffers of a hundred MB or more (encoding, envelope, the
+/// store's copy) that are freed at once; glibc keeps such memory mapped in its heap, so the controller's RSS would
+/// stay at the peak. Giving it back keeps RSS close to what the state needs.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the kernel; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 impl<A: AppStateMachine> RaftSnapshotBuilder<TypeConfig<A>> for SnapshotBuilder<A> {
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig<A>>, StorageError<u64>> {
         let app_bytes = std::mem::replace(&mut self.app_bytes, Err("already built".into()))
             .map_err(|msg| StorageIOError::read_state_machine(&StoreError::App(msg)))?;
         let data = codec::wrap_snapshot_data(self.next_seq, &app_bytes);
+        drop(app_bytes);
         let meta = SnapshotMeta {
             last_log_id: self.last_applied,
             last_membership: self.membership.clone(),
             snapshot_id: snapshot_id(self.last_applied.as_ref()),
         };
         persist_snapshot(&self.store, &meta, data.clone()).await?;
+        release_freed_memory();
         Ok(Snapshot {
             meta,
             snapshot: Box::new(Cursor::new(data)),

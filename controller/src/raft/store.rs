@@ -63,10 +63,17 @@ pub(crate) struct StoreHandle {
     tx: mpsc::Sender<Op>,
 }
 
+/// redb's page cache. Its default (1 GiB) kept every log entry and snapshot page written since start in memory:
+/// with 100,000 jobs that was more than the whole job state. The log is read back only to replicate to a lagging
+/// follower or to restart, so a small cache costs nothing on the submit path.
+const STORE_CACHE_BYTES: usize = 32 << 20;
+
 impl Store {
     /// Opens (creating if needed) the database at `path` and starts its writer thread.
     pub(crate) fn open(path: &Path) -> Result<Self, redb::Error> {
-        let db = Database::create(path)?;
+        let db = Database::builder()
+            .set_cache_size(STORE_CACHE_BYTES)
+            .create(path)?;
         init_tables(&db)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
