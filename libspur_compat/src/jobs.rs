@@ -205,8 +205,8 @@ pub unsafe fn free_job_fields(j: &mut job_info_t) {
     }
 }
 
-/// Builds a malloc'd `job_info_msg_t` holding `jobs`.
-pub fn job_info_msg(jobs: &[JobRecord], now: i64, show_flags: u16) -> *mut job_info_msg_t {
+/// Builds a malloc'd `job_info_msg_t` holding `jobs`; the records are kept (not copied) for the print helpers.
+pub fn job_info_msg(jobs: Vec<JobRecord>, now: i64, show_flags: u16) -> *mut job_info_msg_t {
     let cluster = client::load_conf()
         .and_then(|c| c.get_str("ClusterName").map(str::to_string))
         .unwrap_or_default();
@@ -230,12 +230,7 @@ pub fn job_info_msg(jobs: &[JobRecord], now: i64, show_flags: u16) -> *mut job_i
         (*msg).record_count = jobs.len() as u32;
         (*msg).job_array = array;
     }
-    crate::print::remember(
-        array,
-        jobs.len(),
-        crate::print::Records::Jobs(jobs.to_vec()),
-        now,
-    );
+    crate::print::remember(array, jobs.len(), crate::print::Records::Jobs(jobs), now);
     msg
 }
 
@@ -245,9 +240,7 @@ fn deliver(
     jobs: Result<(Vec<JobRecord>, i64), CallError>,
     show_flags: u16,
 ) -> c_int {
-    ffi::deliver_message(out, jobs, |(jobs, now)| {
-        job_info_msg(&jobs, now, show_flags)
-    })
+    ffi::deliver_message(out, jobs, |(jobs, now)| job_info_msg(jobs, now, show_flags))
 }
 
 /// # Safety

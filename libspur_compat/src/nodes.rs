@@ -96,7 +96,7 @@ unsafe fn free_node_fields(n: &mut node_info_t) {
     }
 }
 
-pub fn node_info_msg(nodes: &[NodeRecord], now: i64) -> *mut node_info_msg_t {
+pub fn node_info_msg(nodes: Vec<NodeRecord>, now: i64) -> *mut node_info_msg_t {
     let cluster = client::load_conf()
         .and_then(|c| c.get_str("ClusterName").map(str::to_string))
         .unwrap_or_default();
@@ -119,12 +119,7 @@ pub fn node_info_msg(nodes: &[NodeRecord], now: i64) -> *mut node_info_msg_t {
         (*msg).record_count = nodes.len() as u32;
         (*msg).node_array = array;
     }
-    crate::print::remember(
-        array,
-        nodes.len(),
-        crate::print::Records::Nodes(nodes.to_vec()),
-        now,
-    );
+    crate::print::remember(array, nodes.len(), crate::print::Records::Nodes(nodes), now);
     msg
 }
 
@@ -132,7 +127,7 @@ fn deliver(
     resp: *mut *mut node_info_msg_t,
     nodes: Result<(Vec<NodeRecord>, i64), CallError>,
 ) -> c_int {
-    ffi::deliver_message(resp, nodes, |(nodes, now)| node_info_msg(&nodes, now))
+    ffi::deliver_message(resp, nodes, |(nodes, now)| node_info_msg(nodes, now))
 }
 
 /// # Safety
