@@ -10,7 +10,9 @@ use spur_core::api::SignalScope;
 use spur_core::env::{batch_environment, BatchEnvContext};
 use spur_core::isolation::parse_cpu_list;
 use spur_core::job::JobRecord;
+use spur_core::step_launch::NodeStepLaunch;
 use spur_stepd::protocol::{self, LaunchSpec, Outcome, Request, PROTOCOL_VERSION};
+use spur_stepd::step_tasks::StepSupervisorSpec;
 
 use crate::isolation::Isolation;
 use crate::users::UserInfo;
@@ -251,6 +253,31 @@ impl JobSpool {
                 .as_ref()
                 .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
         }
+    }
+
+    /// Starts the supervisor of this node's tasks of an srun step. Its log lives in `<spool>/steps/`, outside
+    /// the job directories (which only the batch step's node has).
+    pub fn launch_step(
+        &self,
+        launch: &NodeStepLaunch,
+        user: &UserInfo,
+    ) -> Result<u32, LaunchError> {
+        let dir = self.root.join("steps");
+        std::fs::create_dir_all(&dir).map_err(|source| LaunchError::Prepare {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let log = dir.join(format!("job{:05}.{}.log", launch.job_id, launch.step_id));
+        let spec = StepSupervisorSpec {
+            launch: launch.clone(),
+            groups: user.supplementary_gids.clone(),
+            node_name: self.node_name.clone(),
+        };
+        Ok(spur_stepd::client::launch_step(
+            &spec,
+            &self.stepd_binary,
+            &log,
+        )?)
     }
 
     pub fn signal(&self, job_id: u32, signal: i32, scope: SignalScope, step_pids: &[u32]) {

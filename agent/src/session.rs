@@ -235,6 +235,23 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.terminate(job_id, reason, at)).await?;
         }
+        ControllerToAgent::LaunchStep { launch } => {
+            let worker = agent.clone();
+            let (job_id, step_id) = (launch.job_id, launch.step_id);
+            let started = tokio::task::spawn_blocking(move || {
+                let user = users::lookup(launch.uid, launch.gid).map_err(|e| e.to_string())?;
+                worker
+                    .spool
+                    .launch_step(&launch, &user)
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            // srun notices a supervisor that never calls and gives up on the step itself.
+            match started {
+                Ok(pid) => tracing::info!(job_id, step_id, pid, "step tasks started"),
+                Err(message) => tracing::warn!(job_id, step_id, "step launch failed: {message}"),
+            }
+        }
         ControllerToAgent::FinishedAck { job_id } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.forget(job_id)).await?;

@@ -267,6 +267,12 @@ impl Controller {
                     };
                     self.send(node, message).await;
                 }
+                Effect::LaunchStep { node, launch } => {
+                    let message = ControllerToAgent::LaunchStep {
+                        launch: launch.clone(),
+                    };
+                    self.send(node, message).await;
+                }
                 Effect::AckFinished { node, job_id } => {
                     self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id })
                         .await;

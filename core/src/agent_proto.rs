@@ -113,4 +113,8 @@ pub enum ControllerToAgent {
     Rejected {
         message: String,
     },
+    /// Start a step's tasks on this node under a step supervisor that connects back to the step's srun.
+    LaunchStep {
+        launch: Box<crate::step_launch::NodeStepLaunch>,
+    },
 }

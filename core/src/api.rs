@@ -418,6 +418,10 @@ pub enum ControlRequest {
         srun_host: String,
         #[serde(default)]
         srun_pid: u32,
+        /// Tasks to start through the nodes' agents (a step on other nodes than srun's own); `None` when srun
+        /// runs the tasks itself.
+        #[serde(default)]
+        launch: Option<Box<crate::step_launch::StepLaunch>>,
     },
     /// `scontrol suspend`: the job's processes are stopped, its run time and time limit stand still.
     Suspend {

@@ -22,6 +22,8 @@ pub mod records;
 pub mod states;
 pub mod step;
 pub mod step_exit;
+pub mod step_launch;
+pub mod step_layout;
 pub mod submit;
 pub mod values;
 #[cfg(feature = "grpc")]

@@ -79,6 +79,50 @@ pub fn launch(job_dir: &Path, spec: &LaunchSpec, stepd_binary: &Path) -> Result<
     files::read_pid_file(job_dir).ok_or_else(|| ClientError::NoPid(job_dir.to_path_buf()))
 }
 
+/// Starts `stepd_binary --step` for one node's tasks of an srun step, its log going to `log_path`; it runs in a
+/// process group of its own, so it outlives the agent, which only reaps it. Returns the supervisor's pid.
+pub fn launch_step(
+    spec: &crate::step_tasks::StepSupervisorSpec,
+    stepd_binary: &Path,
+    log_path: &Path,
+) -> Result<u32, ClientError> {
+    use std::os::unix::process::CommandExt;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log_path)
+        .map_err(|source| ClientError::WriteLaunch {
+            path: log_path.to_path_buf(),
+            source,
+        })?;
+    let spawn_error = |source| ClientError::Spawn {
+        binary: stepd_binary.to_path_buf(),
+        source,
+    };
+    let mut child = Command::new(stepd_binary)
+        .arg("--step")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .map_err(spawn_error)?;
+    let text = serde_json::to_vec(spec).map_err(|e| ClientError::Io(io::Error::other(e)))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(&text)?;
+    }
+    let pid = child.id();
+    let log_path = log_path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = child.wait();
+        // A supervisor that had nothing to complain about leaves no log behind.
+        if std::fs::metadata(&log_path).is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&log_path);
+        }
+    });
+    Ok(pid)
+}
+
 /// Sends one request to the job's supervisor and returns its answer. A refusal (wrong user, job already
 /// over) comes back as `Ok(Response::Error { .. })`.
 pub fn send_request(job_dir: &Path, request: &Request) -> Result<Response, ClientError> {

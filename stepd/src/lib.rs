@@ -12,5 +12,8 @@ pub mod daemon;
 pub mod files;
 pub mod messages;
 pub mod protocol;
+pub mod step_io;
+pub mod step_tasks;
+pub mod task_launch;
 
 pub use client::{is_alive, launch, read_result, read_started, send_request, ClientError};

@@ -19,9 +19,9 @@ use spur_core::step_exit::TaskEnd;
 
 use super::interactive::allocate::{allocate, complete, Immediate, Prog};
 use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
-use super::interactive::launch::resolve_program;
 use super::interactive::{early_text, fail, job_spec, ClusterFacts, Submitter};
 use crate::client::Client;
+use spur_stepd::task_launch::resolve_program;
 
 /// The job name salloc gives an allocation without `--job-name`.
 const DEFAULT_NAME: &str = "interactive";
@@ -228,7 +228,13 @@ impl Session<'_> {
                         }
                     }
                 }
-                Some(Event::Signal(_) | Event::StepCancelled) | None => {}
+                Some(
+                    Event::Signal(_)
+                    | Event::StepCancelled
+                    | Event::RankExited { .. }
+                    | Event::NodeClosed { .. },
+                )
+                | None => {}
             }
         };
         stop.store(true, std::sync::atomic::Ordering::Relaxed);

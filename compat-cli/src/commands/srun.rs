@@ -10,13 +10,16 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 
 use spur_core::api::{ControlRequest, SlurmErrno, SubmitRequest};
-use spur_core::env::{default_distribution, step_environment, StepEnvContext};
+use spur_core::env::{default_distribution, step_environment, StepEnvContext, StepSpread};
 use spur_core::job::{JobRecord, JobSpec, OpenMode};
 use spur_core::options::{parse_srun, Command, OptId, OptionSet, Outcome};
 use spur_core::states::JobBaseState;
+use spur_core::step_launch::{NodeTasks, StepLaunch};
+use spur_core::step_layout::{Distribution, StepLayout};
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
+use super::interactive::remote::RemoteStep;
 use super::interactive::step::{run_step, StepOutcome, StepPlan};
 use super::interactive::{
     early_text, exit_code, fail, job_spec, print_api_error, print_trial, program_name,
@@ -144,17 +147,22 @@ impl Srun<'_> {
             .and_then(|a| a.gres_indices.get("gpu"))
             .cloned();
         let distribution = self.set.value(OptId::Distribution).map(str::to_string);
-        let ntasks = self.spec.ntasks.unwrap_or(1);
-        let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus);
-        // The job is ours and running: its first step is 0 even if the controller cannot record it.
-        let step_id = self.create_step(job.job_id, ntasks, cpus).unwrap_or(0);
-        let outcome = self.run(
+        let shape = self.step_shape(&job);
+        let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus) * shape.nodes.len() as u32;
+        let (step_id, outcome) = match self.run(
             &job,
-            step_id,
+            &shape,
+            cpus,
             gpus.as_deref(),
             distribution.as_deref(),
             false,
-        );
+        ) {
+            Ok(ran) => ran,
+            Err(code) => {
+                complete(&self.client, job.job_id, 1, 0);
+                return code;
+            }
+        };
         self.complete_step(job.job_id, step_id, &outcome);
         let (code, signal) = outcome.job_exit();
         complete(&self.client, job.job_id, code, signal);
@@ -181,8 +189,9 @@ impl Srun<'_> {
                 return 1;
             }
         };
-        let ntasks = self.spec.ntasks.unwrap_or(1);
-        let cpus = job.alloc.as_ref().map_or(0, |a| a.cpus);
+        let shape = self.step_shape(&job);
+        let ntasks = shape.ntasks;
+        let cpus = job.alloc.as_ref().map_or(0, |a| a.cpus) * shape.nodes.len() as u32;
         let wanted = ntasks.saturating_mul(self.spec.cpus_per_task);
         if wanted > cpus && !self.set.is_set(OptId::Overcommit) {
             eprintln!(
@@ -199,25 +208,34 @@ impl Srun<'_> {
                 return 1;
             }
         };
-        let step_id = match self.create_step(job_id, ntasks, wanted.max(1)) {
-            Ok(step_id) => step_id,
-            Err(e) => {
-                eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
-                return 1;
-            }
-        };
         let distribution = self
             .set
             .value(OptId::Distribution)
-            .unwrap_or(default_distribution(ntasks, 1))
+            .unwrap_or(default_distribution(ntasks, shape.nodes.len() as u32))
             .to_string();
-        let outcome = self.run(&job, step_id, gpus.as_deref(), Some(&distribution), true);
+        let (step_id, outcome) = match self.run(
+            &job,
+            &shape,
+            wanted.max(1),
+            gpus.as_deref(),
+            Some(&distribution),
+            true,
+        ) {
+            Ok(ran) => ran,
+            Err(code) => return code,
+        };
         self.complete_step(job_id, step_id, &outcome);
         exit_code(outcome.exit_code)
     }
 
-    /// Registers the step with the controller, which numbers it.
-    fn create_step(&self, job_id: u32, num_tasks: u32, num_cpus: u32) -> Result<u32, ClientError> {
+    /// Registers the step with the controller, which numbers it (and starts its tasks on other nodes).
+    fn create_step(
+        &self,
+        job_id: u32,
+        num_tasks: u32,
+        num_cpus: u32,
+        launch: Option<StepLaunch>,
+    ) -> Result<u32, ClientError> {
         let request = ControlRequest::CreateStep {
             job_id,
             name: self.spec.name.clone(),
@@ -226,6 +244,7 @@ impl Srun<'_> {
             time_limit_min: self.spec.time_limit_min,
             srun_host: self.who.host.clone(),
             srun_pid: std::process::id(),
+            launch: launch.map(Box::new),
         };
         let reply = self.client.control(&request)?;
         reply
@@ -259,49 +278,175 @@ impl Srun<'_> {
         Ok(job)
     }
 
+    /// The nodes the step runs on and its task count: `-w` (the allocation's nodes it names), else the first
+    /// `-N` nodes, else as many as there are tasks, up to the whole allocation; one task per node unless `-n`.
+    fn step_shape(&self, job: &JobRecord) -> StepShape {
+        let mut alloc_nodes: Vec<String> = job
+            .alloc
+            .as_ref()
+            .map(|a| a.node_names.clone())
+            .unwrap_or_default();
+        if alloc_nodes.is_empty() {
+            alloc_nodes.push(crate::config::short_hostname());
+        }
+        let named: Vec<String> = self
+            .set
+            .value(OptId::Nodelist)
+            .and_then(|list| spur_core::hostlist::expand(list).ok())
+            .map(|wanted| {
+                alloc_nodes
+                    .iter()
+                    .filter(|n| wanted.contains(n))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let nodes: Vec<String> = if named.is_empty() {
+            let count = if self.set.is_set(OptId::Nodes) {
+                self.spec.nodes_min as usize
+            } else {
+                self.spec.ntasks.map_or(alloc_nodes.len(), |n| n as usize)
+            };
+            alloc_nodes
+                .iter()
+                .take(count.clamp(1, alloc_nodes.len()))
+                .cloned()
+                .collect()
+        } else {
+            named
+        };
+        let ntasks = self.spec.ntasks.unwrap_or_else(|| {
+            if nodes.len() > 1 {
+                nodes.len() as u32 * self.spec.ntasks_per_node.unwrap_or(1)
+            } else {
+                1
+            }
+        });
+        StepShape { nodes, ntasks }
+    }
+
+    /// Whether srun runs the tasks itself: a step on one node, the one srun runs on (or, outside any job, the
+    /// allocation's only node, as on a single-node cluster).
+    fn runs_here(shape: &StepShape) -> bool {
+        match shape.nodes.as_slice() {
+            [node] => std::env::var("SLURMD_NODENAME").map_or(true, |here| here == *node),
+            _ => false,
+        }
+    }
+
+    /// Registers the step and runs it; returns its id and how it ended, or srun's exit code when it could not
+    /// start.
     fn run(
         &self,
         job: &JobRecord,
-        step_id: u32,
+        shape: &StepShape,
+        num_cpus: u32,
         gpus: Option<&[u32]>,
         distribution: Option<&str>,
         within_allocation: bool,
-    ) -> super::interactive::step::StepOutcome {
-        let node = job
-            .alloc
-            .as_ref()
-            .and_then(|a| a.node_names.first().cloned())
+    ) -> Result<(u32, StepOutcome), u8> {
+        let job_id = job.job_id;
+        let ntasks = shape.ntasks;
+        let node = shape
+            .nodes
+            .first()
+            .cloned()
             .unwrap_or_else(crate::config::short_hostname);
-        let launch_addr = self.facts.node_addr(&node);
-        // srun's listening port, kept open for the step as Slurm's is; nothing connects to it yet.
-        let listener = TcpListener::bind((launch_addr.as_str(), 0))
-            .or_else(|_| TcpListener::bind(("127.0.0.1", 0)))
-            .ok();
-        let port = listener
-            .as_ref()
-            .and_then(|l| l.local_addr().ok())
-            .map_or(0, |a| a.port());
-        let ntasks = self.spec.ntasks.unwrap_or(1);
-        let cpus_given = self.spec.options.contains_key("cpus-per-task");
-        let ctx = StepEnvContext {
-            node_name: &node,
-            cluster_name: &self.facts.cluster_name,
-            slurm_conf: &self.facts.slurm_conf,
-            controller_addr: &self.facts.controller_addr,
-            step_id,
+        let layout = StepLayout::new(
             ntasks,
-            cpus_per_task: cpus_given.then_some(self.spec.cpus_per_task),
-            ntasks_per_node: self.spec.ntasks_per_node,
-            launch_addr: &launch_addr,
-            launcher_port: port,
-            umask: self.umask,
-            debug_level: debug_level(self.set),
-            prio_process: current_priority(),
-            distribution,
-            within_allocation,
-            gpus,
+            shape.nodes.len(),
+            self.spec.ntasks_per_node,
+            Distribution::parse(distribution.unwrap_or("block")),
+        );
+        let remote = if Self::runs_here(shape) {
+            None
+        } else {
+            let first_addr = self.facts.node_addr(&node);
+            match RemoteStep::listen(shape.nodes.clone(), layout.clone(), &first_addr) {
+                Ok(listening) => Some(listening),
+                Err(e) => {
+                    eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+                    return Err(1);
+                }
+            }
         };
-        let env = step_environment(&self.spec.environment, job, &ctx);
+        // Tasks srun runs itself reach it on this node's address; it keeps a port open for the step as Slurm's
+        // does, though nothing connects to it.
+        let local_listener = if remote.is_none() {
+            let addr = self.facts.node_addr(&node);
+            TcpListener::bind((addr.as_str(), 0))
+                .or_else(|_| TcpListener::bind(("127.0.0.1", 0)))
+                .ok()
+        } else {
+            None
+        };
+        let (launch_addr, port) = match (&remote, &local_listener) {
+            (Some((_, advertised)), _) => (advertised.ip().to_string(), advertised.port()),
+            (None, Some(listener)) => (
+                self.facts.node_addr(&node),
+                listener.local_addr().map_or(0, |a| a.port()),
+            ),
+            (None, None) => (self.facts.node_addr(&node), 0),
+        };
+        let cpus_given = self.spec.options.contains_key("cpus-per-task");
+        let env_for = |node_name: &str, spread: Option<StepSpread<'_>>, step_id: u32| {
+            let ctx = StepEnvContext {
+                node_name,
+                cluster_name: &self.facts.cluster_name,
+                slurm_conf: &self.facts.slurm_conf,
+                controller_addr: &self.facts.controller_addr,
+                step_id,
+                ntasks,
+                cpus_per_task: cpus_given.then_some(self.spec.cpus_per_task),
+                ntasks_per_node: self.spec.ntasks_per_node,
+                launch_addr: &launch_addr,
+                launcher_port: port,
+                umask: self.umask,
+                debug_level: debug_level(self.set),
+                prio_process: current_priority(),
+                distribution,
+                within_allocation,
+                gpus,
+                spread,
+            };
+            step_environment(&self.spec.environment, job, &ctx)
+        };
+        let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
+            argv: self.command.to_vec(),
+            work_dir: self.spec.work_dir.clone(),
+            io_addr: advertised.to_string(),
+            io_key: step.key.clone(),
+            kill_wait_secs: self.facts.kill_wait_secs,
+            nodes: step
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(index, name)| {
+                    let spread = StepSpread {
+                        layout: &step.layout,
+                        nodes: &step.nodes,
+                        node_id: index as u32,
+                    };
+                    NodeTasks {
+                        node: name.clone(),
+                        node_id: index as u32,
+                        ranks: step.layout.node_ranks[index].clone(),
+                        // The supervisor puts the step id the controller gives in.
+                        env: env_for(name, Some(spread), 0),
+                    }
+                })
+                .collect(),
+        });
+        let step_id = match self.create_step(job_id, ntasks, num_cpus, launch) {
+            Ok(step_id) => step_id,
+            // The job is ours and running: its first step is 0 even if the controller cannot record it.
+            Err(_) if !within_allocation && remote.is_none() => 0,
+            Err(e) => {
+                eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+                return Err(1);
+            }
+        };
+        let env = env_for(&node, None, step_id);
         let plan = StepPlan {
             job,
             step_id,
@@ -320,11 +465,18 @@ impl Srun<'_> {
             kill_on_bad_exit: self.set.is_set(OptId::KillOnBadExit)
                 && self.set.value(OptId::KillOnBadExit) != Some("0"),
             quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
+            remote: remote.map(|(step, _)| step),
         };
         let outcome = run_step(&plan, &self.events);
-        drop(listener);
-        outcome
+        drop(local_listener);
+        Ok((step_id, outcome))
     }
+}
+
+/// Where a step runs.
+struct StepShape {
+    nodes: Vec<String>,
+    ntasks: u32,
 }
 
 /// The step's GPUs inside an allocation: the first ones the step asks for, or all the job's; Slurm refuses a step

@@ -21,6 +21,8 @@ pub struct Cluster {
     pub node: String,
     pub controller: Option<Child>,
     pub agent: Option<Child>,
+    /// The agents of `ClusterOptions::extra_nodes`, each with a spool of its own under `spool-<node>`.
+    pub extra_agents: Vec<Child>,
     /// spurctld's peer-credential socket, when the cluster runs the no-munged fallback; commands use it too.
     pub local_socket: Option<PathBuf>,
     bin_dir: PathBuf,
@@ -74,6 +76,8 @@ pub struct ClusterOptions {
     pub gres_conf: Option<String>,
     /// Environment for spurd (e.g. `SPUR_SYSFS_ROOT` pointing at a fake sysfs tree).
     pub agent_env: Vec<(String, String)>,
+    /// More nodes after this host's, all on 127.0.0.1, each with its own spurd (a multi-node cluster on one host).
+    pub extra_nodes: Vec<String>,
 }
 
 impl Default for ClusterOptions {
@@ -91,6 +95,7 @@ impl Default for ClusterOptions {
             cgroup_conf: None,
             gres_conf: None,
             agent_env: Vec::new(),
+            extra_nodes: Vec::new(),
         }
     }
 }
@@ -127,13 +132,23 @@ impl Cluster {
         } else {
             ""
         };
+        let extra_node_lines: String = options
+            .extra_nodes
+            .iter()
+            .map(|name| {
+                format!(
+                    "NodeName={name} NodeAddr=127.0.0.1 CPUs={} {} RealMemory={} State=UNKNOWN\n",
+                    options.cpus, options.node_extra, options.memory_mb
+                )
+            })
+            .collect();
         let conf_text = format!(
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
              AuthType=auth/munge\nAuthInfo=socket={munge_socket}\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
              NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN\n\
-             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+             {extra_node_lines}PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             munge_socket = munge_socket.display(),
             state = dir.path().join("state").display(),
             spool = dir.path().join("spool").display(),
@@ -165,12 +180,27 @@ impl Cluster {
             node,
             controller: None,
             agent: None,
+            extra_agents: Vec::new(),
             local_socket: options.local_socket.then(|| dir_path.join("spurctld.sock")),
             bin_dir,
             agent_env: options.agent_env.clone(),
         };
         cluster.start_controller();
         cluster.start_agent();
+        for name in &options.extra_nodes {
+            let spool = cluster.dir.path().join(format!("spool-{name}"));
+            let child = cluster
+                .daemon("spurd")
+                .arg("-N")
+                .arg(name)
+                .arg("--spool")
+                .arg(&spool)
+                .stdout(cluster.log("spurd-extra.log"))
+                .stderr(cluster.log("spurd-extra.log"))
+                .spawn()
+                .expect("start spurd");
+            cluster.extra_agents.push(child);
+        }
         cluster.wait_for_node_idle();
         cluster
     }
@@ -593,6 +623,10 @@ fn write_fake_gpus(dir: &Path, node: &str, gres: &str) {
 impl Drop for Cluster {
     fn drop(&mut self) {
         self.kill_agent();
+        for mut child in std::mem::take(&mut self.extra_agents) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
         self.kill_controller();
         // Supervisors outlive the agent by design: stop the ones this test started, and their jobs.
         let mut pids = Vec::new();

@@ -422,6 +422,7 @@ impl ClusterState {
                 time_limit_min,
                 srun_host,
                 srun_pid,
+                launch,
             } => self.create_step(
                 caller_uid,
                 super::steps::NewStep {
@@ -432,6 +433,7 @@ impl ClusterState {
                     time_limit_min,
                     srun_host,
                     srun_pid,
+                    launch,
                 },
                 now,
             ),

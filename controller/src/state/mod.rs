@@ -144,6 +144,11 @@ pub enum Effect {
         node: String,
         job_id: u32,
     },
+    /// Start a step's tasks on one of the job's nodes.
+    LaunchStep {
+        node: String,
+        launch: Box<spur_core::step_launch::NodeStepLaunch>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

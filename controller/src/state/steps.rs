@@ -5,8 +5,9 @@ use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::job::{EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 use spur_core::step::StepRecord;
+use spur_core::step_launch::StepLaunch;
 
-use super::{Applied, ApplyResult, ClusterState};
+use super::{Applied, ApplyResult, ClusterState, Effect};
 
 /// What srun asks for when it registers a step.
 pub(super) struct NewStep {
@@ -17,6 +18,7 @@ pub(super) struct NewStep {
     pub time_limit_min: Option<u32>,
     pub srun_host: String,
     pub srun_pid: u32,
+    pub launch: Option<Box<StepLaunch>>,
 }
 
 impl ClusterState {
@@ -43,11 +45,15 @@ impl ClusterState {
         if job.state != JobBaseState::Running || job.completing {
             return Err(ApiError::new(SlurmErrno::AlreadyDone));
         }
-        let nodes = job
+        let job_nodes = job
             .alloc
             .as_ref()
             .map(|a| a.node_names.clone())
             .unwrap_or_default();
+        let nodes = match &new.launch {
+            Some(launch) => launch_nodes(launch, &job_nodes)?,
+            None => job_nodes,
+        };
         let step_id = job.next_step_id;
         job.next_step_id += 1;
         job.steps.push(StepRecord {
@@ -66,9 +72,21 @@ impl ClusterState {
             srun_host: new.srun_host,
             srun_pid: new.srun_pid,
         });
+        // The tasks run as the job's owner, whoever (root, the owner) asked for the step.
+        let effects = new.launch.map_or_else(Vec::new, |launch| {
+            launch
+                .per_node(new.job_id, step_id, job.spec.user_id, job.spec.group_id)
+                .into_iter()
+                .map(|node_launch| Effect::LaunchStep {
+                    node: node_launch.tasks.node.clone(),
+                    launch: Box::new(node_launch),
+                })
+                .collect()
+        });
         Ok(Applied {
             job_id: Some(new.job_id),
             step_id: Some(step_id),
+            effects,
             ..Applied::default()
         })
     }
@@ -130,4 +148,21 @@ impl ClusterState {
             }
         }
     }
+}
+
+/// The step's nodes, in the job's order; a step may use only the job's nodes, each once, and must run a task.
+fn launch_nodes(launch: &StepLaunch, job_nodes: &[String]) -> Result<Vec<String>, ApiError> {
+    let invalid = || ApiError::new(SlurmErrno::InvalidNodeName);
+    let mut nodes = Vec::with_capacity(launch.nodes.len());
+    for tasks in &launch.nodes {
+        if !job_nodes.contains(&tasks.node) || nodes.contains(&tasks.node) {
+            return Err(invalid());
+        }
+        nodes.push(tasks.node.clone());
+    }
+    if nodes.is_empty() || launch.num_tasks() == 0 {
+        return Err(invalid());
+    }
+    nodes.sort_by_key(|n| job_nodes.iter().position(|j| j == n));
+    Ok(nodes)
 }

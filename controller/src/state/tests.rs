@@ -912,6 +912,7 @@ fn step_signals_name_the_running_steps_or_do_nothing() {
             time_limit_min: None,
             srun_host: "n1".into(),
             srun_pid: 4321,
+            launch: None,
         },
     )
     .unwrap();
@@ -1131,6 +1132,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
         time_limit_min: None,
         srun_host: "login1".to_string(),
         srun_pid: 42,
+        launch: None,
     };
     // Only a running job takes steps.
     assert_eq!(
@@ -1275,4 +1277,54 @@ fn a_retried_submission_creates_one_job_even_across_a_snapshot() {
     h.state = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(once(&mut h, "client-1"), first);
     assert_eq!(h.state.jobs.len(), 2);
+}
+
+#[test]
+fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
+    use spur_core::step_launch::{NodeTasks, StepLaunch};
+    let mut h = Harness::new();
+    let job = h.submit(spec("remote"));
+    h.schedule();
+    let launch = |node: &str| StepLaunch {
+        argv: vec!["hostname".to_string()],
+        work_dir: "/tmp".to_string(),
+        io_addr: "127.0.0.1:4000".to_string(),
+        io_key: "k".to_string(),
+        kill_wait_secs: 2,
+        nodes: vec![NodeTasks {
+            node: node.to_string(),
+            node_id: 0,
+            ranks: vec![0, 1],
+            env: vec![("A".to_string(), "1".to_string())],
+        }],
+    };
+    let create = |node: &str| ControlRequest::CreateStep {
+        job_id: job,
+        name: "hostname".into(),
+        num_tasks: 2,
+        num_cpus: 2,
+        time_limit_min: None,
+        srun_host: "login1".into(),
+        srun_pid: 7,
+        launch: Some(Box::new(launch(node))),
+    };
+    // Only the job's own nodes run its tasks.
+    assert_eq!(
+        h.control(1000, create("n9")).unwrap_err().errno,
+        SlurmErrno::InvalidNodeName
+    );
+    // root asks, the job's owner runs them.
+    let applied = h.control(0, create("n1")).unwrap();
+    let step_id = applied.step_id.unwrap();
+    match applied.effects.as_slice() {
+        [Effect::LaunchStep { node, launch }] => {
+            assert_eq!(node, "n1");
+            assert_eq!((launch.uid, launch.gid), (1000, 1000));
+            assert_eq!((launch.job_id, launch.step_id), (job, step_id));
+            assert_eq!(launch.tasks.ranks, vec![0, 1]);
+        }
+        other => panic!("unexpected effects {other:?}"),
+    }
+    let step = h.job(job).steps.last().cloned().unwrap();
+    assert_eq!((step.node_list.as_str(), step.num_nodes), ("n1", 1));
 }

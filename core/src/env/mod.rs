@@ -9,7 +9,8 @@
 mod step;
 
 pub use step::{
-    default_distribution, step_environment, task_environment, StepEnvContext, TaskPlacement,
+    default_distribution, step_environment, task_environment, StepEnvContext, StepSpread,
+    TaskPlacement,
 };
 
 use crate::job::JobRecord;

@@ -38,6 +38,19 @@ pub struct StepEnvContext<'a> {
     pub within_allocation: bool,
     /// The step's GPU indices, when the allocation has GPUs.
     pub gpus: Option<&'a [u32]>,
+    /// For a step across several nodes (or on another node than srun's): where its tasks run and which of
+    /// those nodes this environment is for. `None`: every task on `node_name`.
+    pub spread: Option<StepSpread<'a>>,
+}
+
+/// A step's layout as one node's tasks see it.
+#[derive(Debug, Clone, Copy)]
+pub struct StepSpread<'a> {
+    pub layout: &'a crate::step_layout::StepLayout,
+    /// The step's nodes, in layout order.
+    pub nodes: &'a [String],
+    /// This node's index (`SLURM_NODEID`).
+    pub node_id: u32,
 }
 
 /// One task's place in the step.
@@ -114,6 +127,25 @@ pub fn step_environment(
     }
     if let Some(gpus) = ctx.gpus {
         b.gpu_vars(gpus, "SLURM_STEP_GPUS");
+    }
+    if let Some(spread) = ctx.spread {
+        let per_node = spread.layout.tasks_per_node_text();
+        let ranks = spread
+            .layout
+            .node_ranks
+            .get(spread.node_id as usize)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let gtids: Vec<String> = ranks.iter().map(u32::to_string).collect();
+        b.set("SLURM_GTIDS", gtids.join(","));
+        b.set("SLURM_NODEID", spread.node_id.to_string());
+        b.set(
+            "SLURM_STEP_NODELIST",
+            crate::hostlist::compress(spread.nodes),
+        );
+        b.set("SLURM_STEP_NUM_NODES", spread.nodes.len().to_string());
+        b.set("SLURM_TASKS_PER_NODE", per_node.clone());
+        b.set("SLURM_STEP_TASKS_PER_NODE", per_node);
     }
     b.finish()
 }

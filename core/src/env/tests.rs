@@ -387,3 +387,41 @@ fn task_ranks_and_user_values() {
     let env = step_environment(&base, &j, &step_ctx(0, 1));
     assert!(env.contains(&("TMPDIR".to_string(), "/scratch".to_string())));
 }
+
+#[test]
+fn a_step_across_nodes_shows_each_node_its_share() {
+    // Observed on Slurm 22.05: `srun -N3 -n5` in a 3-node batch job, the environment of task 2 on n2.
+    let mut j = job(1, "s.sh", Some(6), 2);
+    if let Some(alloc) = j.alloc.as_mut() {
+        alloc.node_names = vec!["n1".into(), "n2".into(), "n3".into()];
+    }
+    let layout =
+        crate::step_layout::StepLayout::new(5, 3, None, crate::step_layout::Distribution::Block);
+    let nodes: Vec<String> = vec!["n1".into(), "n2".into(), "n3".into()];
+    let ctx = StepEnvContext {
+        node_name: "n2",
+        spread: Some(StepSpread {
+            layout: &layout,
+            nodes: &nodes,
+            node_id: 1,
+        }),
+        ..step_ctx(0, 5)
+    };
+    let env = srun_task_env(&j, &ctx, 2);
+    let get = |k: &str| {
+        env.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(get("SLURMD_NODENAME"), Some("n2"));
+    assert_eq!(get("SLURM_NODEID"), Some("1"));
+    assert_eq!(get("SLURM_GTIDS"), Some("2,3"));
+    assert_eq!(get("SLURM_STEP_NODELIST"), Some("n[1-3]"));
+    assert_eq!(get("SLURM_STEP_NUM_NODES"), Some("3"));
+    assert_eq!(get("SLURM_STEP_NUM_TASKS"), Some("5"));
+    assert_eq!(get("SLURM_STEP_TASKS_PER_NODE"), Some("2(x2),1"));
+    assert_eq!(get("SLURM_TASKS_PER_NODE"), Some("2(x2),1"));
+    assert_eq!(get("SLURM_TOPOLOGY_ADDR"), Some("n2"));
+    assert_eq!(get("SLURM_JOB_NODELIST"), Some("n[1-3]"));
+    assert_eq!(get("SLURM_PROCID"), Some("2"));
+}

@@ -42,6 +42,17 @@ pub enum Event {
     JobEnded(Option<Box<JobRecord>>),
     /// `scancel JOB.STEP` cancelled the step srun is running.
     StepCancelled,
+    /// A task on another node ended, as its node's step supervisor reported.
+    RankExited {
+        rank: u32,
+        end: TaskEnd,
+    },
+    /// The connection to a node's step supervisor closed (by index in the step's nodes); `finished` when it
+    /// said every task there had ended.
+    NodeClosed {
+        node: usize,
+        finished: bool,
+    },
 }
 
 pub struct Events {

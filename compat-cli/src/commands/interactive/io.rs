@@ -4,7 +4,7 @@
 //! (`none`), or restrict forwarding to one task (a task number).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -145,51 +145,99 @@ pub fn forward(
 
 /// Whole lines; a labelled last line without a newline gets one, as srun writes it.
 fn copy_lines(reader: File, sink: Sink, prefix: Option<&str>) {
-    let mut reader = BufReader::new(reader);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        match prefix {
-            Some(prefix) => {
-                let mut out = Vec::with_capacity(prefix.len() + line.len() + 1);
-                out.extend_from_slice(prefix.as_bytes());
-                out.extend_from_slice(&line);
-                if !line.ends_with(b"\n") {
-                    out.push(b'\n');
-                }
-                sink.write_all(&out);
-            }
-            None => sink.write_all(&line),
-        }
-    }
+    copy(
+        reader,
+        StreamWriter::new(sink, prefix.map(str::to_string), false),
+    );
 }
 
 /// `--unbuffered`: bytes as they come, the label still at the start of each line.
-fn copy_raw(mut reader: File, sink: Sink, prefix: Option<&str>) {
+fn copy_raw(reader: File, sink: Sink, prefix: Option<&str>) {
+    copy(
+        reader,
+        StreamWriter::new(sink, prefix.map(str::to_string), true),
+    );
+}
+
+fn copy(mut reader: File, mut writer: StreamWriter) {
     let mut buf = [0u8; 4096];
-    let mut at_line_start = true;
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        let Some(prefix) = prefix else {
-            sink.write_all(&buf[..n]);
-            continue;
-        };
-        let mut out = Vec::with_capacity(n + prefix.len());
-        for &byte in &buf[..n] {
-            if at_line_start {
-                out.extend_from_slice(prefix.as_bytes());
-            }
-            out.push(byte);
-            at_line_start = byte == b'\n';
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => writer.feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
         }
-        sink.write_all(&out);
+    }
+    writer.finish();
+}
+
+/// One task stream on its way to srun's stdout or stderr, fed as it arrives (from a pipe, or from another
+/// node's supervisor): whole lines, labelled with `--label`; with `--unbuffered`, bytes as they come.
+pub struct StreamWriter {
+    sink: Sink,
+    prefix: Option<String>,
+    unbuffered: bool,
+    pending: Vec<u8>,
+    at_line_start: bool,
+}
+
+impl StreamWriter {
+    pub fn new(sink: Sink, prefix: Option<String>, unbuffered: bool) -> StreamWriter {
+        StreamWriter {
+            sink,
+            prefix,
+            unbuffered,
+            pending: Vec::new(),
+            at_line_start: true,
+        }
+    }
+
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if self.unbuffered {
+            let Some(prefix) = &self.prefix else {
+                self.sink.write_all(bytes);
+                return;
+            };
+            let mut out = Vec::with_capacity(bytes.len() + prefix.len());
+            for &byte in bytes {
+                if self.at_line_start {
+                    out.extend_from_slice(prefix.as_bytes());
+                }
+                out.push(byte);
+                self.at_line_start = byte == b'\n';
+            }
+            self.sink.write_all(&out);
+            return;
+        }
+        self.pending.extend_from_slice(bytes);
+        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=end).collect();
+            self.emit_line(&line);
+        }
+    }
+
+    /// The stream ended: a last line without a newline goes out too.
+    pub fn finish(&mut self) {
+        if !self.pending.is_empty() {
+            let line = std::mem::take(&mut self.pending);
+            self.emit_line(&line);
+        }
+    }
+
+    fn emit_line(&self, line: &[u8]) {
+        match &self.prefix {
+            Some(prefix) => {
+                let mut out = Vec::with_capacity(prefix.len() + line.len() + 1);
+                out.extend_from_slice(prefix.as_bytes());
+                out.extend_from_slice(line);
+                if !line.ends_with(b"\n") {
+                    out.push(b'\n');
+                }
+                self.sink.write_all(&out);
+            }
+            None => self.sink.write_all(line),
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 pub mod allocate;
 pub mod events;
 mod io;
-pub mod launch;
+pub mod remote;
 pub mod step;
 
 use spur_core::api::ApiError;

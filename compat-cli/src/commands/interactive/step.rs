@@ -20,8 +20,9 @@ use spur_core::values::stepid::Step;
 
 use super::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::io::{self, OpenFiles, Route, Sink, TaskFd};
-use super::launch::{launch, TaskLaunch};
+use super::remote::{self, NodeLink, RemoteStep};
 use crate::config;
+use spur_stepd::task_launch::{launch, TaskLaunch};
 
 /// Tasks that end within this window of each other are reported together (`tasks 0-1: ...`), as slurmstepd
 /// batches the exits it reaps at once.
@@ -56,6 +57,8 @@ pub struct StepPlan<'a> {
     pub append: bool,
     pub kill_on_bad_exit: bool,
     pub quit_on_interrupt: bool,
+    /// Tasks started on other nodes through the controller; `None`: every task runs here, started by srun.
+    pub remote: Option<RemoteStep>,
 }
 
 /// How the step ended.
@@ -79,8 +82,18 @@ impl StepOutcome {
 
 struct Task {
     rank: u32,
-    pid: i32,
+    /// The task's process, when srun started it itself.
+    pid: Option<i32>,
+    /// Index of its node in the step (0 for tasks srun runs).
+    node: usize,
     end: Option<TaskEnd>,
+}
+
+/// Which task an end belongs to: srun's own child, or a rank another node reported.
+#[derive(Clone, Copy)]
+enum Ended {
+    Pid(i32),
+    Rank(u32),
 }
 
 /// The running step: its tasks and how far srun has gone in stopping them.
@@ -98,12 +111,18 @@ struct Running<'a> {
     job_ended: bool,
     /// `scancel JOB.STEP` ended the step from outside.
     step_cancelled: bool,
+    /// The step supervisors of a step on other nodes, by node index.
+    links: Vec<NodeLink>,
 }
 
 pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     let mut outputs = Vec::new();
-    let tasks = match start_tasks(plan, &mut outputs) {
-        Ok(tasks) => tasks,
+    let started = match &plan.remote {
+        None => start_tasks(plan, &mut outputs).map(|tasks| (tasks, Vec::new())),
+        Some(step) => remote::connect(plan, step, events).map(|links| (remote_tasks(step), links)),
+    };
+    let (tasks, links) = match started {
+        Ok(started) => started,
         Err(message) => {
             eprintln!("srun: error: {message}");
             return StepOutcome {
@@ -112,8 +131,8 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
             };
         }
     };
-    for task in &tasks {
-        spawn_exit_watch(events.sender(), task.pid);
+    for pid in tasks.iter().filter_map(|t| t.pid) {
+        spawn_exit_watch(events.sender(), pid);
     }
     let stop_watch = Arc::new(AtomicBool::new(false));
     spawn_job_watch(
@@ -132,14 +151,15 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         interrupted: false,
         job_ended: false,
         step_cancelled: false,
+        links,
     };
     running.wait_all(events);
     stop_watch.store(true, Ordering::Relaxed);
     // Whatever the tasks left behind in their process groups goes with the step; the unreaped task processes
     // keep those group ids from being reused until now.
-    for task in &running.tasks {
-        let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
-        reap(task.pid);
+    for pid in running.tasks.iter().filter_map(|t| t.pid) {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        reap(pid);
     }
     drain(std::mem::take(&mut running.outputs));
     let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
@@ -163,6 +183,26 @@ fn drain(outputs: Vec<(u32, JoinHandle<()>)>) {
             let _ = handle.join();
         }
     }
+}
+
+/// The tasks of a step on other nodes, by the layout.
+fn remote_tasks(step: &RemoteStep) -> Vec<Task> {
+    let mut tasks: Vec<Task> = step
+        .layout
+        .node_ranks
+        .iter()
+        .enumerate()
+        .flat_map(|(node, ranks)| {
+            ranks.iter().map(move |&rank| Task {
+                rank,
+                pid: None,
+                node,
+                end: None,
+            })
+        })
+        .collect();
+    tasks.sort_by_key(|t| t.rank);
+    tasks
 }
 
 /// Sets up every task's streams and starts the tasks, in rank order.
@@ -197,12 +237,13 @@ fn start_tasks(
             stdin: stdin.raw(),
             stdout: stdout.raw(),
             stderr: stderr.raw(),
+            identity: None,
         });
         let launched = match launched {
             Ok(launched) => launched,
             Err(e) => {
-                for task in &tasks {
-                    let _ = kill(Pid::from_raw(task.pid), Signal::SIGKILL);
+                for pid in tasks.iter().filter_map(|t: &Task| t.pid) {
+                    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
                 }
                 return Err(e.to_string());
             }
@@ -216,7 +257,8 @@ fn start_tasks(
         }
         tasks.push(Task {
             rank,
-            pid: launched.pid,
+            pid: Some(launched.pid),
+            node: 0,
             end: None,
         });
     }
@@ -255,7 +297,7 @@ fn stepd_error(plan: &StepPlan<'_>, rank: u32, text: &str) {
     eprintln!("{prefix}slurmstepd-{}: error: {text}", plan.node);
 }
 
-fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str) -> String + 'p {
+pub(super) fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str) -> String + 'p {
     move |pattern: &str| {
         expand_filename(
             pattern,
@@ -344,7 +386,13 @@ impl Running<'_> {
                 }
             }
             match events.next(TICK) {
-                Some(Event::TaskExited { pid, end }) => self.task_exits(events, pid, end),
+                Some(Event::TaskExited { pid, end }) => {
+                    self.task_exits(events, Ended::Pid(pid), end)
+                }
+                Some(Event::RankExited { rank, end }) => {
+                    self.task_exits(events, Ended::Rank(rank), end)
+                }
+                Some(Event::NodeClosed { node, finished }) => self.on_node_closed(node, finished),
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
@@ -354,8 +402,9 @@ impl Running<'_> {
     }
 
     /// Records an exit and those that follow within the batch window, then reports them together.
-    fn task_exits(&mut self, events: &Events, pid: i32, end: TaskEnd) {
-        let mut batch = vec![(pid, end)];
+    fn task_exits(&mut self, events: &Events, first: Ended, end: TaskEnd) {
+        let mut batch = vec![(first, end)];
+        let mut closed = Vec::new();
         let deadline = Instant::now() + EXIT_BATCH_WINDOW;
         while batch.len() < self.tasks.len() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -363,7 +412,10 @@ impl Running<'_> {
                 break;
             }
             match events.next(left) {
-                Some(Event::TaskExited { pid, end }) => batch.push((pid, end)),
+                Some(Event::TaskExited { pid, end }) => batch.push((Ended::Pid(pid), end)),
+                Some(Event::RankExited { rank, end }) => batch.push((Ended::Rank(rank), end)),
+                // After the batch: the ends it holds came before the connection closed.
+                Some(Event::NodeClosed { node, finished }) => closed.push((node, finished)),
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
@@ -371,21 +423,20 @@ impl Running<'_> {
             }
         }
         let mut ended = Vec::new();
-        for (pid, end) in batch {
-            if let Some(task) = self.tasks.iter_mut().find(|t| t.pid == pid) {
+        for (who, end) in batch {
+            let task = self.tasks.iter_mut().find(|t| match who {
+                Ended::Pid(pid) => t.pid == Some(pid),
+                Ended::Rank(rank) => t.pid.is_none() && t.rank == rank && t.end.is_none(),
+            });
+            if let Some(task) = task {
                 task.end = Some(end);
                 ended.push((task.rank, end));
             }
         }
         self.wait_for_output(&ended);
-        for (ranks, end) in step_exit::group_ends(&ended) {
-            let interrupted = self.interrupted
-                && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
-            if let Some(line) = step_exit::report_line(&self.plan.node, &ranks, end) {
-                if !interrupted {
-                    eprintln!("{line}");
-                }
-            }
+        self.report_ends(&ended);
+        for (node, finished) in closed {
+            self.on_node_closed(node, finished);
         }
         let failed = ended.iter().any(|(_, e)| *e != TaskEnd::Exited(0));
         if failed && self.plan.kill_on_bad_exit && self.kill_at.is_none() && !self.all_ended() {
@@ -396,6 +447,70 @@ impl Running<'_> {
             self.cancelled_line("");
             self.terminate();
         }
+    }
+
+    /// srun's `node: task N: ...` lines, node by node.
+    fn report_ends(&self, ended: &[(u32, TaskEnd)]) {
+        let node_count = self.plan.remote.as_ref().map_or(1, |r| r.nodes.len());
+        for node in 0..node_count {
+            let here: Vec<(u32, TaskEnd)> = ended
+                .iter()
+                .filter(|(rank, _)| self.node_of(*rank) == node)
+                .copied()
+                .collect();
+            let name = self
+                .plan
+                .remote
+                .as_ref()
+                .and_then(|r| r.nodes.get(node))
+                .unwrap_or(&self.plan.node);
+            for (ranks, end) in step_exit::group_ends(&here) {
+                let interrupted = self.interrupted
+                    && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
+                if let Some(line) = step_exit::report_line(name, &ranks, end) {
+                    if !interrupted {
+                        eprintln!("{line}");
+                    }
+                }
+            }
+        }
+    }
+
+    fn node_of(&self, rank: u32) -> usize {
+        self.tasks
+            .iter()
+            .find(|t| t.rank == rank)
+            .map_or(0, |t| t.node)
+    }
+
+    /// A node's supervisor went away: its tasks that did not report an end are lost with it.
+    fn on_node_closed(&mut self, node: usize, finished: bool) {
+        let mut lost = Vec::new();
+        for task in self
+            .tasks
+            .iter_mut()
+            .filter(|t| t.node == node && t.end.is_none())
+        {
+            let end = TaskEnd::Signaled {
+                signal: libc::SIGKILL,
+                core_dumped: false,
+            };
+            task.end = Some(end);
+            lost.push((task.rank, end));
+        }
+        if lost.is_empty() {
+            return;
+        }
+        if !finished {
+            let name = self
+                .plan
+                .remote
+                .as_ref()
+                .and_then(|r| r.nodes.get(node))
+                .map_or("?", String::as_str);
+            eprintln!("srun: error: Lost contact with the tasks on {name}");
+        }
+        self.report_ends(&lost);
     }
 
     /// Lets what the ended tasks printed reach srun's output before their end is reported, as in Slurm.
@@ -522,10 +637,14 @@ impl Running<'_> {
             Some(Instant::now() + Duration::from_secs(u64::from(self.plan.kill_wait_secs)));
     }
 
-    /// To every process of the step: each task leads a process group, kept (unreaped) until the step ends.
+    /// To every process of the step: each task leads a process group, kept (unreaped) until the step ends; on
+    /// other nodes their supervisors do the same.
     fn signal_tasks(&self, signal: Signal) {
-        for task in &self.tasks {
-            let _ = killpg(Pid::from_raw(task.pid), signal);
+        for pid in self.tasks.iter().filter_map(|t| t.pid) {
+            let _ = killpg(Pid::from_raw(pid), signal);
+        }
+        for link in &self.links {
+            link.signal(signal as i32);
         }
     }
 }

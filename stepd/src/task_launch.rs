@@ -1,6 +1,8 @@
-//! Starting one task process. Everything is prepared before `fork`; the child then makes only async-signal-safe
-//! calls (session, signal state, standard streams, directory, `SLURM_TASK_PID`) before `execve`. The task's own PID
-//! is only known in the child, which is why srun cannot use `std::process::Command` here.
+//! Starting one task process of a step, for srun (tasks on its own node) and for the step supervisor on other nodes
+//! (`spurstepd --step`, which also drops to the job's user). Everything is prepared before `fork`; the child then
+//! makes only async-signal-safe calls (session, signal state, standard streams, identity, directory,
+//! `SLURM_TASK_PID`) before `execve`. The task's own PID is only known in the child, which is why neither can use
+//! `std::process::Command` here.
 //!
 //! Each task leads a session of its own, as under slurmstepd: it has no controlling terminal (an interactive shell
 //! started by srun must not fight srun for the terminal), and its process group is what srun signals.
@@ -28,6 +30,16 @@ pub struct TaskLaunch<'a> {
     pub stdin: RawFd,
     pub stdout: RawFd,
     pub stderr: RawFd,
+    /// The user to become before `execve` (a supervisor running as root); `None` keeps the caller's identity.
+    pub identity: Option<&'a TaskIdentity>,
+}
+
+/// Who a task runs as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskIdentity {
+    pub uid: u32,
+    pub gid: u32,
+    pub groups: Vec<u32>,
 }
 
 /// A started (or failed-to-exec) task.
@@ -176,6 +188,18 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     libc::dup2(task.stdin, 0);
     libc::dup2(task.stdout, 1);
     libc::dup2(task.stderr, 2);
+    if let Some(identity) = task.identity {
+        // Groups first, then gid, then uid: each later step needs the privilege the earlier ones give up.
+        let dropped = libc::setgroups(identity.groups.len(), identity.groups.as_ptr()) == 0
+            && libc::setgid(identity.gid) == 0
+            && libc::setuid(identity.uid) == 0;
+        if !dropped {
+            let errno = *libc::__errno_location();
+            let bytes = errno.to_ne_bytes();
+            libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(1)
+        }
+    }
     if libc::chdir(p.work_dir.as_ptr()) != 0 {
         libc::chdir(p.fallback_dir.as_ptr());
     }
@@ -249,6 +273,7 @@ mod tests {
             stdin: 0,
             stdout: write.as_raw_fd(),
             stderr: 2,
+            identity: None,
         })
         .unwrap();
         drop(write);
@@ -267,6 +292,7 @@ mod tests {
             stdin: 0,
             stdout: 1,
             stderr: 2,
+            identity: None,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

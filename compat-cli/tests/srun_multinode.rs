@@ -1,0 +1,173 @@
+//! srun steps across nodes: three spurd on this host (one per node, all on 127.0.0.1), tasks started on each
+//! through the controller and the nodes' step supervisors, their output, exits, stdin and cancellation back at
+//! srun. The network-namespace version with real Slurm beside it is conformance cases 390-392.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{parse_job_id, text, Cluster, ClusterOptions};
+
+const NODE_B: &str = "spurtestb";
+const NODE_C: &str = "spurtestc";
+
+fn three_nodes() -> Cluster {
+    Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        ..ClusterOptions::default()
+    })
+}
+
+/// Submits a batch job whose script finds Spur's srun first in PATH (the machine may have Slurm's installed).
+fn submit_with_spur_path(cluster: &Cluster, args: &[&str]) -> u32 {
+    let bin = cluster.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let _ = std::os::unix::fs::symlink(cluster.spur_bin(), bin.join("srun"));
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut all = vec!["--parsable"];
+    all.extend_from_slice(args);
+    let out = cluster
+        .command(cluster.dir.path(), "sbatch", &all)
+        .env("PATH", path)
+        .output()
+        .expect("sbatch");
+    assert!(out.status.success(), "{out:?}");
+    parse_job_id(&text(&out.stdout))
+}
+
+fn sorted_lines(bytes: &[u8]) -> Vec<String> {
+    let mut lines: Vec<String> = text(bytes).lines().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn tasks_run_on_every_node_with_their_ranks_and_exit_codes() {
+    let cluster = three_nodes();
+    let out = cluster.run(
+        "srun",
+        &[
+            "-N3",
+            "-n5",
+            "-l",
+            "bash",
+            "-c",
+            "echo $SLURMD_NODENAME $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURM_GTIDS $SLURM_STEP_NODELIST $SLURM_STEP_TASKS_PER_NODE",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}\n{}", cluster.logs());
+    let first = &cluster.node;
+    let nodes =
+        spur_core::hostlist::compress(&[first.clone(), NODE_B.to_string(), NODE_C.to_string()]);
+    let mut expected: Vec<String> = [
+        format!("0: {first} 0 0 0 0,1 {nodes} 2(x2),1"),
+        format!("1: {first} 1 1 0 0,1 {nodes} 2(x2),1"),
+        format!("2: {NODE_B} 2 0 1 2,3 {nodes} 2(x2),1"),
+        format!("3: {NODE_B} 3 1 1 2,3 {nodes} 2(x2),1"),
+        format!("4: {NODE_C} 4 0 2 4 {nodes} 2(x2),1"),
+    ]
+    .into_iter()
+    .collect();
+    expected.sort();
+    assert_eq!(sorted_lines(&out.stdout), expected);
+
+    let failing = cluster.run("srun", &["-N3", "bash", "-c", "exit $((SLURM_PROCID + 1))"]);
+    assert_eq!(failing.status.code(), Some(3), "{failing:?}");
+    let mut errors = sorted_lines(&failing.stderr);
+    errors.retain(|l| l.starts_with("srun: error:"));
+    let mut expected = vec![
+        format!("srun: error: {first}: task 0: Exited with exit code 1"),
+        format!("srun: error: {NODE_B}: task 1: Exited with exit code 2"),
+        format!("srun: error: {NODE_C}: task 2: Exited with exit code 3"),
+    ];
+    expected.sort();
+    assert_eq!(errors, expected);
+}
+
+#[test]
+fn stdin_output_files_and_a_step_inside_a_batch_job() {
+    let cluster = three_nodes();
+    let input = cluster.write_file("input.txt", "hello\n");
+    let out = cluster.run_clean_with_stdin(
+        cluster.dir.path(),
+        "srun",
+        &["-N3", "-l", "cat"],
+        &[("PATH", "/usr/bin:/bin")],
+        Some(&input),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        sorted_lines(&out.stdout),
+        vec!["0: hello", "1: hello", "2: hello"]
+    );
+
+    let files = cluster.run(
+        "srun",
+        &[
+            "-N2",
+            "-n2",
+            "-o",
+            "task-%t.out",
+            "bash",
+            "-c",
+            "echo rank $SLURM_PROCID",
+        ],
+    );
+    assert!(files.status.success(), "{files:?}");
+    for rank in 0..2 {
+        let path = cluster.dir.path().join(format!("task-{rank}.out"));
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap_or_default(),
+            format!("rank {rank}\n")
+        );
+    }
+
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "-o",
+            "batch.out",
+            "--wrap",
+            "srun -N3 -l bash -c 'echo $SLURMD_NODENAME $SLURM_STEP_ID' | sort",
+        ],
+    );
+    cluster.wait_for_end(job, Duration::from_secs(30));
+    let batch = cluster.wait_for_file(&cluster.dir.path().join("batch.out"), |t| {
+        t.lines().count() >= 3
+    });
+    assert_eq!(
+        batch.lines().collect::<Vec<_>>(),
+        vec![
+            format!("0: {} 0", cluster.node),
+            format!("1: {NODE_B} 0"),
+            format!("2: {NODE_C} 0"),
+        ]
+    );
+}
+
+#[test]
+fn cancelling_the_job_stops_its_tasks_on_every_node() {
+    let cluster = three_nodes();
+    // A sleep length no other test uses, to find this step's tasks.
+    let job = submit_with_spur_path(
+        &cluster,
+        &["-N3", "-o", "/dev/null", "--wrap", "srun -N3 sleep 3217"],
+    );
+    let running = |count: usize| {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-fx", "sleep 3217"])
+            .output()
+            .expect("pgrep");
+        text(&pgrep.stdout).lines().count() == count
+    };
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        running(3)
+    });
+    cluster.ok("scancel", &[&job.to_string()]);
+    cluster.expect_within(Duration::from_secs(20), "every task gone", || running(0));
+}

@@ -1,0 +1,71 @@
+//! Launching a step's tasks on other nodes: srun sends a [`StepLaunch`] with its `CreateStep`; the controller,
+//! which knows the job's owner and nodes, hands each node's agent a [`NodeStepLaunch`]; the agent starts a step
+//! supervisor (`spurstepd --step`) that runs the node's tasks as the job's user and connects back to srun for
+//! their streams, exits and signals. No node ever accepts a launch from anyone but its controller.
+
+use serde::{Deserialize, Serialize};
+
+/// What srun asks to start, node by node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepLaunch {
+    pub argv: Vec<String>,
+    pub work_dir: String,
+    /// `addr:port` srun listens on for the step's supervisors.
+    pub io_addr: String,
+    /// The secret each supervisor presents first, so srun only takes its own step's connections.
+    pub io_key: String,
+    pub kill_wait_secs: u32,
+    pub nodes: Vec<NodeTasks>,
+}
+
+/// One node's share of the step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeTasks {
+    pub node: String,
+    /// The node's index in the step (`SLURM_NODEID`).
+    pub node_id: u32,
+    /// The step ranks it runs, in local order (`SLURM_LOCALID` is the position).
+    pub ranks: Vec<u32>,
+    /// The step's environment on that node; the supervisor adds each task's ranks and pid.
+    pub env: Vec<(String, String)>,
+}
+
+/// What one node's agent is asked to run (the controller fills in the job's owner).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeStepLaunch {
+    pub job_id: u32,
+    pub step_id: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub argv: Vec<String>,
+    pub work_dir: String,
+    pub io_addr: String,
+    pub io_key: String,
+    pub kill_wait_secs: u32,
+    pub tasks: NodeTasks,
+}
+
+impl StepLaunch {
+    /// Each node's launch, for a job owned by `uid`/`gid`.
+    pub fn per_node(&self, job_id: u32, step_id: u32, uid: u32, gid: u32) -> Vec<NodeStepLaunch> {
+        self.nodes
+            .iter()
+            .map(|tasks| NodeStepLaunch {
+                job_id,
+                step_id,
+                uid,
+                gid,
+                argv: self.argv.clone(),
+                work_dir: self.work_dir.clone(),
+                io_addr: self.io_addr.clone(),
+                io_key: self.io_key.clone(),
+                kill_wait_secs: self.kill_wait_secs,
+                tasks: tasks.clone(),
+            })
+            .collect()
+    }
+
+    pub fn num_tasks(&self) -> u32 {
+        self.nodes.iter().map(|n| n.ranks.len() as u32).sum()
+    }
+}

@@ -1,0 +1,163 @@
+//! The connection between a step supervisor on another node (`spurstepd --step`) and the step's srun: the
+//! supervisor connects, presents the step's key, then streams its tasks' output and ends; srun sends signals and
+//! stdin. One frame format both ways: a 13-byte header (kind, rank, a kind-specific number, data length; integers
+//! little-endian) and the data.
+
+use std::io::{self, Read, Write};
+
+/// The most data one frame carries; larger output is split by the sender.
+pub const MAX_FRAME_DATA: usize = 1 << 20;
+const HEADER_LEN: usize = 13;
+
+/// What a frame says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Supervisor → srun, first frame: `data` is the step key, `aux` the node's index in the step.
+    Hello,
+    /// Supervisor → srun: output of task `rank`; `aux` 1 for stdout, 2 for stderr.
+    Output,
+    /// Supervisor → srun: task `rank` could not be started; `data` is slurmstepd's error text.
+    ExecFailed,
+    /// Supervisor → srun: task `rank` ended; `aux` is its wait status.
+    Exited,
+    /// Supervisor → srun, last frame: every task ended and its output was sent.
+    Done,
+    /// srun → supervisor: send signal `aux` to every task.
+    Signal,
+    /// srun → supervisor: stdin for task `rank`; empty data closes it.
+    Stdin,
+}
+
+impl Kind {
+    fn code(self) -> u8 {
+        match self {
+            Kind::Hello => 1,
+            Kind::Output => 2,
+            Kind::ExecFailed => 3,
+            Kind::Exited => 4,
+            Kind::Done => 5,
+            Kind::Signal => 10,
+            Kind::Stdin => 11,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Kind> {
+        Some(match code {
+            1 => Kind::Hello,
+            2 => Kind::Output,
+            3 => Kind::ExecFailed,
+            4 => Kind::Exited,
+            5 => Kind::Done,
+            10 => Kind::Signal,
+            11 => Kind::Stdin,
+            _ => return None,
+        })
+    }
+}
+
+pub const STDOUT: u32 = 1;
+pub const STDERR: u32 = 2;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub kind: Kind,
+    pub rank: u32,
+    pub aux: u32,
+    pub data: Vec<u8>,
+}
+
+impl Frame {
+    pub fn new(kind: Kind, rank: u32, aux: u32, data: Vec<u8>) -> Frame {
+        Frame {
+            kind,
+            rank,
+            aux,
+            data,
+        }
+    }
+
+    /// Header and data in one write, so frames written by several threads under one lock never interleave.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_LEN + self.data.len());
+        out.push(self.kind.code());
+        out.extend_from_slice(&self.rank.to_le_bytes());
+        out.extend_from_slice(&self.aux.to_le_bytes());
+        out.extend_from_slice(&(self.data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.data);
+        out
+    }
+
+    pub fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(&self.encode())?;
+        out.flush()
+    }
+
+    /// The next frame, or `None` when the peer closed the connection between frames.
+    pub fn read_from(input: &mut impl Read) -> io::Result<Option<Frame>> {
+        let mut header = [0u8; HEADER_LEN];
+        let mut got = 0;
+        while got < HEADER_LEN {
+            match input.read(&mut header[got..]) {
+                Ok(0) if got == 0 => return Ok(None),
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let kind = Kind::from_code(header[0])
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "unknown step frame kind"))?;
+        let word = |at: usize| {
+            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+        };
+        let len = word(9) as usize;
+        if len > MAX_FRAME_DATA {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "step frame too large",
+            ));
+        }
+        let mut data = vec![0u8; len];
+        input.read_exact(&mut data)?;
+        Ok(Some(Frame {
+            kind,
+            rank: word(1),
+            aux: word(5),
+            data,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_a_clean_close_is_none() {
+        let frames = [
+            Frame::new(Kind::Hello, 0, 2, b"key".to_vec()),
+            Frame::new(Kind::Output, 7, STDERR, b"line\n".to_vec()),
+            Frame::new(Kind::Exited, 3, 256, Vec::new()),
+            Frame::new(Kind::Done, 0, 0, Vec::new()),
+        ];
+        let mut bytes = Vec::new();
+        for frame in &frames {
+            frame.write_to(&mut bytes).unwrap();
+        }
+        let mut input = bytes.as_slice();
+        for frame in &frames {
+            assert_eq!(Frame::read_from(&mut input).unwrap().as_ref(), Some(frame));
+        }
+        assert_eq!(Frame::read_from(&mut input).unwrap(), None);
+    }
+
+    #[test]
+    fn truncated_and_unknown_frames_are_errors() {
+        let bytes = Frame::new(Kind::Output, 1, 1, b"abc".to_vec()).encode();
+        assert!(Frame::read_from(&mut &bytes[..5]).is_err());
+        assert!(Frame::read_from(&mut &bytes[..bytes.len() - 1]).is_err());
+        let mut unknown = bytes.clone();
+        unknown[0] = 99;
+        assert!(Frame::read_from(&mut unknown.as_slice()).is_err());
+    }
+}

@@ -1,0 +1,318 @@
+//! `spurstepd --step`: runs one node's tasks of a step that srun started through the controller (a step on other
+//! nodes than srun's own). The agent starts it with a [`StepSupervisorSpec`] on stdin; it connects back to srun
+//! ([`crate::step_io`]), starts the tasks as the job's user, forwards their output and exits, and passes srun's
+//! signals and stdin on. The tasks never outlive the connection: if srun goes away, they are killed, as a step
+//! whose srun is gone is in Slurm.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+use spur_core::env::{task_environment, TaskPlacement};
+use spur_core::step_launch::NodeStepLaunch;
+
+use crate::step_io::{Frame, Kind, MAX_FRAME_DATA, STDERR, STDOUT};
+use crate::task_launch::{launch, TaskIdentity, TaskLaunch};
+
+/// How long the supervisor tries to reach srun.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a task's output may lag behind its end before the end is reported anyway (a background process of
+/// the task may keep its streams open).
+const OUTPUT_WAIT: Duration = Duration::from_millis(500);
+
+/// What the agent hands the supervisor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepSupervisorSpec {
+    pub launch: NodeStepLaunch,
+    /// The job user's supplementary groups, as the agent looked them up.
+    pub groups: Vec<u32>,
+    /// This node's name, for the error lines srun prints (`slurmstepd-n2: error: ...`).
+    pub node_name: String,
+}
+
+/// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
+pub fn main_entry() -> i32 {
+    let mut text = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+        eprintln!("spurstepd --step: cannot read the launch: {e}");
+        return 1;
+    }
+    let spec: StepSupervisorSpec = match serde_json::from_str(&text) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("spurstepd --step: bad launch: {e}");
+            return 1;
+        }
+    };
+    match run(&spec) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "spurstepd --step: step {}.{}: {e}",
+                spec.launch.job_id, spec.launch.step_id
+            );
+            1
+        }
+    }
+}
+
+/// Frames to srun, from whichever thread has something to say.
+#[derive(Clone)]
+struct Link(Arc<Mutex<TcpStream>>);
+
+impl Link {
+    /// A failed send means srun is gone; the reader side notices the same and kills the tasks.
+    fn send(&self, frame: Frame) {
+        if let Ok(mut stream) = self.0.lock() {
+            let _ = stream.write_all(&frame.encode());
+        }
+    }
+}
+
+struct Task {
+    rank: u32,
+    pid: i32,
+    outputs: Vec<JoinHandle<()>>,
+}
+
+pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
+    let launch_spec = &spec.launch;
+    let stream = connect(&launch_spec.io_addr)?;
+    let _ = stream.set_nodelay(true);
+    let reader = stream.try_clone().map_err(|e| e.to_string())?;
+    let link = Link(Arc::new(Mutex::new(stream)));
+    link.send(Frame::new(
+        Kind::Hello,
+        0,
+        launch_spec.tasks.node_id,
+        launch_spec.io_key.as_bytes().to_vec(),
+    ));
+    let identity = identity(spec)?;
+    let mut stdins: BTreeMap<u32, File> = BTreeMap::new();
+    let mut tasks: Vec<Task> = Vec::new();
+    for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
+        match start_task(spec, identity.as_ref(), rank, localid, &link) {
+            Ok((task, stdin)) => {
+                stdins.insert(rank, stdin);
+                tasks.push(task);
+            }
+            Err(e) => {
+                for task in &tasks {
+                    let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
+                }
+                return Err(e);
+            }
+        }
+    }
+    let pids: Vec<i32> = tasks.iter().map(|t| t.pid).collect();
+    std::thread::spawn(move || serve_srun(reader, stdins, &pids));
+    wait_tasks(&mut tasks, &link);
+    for task in &tasks {
+        // Whatever a task left running in its process group ends with the step.
+        let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
+    }
+    link.send(Frame::new(Kind::Done, 0, 0, Vec::new()));
+    Ok(())
+}
+
+fn connect(addr: &str) -> Result<TcpStream, String> {
+    let targets: Vec<_> = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve srun's address {addr}: {e}"))?
+        .collect();
+    let mut last = format!("no address for {addr}");
+    for target in targets {
+        match TcpStream::connect_timeout(&target, CONNECT_TIMEOUT) {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = format!("cannot reach srun at {target}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+/// The job's user, when the supervisor runs as root; a supervisor started by an unprivileged agent can only run
+/// tasks for its own user.
+fn identity(spec: &StepSupervisorSpec) -> Result<Option<TaskIdentity>, String> {
+    let launch = &spec.launch;
+    if nix::unistd::geteuid().is_root() {
+        return Ok(Some(TaskIdentity {
+            uid: launch.uid,
+            gid: launch.gid,
+            groups: spec.groups.clone(),
+        }));
+    }
+    if nix::unistd::geteuid().as_raw() != launch.uid {
+        return Err(format!(
+            "cannot run tasks as uid {} without root",
+            launch.uid
+        ));
+    }
+    Ok(None)
+}
+
+fn start_task(
+    spec: &StepSupervisorSpec,
+    identity: Option<&TaskIdentity>,
+    rank: u32,
+    localid: usize,
+    link: &Link,
+) -> Result<(Task, File), String> {
+    let launch_spec = &spec.launch;
+    let program = launch_spec
+        .argv
+        .first()
+        .ok_or_else(|| "no command to run".to_string())?;
+    let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| e.to_string());
+    let (stdin_read, stdin_write) = pipe()?;
+    let (out_read, out_write) = pipe()?;
+    let (err_read, err_write) = pipe()?;
+    let mut env = task_environment(
+        &launch_spec.tasks.env,
+        TaskPlacement {
+            procid: rank,
+            localid: u32::try_from(localid).unwrap_or(u32::MAX),
+        },
+    );
+    // srun built the environment before the controller numbered the step.
+    for (key, value) in &mut env {
+        if key == "SLURM_STEP_ID" || key == "SLURM_STEPID" {
+            *value = launch_spec.step_id.to_string();
+        }
+    }
+    let launched = launch(&TaskLaunch {
+        program,
+        args: &launch_spec.argv[1..],
+        env: &env,
+        work_dir: Path::new(&launch_spec.work_dir),
+        stdin: stdin_read.as_raw_fd(),
+        stdout: out_write.as_raw_fd(),
+        stderr: err_write.as_raw_fd(),
+        identity,
+    })
+    .map_err(|e| e.to_string())?;
+    drop((stdin_read, out_write, err_write));
+    if let Some(errno) = launched.exec_error {
+        link.send(Frame::new(
+            Kind::ExecFailed,
+            rank,
+            0,
+            format!("execve(): {program}: {}", errno.desc()).into_bytes(),
+        ));
+    }
+    let outputs = vec![
+        forward(out_read, rank, STDOUT, link.clone()),
+        forward(err_read, rank, STDERR, link.clone()),
+    ];
+    Ok((
+        Task {
+            rank,
+            pid: launched.pid,
+            outputs,
+        },
+        File::from(stdin_write),
+    ))
+}
+
+/// Sends one task stream to srun as it comes.
+fn forward(read: OwnedFd, rank: u32, stream: u32, link: Link) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut file = File::from(read);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    for chunk in buf[..n].chunks(MAX_FRAME_DATA) {
+                        link.send(Frame::new(Kind::Output, rank, stream, chunk.to_vec()));
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    })
+}
+
+/// srun's frames: signals for every task, stdin per task. When srun goes away the tasks are killed.
+fn serve_srun(mut reader: TcpStream, mut stdins: BTreeMap<u32, File>, pids: &[i32]) {
+    loop {
+        match Frame::read_from(&mut reader) {
+            Ok(Some(frame)) => match frame.kind {
+                Kind::Signal => {
+                    let Ok(signal) = Signal::try_from(i32::try_from(frame.aux).unwrap_or(0)) else {
+                        continue;
+                    };
+                    for &pid in pids {
+                        let _ = killpg(Pid::from_raw(pid), signal);
+                    }
+                }
+                Kind::Stdin if frame.data.is_empty() => {
+                    stdins.remove(&frame.rank);
+                }
+                Kind::Stdin => {
+                    let failed = stdins
+                        .get_mut(&frame.rank)
+                        .is_some_and(|f| f.write_all(&frame.data).is_err());
+                    if failed {
+                        stdins.remove(&frame.rank);
+                    }
+                }
+                _ => {}
+            },
+            Ok(None) | Err(_) => {
+                for &pid in pids {
+                    let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Reaps the tasks as they end and reports each end once its output is through (or [`OUTPUT_WAIT`] passed).
+fn wait_tasks(tasks: &mut [Task], link: &Link) {
+    let mut left = tasks.len();
+    while left > 0 {
+        let status = match waitpid(Pid::from_raw(-1), None) {
+            Ok(status) => status,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return,
+        };
+        let (pid, raw) = match status {
+            WaitStatus::Exited(pid, code) => (pid, (code & 0xff) << 8),
+            WaitStatus::Signaled(pid, signal, core) => {
+                (pid, signal as i32 | if core { 0x80 } else { 0 })
+            }
+            _ => continue,
+        };
+        let Some(task) = tasks.iter_mut().find(|t| t.pid == pid.as_raw()) else {
+            continue;
+        };
+        let deadline = Instant::now() + OUTPUT_WAIT;
+        for output in std::mem::take(&mut task.outputs) {
+            while !output.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if output.is_finished() {
+                let _ = output.join();
+            }
+        }
+        link.send(Frame::new(
+            Kind::Exited,
+            task.rank,
+            u32::try_from(raw).unwrap_or(0),
+            Vec::new(),
+        ));
+        left -= 1;
+    }
+}
