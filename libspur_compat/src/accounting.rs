@@ -6,11 +6,12 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use slurm_headers::{
-    assoc_mgr_info_msg_t, assoc_mgr_info_request_msg_t, slurmdb_federation_rec_t, List,
+    assoc_mgr_info_msg_t, assoc_mgr_info_request_msg_t, slurmdb_cluster_rec_t,
+    slurmdb_federation_rec_t, List,
 };
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_string, guard};
+use crate::ffi::{self, c_calloc, c_free, c_string, guard, opt_str};
 
 /// The TRES slurmctld always tracks, in its order; `AccountingStorageTRES` adds to them.
 const DEFAULT_TRES: [&str; 8] = [
@@ -183,9 +184,187 @@ pub unsafe extern "C" fn slurm_destroy_federation_rec(fed: *mut c_void) {
     })
 }
 
+/// `CLUSTER_FED_STATE_*`: the base state in the low bits, drain and remove as flags.
+const CLUSTER_FED_STATE_BASE: u32 = 0x000f;
+const CLUSTER_FED_STATE_DRAIN: u32 = 0x0010;
+const CLUSTER_FED_STATE_REMOVE: u32 = 0x0020;
+
+/// A cluster's state in a federation as `scontrol show federation` words it: a draining cluster is `DRAIN`
+/// (`DRAIN+REMOVE` when it is also being removed), else its base state.
+pub fn fed_state_text(state: u32) -> &'static str {
+    if state & CLUSTER_FED_STATE_DRAIN != 0 {
+        return if state & CLUSTER_FED_STATE_REMOVE != 0 {
+            "DRAIN+REMOVE"
+        } else {
+            "DRAIN"
+        };
+    }
+    match state & CLUSTER_FED_STATE_BASE {
+        0 => "NA",
+        1 => "ACTIVE",
+        2 => "INACTIVE",
+        _ => "?",
+    }
+}
+
+/// What the federation printer needs of one cluster record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FedCluster {
+    pub name: String,
+    pub host: String,
+    pub port: u32,
+    pub id: u32,
+    pub state: u32,
+    pub features: Vec<String>,
+    pub send: bool,
+    pub recv: bool,
+    pub synced: bool,
+}
+
+/// `scontrol show federation`: this cluster first as `Self`, then the others by name as `Sibling`s.
+pub fn federation_text(name: &str, clusters: &[FedCluster], own: Option<&str>) -> String {
+    let mut out = format!("Federation: {name}\n");
+    let mut sorted: Vec<&FedCluster> = clusters.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let line = |c: &FedCluster| {
+        let mut features = c.features.clone();
+        features.sort();
+        format!(
+            "{}:{}:{} ID:{} FedState:{} Features:{}",
+            c.name,
+            c.host,
+            c.port,
+            c.id,
+            fed_state_text(c.state),
+            features.join(",")
+        )
+    };
+    let yes_no = |b: bool| if b { "Yes" } else { "No" };
+    if let Some(me) = sorted.iter().find(|c| Some(c.name.as_str()) == own) {
+        out.push_str(&format!("Self:       {}\n", line(me)));
+    }
+    for c in sorted.iter().filter(|c| Some(c.name.as_str()) != own) {
+        out.push_str(&format!(
+            "Sibling:    {} PersistConnSend/Recv:{}/{} Synced:{}\n",
+            line(c),
+            yes_no(c.send),
+            yes_no(c.recv),
+            yes_no(c.synced)
+        ));
+    }
+    out
+}
+
+/// # Safety
+/// `c` is a valid cluster record whose strings and feature list are NULL or valid.
+unsafe fn fed_cluster(c: &slurmdb_cluster_rec_t) -> FedCluster {
+    let text = |p: *mut c_char| {
+        // SAFETY: the caller's contract.
+        unsafe { opt_str(p) }
+            .map(|s| s.into_owned())
+            .unwrap_or_default()
+    };
+    let mut features = Vec::new();
+    // SAFETY: the caller's contract; the list's items are strings.
+    unsafe {
+        crate::list::for_each(c.fed.feature_list, |f| {
+            features.push(text(f as *mut c_char));
+        })
+    };
+    FedCluster {
+        name: text(c.name),
+        host: text(c.control_host),
+        port: c.control_port,
+        id: c.fed.id,
+        state: c.fed.state,
+        features,
+        send: !c.fed.send.is_null(),
+        recv: !c.fed.recv.is_null(),
+        synced: c.fed.sync_recvd,
+    }
+}
+
+extern "C" {
+    /// The C library's standard output stream, so the text interleaves with the caller's own printf output.
+    static mut stdout: *mut libc::FILE;
+}
+
+/// Prints a federation record (as `slurm_load_federation` would return it) on standard output; a record without
+/// a name prints nothing.
+///
+/// # Safety
+/// `fed` is NULL or a valid `slurmdb_federation_rec_t` whose cluster list holds `slurmdb_cluster_rec_t` records.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_print_federation(fed: *mut c_void) {
+    guard("slurm_print_federation", (), || {
+        // SAFETY: the caller's contract.
+        let Some(rec) = (unsafe { (fed as *const slurmdb_federation_rec_t).as_ref() }) else {
+            return;
+        };
+        // SAFETY: as above.
+        let Some(name) = (unsafe { opt_str(rec.name) }) else {
+            return;
+        };
+        let mut clusters = Vec::new();
+        // SAFETY: the list holds cluster records.
+        unsafe {
+            crate::list::for_each(rec.cluster_list, |c| {
+                if let Some(c) = (c as *const slurmdb_cluster_rec_t).as_ref() {
+                    clusters.push(fed_cluster(c));
+                }
+            })
+        };
+        let conf = client::load_conf();
+        let own = conf.as_ref().and_then(|c| c.get_str("ClusterName"));
+        let text = federation_text(&name, &clusters, own);
+        // SAFETY: reading the C library's stream pointer; writing to it as printf would.
+        unsafe {
+            let out = std::ptr::addr_of!(stdout).read();
+            crate::print::write(out as *mut slurm_headers::FILE, &text);
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cluster(name: &str, state: u32) -> FedCluster {
+        FedCluster {
+            name: name.to_string(),
+            host: "10.0.0.1".to_string(),
+            port: 6817,
+            id: 1,
+            state,
+            features: vec!["zz".to_string(), "aa".to_string()],
+            send: true,
+            recv: false,
+            synced: false,
+        }
+    }
+
+    #[test]
+    fn federation_self_first_then_siblings_by_name() {
+        let text = federation_text(
+            "fed",
+            &[
+                cluster("zeta", 2),
+                cluster("me", 1 | 0x10),
+                cluster("alpha", 0),
+            ],
+            Some("me"),
+        );
+        assert_eq!(
+            text,
+            "Federation: fed\n\
+             Self:       me:10.0.0.1:6817 ID:1 FedState:DRAIN Features:aa,zz\n\
+             Sibling:    alpha:10.0.0.1:6817 ID:1 FedState:NA Features:aa,zz PersistConnSend/Recv:Yes/No Synced:No\n\
+             Sibling:    zeta:10.0.0.1:6817 ID:1 FedState:INACTIVE Features:aa,zz PersistConnSend/Recv:Yes/No Synced:No\n"
+        );
+        assert_eq!(fed_state_text(1 | 0x30), "DRAIN+REMOVE");
+        assert_eq!(fed_state_text(2 | 0x20), "INACTIVE");
+        assert_eq!(fed_state_text(7), "?");
+    }
 
     #[test]
     fn tres_names_are_the_defaults_then_the_configured() {

@@ -470,19 +470,12 @@ fn per_job_answer(
 ) -> c_int {
     let failures = match reply {
         Ok(r) => r.failures,
-        Err(e) => {
-            ffi::set_errno(e.errno);
-            return e.errno;
-        }
+        Err(e) => return single_failure(e.errno),
     };
     let plain = sel.job_id.to_string();
     match failures.as_slice() {
         [] => ffi::SLURM_SUCCESS,
-        [(id, e)] if *id == plain || sel.array_task.is_some() => {
-            let code = e.errno.code();
-            ffi::set_errno(code);
-            code
-        }
+        [(id, e)] if *id == plain || sel.array_task.is_some() => single_failure(e.errno.code()),
         many => {
             if !resp.is_null() {
                 // SAFETY: the caller's slot.
@@ -491,6 +484,17 @@ fn per_job_answer(
             ffi::SLURM_SUCCESS
         }
     }
+}
+
+/// One job's failure: its code, returned and in errno. An unknown job is the exception: slurmctld answers it in a
+/// form libslurm does not expect, so the caller sees `SLURM_ERROR` with `SLURM_UNEXPECTED_MSG_ERROR` (Spur's
+/// controller already reports that code for it, so scontrol prints Slurm's text).
+fn single_failure(code: i32) -> c_int {
+    if code == SlurmErrno::InvalidJobId.code() || code == ffi::SLURM_UNEXPECTED_MSG_ERROR {
+        return CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR).fail();
+    }
+    ffi::set_errno(code);
+    code
 }
 
 /// A `job_array_resp_msg_t` of `(task id, error)` pairs, freed by `slurm_free_job_array_resp`.

@@ -8,6 +8,7 @@ use std::ffi::c_void;
 use slurm_headers::{slurm_selected_step_t, slurm_step_id_t, slurm_step_layout_t};
 use spur_core::api::SlurmErrno;
 use spur_core::format::steps::StepView;
+use spur_core::states::JobBaseState;
 
 use crate::client::CallError;
 use crate::ffi::{c_calloc, c_free, c_string, guard};
@@ -102,8 +103,8 @@ fn c_layout(l: &Layout) -> *mut slurm_step_layout_t {
     out
 }
 
-/// NULL with errno `ESLURM_INVALID_JOB_ID` for an unknown job; NULL with errno untouched for a job that has no
-/// such running step (pending, finished, or another step id), as libslurm answers.
+/// NULL with errno `ESLURM_JOB_PENDING` for a pending job and `ESLURM_INVALID_JOB_ID` for an unknown job or step,
+/// as libslurm answers.
 ///
 /// # Safety
 /// `step_id` is NULL or a valid step id.
@@ -130,7 +131,16 @@ pub unsafe extern "C" fn slurm_job_step_layout_get(
         }
         match selected_steps(&jobs, id.job_id, id.step_id).first() {
             Some(step) => c_layout(&layout_of(step)),
-            None => std::ptr::null_mut(),
+            None => {
+                let pending = jobs.iter().all(|j| j.state == JobBaseState::Pending);
+                let errno = if pending {
+                    SlurmErrno::JobPending
+                } else {
+                    SlurmErrno::InvalidJobId
+                };
+                CallError::new(errno.code()).fail();
+                std::ptr::null_mut()
+            }
         }
     })
 }

@@ -1,6 +1,6 @@
 //! `slurm_print_*`/`slurm_sprint_*` for front-end nodes and switch topology: Spur's loads of these are always
 //! empty, so what gets printed is what a caller built; the text is libslurm 22.05's (measured in conformance case
-//! 308), including the error line an empty topology gets.
+//! 307), including the error line an empty topology gets.
 
 use std::ffi::{c_char, c_int};
 
