@@ -53,13 +53,52 @@ unsafe fn u32_items(l: List) -> Option<Vec<u32>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// One factors object, its TRES arrays parallel (name, weighted factor, weight).
-fn factors_object(f: &JobFactors) -> *mut priority_factors_object_t {
+/// `NICE_OFFSET`: slurmctld stores nice and site factors offset by it, so 0 reads as "no adjustment".
+const NICE_OFFSET: i64 = 0x8000_0000;
+
+/// The TRES part of a factors object: one slot per TRES of the cluster (`tres_names`), each with its weighted
+/// factor and its `PriorityWeightTRES` weight (0 for TRES without one), as slurmctld packs them.
+pub struct TresColumns {
+    pub names: Vec<String>,
+    pub weights: Vec<f64>,
+}
+
+impl TresColumns {
+    pub fn new(names: Vec<String>, weights: &[(String, f64)]) -> Self {
+        let weights = names
+            .iter()
+            .map(|n| {
+                weights
+                    .iter()
+                    .find(|(w, _)| w.eq_ignore_ascii_case(n))
+                    .map_or(0.0, |(_, v)| *v)
+            })
+            .collect();
+        TresColumns { names, weights }
+    }
+
+    /// The job's weighted factor for each TRES column.
+    pub fn factors(&self, f: &JobFactors) -> Vec<f64> {
+        self.names
+            .iter()
+            .map(|n| {
+                f.tres
+                    .iter()
+                    .find(|(t, _, _)| t.eq_ignore_ascii_case(n))
+                    .map_or(0.0, |(_, v, _)| *v)
+            })
+            .collect()
+    }
+}
+
+/// One factors object, its TRES arrays parallel to `tres.names`.
+fn factors_object(f: &JobFactors, tres: &TresColumns) -> *mut priority_factors_object_t {
     let obj = c_calloc::<priority_factors_object_t>(1);
     if obj.is_null() {
         return obj;
     }
-    // SAFETY: fresh zeroed object; the arrays hold tres.len() elements.
+    let n = tres.names.len();
+    // SAFETY: fresh zeroed object; the arrays hold n elements.
     unsafe {
         let o = &mut *obj;
         o.job_id = f.job_id;
@@ -72,23 +111,19 @@ fn factors_object(f: &JobFactors) -> *mut priority_factors_object_t {
         o.priority_part = f.partition_factor;
         o.priority_qos = f.qos;
         o.direct_prio = f.direct_priority.map_or(0.0, f64::from);
-        o.priority_site = f.site.clamp(0, i64::from(u32::MAX)) as u32;
-        // Slurm stores nice offset by NICE_OFFSET (0x80000000), so 0 reads as "no adjustment".
-        o.nice = (i64::from(f.nice) + 0x8000_0000) as u32;
-        if !f.tres.is_empty() {
-            let n = f.tres.len();
-            o.tres_cnt = n as u32;
+        o.priority_site = (f.site + NICE_OFFSET).clamp(0, i64::from(u32::MAX)) as u32;
+        o.nice = (i64::from(f.nice) + NICE_OFFSET).clamp(0, i64::from(u32::MAX)) as u32;
+        if n > 0 {
             o.tres_names = c_calloc::<*mut c_char>(n);
             o.priority_tres = c_calloc::<f64>(n);
             o.tres_weights = c_calloc::<f64>(n);
             if !o.tres_names.is_null() && !o.priority_tres.is_null() && !o.tres_weights.is_null() {
-                for (i, (name, value, weight)) in f.tres.iter().enumerate() {
-                    *o.tres_names.add(i) = c_string(name);
-                    *o.priority_tres.add(i) = *value;
-                    *o.tres_weights.add(i) = *weight;
+                o.tres_cnt = n as u32;
+                for (i, value) in tres.factors(f).into_iter().enumerate() {
+                    *o.tres_names.add(i) = c_string(&tres.names[i]);
+                    *o.priority_tres.add(i) = value;
+                    *o.tres_weights.add(i) = tres.weights[i];
                 }
-            } else {
-                o.tres_cnt = 0;
             }
         }
     }
@@ -118,14 +153,18 @@ unsafe extern "C" fn free_factors_object(item: *mut c_void) {
     }
 }
 
-fn factors_message(rows: Vec<JobFactors>, filter: &Filter) -> *mut priority_factors_response_msg_t {
+fn factors_message(
+    rows: Vec<JobFactors>,
+    tres: &TresColumns,
+    filter: &Filter,
+) -> *mut priority_factors_response_msg_t {
     let msg = c_calloc::<priority_factors_response_msg_t>(1);
     if msg.is_null() {
         return msg;
     }
     let list = crate::list::create(Some(free_factors_object));
     for row in rows.iter().filter(|r| filter.keeps(r)) {
-        let obj = factors_object(row);
+        let obj = factors_object(row, tres);
         if !obj.is_null() {
             // SAFETY: a live list we just made.
             unsafe { crate::list::append(list, obj as *mut c_void) };
@@ -162,10 +201,18 @@ pub unsafe extern "C" fn slurm_load_job_prio(
             }
         };
         let answer = client::query(&Query::PriorityFactors).and_then(|reply| match reply {
-            QueryReply::PriorityFactors { jobs, .. } => Ok(jobs),
+            QueryReply::PriorityFactors { jobs, weights, .. } => Ok((jobs, weights)),
             _ => Err(CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR)),
         });
-        ffi::deliver_message(factors_resp, answer, |rows| factors_message(rows, &filter))
+        ffi::deliver_message(factors_resp, answer, |(rows, weights)| {
+            let conf = client::load_conf();
+            let names = crate::accounting::tres_names(
+                conf.as_ref()
+                    .and_then(|c| c.get_str("AccountingStorageTRES")),
+            );
+            let tres = TresColumns::new(names, weights.as_ref().map_or(&[], |w| &w.tres));
+            factors_message(rows, &tres, &filter)
+        })
     })
 }
 
@@ -240,8 +287,13 @@ mod tests {
             users: Some(vec![7]),
             partitions: Some(vec!["high".to_string()]),
         };
+        let tres = TresColumns::new(
+            crate::accounting::tres_names(None),
+            &[("CPU".to_string(), 100.0), ("Node".to_string(), 50.0)],
+        );
         let msg = factors_message(
             vec![row(1, 7, "high"), row(2, 8, "high"), row(3, 7, "low")],
+            &tres,
             &filter,
         );
         unsafe {
@@ -251,8 +303,12 @@ mod tests {
             assert_eq!((*obj).job_id, 1);
             assert_eq!((*obj).priority_part, 10.0);
             assert_eq!((*obj).nice, 0x8000_0000 - 3);
-            assert_eq!((*obj).tres_cnt, 1);
+            assert_eq!((*obj).priority_site, 0x8000_0000);
+            assert_eq!((*obj).tres_cnt, 8);
+            assert_eq!(*(*obj).priority_tres, 2.0);
             assert_eq!(*(*obj).tres_weights, 100.0);
+            assert_eq!(*(*obj).tres_weights.add(3), 50.0);
+            assert_eq!(*(*obj).priority_tres.add(3), 0.0);
             free_factors_object(obj as *mut c_void);
             slurm_free_priority_factors_response_msg(msg);
         }
