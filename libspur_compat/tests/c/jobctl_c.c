@@ -1,6 +1,7 @@
 /* Job and cluster calls answered by the controller: accounting cache (assoc_mgr) and federation on a cluster
- * without slurmdbd, burst buffer status, job priorities, token, scontrol top, suspend/resume by job id text and
- * step layouts. Usage: jobctl_c RUNNING_JOB PENDING_HELD_JOB (the running job has srun step 0 with two tasks).
+ * without slurmdbd, burst buffer status, job priorities, token, scontrol top, slurm_het_job_lookup of regular jobs,
+ * suspend/resume by job id text and step layouts.
+ * Usage: jobctl_c RUNNING_JOB PENDING_HELD_JOB (the running job has srun step 0 with two tasks).
  * Built with: gcc jobctl_c.c -o jobctl_c -lslurm */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,25 @@ static void show_layout(const char *what, uint32_t job, uint32_t step)
 		printf("\n");
 	}
 	slurm_job_step_layout_free(l);
+}
+
+static void het_lookup(const char *what, uint32_t job)
+{
+	List resp = NULL;
+	resource_allocation_response_msg_t *a;
+	int rc;
+
+	slurm_seterrno(0);
+	rc = slurm_het_job_lookup(job, &resp);
+	printf("het_job_lookup %s rc=%d errno=%d", what, rc, slurm_get_errno());
+	if (resp) {
+		printf(" count=%d", slurm_list_count(resp));
+		a = slurm_list_pop(resp);
+		printf(" node_list=%s node_cnt=%u", a->node_list, a->node_cnt);
+		slurm_free_resource_allocation_response_msg(a);
+		slurm_list_destroy(resp);
+	}
+	printf("\n");
 }
 
 static void accounting(void)
@@ -124,6 +144,9 @@ int main(int argc, char **argv)
 	rc = slurm_top_job("xyz");
 	printf("top xyz rc=%d errno=%d\n", rc, slurm_get_errno());
 
+	het_lookup("running", atoi(run));
+	het_lookup("pending", atoi(pend));
+	het_lookup("unknown", 4000000);
 	show_layout("batch", atoi(run), SLURM_BATCH_SCRIPT);
 	show_layout("step0", atoi(run), 0);
 	show_layout("step7", atoi(run), 7);

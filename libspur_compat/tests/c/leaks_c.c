@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 		slurm_step_id_t id = { .job_id = atoi(argv[1]), .step_id = SLURM_BATCH_SCRIPT,
 				       .step_het_comp = NO_VAL };
 		slurm_step_layout_t *layout;
+		List het = NULL;
 		slurmdb_assoc_rec_t assoc;
 		void *fed = NULL;
 		char *status = NULL, *token, *text;
@@ -51,6 +52,9 @@ int main(int argc, char **argv)
 		token = slurm_fetch_token(NULL, 60);
 		failures += token == NULL;
 		slurm_xfree((void **)&token);
+
+		failures += slurm_het_job_lookup(id.job_id, &het) != 0;
+		slurm_list_destroy(het);
 
 		layout = slurm_job_step_layout_get(&id);
 		failures += layout == NULL;
