@@ -274,3 +274,134 @@ fn job_steps_are_listed_and_cancelled_through_the_c_api() {
         "{batch_out}"
     );
 }
+
+/// A cluster whose name and JWT key match the reference cluster's, for programs whose expected output names the
+/// cluster (the federation printer's `Self`) or fetches a token.
+fn reference_like_cluster() -> (Cluster, tempfile::TempDir) {
+    let keys = tempfile::tempdir().expect("key dir");
+    let key = keys.path().join("jwt_hs256.key");
+    std::fs::write(&key, [7u8; 32]).expect("jwt key");
+    let cluster = Cluster::start_with(common::ClusterOptions {
+        extra_conf: format!(
+            "ClusterName=refcluster\nAuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",
+            key.display()
+        ),
+        ..Default::default()
+    });
+    (cluster, keys)
+}
+
+/// A running job whose srun step 0 runs two tasks.
+fn job_with_two_task_step(cluster: &Cluster) -> u32 {
+    let spur = cluster.spur_bin().display().to_string();
+    let job = cluster.submit(
+        &format!("#!/bin/sh\n{spur} srun -n2 sleep 300\n"),
+        &["-n2", "-o", "/dev/null"],
+    );
+    cluster.expect_within(Duration::from_secs(30), "step 0 to run", || {
+        cluster
+            .run("scontrol", &["show", "step", &format!("{job}.0")])
+            .status
+            .success()
+    });
+    job
+}
+
+/// slurmdb_init_*, step launch params, front-end/topology/federation printers: the bytes and text real Slurm gave
+/// (conformance case 307 compares them live).
+#[test]
+fn record_inits_and_printers_match_real_slurm() {
+    let (cluster, _keys) = reference_like_cluster();
+    let program = compile(&cluster, "records_c");
+    let out = Command::new(&program)
+        .env("SLURM_CONF", &cluster.conf)
+        .env("TZ", "UTC")
+        .env("LD_LIBRARY_PATH", shim_lib_dir(&cluster))
+        .output()
+        .expect("run records_c");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    pretty_assertions::assert_eq!(stdout(&out), expected("records_c"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "records_c: error: No topology information available\n"
+    );
+}
+
+/// Accounting cache, federation, burst buffer status, priorities, token, top, suspend2/resume2 and step layouts
+/// answer as real Slurm's did for the same jobs (conformance case 308 compares them live).
+#[test]
+fn job_control_calls_match_real_slurm() {
+    let (cluster, _keys) = reference_like_cluster();
+    let running = job_with_two_task_step(&cluster);
+    let held = cluster.submit("#!/bin/sh\ntrue\n", &["-H"]);
+    let program = compile(&cluster, "jobctl_c");
+    let out = run_shim(
+        &cluster,
+        &program,
+        &[&running.to_string(), &held.to_string()],
+        false,
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        cluster.logs()
+    );
+    pretty_assertions::assert_eq!(
+        stdout(&out),
+        expected("jobctl_c").replace("{NODE}", &cluster.node)
+    );
+    cluster.ok("scancel", &[&running.to_string(), &held.to_string()]);
+}
+
+/// The load/free pairs of records_c and leaks_c leave nothing unreachable: built with gcc's AddressSanitizer, whose
+/// LeakSanitizer fails the program (exit 23) on any leak, including memory the shim malloc'd for it.
+#[test]
+fn new_load_free_pairs_leak_nothing_under_leak_sanitizer() {
+    let (cluster, _keys) = reference_like_cluster();
+    let running = cluster.submit("#!/bin/sh\nsleep 300\n", &[]);
+    cluster.wait_for_state(running, "RUNNING", Duration::from_secs(30));
+    for (name, args) in [
+        ("leaks_c", vec![running.to_string()]),
+        ("records_c", vec![]),
+    ] {
+        let program = cluster.dir.path().join(format!("{name}-asan"));
+        let status = Command::new("gcc")
+            .args(["-Wall", "-Werror", "-fsanitize=address", "-o"])
+            .arg(&program)
+            .arg(c_dir().join(format!("{name}.c")))
+            .arg("-lslurm")
+            .status()
+            .expect("gcc");
+        assert!(
+            status.success(),
+            "gcc -fsanitize=address failed for {name}.c"
+        );
+        let out = Command::new(&program)
+            .args(&args)
+            .env("SLURM_CONF", &cluster.conf)
+            .env("LD_LIBRARY_PATH", shim_lib_dir(&cluster))
+            .env("ASAN_OPTIONS", "detect_leaks=1:exitcode=23")
+            .output()
+            .expect("run under AddressSanitizer");
+        let report = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !report.contains("LeakSanitizer"),
+            "{name}:\n{report}"
+        );
+    }
+    assert_eq!(
+        stdout(&run_shim(
+            &cluster,
+            &compile(&cluster, "leaks_c"),
+            &[&running.to_string()],
+            false
+        )),
+        "cycles=20 failures=0\n"
+    );
+    cluster.ok("scancel", &[&running.to_string()]);
+}

@@ -298,6 +298,11 @@ pub fn control(request: &ControlRequest) -> Result<(), CallError> {
     }
 }
 
+/// A control request whose per-job failures the caller reports itself (`slurm_suspend2`'s array answer).
+pub fn control_reply(request: &ControlRequest) -> Result<ControlReply, CallError> {
+    call(Rpc::Control, request)
+}
+
 /// `slurm_ping`: is the controller answering? (No request body, so it skips [`call`]'s envelope.)
 pub fn ping() -> Result<(), CallError> {
     let auth = client_auth();

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int};
 
 use slurm_headers::{job_array_resp_msg_t, job_desc_msg_t, update_node_msg_t, update_part_msg_t};
 use spur_core::api::{
-    ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
+    ControlReply, ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
 };
 use spur_core::records::PartitionState;
 
@@ -458,6 +458,118 @@ pub extern "C" fn slurm_suspend(job_id: u32) -> c_int {
 pub extern "C" fn slurm_resume(job_id: u32) -> c_int {
     guard("slurm_resume", ffi::SLURM_ERROR, || {
         run(ControlRequest::Resume { job: job(job_id) })
+    })
+}
+
+/// libslurm's answer to a suspend or resume by job id text: one job's failure is the return code (and errno);
+/// failures of array tasks come back as a `job_array_resp_msg_t` with success, as slurmctld reports them.
+fn per_job_answer(
+    sel: &JobSelector,
+    reply: Result<ControlReply, CallError>,
+    resp: *mut *mut job_array_resp_msg_t,
+) -> c_int {
+    let failures = match reply {
+        Ok(r) => r.failures,
+        Err(e) => return single_failure(e.errno),
+    };
+    let plain = sel.job_id.to_string();
+    match failures.as_slice() {
+        [] => ffi::SLURM_SUCCESS,
+        [(id, e)] if *id == plain || sel.array_task.is_some() => single_failure(e.errno.code()),
+        many => {
+            if !resp.is_null() {
+                // SAFETY: the caller's slot.
+                unsafe { *resp = array_resp(many) };
+            }
+            ffi::SLURM_SUCCESS
+        }
+    }
+}
+
+/// One job's failure: its code, returned and in errno. An unknown job is the exception: slurmctld answers it in a
+/// form libslurm does not expect, so the caller sees `SLURM_ERROR` with `SLURM_UNEXPECTED_MSG_ERROR` (Spur's
+/// controller already reports that code for it, so scontrol prints Slurm's text).
+fn single_failure(code: i32) -> c_int {
+    if code == SlurmErrno::InvalidJobId.code() || code == ffi::SLURM_UNEXPECTED_MSG_ERROR {
+        return CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR).fail();
+    }
+    ffi::set_errno(code);
+    code
+}
+
+/// A `job_array_resp_msg_t` of `(task id, error)` pairs, freed by `slurm_free_job_array_resp`.
+fn array_resp(failures: &[(String, spur_core::api::ApiError)]) -> *mut job_array_resp_msg_t {
+    let msg = ffi::c_calloc::<job_array_resp_msg_t>(1);
+    let ids = ffi::c_calloc::<*mut c_char>(failures.len());
+    let codes = ffi::c_calloc::<u32>(failures.len());
+    if msg.is_null() || ids.is_null() || codes.is_null() {
+        // SAFETY: fresh allocations or NULL.
+        unsafe {
+            ffi::c_free(msg);
+            ffi::c_free(ids);
+            ffi::c_free(codes);
+        }
+        return std::ptr::null_mut();
+    }
+    for (i, (id, e)) in failures.iter().enumerate() {
+        // SAFETY: both arrays hold failures.len() elements.
+        unsafe {
+            *ids.add(i) = ffi::c_string(id);
+            *codes.add(i) = e.errno.code() as u32;
+        }
+    }
+    // SAFETY: fresh zeroed message.
+    unsafe {
+        (*msg).job_array_count = failures.len() as u32;
+        (*msg).job_array_id = ids;
+        (*msg).error_code = codes;
+    }
+    msg
+}
+
+/// # Safety
+/// `job_id` is NULL or a NUL-terminated job id (`12`, `12_3`); `resp` NULL or a valid slot.
+unsafe fn suspend_or_resume(
+    job_id: *mut c_char,
+    resp: *mut *mut job_array_resp_msg_t,
+    make: fn(JobSelector) -> ControlRequest,
+) -> c_int {
+    if !resp.is_null() {
+        // SAFETY: caller's slot.
+        unsafe { *resp = std::ptr::null_mut() };
+    }
+    // SAFETY: the caller's contract.
+    let Some(sel) = unsafe { opt_str(job_id) }.and_then(|t| parse_job_text(&t)) else {
+        // slurmctld cannot parse the id and libslurm reports the answer it then gets as unexpected.
+        return CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR).fail();
+    };
+    let reply = client::control_reply(&make(sel.clone()));
+    per_job_answer(&sel, reply, resp)
+}
+
+/// # Safety
+/// As [`suspend_or_resume`].
+#[no_mangle]
+pub unsafe extern "C" fn slurm_suspend2(
+    job_id: *mut c_char,
+    resp: *mut *mut job_array_resp_msg_t,
+) -> c_int {
+    guard("slurm_suspend2", ffi::SLURM_ERROR, || {
+        // SAFETY: the caller's contract.
+        unsafe { suspend_or_resume(job_id, resp, |job| ControlRequest::Suspend { job }) }
+    })
+}
+
+/// # Safety
+/// As [`suspend_or_resume`].
+#[no_mangle]
+pub unsafe extern "C" fn slurm_resume2(
+    job_id: *mut c_char,
+    resp: *mut *mut job_array_resp_msg_t,
+) -> c_int {
+    guard("slurm_resume2", ffi::SLURM_ERROR, || {
+        // SAFETY: the caller's contract.
+        unsafe { suspend_or_resume(job_id, resp, |job| ControlRequest::Resume { job }) }
     })
 }
 

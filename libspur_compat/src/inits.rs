@@ -1,15 +1,17 @@
-//! `slurm_init_*` for request structs Spur does not act on yet (reservations, triggers, front ends, steps): each
+//! `slurm_init_*` for request structs Spur does not act on yet (reservations, triggers, front ends, steps, step
+//! launches): each
 //! sets libslurm's "unset" markers, measured on libslurm 22.05, so a caller's later update sees the same values.
 
 use slurm_headers::{
-    resv_desc_msg_t, step_update_request_msg_t, trigger_info_t, update_front_end_msg_t,
+    resv_desc_msg_t, slurm_step_io_fds__bindgen_ty_1, slurm_step_launch_params_t,
+    step_update_request_msg_t, trigger_info_t, update_front_end_msg_t,
 };
 
 use crate::ffi::{guard, NO_VAL, NO_VAL64};
 
 /// # Safety
 /// `p` is NULL or writable; zero is a valid value of `T` (plain C data).
-unsafe fn zeroed<T>(p: *mut T) -> Option<&'static mut T> {
+pub(crate) unsafe fn zeroed<T>(p: *mut T) -> Option<&'static mut T> {
     if p.is_null() {
         return None;
     }
@@ -74,6 +76,41 @@ pub unsafe extern "C" fn slurm_init_update_step_msg(step_msg: *mut step_update_r
             s.job_id = NO_VAL;
             s.step_id = NO_VAL;
             s.time_limit = NO_VAL;
+        }
+    })
+}
+
+/// Standard input, output and error of a launch: the caller's own descriptors, for every task (`-1`) of every
+/// node (`-1`).
+fn local_fd(fd: i32) -> slurm_step_io_fds__bindgen_ty_1 {
+    slurm_step_io_fds__bindgen_ty_1 {
+        fd,
+        taskid: u32::MAX,
+        nodeid: u32::MAX,
+    }
+}
+
+/// # Safety
+/// `ptr` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_step_launch_params_t_init(ptr: *mut slurm_step_launch_params_t) {
+    guard("slurm_step_launch_params_t_init", (), || {
+        // SAFETY: the caller's contract.
+        if let Some(p) = unsafe { zeroed(ptr) } {
+            p.buffered_stdio = true;
+            p.local_fds.input = local_fd(0);
+            p.local_fds.out = local_fd(1);
+            p.local_fds.err = local_fd(2);
+            p.het_job_node_offset = NO_VAL;
+            p.het_job_id = NO_VAL;
+            p.het_job_nnodes = NO_VAL;
+            p.het_job_ntasks = NO_VAL;
+            p.het_job_step_cnt = NO_VAL;
+            p.het_job_offset = NO_VAL;
+            p.het_job_task_offset = NO_VAL;
+            p.cpu_freq_min = NO_VAL;
+            p.cpu_freq_max = NO_VAL;
+            p.cpu_freq_gov = NO_VAL;
         }
     })
 }

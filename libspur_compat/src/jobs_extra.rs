@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int, CString};
 
-use slurm_headers::{job_info_t, resource_allocation_response_msg_t, FILE};
+use slurm_headers::{job_info_t, resource_allocation_response_msg_t, List, FILE};
 use spur_core::api::SlurmErrno;
 use spur_core::format::job_view::JobView;
 use spur_core::format::FormatContext;
@@ -191,6 +191,44 @@ pub unsafe extern "C" fn slurm_allocation_lookup(
         }
         // SAFETY: the caller's slot, checked non-NULL.
         unsafe { *resp = msg };
+        ffi::SLURM_SUCCESS
+    })
+}
+
+/// The list destructor for `slurm_het_job_lookup`'s items.
+unsafe extern "C" fn free_allocation_item(item: *mut std::ffi::c_void) {
+    // SAFETY: the list holds only responses made by `slurm_allocation_lookup`.
+    unsafe {
+        crate::submit::slurm_free_resource_allocation_response_msg(
+            item as *mut resource_allocation_response_msg_t,
+        )
+    }
+}
+
+/// Spur has no heterogeneous jobs, so every running job is a one-component one: its allocation alone in a
+/// list, as slurmctld answers for a regular job (pending and unknown jobs fail as `slurm_allocation_lookup`).
+/// The caller frees the list with `slurm_list_destroy`.
+///
+/// # Safety
+/// `resp` is a valid slot for the result.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_het_job_lookup(job_id: u32, resp: *mut List) -> c_int {
+    guard("slurm_het_job_lookup", ffi::SLURM_ERROR, || {
+        if resp.is_null() {
+            return CallError::new(libc::EINVAL).fail();
+        }
+        let mut alloc = std::ptr::null_mut();
+        // SAFETY: a valid slot of our own.
+        let rc = unsafe { slurm_allocation_lookup(job_id, &mut alloc) };
+        if rc != ffi::SLURM_SUCCESS {
+            return rc;
+        }
+        let list = crate::list::create(Some(free_allocation_item));
+        // SAFETY: a live list we just made; the caller's slot checked non-NULL.
+        unsafe {
+            crate::list::append(list, alloc as *mut std::ffi::c_void);
+            *resp = list;
+        }
         ffi::SLURM_SUCCESS
     })
 }

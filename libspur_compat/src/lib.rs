@@ -6,6 +6,7 @@
 //! Each module exports one area of the API; `build.rs` finds those exports, checks their signatures against the
 //! headers, and generates failing stubs for the rest of the 341 public functions (see [`coverage`]).
 
+pub mod accounting;
 pub mod client;
 pub mod config;
 pub mod control;
@@ -17,14 +18,19 @@ pub mod hostlist;
 pub mod inits;
 pub mod jobs;
 pub mod jobs_extra;
+pub mod layout;
 pub mod list;
 pub mod nodes;
 pub mod partitions;
 pub mod print;
+pub mod print_misc;
+pub mod priority;
 pub mod resources;
 pub mod select_nodeinfo;
+pub mod slurmdb_init;
 pub mod steps;
 pub mod submit;
+pub mod token;
 
 /// Stubs for the public functions not implemented yet, signature checks, and the coverage lists.
 #[allow(clippy::all, unused_imports, non_snake_case)]

@@ -45,6 +45,21 @@ pub unsafe fn append(l: List, x: *mut c_void) {
     unsafe { with(l, (), |items| items.items.push(x)) }
 }
 
+/// Calls `f` with each item of a live list, in order (for lists a caller hands in, e.g. id filters).
+///
+/// # Safety
+/// `l` is NULL or a live list.
+pub unsafe fn for_each(l: List, mut f: impl FnMut(*mut c_void)) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        with(l, (), |items| {
+            for &x in &items.items {
+                f(x)
+            }
+        })
+    }
+}
+
 /// # Safety
 /// `l` is NULL or a live list.
 unsafe fn with<R>(l: List, missing: R, f: impl FnOnce(&mut Items) -> R) -> R {

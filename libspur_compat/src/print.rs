@@ -109,14 +109,14 @@ pub fn local_utc_offset() -> i32 {
 }
 
 /// `Job data as of 2026-11-30T19:50:00, record count 2` as libslurm heads a whole message.
-fn header(what: &str, last_update: i64, count: u32) -> String {
+pub(crate) fn header(what: &str, last_update: i64, count: u32) -> String {
     let when = spur_core::values::begin::format_local_time(last_update, local_utc_offset());
     format!("{what} data as of {when}, record count {count}\n")
 }
 
 /// # Safety
 /// `out` is a writable `FILE *`.
-unsafe fn write(out: *mut FILE, text: &str) {
+pub(crate) unsafe fn write(out: *mut FILE, text: &str) {
     if out.is_null() {
         return;
     }

@@ -54,7 +54,7 @@ const SLURM_EXTERN_CONT: u32 = 0xffff_fffc;
 const ALL_STEPS: u32 = NO_VAL;
 
 /// The running steps of the selected jobs (every job for `NO_VAL`), and of them the one asked for.
-fn selected_steps(jobs: &[JobRecord], job_id: u32, step_id: u32) -> Vec<StepView<'_>> {
+pub(crate) fn selected_steps(jobs: &[JobRecord], job_id: u32, step_id: u32) -> Vec<StepView<'_>> {
     running_steps(jobs)
         .into_iter()
         .filter(|s| {
