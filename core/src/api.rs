@@ -448,6 +448,12 @@ pub enum ControlRequest {
     Top {
         job_list: String,
     },
+    /// `scancel -s SIG JOB.STEP`, `slurm_signal_job_step`: the tasks of one running srun step.
+    SignalStep {
+        job_id: u32,
+        step_id: u32,
+        signal: i32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -96,8 +96,8 @@ pub unsafe extern "C" fn slurm_kill_job2(
     })
 }
 
-/// What signalling one step means to Spur's controller: the batch step is the job's batch shell; an srun step
-/// can be cancelled (SIGKILL, which is what `scancel JOB.STEP` sends) but not yet sent other signals.
+/// What signalling one step means to Spur's controller: the batch step is the job's batch shell; an srun step is
+/// cancelled by SIGKILL (what `scancel JOB.STEP` sends) and sent any other signal for its tasks.
 pub(crate) fn step_request(
     job_id: u32,
     step_id: u32,
@@ -112,6 +112,11 @@ pub(crate) fn step_request(
         _ if signal == libc::SIGKILL && step_id < SLURM_BATCH_SCRIPT => {
             Ok(ControlRequest::CancelStep { job_id, step_id })
         }
+        _ if step_id < SLURM_BATCH_SCRIPT => Ok(ControlRequest::SignalStep {
+            job_id,
+            step_id,
+            signal,
+        }),
         _ => Err(CallError::new(ffi::ESLURM_NOT_SUPPORTED)),
     }
 }

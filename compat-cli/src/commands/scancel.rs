@@ -218,14 +218,20 @@ pub fn run(args: &[String]) -> u8 {
     let mut step_failed = false;
     for &(job_id, step_id) in &parsed.steps {
         let request = match parsed.signal {
-            // A signal reaches the tasks of every running step of the job (not yet the one step alone).
-            Some(signal) => ControlRequest::Signal {
+            // `-b`/`-f` name the job's batch shell or every process, whatever the step; a plain signal goes to
+            // the step's tasks alone.
+            Some(signal) if scope != SignalScope::Steps => ControlRequest::Signal {
                 job: JobSelector {
                     job_id,
                     array_task: None,
                 },
                 signal,
                 scope,
+            },
+            Some(signal) => ControlRequest::SignalStep {
+                job_id,
+                step_id,
+                signal,
             },
             None => ControlRequest::CancelStep { job_id, step_id },
         };

@@ -442,6 +442,11 @@ impl ClusterState {
             ControlRequest::CancelStep { job_id, step_id } => {
                 self.cancel_step(caller_uid, job_id, step_id, now)
             }
+            ControlRequest::SignalStep {
+                job_id,
+                step_id,
+                signal,
+            } => self.signal_step(caller_uid, job_id, step_id, signal),
             ControlRequest::CompleteStep {
                 job_id,
                 step_id,

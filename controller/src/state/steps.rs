@@ -139,6 +139,47 @@ impl ClusterState {
         Ok(Applied::default())
     }
 
+    /// Signals one running srun step's tasks (the descendants of its srun on the job's first node).
+    pub(super) fn signal_step(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        step_id: u32,
+        signal: i32,
+    ) -> ApplyResult {
+        let job = self.own_job_mut(caller_uid, job_id)?;
+        if job.completing {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        let Some(step) = job
+            .steps
+            .iter()
+            .find(|s| s.step_id == step_id && s.is_running())
+        else {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        };
+        let node = job
+            .alloc
+            .as_ref()
+            .and_then(|a| a.node_names.first().cloned())
+            .unwrap_or_default();
+        let effects = if step.srun_pid == 0 {
+            Vec::new()
+        } else {
+            vec![Effect::Signal {
+                node,
+                job_id,
+                signal,
+                scope: spur_core::api::SignalScope::Steps,
+                step_pids: vec![step.srun_pid],
+            }]
+        };
+        Ok(Applied {
+            effects,
+            ..Applied::default()
+        })
+    }
+
     /// The job ended: steps still running end with it.
     pub(super) fn end_running_steps(&mut self, job_id: u32, now: EpochSecs) {
         if let Some(job) = self.jobs.get_mut(&job_id) {
