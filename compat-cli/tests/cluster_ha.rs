@@ -1,6 +1,7 @@
 //! High availability as real processes: three spurctld on their own loopback addresses (127.0.0.2-4) forming one
 //! Raft group, one spurd, a steady load of sbatch submissions through slurm.conf's list of controllers, and the
-//! leader killed with SIGKILL and restarted a few times, then a follower and then spurd. Afterwards a checker holds the cluster to its promises:
+//! leader killed with SIGKILL and restarted a few times, then a follower, then the leader paused with SIGSTOP
+//! and woken again, and then spurd. Afterwards a checker holds the cluster to its promises:
 //! every acknowledged submission exists exactly once, job ids never repeat, and every job reached one final state
 //! with the exit code its script chose.
 
@@ -131,6 +132,16 @@ impl HaCluster {
         if let Some(mut child) = self.controllers[i].take() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+    }
+
+    /// SIGSTOP or SIGCONT a controller: a paused process keeps its sockets open but answers nothing, as a
+    /// controller stuck on a dead disk or in a long GC pause would.
+    fn signal_controller(&self, i: usize, signal: i32) {
+        if let Some(child) = &self.controllers[i] {
+            let pid = i32::try_from(child.id()).expect("pid");
+            // SAFETY: plain kill(2) on a child this test started.
+            let _ = unsafe { libc::kill(pid, signal) };
         }
     }
 
@@ -359,6 +370,27 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
     cluster.kill_controller(follower);
     std::thread::sleep(Duration::from_millis(1000));
     cluster.start_controller(follower);
+    // A paused leader (SIGSTOP) is replaced as a dead one is; when it wakes it must follow the new leader and
+    // lose nothing it had acknowledged.
+    std::thread::sleep(Duration::from_millis(1000));
+    let paused = cluster.wait_for_leader();
+    cluster.signal_controller(paused, libc::SIGSTOP);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match cluster.leader() {
+            Some(leader) if leader != paused => break,
+            _ => {}
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no new leader while ctl{} was paused\n{}",
+            paused + 1,
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    cluster.signal_controller(paused, libc::SIGCONT);
     // The agent's loss leaves its jobs running under their supervisors; the new agent reports them.
     std::thread::sleep(Duration::from_millis(1000));
     cluster.restart_agent();
