@@ -171,3 +171,73 @@ fn cancelling_the_job_stops_its_tasks_on_every_node() {
     cluster.ok("scancel", &[&job.to_string()]);
     cluster.expect_within(Duration::from_secs(20), "every task gone", || running(0));
 }
+
+/// The children of `parent`, from /proc.
+fn children_of(parent: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let after = stat.rsplit_once(") ")?.1;
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
+    let mut cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: "SlurmdTimeout=2\n".to_string(),
+        ..ClusterOptions::default()
+    });
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "--no-requeue",
+            "-o",
+            "dead.out",
+            "--wrap",
+            "srun -N3 sleep 3218",
+        ],
+    );
+    let running = |count: usize| {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-fx", "sleep 3218"])
+            .output()
+            .expect("pgrep");
+        text(&pgrep.stdout).lines().count() == count
+    };
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        running(3)
+    });
+    // Node C dies: its agent and the step supervisor it started (whose task follows it) are killed.
+    let mut agent = cluster.extra_agents.remove(1);
+    let supervisors = children_of(agent.id());
+    assert!(
+        !supervisors.is_empty(),
+        "no step supervisor under node C's agent"
+    );
+    let _ = agent.kill();
+    let _ = agent.wait();
+    for pid in supervisors {
+        // SAFETY: kill(2) on processes this test's cluster started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let state = cluster.wait_for_end(job, Duration::from_secs(60));
+    assert!(state.contains("NODE_FAIL"), "{state}");
+    cluster.expect_within(Duration::from_secs(20), "no task left on any node", || {
+        running(0)
+    });
+    let nodes = cluster.ok("sinfo", &["-h", "-N", "-o", "%N %T"]);
+    assert!(nodes.contains(&format!("{NODE_C} down")), "{nodes}");
+}
