@@ -17,6 +17,9 @@ pub struct AgentSettings {
     pub auth: spur_auth::ClientAuth,
     /// cgroup.conf, when it confines jobs here (see `crate::isolation::load`).
     pub cgroup: Option<spur_core::conf::CgroupConf>,
+    /// slurm.conf `Prolog` and `Epilog`.
+    pub prolog: Option<PathBuf>,
+    pub epilog: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +79,7 @@ impl AgentSettings {
             }
             _ => None,
         };
+        let script = |value: Option<&str>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
         Ok(AgentSettings {
             node_name,
             node_addr,
@@ -83,6 +87,8 @@ impl AgentSettings {
             spool,
             auth,
             cgroup,
+            prolog: script(conf.as_ref().and_then(|c| c.prolog())),
+            epilog: script(conf.as_ref().and_then(|c| c.epilog())),
         })
     }
 }

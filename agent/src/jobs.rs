@@ -36,6 +36,8 @@ pub struct JobSpool {
     node_name: String,
     hostname: String,
     isolation: Option<Isolation>,
+    prolog: Option<PathBuf>,
+    epilog: Option<PathBuf>,
 }
 
 impl JobSpool {
@@ -52,6 +54,8 @@ impl JobSpool {
             node_name,
             hostname,
             isolation: None,
+            prolog: None,
+            epilog: None,
         })
     }
 
@@ -64,6 +68,81 @@ impl JobSpool {
     pub fn with_isolation(mut self, isolation: Option<Isolation>) -> Self {
         self.isolation = isolation;
         self
+    }
+
+    /// Runs slurm.conf's `Prolog` and `Epilog` around the jobs launched from now on.
+    pub fn with_node_scripts(mut self, prolog: Option<PathBuf>, epilog: Option<PathBuf>) -> Self {
+        self.prolog = prolog;
+        self.epilog = epilog;
+        self
+    }
+
+    /// The prolog and epilog with the environment slurmd 22.05 gives them (observed: job ids, owner, partition,
+    /// node list, output paths, restart count; no PATH).
+    fn node_scripts(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+    ) -> Option<protocol::NodeScripts> {
+        if self.prolog.is_none() && self.epilog.is_none() {
+            return None;
+        }
+        let work_dir = PathBuf::from(&job.spec.work_dir);
+        let (stdout, stderr) = output_paths(job, &self.node_name);
+        let nodes = job
+            .alloc
+            .as_ref()
+            .map(|a| a.node_names.clone())
+            .unwrap_or_default();
+        let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus);
+        let job_id = job.job_id.to_string();
+        let mut env = vec![
+            ("SLURMD_NODENAME", self.node_name.clone()),
+            ("SLURM_CLUSTER_NAME", context.cluster_name.clone()),
+            ("SLURM_CONF", context.slurm_conf.clone()),
+            ("SLURM_JOBID", job_id.clone()),
+            ("SLURM_JOB_CPUS_PER_NODE", cpus.to_string()),
+            ("SLURM_JOB_GID", job.spec.group_id.to_string()),
+            ("SLURM_JOB_ID", job_id),
+            ("SLURM_JOB_NUM_NODES", nodes.len().max(1).to_string()),
+            ("SLURM_JOB_PARTITION", job.partition.clone()),
+            ("SLURM_JOB_RESTART_COUNT", job.restarts.to_string()),
+            (
+                "SLURM_JOB_STDIN",
+                job.spec.stdin.as_ref().map_or_else(
+                    || "/dev/null".to_string(),
+                    |p| {
+                        work_dir
+                            .join(expand(job, p, &self.node_name))
+                            .display()
+                            .to_string()
+                    },
+                ),
+            ),
+            (
+                "SLURM_JOB_STDOUT",
+                work_dir.join(&stdout).display().to_string(),
+            ),
+        ];
+        if job.spec.stderr.is_some() {
+            env.push((
+                "SLURM_JOB_STDERR",
+                work_dir.join(&stderr).display().to_string(),
+            ));
+        }
+        env.extend([
+            ("SLURM_JOB_UID", job.spec.user_id.to_string()),
+            ("SLURM_JOB_USER", user.name.clone()),
+            ("SLURM_JOB_WORK_DIR", job.spec.work_dir.clone()),
+            ("SLURM_NODELIST", spur_core::hostlist::compress(&nodes)),
+            ("SLURM_UID", job.spec.user_id.to_string()),
+        ]);
+        Some(protocol::NodeScripts {
+            prolog: self.prolog.clone(),
+            epilog: self.epilog.clone(),
+            env: env.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        })
     }
 
     /// The cores held by the jobs running here other than `job_id`, as their launch requests name them.
@@ -252,6 +331,7 @@ impl JobSpool {
                 .isolation
                 .as_ref()
                 .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
+            node_scripts: self.node_scripts(job, context, user),
         }
     }
 
@@ -344,7 +424,10 @@ fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {
 
 /// The report for the controller: exit code and signal as Slurm shows them, or a launch failure.
 pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
-    let launch_failed = matches!(result.outcome, Outcome::LaunchFailed { .. });
+    let launch_failed = matches!(
+        result.outcome,
+        Outcome::LaunchFailed { .. } | Outcome::PrologFailed { .. }
+    );
     let (code, signal) = result.exit_code_pair();
     JobOutcome {
         job_id,
@@ -357,5 +440,6 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         end_time: result.end_time,
         message: result.message.clone(),
         out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
+        prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
     }
 }

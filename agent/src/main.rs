@@ -112,6 +112,7 @@ async fn main() -> anyhow::Result<()> {
         facts.hostname,
     )
     .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?
+    .with_node_scripts(settings.prolog.clone(), settings.epilog.clone())
     .with_isolation(settings.cgroup.clone().map(|conf| {
         if !nix::unistd::geteuid().is_root() {
             tracing::warn!(

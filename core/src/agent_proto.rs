@@ -43,6 +43,9 @@ pub struct JobOutcome {
     /// The job's memory cgroup killed one of its processes (Slurm's OUT_OF_MEMORY).
     #[serde(default)]
     pub out_of_memory: bool,
+    /// slurm.conf's Prolog failed on the node, so the job never ran (`exit_code` is `None`).
+    #[serde(default)]
+    pub prolog_failed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -94,6 +94,20 @@ pub struct LaunchSpec {
     /// TaskPlugin lacks task/cgroup).
     #[serde(default)]
     pub cgroup: Option<CgroupSpec>,
+    /// slurm.conf `Prolog` and `Epilog`, run as root before the script and after the job's end.
+    #[serde(default)]
+    pub node_scripts: Option<NodeScripts>,
+}
+
+/// The node's prolog and epilog with the environment slurmd gives them (`SLURM_JOB_ID`, `SLURM_JOB_USER`, ...;
+/// the supervisor adds `SLURM_SCRIPT_CONTEXT` and, for the epilog, the job's exit code).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct NodeScripts {
+    #[serde(default)]
+    pub prolog: Option<PathBuf>,
+    #[serde(default)]
+    pub epilog: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
 }
 
 /// The limits spurstepd writes into the job's cgroups before the script starts (docs/isolation.md).
@@ -150,6 +164,9 @@ pub enum Outcome {
     /// The script never ran: switching user, opening its files or changing directory failed. (Slurm 22.05
     /// shows such a job as `JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53`.)
     LaunchFailed { message: String },
+    /// slurm.conf's Prolog failed: the script never ran. (Slurm 22.05 drains the node with reason `Prolog
+    /// error` and requeues the job held: `Reason=launch_failed_requeued_held`.)
+    PrologFailed { message: String },
 }
 
 /// Contents of `result.json`.
@@ -312,6 +329,7 @@ mod tests {
                 constrain_devices: true,
                 denied_devices: vec!["/dev/nvidia1".into()],
             }),
+            node_scripts: None,
         }
     }
 

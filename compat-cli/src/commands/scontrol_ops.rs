@@ -176,7 +176,12 @@ pub fn show_nodes(name: Option<&str>, flags: Flags) -> u8 {
             return 1;
         }
     }
-    let ctx = config::format_context(now, std::iter::empty());
+    // The users who set the nodes' reasons (`Reason=... [root@...]`).
+    let reason_users = selected
+        .iter()
+        .filter_map(|n| n.reason_uid)
+        .map(|uid| (uid, u32::MAX));
+    let ctx = config::format_context(now, reason_users);
     print!(
         "{}",
         scontrol_node::render(&selected, flags.one_liner, &ctx)

@@ -75,7 +75,12 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    let ctx = config::format_context(now, std::iter::empty());
+    // The users who set the nodes' reasons (`sinfo -R` shows their names).
+    let reason_users = nodes
+        .iter()
+        .filter_map(|n| n.reason_uid)
+        .map(|uid| (uid, u32::MAX));
+    let ctx = config::format_context(now, reason_users);
     if parsed.has("json") {
         println!("{}", json::sinfo_json(&nodes, &ctx));
         return 0;

@@ -154,6 +154,7 @@ async fn serve_reports(
                         code,
                         signal: outcome.signal,
                     },
+                    None if outcome.prolog_failed => Outcome::PrologFailed,
                     None => Outcome::LaunchFailed,
                 };
                 let command = Command::Finished {

@@ -1,7 +1,9 @@
 //! Job lifecycle in the state machine: submit, start, finish, cancel, hold/release, requeue, update, time limits
 //! and purging. Resource ledgers on nodes change only here, together with the job that holds them.
 
-use spur_core::api::{ApiError, ControlRequest, JobSelector, JobUpdate, SignalScope, SlurmErrno};
+use spur_core::api::{
+    ApiError, ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
+};
 use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
 use spur_core::states::{JobBaseState, JobReason};
 
@@ -295,7 +297,15 @@ impl ClusterState {
             Outcome::Exited { code, signal } => (code, signal, false),
             Outcome::LaunchFailed => (0, LAUNCH_FAILURE_SIGNAL, false),
             Outcome::OutOfMemory { .. } => (0, OUT_OF_MEMORY_SIGNAL, true),
+            Outcome::PrologFailed => (0, 0, false),
         };
+        let prolog_failed = outcome == Outcome::PrologFailed;
+        if prolog_failed && !job.requeue_pending {
+            // As slurmctld: the job goes back to the queue held by the administrator, whatever its --requeue.
+            job.hold = Some(HoldKind::Admin);
+            job.state_desc = Some("launch failed requeued held".to_string());
+            job.requeue_pending = true;
+        }
         if started_and_live(job) && !job.requeue_pending && oom {
             job.state = JobBaseState::OutOfMemory;
             job.reason = JobReason::FailOom;
@@ -324,6 +334,7 @@ impl ClusterState {
         job.exit_signal = signal;
         job.completing = false;
         let alloc = job.alloc.clone();
+        let alloc_first_node = alloc.as_ref().and_then(|a| a.node_names.first().cloned());
         let requeue_pending = job.requeue_pending;
         if let Some(alloc) = alloc {
             if let Some(node) = alloc.node_names.first() {
@@ -337,6 +348,20 @@ impl ClusterState {
         self.end_running_steps(job_id, now);
         if requeue_pending {
             self.return_to_queue(job_id, now);
+        }
+        if prolog_failed {
+            if let Some(node) = alloc_first_node {
+                let drained = self.update_nodes(
+                    &[node],
+                    NodeUpdateState::Drain,
+                    Some("Prolog error".to_string()),
+                    0,
+                    now,
+                );
+                if let Ok(more) = drained {
+                    applied.effects.extend(more.effects);
+                }
+            }
         }
         applied
     }

@@ -40,6 +40,8 @@ pub enum Outcome {
     /// The batch script ended (code and signal as in `Exited`) after the job's memory cgroup killed one of its
     /// processes: Slurm's OUT_OF_MEMORY.
     OutOfMemory { code: u32, signal: u32 },
+    /// The node's Prolog failed before the script started: Slurm drains the node and requeues the job held.
+    PrologFailed,
 }
 
 /// Every state change. Append-only: new variants go at the end, fields added later are `#[serde(default)]`.

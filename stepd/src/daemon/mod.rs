@@ -5,6 +5,7 @@ mod child;
 mod conn;
 mod detach;
 mod log;
+mod node_script;
 mod procs;
 mod spawn;
 mod supervise;

@@ -298,6 +298,7 @@ mod tests {
             kill_wait_secs: 1,
             umask: None,
             cgroup: None,
+            node_scripts: None,
         }
     }
 

@@ -16,6 +16,7 @@ use nix::unistd::Pid;
 
 use super::conn::{self, Conn, MAX_CONNS};
 use super::log::{now_epoch, slog};
+use super::node_script;
 use super::procs;
 use super::spawn::{spawn_job, Spawned};
 use crate::cgroup::{self, JobCgroups};
@@ -69,6 +70,15 @@ struct Job {
 impl Supervisor {
     /// Starts the script, supervises it to the end, writes `result.json`. Returns the process exit code.
     pub(crate) fn run(self) -> i32 {
+        if let Err(message) = node_script::run_prolog(&self.spec) {
+            slog!("job {} prolog failed: {message}", self.spec.job_id);
+            let result = JobResult {
+                outcome: Outcome::PrologFailed { message },
+                ..launch_failed_result(self.spec.job_id, String::new())
+            };
+            node_script::run_epilog(&self.spec, &result);
+            return finish(&result);
+        }
         let cgroups = self.setup_cgroups();
         let spawned = spawn_job(&self.spec, self.euid, cgroups.as_ref());
         let result = match spawned {
@@ -108,10 +118,14 @@ impl Supervisor {
                 let result = running.result(oom_kills > 0);
                 // Stop listening before the result appears: from then on a client's connect fails at once
                 // instead of waiting on a supervisor that no longer reads.
+                let spec = running.sup.spec.clone();
                 drop(running);
+                // The job stays COMPLETING until its epilog is done, as under slurmd.
+                node_script::run_epilog(&spec, &result);
                 return finish(&result);
             }
         };
+        node_script::run_epilog(&self.spec, &result);
         finish(&result)
     }
 

@@ -78,6 +78,7 @@ impl TestJob {
             kill_wait_secs: 1,
             umask: None,
             cgroup: None,
+            node_scripts: None,
         };
         TestJob {
             dir,

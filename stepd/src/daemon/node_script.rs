@@ -1,0 +1,64 @@
+//! slurm.conf's `Prolog` and `Epilog` on the batch node, run by the supervisor as root around the job, as slurmd
+//! runs them: the prolog before anything of the job starts (a failure means the job never runs), the epilog after
+//! the job ended and before its result is reported (the job shows COMPLETING meanwhile). Their output goes
+//! nowhere and they start in `/`, with only the environment slurmd gives them.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::log::slog;
+use crate::protocol::{JobResult, LaunchSpec, NodeScripts};
+
+/// Runs the prolog, if any; `Err` says why the job must not start.
+pub(crate) fn run_prolog(spec: &LaunchSpec) -> Result<(), String> {
+    let Some(scripts) = &spec.node_scripts else {
+        return Ok(());
+    };
+    let Some(prolog) = &scripts.prolog else {
+        return Ok(());
+    };
+    run(
+        prolog,
+        scripts,
+        &[("SLURM_SCRIPT_CONTEXT", "prolog_slurmd".to_string())],
+    )
+}
+
+/// Runs the epilog, if any, with the job's exit code; a failure is logged (Slurm drains the node then).
+pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
+    let Some(scripts) = &spec.node_scripts else {
+        return;
+    };
+    let Some(epilog) = &scripts.epilog else {
+        return;
+    };
+    let (code, signal) = result.exit_code_pair();
+    let raw = result.wait_status.unwrap_or((code << 8) | signal);
+    let extra = [
+        ("SLURM_SCRIPT_CONTEXT", "epilog_slurmd".to_string()),
+        ("SLURM_JOB_EXIT_CODE", raw.to_string()),
+        ("SLURM_JOB_EXIT_CODE2", format!("{code}:{signal}")),
+        ("SLURM_JOB_DERIVED_EC", "0".to_string()),
+    ];
+    if let Err(message) = run(epilog, scripts, &extra) {
+        slog!("job {} epilog failed: {message}", spec.job_id);
+    }
+}
+
+fn run(script: &Path, scripts: &NodeScripts, extra: &[(&str, String)]) -> Result<(), String> {
+    let status = Command::new(script)
+        .env_clear()
+        .envs(scripts.env.iter().map(|(k, v)| (k, v)))
+        .envs(extra.iter().map(|(k, v)| (k, v)))
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} ended with {status}", script.display()))
+    }
+}
