@@ -332,6 +332,7 @@ impl JobSpool {
                 .as_ref()
                 .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
             node_scripts: self.node_scripts(job, context, user),
+            rlimits: job.spec.rlimits.clone(),
         }
     }
 

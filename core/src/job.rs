@@ -104,6 +104,10 @@ pub struct JobSpec {
     pub stdin: Option<String>,
     #[serde(default)]
     pub open_mode: OpenMode,
+    /// The submitter's soft resource limits the job inherits (`--propagate`, `PropagateResourceLimits`), by
+    /// Slurm's names (`NOFILE`); `u64::MAX` is unlimited.
+    #[serde(default)]
+    pub rlimits: Vec<(String, u64)>,
     /// The batch script; `None` for allocations without one (salloc, srun). Empty in listings.
     #[serde(default, serialize_with = "crate::listing::script")]
     pub script: Option<String>,

@@ -182,6 +182,8 @@ pub fn resolve(
             Some(ResolvedOpenMode::Append) => OpenMode::Append,
             _ => OpenMode::Truncate,
         },
+        // The submitting command reads its own limits (an I/O this crate does not do).
+        rlimits: Vec::new(),
         script: script.body.clone(),
         argv: script.argv.clone(),
         command: script.path.clone(),

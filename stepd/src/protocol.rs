@@ -97,6 +97,10 @@ pub struct LaunchSpec {
     /// slurm.conf `Prolog` and `Epilog`, run as root before the script and after the job's end.
     #[serde(default)]
     pub node_scripts: Option<NodeScripts>,
+    /// Soft resource limits to set before the script starts, by Slurm's names (`NOFILE`), each capped at the
+    /// node's hard limit; `u64::MAX` is unlimited.
+    #[serde(default)]
+    pub rlimits: Vec<(String, u64)>,
 }
 
 /// The node's prolog and epilog with the environment slurmd gives them (`SLURM_JOB_ID`, `SLURM_JOB_USER`, ...;
@@ -330,6 +334,7 @@ mod tests {
                 denied_devices: vec!["/dev/nvidia1".into()],
             }),
             node_scripts: None,
+            rlimits: Vec::new(),
         }
     }
 

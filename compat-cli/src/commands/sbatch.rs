@@ -100,6 +100,17 @@ pub fn run(args: &[String]) -> u8 {
         Ok(spec) => spec,
         Err(e) => return fail(&e.lines, e.exit_code),
     };
+    spec.rlimits = match propagated_limits(set) {
+        Ok(limits) => limits,
+        Err(word) => {
+            eprintln!("sbatch: error: Bad rlimit name: {word}");
+            eprintln!(
+                "sbatch: error: --propagate={} is not valid.",
+                set.value(OptId::Propagate).unwrap_or_default()
+            );
+            return 1;
+        }
+    };
     // As sbatch does, whatever --export says: the job learns the submitter's scheduling priority (nice value).
     // SAFETY: plain syscall wrapper with no pointers.
     let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
@@ -263,4 +274,26 @@ fn wait_for(client: &Client, job_id: u32) -> u8 {
             return u8::try_from(code).unwrap_or(1);
         }
     }
+}
+
+/// The submitter's soft limits the job inherits (`--propagate`, else slurm.conf), by Slurm's names.
+fn propagated_limits(set: &spur_core::options::OptionSet) -> Result<Vec<(String, u64)>, String> {
+    use nix::sys::resource::getrlimit;
+    let option = set
+        .is_set(OptId::Propagate)
+        .then(|| set.value(OptId::Propagate).unwrap_or(""));
+    let conf = config::load_slurm_conf();
+    let names = spur_core::rlimits::propagated(
+        option,
+        conf.and_then(|c| c.propagate_resource_limits()),
+        conf.and_then(|c| c.propagate_resource_limits_except()),
+    )?;
+    Ok(names
+        .into_iter()
+        .filter_map(|name| {
+            let resource = spur_stepd::rlimit::resource(name)?;
+            let (soft, _) = getrlimit(resource).ok()?;
+            Some((name.to_string(), soft))
+        })
+        .collect())
 }

@@ -36,6 +36,8 @@ pub(crate) struct ChildPlan<'a> {
     /// `cgroup.procs` of each of the job's cgroups: the child writes "0" (itself) into each while still root,
     /// so it is confined before the job's code runs.
     pub(crate) cgroup_procs: Vec<OwnedFd>,
+    /// The submitter's soft limits, by Slurm's names.
+    pub(crate) rlimits: &'a [(String, u64)],
 }
 
 /// A failure the child reported through the pipe.
@@ -128,6 +130,7 @@ fn prepare(plan: &ChildPlan<'_>) -> Result<(), String> {
     }
     setsid().map_err(|e| format!("setsid: {e}"))?;
     reset_signals();
+    apply_rlimits(plan.rlimits);
     if let Identity::Switch { uid, gid, groups } = plan.identity {
         let gids: Vec<Gid> = groups.iter().map(|g| Gid::from_raw(*g)).collect();
         setgroups(&gids).map_err(|e| format!("setgroups: {e}"))?;
@@ -150,6 +153,20 @@ fn prepare(plan: &ChildPlan<'_>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Sets each propagated soft limit, capped at the hard limit (as slurmstepd, which never raises a hard limit); a
+/// limit the kernel refuses keeps the node's value.
+fn apply_rlimits(limits: &[(String, u64)]) {
+    use nix::sys::resource::{getrlimit, setrlimit};
+    for (name, value) in limits {
+        let Some(resource) = crate::rlimit::resource(name) else {
+            continue;
+        };
+        if let Ok((_, hard)) = getrlimit(resource) {
+            let _ = setrlimit(resource, (*value).min(hard), hard);
+        }
+    }
 }
 
 /// The supervisor blocks SIGCHLD and ignores SIGPIPE and others; the script must start with the defaults.

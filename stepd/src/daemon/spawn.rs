@@ -112,6 +112,7 @@ fn try_spawn(
         hostname: &spec.hostname,
         exec: &exec,
         cgroup_procs: cgroup_procs.into_iter().map(OwnedFd::from).collect(),
+        rlimits: &spec.rlimits,
     };
     // SAFETY: the supervisor is single-threaded, so the child may allocate before exec.
     let forked = unsafe { fork() };
@@ -299,6 +300,7 @@ mod tests {
             umask: None,
             cgroup: None,
             node_scripts: None,
+            rlimits: Vec::new(),
         }
     }
 

@@ -79,6 +79,7 @@ impl TestJob {
             umask: None,
             cgroup: None,
             node_scripts: None,
+            rlimits: Vec::new(),
         };
         TestJob {
             dir,

@@ -62,6 +62,8 @@ str_getters! {
     priority_max_age => "PriorityMaxAge";
     job_comp_loc => "JobCompLoc";
     private_data => "PrivateData";
+    propagate_resource_limits => "PropagateResourceLimits";
+    propagate_resource_limits_except => "PropagateResourceLimitsExcept";
     epilog => "Epilog";
     prolog => "Prolog";
     epilog_slurmctld => "EpilogSlurmctld";
