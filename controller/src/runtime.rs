@@ -393,6 +393,7 @@ impl Controller {
             let started = std::time::Instant::now();
             let plan = self.state.read(|s| scheduler::schedule(s, now));
             let spent = started.elapsed();
+            log_pass(self.as_ref(), spent, plan.starts.len());
             // A pass walks the whole queue. Under a stream of submissions (thousands a second, each commit
             // batch asking for a pass) back-to-back passes over a long queue would take all the CPU that
             // accepting submissions needs; resting as long as the pass took bounds scheduling to half of it,
@@ -518,6 +519,27 @@ impl Controller {
             }
         }
     }
+}
+
+/// One debug line per scheduling pass (`SPUR_LOG=info,spur_controller::runtime=debug`): how long it took over how
+/// many pending jobs, which the scale benchmark reads (docs/simulation.md). Counting the queue costs a walk of it,
+/// so it happens only when the line is wanted.
+fn log_pass(controller: &Controller, spent: Duration, starts: usize) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let pending = controller.state.read(|s| {
+        s.jobs
+            .values()
+            .filter(|j| j.state == JobBaseState::Pending)
+            .count()
+    });
+    tracing::debug!(
+        pass_us = u64::try_from(spent.as_micros()).unwrap_or(u64::MAX),
+        pending,
+        starts,
+        "scheduling pass"
+    );
 }
 
 /// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
