@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Mutex, Notify};
 
-use spur_core::agent_proto::{ControllerToAgent, LaunchContext};
+use spur_core::agent_proto::{ArraySummary, ControllerToAgent, LaunchContext, ARRAY_IDS_SENT_MAX};
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::job::EpochSecs;
 use spur_core::states::JobBaseState;
@@ -214,6 +214,8 @@ impl Controller {
     }
 
     async fn perform(&self, effects: &[Effect]) {
+        // The tasks of an array usually start together: their array is expanded once per batch of effects.
+        let mut arrays: HashMap<String, (Vec<u32>, Option<ArraySummary>)> = HashMap::new();
         for effect in effects {
             match effect {
                 Effect::Launch { node, job_id } => {
@@ -225,9 +227,16 @@ impl Controller {
                         }
                         let mut context = self.launch_context.clone();
                         if let Some(text) = &job.spec.array {
-                            let max = self.state.read(|s| s.settings.max_array_size);
-                            context.array_task_ids =
-                                scheduler::array_task_ids(text, max).unwrap_or_default();
+                            let (ids, summary) = arrays.entry(text.clone()).or_insert_with(|| {
+                                let max = self.state.read(|s| s.settings.max_array_size);
+                                let ids = scheduler::array_task_ids(text, max).unwrap_or_default();
+                                let summary = ArraySummary::of(&ids);
+                                (ids, summary)
+                            });
+                            context.array_summary = *summary;
+                            if ids.len() <= ARRAY_IDS_SENT_MAX {
+                                context.array_task_ids = ids.clone();
+                            }
                         }
                         context.gres_files = self.state.read(|s| node_gres_files(s, node));
                         let message = ControllerToAgent::Launch {

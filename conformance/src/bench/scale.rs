@@ -458,7 +458,7 @@ fn passes_since(log: &Path, offset: u64) -> Result<Vec<Pass>> {
 }
 
 /// The passes of a drain: the first that started jobs (it saw the whole queue), and the median and longest of
-/// those that had pending jobs to consider.
+/// those from then on that had pending jobs to consider.
 #[derive(Debug, Default, PartialEq)]
 pub struct PassSummary {
     pub first_ms: Option<f64>,
@@ -469,7 +469,9 @@ pub struct PassSummary {
 impl PassSummary {
     pub fn of(passes: &[Pass]) -> PassSummary {
         let ms = |p: &Pass| p.micros as f64 / 1000.0;
-        let working: Vec<f64> = passes.iter().filter(|p| p.pending > 0).map(ms).collect();
+        // Passes before the first start ran while the partition was still down (they only sorted the queue).
+        let released = passes.iter().skip_while(|p| p.starts == 0);
+        let working: Vec<f64> = released.filter(|p| p.pending > 0).map(ms).collect();
         PassSummary {
             first_ms: passes.iter().find(|p| p.starts > 0).map(ms),
             median_ms: median(&working),
@@ -540,6 +542,8 @@ mod tests {
         let summary = PassSummary::of(&passes);
         assert_eq!(summary.first_ms, Some(80.0));
         assert_eq!(summary.median_ms, Some(20.0));
+        let before_release = [pass(90_000, 100, 0), pass(10_000, 100, 100)];
+        assert_eq!(PassSummary::of(&before_release).median_ms, Some(10.0));
         assert_eq!(summary.max_ms, Some(80.0));
         assert_eq!(PassSummary::of(&[]), PassSummary::default());
     }
