@@ -138,10 +138,7 @@ fn scancel_ends_simulated_jobs() {
         "scancel",
         &["--full", "--signal=USR1", &signalled.to_string()],
     );
-    cluster.ok(
-        "scancel",
-        &["--full", "--signal=URG", &ignored.to_string()],
-    );
+    cluster.ok("scancel", &["--full", "--signal=URG", &ignored.to_string()]);
     wait_until(
         "the signalled job ended",
         &cluster,
