@@ -48,18 +48,6 @@ fn job_lines(cluster: &Cluster, states: &str) -> Vec<String> {
         .collect()
 }
 
-fn wait_until(what: &str, cluster: &Cluster, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + timeout;
-    while !done() {
-        assert!(
-            Instant::now() < deadline,
-            "{what}: not within {timeout:?}\n{}",
-            cluster.logs()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn simulated_nodes_run_jobs_for_their_declared_time() {
     let cluster = simulated_cluster();
@@ -69,12 +57,9 @@ fn simulated_nodes_run_jobs_for_their_declared_time() {
     // Two jobs of 2 CPUs fit on each 4-CPU node: all 100 tasks start at once, across all 50 nodes.
     let array = submit(&cluster, "3", &["--array=1-100", "-c", "2"]);
     let submitted = Instant::now();
-    wait_until(
-        "100 tasks running",
-        &cluster,
-        Duration::from_secs(20),
-        || job_lines(&cluster, "R").len() == 100,
-    );
+    cluster.expect_within(Duration::from_secs(20), "100 tasks running", || {
+        job_lines(&cluster, "R").len() == 100
+    });
     let running = job_lines(&cluster, "R");
     let used: std::collections::BTreeSet<&str> = running
         .iter()
@@ -86,12 +71,9 @@ fn simulated_nodes_run_jobs_for_their_declared_time() {
     if submitted.elapsed() < Duration::from_millis(2500) {
         assert_eq!(job_lines(&cluster, "R").len(), 100);
     }
-    wait_until(
-        "all tasks completed",
-        &cluster,
-        Duration::from_secs(20),
-        || job_lines(&cluster, "PD,R,CG").is_empty(),
-    );
+    cluster.expect_within(Duration::from_secs(20), "all tasks completed", || {
+        job_lines(&cluster, "PD,R,CG").is_empty()
+    });
     for task in [1, 50, 100] {
         let id = format!("{array}_{task}");
         let line = cluster.ok("scontrol", &["show", "job", "-o", &id]);
@@ -139,14 +121,32 @@ fn scancel_ends_simulated_jobs() {
         &["--full", "--signal=USR1", &signalled.to_string()],
     );
     cluster.ok("scancel", &["--full", "--signal=URG", &ignored.to_string()]);
-    wait_until(
-        "the signalled job ended",
-        &cluster,
-        Duration::from_secs(10),
-        || cluster.job_field(signalled, "JobState") != "RUNNING",
-    );
+    cluster.expect_within(Duration::from_secs(10), "the signalled job ended", || {
+        cluster.job_field(signalled, "JobState") != "RUNNING"
+    });
     assert_eq!(cluster.job_field(signalled, "ExitCode"), "0:10");
     assert_eq!(cluster.job_field(ignored, "JobState"), "RUNNING");
     cluster.ok("scancel", &[&ignored.to_string()]);
     cluster.wait_for_state(ignored, "CANCELLED", Duration::from_secs(10));
+}
+
+#[test]
+fn simulated_nodes_come_back_after_a_controller_restart() {
+    let mut cluster = simulated_cluster();
+    let job = submit(&cluster, "4", &[]);
+    cluster.wait_for_state(job, "RUNNING", Duration::from_secs(20));
+    // The job ends while no controller listens: its node keeps the result and reports it on its next session.
+    cluster.kill_controller();
+    std::thread::sleep(Duration::from_secs(5));
+    cluster.restart_controller();
+    assert_eq!(
+        cluster.wait_for_end(job, Duration::from_secs(30)),
+        "COMPLETED"
+    );
+    assert_eq!(cluster.job_field(job, "ExitCode"), "0:0");
+    cluster.expect_within(
+        Duration::from_secs(30),
+        "every node registered again",
+        || cluster.ok("sinfo", &["-h", "-o", "%D %T"]).trim() == "50 idle",
+    );
 }
