@@ -93,7 +93,8 @@ impl AgentSettings {
     }
 }
 
-fn read(path: &Path) -> Result<SlurmConf, AgentConfigError> {
+/// slurm.conf with its includes.
+pub fn read(path: &Path) -> Result<SlurmConf, AgentConfigError> {
     let mut read = |p: &str| std::fs::read_to_string(p).map_err(|e| e.to_string());
     SlurmConf::load(&path.display().to_string(), &mut read)
         .map_err(|e| AgentConfigError::Parse(e.to_string()))

@@ -283,7 +283,9 @@ impl JobSpool {
             cluster_name: &context.cluster_name,
             slurm_conf: &context.slurm_conf,
             controller_addr: &context.controller_addr,
-            array_task_ids: &context.array_task_ids,
+            array: context
+                .array_summary
+                .or_else(|| spur_core::agent_proto::ArraySummary::of(&context.array_task_ids)),
             mem_per_cpu_mb: mem_per_cpu,
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),

@@ -9,4 +9,5 @@ pub mod isolation;
 pub mod jobs;
 pub mod login_env;
 pub mod session;
+pub mod sim;
 pub mod users;

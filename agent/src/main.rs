@@ -40,6 +40,18 @@ struct Args {
     /// Run in the foreground (spurd always does; accepted for slurmd compatibility).
     #[arg(short = 'D')]
     foreground: bool,
+    /// Play every node of this hostlist (e.g. `sim[00001-10000]`, each defined in slurm.conf) as a simulated node:
+    /// nothing is executed, jobs run for their declared time (docs/simulation.md).
+    #[arg(long, value_name = "HOSTLIST")]
+    simulate: Option<String>,
+    /// With --simulate: seconds a job runs when it declares no SPUR_SIM_RUNTIME (default: until its time limit).
+    #[arg(long, value_name = "SECS", requires = "simulate", value_parser = parse_sim_runtime)]
+    sim_runtime: Option<std::time::Duration>,
+}
+
+fn parse_sim_runtime(text: &str) -> Result<std::time::Duration, String> {
+    spur_agent::sim::node::parse_runtime(text)
+        .ok_or_else(|| format!("'{text}' is not a number of seconds"))
 }
 
 #[tokio::main]
@@ -52,6 +64,9 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if let Some(hostlist) = &args.simulate {
+        return simulate(&args, hostlist).await;
+    }
     let settings = spur_agent::config::AgentSettings::resolve(
         args.conf.as_deref(),
         args.node_name.as_deref(),
@@ -138,6 +153,41 @@ async fn main() -> anyhow::Result<()> {
         hello,
     });
     run_forever(agent).await;
+    Ok(())
+}
+
+/// `--simulate`: the nodes come from slurm.conf, the controller's address too unless given.
+async fn simulate(args: &Args, hostlist: &str) -> anyhow::Result<()> {
+    let conf_path = args
+        .conf
+        .as_deref()
+        .context("--simulate needs slurm.conf (-f or SLURM_CONF) to size its nodes")?;
+    let conf = spur_agent::config::read(conf_path)?;
+    let controller_urls = match args.controller.as_deref() {
+        Some(list) => spur_core::conf::controller_urls(Some(list), None),
+        None if !conf.controllers.is_empty() => spur_core::conf::controller_urls(None, Some(&conf)),
+        None => return Err(spur_agent::config::AgentConfigError::NoController.into()),
+    };
+    let facts = discover::discover();
+    let host = spur_agent::sim::fleet::HostFacts {
+        hostname: facts.hostname,
+        os: facts.os,
+        arch: facts.arch,
+        version: SLURM_COMPAT_VERSION.to_string(),
+        boot_time: facts.boot_time,
+        agent_start_time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
+            .unwrap_or(0),
+    };
+    let hellos = spur_agent::sim::fleet::hellos(&conf, hostlist, &host)?;
+    let fleet = spur_agent::sim::session::Fleet {
+        controller_urls,
+        auth: spur_auth::ClientAuth::for_daemon(Some(&conf), |k| std::env::var(k).ok()),
+        hellos,
+        default_runtime: args.sim_runtime,
+    };
+    spur_agent::sim::session::run_fleet(fleet).await;
     Ok(())
 }
 

@@ -131,6 +131,10 @@ enum Cmd {
         /// Directory with the targets' up.sh and down.sh.
         #[arg(long, default_value_os_t = default_dir("targets"))]
         targets: PathBuf,
+        /// Only the scale section (Spur driving simulated nodes); with --write-docs its table goes between the
+        /// bench-scale markers, leaving the side-by-side table as it is.
+        #[arg(long)]
+        scale_only: bool,
     },
     /// Print one case's normalised transcript from a run.
     Show { run: PathBuf, case: String },
@@ -219,6 +223,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             out,
             write_docs,
             targets,
+            scale_only,
         } => {
             let default_systems = if short {
                 "slurm-htc,spur"
@@ -234,7 +239,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             if let Some(r) = rounds {
                 sizes.rounds = r;
             }
-            bench_command(systems, sizes, out, write_docs.as_deref(), targets, short)
+            let mode = BenchMode { short, scale_only };
+            bench_command(systems, sizes, out, write_docs.as_deref(), targets, mode)
         }
         Cmd::Show { run, case: name } => {
             let loaded = load_run(&run)?;
@@ -390,14 +396,21 @@ fn against(
     finish(&cmp, &out.join("report.md"))
 }
 
+#[derive(Debug, Clone, Copy)]
+struct BenchMode {
+    short: bool,
+    scale_only: bool,
+}
+
 fn bench_command(
     systems: Vec<bench::System>,
     sizes: bench::Sizes,
     out: PathBuf,
     write_docs: Option<&Path>,
     targets: PathBuf,
-    short: bool,
+    mode: BenchMode,
 ) -> Result<ExitCode> {
+    let BenchMode { short, scale_only } = mode;
     let started = std::time::Instant::now();
     let opts = bench::BenchOptions {
         systems: systems.clone(),
@@ -405,12 +418,13 @@ fn bench_command(
         out: out.clone(),
         targets_dir: targets,
         api_source: default_dir("bench").join("submit_api.c"),
+        scale_only,
     };
     let table = bench::run(&opts)?;
     let labels: Vec<&str> = systems.iter().map(|s| s.label()).collect();
     let section = format!(
         "{}\n{}\nSuite wall time: {:.0} s.\n",
-        bench_header(short),
+        bench_header(short, scale_only),
         table.markdown(&labels, bench::System::Spur.label()),
         started.elapsed().as_secs_f64()
     );
@@ -418,7 +432,17 @@ fn bench_command(
     std::fs::write(out.join("bench.md"), &section)?;
     if let Some(doc) = write_docs {
         let text = std::fs::read_to_string(doc).unwrap_or_default();
-        std::fs::write(doc, bench::splice_section(&text, &section))?;
+        let spliced = if scale_only {
+            bench::splice_between(
+                &text,
+                &section,
+                bench::SCALE_DOC_BEGIN,
+                bench::SCALE_DOC_END,
+            )
+        } else {
+            bench::splice_section(&text, &section)
+        };
+        std::fs::write(doc, spliced)?;
         eprintln!("bench: table written to {}", doc.display());
     }
     match table.failures() {
@@ -431,7 +455,7 @@ fn bench_command(
 }
 
 /// Machine, date and mode, so a table read later says where and how it was measured.
-fn bench_header(short: bool) -> String {
+fn bench_header(short: bool, scale_only: bool) -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()
@@ -455,6 +479,11 @@ fn bench_header(short: bool) -> String {
     let bins = std::env::var("SPUR_BIN_DIR").unwrap_or_else(|_| "target/debug".to_string());
     format!(
         "Measured {date} on {cpus} CPU(s) ({model}), {mem_gib:.0} GiB; mode: {}; Spur binaries: {bins}.\n",
-        if short { "short (CI)" } else { "full" }
+        match (short, scale_only) {
+            (true, false) => "short (CI)",
+            (false, false) => "full",
+            (true, true) => "short (CI), scale section only",
+            (false, true) => "full, scale section only",
+        }
     )
 }

@@ -90,6 +90,7 @@ impl ControllerConfig {
             controller_addr,
             kill_wait_secs: u32::from(conf.kill_wait()),
             array_task_ids: Vec::new(),
+            array_summary: None,
             gres_files: Default::default(),
         };
         Ok(ControllerConfig {

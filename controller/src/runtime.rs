@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Mutex, Notify};
 
-use spur_core::agent_proto::{ControllerToAgent, LaunchContext};
+use spur_core::agent_proto::{ArraySummary, ControllerToAgent, LaunchContext, ARRAY_IDS_SENT_MAX};
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::job::EpochSecs;
 use spur_core::states::JobBaseState;
@@ -214,6 +214,8 @@ impl Controller {
     }
 
     async fn perform(&self, effects: &[Effect]) {
+        // The tasks of an array usually start together: their array is expanded once per batch of effects.
+        let mut arrays: HashMap<String, (Vec<u32>, Option<ArraySummary>)> = HashMap::new();
         for effect in effects {
             match effect {
                 Effect::Launch { node, job_id } => {
@@ -225,9 +227,16 @@ impl Controller {
                         }
                         let mut context = self.launch_context.clone();
                         if let Some(text) = &job.spec.array {
-                            let max = self.state.read(|s| s.settings.max_array_size);
-                            context.array_task_ids =
-                                scheduler::array_task_ids(text, max).unwrap_or_default();
+                            let (ids, summary) = arrays.entry(text.clone()).or_insert_with(|| {
+                                let max = self.state.read(|s| s.settings.max_array_size);
+                                let ids = scheduler::array_task_ids(text, max).unwrap_or_default();
+                                let summary = ArraySummary::of(&ids);
+                                (ids, summary)
+                            });
+                            context.array_summary = *summary;
+                            if ids.len() <= ARRAY_IDS_SENT_MAX {
+                                context.array_task_ids = ids.clone();
+                            }
                         }
                         context.gres_files = self.state.read(|s| node_gres_files(s, node));
                         let message = ControllerToAgent::Launch {
@@ -399,6 +408,7 @@ impl Controller {
             let started = std::time::Instant::now();
             let plan = self.state.read(|s| scheduler::schedule(s, now));
             let spent = started.elapsed();
+            log_pass(self.as_ref(), spent, plan.starts.len());
             // A pass walks the whole queue. Under a stream of submissions (thousands a second, each commit
             // batch asking for a pass) back-to-back passes over a long queue would take all the CPU that
             // accepting submissions needs; resting as long as the pass took bounds scheduling to half of it,
@@ -524,6 +534,27 @@ impl Controller {
             }
         }
     }
+}
+
+/// One debug line per scheduling pass (`SPUR_LOG=info,spur_controller::runtime=debug`): how long it took over how
+/// many pending jobs, which the scale benchmark reads (docs/simulation.md). Counting the queue costs a walk of it,
+/// so it happens only when the line is wanted.
+fn log_pass(controller: &Controller, spent: Duration, starts: usize) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let pending = controller.state.read(|s| {
+        s.jobs
+            .values()
+            .filter(|j| j.state == JobBaseState::Pending)
+            .count()
+    });
+    tracing::debug!(
+        pass_us = u64::try_from(spent.as_micros()).unwrap_or(u64::MAX),
+        pending,
+        starts,
+        "scheduling pass"
+    );
 }
 
 /// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.

@@ -68,12 +68,49 @@ pub struct LaunchContext {
     pub controller_addr: String,
     pub kill_wait_secs: u32,
     /// Every task id of the job's array (for `SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`, `_STEP`); empty otherwise.
+    /// Superseded by `array_summary`; still filled for arrays of up to [`ARRAY_IDS_SENT_MAX`] tasks, for agents
+    /// that predate it.
     #[serde(default)]
     pub array_task_ids: Vec<u32>,
+    /// What the job's environment says about its array. Sent instead of the ids: with the ids, launching every
+    /// task of an array of N costs N² (10,000 tasks: 10^8 ids encoded).
+    #[serde(default)]
+    pub array_summary: Option<ArraySummary>,
     /// The node's GRES device files per GRES name, in the order the scheduler numbers the units (so a job's
     /// `gres_indices` pick its files); the agent denies the job the others.
     #[serde(default)]
     pub gres_files: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// Arrays up to this many tasks (Slurm's default `MaxArraySize`) still carry their task ids in a launch.
+pub const ARRAY_IDS_SENT_MAX: usize = 1001;
+
+/// An array's task ids as the job's environment describes them (`SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`,
+/// `_STEP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArraySummary {
+    pub count: u32,
+    pub min: u32,
+    pub max: u32,
+    /// The distance between consecutive ids when it is the same throughout, else 1.
+    pub step: u32,
+}
+
+impl ArraySummary {
+    /// `None` for no ids.
+    pub fn of(ids: &[u32]) -> Option<ArraySummary> {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        let (&min, &max) = (sorted.first()?, sorted.last()?);
+        let first_step = sorted.get(1).map_or(1, |second| second - min);
+        let regular = sorted.windows(2).all(|w| w[1] - w[0] == first_step);
+        Some(ArraySummary {
+            count: u32::try_from(sorted.len()).unwrap_or(u32::MAX),
+            min,
+            max,
+            step: if regular { first_step } else { 1 },
+        })
+    }
 }
 
 /// Why the controller ends a running job; decides the line the supervisor writes into the job's stderr.
@@ -120,4 +157,31 @@ pub enum ControllerToAgent {
     LaunchStep {
         launch: Box<crate::step_launch::NodeStepLaunch>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_summaries() {
+        let of = |ids: &[u32]| ArraySummary::of(ids).map(|s| (s.count, s.min, s.max, s.step));
+        assert_eq!(of(&[]), None);
+        assert_eq!(of(&[7]), Some((1, 7, 7, 1)));
+        assert_eq!(of(&[9, 1, 5]), Some((3, 1, 9, 4)));
+        assert_eq!(of(&[1, 2, 4]), Some((3, 1, 4, 1)));
+        let big: Vec<u32> = (1..=10_000).collect();
+        assert_eq!(of(&big), Some((10_000, 1, 10_000, 1)));
+    }
+
+    #[test]
+    fn launch_contexts_of_older_controllers_still_decode() {
+        let old = serde_json::json!({
+            "cluster_name": "c", "slurm_conf": "/etc/slurm.conf", "controller_addr": "h:6817",
+            "kill_wait_secs": 30, "array_task_ids": [1, 2, 3]
+        });
+        let context: LaunchContext = serde_json::from_value(old).unwrap();
+        assert_eq!(context.array_summary, None);
+        assert_eq!(context.array_task_ids, [1, 2, 3]);
+    }
 }

@@ -27,6 +27,8 @@ pub struct Cluster {
     pub local_socket: Option<PathBuf>,
     bin_dir: PathBuf,
     agent_env: Vec<(String, String)>,
+    /// `spurd --simulate` with this hostlist instead of a real node (see `ClusterOptions::simulate`).
+    simulate: Option<String>,
 }
 
 /// The directory with the workspace's binaries (spurctld, spurd, spurstepd next to spur).
@@ -78,6 +80,9 @@ pub struct ClusterOptions {
     pub agent_env: Vec<(String, String)>,
     /// More nodes after this host's, all on 127.0.0.1, each with its own spurd (a multi-node cluster on one host).
     pub extra_nodes: Vec<String>,
+    /// Instead of this host as the one node: this many simulated nodes `sim[001-NNN]` of `cpus` and `memory_mb`,
+    /// played by one `spurd --simulate` (docs/simulation.md).
+    pub simulate: Option<u32>,
 }
 
 impl Default for ClusterOptions {
@@ -96,6 +101,7 @@ impl Default for ClusterOptions {
             gres_conf: None,
             agent_env: Vec::new(),
             extra_nodes: Vec::new(),
+            simulate: None,
         }
     }
 }
@@ -142,12 +148,25 @@ impl Cluster {
                 )
             })
             .collect();
+        let simulate = options.simulate.map(|n| format!("sim[001-{n:03}]"));
+        let node_line = match &simulate {
+            Some(hostlist) => format!(
+                "NodeName={hostlist} CPUs={} RealMemory={} State=UNKNOWN",
+                options.cpus, options.memory_mb
+            ),
+            None => format!(
+                "NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN",
+                cpus = options.cpus,
+                node_extra = options.node_extra,
+                mem = options.memory_mb,
+            ),
+        };
         let conf_text = format!(
             "ClusterName=spurtest\nSlurmctldHost={node}(127.0.0.1)\nSlurmctldPort={port}\n\
              AuthType=auth/munge\nAuthInfo=socket={munge_socket}\n\
              SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={defmem}\n\
              StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge={age}\nKillWait={kill}\n{gres_types}{extra}\n\
-             NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} {node_extra} RealMemory={mem}{gres_line} State=UNKNOWN\n\
+             {node_line}\n\
              {extra_node_lines}PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             munge_socket = munge_socket.display(),
             state = dir.path().join("state").display(),
@@ -155,9 +174,6 @@ impl Cluster {
             age = options.min_job_age,
             kill = options.kill_wait,
             defmem = options.def_mem_per_cpu,
-            node_extra = options.node_extra,
-            cpus = options.cpus,
-            mem = options.memory_mb,
             extra = options.extra_conf,
         );
         let conf = dir.path().join("slurm.conf");
@@ -184,6 +200,7 @@ impl Cluster {
             local_socket: options.local_socket.then(|| dir_path.join("spurctld.sock")),
             bin_dir,
             agent_env: options.agent_env.clone(),
+            simulate,
         };
         cluster.start_controller();
         cluster.start_agent();
@@ -237,6 +254,11 @@ impl Cluster {
     pub fn start_agent(&mut self) {
         let child = self
             .daemon("spurd")
+            .args(
+                self.simulate
+                    .iter()
+                    .flat_map(|hostlist| ["--simulate", hostlist.as_str()]),
+            )
             .envs(self.agent_env.iter().map(|(k, v)| (k, v)))
             .stdout(self.log("spurd.log"))
             .stderr(self.log("spurd.log"))

@@ -4,6 +4,7 @@
 //! the short mode runs in CI only to keep the suite from rotting.
 
 mod cluster;
+pub mod scale;
 pub mod stats;
 pub mod table;
 mod workloads;
@@ -82,6 +83,8 @@ pub struct Sizes {
     pub slurm_population_max: usize,
     pub multinode: bool,
     pub rounds: usize,
+    /// The scale section's sizes (Spur only: simulated nodes).
+    pub scale: Vec<scale::ScaleSize>,
 }
 
 impl Sizes {
@@ -97,6 +100,14 @@ impl Sizes {
             slurm_population_max: 10_000,
             multinode: true,
             rounds: 2,
+            scale: [1_000, 10_000]
+                .map(|nodes| scale::ScaleSize {
+                    nodes,
+                    jobs: 10_000,
+                    runtime_secs: 10,
+                    deadline: Duration::from_secs(600),
+                })
+                .to_vec(),
         }
     }
 
@@ -112,6 +123,12 @@ impl Sizes {
             slurm_population_max: 10_000,
             multinode: false,
             rounds: 1,
+            scale: vec![scale::ScaleSize {
+                nodes: 50,
+                jobs: 200,
+                runtime_secs: 1,
+                deadline: Duration::from_secs(60),
+            }],
         }
     }
 }
@@ -122,6 +139,8 @@ pub struct BenchOptions {
     pub out: PathBuf,
     pub targets_dir: PathBuf,
     pub api_source: PathBuf,
+    /// Only the scale section (simulated nodes), e.g. to refresh its figures alone.
+    pub scale_only: bool,
 }
 
 /// Runs everything and returns the table. Each workload gets a freshly started cluster, so no workload sees
@@ -129,8 +148,26 @@ pub struct BenchOptions {
 pub fn run(opts: &BenchOptions) -> Result<Table> {
     std::fs::create_dir_all(&opts.out)?;
     let out = std::fs::canonicalize(&opts.out)?;
-    let api = compile_api_program(&opts.api_source, &out);
     let mut table = Table::default();
+    if !opts.scale_only {
+        side_by_side(opts, &out, &mut table);
+    }
+    if opts.systems.contains(&System::Spur) {
+        let slurms: Vec<&str> = opts
+            .systems
+            .iter()
+            .filter(|&&s| s != System::Spur)
+            .map(|s| s.label())
+            .collect();
+        scale::run(&opts.sizes.scale, &out, &slurms, &mut table);
+    }
+    Ok(table)
+}
+
+/// The workloads every system runs.
+fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
+    let out = out.to_path_buf();
+    let api = compile_api_program(&opts.api_source, &out);
     let sizes = &opts.sizes;
 
     // The cheap workloads alternate between the systems, in reverse order every other round, so that a drift of
@@ -166,13 +203,12 @@ pub fn run(opts: &BenchOptions) -> Result<Table> {
     }
 
     for &system in &opts.systems {
-        end_to_end(opts, &out, system, &api, None, &mut table);
+        end_to_end(opts, &out, system, &api, None, table);
         if sizes.multinode {
-            end_to_end(opts, &out, system, &api, Some(3), &mut table);
+            end_to_end(opts, &out, system, &api, Some(3), table);
         }
-        queries_and_memory(opts, &out, system, &api, &mut table);
+        queries_and_memory(opts, &out, system, &api, table);
     }
-    Ok(table)
 }
 
 const LIGHT_FIGURES: [(&str, &str, Better); 4] = [
@@ -436,12 +472,21 @@ fn record_rss(table: &mut Table, when: &str, label: &str, ctld: Option<f64>, age
 pub const DOC_BEGIN: &str = "<!-- bench-suite:begin -->";
 pub const DOC_END: &str = "<!-- bench-suite:end -->";
 
+/// Where `--scale-only` writes its table, so refreshing the scale figures leaves the side-by-side table alone.
+pub const SCALE_DOC_BEGIN: &str = "<!-- bench-scale:begin -->";
+pub const SCALE_DOC_END: &str = "<!-- bench-scale:end -->";
+
 /// `doc` with the text between the markers replaced by `section` (markers added at the end when missing).
 pub fn splice_section(doc: &str, section: &str) -> String {
-    let block = format!("{DOC_BEGIN}\n{section}{DOC_END}\n");
-    match (doc.find(DOC_BEGIN), doc.find(DOC_END)) {
+    splice_between(doc, section, DOC_BEGIN, DOC_END)
+}
+
+/// `doc` with the text between `begin` and `end` replaced by `section` (markers added at the end when missing).
+pub fn splice_between(doc: &str, section: &str, begin: &str, end: &str) -> String {
+    let block = format!("{begin}\n{section}{end}\n");
+    match (doc.find(begin), doc.find(end)) {
         (Some(b), Some(e)) if e > b => {
-            let after = doc[e + DOC_END.len()..].trim_start_matches('\n');
+            let after = doc[e + end.len()..].trim_start_matches('\n');
             format!("{}{block}{after}", &doc[..b])
         }
         _ => {

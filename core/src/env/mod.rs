@@ -23,8 +23,8 @@ pub struct BatchEnvContext<'a> {
     pub slurm_conf: &'a str,
     /// `host:port` of the controller, for `SLURM_WORKING_CLUSTER`.
     pub controller_addr: &'a str,
-    /// Task ids of the whole array (for `SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP`), empty for plain jobs.
-    pub array_task_ids: &'a [u32],
+    /// The whole array's task ids (for `SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP`), `None` for plain jobs.
+    pub array: Option<crate::agent_proto::ArraySummary>,
     /// The memory per CPU the scheduler applied (explicit or DefMemPerCPU), for `SLURM_MEM_PER_CPU`.
     pub mem_per_cpu_mb: Option<u64>,
     pub user_home: Option<&'a str>,
@@ -233,15 +233,18 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
         b.set("SLURM_MEM_PER_NODE", mem.to_string());
     }
     if let (Some(array_id), Some(task)) = (job.array_job_id, job.array_task_id) {
-        let ids = ctx.array_task_ids;
+        let array = ctx.array.unwrap_or(crate::agent_proto::ArraySummary {
+            count: 1,
+            min: task,
+            max: task,
+            step: 1,
+        });
         b.set("SLURM_ARRAY_JOB_ID", array_id.to_string());
         b.set("SLURM_ARRAY_TASK_ID", task.to_string());
-        b.set("SLURM_ARRAY_TASK_COUNT", ids.len().max(1).to_string());
-        let min = ids.iter().min().copied().unwrap_or(task);
-        let max = ids.iter().max().copied().unwrap_or(task);
-        b.set("SLURM_ARRAY_TASK_MIN", min.to_string());
-        b.set("SLURM_ARRAY_TASK_MAX", max.to_string());
-        b.set("SLURM_ARRAY_TASK_STEP", array_step(ids).to_string());
+        b.set("SLURM_ARRAY_TASK_COUNT", array.count.max(1).to_string());
+        b.set("SLURM_ARRAY_TASK_MIN", array.min.to_string());
+        b.set("SLURM_ARRAY_TASK_MAX", array.max.to_string());
+        b.set("SLURM_ARRAY_TASK_STEP", array.step.to_string());
     }
     if let Some(gpus) = job.alloc.as_ref().and_then(|a| a.gres_indices.get("gpu")) {
         b.gpu_vars(gpus, "SLURM_JOB_GPUS");
@@ -327,16 +330,6 @@ fn tasks_per_node_text(total: u32, nodes: usize) -> String {
         (0, n) => repeated(base, n),
         (e, 0) => repeated(base + 1, e),
         (e, rest) => format!("{},{}", repeated(base + 1, e), repeated(base, rest)),
-    }
-}
-
-fn array_step(ids: &[u32]) -> u32 {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    let steps: Vec<u32> = sorted.windows(2).map(|w| w[1] - w[0]).collect();
-    match steps.first() {
-        Some(&first) if steps.iter().all(|&s| s == first) => first,
-        _ => 1,
     }
 }
 

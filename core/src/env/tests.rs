@@ -291,7 +291,7 @@ fn contexts_set_the_variables_slurm_sets() {
         &batch_environment(
             &array,
             &BatchEnvContext {
-                array_task_ids: &[1, 2, 3],
+                array: crate::agent_proto::ArraySummary::of(&[1, 2, 3]),
                 ..batch_ctx()
             },
         ),
