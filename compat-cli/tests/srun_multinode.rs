@@ -241,3 +241,37 @@ fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
     let nodes = cluster.ok("sinfo", &["-h", "-N", "-o", "%N %T"]);
     assert!(nodes.contains(&format!("{NODE_C} down")), "{nodes}");
 }
+
+#[test]
+fn step_tasks_on_the_batch_node_share_the_batch_steps_cgroup() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: writing cgroups needs root");
+        return;
+    }
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        extra_conf: "TaskPlugin=task/cgroup\nFirstJobId=7300\n".to_string(),
+        cgroup_conf: Some(
+            "CgroupPlugin=autodetect\nIgnoreSystemd=yes\nConstrainCores=yes\n".into(),
+        ),
+        ..ClusterOptions::default()
+    });
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N2",
+            "-o",
+            "cg.out",
+            "--wrap",
+            "srun -N2 -l bash -c 'grep -c job_7300/step_batch /proc/self/cgroup; true' | sort",
+        ],
+    );
+    cluster.wait_for_end(job, Duration::from_secs(30));
+    let out = cluster.wait_for_file(&cluster.dir.path().join("cg.out"), |t| {
+        t.lines().count() >= 2
+    });
+    let lines: Vec<&str> = out.lines().collect();
+    // Task 0 runs on the batch node, inside the job's cgroups; task 1's node made none for the job.
+    assert!(lines[0].starts_with("0: ") && lines[0] != "0: 0", "{out}");
+    assert_eq!(lines[1], "1: 0", "{out}");
+}

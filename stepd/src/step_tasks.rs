@@ -98,10 +98,13 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         launch_spec.io_key.as_bytes().to_vec(),
     ));
     let identity = identity(spec)?;
+    let cgroup_procs =
+        crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id);
+    let cgroup_fds: Vec<i32> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
     let mut stdins: BTreeMap<u32, File> = BTreeMap::new();
     let mut tasks: Vec<Task> = Vec::new();
     for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
-        match start_task(spec, identity.as_ref(), rank, localid, &link) {
+        match start_task(spec, identity.as_ref(), &cgroup_fds, rank, localid, &link) {
             Ok((task, stdin)) => {
                 stdins.insert(rank, stdin);
                 tasks.push(task);
@@ -163,6 +166,7 @@ fn identity(spec: &StepSupervisorSpec) -> Result<Option<TaskIdentity>, String> {
 fn start_task(
     spec: &StepSupervisorSpec,
     identity: Option<&TaskIdentity>,
+    cgroup_procs: &[i32],
     rank: u32,
     localid: usize,
     link: &Link,
@@ -198,6 +202,7 @@ fn start_task(
         stdout: out_write.as_raw_fd(),
         stderr: err_write.as_raw_fd(),
         identity,
+        cgroup_procs,
     })
     .map_err(|e| e.to_string())?;
     drop((stdin_read, out_write, err_write));

@@ -32,6 +32,8 @@ pub struct TaskLaunch<'a> {
     pub stderr: RawFd,
     /// The user to become before `execve` (a supervisor running as root); `None` keeps the caller's identity.
     pub identity: Option<&'a TaskIdentity>,
+    /// `cgroup.procs` files the task joins (writing its own pid) before anything else.
+    pub cgroup_procs: &'a [RawFd],
 }
 
 /// Who a task runs as.
@@ -174,6 +176,9 @@ fn read_exec_error(fd: RawFd) -> Option<Errno> {
 /// The child between fork and exec. Only async-signal-safe calls: no allocation, no locks.
 unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: RawFd) -> ! {
     let me = libc::getpid();
+    for &procs in task.cgroup_procs {
+        libc::write(procs, b"0".as_ptr().cast(), 1);
+    }
     libc::setsid();
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
@@ -274,6 +279,7 @@ mod tests {
             stdout: write.as_raw_fd(),
             stderr: 2,
             identity: None,
+            cgroup_procs: &[],
         })
         .unwrap();
         drop(write);
@@ -293,6 +299,7 @@ mod tests {
             stdout: 1,
             stderr: 2,
             identity: None,
+            cgroup_procs: &[],
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

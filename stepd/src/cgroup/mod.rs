@@ -82,6 +82,26 @@ pub fn job_rel_path(node: &str, uid: u32, job_id: u32) -> PathBuf {
         .join(format!("job_{job_id}"))
 }
 
+/// `cgroup.procs` of the batch step's cgroups of a job running on this node (one per mount), for the tasks of
+/// the job's srun steps started here by `spurstepd --step`: they share the batch step's limits, as srun's own
+/// tasks (its descendants) do. Empty when the job has no cgroups here.
+pub fn batch_step_procs(node: &str, uid: u32, job_id: u32) -> Vec<File> {
+    let Some(hierarchy) = Hierarchy::detect() else {
+        return Vec::new();
+    };
+    let rel = job_rel_path(node, uid, job_id).join(BATCH_STEP);
+    let mounts: Vec<PathBuf> = match &hierarchy {
+        Hierarchy::V1 { root } => v1::CONTROLLERS.iter().map(|c| root.join(c)).collect(),
+        Hierarchy::V2 { root } => vec![root.clone()],
+    };
+    mounts
+        .iter()
+        .map(|m| m.join(&rel))
+        .filter(|dir| dir.is_dir())
+        .filter_map(|dir| fs::open_procs(&dir).ok())
+        .collect()
+}
+
 /// One job's cgroups on one mount (one per v1 controller, one for v2).
 #[derive(Debug, Clone)]
 struct Tree {

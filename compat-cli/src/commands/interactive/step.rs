@@ -238,6 +238,7 @@ fn start_tasks(
             stdout: stdout.raw(),
             stderr: stderr.raw(),
             identity: None,
+            cgroup_procs: &[],
         });
         let launched = match launched {
             Ok(launched) => launched,
