@@ -407,6 +407,7 @@ impl Srun<'_> {
                 distribution,
                 within_allocation,
                 gpus,
+                label: self.set.is_set(OptId::Label),
                 spread,
             };
             step_environment(&self.spec.environment, job, &ctx)

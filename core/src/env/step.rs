@@ -38,6 +38,8 @@ pub struct StepEnvContext<'a> {
     pub within_allocation: bool,
     /// The step's GPU indices, when the allocation has GPUs.
     pub gpus: Option<&'a [u32]>,
+    /// `--label` was given: srun tells the tasks (`SLURM_LABELIO=1`).
+    pub label: bool,
     /// For a step across several nodes (or on another node than srun's): where its tasks run and which of
     /// those nodes this environment is for. `None`: every task on `node_name`.
     pub spread: Option<StepSpread<'a>>,
@@ -118,6 +120,9 @@ pub fn step_environment(
     b.set_if_absent("TMPDIR", "/tmp");
     if let Some(distribution) = ctx.distribution {
         b.set("SLURM_DISTRIBUTION", distribution);
+    }
+    if ctx.label {
+        b.set("SLURM_LABELIO", "1");
     }
     if ctx.within_allocation {
         b.set(
