@@ -20,6 +20,9 @@ pub struct AgentSettings {
     /// slurm.conf `Prolog` and `Epilog`.
     pub prolog: Option<PathBuf>,
     pub epilog: Option<PathBuf>,
+    /// slurm.conf `TaskProlog` and `TaskEpilog`.
+    pub task_prolog: Option<PathBuf>,
+    pub task_epilog: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +92,8 @@ impl AgentSettings {
             cgroup,
             prolog: script(conf.as_ref().and_then(|c| c.prolog())),
             epilog: script(conf.as_ref().and_then(|c| c.epilog())),
+            task_prolog: script(conf.as_ref().and_then(|c| c.task_prolog())),
+            task_epilog: script(conf.as_ref().and_then(|c| c.task_epilog())),
         })
     }
 }

@@ -38,6 +38,8 @@ pub struct JobSpool {
     isolation: Option<Isolation>,
     prolog: Option<PathBuf>,
     epilog: Option<PathBuf>,
+    task_prolog: Option<PathBuf>,
+    task_epilog: Option<PathBuf>,
 }
 
 impl JobSpool {
@@ -56,6 +58,8 @@ impl JobSpool {
             isolation: None,
             prolog: None,
             epilog: None,
+            task_prolog: None,
+            task_epilog: None,
         })
     }
 
@@ -70,10 +74,19 @@ impl JobSpool {
         self
     }
 
-    /// Runs slurm.conf's `Prolog` and `Epilog` around the jobs launched from now on.
-    pub fn with_node_scripts(mut self, prolog: Option<PathBuf>, epilog: Option<PathBuf>) -> Self {
+    /// Runs slurm.conf's `Prolog`/`Epilog` (as root) and `TaskProlog`/`TaskEpilog` (as the job's user) around the
+    /// jobs launched from now on.
+    pub fn with_node_scripts(
+        mut self,
+        prolog: Option<PathBuf>,
+        epilog: Option<PathBuf>,
+        task_prolog: Option<PathBuf>,
+        task_epilog: Option<PathBuf>,
+    ) -> Self {
         self.prolog = prolog;
         self.epilog = epilog;
+        self.task_prolog = task_prolog;
+        self.task_epilog = task_epilog;
         self
     }
 
@@ -85,7 +98,11 @@ impl JobSpool {
         context: &LaunchContext,
         user: &UserInfo,
     ) -> Option<protocol::NodeScripts> {
-        if self.prolog.is_none() && self.epilog.is_none() {
+        if self.prolog.is_none()
+            && self.epilog.is_none()
+            && self.task_prolog.is_none()
+            && self.task_epilog.is_none()
+        {
             return None;
         }
         let work_dir = PathBuf::from(&job.spec.work_dir);
@@ -142,6 +159,8 @@ impl JobSpool {
             prolog: self.prolog.clone(),
             epilog: self.epilog.clone(),
             env: env.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            task_prolog: self.task_prolog.clone(),
+            task_epilog: self.task_epilog.clone(),
         })
     }
 

@@ -127,7 +127,12 @@ async fn main() -> anyhow::Result<()> {
         facts.hostname,
     )
     .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?
-    .with_node_scripts(settings.prolog.clone(), settings.epilog.clone())
+    .with_node_scripts(
+        settings.prolog.clone(),
+        settings.epilog.clone(),
+        settings.task_prolog.clone(),
+        settings.task_epilog.clone(),
+    )
     .with_isolation(settings.cgroup.clone().map(|conf| {
         if !nix::unistd::geteuid().is_root() {
             tracing::warn!(

@@ -95,3 +95,58 @@ fn prolog_and_epilog_run_around_the_job_and_a_failed_prolog_holds_it() {
     let reasons = cluster.ok("sinfo", &["-R", "-h", "-o", "%E|%u|%T"]);
     assert_eq!(reasons.trim(), "Prolog error|root|drained");
 }
+
+#[test]
+fn task_prolog_output_changes_the_batch_scripts_environment_and_task_epilog_follows() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let dir = scripts.path();
+    let prolog = dir.join("taskprolog.sh");
+    std::fs::write(
+        &prolog,
+        "#!/bin/bash\necho 'export TP_VAR=hello'\necho 'unset TP_GONE'\n\
+         echo \"print prolog for $SLURM_JOB_ID as $SLURM_SCRIPT_CONTEXT pid $SLURM_TASK_PID\"\necho noise\n",
+    )
+    .expect("write");
+    let epilog = dir.join("taskepilog.sh");
+    std::fs::write(
+        &epilog,
+        format!(
+            "#!/bin/bash\necho \"$SLURM_SCRIPT_CONTEXT $SLURM_JOB_ID\" > {}/task-epilog.$SLURM_JOB_ID\n",
+            dir.display()
+        ),
+    )
+    .expect("write");
+    for path in [&prolog, &epilog] {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    }
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_conf: format!(
+            "TaskProlog={}\nTaskEpilog={}\n",
+            prolog.display(),
+            epilog.display()
+        ),
+        ..ClusterOptions::default()
+    });
+    let job = cluster.wrap(
+        "echo TP_VAR=$TP_VAR TP_GONE=$TP_GONE pid=$$",
+        &["-o", "tp.out", "--export=ALL,TP_GONE=1"],
+    );
+    assert_eq!(
+        cluster.wait_for_end(job, Duration::from_secs(30)),
+        "COMPLETED"
+    );
+    let out = std::fs::read_to_string(cluster.dir.path().join("tp.out")).unwrap_or_default();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    // The prolog ran in the task's process, so the pid it was told is the script's own.
+    let pid = lines[1].rsplit_once("pid=").map(|(_, p)| p).unwrap_or("?");
+    assert_eq!(
+        lines[0],
+        format!("prolog for {job} as prolog_task pid {pid}")
+    );
+    assert!(lines[1].starts_with("TP_VAR=hello TP_GONE= "), "{out}");
+    let epilog_out =
+        std::fs::read_to_string(dir.join(format!("task-epilog.{job}"))).unwrap_or_default();
+    assert_eq!(epilog_out.trim(), format!("epilog_task {job}"));
+}

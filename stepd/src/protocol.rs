@@ -112,6 +112,11 @@ pub struct NodeScripts {
     #[serde(default)]
     pub epilog: Option<PathBuf>,
     pub env: Vec<(String, String)>,
+    /// slurm.conf `TaskProlog` and `TaskEpilog`, run as the job's user around the batch script.
+    #[serde(default)]
+    pub task_prolog: Option<PathBuf>,
+    #[serde(default)]
+    pub task_epilog: Option<PathBuf>,
 }
 
 /// The limits spurstepd writes into the job's cgroups before the script starts (docs/isolation.md).

@@ -38,6 +38,8 @@ pub(crate) struct ChildPlan<'a> {
     pub(crate) cgroup_procs: Vec<OwnedFd>,
     /// The submitter's soft limits, by Slurm's names.
     pub(crate) rlimits: &'a [(String, u64)],
+    /// slurm.conf `TaskProlog`, run as the job's user just before the script.
+    pub(crate) task_prolog: Option<&'a Path>,
 }
 
 /// A failure the child reported through the pipe.
@@ -76,9 +78,11 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
     }
     // Only the child knows its own pid, which Slurm gives every task as SLURM_TASK_PID.
     let task_pid = task_pid_entry(nix::unistd::getpid().as_raw());
-    let mut env: Vec<&CStr> = plan
-        .exec
-        .env
+    let prologued = plan
+        .task_prolog
+        .and_then(|prolog| run_task_prolog(prolog, &plan.exec.env));
+    let env_source: &[std::ffi::CString] = prologued.as_deref().unwrap_or(&plan.exec.env);
+    let mut env: Vec<&CStr> = env_source
         .iter()
         .map(|c| c.as_c_str())
         .filter(|c| !c.to_bytes().starts_with(TASK_PID_PREFIX))
@@ -108,6 +112,36 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
 }
 
 const TASK_PID_PREFIX: &[u8] = b"SLURM_TASK_PID=";
+
+/// Runs the TaskProlog (already as the job's user, in its directory) and returns the script's environment as
+/// the prolog's `export`/`unset` lines changed it; its `print` lines go to the job's stdout. `None` when it could
+/// not run: the script then starts with its environment unchanged.
+fn run_task_prolog(prolog: &Path, env: &[std::ffi::CString]) -> Option<Vec<std::ffi::CString>> {
+    let mut pairs: Vec<(String, String)> = env
+        .iter()
+        .filter_map(|c| {
+            let text = String::from_utf8_lossy(c.to_bytes());
+            let (k, v) = text.split_once('=')?;
+            Some((k.to_string(), v.to_string()))
+        })
+        .collect();
+    let output = std::process::Command::new(prolog)
+        .env_clear()
+        .envs(pairs.iter().map(|(k, v)| (k, v)))
+        .env("SLURM_SCRIPT_CONTEXT", "prolog_task")
+        .env("SLURM_TASK_PID", nix::unistd::getpid().as_raw().to_string())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let _ = nix::unistd::write(std::io::stderr().as_fd(), &output.stderr);
+    let instructions = spur_core::task_prolog::parse(&String::from_utf8_lossy(&output.stdout));
+    let printed = spur_core::task_prolog::apply(&instructions, &mut pairs);
+    let _ = nix::unistd::write(std::io::stdout().as_fd(), printed.as_bytes());
+    pairs
+        .into_iter()
+        .map(|(k, v)| std::ffi::CString::new(format!("{k}={v}")).ok())
+        .collect()
+}
 
 fn task_pid_entry(pid: i32) -> Option<std::ffi::CString> {
     let mut entry = TASK_PID_PREFIX.to_vec();

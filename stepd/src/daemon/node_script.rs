@@ -45,6 +45,57 @@ pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
     }
 }
 
+/// Runs the TaskEpilog, if any, as the job's user with the job's environment, after the batch script ended;
+/// its output is discarded, as slurmstepd does.
+pub(crate) fn run_task_epilog(spec: &LaunchSpec) {
+    use std::os::unix::process::CommandExt;
+    let Some(epilog) = spec
+        .node_scripts
+        .as_ref()
+        .and_then(|s| s.task_epilog.as_ref())
+    else {
+        return;
+    };
+    let mut command = Command::new(epilog);
+    command
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env("SLURM_SCRIPT_CONTEXT", "epilog_task")
+        .current_dir(&spec.work_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if nix::unistd::geteuid().is_root() {
+        let groups: Vec<nix::unistd::Gid> = spec
+            .supplementary_gids
+            .iter()
+            .map(|g| nix::unistd::Gid::from_raw(*g))
+            .collect();
+        let (uid, gid) = (
+            nix::unistd::Uid::from_raw(spec.uid),
+            nix::unistd::Gid::from_raw(spec.gid),
+        );
+        // Groups, gid, uid in that order (each needs the privilege the next gives up); std's own uid/gid
+        // switch would run before this closure and leave setgroups without the right to run.
+        // SAFETY: the closure runs between fork and exec and only makes these three system calls.
+        unsafe {
+            command.pre_exec(move || {
+                nix::unistd::setgroups(&groups)?;
+                nix::unistd::setgid(gid)?;
+                nix::unistd::setuid(uid)?;
+                Ok(())
+            });
+        }
+    }
+    match command.status() {
+        Ok(status) if !status.success() => {
+            slog!("job {} task epilog ended with {status}", spec.job_id)
+        }
+        Ok(_) => {}
+        Err(e) => slog!("job {} cannot run task epilog: {e}", spec.job_id),
+    }
+}
+
 fn run(script: &Path, scripts: &NodeScripts, extra: &[(&str, String)]) -> Result<(), String> {
     let status = Command::new(script)
         .env_clear()

@@ -113,6 +113,10 @@ fn try_spawn(
         exec: &exec,
         cgroup_procs: cgroup_procs.into_iter().map(OwnedFd::from).collect(),
         rlimits: &spec.rlimits,
+        task_prolog: spec
+            .node_scripts
+            .as_ref()
+            .and_then(|s| s.task_prolog.as_deref()),
     };
     // SAFETY: the supervisor is single-threaded, so the child may allocate before exec.
     let forked = unsafe { fork() };

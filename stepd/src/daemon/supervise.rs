@@ -120,7 +120,10 @@ impl Supervisor {
                 // instead of waiting on a supervisor that no longer reads.
                 let spec = running.sup.spec.clone();
                 drop(running);
-                // The job stays COMPLETING until its epilog is done, as under slurmd.
+                // The job stays COMPLETING until its epilogs are done, as under slurmd.
+                if result.start_time.is_some() {
+                    node_script::run_task_epilog(&spec);
+                }
                 node_script::run_epilog(&spec, &result);
                 return finish(&result);
             }
