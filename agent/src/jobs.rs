@@ -374,6 +374,7 @@ impl JobSpool {
             launch: launch.clone(),
             groups: user.supplementary_gids.clone(),
             node_name: self.node_name.clone(),
+            task_prolog: self.task_prolog.clone(),
         };
         Ok(spur_stepd::client::launch_step(
             &spec,

@@ -275,3 +275,37 @@ fn step_tasks_on_the_batch_node_share_the_batch_steps_cgroup() {
     assert!(lines[0].starts_with("0: ") && lines[0] != "0: 0", "{out}");
     assert_eq!(lines[1], "1: 0", "{out}");
 }
+
+#[test]
+fn the_task_prolog_runs_before_each_srun_task_here_and_on_other_nodes() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let prolog = scripts.path().join("taskprolog.sh");
+    std::fs::write(
+        &prolog,
+        "#!/bin/bash\necho 'export TP_VAR=hello'\necho \"print prolog of task $SLURM_PROCID\"\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(&prolog, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        extra_conf: format!("TaskProlog={}\n", prolog.display()),
+        ..ClusterOptions::default()
+    });
+    // Two nodes: started by the nodes' step supervisors.
+    let remote = cluster.run("srun", &["-N2", "-l", "bash", "-c", "echo TP_VAR=$TP_VAR"]);
+    assert!(remote.status.success(), "{remote:?}");
+    assert_eq!(
+        sorted_lines(&remote.stdout),
+        vec![
+            "0: TP_VAR=hello",
+            "0: prolog of task 0",
+            "1: TP_VAR=hello",
+            "1: prolog of task 1"
+        ]
+    );
+    // One node: started by srun itself.
+    let local = cluster.run("srun", &["-n1", "bash", "-c", "echo TP_VAR=$TP_VAR"]);
+    assert!(local.status.success(), "{local:?}");
+    assert_eq!(text(&local.stdout), "prolog of task 0\nTP_VAR=hello\n");
+}

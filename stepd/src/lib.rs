@@ -16,5 +16,6 @@ pub mod rlimit;
 pub mod step_io;
 pub mod step_tasks;
 pub mod task_launch;
+pub mod task_script;
 
 pub use client::{is_alive, launch, read_result, read_started, send_request, ClientError};

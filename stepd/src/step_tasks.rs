@@ -38,6 +38,9 @@ pub struct StepSupervisorSpec {
     pub groups: Vec<u32>,
     /// This node's name, for the error lines srun prints (`slurmstepd-n2: error: ...`).
     pub node_name: String,
+    /// slurm.conf `TaskProlog`, run as the job's user before each task.
+    #[serde(default)]
+    pub task_prolog: Option<std::path::PathBuf>,
 }
 
 /// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
@@ -191,6 +194,12 @@ fn start_task(
     for (key, value) in &mut env {
         if key == "SLURM_STEP_ID" || key == "SLURM_STEPID" {
             *value = launch_spec.step_id.to_string();
+        }
+    }
+    if let Some(prolog) = &spec.task_prolog {
+        let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);
+        if !printed.is_empty() {
+            link.send(Frame::new(Kind::Output, rank, STDOUT, printed.into_bytes()));
         }
     }
     let launched = launch(&TaskLaunch {

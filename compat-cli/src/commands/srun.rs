@@ -467,6 +467,7 @@ impl Srun<'_> {
                 && self.set.value(OptId::KillOnBadExit) != Some("0"),
             quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
             remote: remote.map(|(step, _)| step),
+            task_prolog: self.facts.task_prolog.clone(),
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);

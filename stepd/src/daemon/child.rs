@@ -113,9 +113,8 @@ pub(crate) fn run(plan: ChildPlan<'_>, report: OwnedFd) -> ! {
 
 const TASK_PID_PREFIX: &[u8] = b"SLURM_TASK_PID=";
 
-/// Runs the TaskProlog (already as the job's user, in its directory) and returns the script's environment as
-/// the prolog's `export`/`unset` lines changed it; its `print` lines go to the job's stdout. `None` when it could
-/// not run: the script then starts with its environment unchanged.
+/// Runs the TaskProlog (already as the job's user, in its directory, in the process that becomes the script) and
+/// returns the script's environment as the prolog changed it; its `print` lines go to the job's stdout.
 fn run_task_prolog(prolog: &Path, env: &[std::ffi::CString]) -> Option<Vec<std::ffi::CString>> {
     let mut pairs: Vec<(String, String)> = env
         .iter()
@@ -125,17 +124,8 @@ fn run_task_prolog(prolog: &Path, env: &[std::ffi::CString]) -> Option<Vec<std::
             Some((k.to_string(), v.to_string()))
         })
         .collect();
-    let output = std::process::Command::new(prolog)
-        .env_clear()
-        .envs(pairs.iter().map(|(k, v)| (k, v)))
-        .env("SLURM_SCRIPT_CONTEXT", "prolog_task")
-        .env("SLURM_TASK_PID", nix::unistd::getpid().as_raw().to_string())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let _ = nix::unistd::write(std::io::stderr().as_fd(), &output.stderr);
-    let instructions = spur_core::task_prolog::parse(&String::from_utf8_lossy(&output.stdout));
-    let printed = spur_core::task_prolog::apply(&instructions, &mut pairs);
+    let me = nix::unistd::getpid().as_raw();
+    let printed = crate::task_script::run_task_prolog(prolog, &mut pairs, Some(me), None);
     let _ = nix::unistd::write(std::io::stdout().as_fd(), printed.as_bytes());
     pairs
         .into_iter()

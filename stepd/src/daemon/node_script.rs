@@ -48,7 +48,6 @@ pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
 /// Runs the TaskEpilog, if any, as the job's user with the job's environment, after the batch script ended;
 /// its output is discarded, as slurmstepd does.
 pub(crate) fn run_task_epilog(spec: &LaunchSpec) {
-    use std::os::unix::process::CommandExt;
     let Some(epilog) = spec
         .node_scripts
         .as_ref()
@@ -66,26 +65,12 @@ pub(crate) fn run_task_epilog(spec: &LaunchSpec) {
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     if nix::unistd::geteuid().is_root() {
-        let groups: Vec<nix::unistd::Gid> = spec
-            .supplementary_gids
-            .iter()
-            .map(|g| nix::unistd::Gid::from_raw(*g))
-            .collect();
-        let (uid, gid) = (
-            nix::unistd::Uid::from_raw(spec.uid),
-            nix::unistd::Gid::from_raw(spec.gid),
-        );
-        // Groups, gid, uid in that order (each needs the privilege the next gives up); std's own uid/gid
-        // switch would run before this closure and leave setgroups without the right to run.
-        // SAFETY: the closure runs between fork and exec and only makes these three system calls.
-        unsafe {
-            command.pre_exec(move || {
-                nix::unistd::setgroups(&groups)?;
-                nix::unistd::setgid(gid)?;
-                nix::unistd::setuid(uid)?;
-                Ok(())
-            });
-        }
+        let identity = crate::task_launch::TaskIdentity {
+            uid: spec.uid,
+            gid: spec.gid,
+            groups: spec.supplementary_gids.clone(),
+        };
+        crate::task_script::run_as(&mut command, &identity);
     }
     match command.status() {
         Ok(status) if !status.success() => {

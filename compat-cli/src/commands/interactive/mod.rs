@@ -32,6 +32,8 @@ pub struct ClusterFacts {
     pub kill_wait_secs: u32,
     pub gres_types: Vec<String>,
     pub max_array_size: u32,
+    /// slurm.conf `TaskProlog`, run before each task srun starts itself.
+    pub task_prolog: Option<std::path::PathBuf>,
     /// Node name to `NodeAddr`, for the nodes slurm.conf lists.
     node_addrs: Vec<(String, String)>,
 }
@@ -80,6 +82,11 @@ impl ClusterFacts {
                 .map(|c| c.gres_types().into_iter().map(str::to_string).collect())
                 .unwrap_or_default(),
             max_array_size: conf.as_ref().map_or(1001, |c| c.max_array_size()),
+            task_prolog: conf
+                .as_ref()
+                .and_then(|c| c.task_prolog())
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from),
             node_addrs,
         }
     }

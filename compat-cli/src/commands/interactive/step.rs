@@ -59,6 +59,8 @@ pub struct StepPlan<'a> {
     pub quit_on_interrupt: bool,
     /// Tasks started on other nodes through the controller; `None`: every task runs here, started by srun.
     pub remote: Option<RemoteStep>,
+    /// slurm.conf `TaskProlog`, run before each task srun starts itself.
+    pub task_prolog: Option<PathBuf>,
 }
 
 /// How the step ended.
@@ -222,13 +224,21 @@ fn start_tasks(
             output_fd(plan, rank, Sink::Stdout, &mut files, outputs).map_err(|e| e.to_string())?;
         let stderr =
             output_fd(plan, rank, Sink::Stderr, &mut files, outputs).map_err(|e| e.to_string())?;
-        let env = task_environment(
+        let mut env = task_environment(
             &plan.env,
             TaskPlacement {
                 procid: rank,
                 localid: rank,
             },
         );
+        if let Some(prolog) = &plan.task_prolog {
+            let printed = spur_stepd::task_script::run_task_prolog(prolog, &mut env, None, None);
+            let _ = nix::unistd::write(
+                // SAFETY: the descriptor stays open in `stdout` for this whole call.
+                unsafe { std::os::fd::BorrowedFd::borrow_raw(stdout.raw()) },
+                printed.as_bytes(),
+            );
+        }
         let launched = launch(&TaskLaunch {
             program,
             args: &plan.command[1..],
