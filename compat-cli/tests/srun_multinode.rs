@@ -309,3 +309,26 @@ fn the_task_prolog_runs_before_each_srun_task_here_and_on_other_nodes() {
     assert!(local.status.success(), "{local:?}");
     assert_eq!(text(&local.stdout), "prolog of task 0\nTP_VAR=hello\n");
 }
+
+#[test]
+fn a_pty_shell_runs_on_the_first_node_of_a_multi_node_step() {
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        ..ClusterOptions::default()
+    });
+    let mut command = cluster.command(
+        cluster.dir.path(),
+        "srun",
+        &["-N2", "--pty", "bash", "--norc", "--noprofile"],
+    );
+    command.env("PS1", "prompt$ ");
+    let (seen, code) = common::drive_pty(
+        command,
+        b"[ -t 0 ] && echo tty-on-$SLURMD_NODENAME-rank-$SLURM_PROCID\nexit 4\n",
+    );
+    assert!(
+        seen.contains(&format!("tty-on-{}-rank-0", cluster.node)),
+        "{seen:?}"
+    );
+    assert_eq!(code, Some(4), "{seen:?}");
+}

@@ -16,6 +16,9 @@ pub struct StepLaunch {
     pub io_key: String,
     pub kill_wait_secs: u32,
     pub nodes: Vec<NodeTasks>,
+    /// `--pty`: rank 0 runs on a pseudo-terminal its supervisor relays.
+    #[serde(default)]
+    pub pty: bool,
 }
 
 /// One node's share of the step.
@@ -43,6 +46,8 @@ pub struct NodeStepLaunch {
     pub io_key: String,
     pub kill_wait_secs: u32,
     pub tasks: NodeTasks,
+    #[serde(default)]
+    pub pty: bool,
 }
 
 impl StepLaunch {
@@ -61,6 +66,7 @@ impl StepLaunch {
                 io_key: self.io_key.clone(),
                 kill_wait_secs: self.kill_wait_secs,
                 tasks: tasks.clone(),
+                pty: self.pty,
             })
             .collect()
     }

@@ -12,6 +12,7 @@ pub mod daemon;
 pub mod files;
 pub mod messages;
 pub mod protocol;
+pub mod pty;
 pub mod rlimit;
 pub mod step_io;
 pub mod step_tasks;

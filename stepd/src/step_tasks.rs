@@ -179,29 +179,14 @@ fn start_task(
         .argv
         .first()
         .ok_or_else(|| "no command to run".to_string())?;
+    if launch_spec.pty && rank == 0 {
+        return start_terminal_task(spec, identity, cgroup_procs, rank, localid, link);
+    }
     let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| e.to_string());
     let (stdin_read, stdin_write) = pipe()?;
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
-    let mut env = task_environment(
-        &launch_spec.tasks.env,
-        TaskPlacement {
-            procid: rank,
-            localid: u32::try_from(localid).unwrap_or(u32::MAX),
-        },
-    );
-    // srun built the environment before the controller numbered the step.
-    for (key, value) in &mut env {
-        if key == "SLURM_STEP_ID" || key == "SLURM_STEPID" {
-            *value = launch_spec.step_id.to_string();
-        }
-    }
-    if let Some(prolog) = &spec.task_prolog {
-        let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);
-        if !printed.is_empty() {
-            link.send(Frame::new(Kind::Output, rank, STDOUT, printed.into_bytes()));
-        }
-    }
+    let env = task_env(spec, identity, rank, localid, link);
     let launched = launch(&TaskLaunch {
         program,
         args: &launch_spec.argv[1..],
@@ -212,6 +197,7 @@ fn start_task(
         stderr: err_write.as_raw_fd(),
         identity,
         cgroup_procs,
+        controlling_tty: false,
     })
     .map_err(|e| e.to_string())?;
     drop((stdin_read, out_write, err_write));
@@ -329,4 +315,86 @@ fn wait_tasks(tasks: &mut [Task], link: &Link) {
         ));
         left -= 1;
     }
+}
+
+/// Task `rank`'s environment: the node's step environment, its ranks, the step id, and what the TaskProlog adds.
+fn task_env(
+    spec: &StepSupervisorSpec,
+    identity: Option<&TaskIdentity>,
+    rank: u32,
+    localid: usize,
+    link: &Link,
+) -> Vec<(String, String)> {
+    let launch_spec = &spec.launch;
+    let mut env = task_environment(
+        &launch_spec.tasks.env,
+        TaskPlacement {
+            procid: rank,
+            localid: u32::try_from(localid).unwrap_or(u32::MAX),
+        },
+    );
+    // srun built the environment before the controller numbered the step.
+    for (key, value) in &mut env {
+        if key == "SLURM_STEP_ID" || key == "SLURM_STEPID" {
+            *value = launch_spec.step_id.to_string();
+        }
+    }
+    if let Some(prolog) = &spec.task_prolog {
+        let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);
+        if !printed.is_empty() {
+            link.send(Frame::new(Kind::Output, rank, STDOUT, printed.into_bytes()));
+        }
+    }
+    env
+}
+
+/// `--pty`'s task 0: its three streams are a pseudo-terminal's slave side (its controlling terminal); what it
+/// shows goes to srun as stdout, srun's stdin for rank 0 goes into the terminal.
+fn start_terminal_task(
+    spec: &StepSupervisorSpec,
+    identity: Option<&TaskIdentity>,
+    cgroup_procs: &[i32],
+    rank: u32,
+    localid: usize,
+    link: &Link,
+) -> Result<(Task, File), String> {
+    let launch_spec = &spec.launch;
+    let program = launch_spec
+        .argv
+        .first()
+        .ok_or_else(|| "no command to run".to_string())?;
+    let (master, slave) =
+        crate::pty::open(None).map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
+    let env = task_env(spec, identity, rank, localid, link);
+    let launched = launch(&TaskLaunch {
+        program,
+        args: &launch_spec.argv[1..],
+        env: &env,
+        work_dir: Path::new(&launch_spec.work_dir),
+        stdin: slave.as_raw_fd(),
+        stdout: slave.as_raw_fd(),
+        stderr: slave.as_raw_fd(),
+        identity,
+        cgroup_procs,
+        controlling_tty: true,
+    })
+    .map_err(|e| e.to_string())?;
+    drop(slave);
+    if let Some(errno) = launched.exec_error {
+        link.send(Frame::new(
+            Kind::ExecFailed,
+            rank,
+            0,
+            format!("execve(): {program}: {}", errno.desc()).into_bytes(),
+        ));
+    }
+    let reader = master.try_clone().map_err(|e| e.to_string())?;
+    Ok((
+        Task {
+            rank,
+            pid: launched.pid,
+            outputs: vec![forward(reader, rank, STDOUT, link.clone())],
+        },
+        File::from(master),
+    ))
 }

@@ -34,6 +34,8 @@ pub struct TaskLaunch<'a> {
     pub identity: Option<&'a TaskIdentity>,
     /// `cgroup.procs` files the task joins (writing its own pid) before anything else.
     pub cgroup_procs: &'a [RawFd],
+    /// The task's stdin is a pseudo-terminal's slave side that becomes its controlling terminal (`--pty`).
+    pub controlling_tty: bool,
 }
 
 /// Who a task runs as.
@@ -193,6 +195,9 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     libc::dup2(task.stdin, 0);
     libc::dup2(task.stdout, 1);
     libc::dup2(task.stderr, 2);
+    if task.controlling_tty {
+        libc::ioctl(0, libc::TIOCSCTTY, 0);
+    }
     if let Some(identity) = task.identity {
         // Groups first, then gid, then uid: each later step needs the privilege the earlier ones give up.
         let dropped = libc::setgroups(identity.groups.len(), identity.groups.as_ptr()) == 0
@@ -280,6 +285,7 @@ mod tests {
             stderr: 2,
             identity: None,
             cgroup_procs: &[],
+            controlling_tty: false,
         })
         .unwrap();
         drop(write);
@@ -300,6 +306,7 @@ mod tests {
             stderr: 2,
             identity: None,
             cgroup_procs: &[],
+            controlling_tty: false,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

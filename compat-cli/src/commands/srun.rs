@@ -418,6 +418,7 @@ impl Srun<'_> {
             io_addr: advertised.to_string(),
             io_key: step.key.clone(),
             kill_wait_secs: self.facts.kill_wait_secs,
+            pty: self.set.is_set(OptId::Pty),
             nodes: step
                 .nodes
                 .iter()
@@ -448,6 +449,8 @@ impl Srun<'_> {
             }
         };
         let env = env_for(&node, None, step_id);
+        let pty = self.set.is_set(OptId::Pty);
+        let null = || Some("/dev/null".to_string());
         let plan = StepPlan {
             job,
             step_id,
@@ -459,15 +462,25 @@ impl Srun<'_> {
             kill_wait_secs: self.facts.kill_wait_secs,
             label: self.set.is_set(OptId::Label),
             unbuffered: self.set.is_set(OptId::Unbuffered),
-            output: self.spec.stdout.clone(),
-            error: self.spec.stderr.clone(),
-            input: self.spec.stdin.clone(),
+            // --pty: task 0 uses its terminal; everything else of the step goes to /dev/null, as in Slurm.
+            output: if pty {
+                null()
+            } else {
+                self.spec.stdout.clone()
+            },
+            error: if pty {
+                null()
+            } else {
+                self.spec.stderr.clone()
+            },
+            input: if pty { null() } else { self.spec.stdin.clone() },
             append: self.spec.open_mode == OpenMode::Append,
             kill_on_bad_exit: self.set.is_set(OptId::KillOnBadExit)
                 && self.set.value(OptId::KillOnBadExit) != Some("0"),
             quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
             remote: remote.map(|(step, _)| step),
             task_prolog: self.facts.task_prolog.clone(),
+            pty,
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);

@@ -691,3 +691,47 @@ fn signal(pid: i32, sig: i32) -> bool {
     // SAFETY: kill(2) has no memory-safety preconditions; the ids come from this test's own spool.
     unsafe { libc::kill(pid, sig) == 0 }
 }
+
+/// Runs `command` on a new pseudo-terminal (its stdin, stdout and stderr), types `input` into it and collects
+/// what the terminal shows until the command ends; returns that and the exit code.
+#[allow(dead_code)]
+pub fn drive_pty(mut command: Command, input: &[u8]) -> (String, Option<i32>) {
+    use std::io::{Read, Write};
+    let pair = nix::pty::openpty(None, None).expect("openpty");
+    let slave = |fd: &std::os::fd::OwnedFd| Stdio::from(fd.try_clone().expect("dup"));
+    let mut child = command
+        .stdin(slave(&pair.slave))
+        .stdout(slave(&pair.slave))
+        .stderr(slave(&pair.slave))
+        .spawn()
+        .expect("start the command");
+    // The command still holds its copies of the slave side; the terminal closes only when none is left.
+    drop(command);
+    drop(pair.slave);
+    let mut master = std::fs::File::from(pair.master);
+    master.write_all(input).expect("type");
+    // Read until the terminal closes (EIO).
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (reader.join().expect("reader"), status.code())
+}

@@ -192,6 +192,13 @@ fn greet(stream: &TcpStream, key: &str, nodes: usize) -> Option<usize> {
 fn writers(plan: &StepPlan<'_>, ranks: &[u32]) -> std::io::Result<Vec<(u32, Writer, Writer)>> {
     let mut files = OpenFiles::default();
     let mut open = |rank: u32, sink: Sink| -> std::io::Result<Writer> {
+        // --pty: task 0's terminal output comes as it is typed and shown, on srun's stdout.
+        if plan.pty && rank == 0 {
+            return Ok(match sink {
+                Sink::Stdout => Writer::Forward(StreamWriter::new(Sink::Stdout, None, true)),
+                Sink::Stderr => Writer::Null,
+            });
+        }
         let value = match sink {
             Sink::Stdout => plan.output.as_deref(),
             Sink::Stderr => plan.error.as_deref().or(plan.output.as_deref()),
@@ -275,6 +282,10 @@ fn feed_stdin(plan: &StepPlan<'_>, remote: &RemoteStep, links: &[NodeLink]) {
             continue;
         };
         for &rank in ranks {
+            if plan.pty && rank == 0 {
+                forwarded.push((rank, link.clone()));
+                continue;
+            }
             match io::route(
                 plan.input.as_deref(),
                 rank,

@@ -2,6 +2,7 @@
 //! they end exactly as srun does, and stop them when srun is interrupted, a task fails under `--kill-on-bad-exit`,
 //! or the allocation ends (scancel, time limit): SIGCONT and SIGTERM, then SIGKILL after KillWait.
 
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -61,6 +62,8 @@ pub struct StepPlan<'a> {
     pub remote: Option<RemoteStep>,
     /// slurm.conf `TaskProlog`, run before each task srun starts itself.
     pub task_prolog: Option<PathBuf>,
+    /// `--pty`: task 0 on a pseudo-terminal srun relays (the other tasks' streams go to /dev/null).
+    pub pty: bool,
 }
 
 /// How the step ended.
@@ -118,6 +121,8 @@ struct Running<'a> {
 }
 
 pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
+    // Keys go to task 0's terminal untouched (Ctrl-C included) while a --pty step runs.
+    let _raw = plan.pty.then(spur_stepd::pty::RawMode::enter);
     let mut outputs = Vec::new();
     let started = match &plan.remote {
         None => start_tasks(plan, &mut outputs).map(|tasks| (tasks, Vec::new())),
@@ -231,11 +236,21 @@ fn start_tasks(
                 localid: rank,
             },
         );
+        // Task 0 of a --pty step talks to a pseudo-terminal for all three streams.
+        let terminal = if plan.pty && rank == 0 {
+            Some(pty_relay(outputs).map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?)
+        } else {
+            None
+        };
+        let (stdin_fd, stdout_fd, stderr_fd) = match &terminal {
+            Some(slave) => (slave.as_raw_fd(), slave.as_raw_fd(), slave.as_raw_fd()),
+            None => (stdin.raw(), stdout.raw(), stderr.raw()),
+        };
         if let Some(prolog) = &plan.task_prolog {
             let printed = spur_stepd::task_script::run_task_prolog(prolog, &mut env, None, None);
             let _ = nix::unistd::write(
-                // SAFETY: the descriptor stays open in `stdout` for this whole call.
-                unsafe { std::os::fd::BorrowedFd::borrow_raw(stdout.raw()) },
+                // SAFETY: the descriptor stays open (in `stdout` or `terminal`) for this whole call.
+                unsafe { std::os::fd::BorrowedFd::borrow_raw(stdout_fd) },
                 printed.as_bytes(),
             );
         }
@@ -244,12 +259,14 @@ fn start_tasks(
             args: &plan.command[1..],
             env: &env,
             work_dir: &plan.work_dir,
-            stdin: stdin.raw(),
-            stdout: stdout.raw(),
-            stderr: stderr.raw(),
+            stdin: stdin_fd,
+            stdout: stdout_fd,
+            stderr: stderr_fd,
             identity: None,
             cgroup_procs: &[],
+            controlling_tty: terminal.is_some(),
         });
+        drop(terminal);
         let launched = match launched {
             Ok(launched) => launched,
             Err(e) => {
@@ -274,6 +291,38 @@ fn start_tasks(
         });
     }
     Ok(tasks)
+}
+
+/// Opens task 0's pseudo-terminal (sized like srun's own terminal) and starts relaying it: what the task writes
+/// goes to srun's stdout as it comes, srun's stdin goes to the task. Returns the slave side for the task.
+fn pty_relay(outputs: &mut Vec<(u32, JoinHandle<()>)>) -> std::io::Result<OwnedFd> {
+    let size = spur_stepd::pty::window_size(std::io::stdin());
+    let (master, slave) = spur_stepd::pty::open(size).map_err(std::io::Error::from)?;
+    let mut from_task = std::fs::File::from(master.try_clone()?);
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let mut out = std::io::stdout();
+        // EIO once the task and everything it started closed the terminal.
+        while let Ok(n) = std::io::Read::read(&mut from_task, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = std::io::Write::write_all(&mut out, &buf[..n]);
+            let _ = std::io::Write::flush(&mut out);
+        }
+    });
+    outputs.push((0, reader));
+    let mut to_task = std::fs::File::from(master);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let mut input = std::io::stdin();
+        while let Ok(n) = std::io::Read::read(&mut input, &mut buf) {
+            if n == 0 || std::io::Write::write_all(&mut to_task, &buf[..n]).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(slave)
 }
 
 /// slurmstepd's complaint about an unusable working directory: once for the step and once per task, all on task

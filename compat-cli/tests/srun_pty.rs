@@ -1,0 +1,24 @@
+//! `srun --pty`: task 0 gets a terminal of its own, driven here through a pseudo-terminal as a user's terminal
+//! would drive it: keystrokes in, the shell's output back, its exit code as srun's. Across nodes:
+//! srun_multinode.rs.
+
+mod common;
+
+use common::{drive_pty, Cluster};
+
+#[test]
+fn an_interactive_shell_runs_on_its_own_terminal() {
+    let cluster = Cluster::start();
+    let mut command = cluster.command(
+        cluster.dir.path(),
+        "srun",
+        &["--pty", "bash", "--norc", "--noprofile"],
+    );
+    command.env("PS1", "prompt$ ");
+    let (seen, code) = drive_pty(
+        command,
+        b"[ -t 0 ] && [ -t 1 ] && echo on-a-tty-$((40+2))\nexit 3\n",
+    );
+    assert!(seen.contains("on-a-tty-42"), "{seen:?}");
+    assert_eq!(code, Some(3), "{seen:?}\n{}", cluster.logs());
+}
