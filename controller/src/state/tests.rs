@@ -1291,6 +1291,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         io_addr: "127.0.0.1:4000".to_string(),
         io_key: "k".to_string(),
         kill_wait_secs: 2,
+        pty: false,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,
