@@ -159,7 +159,7 @@ static void federation(void)
 		slurmdb_init_cluster_rec(&c[i], 0);
 		c[i].name = (char *)names[i];
 		c[i].control_host = "10.0.0.1";
-		c[i].control_port = 6817 + i;
+		c[i].control_port = 40001 + i; /* no target listens there, so nothing normalises it */
 		c[i].fed.id = i + 1;
 		c[i].fed.state = i;
 		slurm_list_append(fed.cluster_list, &c[i]);
