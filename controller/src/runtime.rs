@@ -406,6 +406,7 @@ impl Controller {
                     forecasts: plan.forecasts,
                     priorities: plan.priorities,
                     preemptions: plan.preemptions,
+                    reason_descs: plan.reason_descs,
                 };
                 if let Err(e) = self.commit(command).await {
                     tracing::error!("scheduling pass failed to commit: {e}");

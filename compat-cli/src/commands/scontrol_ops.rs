@@ -517,6 +517,9 @@ pub fn update(rest: &[&str]) -> u8 {
             .find(|(k, _, _)| k == key)
             .map(|(_, _, v)| v.to_string())
     };
+    if get("reservationname").is_some() {
+        return super::scontrol_resv::update(rest);
+    }
     if let Some(nodes) = get("nodename") {
         return update_nodes(&nodes, get("state"), get("reason"));
     }

@@ -28,6 +28,7 @@ pub(crate) fn started_and_live(job: &JobRecord) -> bool {
 impl ClusterState {
     pub(super) fn submit(&mut self, spec: JobSpec, now: EpochSecs) -> ApplyResult {
         let partition = self.resolve_partition(&spec)?;
+        self.check_job_reservation(&spec)?;
         let tasks = match &spec.array {
             Some(text) => crate::scheduler::array_task_ids(text, self.settings.max_array_size)
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
@@ -161,6 +162,17 @@ impl ClusterState {
             job.backfill_scheduled |= forecast.is_some();
             job.expected_start = forecast.as_ref().map(|f| f.start);
             job.sched_nodes = forecast.map(|f| f.nodes);
+        }
+    }
+
+    /// Texts that replace pending reasons; set after the reasons, which clear any earlier text when they change.
+    pub(super) fn apply_reason_descs(&mut self, descs: Vec<(u32, String)>) {
+        for (job_id, desc) in descs {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                if job.state == JobBaseState::Pending {
+                    job.state_desc = Some(desc);
+                }
+            }
         }
     }
 
@@ -447,6 +459,15 @@ impl ClusterState {
                 signal,
             } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
             ControlRequest::Top { job_list } => self.top(caller_uid, &job_list),
+            ControlRequest::CreateReservation { request } => {
+                self.create_reservation(caller_uid, request, now)
+            }
+            ControlRequest::UpdateReservation { request } => {
+                self.update_reservation(caller_uid, request, now)
+            }
+            ControlRequest::DeleteReservation { name } => {
+                self.delete_reservation(caller_uid, &name, now)
+            }
         }
     }
 

@@ -8,6 +8,7 @@ mod jobs;
 mod nodes;
 mod preempt;
 mod requests;
+mod reservations;
 mod steps;
 mod top;
 
@@ -65,6 +66,9 @@ pub enum Command {
         /// preempt/partition_prio: running jobs to end (`CANCEL`) or requeue (`REQUEUE`).
         #[serde(default)]
         preemptions: Vec<(u32, spur_core::records::PreemptMode)>,
+        /// Free text shown instead of the reason of some of `reasons` (reservations keeping a job off).
+        #[serde(default)]
+        reason_descs: Vec<(u32, String)>,
     },
     Finished {
         job_id: u32,
@@ -155,6 +159,9 @@ pub struct Applied {
     pub effects: Vec<Effect>,
     /// The step a `CreateStep` made.
     pub step_id: Option<u32>,
+    /// The reservation a `CreateReservation` made.
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -177,6 +184,12 @@ pub struct ClusterState {
     /// Request ids of recent submissions and the jobs they created (see `requests`).
     #[serde(default)]
     pub submit_requests: SubmitRequests,
+    /// Advance reservations by name (`scontrol create reservation`).
+    #[serde(default)]
+    pub reservations: BTreeMap<String, spur_core::reservation::ReservationRecord>,
+    /// Reservations created so far: the counter in the names Slurm gives anonymous ones.
+    #[serde(default)]
+    pub reservations_made: u32,
 }
 
 impl ClusterState {
@@ -221,11 +234,14 @@ impl ClusterState {
                 forecasts,
                 priorities,
                 preemptions,
+                reason_descs,
             } => {
+                self.expire_reservations(now);
                 self.apply_priorities(&priorities);
                 self.apply_forecasts(forecasts);
                 let preempted = self.apply_preemptions(&preemptions, now);
                 let mut applied = self.apply_schedule(starts, reasons, now);
+                self.apply_reason_descs(reason_descs);
                 applied.effects.extend(preempted);
                 Ok(applied)
             }
@@ -250,6 +266,7 @@ impl ClusterState {
             } => Ok(self.node_responding(&name, responding, now)),
             Command::Purge { now } => {
                 self.purge(now);
+                self.expire_reservations(now);
                 Ok(Applied::default())
             }
             Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),
