@@ -233,7 +233,13 @@ pub fn create(words: &[&str]) -> u8 {
 
 /// `scontrol update ReservationName=NAME KEY=VALUE...`.
 pub fn update(words: &[&str]) -> u8 {
-    let request = match parse(words, Verb::Update, local_now()) {
+    // `update reservation ReservationName=...` names the entity first, as Slurm allows.
+    let words: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !(w.len() >= 3 && "reservation".starts_with(&w.to_ascii_lowercase())))
+        .collect();
+    let request = match parse(&words, Verb::Update, local_now()) {
         Ok(r) => r,
         Err(refused) => {
             print_refused(&refused);

@@ -15,6 +15,8 @@ mod placement;
 mod preempt;
 pub mod priority;
 mod profile;
+#[cfg(test)]
+mod reservation_tests;
 mod reservations;
 pub mod scenario;
 #[cfg(test)]

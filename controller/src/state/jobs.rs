@@ -234,6 +234,7 @@ impl ClusterState {
             job.preempt_time = None;
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
+            job.state_desc = None;
             job.start_time = Some(now);
             job.expected_start = None;
             job.sched_nodes = None;

@@ -17,7 +17,7 @@ impl ClusterState {
         now: EpochSecs,
     ) -> ApplyResult {
         if !self.is_admin(caller_uid) {
-            return Err(ApiError::new(SlurmErrno::AccessDenied));
+            return Err(not_admin());
         }
         self.expire_reservations(now);
         let start = request.start.unwrap_or(now);
@@ -49,7 +49,7 @@ impl ClusterState {
             flags,
         };
         self.check_room(&record, None)?;
-        self.reservations_made = self.reservations_made.saturating_add(1);
+        let made = self.reservations_made.saturating_add(1);
         record.name = match request.name {
             Some(name) => name,
             // Slurm names an anonymous reservation after its first user (or account) and a counter.
@@ -60,12 +60,13 @@ impl ClusterState {
                     .first()
                     .or(record.accounts.first())
                     .map_or("resv", String::as_str),
-                self.reservations_made
+                made
             ),
         };
         if self.reservations.contains_key(&record.name) {
             return Err(ApiError::new(SlurmErrno::ReservationNameDup));
         }
+        self.reservations_made = made;
         let name = record.name.clone();
         self.reservations.insert(name.clone(), record);
         Ok(Applied {
@@ -81,7 +82,7 @@ impl ClusterState {
         now: EpochSecs,
     ) -> ApplyResult {
         if !self.is_admin(caller_uid) {
-            return Err(ApiError::new(SlurmErrno::AccessDenied));
+            return Err(not_admin());
         }
         self.expire_reservations(now);
         let name = request.name.clone().unwrap_or_default();
@@ -151,7 +152,7 @@ impl ClusterState {
         now: EpochSecs,
     ) -> ApplyResult {
         if !self.is_admin(caller_uid) {
-            return Err(ApiError::new(SlurmErrno::AccessDenied));
+            return Err(not_admin());
         }
         self.expire_reservations(now);
         if !self.reservations.contains_key(name) {
@@ -204,14 +205,17 @@ impl ClusterState {
         };
         match (&request.nodes, request.node_count) {
             (Some(expr), _) if expr.eq_ignore_ascii_case("ALL") => {
+                // Slurm marks `ALL` of one partition as PART_NODES, of the whole cluster as ALL_NODES.
                 flags.spec_nodes = true;
-                flags.all_nodes = true;
                 let nodes = match partition {
                     Some(p) => {
                         flags.part_nodes = true;
                         self.in_cluster_order(&p.nodes)
                     }
-                    None => self.nodes.keys().cloned().collect(),
+                    None => {
+                        flags.all_nodes = true;
+                        self.nodes.keys().cloned().collect()
+                    }
                 };
                 Ok((nodes, partition.map(|p| p.name.clone())))
             }
@@ -307,11 +311,261 @@ impl ClusterState {
     }
 }
 
+/// What slurmctld answers a user who is not an administrator.
+fn not_admin() -> ApiError {
+    ApiError::new(SlurmErrno::UserIdMissing)
+}
+
 /// The end of a window starting at `start`: `EndTime=` or `Duration=`.
 fn window_end(start: EpochSecs, request: &ReservationRequest) -> Result<EpochSecs, ApiError> {
     match (request.end, request.duration_min) {
         (Some(end), _) => Ok(end),
         (None, Some(minutes)) => Ok(start.saturating_add(i64::from(minutes) * 60)),
         (None, None) => Err(ApiError::new(SlurmErrno::InvalidTimeLimit)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spur_core::api::{ApiError, ControlRequest, SlurmErrno};
+    use spur_core::job::EpochSecs;
+    use spur_core::reservation::{ReservationFlag, ReservationRequest};
+
+    use crate::scheduler::scenario::{job, node, partition, Scenario};
+    use crate::state::{ClusterState, Command, Settings};
+
+    const T0: EpochSecs = 2_000_000;
+
+    fn cluster() -> Scenario {
+        let names = vec!["n1".to_string(), "n2".to_string()];
+        let defs = names.iter().map(|n| node(n, 4, 64_000, 0)).collect();
+        Scenario::new(
+            defs,
+            vec![partition("batch", &names, true)],
+            Settings::default(),
+            T0,
+        )
+        .unwrap()
+    }
+
+    fn request(name: Option<&str>, nodes: Option<&str>, start: EpochSecs) -> ReservationRequest {
+        ReservationRequest {
+            name: name.map(str::to_string),
+            start: Some(start),
+            duration_min: Some(60),
+            nodes: nodes.map(str::to_string),
+            users: Some(vec!["alice".into()]),
+            user_ids: vec![1000],
+            ..Default::default()
+        }
+    }
+
+    fn control(
+        s: &mut Scenario,
+        uid: u32,
+        request: ControlRequest,
+    ) -> Result<Option<String>, ApiError> {
+        let now = s.now;
+        let applied = s.apply(Command::Control {
+            caller_uid: uid,
+            request,
+            now,
+        })?;
+        s.state.check_invariants().unwrap();
+        Ok(applied.reservation)
+    }
+
+    fn create(s: &mut Scenario, request: ReservationRequest) -> Result<Option<String>, SlurmErrno> {
+        control(s, 0, ControlRequest::CreateReservation { request }).map_err(|e| e.errno)
+    }
+
+    #[test]
+    fn create_refuses_what_slurm_refuses() {
+        let mut s = cluster();
+        assert_eq!(
+            create(&mut s, request(Some("r1"), Some("n1"), T0)),
+            Ok(Some("r1".into()))
+        );
+        assert_eq!(
+            create(&mut s, request(Some("r2"), Some("n[1-2]"), T0 + 1800)),
+            Err(SlurmErrno::ReservationOverlap)
+        );
+        assert_eq!(
+            create(&mut s, request(Some("r1"), Some("n2"), T0)),
+            Err(SlurmErrno::ReservationNameDup)
+        );
+        assert_eq!(
+            create(&mut s, request(None, Some("nosuch"), T0)),
+            Err(SlurmErrno::InvalidNodeName)
+        );
+        let in_partition = ReservationRequest {
+            partition: Some("nopart".into()),
+            ..request(None, Some("ALL"), T0 + 7200)
+        };
+        assert_eq!(
+            create(&mut s, in_partition),
+            Err(SlurmErrno::InvalidPartitionName)
+        );
+        // Not an administrator: Slurm answers "Invalid user id".
+        assert_eq!(
+            control(
+                &mut s,
+                1000,
+                ControlRequest::CreateReservation {
+                    request: request(None, Some("n2"), T0)
+                }
+            )
+            .unwrap_err()
+            .errno,
+            SlurmErrno::UserIdMissing
+        );
+        // Anonymous reservations are named after their first user and a counter of reservations made.
+        let counted = ReservationRequest {
+            node_count: Some(1),
+            ..request(None, None, T0)
+        };
+        assert_eq!(create(&mut s, counted), Ok(Some("alice_2".into())));
+        assert_eq!(s.state.reservations["alice_2"].nodes, vec!["n2"]);
+        assert_eq!(
+            s.state.reservations["alice_2"].partition.as_deref(),
+            Some("batch")
+        );
+        let all = ReservationRequest {
+            flags_set: vec![ReservationFlag::Maint],
+            ..request(Some("all"), Some("ALL"), T0 + 7200)
+        };
+        assert_eq!(create(&mut s, all), Ok(Some("all".into())));
+        assert_eq!(
+            s.state.reservations["all"].flags.render(),
+            "MAINT,SPEC_NODES,ALL_NODES"
+        );
+    }
+
+    #[test]
+    fn running_jobs_make_nodes_busy_unless_ignore_jobs() {
+        let mut s = cluster();
+        let a = s.submit(job(4, 1000, 0, Some(30))).unwrap();
+        let b = s.submit(job(4, 1000, 0, Some(30))).unwrap();
+        s.pass().unwrap();
+        assert!(s.state.jobs[&a].alloc.is_some() && s.state.jobs[&b].alloc.is_some());
+        assert_eq!(
+            create(&mut s, request(Some("now"), Some("n1"), T0)),
+            Err(SlurmErrno::NodesBusy)
+        );
+        let counted = ReservationRequest {
+            node_count: Some(1),
+            ..request(None, None, T0 + 600)
+        };
+        assert_eq!(create(&mut s, counted), Err(SlurmErrno::NodesBusy));
+        // After the jobs' time limits the nodes are free.
+        assert!(create(&mut s, request(Some("later"), Some("n1"), T0 + 1800)).is_ok());
+        let ignoring = ReservationRequest {
+            flags_set: vec![ReservationFlag::IgnoreJobs],
+            ..request(Some("ignoring"), Some("n2"), T0)
+        };
+        assert!(create(&mut s, ignoring).is_ok());
+    }
+
+    #[test]
+    fn update_and_delete() {
+        let mut s = cluster();
+        create(&mut s, request(Some("r"), Some("n1"), T0 + 3600)).unwrap();
+        let update = |s: &mut Scenario, request| {
+            control(s, 0, ControlRequest::UpdateReservation { request })
+        };
+        update(
+            &mut s,
+            ReservationRequest {
+                name: Some("r".into()),
+                duration_min: Some(20),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // A new start keeps the duration.
+        update(
+            &mut s,
+            ReservationRequest {
+                name: Some("r".into()),
+                start: Some(T0 + 7200),
+                flags_set: vec![ReservationFlag::Maint],
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let r = &s.state.reservations["r"];
+        assert_eq!(
+            (r.start, r.end, r.flags.maint),
+            (T0 + 7200, T0 + 7200 + 1200, true)
+        );
+        let too_many = ReservationRequest {
+            name: Some("r".into()),
+            node_count: Some(3),
+            ..Default::default()
+        };
+        assert_eq!(
+            update(&mut s, too_many).unwrap_err().errno,
+            SlurmErrno::NodesBusy
+        );
+        let unknown = ReservationRequest {
+            name: Some("nosuch".into()),
+            duration_min: Some(5),
+            ..Default::default()
+        };
+        assert_eq!(
+            update(&mut s, unknown).unwrap_err().errno,
+            SlurmErrno::ReservationInvalid
+        );
+
+        let delete = |s: &mut Scenario, name: &str| {
+            control(
+                s,
+                0,
+                ControlRequest::DeleteReservation { name: name.into() },
+            )
+            .map_err(|e| e.errno)
+        };
+        let waiting = s
+            .submit(spur_core::job::JobSpec {
+                reservation: Some("r".into()),
+                ..job(1, 1000, 0, Some(10))
+            })
+            .unwrap();
+        assert_eq!(delete(&mut s, "r"), Err(SlurmErrno::ReservationBusy));
+        assert_eq!(
+            delete(&mut s, "nosuch"),
+            Err(SlurmErrno::ReservationInvalid)
+        );
+        let now = s.now;
+        s.apply(Command::Control {
+            caller_uid: 0,
+            request: ControlRequest::Cancel {
+                job: spur_core::api::JobSelector {
+                    job_id: waiting,
+                    array_task: None,
+                },
+            },
+            now,
+        })
+        .unwrap();
+        assert_eq!(delete(&mut s, "r"), Ok(None));
+        assert!(s.state.reservations.is_empty());
+    }
+
+    /// Snapshots and log entries written before reservations existed still load.
+    #[test]
+    fn older_snapshots_and_schedule_entries_load() {
+        let s = cluster();
+        let mut json = serde_json::to_value(&s.state).unwrap();
+        let object = json.as_object_mut().unwrap();
+        object.remove("reservations");
+        object.remove("reservations_made");
+        let old: ClusterState = serde_json::from_value(json).unwrap();
+        assert!(old.reservations.is_empty());
+        let entry = serde_json::json!({"Schedule": {"starts": [], "reasons": [], "now": 5}});
+        let command: Command = serde_json::from_value(entry).unwrap();
+        assert!(
+            matches!(command, Command::Schedule { reason_descs, .. } if reason_descs.is_empty())
+        );
     }
 }
