@@ -113,7 +113,16 @@ impl<'s> Backfill<'s> {
         let shape = Shape::of(job);
         let duration = duration_secs(job);
         let now = self.profile.now();
-        let end_now = self.profile.end_of(now, duration);
+        let mut end_now = self.profile.end_of(now, duration);
+        // A reservation's job ends with its reservation at the latest (the runtime ends it there).
+        if let Some(r) = job
+            .spec
+            .reservation
+            .as_ref()
+            .and_then(|name| state.reservations.get(name))
+        {
+            end_now = end_now.min(self.profile.round_up(r.end));
+        }
         let demand = Demand::of(state, job, end_now);
         let dominated = demand
             .as_ref()

@@ -80,8 +80,23 @@ impl<'s> Profile<'s> {
         };
         let mut releases: Vec<(usize, EpochSecs, &Allocation)> = Vec::new();
         for &job in holding {
-            let (Some(alloc), Some(end)) = (&job.alloc, profile.release_time(job)) else {
+            let Some(alloc) = &job.alloc else {
                 continue;
+            };
+            // A reservation's job is ended when its reservation ends.
+            let resv_end = job
+                .spec
+                .reservation
+                .as_ref()
+                .filter(|_| job.state == JobBaseState::Running)
+                .and_then(|name| state.reservations.get(name))
+                .map(|r| profile.round_up(r.end).max(profile.round_up(now + 1)));
+            let end = match (profile.release_time(job), resv_end) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(end) => end,
+                    None => continue,
+                },
             };
             for name in &alloc.node_names {
                 if let Some(&i) = profile.index.get(name.as_str()) {

@@ -11,7 +11,6 @@ use crate::format::time::{long_minutes, long_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
 use crate::job::JobRecord;
-use crate::states::JobReason;
 
 /// Renders `scontrol show job` for `jobs` in the given (controller) order; pending array tasks fold into one
 /// record as in Slurm.
@@ -195,12 +194,7 @@ fn render_one(
         "Features={} DelayBoot=00:00:00",
         null(&spec.constraint)
     ));
-    // Slurm leaves the line out while the job waits for its reservation to begin.
-    if let Some(resv) = spec
-        .reservation
-        .as_ref()
-        .filter(|_| j.reason != JobReason::Reservation)
-    {
+    if let Some(resv) = &spec.reservation {
         r.line(format!("Reservation={resv}"));
     }
     r.line(format!(
