@@ -6,7 +6,8 @@
 //! `SchedulerType`: `sched/backfill` (the default, [`backfill`]) reserves resources for blocked jobs at their
 //! expected start and lets lower-priority jobs start only where they delay none of them; `sched/builtin` is
 //! strict first-come-first-served by priority within each partition: the first job that cannot start blocks the
-//! jobs behind it (reason `Resources` for it, `Priority` for them). See docs/scheduling.md.
+//! jobs behind it (reason `Resources` for it, `Priority` for them). Both keep jobs off reserved nodes during
+//! advance reservations and run `--reservation` jobs only inside theirs ([`reservations`]). See docs/scheduling.md.
 
 mod backfill;
 pub(crate) mod dependency;
@@ -425,8 +426,13 @@ pub fn immediate_check(
     }
     let probe = probe_record(spec, &partition);
     let ledger = placement::Ledger::from_state(state);
+    let book = reservations::Book::new(state, now);
+    let end = probe
+        .time_limit_min
+        .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
+    let avail = book.filter(&ledger, &probe, now, end);
     let startable = gate(state, &probe, now, &mut running_per_array).is_none()
-        && place(state, &ledger, &probe).is_some();
+        && placement::place_with(state, &avail, &probe).is_some();
     if startable {
         Ok(())
     } else {

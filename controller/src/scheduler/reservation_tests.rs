@@ -273,3 +273,19 @@ fn random_workloads_never_put_outsiders_on_active_reserved_nodes() {
         }
     }
 }
+
+#[test]
+fn immediate_requests_respect_reservations() {
+    let mut s = cluster(1, Settings::default());
+    reserve(&mut s, "r", "n1", T0, 60, &[]).unwrap();
+    assert_eq!(
+        super::immediate_check(&s.state, &job(1, 1000, 0, Some(10)), s.now)
+            .unwrap_err()
+            .errno,
+        SlurmErrno::NodesBusy
+    );
+    assert_eq!(
+        super::immediate_check(&s.state, &in_resv("r", job(1, 1000, 0, Some(10))), s.now),
+        Ok(())
+    );
+}

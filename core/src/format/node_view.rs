@@ -98,16 +98,9 @@ pub(crate) fn state_complete(node: &NodeRecord) -> String {
     out
 }
 
-/// The flag names Slurm lists after the base state (alphabetical, as its flag table is).
+/// The flag names Slurm lists after the base state, in the order of its flag table.
 pub(crate) fn state_flags(node: &NodeRecord) -> Vec<&'static str> {
-    let mut flags = Vec::new();
-    if node.drain {
-        flags.push("DRAIN");
-    }
-    if node.not_responding {
-        flags.push("NOT_RESPONDING");
-    }
-    flags
+    node.full_state().flags.iter().map(|f| f.name()).collect()
 }
 
 /// The base state in lower case as the JSON `state` field shows it.
