@@ -11,6 +11,8 @@ wait_node() {
         sleep 0.2
     done
 }
+# Jobs an earlier case left behind must be gone, or the node would not read as reserved.
+wait_node idle
 scontrol show reservation; echo "rc=$?"
 sinfo -T; echo "rc=$?"
 scontrol create reservation ReservationName=c380a StartTime=now Duration=10 Nodes="$h" Users=root; echo "rc=$?"

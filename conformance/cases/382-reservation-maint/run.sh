@@ -9,6 +9,8 @@ wait_node() {
         sleep 0.2
     done
 }
+# Jobs an earlier case left behind must be gone, or the node would not read as reserved.
+wait_node idle
 scontrol create reservation ReservationName=c382 StartTime=now Duration=30 Nodes="$h" Users=root Flags=MAINT; echo "rc=$?"
 wait_node maint
 sinfo -h -o '%t %T'
