@@ -384,6 +384,9 @@ pub struct JobUpdate {
     pub dependency: Option<String>,
     #[serde(default)]
     pub begin_time: Option<i64>,
+    /// `Reservation=NAME` (empty: none).
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::job::{EpochSecs, JobRecord, JobSpec};
+use crate::job::{EpochSecs, JobRecord};
 
 /// What `Duration=UNLIMITED` means: Slurm holds such a reservation for a year.
 pub const UNLIMITED_DURATION_MIN: u32 = 365 * 24 * 60;
@@ -122,11 +122,6 @@ impl ReservationRecord {
     pub fn admits(&self, user_id: u32, account: Option<&str>) -> bool {
         self.user_ids.contains(&user_id)
             || account.is_some_and(|a| self.accounts.iter().any(|listed| listed == a))
-    }
-
-    /// [`Self::admits`] for a submission.
-    pub fn admits_spec(&self, spec: &JobSpec) -> bool {
-        self.admits(spec.user_id, spec.account.as_deref())
     }
 
     /// Whether a job holding resources still holds them at `t`, judged by its time limit (none: for ever).

@@ -593,6 +593,7 @@ fn apply_update(update: &mut JobUpdate, key: &str, value: &str) -> Result<(), Up
         "comment" => update.comment = Some(value.to_string()),
         "numtasks" => update.num_tasks = Some(number("NumTasks")?),
         "dependency" => update.dependency = Some(value.to_string()),
+        "reservation" => update.reservation = Some(value.to_string()),
         _ => return Err(UpdateError::Unsupported),
     }
     Ok(())

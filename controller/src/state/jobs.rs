@@ -826,6 +826,14 @@ impl ClusterState {
             .partition
             .as_ref()
             .map(|p| self.partition(p).is_some());
+        let reservation = match (&update.reservation, self.jobs.get(&job_id)) {
+            (Some(name), Some(job)) if !name.is_empty() => {
+                self.check_reservation_for(name, job.spec.user_id, job.spec.account.as_deref())?;
+                Some(Some(name.clone()))
+            }
+            (Some(_), _) => Some(None),
+            (None, _) => None,
+        };
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
@@ -846,6 +854,10 @@ impl ClusterState {
         }
         if let Some(name) = &update.name {
             job.spec.name = name.clone();
+        }
+        // As in Slurm, a started job keeps the reservation it runs in.
+        if let (Some(reservation), JobBaseState::Pending) = (reservation, job.state) {
+            job.spec.reservation = reservation;
         }
         if let Some(comment) = &update.comment {
             job.spec.comment = Some(comment.clone());

@@ -176,12 +176,24 @@ impl ClusterState {
 
     /// A `--reservation` submission: the reservation must exist and admit the job's user or account.
     pub(super) fn check_job_reservation(&self, spec: &JobSpec) -> Result<(), ApiError> {
-        let Some(name) = &spec.reservation else {
-            return Ok(());
-        };
+        match &spec.reservation {
+            Some(name) => self.check_reservation_for(name, spec.user_id, spec.account.as_deref()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a job of this user and account may ask for the reservation (at submission or on update).
+    pub(super) fn check_reservation_for(
+        &self,
+        name: &str,
+        user_id: u32,
+        account: Option<&str>,
+    ) -> Result<(), ApiError> {
         match self.reservations.get(name) {
             None => Err(ApiError::new(SlurmErrno::ReservationInvalid)),
-            Some(r) if !r.admits_spec(spec) => Err(ApiError::new(SlurmErrno::ReservationAccess)),
+            Some(r) if !r.admits(user_id, account) => {
+                Err(ApiError::new(SlurmErrno::ReservationAccess))
+            }
             Some(_) => Ok(()),
         }
     }
@@ -550,6 +562,59 @@ mod tests {
         .unwrap();
         assert_eq!(delete(&mut s, "r"), Ok(None));
         assert!(s.state.reservations.is_empty());
+    }
+
+    #[test]
+    fn pending_jobs_move_into_and_out_of_reservations() {
+        let mut s = cluster();
+        create(&mut s, request(Some("r"), Some("n1"), T0 + 3600)).unwrap();
+        let others = ReservationRequest {
+            users: Some(vec!["bob".into()]),
+            user_ids: vec![2000],
+            ..request(Some("bobs"), Some("n2"), T0 + 3600)
+        };
+        create(&mut s, others).unwrap();
+        let held = s
+            .submit(spur_core::job::JobSpec {
+                hold: true,
+                ..job(1, 1000, 0, Some(10))
+            })
+            .unwrap();
+        // The job's owner (uid 1000) asks; a refusal may come back whole or per job.
+        let update = |s: &mut Scenario, name: &str| {
+            let request = ControlRequest::UpdateJob {
+                job: spur_core::api::JobSelector {
+                    job_id: held,
+                    array_task: None,
+                },
+                update: spur_core::api::JobUpdate {
+                    reservation: Some(name.into()),
+                    ..Default::default()
+                },
+            };
+            let now = s.now;
+            match s.apply(Command::Control {
+                caller_uid: 1000,
+                request,
+                now,
+            }) {
+                Err(e) => Err(e.errno),
+                Ok(applied) => match applied.failures.first() {
+                    Some((_, e)) => Err(e.errno),
+                    None => Ok(()),
+                },
+            }
+        };
+        assert_eq!(update(&mut s, "r"), Ok(()));
+        assert_eq!(s.state.jobs[&held].spec.reservation.as_deref(), Some("r"));
+        assert_eq!(
+            update(&mut s, "nosuch"),
+            Err(SlurmErrno::ReservationInvalid)
+        );
+        assert_eq!(update(&mut s, "bobs"), Err(SlurmErrno::ReservationAccess));
+        assert_eq!(s.state.jobs[&held].spec.reservation.as_deref(), Some("r"));
+        assert_eq!(update(&mut s, ""), Ok(()));
+        assert_eq!(s.state.jobs[&held].spec.reservation, None);
     }
 
     /// Snapshots and log entries written before reservations existed still load.
