@@ -69,10 +69,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
         "licenses are not checked ('Invalid license specification')",
     ),
     (
-        "--reservation=nope --wrap=true",
-        "reservations are not checked ('Requested reservation is invalid')",
-    ),
-    (
         "--nodes=0 --wrap=true",
         "--nodes=0 becomes 1 instead of 'Node count specification invalid'",
     ),

@@ -422,6 +422,7 @@ impl Controller {
                     forecasts: plan.forecasts,
                     priorities: plan.priorities,
                     preemptions: plan.preemptions,
+                    reason_descs: plan.reason_descs,
                 };
                 if let Err(e) = self.commit(command).await {
                     tracing::error!("scheduling pass failed to commit: {e}");
@@ -599,16 +600,25 @@ pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
         .collect()
 }
 
-/// Running jobs past their time limit (Slurm's OverTimeLimit is 0 by default).
+/// Running jobs past their time limit (Slurm's OverTimeLimit is 0 by default), and jobs of a reservation that has
+/// ended (Slurm's ResvOverRun is 0 by default; a reservation in use cannot be deleted, so one that is gone ended).
 pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs
         .values()
         .filter(|j| j.state == JobBaseState::Running && !j.completing)
         // Suspended time does not count, as in Slurm (the time limit moves with each resume).
-        .filter(|j| match (j.start_time, j.time_limit_min) {
-            (Some(_), Some(limit)) => j.run_secs(now) >= i64::from(limit) * 60,
-            _ => false,
+        .filter(|j| {
+            let over_limit = match (j.start_time, j.time_limit_min) {
+                (Some(_), Some(limit)) => j.run_secs(now) >= i64::from(limit) * 60,
+                _ => false,
+            };
+            let reservation_over = j
+                .spec
+                .reservation
+                .as_ref()
+                .is_some_and(|name| state.reservations.get(name).is_none_or(|r| r.end <= now));
+            over_limit || reservation_over
         })
         .map(|j| j.job_id)
         .collect()

@@ -44,6 +44,16 @@ pub enum SlurmErrno {
     PrioReset,
     /// ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP: the partition's `AllowGroups` excludes the job's user.
     PartitionGroup,
+    /// ESLURM_RESERVATION_ACCESS: the job's user and account are not among the reservation's.
+    ReservationAccess,
+    /// ESLURM_RESERVATION_INVALID: no reservation of that name.
+    ReservationInvalid,
+    /// ESLURM_RESERVATION_BUSY: jobs still ask for the reservation being deleted.
+    ReservationBusy,
+    /// ESLURM_RESERVATION_OVERLAP: another reservation holds one of the nodes during the window.
+    ReservationOverlap,
+    /// ESLURM_RESERVATION_NAME_DUP.
+    ReservationNameDup,
 }
 
 impl SlurmErrno {
@@ -80,6 +90,11 @@ impl SlurmErrno {
             SlurmErrno::ZeroBytes => 5005,
             SlurmErrno::PrioReset => 2095,
             SlurmErrno::PartitionGroup => 2003,
+            SlurmErrno::ReservationAccess => 2052,
+            SlurmErrno::ReservationInvalid => 2053,
+            SlurmErrno::ReservationBusy => 2055,
+            SlurmErrno::ReservationOverlap => 2058,
+            SlurmErrno::ReservationNameDup => 2082,
         }
     }
 
@@ -127,6 +142,13 @@ impl SlurmErrno {
                 "Changes to job priority are not persistent, change nice instead"
             }
             SlurmErrno::PartitionGroup => "User's group not permitted to use this partition",
+            SlurmErrno::ReservationAccess => "Access denied to requested reservation",
+            SlurmErrno::ReservationInvalid => "Requested reservation is invalid",
+            SlurmErrno::ReservationBusy => "Requested reservation is in use",
+            SlurmErrno::ReservationOverlap => {
+                "Requested reservation overlaps with another reservation"
+            }
+            SlurmErrno::ReservationNameDup => "Duplicate reservation name",
         }
     }
 
@@ -135,7 +157,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 30] = [
+const ALL_ERRNOS: [SlurmErrno; 35] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -166,6 +188,11 @@ const ALL_ERRNOS: [SlurmErrno; 30] = [
     SlurmErrno::JobNotSuspended,
     SlurmErrno::PrioReset,
     SlurmErrno::PartitionGroup,
+    SlurmErrno::ReservationAccess,
+    SlurmErrno::ReservationInvalid,
+    SlurmErrno::ReservationBusy,
+    SlurmErrno::ReservationOverlap,
+    SlurmErrno::ReservationNameDup,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -243,6 +270,8 @@ pub enum Query {
     JobListing(JobListing),
     /// `sprio`: the priority factors of the jobs waiting for resources.
     PriorityFactors,
+    /// `scontrol show reservation`, `sinfo -T`.
+    Reservations,
 }
 
 /// Which jobs a listing asks for.
@@ -318,6 +347,11 @@ pub enum QueryReply {
         jobs: Vec<crate::priority::JobFactors>,
         now: i64,
     },
+    /// Every reservation, by name.
+    Reservations {
+        reservations: Vec<crate::reservation::ReservationRecord>,
+        now: i64,
+    },
 }
 
 /// Which jobs a control request addresses: a job id alone also addresses every task of an array it is the master of.
@@ -350,6 +384,9 @@ pub struct JobUpdate {
     pub dependency: Option<String>,
     #[serde(default)]
     pub begin_time: Option<i64>,
+    /// `Reservation=NAME` (empty: none).
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -454,6 +491,18 @@ pub enum ControlRequest {
         step_id: u32,
         signal: i32,
     },
+    /// `scontrol create reservation` (administrators only); the reply names the reservation made.
+    CreateReservation {
+        request: crate::reservation::ReservationRequest,
+    },
+    /// `scontrol update ReservationName=...` (administrators only).
+    UpdateReservation {
+        request: crate::reservation::ReservationRequest,
+    },
+    /// `scontrol delete ReservationName=...` (administrators only).
+    DeleteReservation {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -473,6 +522,9 @@ pub struct ControlReply {
     /// The id of the step a `CreateStep` made.
     #[serde(default)]
     pub step_id: Option<u32>,
+    /// The name of the reservation a `CreateReservation` made.
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 #[cfg(test)]

@@ -140,6 +140,9 @@ pub struct JobSpec {
     /// controller, never taken from the client. `None` for callers without an address (Unix socket).
     #[serde(default)]
     pub alloc_node: Option<String>,
+    /// `--reservation`: the job runs only on that reservation's nodes, inside its window.
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 impl JobSpec {

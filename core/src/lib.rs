@@ -19,6 +19,7 @@ pub mod name_cache;
 pub mod options;
 pub mod priority;
 pub mod records;
+pub mod reservation;
 pub mod rlimits;
 pub mod states;
 pub mod step;

@@ -87,6 +87,12 @@ pub struct NodeRecord {
     /// How the node's GPUs are linked (XGMI/NVLink, PCIe, NUMA), for placing a job's GPUs together.
     #[serde(default)]
     pub gpu_topology: crate::gpu_topology::NodeTopology,
+    /// An active reservation holds the node (`RESERVED`), a maintenance one (`MAINT`). The controller fills these
+    /// in from its reservations and clock when it lists nodes; they are not state of their own.
+    #[serde(default)]
+    pub reserved: bool,
+    #[serde(default)]
+    pub maintenance: bool,
 }
 
 impl NodeRecord {
@@ -128,6 +134,12 @@ impl NodeRecord {
         }
         if self.not_responding {
             state = state.with(NodeStateFlag::NotResponding);
+        }
+        if self.maintenance {
+            state = state.with(NodeStateFlag::Maintenance);
+        }
+        if self.reserved {
+            state = state.with(NodeStateFlag::Reserved);
         }
         state
     }

@@ -205,6 +205,7 @@ pub fn resolve(
         options,
         kill_on_invalid_dep: r.kill_on_invalid_dep,
         alloc_node: None,
+        reservation: r.reservation.clone(),
     })
 }
 

@@ -6,6 +6,7 @@ pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 mod scontrol_ops;
+mod scontrol_resv;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;

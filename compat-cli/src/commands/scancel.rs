@@ -15,6 +15,8 @@ struct Args {
     user: Option<String>,
     states: Vec<String>,
     partition: Option<String>,
+    /// `-R`: only jobs of this reservation.
+    reservation: Option<String>,
     quiet: bool,
     /// `-v`, counted.
     verbose: u8,
@@ -120,11 +122,12 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
                 .collect()
         }
         "partition" => parsed.partition = value,
+        "reservation" => parsed.reservation = value,
         "quiet" => parsed.quiet = true,
         "verbose" => parsed.verbose = parsed.verbose.saturating_add(1),
         "version" => parsed.early = parsed.early.or(Some(Early::Version)),
         "usage" | "help" => parsed.early = parsed.early.or(Some(Early::Usage)),
-        // Accepted and kept quiet: Spur has one cluster, no QOS or reservations yet.
+        // Accepted and kept quiet: Spur has one cluster and no QOS.
         _ => {}
     }
     Ok(())
@@ -190,7 +193,8 @@ pub fn run(args: &[String]) -> u8 {
     let has_filter = parsed.name.is_some()
         || parsed.user.is_some()
         || !parsed.states.is_empty()
-        || parsed.partition.is_some();
+        || parsed.partition.is_some()
+        || parsed.reservation.is_some();
     if parsed.ids.is_empty() && parsed.steps.is_empty() && !has_filter {
         eprintln!("scancel: error: No job identification provided");
         return 1;
@@ -364,6 +368,12 @@ fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, 
         .filter(|j| parsed.name.as_ref().is_none_or(|n| &j.spec.name == n))
         .filter(|j| uid.is_none_or(|u| Some(j.spec.user_id) == u))
         .filter(|j| parsed.partition.as_ref().is_none_or(|p| &j.partition == p))
+        .filter(|j| {
+            parsed
+                .reservation
+                .as_ref()
+                .is_none_or(|r| j.spec.reservation.as_ref() == Some(r))
+        })
         .filter(|j| parsed.states.is_empty() || parsed.states.iter().any(|s| state_matches(s, j)))
         .map(|j| JobSelector {
             job_id: j.job_id,

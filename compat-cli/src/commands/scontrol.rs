@@ -5,7 +5,7 @@ use std::io::Read;
 
 use spur_core::hostlist::scontrol::{render, Show};
 
-use super::scontrol_ops;
+use super::{scontrol_ops, scontrol_resv};
 
 /// Global flags scontrol accepts before the command.
 #[derive(Debug, Default, Clone, Copy)]
@@ -64,6 +64,8 @@ pub fn run(args: &[String]) -> u8 {
         "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" | "suspend"
         | "resume" => scontrol_ops::job_list_command(&verb, rest),
         v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
+        v if is_prefix_of(v, "create", 2) => create(rest),
+        v if is_prefix_of(v, "delete", 3) => delete(rest),
         "top" => scontrol_ops::top(rest),
         v if is_prefix_of(v, "version", 4) => {
             println!("{}", crate::version_line());
@@ -106,10 +108,52 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
     if entity.len() >= 3 && "steps".starts_with(&entity) {
         return scontrol_ops::show_steps(rest.first().copied(), flags);
     }
+    if entity.len() >= 3 && "reservations".starts_with(&entity) {
+        return scontrol_resv::show(rest.first().copied(), flags);
+    }
     if entity.len() >= 3 && "config".starts_with(&entity) {
         return scontrol_ops::show_config();
     }
     eprintln!("invalid entity:{given} for keyword:show ");
+    1
+}
+
+/// `create reservation KEY=VALUE...` (the only entity Spur creates).
+fn create(rest: &[&str]) -> u8 {
+    let Some((entity, fields)) = rest.split_first() else {
+        eprintln!("too few arguments for create keyword");
+        return 1;
+    };
+    if entity.len() >= 3 && "reservation".starts_with(&entity.to_ascii_lowercase()) {
+        return scontrol_resv::create(fields);
+    }
+    eprintln!("invalid entity:{entity} for keyword:create");
+    1
+}
+
+/// `delete reservation NAME` or `delete ReservationName=NAME`.
+fn delete(rest: &[&str]) -> u8 {
+    let proper = || {
+        eprintln!(
+            "scontrol: error: Proper format is 'delete <ENTITY>=<ID>' or 'delete <ENTITY> <ID>'"
+        );
+        1
+    };
+    let (tag, entity, id) = match rest {
+        [one] => match one.split_once('=') {
+            Some((entity, id)) => (*one, entity, id),
+            None => return proper(),
+        },
+        [entity, id, ..] => (*entity, *entity, *id),
+        [] => return proper(),
+    };
+    let entity = entity.to_ascii_lowercase();
+    if entity.len() >= 3
+        && ("reservation".starts_with(&entity) || "reservationname".starts_with(&entity))
+    {
+        return scontrol_resv::delete(tag, id);
+    }
+    eprintln!("invalid entity:{entity} for keyword:delete");
     1
 }
 

@@ -522,6 +522,9 @@ pub fn update(rest: &[&str]) -> u8 {
             .find(|(k, _, _)| k == key)
             .map(|(_, _, v)| v.to_string())
     };
+    if get("reservationname").is_some() {
+        return super::scontrol_resv::update(rest);
+    }
     if let Some(nodes) = get("nodename") {
         return update_nodes(&nodes, get("state"), get("reason"));
     }
@@ -595,6 +598,7 @@ fn apply_update(update: &mut JobUpdate, key: &str, value: &str) -> Result<(), Up
         "comment" => update.comment = Some(value.to_string()),
         "numtasks" => update.num_tasks = Some(number("NumTasks")?),
         "dependency" => update.dependency = Some(value.to_string()),
+        "reservation" => update.reservation = Some(value.to_string()),
         _ => return Err(UpdateError::Unsupported),
     }
     Ok(())

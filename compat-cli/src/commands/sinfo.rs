@@ -49,6 +49,9 @@ pub fn run(args: &[String]) -> u8 {
         println!("             [-S fields] [-o format] [-O Format] [--json] [--usage] [--help]");
         return 0;
     }
+    if parsed.has("reservation") {
+        return reservations(parsed.has("noheader"));
+    }
     let options = match build_options(&parsed) {
         Ok(o) => o,
         Err(text) => {
@@ -135,4 +138,21 @@ fn build_options(parsed: &getopt::Parsed) -> Result<sinfo::SinfoOptions, String>
         options.nodes = Some(names);
     }
     Ok(options)
+}
+
+/// `sinfo -T`: the reservations instead of partitions (other layout options are ignored, as in Slurm).
+fn reservations(no_header: bool) -> u8 {
+    let Some((list, now)) = super::scontrol_resv::load("slurm_load_reservations") else {
+        return 1;
+    };
+    if list.is_empty() {
+        print!("{}", spur_core::format::scontrol_reservation::NONE_TEXT);
+        return 0;
+    }
+    let ctx = config::format_context(now, std::iter::empty());
+    print!(
+        "{}",
+        spur_core::format::scontrol_reservation::render_sinfo(&list, !no_header, &ctx)
+    );
+    0
 }

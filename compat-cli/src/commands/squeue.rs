@@ -238,6 +238,9 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
     if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {
         options.partitions = Some(list.split(',').map(str::to_string).collect());
     }
+    if let Some(list) = parsed.value("reservation") {
+        options.reservations = Some(list.split(',').map(str::to_string).collect());
+    }
     if let Some(list) = parsed.value("nodelist") {
         // A hostlist (`n[1,3]`); what does not parse is taken as plain names.
         let nodes = spur_core::hostlist::expand(list)

@@ -15,6 +15,7 @@ use super::placement::{
     self, fits_quickly, job_cpus, job_mem_mb, place_among, Candidate, NodeFilter,
 };
 use super::profile::Profile;
+use super::reservations::Book;
 use super::Forecast;
 use crate::state::{BackfillSettings, ClusterState};
 
@@ -32,6 +33,8 @@ pub(super) enum Decision {
     Wait {
         reason: JobReason,
         forecast: Option<Forecast>,
+        /// Free text squeue shows instead of the reason's name (reservations keeping the job off).
+        desc: Option<&'static str>,
     },
 }
 
@@ -39,7 +42,10 @@ pub(super) struct Backfill<'s> {
     state: &'s ClusterState,
     settings: BackfillSettings,
     profile: Profile<'s>,
-    candidates: HashMap<&'s str, Vec<Candidate<'s>>>,
+    book: Book<'s>,
+    /// Per shape: whether reservations alone kept it from starting now (and which text says so).
+    held_off: HashMap<Shape<'s>, Option<&'static str>>,
+    candidates: HashMap<(&'s str, Option<&'s str>), Vec<Candidate<'s>>>,
     blocked_partitions: HashSet<&'s str>,
     /// Requests of a shape that did not fit now; what is taken only grows during a pass, so neither will the next.
     failed_now: HashSet<Shape<'s>>,
@@ -68,6 +74,8 @@ impl<'s> Backfill<'s> {
             state,
             settings,
             profile,
+            book: Book::new(state, now),
+            held_off: HashMap::new(),
             candidates: HashMap::new(),
             blocked_partitions: HashSet::new(),
             failed_now: HashSet::new(),
@@ -83,17 +91,38 @@ impl<'s> Backfill<'s> {
     pub(super) fn decide(&mut self, job: &'s JobRecord) -> Decision {
         let state = self.state;
         let Some(partition) = state.partition(&job.partition) else {
-            return self.wait(job, None);
+            return self.wait(job, None, None);
         };
         let profile = &self.profile;
-        self.candidates
-            .entry(partition.name.as_str())
-            .or_insert_with(|| placement::candidates(state, partition, |n| profile.index_of(n)));
-        let candidates = &self.candidates[partition.name.as_str()];
+        let resv = job.spec.reservation.as_deref();
+        let key = (partition.name.as_str(), resv);
+        self.candidates.entry(key).or_insert_with(|| {
+            let mut all = placement::candidates(state, partition, |n| profile.index_of(n));
+            // A reservation's jobs look only at its nodes.
+            if let Some(name) = resv {
+                all.retain(|c| {
+                    state
+                        .reservations
+                        .get(name)
+                        .is_some_and(|r| r.holds_node(&c.node.name))
+                });
+            }
+            all
+        });
+        let candidates = &self.candidates[&key];
         let shape = Shape::of(job);
         let duration = duration_secs(job);
         let now = self.profile.now();
-        let end_now = self.profile.end_of(now, duration);
+        let mut end_now = self.profile.end_of(now, duration);
+        // A reservation's job ends with its reservation at the latest (the runtime ends it there).
+        if let Some(r) = job
+            .spec
+            .reservation
+            .as_ref()
+            .and_then(|name| state.reservations.get(name))
+        {
+            end_now = end_now.min(self.profile.round_up(r.end));
+        }
         let demand = Demand::of(state, job, end_now);
         let dominated = demand
             .as_ref()
@@ -112,7 +141,8 @@ impl<'s> Backfill<'s> {
                     }
                 }
             }
-            if let Some((alloc, at)) = place_among(state, candidates, skip, &window, job) {
+            let avail = self.book.filter(&window, job, now, end);
+            if let Some((alloc, at)) = place_among(state, candidates, skip, &avail, job) {
                 self.profile.reserve(&alloc, now, end);
                 self.first_fit.insert(shape, at);
                 if let Some(d) = demand {
@@ -132,20 +162,43 @@ impl<'s> Backfill<'s> {
                 }
             }
         }
+        // A reservation's job waits only for its reservation's nodes; nothing is planned for it.
+        if resv.is_some() {
+            return Decision::Wait {
+                reason: JobReason::Resources,
+                forecast: None,
+                desc: None,
+            };
+        }
+        let desc = match self.held_off.get(&shape) {
+            Some(known) => *known,
+            None => {
+                let desc = held_off_by_reservations(
+                    state,
+                    &self.book,
+                    &self.profile,
+                    job,
+                    candidates,
+                    end_now,
+                );
+                self.held_off.insert(shape.clone(), desc);
+                desc
+            }
+        };
         if self.reservations_made >= self.settings.max_job_test as usize {
-            return self.wait(job, None);
+            return self.wait(job, None, desc);
         }
         self.reservations_made += 1;
         // What is known of smaller requests bounds this one's search: it cannot start before any of them could.
         let mut from = match self.earliest_found.get(&shape) {
-            Some(None) => return self.wait(job, None),
+            Some(None) => return self.wait(job, None, desc),
             Some(Some(t)) => *t,
             None => now,
         };
         if let Some(d) = &demand {
             for (_, earliest) in self.searched.iter().filter(|(f, _)| d.covers(f)) {
                 match earliest {
-                    None => return self.wait(job, None),
+                    None => return self.wait(job, None, desc),
                     Some(t) => from = from.max(*t),
                 }
             }
@@ -166,17 +219,34 @@ impl<'s> Backfill<'s> {
                 nodes: spur_core::hostlist::compress(&alloc.node_names),
             }
         });
-        self.wait(job, forecast)
+        self.wait(job, forecast, desc)
     }
 
-    /// The first job of a partition that must wait waits for `Resources`, the ones after it for `Priority`.
-    fn wait(&mut self, job: &'s JobRecord, forecast: Option<Forecast>) -> Decision {
+    /// The first job of a partition that must wait waits for `Resources`, the ones after it for `Priority`; one
+    /// that only reservations keep off waits for `ReqNodeNotAvail` with the text that says why.
+    fn wait(
+        &mut self,
+        job: &'s JobRecord,
+        forecast: Option<Forecast>,
+        desc: Option<&'static str>,
+    ) -> Decision {
+        if desc.is_some() {
+            return Decision::Wait {
+                reason: JobReason::NodeNotAvail,
+                forecast,
+                desc,
+            };
+        }
         let reason = if self.blocked_partitions.insert(job.partition.as_str()) {
             JobReason::Resources
         } else {
             JobReason::Priority
         };
-        Decision::Wait { reason, forecast }
+        Decision::Wait {
+            reason,
+            forecast,
+            desc: None,
+        }
     }
 
     /// The earliest time within `bf_window` at which the job's nodes are all free for its whole time limit, and
@@ -223,11 +293,14 @@ impl<'s> Backfill<'s> {
                 };
                 let cpus = job_cpus(job, node);
                 let mem = job_mem_mb(self.state, job, node, cpus);
-                let earliest =
-                    self.profile
-                        .earliest_on(candidate.idx, t0, bound, duration, |used| {
-                            fits_quickly(used, job, node, cpus, mem)
-                        });
+                let earliest = self.profile.earliest_on(
+                    candidate.idx,
+                    t0,
+                    bound,
+                    duration,
+                    self.book.blocks_on(&node.name),
+                    |used| fits_quickly(used, job, node, cpus, mem),
+                );
                 match (earliest, required) {
                     (Some(t), true) => required_at = required_at.max(t),
                     (None, true) => return None,
@@ -243,14 +316,35 @@ impl<'s> Backfill<'s> {
                 return None;
             }
             let t = best[wanted - 1].max(required_at);
-            let window = self.profile.window(t, self.profile.end_of(t, duration));
-            if let Some((alloc, _)) = place_among(self.state, candidates, 0, &window, job) {
+            let end = self.profile.end_of(t, duration);
+            let window = self.profile.window(t, end);
+            let avail = self.book.filter(&window, job, t, end);
+            if let Some((alloc, _)) = place_among(self.state, candidates, 0, &avail, job) {
                 return Some((t, alloc));
             }
             t0 = t + 1;
         }
         None
     }
+}
+
+/// Whether the job, which cannot start now, could if no reservation held nodes: then reservations are what keeps
+/// it waiting, and the text says which kind.
+fn held_off_by_reservations(
+    state: &ClusterState,
+    book: &Book<'_>,
+    profile: &Profile<'_>,
+    job: &JobRecord,
+    candidates: &[Candidate<'_>],
+    end: EpochSecs,
+) -> Option<&'static str> {
+    if book.is_empty() {
+        return None;
+    }
+    let now = profile.now();
+    let window = profile.window(now, end);
+    place_among(state, candidates, 0, &window, job)
+        .map(|_| book.description(candidates.iter().map(|c| c.node.name.as_str()), now, end))
 }
 
 fn duration_secs(job: &JobRecord) -> Option<i64> {
@@ -274,6 +368,7 @@ struct Shape<'s> {
     required_nodes: Option<&'s str>,
     excluded_nodes: Option<&'s str>,
     constraint: Option<&'s str>,
+    reservation: Option<&'s str>,
 }
 
 impl<'s> Shape<'s> {
@@ -298,6 +393,7 @@ impl<'s> Shape<'s> {
             required_nodes: spec.required_nodes.as_deref(),
             excluded_nodes: spec.excluded_nodes.as_deref(),
             constraint: spec.constraint.as_deref(),
+            reservation: spec.reservation.as_deref(),
         }
     }
 }
@@ -307,6 +403,7 @@ impl<'s> Shape<'s> {
 #[derive(Debug, Clone, PartialEq)]
 struct Demand<'s> {
     partition: &'s str,
+    reservation: Option<&'s str>,
     nodes: u32,
     cpus: u32,
     mem_mb: u64,
@@ -339,6 +436,7 @@ impl<'s> Demand<'s> {
         };
         Some(Demand {
             partition: &job.partition,
+            reservation: spec.reservation.as_deref(),
             nodes: spec.nodes_min.max(1),
             cpus,
             mem_mb,
@@ -354,6 +452,7 @@ impl<'s> Demand<'s> {
     /// Whether this request asks at least as much as `other` of everything, on as many nodes, for as long.
     fn covers(&self, other: &Demand<'_>) -> bool {
         self.partition == other.partition
+            && self.reservation == other.reservation
             && self.nodes >= other.nodes
             && self.cpus >= other.cpus
             && self.mem_mb >= other.mem_mb

@@ -6,7 +6,8 @@
 //! `SchedulerType`: `sched/backfill` (the default, [`backfill`]) reserves resources for blocked jobs at their
 //! expected start and lets lower-priority jobs start only where they delay none of them; `sched/builtin` is
 //! strict first-come-first-served by priority within each partition: the first job that cannot start blocks the
-//! jobs behind it (reason `Resources` for it, `Priority` for them). See docs/scheduling.md.
+//! jobs behind it (reason `Resources` for it, `Priority` for them). Both keep jobs off reserved nodes during
+//! advance reservations and run `--reservation` jobs only inside theirs ([`reservations`]). See docs/scheduling.md.
 
 mod backfill;
 pub(crate) mod dependency;
@@ -15,6 +16,9 @@ mod placement;
 mod preempt;
 pub mod priority;
 mod profile;
+#[cfg(test)]
+mod reservation_tests;
+mod reservations;
 pub mod scenario;
 #[cfg(test)]
 mod tests;
@@ -54,6 +58,8 @@ pub struct Plan {
     pub priorities: Vec<(u32, u32)>,
     /// preempt/partition_prio: running jobs to end or requeue so that higher-tier jobs can start.
     pub preemptions: Vec<(u32, PreemptMode)>,
+    /// Free text shown instead of a changed reason (`ReqNodeNotAvail, May be reserved for other job`).
+    pub reason_descs: Vec<(u32, String)>,
 }
 
 impl Plan {
@@ -63,6 +69,7 @@ impl Plan {
             && self.forecasts.is_empty()
             && self.priorities.is_empty()
             && self.preemptions.is_empty()
+            && self.reason_descs.is_empty()
     }
 }
 
@@ -71,6 +78,8 @@ enum Engine<'s> {
     Builtin {
         ledger: placement::Ledger,
         blocked_partitions: Vec<&'s str>,
+        book: reservations::Book<'s>,
+        now: EpochSecs,
     },
     Backfill(Box<backfill::Backfill<'s>>),
 }
@@ -83,6 +92,8 @@ impl<'s> Engine<'s> {
             Engine::Builtin {
                 ledger: placement::Ledger::from_state(state),
                 blocked_partitions: Vec::new(),
+                book: reservations::Book::new(state, now),
+                now,
             }
         }
     }
@@ -93,12 +104,28 @@ impl<'s> Engine<'s> {
             Engine::Builtin {
                 ledger,
                 blocked_partitions,
+                book,
+                now,
             } => {
+                let end = job
+                    .time_limit_min
+                    .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
+                let avail = book.filter(&*ledger, job, *now, end);
+                let mut desc = None;
                 let reason = if blocked_partitions.contains(&job.partition.as_str()) {
                     JobReason::Priority
-                } else if let Some(alloc) = place(state, ledger, job) {
+                } else if let Some(alloc) = placement::place_with(state, &avail, job) {
                     ledger.book(&alloc);
                     return backfill::Decision::Start(alloc);
+                } else if job.spec.reservation.is_some() {
+                    JobReason::Resources
+                } else if !book.is_empty() && place(state, ledger, job).is_some() {
+                    let nodes = state
+                        .partition(&job.partition)
+                        .map(|p| p.nodes.as_slice())
+                        .unwrap_or_default();
+                    desc = Some(book.description(nodes.iter().map(String::as_str), *now, end));
+                    JobReason::NodeNotAvail
                 } else {
                     blocked_partitions.push(job.partition.as_str());
                     JobReason::Resources
@@ -106,6 +133,7 @@ impl<'s> Engine<'s> {
                 backfill::Decision::Wait {
                     reason,
                     forecast: None,
+                    desc,
                 }
             }
         }
@@ -171,8 +199,8 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut running_per_array = ArrayCounts::new(state);
 
     for (_, _, job) in pending {
-        let (reason, forecast) = match gate(state, job, now, &mut running_per_array) {
-            Some(reason) => (reason, None),
+        let (reason, forecast, desc) = match gate(state, job, now, &mut running_per_array) {
+            Some(reason) => (reason, None, None),
             None => match engine.decide(state, job) {
                 backfill::Decision::Start(alloc) => {
                     if let Some(array) = job.array_job_id {
@@ -181,7 +209,11 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                     plan.starts.push((job.job_id, alloc));
                     continue;
                 }
-                backfill::Decision::Wait { reason, forecast } => (reason, forecast),
+                backfill::Decision::Wait {
+                    reason,
+                    forecast,
+                    desc,
+                } => (reason, forecast, desc),
             },
         };
         if reason == JobReason::Resources {
@@ -190,8 +222,12 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
             }
         }
         let to_cancel = reason == JobReason::DepInvalid && state.kills_on_invalid_dependency(job);
-        if reason != job.reason || job.last_sched_eval.is_none() || to_cancel {
+        let desc_changed = desc.is_some() && job.state_desc.as_deref() != desc;
+        if reason != job.reason || job.last_sched_eval.is_none() || to_cancel || desc_changed {
             plan.reasons.push((job.job_id, reason));
+            if let Some(desc) = desc {
+                plan.reason_descs.push((job.job_id, desc.to_string()));
+            }
         }
         let unchanged = match &forecast {
             Some(f) => {
@@ -242,6 +278,14 @@ fn gate(
     }
     if job.spec.begin_time.is_some_and(|begin| begin > now) {
         return Some(JobReason::Time);
+    }
+    if let Some(name) = &job.spec.reservation {
+        match state.reservations.get(name) {
+            Some(r) if r.end <= now => return Some(JobReason::ResvDeleted),
+            Some(r) if !r.is_active(now) => return Some(JobReason::Reservation),
+            Some(_) => {}
+            None => return Some(JobReason::ResvDeleted),
+        }
     }
     let partition = state.partition(&job.partition)?;
     if partition.state != spur_core::records::PartitionState::Up {
@@ -387,8 +431,13 @@ pub fn immediate_check(
     }
     let probe = probe_record(spec, &partition);
     let ledger = placement::Ledger::from_state(state);
+    let book = reservations::Book::new(state, now);
+    let end = probe
+        .time_limit_min
+        .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
+    let avail = book.filter(&ledger, &probe, now, end);
     let startable = gate(state, &probe, now, &mut running_per_array).is_none()
-        && place(state, &ledger, &probe).is_some();
+        && placement::place_with(state, &avail, &probe).is_some();
     if startable {
         Ok(())
     } else {

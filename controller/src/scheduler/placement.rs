@@ -145,6 +145,17 @@ pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<A
     place_among(state, &candidates, 0, ledger, job).map(|(alloc, _)| alloc)
 }
 
+/// Like [`place`], over any availability (the ledger as reservations let the job see it).
+pub(super) fn place_with(
+    state: &ClusterState,
+    avail: &impl Availability,
+    job: &JobRecord,
+) -> Option<Allocation> {
+    let partition = state.partition(&job.partition)?;
+    let candidates = candidates(state, partition, |_| Some(0));
+    place_among(state, &candidates, 0, avail, job).map(|(alloc, _)| alloc)
+}
+
 /// A node a placement may choose, with its position in the pass's per-node tables.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Candidate<'s> {

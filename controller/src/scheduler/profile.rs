@@ -9,6 +9,7 @@ use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 
 use super::placement::{Availability, Candidate, NodeUse, Usage};
+use super::reservations::Block;
 use crate::state::ClusterState;
 
 /// The end of a window that never ends (no time limit).
@@ -79,8 +80,23 @@ impl<'s> Profile<'s> {
         };
         let mut releases: Vec<(usize, EpochSecs, &Allocation)> = Vec::new();
         for &job in holding {
-            let (Some(alloc), Some(end)) = (&job.alloc, profile.release_time(job)) else {
+            let Some(alloc) = &job.alloc else {
                 continue;
+            };
+            // A reservation's job is ended when its reservation ends.
+            let resv_end = job
+                .spec
+                .reservation
+                .as_ref()
+                .filter(|_| job.state == JobBaseState::Running)
+                .and_then(|name| state.reservations.get(name))
+                .map(|r| profile.round_up(r.end).max(profile.round_up(now + 1)));
+            let end = match (profile.release_time(job), resv_end) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(end) => end,
+                    None => continue,
+                },
             };
             for name in &alloc.node_names {
                 if let Some(&i) = profile.index.get(name.as_str()) {
@@ -172,14 +188,35 @@ impl<'s> Profile<'s> {
         from: EpochSecs,
         horizon: EpochSecs,
         duration_secs: Option<i64>,
+        blocks: &[Block],
         fits: impl Fn(NodeUse<'_>) -> bool,
     ) -> Option<EpochSecs> {
         let steps = self.nodes.get(idx)?;
-        let later = steps.starts.iter().copied().filter(|&s| s > from);
+        if blocks.is_empty() {
+            let later = steps.starts.iter().copied().filter(|&s| s > from);
+            return std::iter::once(from)
+                .chain(later)
+                .take_while(|&t| t <= horizon)
+                .find(|&t| fits(span_use(steps.span(t, self.end_of(t, duration_secs)))));
+        }
+        // Reservations on the node: the end of one is also a time the node may become usable.
+        let mut times: Vec<EpochSecs> = steps
+            .starts
+            .iter()
+            .copied()
+            .chain(blocks.iter().map(|b| self.round_up(b.end)))
+            .filter(|&s| s > from && s <= horizon)
+            .collect();
+        times.sort_unstable();
+        times.dedup();
         std::iter::once(from)
-            .chain(later)
+            .chain(times)
             .take_while(|&t| t <= horizon)
-            .find(|&t| fits(span_use(steps.span(t, self.end_of(t, duration_secs)))))
+            .find(|&t| {
+                let end = self.end_of(t, duration_secs);
+                !blocks.iter().any(|b| t < b.end && b.start < end)
+                    && fits(span_use(steps.span(t, end)))
+            })
     }
 }
 

@@ -224,6 +224,7 @@ impl Scenario {
             forecasts: plan.forecasts.clone(),
             priorities: plan.priorities.clone(),
             preemptions: plan.preemptions.clone(),
+            reason_descs: plan.reason_descs.clone(),
         })?;
         Ok(plan)
     }

@@ -50,3 +50,22 @@ pub fn submit_error(refusal: PartitionRefusal) -> ApiError {
         PartitionRefusal::Group => SlurmErrno::PartitionGroup,
     })
 }
+
+/// Resolves a reservation's `Users=` to uids through the user database, before the request is committed (the state
+/// machine cannot read it); an unknown name is Slurm's `Invalid user id`.
+pub fn resolve_reservation_users(
+    request: &mut spur_core::reservation::ReservationRequest,
+) -> Result<(), ApiError> {
+    let Some(users) = &request.users else {
+        return Ok(());
+    };
+    let mut ids = Vec::with_capacity(users.len());
+    for name in users {
+        match User::from_name(name) {
+            Ok(Some(user)) => ids.push(user.uid.as_raw()),
+            _ => return Err(ApiError::new(SlurmErrno::UserIdMissing)),
+        }
+    }
+    request.user_ids = ids;
+    Ok(())
+}

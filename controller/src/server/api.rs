@@ -222,12 +222,21 @@ impl ApiService {
                 now,
             },
             Query::Nodes => QueryReply::Nodes {
-                nodes: state.nodes.values().cloned().collect(),
+                nodes: listed_nodes(state, now),
                 now,
             },
             Query::Partitions => QueryReply::Partitions {
                 partitions: state.partitions.clone(),
-                nodes: state.nodes.values().cloned().collect(),
+                nodes: listed_nodes(state, now),
+                now,
+            },
+            Query::Reservations => QueryReply::Reservations {
+                reservations: state
+                    .reservations
+                    .values()
+                    .filter(|r| r.end > now)
+                    .cloned()
+                    .collect(),
                 now,
             },
             Query::Config => QueryReply::Config {
@@ -326,8 +335,13 @@ impl ApiService {
         identity: &Identity,
         request: pb::ApiRequest,
     ) -> Result<ControlReply, ApiError> {
-        let control: ControlRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        let mut control: ControlRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
         self.check_partition_move(identity, &control)?;
+        if let ControlRequest::CreateReservation { request }
+        | ControlRequest::UpdateReservation { request } = &mut control
+        {
+            access::resolve_reservation_users(request)?;
+        }
         let caller_uid = identity.uid;
         let now = self.controller.now();
         let applied = self
@@ -341,6 +355,7 @@ impl ApiService {
         Ok(ControlReply {
             failures: applied.failures,
             step_id: applied.step_id,
+            reservation: applied.reservation,
         })
     }
 }
@@ -369,6 +384,27 @@ impl ApiService {
         self.auth
             .authenticate(request, method, request.get_ref(), self.controller.now())
     }
+}
+
+/// The nodes as listings show them: with the `RESERVED` and `MAINT` flags of the reservations active `now`.
+fn listed_nodes(
+    state: &crate::state::ClusterState,
+    now: i64,
+) -> Vec<spur_core::records::NodeRecord> {
+    state
+        .nodes
+        .values()
+        .map(|node| {
+            let mut node = node.clone();
+            for r in state.reservations.values() {
+                if r.is_active(now) && r.holds_node(&node.name) {
+                    node.reserved = true;
+                    node.maintenance |= r.flags.maint;
+                }
+            }
+            node
+        })
+        .collect()
 }
 
 fn bad_request(e: spur_core::wire::WireError) -> ApiError {

@@ -217,6 +217,8 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         cpu_load: None,
         port: None,
         gpu_topology: Default::default(),
+        reserved: false,
+        maintenance: false,
     };
     update_shape(&mut node, &def);
     node

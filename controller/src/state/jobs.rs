@@ -30,6 +30,7 @@ pub(crate) fn started_and_live(job: &JobRecord) -> bool {
 impl ClusterState {
     pub(super) fn submit(&mut self, spec: JobSpec, now: EpochSecs) -> ApplyResult {
         let partition = self.resolve_partition(&spec)?;
+        self.check_job_reservation(&spec)?;
         let tasks = match &spec.array {
             Some(text) => crate::scheduler::array_task_ids(text, self.settings.max_array_size)
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
@@ -166,6 +167,17 @@ impl ClusterState {
         }
     }
 
+    /// Texts that replace pending reasons; set after the reasons, which clear any earlier text when they change.
+    pub(super) fn apply_reason_descs(&mut self, descs: Vec<(u32, String)>) {
+        for (job_id, desc) in descs {
+            if let Some(job) = self.jobs.get_mut(&job_id) {
+                if job.state == JobBaseState::Pending {
+                    job.state_desc = Some(desc);
+                }
+            }
+        }
+    }
+
     pub(super) fn apply_schedule(
         &mut self,
         starts: Vec<(u32, Allocation)>,
@@ -224,6 +236,7 @@ impl ClusterState {
             job.preempt_time = None;
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
+            job.state_desc = None;
             job.start_time = Some(now);
             job.expected_start = None;
             job.sched_nodes = None;
@@ -479,6 +492,15 @@ impl ClusterState {
                 signal,
             } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
             ControlRequest::Top { job_list } => self.top(caller_uid, &job_list),
+            ControlRequest::CreateReservation { request } => {
+                self.create_reservation(caller_uid, request, now)
+            }
+            ControlRequest::UpdateReservation { request } => {
+                self.update_reservation(caller_uid, request, now)
+            }
+            ControlRequest::DeleteReservation { name } => {
+                self.delete_reservation(caller_uid, &name, now)
+            }
         }
     }
 
@@ -836,6 +858,14 @@ impl ClusterState {
             .partition
             .as_ref()
             .map(|p| self.partition(p).is_some());
+        let reservation = match (&update.reservation, self.jobs.get(&job_id)) {
+            (Some(name), Some(job)) if !name.is_empty() => {
+                self.check_reservation_for(name, job.spec.user_id, job.spec.account.as_deref())?;
+                Some(Some(name.clone()))
+            }
+            (Some(_), _) => Some(None),
+            (None, _) => None,
+        };
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
@@ -856,6 +886,10 @@ impl ClusterState {
         }
         if let Some(name) = &update.name {
             job.spec.name = name.clone();
+        }
+        // As in Slurm, a started job keeps the reservation it runs in.
+        if let (Some(reservation), JobBaseState::Pending) = (reservation, job.state) {
+            job.spec.reservation = reservation;
         }
         if let Some(comment) = &update.comment {
             job.spec.comment = Some(comment.clone());

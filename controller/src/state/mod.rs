@@ -8,6 +8,7 @@ mod jobs;
 mod nodes;
 mod preempt;
 mod requests;
+mod reservations;
 mod steps;
 mod top;
 
@@ -67,6 +68,9 @@ pub enum Command {
         /// preempt/partition_prio: running jobs to end (`CANCEL`) or requeue (`REQUEUE`).
         #[serde(default)]
         preemptions: Vec<(u32, spur_core::records::PreemptMode)>,
+        /// Free text shown instead of the reason of some of `reasons` (reservations keeping a job off).
+        #[serde(default)]
+        reason_descs: Vec<(u32, String)>,
     },
     Finished {
         job_id: u32,
@@ -162,6 +166,9 @@ pub struct Applied {
     pub effects: Vec<Effect>,
     /// The step a `CreateStep` made.
     pub step_id: Option<u32>,
+    /// The reservation a `CreateReservation` made.
+    #[serde(default)]
+    pub reservation: Option<String>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -184,6 +191,12 @@ pub struct ClusterState {
     /// Request ids of recent submissions and the jobs they created (see `requests`).
     #[serde(default)]
     pub submit_requests: SubmitRequests,
+    /// Advance reservations by name (`scontrol create reservation`).
+    #[serde(default)]
+    pub reservations: BTreeMap<String, spur_core::reservation::ReservationRecord>,
+    /// Reservations created so far: the counter in the names Slurm gives anonymous ones.
+    #[serde(default)]
+    pub reservations_made: u32,
 }
 
 impl ClusterState {
@@ -228,11 +241,14 @@ impl ClusterState {
                 forecasts,
                 priorities,
                 preemptions,
+                reason_descs,
             } => {
+                self.expire_reservations(now);
                 self.apply_priorities(&priorities);
                 self.apply_forecasts(forecasts);
                 let preempted = self.apply_preemptions(&preemptions, now);
                 let mut applied = self.apply_schedule(starts, reasons, now);
+                self.apply_reason_descs(reason_descs);
                 applied.effects.extend(preempted);
                 Ok(applied)
             }
@@ -257,6 +273,7 @@ impl ClusterState {
             } => Ok(self.node_responding(&name, responding, now)),
             Command::Purge { now } => {
                 self.purge(now);
+                self.expire_reservations(now);
                 Ok(Applied::default())
             }
             Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),

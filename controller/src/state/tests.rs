@@ -175,6 +175,7 @@ impl Harness {
             forecasts: plan.forecasts,
             priorities: plan.priorities,
             preemptions: plan.preemptions,
+            reason_descs: plan.reason_descs,
         })
         .unwrap();
         started

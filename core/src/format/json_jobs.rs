@@ -178,7 +178,10 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ("requeue", Json::Bool(spec.requeue)),
         ("resize_time", int(0)),
         ("restart_cnt", int(j.restarts)),
-        ("resv_name", Json::str("")),
+        (
+            "resv_name",
+            Json::str(spec.reservation.as_deref().unwrap_or("")),
+        ),
         ("shared", Json::Null),
         (
             "show_flags",

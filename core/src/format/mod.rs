@@ -24,6 +24,7 @@ pub mod scontrol_job;
 mod scontrol_job_details;
 pub mod scontrol_node;
 pub mod scontrol_partition;
+pub mod scontrol_reservation;
 pub mod sinfo;
 mod sinfo_fields;
 mod sinfo_group;

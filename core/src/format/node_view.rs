@@ -20,6 +20,9 @@ fn draining(node: &NodeRecord) -> bool {
 /// `node_state_string_compact`: `IDLE`, `MIX`, `ALLOC`, `DRAIN`, `DRNG`, `DOWN`, `UNK`, plus `*` when the node
 /// does not respond.
 pub(crate) fn state_compact(node: &NodeRecord) -> String {
+    if reservation_flagged(node) {
+        return node.full_state().compact_name();
+    }
     let base = if node.drain {
         if draining(node) {
             "DRNG"
@@ -42,6 +45,9 @@ pub(crate) fn state_compact(node: &NodeRecord) -> String {
 
 /// `node_state_string`: `IDLE`, `MIXED`, `ALLOCATED`, `DRAINED`, `DRAINING`, `DOWN`, `UNKNOWN` (+ `*`).
 pub(crate) fn state_long(node: &NodeRecord) -> String {
+    if reservation_flagged(node) {
+        return node.full_state().long_name();
+    }
     let base = if node.drain {
         if draining(node) {
             "DRAINING"
@@ -52,6 +58,11 @@ pub(crate) fn state_long(node: &NodeRecord) -> String {
         base_long(node.base_state)
     };
     with_star(base, node)
+}
+
+/// A node an active reservation holds: Slurm's full state-string rules decide (`RESV`, `MAINT`, `IDLE+RESERVED`).
+fn reservation_flagged(node: &NodeRecord) -> bool {
+    node.reserved || node.maintenance
 }
 
 fn base_long(state: NodeBaseState) -> &'static str {
@@ -76,6 +87,9 @@ fn with_star(base: &str, node: &NodeRecord) -> String {
 
 /// `node_state_string_complete`: the base state and every flag, `IDLE+DRAIN+NOT_RESPONDING`.
 pub(crate) fn state_complete(node: &NodeRecord) -> String {
+    if reservation_flagged(node) {
+        return node.full_state().complete_name();
+    }
     let mut out = base_long(node.base_state).to_string();
     for flag in state_flags(node) {
         out.push('+');
@@ -84,16 +98,9 @@ pub(crate) fn state_complete(node: &NodeRecord) -> String {
     out
 }
 
-/// The flag names Slurm lists after the base state (alphabetical, as its flag table is).
+/// The flag names Slurm lists after the base state, in the order of its flag table.
 pub(crate) fn state_flags(node: &NodeRecord) -> Vec<&'static str> {
-    let mut flags = Vec::new();
-    if node.drain {
-        flags.push("DRAIN");
-    }
-    if node.not_responding {
-        flags.push("NOT_RESPONDING");
-    }
-    flags
+    node.full_state().flags.iter().map(|f| f.name()).collect()
 }
 
 /// The base state in lower case as the JSON `state` field shows it.
@@ -209,6 +216,34 @@ mod tests {
             not_responding: dead,
             ..node("n1")
         }
+    }
+
+    /// As Slurm 22.05 showed them (`sinfo %t`, `sinfo %T`, `scontrol show node`) under an active reservation.
+    #[test]
+    fn reserved_and_maintenance_states() {
+        use NodeBaseState as B;
+        let flagged = |base, maintenance| NodeRecord {
+            reserved: true,
+            maintenance,
+            ..with(base, false, false)
+        };
+        let spell = |n: &NodeRecord| (state_compact(n), state_long(n), state_complete(n));
+        assert_eq!(
+            spell(&flagged(B::Idle, false)),
+            ("RESV".into(), "RESERVED".into(), "IDLE+RESERVED".into())
+        );
+        assert_eq!(
+            spell(&flagged(B::Mixed, false)),
+            ("MIX".into(), "MIXED".into(), "MIXED+RESERVED".into())
+        );
+        assert_eq!(
+            spell(&flagged(B::Idle, true)),
+            (
+                "MAINT".into(),
+                "MAINT".into(),
+                "IDLE+MAINTENANCE+RESERVED".into()
+            )
+        );
     }
 
     #[test]

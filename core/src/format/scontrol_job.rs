@@ -194,6 +194,9 @@ fn render_one(
         "Features={} DelayBoot=00:00:00",
         null(&spec.constraint)
     ));
+    if let Some(resv) = &spec.reservation {
+        r.line(format!("Reservation={resv}"));
+    }
     r.line(format!(
         "OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
         if spec.exclusive {

@@ -44,6 +44,8 @@ pub struct SqueueOptions {
     /// `None`: pending, running, suspended and completing jobs (Slurm's default).
     pub states: Option<Vec<StateMatch>>,
     pub partitions: Option<Vec<String>>,
+    /// `-R`: only jobs of these reservations.
+    pub reservations: Option<Vec<String>>,
     pub users: Option<Vec<u32>>,
     pub names: Option<Vec<String>>,
     /// `-w`: jobs allocated any of these nodes (a pending job has none).
@@ -62,6 +64,7 @@ impl Default for SqueueOptions {
             sort: parse_sort(DEFAULT_SORT).unwrap_or_default(),
             states: None,
             partitions: None,
+            reservations: None,
             users: None,
             names: None,
             nodes: None,
@@ -196,6 +199,12 @@ fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
             .partitions
             .as_ref()
             .is_none_or(|p| p.contains(&job.partition))
+        && opts.reservations.as_ref().is_none_or(|r| {
+            job.spec
+                .reservation
+                .as_ref()
+                .is_some_and(|name| r.contains(name))
+        })
         && opts
             .users
             .as_ref()
@@ -492,6 +501,14 @@ mod render_tests {
             ..fmt()
         };
         assert_eq!(render(&jobs, &part, &ctx()), "JOBID\n");
+        let mut in_resv = jobs.clone();
+        in_resv[1].spec.reservation = Some("maint".into());
+        let resv = |name: &str| SqueueOptions {
+            reservations: Some(vec![name.into()]),
+            ..fmt()
+        };
+        assert_eq!(ids(&render(&in_resv, &resv("maint"), &ctx())), vec!["43"]);
+        assert_eq!(render(&in_resv, &resv("other"), &ctx()), "JOBID\n");
         // Job 42 runs on n[1-2]; a pending job is on no node.
         let on = |names: &[&str]| SqueueOptions {
             nodes: Some(names.iter().map(|n| n.to_string()).collect()),

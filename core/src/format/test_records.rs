@@ -158,6 +158,8 @@ pub fn node(name: &str) -> NodeRecord {
         cpu_load: Some(1.5),
         port: None,
         gpu_topology: Default::default(),
+        reserved: false,
+        maintenance: false,
     }
 }
 

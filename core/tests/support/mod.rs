@@ -200,6 +200,8 @@ pub fn vm_node() -> NodeRecord {
         cpu_load: Some(0.30),
         port: None,
         gpu_topology: Default::default(),
+        reserved: false,
+        maintenance: false,
     }
 }
 
