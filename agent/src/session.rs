@@ -68,7 +68,8 @@ pub async fn run_forever(agent: Arc<Agent>) {
     }
 }
 
-fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
+/// A message on the agent session (real or simulated nodes).
+pub(crate) fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
     Ok(pb::ApiRequest {
         request_id: String::new(),
         caller: None,

@@ -166,6 +166,52 @@ fn identity(spec: &StepSupervisorSpec) -> Result<Option<TaskIdentity>, String> {
     Ok(None)
 }
 
+/// Where one task's streams go: its descriptors, and what the supervisor keeps of them.
+struct TaskStreams {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    /// The task's stdin as the supervisor writes it.
+    input: File,
+    /// What the supervisor reads of the task's output, as (descriptor, stream).
+    outputs: Vec<(OwnedFd, u32)>,
+    /// The streams are a pseudo-terminal that becomes the task's controlling terminal.
+    terminal: bool,
+}
+
+impl TaskStreams {
+    fn pipes() -> Result<TaskStreams, String> {
+        let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| e.to_string());
+        let (stdin_read, stdin_write) = pipe()?;
+        let (out_read, out_write) = pipe()?;
+        let (err_read, err_write) = pipe()?;
+        Ok(TaskStreams {
+            stdin: stdin_read,
+            stdout: out_write,
+            stderr: err_write,
+            input: File::from(stdin_write),
+            outputs: vec![(out_read, STDOUT), (err_read, STDERR)],
+            terminal: false,
+        })
+    }
+
+    /// `--pty`'s task 0: all three streams are a pseudo-terminal's slave side; what it shows goes to srun as
+    /// stdout, srun's stdin for rank 0 goes into the terminal.
+    fn terminal() -> Result<TaskStreams, String> {
+        let (master, slave) =
+            crate::pty::open(None).map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
+        let dup = |fd: &OwnedFd| fd.try_clone().map_err(|e| e.to_string());
+        Ok(TaskStreams {
+            stdin: dup(&slave)?,
+            stdout: dup(&slave)?,
+            stderr: slave,
+            outputs: vec![(dup(&master)?, STDOUT)],
+            input: File::from(master),
+            terminal: true,
+        })
+    }
+}
+
 fn start_task(
     spec: &StepSupervisorSpec,
     identity: Option<&TaskIdentity>,
@@ -179,28 +225,27 @@ fn start_task(
         .argv
         .first()
         .ok_or_else(|| "no command to run".to_string())?;
-    if launch_spec.pty && rank == 0 {
-        return start_terminal_task(spec, identity, cgroup_procs, rank, localid, link);
-    }
-    let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| e.to_string());
-    let (stdin_read, stdin_write) = pipe()?;
-    let (out_read, out_write) = pipe()?;
-    let (err_read, err_write) = pipe()?;
+    let streams = if launch_spec.pty && rank == 0 {
+        TaskStreams::terminal()?
+    } else {
+        TaskStreams::pipes()?
+    };
     let env = task_env(spec, identity, rank, localid, link);
     let launched = launch(&TaskLaunch {
         program,
         args: &launch_spec.argv[1..],
         env: &env,
         work_dir: Path::new(&launch_spec.work_dir),
-        stdin: stdin_read.as_raw_fd(),
-        stdout: out_write.as_raw_fd(),
-        stderr: err_write.as_raw_fd(),
+        stdin: streams.stdin.as_raw_fd(),
+        stdout: streams.stdout.as_raw_fd(),
+        stderr: streams.stderr.as_raw_fd(),
         identity,
         cgroup_procs,
-        controlling_tty: false,
+        controlling_tty: streams.terminal,
     })
     .map_err(|e| e.to_string())?;
-    drop((stdin_read, out_write, err_write));
+    // Only the task holds its ends now, so its output ends when it (and what it started) is gone.
+    drop((streams.stdin, streams.stdout, streams.stderr));
     if let Some(errno) = launched.exec_error {
         link.send(Frame::new(
             Kind::ExecFailed,
@@ -209,17 +254,18 @@ fn start_task(
             format!("execve(): {program}: {}", errno.desc()).into_bytes(),
         ));
     }
-    let outputs = vec![
-        forward(out_read, rank, STDOUT, link.clone()),
-        forward(err_read, rank, STDERR, link.clone()),
-    ];
+    let outputs = streams
+        .outputs
+        .into_iter()
+        .map(|(fd, stream)| forward(fd, rank, stream, link.clone()))
+        .collect();
     Ok((
         Task {
             rank,
             pid: launched.pid,
             outputs,
         },
-        File::from(stdin_write),
+        streams.input,
     ))
 }
 
@@ -346,55 +392,4 @@ fn task_env(
         }
     }
     env
-}
-
-/// `--pty`'s task 0: its three streams are a pseudo-terminal's slave side (its controlling terminal); what it
-/// shows goes to srun as stdout, srun's stdin for rank 0 goes into the terminal.
-fn start_terminal_task(
-    spec: &StepSupervisorSpec,
-    identity: Option<&TaskIdentity>,
-    cgroup_procs: &[i32],
-    rank: u32,
-    localid: usize,
-    link: &Link,
-) -> Result<(Task, File), String> {
-    let launch_spec = &spec.launch;
-    let program = launch_spec
-        .argv
-        .first()
-        .ok_or_else(|| "no command to run".to_string())?;
-    let (master, slave) =
-        crate::pty::open(None).map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
-    let env = task_env(spec, identity, rank, localid, link);
-    let launched = launch(&TaskLaunch {
-        program,
-        args: &launch_spec.argv[1..],
-        env: &env,
-        work_dir: Path::new(&launch_spec.work_dir),
-        stdin: slave.as_raw_fd(),
-        stdout: slave.as_raw_fd(),
-        stderr: slave.as_raw_fd(),
-        identity,
-        cgroup_procs,
-        controlling_tty: true,
-    })
-    .map_err(|e| e.to_string())?;
-    drop(slave);
-    if let Some(errno) = launched.exec_error {
-        link.send(Frame::new(
-            Kind::ExecFailed,
-            rank,
-            0,
-            format!("execve(): {program}: {}", errno.desc()).into_bytes(),
-        ));
-    }
-    let reader = master.try_clone().map_err(|e| e.to_string())?;
-    Ok((
-        Task {
-            rank,
-            pid: launched.pid,
-            outputs: vec![forward(reader, rank, STDOUT, link.clone())],
-        },
-        File::from(master),
-    ))
 }

@@ -17,10 +17,12 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
 use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
-use spur_core::wire::{from_doc, pb, to_doc};
+use spur_core::wire::{from_doc, pb};
 
 use super::node::{Millis, SimNode};
-use crate::session::{HEARTBEAT_INTERVAL, RECONNECT_BACKOFF_MAX, SESSION_CONNECT_TIMEOUT};
+use crate::session::{
+    envelope, HEARTBEAT_INTERVAL, RECONNECT_BACKOFF_MAX, SESSION_CONNECT_TIMEOUT,
+};
 
 /// Node sessions multiplexed on one HTTP/2 connection (well under hyper's default of 200 concurrent streams).
 pub const SESSIONS_PER_CONNECTION: usize = 64;
@@ -252,15 +254,6 @@ impl Connections {
             }
         }
     }
-}
-
-fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
-    Ok(pb::ApiRequest {
-        request_id: String::new(),
-        caller: None,
-        body: Some(to_doc(message)?),
-        ..Default::default()
-    })
 }
 
 fn now_ms() -> Millis {
