@@ -52,7 +52,7 @@ struct CaseArgs {
     #[arg(long, conflicts_with = "cgroup")]
     priority: bool,
     /// Only the cases that need partition access rules (`needs = "access"`); with `both`, the targets are started
-    /// with the `PrivateData` and partitions of `ACCESS_CONF`.
+    /// with the `PrivateData`, licenses and partitions of `ACCESS_CONF`.
     #[arg(long, conflicts_with_all = ["cgroup", "priority"])]
     access: bool,
 }
@@ -303,7 +303,7 @@ pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeig
 /// members of group `spurcaseacc` (which the cases create; Slurm learns it on `scontrol reconfigure`), `rooto`
 /// only root's submissions, `noroot` no jobs of root; `acct` and `deny` have account and QOS lists (shown, enforced by neither without
 /// accounting).
-pub const ACCESS_CONF: &str = "PrivateData=jobs\n\
+pub const ACCESS_CONF: &str = "PrivateData=jobs\nLicenses=fluent:3,ansys\n\
     PartitionName=grp Nodes=ALL MaxTime=INFINITE State=UP AllowGroups=spurcaseacc\n\
     PartitionName=rooto Nodes=ALL MaxTime=INFINITE State=UP RootOnly=YES\n\
     PartitionName=noroot Nodes=ALL MaxTime=INFINITE State=UP DisableRootJobs=YES\n\

@@ -270,6 +270,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         kill_invalid_depend: conf.scheduler_flag("kill_invalid_depend"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
         private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
+        licenses: spur_core::values::licenses::totals(conf.licenses()),
         preempt,
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",

@@ -54,6 +54,8 @@ pub enum SlurmErrno {
     ReservationOverlap,
     /// ESLURM_RESERVATION_NAME_DUP.
     ReservationNameDup,
+    /// ESLURM_INVALID_LICENSES: a license the cluster does not have, or more of it than it has.
+    InvalidLicenses,
 }
 
 impl SlurmErrno {
@@ -95,6 +97,7 @@ impl SlurmErrno {
             SlurmErrno::ReservationBusy => 2055,
             SlurmErrno::ReservationOverlap => 2058,
             SlurmErrno::ReservationNameDup => 2082,
+            SlurmErrno::InvalidLicenses => 2048,
         }
     }
 
@@ -149,6 +152,7 @@ impl SlurmErrno {
                 "Requested reservation overlaps with another reservation"
             }
             SlurmErrno::ReservationNameDup => "Duplicate reservation name",
+            SlurmErrno::InvalidLicenses => "Invalid license specification",
         }
     }
 
@@ -157,7 +161,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 35] = [
+const ALL_ERRNOS: [SlurmErrno; 36] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -193,6 +197,7 @@ const ALL_ERRNOS: [SlurmErrno; 35] = [
     SlurmErrno::ReservationBusy,
     SlurmErrno::ReservationOverlap,
     SlurmErrno::ReservationNameDup,
+    SlurmErrno::InvalidLicenses,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -272,6 +277,8 @@ pub enum Query {
     PriorityFactors,
     /// `scontrol show reservation`, `sinfo -T`.
     Reservations,
+    /// `scontrol show licenses`, `slurm_load_licenses`.
+    Licenses,
 }
 
 /// Which jobs a listing asks for.
@@ -351,6 +358,10 @@ pub enum QueryReply {
     Reservations {
         reservations: Vec<crate::reservation::ReservationRecord>,
         now: i64,
+    },
+    /// Every configured license with what running jobs use of it, by name.
+    Licenses {
+        licenses: Vec<crate::records::LicenseRecord>,
     },
 }
 

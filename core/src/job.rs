@@ -143,6 +143,9 @@ pub struct JobSpec {
     /// `--reservation`: the job runs only on that reservation's nodes, inside its window.
     #[serde(default)]
     pub reservation: Option<String>,
+    /// `-L`/`--licenses` as given (`fluent:2,ansys`): the job starts only while these are free.
+    #[serde(default)]
+    pub licenses: Option<String>,
 }
 
 impl JobSpec {

@@ -260,3 +260,12 @@ pub struct ClusterConfig {
     pub entries: Vec<(String, String)>,
     pub boot_time: EpochSecs,
 }
+
+/// One license of slurm.conf's `Licenses=`, as `scontrol show licenses` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LicenseRecord {
+    pub name: String,
+    pub total: u32,
+    /// Held by running (and completing) jobs.
+    pub used: u32,
+}

@@ -206,6 +206,7 @@ pub fn resolve(
         kill_on_invalid_dep: r.kill_on_invalid_dep,
         alloc_node: None,
         reservation: r.reservation.clone(),
+        licenses: r.licenses.clone(),
     })
 }
 

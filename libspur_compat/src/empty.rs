@@ -1,11 +1,11 @@
-//! Loads of things a Spur cluster does not have (reservations, licenses, front-end nodes, topology, burst
+//! Loads of things a Spur cluster does not have (reservations, front-end nodes, topology, burst
 //! buffers, triggers): they answer an empty list, as libslurm does for a cluster configured without them, and the
 //! matching frees release it. Since these messages never hold records, freeing the array and message is complete.
 
 use std::ffi::c_int;
 
 use slurm_headers::{
-    burst_buffer_info_msg_t, front_end_info_msg_t, license_info_msg_t, reserve_info_msg_t, time_t,
+    burst_buffer_info_msg_t, front_end_info_msg_t, reserve_info_msg_t, time_t,
     topo_info_response_msg_t, trigger_info_msg_t,
 };
 
@@ -63,31 +63,6 @@ pub unsafe extern "C" fn slurm_free_reservation_info_msg(resv_info_ptr: *mut res
     // SAFETY: the caller's contract.
     guard("slurm_free_reservation_info_msg", (), || unsafe {
         free_empty(resv_info_ptr, |m| m.reservation_array)
-    })
-}
-
-/// # Safety
-/// `arg2` is a valid slot for the result.
-#[no_mangle]
-pub unsafe extern "C" fn slurm_load_licenses(
-    _arg1: time_t,
-    arg2: *mut *mut license_info_msg_t,
-    _arg3: u16,
-) -> c_int {
-    guard("slurm_load_licenses", ffi::SLURM_ERROR, || {
-        empty(arg2, |m: &mut license_info_msg_t| {
-            m.last_update = ffi::now()
-        })
-    })
-}
-
-/// # Safety
-/// `arg1` is NULL or a message from `slurm_load_licenses`.
-#[no_mangle]
-pub unsafe extern "C" fn slurm_free_license_info_msg(arg1: *mut license_info_msg_t) {
-    // SAFETY: the caller's contract.
-    guard("slurm_free_license_info_msg", (), || unsafe {
-        free_empty(arg1, |m| m.lic_array)
     })
 }
 

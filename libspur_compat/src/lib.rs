@@ -19,6 +19,7 @@ pub mod inits;
 pub mod jobs;
 pub mod jobs_extra;
 pub mod layout;
+pub mod licenses;
 pub mod list;
 pub mod nodes;
 pub mod partitions;

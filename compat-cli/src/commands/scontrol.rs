@@ -114,6 +114,9 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
     if entity.len() >= 3 && "config".starts_with(&entity) {
         return scontrol_ops::show_config();
     }
+    if entity.len() >= 2 && "licenses".starts_with(&entity) {
+        return scontrol_ops::show_licenses(rest.first().copied(), flags);
+    }
     eprintln!("invalid entity:{given} for keyword:show ");
     1
 }

@@ -718,6 +718,31 @@ fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u
     }
 }
 
+/// `scontrol show licenses [NAME]`: slurm.conf's licenses with what running jobs use; a name nobody configured
+/// shows nothing, as in Slurm.
+pub fn show_licenses(name: Option<&str>, flags: Flags) -> u8 {
+    let Some(client) = client("slurm_load_licenses error") else {
+        return 1;
+    };
+    let licenses = match client.query(&Query::Licenses) {
+        Ok(QueryReply::Licenses { licenses }) => licenses,
+        Ok(_) => return 1,
+        Err(e) => {
+            eprintln!("slurm_load_licenses error: {e}");
+            return 1;
+        }
+    };
+    let selected: Vec<_> = licenses
+        .into_iter()
+        .filter(|l| name.is_none_or(|n| l.name == n))
+        .collect();
+    print!(
+        "{}",
+        spur_core::format::scontrol_license::render(&selected, flags.one_liner)
+    );
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -752,3 +777,4 @@ mod tests {
         ));
     }
 }
+

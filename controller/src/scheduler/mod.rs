@@ -197,15 +197,19 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
 
     let mut engine = Engine::new(state, now, &holding);
     let mut running_per_array = ArrayCounts::new(state);
+    let mut licenses = LicensePool::new(state);
 
     for (_, _, job) in pending {
-        let (reason, forecast, desc) = match gate(state, job, now, &mut running_per_array) {
+        let gated = gate(state, job, now, &mut running_per_array)
+            .or_else(|| (!licenses.covers(job)).then_some(JobReason::Licenses));
+        let (reason, forecast, desc) = match gated {
             Some(reason) => (reason, None, None),
             None => match engine.decide(state, job) {
                 backfill::Decision::Start(alloc) => {
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
+                    licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;
                 }
@@ -496,4 +500,45 @@ pub fn trial_placement(
         nodes: alloc.node_names,
         partition,
     })
+}
+
+/// The licenses still free during a pass: the configured totals less what running jobs hold and what the pass
+/// has started. A job waiting for licenses gets no forecast (Slurm's backfill plans licenses too; Spur does not).
+struct LicensePool {
+    free: std::collections::BTreeMap<String, u32>,
+}
+
+impl LicensePool {
+    fn new(state: &ClusterState) -> LicensePool {
+        if state.settings.licenses.is_empty() {
+            return LicensePool {
+                free: std::collections::BTreeMap::new(),
+            };
+        }
+        let used = state.licenses_in_use();
+        let free = state
+            .settings
+            .licenses
+            .iter()
+            .map(|(name, total)| {
+                let taken = used.get(name).copied().unwrap_or(0);
+                (name.clone(), total.saturating_sub(taken))
+            })
+            .collect();
+        LicensePool { free }
+    }
+
+    fn covers(&self, job: &JobRecord) -> bool {
+        crate::state::job_licenses(job)
+            .iter()
+            .all(|(name, count)| self.free.get(name).is_some_and(|free| free >= count))
+    }
+
+    fn take(&mut self, job: &JobRecord) {
+        for (name, count) in crate::state::job_licenses(job) {
+            if let Some(free) = self.free.get_mut(&name) {
+                *free = free.saturating_sub(count);
+            }
+        }
+    }
 }

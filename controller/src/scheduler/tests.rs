@@ -474,3 +474,52 @@ fn nice_lowers_a_multifactor_priority_and_a_held_job_keeps_zero() {
     s.pass().unwrap();
     assert_eq!(s.state.jobs[&id].priority, 0);
 }
+
+#[test]
+fn licenses_hold_jobs_back_until_running_jobs_free_them() {
+    let defs = names("n", 2)
+        .iter()
+        .map(|n| node(n, 8, 64_000, 0))
+        .collect();
+    let parts = vec![partition("batch", &names("n", 2), true)];
+    let settings = Settings {
+        licenses: [("fluent".to_string(), 3), ("ansys".to_string(), 1)]
+            .into_iter()
+            .collect(),
+        ..Settings::default()
+    };
+    let mut s = Scenario::new(defs, parts, settings, T0).unwrap();
+    let with = |text: &str| JobSpec {
+        licenses: Some(text.to_string()),
+        ..job(1, 1000, 0, Some(60))
+    };
+    // An unknown license, or more than the cluster has, is refused at submission.
+    for bad in ["nosuch", "fluent:4", "fluent:x"] {
+        assert_eq!(
+            s.submit(with(bad)).unwrap_err().errno,
+            spur_core::api::SlurmErrno::InvalidLicenses
+        );
+    }
+    let [first, second, third] = submit_all(
+        &mut s,
+        vec![with("fluent:2"), with("fluent:2,ansys"), with("ansys")],
+    )
+    .try_into()
+    .unwrap();
+    s.pass().unwrap();
+    // Two of three fluent go to the first job; the second waits, and the third takes the ansys it wanted.
+    assert_eq!(state_of(&s, first).0, JobBaseState::Running);
+    assert_eq!(
+        state_of(&s, second),
+        (JobBaseState::Pending, JobReason::Licenses)
+    );
+    assert_eq!(state_of(&s, third).0, JobBaseState::Running);
+    s.finish(third).unwrap();
+    s.finish(first).unwrap();
+    s.pass().unwrap();
+    assert_eq!(state_of(&s, second).0, JobBaseState::Running);
+    assert_eq!(
+        s.state.licenses_in_use().into_iter().collect::<Vec<_>>(),
+        vec![("ansys".to_string(), 1), ("fluent".to_string(), 2)]
+    );
+}

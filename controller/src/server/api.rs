@@ -239,6 +239,21 @@ impl ApiService {
                     .collect(),
                 now,
             },
+            Query::Licenses => {
+                let used = state.licenses_in_use();
+                QueryReply::Licenses {
+                    licenses: state
+                        .settings
+                        .licenses
+                        .iter()
+                        .map(|(name, total)| spur_core::records::LicenseRecord {
+                            name: name.clone(),
+                            total: *total,
+                            used: used.get(name).copied().unwrap_or(0),
+                        })
+                        .collect(),
+                }
+            }
             Query::Config => QueryReply::Config {
                 config: state.config.clone(),
                 now,

@@ -42,6 +42,9 @@ pub struct Settings {
     /// `PrivateData=jobs`: users other than root and SlurmUser see only their own jobs.
     #[serde(default)]
     pub private_jobs: bool,
+    /// slurm.conf `Licenses`: each license's total.
+    #[serde(default)]
+    pub licenses: std::collections::BTreeMap<String, u32>,
 }
 
 /// `SchedulerType=sched/backfill` (the default) or `sched/builtin`, and the `bf_*` options that shape the pass.
@@ -88,6 +91,7 @@ impl Default for Settings {
             kill_invalid_depend: false,
             enable_user_top: false,
             private_jobs: false,
+            licenses: std::collections::BTreeMap::new(),
             preempt: None,
             backfill: BackfillSettings::default(),
             priority: None,

@@ -31,6 +31,7 @@ impl ClusterState {
     pub(super) fn submit(&mut self, spec: JobSpec, now: EpochSecs) -> ApplyResult {
         let partition = self.resolve_partition(&spec)?;
         self.check_job_reservation(&spec)?;
+        self.check_licenses(&spec)?;
         let tasks = match &spec.array {
             Some(text) => crate::scheduler::array_task_ids(text, self.settings.max_array_size)
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,

@@ -5,6 +5,7 @@
 
 mod config;
 mod jobs;
+mod licenses;
 mod nodes;
 mod preempt;
 mod requests;
@@ -25,6 +26,7 @@ use crate::scheduler::Forecast;
 
 pub use config::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
 pub(crate) use jobs::started_and_live;
+pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
 pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
 

@@ -123,7 +123,10 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
     pairs.extend([
         ("job_state", Json::str(view.state_long())),
         ("last_sched_evaluation", int(j.last_sched_eval.unwrap_or(0))),
-        ("licenses", Json::str("")),
+        (
+            "licenses",
+            Json::str(spec.licenses.as_deref().unwrap_or("")),
+        ),
         ("max_cpus", int(0)),
         ("max_nodes", int(spec.nodes_max.unwrap_or(0))),
         ("mcs_label", Json::str("")),

@@ -22,6 +22,7 @@ pub mod node_view;
 pub mod scontrol_config;
 pub mod scontrol_job;
 mod scontrol_job_details;
+pub mod scontrol_license;
 pub mod scontrol_node;
 pub mod scontrol_partition;
 pub mod scontrol_reservation;

@@ -198,14 +198,15 @@ fn render_one(
         r.line(format!("Reservation={resv}"));
     }
     r.line(format!(
-        "OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
+        "OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
         if spec.exclusive {
             "NO"
         } else if spec.options.contains_key("oversubscribe") {
             "YES"
         } else {
             "OK"
-        }
+        },
+        spec.licenses.as_deref().unwrap_or("(null)")
     ));
     r.line(format!("Command={}", null(&spec.command)));
     r.line(format!("WorkDir={}", spec.work_dir));

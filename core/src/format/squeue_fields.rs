@@ -509,7 +509,8 @@ impl JobField {
             F::JobId => Cell::cut(job.job.job_id.to_string()),
             F::LastSchedEval => time(job.job.last_sched_eval),
             F::Reservation => Cell::cut(job.job.spec.reservation.as_deref().unwrap_or("(null)")),
-            F::Licenses | F::Network | F::McsLabel | F::Prefer | F::WcKey => Cell::cut("(null)"),
+            F::Licenses => null(&spec.licenses),
+            F::Network | F::McsLabel | F::Prefer | F::WcKey => Cell::cut("(null)"),
             F::MaxCpus => Cell::cut(job.num_cpus().to_string()),
             F::MaxNodes => Cell::cut(
                 spec.nodes_max

@@ -13,6 +13,7 @@ pub mod dependency;
 pub mod distribution;
 pub mod filename;
 pub mod gres;
+pub mod licenses;
 pub mod mail;
 pub mod nodes;
 pub mod signal;
