@@ -65,10 +65,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
         "unknown nodes in -w are not refused as 'Invalid node name specified'",
     ),
     (
-        "--licenses=foo:1 --wrap=true",
-        "licenses are not checked ('Invalid license specification')",
-    ),
-    (
         "--nodes=0 --wrap=true",
         "--nodes=0 becomes 1 instead of 'Node count specification invalid'",
     ),
