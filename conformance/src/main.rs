@@ -52,7 +52,8 @@ struct CaseArgs {
     #[arg(long, conflicts_with = "cgroup")]
     priority: bool,
     /// Only the cases that need partition access rules (`needs = "access"`); with `both`, the targets are started
-    /// with the `PrivateData`, licenses and partitions of `ACCESS_CONF`.
+    /// with the `PrivateData`, licenses and partitions of `ACCESS_CONF` (partition access, licenses and
+    /// reservation cases).
     #[arg(long, conflicts_with_all = ["cgroup", "priority"])]
     access: bool,
 }
