@@ -104,3 +104,13 @@ fields() {
 slurm_env() {
     grep -E '^(SLURM|SLURMD|CUDA|GPU|ROCR|ZE)_' "$1" | sort
 }
+
+# Waits until this host's node shows the compact state $1 in sinfo (`idle`, `resv`, `maint`...).
+wait_node() {
+    local h deadline=$((SECONDS + WAIT_LIMIT))
+    h=$(hostname -s)
+    until [[ $(sinfo -h -n "$h" -o %t) == "$1" ]]; do
+        ((SECONDS < deadline)) || { echo "node is not $1" >&2; return 1; }
+        sleep 0.2
+    done
+}

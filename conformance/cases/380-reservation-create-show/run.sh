@@ -3,14 +3,6 @@
 # Reservations outlive the case: remove them whatever happens.
 trap '_cleanup_jobs; for r in c380a c380b c380c; do scontrol delete reservation $r >/dev/null 2>&1; done' EXIT
 h=$(hostname -s)
-# Slurm flags a node RESERVED a few seconds after the reservation starts.
-wait_node() {
-    local deadline=$((SECONDS + WAIT_LIMIT))
-    until [[ $(sinfo -h -n "$h" -o %t) == "$1" ]]; do
-        ((SECONDS < deadline)) || { echo "node is not $1" >&2; return 1; }
-        sleep 0.2
-    done
-}
 # Jobs an earlier case left behind must be gone, or the node would not read as reserved.
 wait_node idle
 scontrol show reservation; echo "rc=$?"

@@ -2,13 +2,6 @@
 . "$CASE_LIB"
 trap '_cleanup_jobs; scontrol delete reservation c382 >/dev/null 2>&1' EXIT
 h=$(hostname -s)
-wait_node() {
-    local deadline=$((SECONDS + WAIT_LIMIT))
-    until [[ $(sinfo -h -n "$h" -o %t) == "$1" ]]; do
-        ((SECONDS < deadline)) || { echo "node is not $1" >&2; return 1; }
-        sleep 0.2
-    done
-}
 # Jobs an earlier case left behind must be gone, or the node would not read as reserved.
 wait_node idle
 scontrol create reservation ReservationName=c382 StartTime=now Duration=30 Nodes="$h" Users=root Flags=MAINT; echo "rc=$?"

@@ -133,7 +133,8 @@ fn read_pid(path: &Path) -> Option<u32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-fn rss_of(pid: u32) -> Option<f64> {
+/// A process's resident memory in MiB (`VmRSS`), or `None` once it is gone.
+pub(super) fn rss_of(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let kib: f64 = status
         .lines()

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::cluster::rss_of;
 use super::stats::median;
 use super::table::{Better, Cell, Table};
 
@@ -210,7 +211,7 @@ fn measure(size: &ScaleSize, dir: &Path) -> Result<ScaleRun> {
         daemons.controller.id(),
         daemons.agent.as_ref().map(Child::id),
     );
-    let rss = || (rss_mib(pids.0), pids.1.and_then(rss_mib));
+    let rss = || (rss_of(pids.0), pids.1.and_then(rss_of));
     run.idle_rss = rss();
     // The queue fills while the partition is down, so the first pass after it comes up sees every job at once.
     client.ok(
@@ -478,18 +479,6 @@ impl PassSummary {
             max_ms: working.iter().copied().reduce(f64::max),
         }
     }
-}
-
-fn rss_mib(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    Some(kib / 1024.0)
 }
 
 #[cfg(test)]
