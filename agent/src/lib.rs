@@ -10,4 +10,5 @@ pub mod jobs;
 pub mod login_env;
 pub mod session;
 pub mod sim;
+pub mod step_usage;
 pub mod users;

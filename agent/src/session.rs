@@ -110,7 +110,7 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
             message = inbound.message() => {
                 let Some(reply) = message? else { return Ok(()) };
                 let message: ControllerToAgent = from_doc(reply.body.as_ref())?;
-                handle(agent, message).await?;
+                handle(agent, message, &outbox).await?;
             }
             Ok(_) = recv_wake(wake.as_ref(), &mut wake_buf) => {
                 // A supervisor just wrote its result: report it now (only results not sent yet go out).
@@ -179,7 +179,11 @@ async fn recv_wake(
     }
 }
 
-async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Result<()> {
+async fn handle(
+    agent: &Arc<Agent>,
+    message: ControllerToAgent,
+    outbox: &mpsc::Sender<pb::ApiRequest>,
+) -> anyhow::Result<()> {
     match message {
         ControllerToAgent::Welcome { node } => {
             tracing::info!(node, "registered with the controller")
@@ -256,6 +260,33 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
         ControllerToAgent::FinishedAck { job_id } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.forget(job_id)).await?;
+        }
+        ControllerToAgent::MeasureSteps {
+            request_id,
+            job_id,
+            uid,
+            steps,
+        } => {
+            // Measured off the session's task: a /proc scan must not hold up launches and acknowledgements.
+            let node = agent.hello.name.clone();
+            let outbox = outbox.clone();
+            tokio::spawn(async move {
+                let usage = tokio::task::spawn_blocking(move || {
+                    crate::step_usage::measure(
+                        std::path::Path::new("/proc"),
+                        &node,
+                        job_id,
+                        uid,
+                        &steps,
+                    )
+                })
+                .await
+                .unwrap_or_default();
+                let reply = AgentToController::StepUsage { request_id, usage };
+                if let Ok(message) = envelope(&reply) {
+                    let _ = outbox.send(message).await;
+                }
+            });
         }
     }
     Ok(())

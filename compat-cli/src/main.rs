@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
 pub const COMMANDS: &[&str] = &[
-    "salloc", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "squeue", "srun",
+    "salloc", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "squeue", "srun", "sstat",
 ];
 
 /// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.

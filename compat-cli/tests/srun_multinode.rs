@@ -332,3 +332,74 @@ fn a_pty_shell_runs_on_the_first_node_of_a_multi_node_step() {
     );
     assert_eq!(code, Some(4), "{seen:?}");
 }
+
+#[test]
+fn sstat_measures_a_step_on_every_node_it_runs_on() {
+    let cluster = three_nodes();
+    // A sleep length no other test uses, to know when every task runs.
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "srun -N3 -n3 sleep 3219",
+        ],
+    );
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-fx", "sleep 3219"])
+            .output()
+            .expect("pgrep");
+        text(&pgrep.stdout).lines().count() == 3
+    });
+    let step = format!("{job}.0");
+    let row = cluster.ok(
+        "sstat",
+        &[
+            "-n",
+            "-P",
+            "-j",
+            &step,
+            "-o",
+            "JobID,NTasks,Nodelist,MaxRSS",
+        ],
+    );
+    let nodes = spur_core::hostlist::compress(&[
+        cluster.node.clone(),
+        NODE_B.to_string(),
+        NODE_C.to_string(),
+    ]);
+    let fields: Vec<&str> = row.trim().split('|').collect();
+    assert_eq!(fields[..3], [step.as_str(), "3", nodes.as_str()], "{row}");
+    assert!(
+        fields[3].ends_with('K') || fields[3].ends_with('M'),
+        "{row}"
+    );
+    // One pid per task: each node counts only its own tasks although all three share this host.
+    let pids = cluster.ok("sstat", &["-n", "-P", "-i", "-j", &step]);
+    let pid_list = pids.trim().rsplit('|').next().unwrap_or_default();
+    assert_eq!(pid_list.split(',').count(), 3, "{pids}");
+    // The batch step runs on the first node only and holds the script and srun.
+    let batch = cluster.ok(
+        "sstat",
+        &[
+            "-n",
+            "-P",
+            "-a",
+            "-j",
+            &job.to_string(),
+            "-o",
+            "JobID,NTasks,Nodelist",
+        ],
+    );
+    assert_eq!(
+        batch.lines().collect::<Vec<_>>(),
+        [
+            format!("{job}.batch|1|{}", cluster.node),
+            format!("{step}|3|{nodes}")
+        ],
+    );
+    cluster.ok("scancel", &[&job.to_string()]);
+}

@@ -18,6 +18,8 @@ use crate::raft::{PeerError, PeerTransport, ReplicatedState};
 use crate::scheduler;
 use crate::state::{Applied, ClusterState, Command, Effect};
 
+mod usage;
+
 /// How often the periodic pass runs even without events (time limits, purges, liveness).
 pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
 /// Scheduling passes shorter than this run again on the next event without resting (see `run_scheduler`).
@@ -80,6 +82,8 @@ pub struct Controller {
     peers: Option<PeerTransport>,
     /// This controller's SlurmctldHost name in a group of several.
     member_name: Option<String>,
+    /// sstat measurements waiting for agents' answers.
+    usage: usage::UsageWaiters,
 }
 
 struct AgentHandle {
@@ -126,6 +130,7 @@ impl Controller {
             clock,
             peers,
             member_name,
+            usage: Default::default(),
         })
     }
 

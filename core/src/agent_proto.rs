@@ -58,6 +58,12 @@ pub enum AgentToController {
     },
     /// Sent until the controller answers `FinishedAck` for the job.
     Finished(JobOutcome),
+    /// The answer to [`ControllerToAgent::MeasureSteps`]: the steps' usage on this node (steps without
+    /// processes here are left out).
+    StepUsage {
+        request_id: u64,
+        usage: Vec<(crate::step_usage::StepRef, crate::step_usage::NodeUsage)>,
+    },
 }
 
 /// Cluster facts a supervisor needs to build the job's environment (`SLURM_CLUSTER_NAME`, `SLURM_CONF`, ...).
@@ -156,6 +162,14 @@ pub enum ControllerToAgent {
     /// Start a step's tasks on this node under a step supervisor that connects back to the step's srun.
     LaunchStep {
         launch: Box<crate::step_launch::NodeStepLaunch>,
+    },
+    /// Measure these steps of a job on this node (sstat), counting only processes of the job's owner `uid`;
+    /// answered with [`AgentToController::StepUsage`] carrying the same request id.
+    MeasureSteps {
+        request_id: u64,
+        job_id: u32,
+        uid: u32,
+        steps: Vec<crate::step_usage::StepRef>,
     },
 }
 

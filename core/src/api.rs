@@ -279,6 +279,13 @@ pub enum Query {
     Reservations,
     /// `scontrol show licenses`, `slurm_load_licenses`.
     Licenses,
+    /// `sstat`, `slurm_job_step_stat`, `slurm_job_step_get_pids`: what a running job's steps use, measured now
+    /// by the nodes' agents. Answered with [`QueryReply::StepUsage`] by the leader (the controller the agents
+    /// report to).
+    StepUsage {
+        job_id: u32,
+        pick: crate::step_usage::StepPick,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -362,6 +369,10 @@ pub enum QueryReply {
     /// Every configured license with what running jobs use of it, by name.
     Licenses {
         licenses: Vec<crate::records::LicenseRecord>,
+    },
+    /// The chosen steps that are running (none: the job or the step is not running).
+    StepUsage {
+        steps: Vec<crate::step_usage::StepUsage>,
     },
 }
 

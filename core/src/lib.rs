@@ -26,6 +26,7 @@ pub mod step;
 pub mod step_exit;
 pub mod step_launch;
 pub mod step_layout;
+pub mod step_usage;
 pub mod submit;
 pub mod task_prolog;
 pub mod values;

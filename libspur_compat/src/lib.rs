@@ -29,6 +29,7 @@ pub mod priority;
 pub mod resources;
 pub mod select_nodeinfo;
 pub mod slurmdb_init;
+pub mod step_usage;
 pub mod steps;
 pub mod submit;
 pub mod token;

@@ -106,7 +106,8 @@ impl SimNode {
                 self.unacked.remove(&job_id);
             }
             // Simulated nodes run no tasks; the step's srun sees no supervisor call and gives up on the step.
-            ControllerToAgent::LaunchStep { .. } => {}
+            // Simulated jobs have no processes to measure or steps to run.
+            ControllerToAgent::LaunchStep { .. } | ControllerToAgent::MeasureSteps { .. } => {}
         }
         Ok(())
     }

@@ -11,6 +11,7 @@ pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod srun;
+pub mod sstat;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
@@ -22,6 +23,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sprio" => sprio::run(args),
         "squeue" => squeue::run(args),
         "srun" => srun::run(args),
+        "sstat" => sstat::run(args),
         _ => 1,
     }
 }

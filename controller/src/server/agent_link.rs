@@ -144,6 +144,9 @@ async fn serve_reports(
                 controller.record_telemetry(&node, free_mem_mb, cpu_load);
             }
             Ok(AgentToController::Hello(_)) => {}
+            Ok(AgentToController::StepUsage { request_id, usage }) => {
+                controller.deliver_usage(request_id, usage);
+            }
             Ok(AgentToController::Finished(outcome)) => {
                 let result = match outcome.exit_code {
                     Some(code) if outcome.out_of_memory => Outcome::OutOfMemory {

@@ -149,8 +149,17 @@ impl ApiService {
     }
 
     /// Answers a query as a document: listings packed for callers built from the same model, the rest as JSON.
-    fn query_doc(&self, identity: &Identity, request: pb::ApiRequest) -> Result<pb::Doc, ApiError> {
+    async fn query_doc(
+        &self,
+        identity: &Identity,
+        request: pb::ApiRequest,
+    ) -> Result<pb::Doc, ApiError> {
         let query: Query = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        if let Query::StepUsage { job_id, pick } = query {
+            let reply = self.step_usage(identity, job_id, pick).await?;
+            return to_doc(&reply)
+                .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()));
+        }
         if let Query::JobListing(listing) = &query {
             return self.job_listing(identity, listing, &request.accept_packed_schema);
         }
@@ -192,6 +201,33 @@ impl ApiService {
             };
             encoded.map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
         })
+    }
+
+    /// sstat: the job's owner (or an administrator) asks the leader, which has the agents' sessions.
+    async fn step_usage(
+        &self,
+        identity: &Identity,
+        job_id: u32,
+        pick: spur_core::step_usage::StepPick,
+    ) -> Result<QueryReply, ApiError> {
+        if !self.controller.is_leader() {
+            return Err(ApiError::with_detail(
+                SlurmErrno::Error,
+                "step usage is measured through the leading controller".to_string(),
+            ));
+        }
+        let (uid, plan) = self.controller.state.read(|state| {
+            let job = state
+                .jobs
+                .get(&job_id)
+                .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+            if job.spec.user_id != identity.uid && !state.is_admin(identity.uid) {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            Ok((job.spec.user_id, spur_core::step_usage::plan(job, pick)))
+        })?;
+        let steps = self.controller.measure_steps(job_id, uid, &plan).await;
+        Ok(QueryReply::StepUsage { steps })
     }
 
     fn query(&self, identity: &Identity, query: Query) -> Result<QueryReply, ApiError> {
@@ -275,6 +311,8 @@ impl ApiService {
             Query::Token { .. } => QueryReply::Token {
                 token: String::new(),
             },
+            // Answered by `step_usage`, which waits for the nodes.
+            Query::StepUsage { .. } => QueryReply::StepUsage { steps: Vec::new() },
             // Answered by `job_listing` as a document of its own.
             Query::JobListing(_) => QueryReply::Jobs {
                 jobs: Vec::new(),
@@ -457,7 +495,7 @@ impl pb::controller_server::Controller for ApiService {
             Err(e) => return Ok(Response::new(error_reply(&e))),
         };
         Ok(Response::new(
-            match ApiService::query_doc(self, &identity, request.into_inner()) {
+            match ApiService::query_doc(self, &identity, request.into_inner()).await {
                 Ok(doc) => pb::ApiReply {
                     error_code: 0,
                     message: String::new(),

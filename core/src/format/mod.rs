@@ -33,6 +33,7 @@ pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;
+pub mod sstat;
 pub mod steps;
 pub mod time;
 pub mod units;

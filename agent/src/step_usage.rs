@@ -1,0 +1,164 @@
+//! Measures a job's steps on this node for `sstat`: every process of the job's owner whose environment names the
+//! job (and this node) is counted to its step and task, as Slurm's `jobacct_gather/linux` counts a task's
+//! processes. A process that cleared its environment is not seen; the batch step is everything of the job
+//! without a step id (the script, its commands, srun itself).
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use spur_core::step_usage::{process_step, process_usage, NodeUsage, StepRef, TaskUsage};
+
+/// The usage of `steps` of job `job_id` (owned by `uid`) on node `node`, read from `proc_root` (`/proc`).
+/// Steps with no process here are left out.
+pub fn measure(
+    proc_root: &Path,
+    node: &str,
+    job_id: u32,
+    uid: u32,
+    steps: &[StepRef],
+) -> Vec<(StepRef, NodeUsage)> {
+    let ticks = clock_ticks();
+    let page_kib = page_kib();
+    let mut found: BTreeMap<StepRef, (Vec<u32>, BTreeMap<u32, TaskUsage>)> = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(proc_root) else {
+        return Vec::new();
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let dir = entry.path();
+        // Only the job owner's processes: anyone can put SLURM_JOB_ID into an environment.
+        if std::fs::metadata(&dir).map(|m| m.uid()).ok() != Some(uid) {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(dir.join("environ")) else {
+            continue;
+        };
+        let Some((step, task)) = process_step(&environ, job_id, node) else {
+            continue;
+        };
+        if !steps.contains(&step) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
+            continue;
+        };
+        let io = std::fs::read_to_string(dir.join("io")).ok();
+        let Some(process) = process_usage(&stat, io.as_deref(), ticks, page_kib) else {
+            continue;
+        };
+        let freq = process.processor.map_or(0, cpu_frequency_khz);
+        let (pids, tasks) = found.entry(step).or_default();
+        pids.push(pid);
+        tasks
+            .entry(task)
+            .or_insert_with(|| TaskUsage {
+                task,
+                ..TaskUsage::default()
+            })
+            .add(&process, freq);
+    }
+    found
+        .into_iter()
+        .map(|(step, (pids, tasks))| {
+            (
+                step,
+                NodeUsage {
+                    node: node.to_string(),
+                    pids,
+                    tasks: tasks.into_values().collect(),
+                },
+            )
+        })
+        .collect()
+}
+
+fn clock_ticks() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .and_then(|t| u64::try_from(t).ok())
+        .unwrap_or(100)
+}
+
+fn page_kib() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|t| u64::try_from(t).ok())
+        .map_or(4, |bytes| bytes / 1024)
+}
+
+/// The CPU's current frequency (cpufreq's `scaling_cur_freq`, else `/proc/cpuinfo`'s MHz), in kHz; 0 unknown.
+fn cpu_frequency_khz(cpu: u32) -> u64 {
+    let scaling = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_cur_freq");
+    if let Some(khz) = std::fs::read_to_string(scaling)
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+    {
+        return khz;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return 0;
+    };
+    let mut current = None;
+    for line in info.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        match key.trim() {
+            "processor" => current = value.trim().parse::<u32>().ok(),
+            "cpu MHz" if current == Some(cpu) => {
+                return value
+                    .trim()
+                    .parse::<f64>()
+                    .map_or(0, |mhz| (mhz * 1000.0) as u64);
+            }
+            _ => {}
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn counts_a_process_of_the_job_to_its_step_and_task() {
+        let uid = nix::unistd::getuid().as_raw();
+        let node = nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .env("SLURM_JOB_ID", "987654")
+            .env("SLURM_STEP_ID", "3")
+            .env("SLURM_PROCID", "2")
+            .env("SLURMD_NODENAME", &node)
+            .spawn()
+            .unwrap();
+        let steps = [StepRef::Numbered(3), StepRef::Batch];
+        let found = measure(Path::new("/proc"), &node, 987_654, uid, &steps);
+        let other_node = measure(Path::new("/proc"), "elsewhere", 987_654, uid, &steps);
+        let other_uid = measure(Path::new("/proc"), &node, 987_654, uid + 1, &steps);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (step, usage) = &found[0];
+        assert_eq!(*step, StepRef::Numbered(3));
+        assert_eq!(usage.pids, vec![child.id()]);
+        assert_eq!(usage.tasks.len(), 1);
+        assert_eq!(usage.tasks[0].task, 2);
+        assert!(usage.tasks[0].rss_kib > 0 && usage.tasks[0].vmem_kib > 0);
+        assert!(other_node.is_empty());
+        assert!(other_uid.is_empty());
+    }
+}
