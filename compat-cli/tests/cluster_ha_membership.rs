@@ -575,20 +575,7 @@ fn controllers_added_and_removed_under_submit_load_lose_nothing() {
         "{first_leader} removed, {new_leader} leads after {:?}",
         t.elapsed()
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, child) = group.running.get_mut(&first_leader).expect("running");
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the removed controller did not exit\n{}",
-            group.logs()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    group.running.remove(&first_leader);
+    wait_for_exit(&mut group, &first_leader);
     // spurd knows only the SlurmctldHost controllers: with an added controller leading, it must follow the leader
     // a follower names when it turns the session away. Leaders among the listed ones are killed (and restarted)
     // until an added one leads.
@@ -629,7 +616,39 @@ fn controllers_added_and_removed_under_submit_load_lose_nothing() {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+    // A follower removed exits too.
+    let leader = group.wait_for_leader(None);
+    let follower = ["ctl5", "ctl4"]
+        .into_iter()
+        .find(|n| *n != leader)
+        .expect("a follower");
+    assert_ok(
+        &group.admin(&["remove", follower]),
+        "remove a follower",
+        &group,
+    );
+    wait_for_exit(&mut group, follower);
+    let listed = assert_ok(&group.admin(&["list"]), "list", &group);
+    assert_eq!(listed.lines().count(), 3, "{listed}");
     eprintln!("membership test took {:?}", started.elapsed());
+}
+
+/// A controller removed from the group exits by itself.
+fn wait_for_exit(group: &mut Group, name: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, child) = group.running.get_mut(name).expect("running");
+        if child.try_wait().expect("wait").is_some() {
+            group.running.remove(name);
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the removed controller {name} did not exit\n{}",
+            group.logs()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]

@@ -13,6 +13,11 @@ use crate::runtime::{Controller, LEADER_WAIT};
 
 /// The peer message that carries a membership change to the leader.
 pub const KIND_MEMBERSHIP: &str = "raft.membership";
+/// The peer message that tells a removed controller (by id) it was removed: a follower is not sure to receive the
+/// log entry that removes it, since the leader stops replicating to it once that entry commits.
+pub const KIND_REMOVED: &str = "raft.removed";
+/// How long the leader tries to tell a removed controller.
+const REMOVED_NOTICE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a new controller has to catch up with the log before it becomes a voter: within the CLI's request
 /// timeout (10 s), so the administrator hears the outcome; an addition that ran out of time is resumed by running
 /// it again.
@@ -111,7 +116,26 @@ impl Controller {
                 let view = self.state.group_view();
                 let slurm_conf = self.state.read(|s| s.config.controllers.clone());
                 match resolve(&view, &slurm_conf, name) {
-                    Some(id) => self.state.remove_member(id).await,
+                    Some(id) => {
+                        let removed = self.state.remove_member(id).await;
+                        let addr = view
+                            .members
+                            .iter()
+                            .find(|m| m.id == id)
+                            .map(|m| m.addr.clone());
+                        if let (Ok(()), Some(addr), Some(peers)) = (&removed, addr, self.peers()) {
+                            let peers = peers.clone();
+                            tokio::spawn(async move {
+                                let told: Result<(), PeerError> = peers
+                                    .call(&addr, KIND_REMOVED, &id, REMOVED_NOTICE_TIMEOUT)
+                                    .await;
+                                if let Err(e) = told {
+                                    tracing::info!("could not tell removed controller {id}: {e}");
+                                }
+                            });
+                        }
+                        removed
+                    }
                     None => {
                         return MembershipReply::Done(Err(ApiError::with_detail(
                             SlurmErrno::Error,
@@ -127,6 +151,17 @@ impl Controller {
             Err(e) => {
                 MembershipReply::Done(Err(ApiError::with_detail(SlurmErrno::Error, e.to_string())))
             }
+        }
+    }
+}
+
+impl Controller {
+    /// Another controller (the leader) says controller `id` was removed from the group: if that is this one, it
+    /// stops.
+    pub fn removed_notice(&self, id: u64) {
+        if id == self.state.node_id() {
+            tracing::warn!("the leader removed this controller from the group; stopping");
+            self.removed.notify_one();
         }
     }
 }

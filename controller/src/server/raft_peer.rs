@@ -8,7 +8,7 @@ use tonic::{Request, Response, Status};
 use spur_core::wire::pb;
 
 use super::auth::Authenticator;
-use crate::controllers::KIND_MEMBERSHIP;
+use crate::controllers::{KIND_MEMBERSHIP, KIND_REMOVED};
 use crate::raft::{is_raft_message, reply_doc, PEER_METHOD};
 use crate::runtime::{Controller, KIND_FORWARD};
 use crate::state::Command;
@@ -55,6 +55,11 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
             .ok_or_else(|| Status::invalid_argument("empty controller call"))?;
         let reply = if is_raft_message(&doc.kind) {
             self.controller.state.serve_peer_message(&doc).await
+        } else if doc.kind == KIND_REMOVED {
+            let id: u64 = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            self.controller.removed_notice(id);
+            reply_doc(KIND_REMOVED, &())
         } else if doc.kind == KIND_MEMBERSHIP {
             let change: ControllerChange = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
