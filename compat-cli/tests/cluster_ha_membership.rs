@@ -1,8 +1,10 @@
 //! Changing a Raft group of controllers while it serves, as real processes on their own loopback addresses
 //! (127.0.0.20-29, ports 7860-7879): controllers added with `spurctld --join` and `spur admin controller add`, the
 //! original leader removed, all under a steady sbatch load that must lose and duplicate nothing; a leader cut off
-//! from the others (paused followers) stepping down within a second; and a follower whose StateSaveLocation was
-//! wiped rejoining without initialising the group again.
+//! from the others (paused followers) stepping down within a second; the same with a real network partition (in a
+//! network namespace of the test's own, where routing rules cut the leader's address off from the followers'
+//! while agents and clients still reach everyone), where agents must move to the new leader; and a follower whose
+//! StateSaveLocation was wiped rejoining without initialising the group again.
 
 mod common;
 
@@ -843,4 +845,165 @@ fn summary(jobs: &BTreeMap<u32, String>) -> BTreeMap<u32, (String, String, Strin
             (*id, job)
         })
         .collect()
+}
+
+/// Runs `ip ARGS...` (in the test thread's network namespace), failing the test if it fails.
+fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().expect("run ip");
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        text(&out.stderr)
+    );
+}
+
+/// Moves the calling test thread (and every process and thread it starts from now on) into a network namespace
+/// of its own, with loopback up and routing rules able to come before local delivery. The namespace goes away
+/// with its last process, so nothing needs cleaning up on the host. False where that is not allowed (not root).
+fn private_network() -> bool {
+    // SAFETY: unshare(2) affects only the calling thread's namespaces.
+    if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
+        return false;
+    }
+    ip(&["link", "set", "lo", "up"]);
+    // Local delivery is rule 0, before any other: move it behind the partition rules.
+    ip(&["rule", "add", "pref", "32765", "lookup", "local"]);
+    ip(&["rule", "del", "pref", "0"]);
+    true
+}
+
+/// Cuts (or heals) traffic between controller address `a` and each of `others`, both ways. Controllers call their
+/// peers from their own address; agents and clients call from 127.0.0.1, so they still reach everyone.
+fn partition(a: &str, others: &[String], cut: bool) {
+    let verb = if cut { "add" } else { "del" };
+    for b in others {
+        for (from, to) in [(a, b.as_str()), (b.as_str(), a)] {
+            ip(&[
+                "rule",
+                verb,
+                "pref",
+                "100",
+                "from",
+                from,
+                "to",
+                to,
+                "blackhole",
+            ]);
+        }
+    }
+}
+
+#[test]
+fn a_partitioned_leader_steps_down_and_agents_follow_the_new_one() {
+    if !nix::unistd::geteuid().is_root() || !private_network() {
+        eprintln!("skipped: needs root for a network namespace of its own");
+        return;
+    }
+    let started = Instant::now();
+    let group = Group::start(
+        &["127.0.0.25", "127.0.0.26", "127.0.0.27"],
+        &[],
+        7866..=7871,
+    );
+    let old = group.wait_for_leader(None);
+    group.wait_for_node_idle();
+    let old_ip = group.running[&old].0.clone();
+    let others: Vec<String> = group
+        .running
+        .iter()
+        .filter(|(n, _)| **n != old)
+        .map(|(_, (ip, _))| ip.clone())
+        .collect();
+    let load = Load::start(&group);
+    std::thread::sleep(Duration::from_millis(1500));
+
+    partition(&old_ip, &others, true);
+    let cut = Instant::now();
+    let mut stepped_down = None;
+    let mut new_leader = None;
+    while stepped_down.is_none() || new_leader.is_none() {
+        if stepped_down.is_none() && group.pings_as_leader(&old_ip) == Some(false) {
+            stepped_down = Some(cut.elapsed());
+        }
+        if new_leader.is_none() {
+            new_leader = group
+                .running
+                .iter()
+                .find(|(n, (ip, _))| **n != old && group.pings_as_leader(ip) == Some(true))
+                .map(|(n, (ip, _))| (n.clone(), ip.clone(), cut.elapsed()));
+        }
+        assert!(
+            cut.elapsed() < Duration::from_secs(10),
+            "after the partition: stepped down {stepped_down:?}, new leader {new_leader:?}\n{}",
+            group.logs()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stepped_down = stepped_down.unwrap_or_default();
+    let (new_leader, new_ip, elected) = new_leader.unwrap_or_default();
+    eprintln!("{old} cut off: stepped down after {stepped_down:?}; {new_leader} elected after {elected:?}");
+    assert!(
+        stepped_down < Duration::from_millis(1500),
+        "step-down took {stepped_down:?}"
+    );
+    // Agents leave the old leader and register with the new one, which then runs jobs.
+    let t = Instant::now();
+    let out = group.run_at(
+        &new_ip,
+        &[
+            "sbatch",
+            "--parsable",
+            "-J",
+            "after-cut",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "exit 2",
+        ],
+    );
+    let id: u32 = assert_ok(&out, "sbatch at the new leader", &group)
+        .trim()
+        .parse()
+        .expect("job id");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let line = group
+            .jobs(Some(&new_ip))
+            .get(&id)
+            .cloned()
+            .unwrap_or_default();
+        if field_of(&line, "JobState") == "FAILED" {
+            assert_eq!(field_of(&line, "ExitCode"), "2:0");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job {id} never ran: {line}\n{}",
+            group.logs()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!(
+        "a job ran under {new_leader} {:?} after it was submitted",
+        t.elapsed()
+    );
+
+    // Healed, the old leader follows and catches up; nothing acknowledged on either side is lost or doubled.
+    std::thread::sleep(Duration::from_millis(1000));
+    partition(&old_ip, &others, false);
+    std::thread::sleep(Duration::from_millis(1500));
+    let submitted = load.finish();
+    check_exactly_once(&group, &submitted);
+    let reference = summary(&group.jobs(Some(&new_ip)));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while summary(&group.jobs(Some(&old_ip))) != reference {
+        assert!(
+            Instant::now() < deadline,
+            "{old} never caught up\n{}",
+            group.logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("partition test took {:?}", started.elapsed());
 }

@@ -207,6 +207,7 @@ async fn start_member(
         auth.request(PEER_METHOD, message)
             .map_err(|e| e.to_string())
     });
+    let source = Some(listen.ip()).filter(|ip| !ip.is_unspecified());
     let dir = state_dir.join(format!("raft-{name}"));
     let others: Vec<String> = listed
         .values()
@@ -219,7 +220,7 @@ async fn start_member(
         (Some(id), false) => (id, Bootstrap::Initialise(listed.clone())),
         (Some(id), true) => {
             let views = discover_group(
-                &PeerTransport::new(id, seal.clone()),
+                &PeerTransport::from_address(id, seal.clone(), source),
                 &others,
                 DISCOVERY_TIMEOUT,
             )
@@ -241,12 +242,15 @@ async fn start_member(
                 )
             }
         }
-        (None, _) => wait_to_be_added(&name, &addr, &others, seal.clone()).await,
+        (None, _) => {
+            let transport = PeerTransport::from_address(0, seal.clone(), source);
+            wait_to_be_added(&name, &addr, &others, &transport).await
+        }
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join(NODE_ID_FILE), format!("{node_id}\n"))
         .with_context(|| format!("cannot record this controller's id in {}", dir.display()))?;
-    let transport = PeerTransport::new(node_id, seal);
+    let transport = PeerTransport::from_address(node_id, seal, source);
     let raft_config = RaftConfig {
         advertise_addr: addr.clone(),
         ..RaftConfig::for_group()
@@ -309,12 +313,11 @@ async fn wait_to_be_added(
     name: &str,
     addr: &str,
     others: &[String],
-    seal: Sealer,
+    transport: &PeerTransport,
 ) -> (u64, Bootstrap) {
-    let transport = PeerTransport::new(0, seal);
     let mut asked = 0u32;
     loop {
-        let views = discover_group(&transport, others, DISCOVERY_TIMEOUT).await;
+        let views = discover_group(transport, others, DISCOVERY_TIMEOUT).await;
         let added = views
             .values()
             .filter_map(|v| v.member_named(name).map(|m| (m, v.term)))
