@@ -25,6 +25,8 @@ const CATCH_UP: Duration = Duration::from_secs(8);
 /// A forwarded change waits for the catch-up on the leader.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(9);
 const RETRY: Duration = Duration::from_millis(50);
+/// A listing asks the leader briefly, then answers from this controller's own view.
+const LIST_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The leader's answer to a forwarded change.
 #[derive(Debug, Serialize, Deserialize)]
@@ -63,7 +65,7 @@ impl Controller {
         change: ControllerChange,
     ) -> Result<ControllerList, ApiError> {
         if change == ControllerChange::List {
-            return Ok(self.controller_list());
+            return Ok(self.leaders_list().await);
         }
         let Some(peers) = self.peers() else {
             return Err(ApiError::with_detail(
@@ -101,6 +103,26 @@ impl Controller {
             }
             tokio::time::sleep(RETRY).await;
         }
+    }
+
+    /// The group as the leader sees it (with how much of the log each member holds), else as this controller does.
+    async fn leaders_list(&self) -> ControllerList {
+        if let (Some(peers), Some((id, addr))) = (self.peers(), self.state.leader()) {
+            if id != self.state.node_id() {
+                let reply: Result<MembershipReply, PeerError> = peers
+                    .call(
+                        &addr,
+                        KIND_MEMBERSHIP,
+                        &ControllerChange::List,
+                        LIST_TIMEOUT,
+                    )
+                    .await;
+                if let Ok(MembershipReply::Done(Ok(list))) = reply {
+                    return list;
+                }
+            }
+        }
+        self.controller_list()
     }
 
     /// A change to carry out here, while this controller leads.
