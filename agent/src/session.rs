@@ -42,15 +42,27 @@ pub async fn run_forever(agent: Arc<Agent>) {
     let count = agent.controller_urls.len().max(1);
     let mut next = 0usize;
     let mut failed_in_round = 0usize;
+    // A follower that turned the session away named the leader: tried next, even if not configured here.
+    let mut hint: Option<String> = None;
     loop {
-        let Some(url) = agent.controller_urls.get(next % count) else {
-            tracing::error!("no controller to connect to");
-            return;
+        let hinted = hint.take();
+        let url = match &hinted {
+            Some(url) => url.as_str(),
+            None => match agent.controller_urls.get(next % count) {
+                Some(url) => url.as_str(),
+                None => {
+                    tracing::error!("no controller to connect to");
+                    return;
+                }
+            },
         };
         let started = Instant::now();
         match session(&agent, url).await {
             Ok(()) => tracing::info!("controller {url} closed the session"),
-            Err(e) => tracing::warn!("session with {url} ended: {e}"),
+            Err(e) => {
+                tracing::warn!("session with {url} ended: {e}");
+                hint = leader_hint(&e).filter(|h| h != url);
+            }
         }
         if started.elapsed() > Duration::from_secs(10) {
             backoff = Duration::from_millis(100);
@@ -58,7 +70,9 @@ pub async fn run_forever(agent: Arc<Agent>) {
         }
         // The next controller is tried at once (the leader may have moved there); only a whole round of
         // failures waits, with a growing backoff.
-        next = (next + 1) % count;
+        if hinted.is_none() {
+            next = (next + 1) % count;
+        }
         failed_in_round += 1;
         if failed_in_round >= count {
             failed_in_round = 0;
@@ -66,6 +80,17 @@ pub async fn run_forever(agent: Arc<Agent>) {
             backoff = (backoff * 2).min(RECONNECT_BACKOFF_MAX);
         }
     }
+}
+
+/// The leader a follower named when it refused the session (see `LEADER_HINT_HEADER`), as a URL.
+fn leader_hint(error: &anyhow::Error) -> Option<String> {
+    let status = error.downcast_ref::<tonic::Status>()?;
+    let addr = status
+        .metadata()
+        .get(spur_core::controllers::LEADER_HINT_HEADER)?
+        .to_str()
+        .ok()?;
+    Some(format!("http://{addr}"))
 }
 
 /// A message on the agent session (real or simulated nodes).

@@ -144,6 +144,14 @@ impl Client {
         Self::decode(self.call("Control", Self::request(request)?)?)
     }
 
+    /// `spur admin controller`: the group of controllers, after `change` if it is one.
+    pub fn controllers(
+        &self,
+        change: &spur_core::controllers::ControllerChange,
+    ) -> Result<spur_core::controllers::ControllerList, ClientError> {
+        Self::decode(self.call("Control", Self::request(change)?)?)
+    }
+
     /// Pings the first controller.
     pub fn ping(&self) -> Result<pb::PingReply, ClientError> {
         self.ping_url(self.urls.first().map_or("", String::as_str))

@@ -60,6 +60,13 @@ fn main() -> ExitCode {
             }
             Some(name) if COMMANDS.contains(&name.as_str()) => name,
             Some(name) if name == "conformance" => return run_conformance(&args[1..]),
+            Some(name) if name == "admin" => {
+                let rest: Vec<String> = args[1..]
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
+                return ExitCode::from(commands::admin::run(&rest));
+            }
             Some(name) => {
                 eprintln!(
                     "spur: unknown command '{name}'; one of: {}",

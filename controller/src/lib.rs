@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod config;
+pub mod controllers;
 pub mod raft;
 pub mod runtime;
 pub mod scheduler;

@@ -10,7 +10,10 @@ use clap::Parser;
 use std::collections::BTreeMap;
 
 use spur_controller::config::{select_member, ControllerConfig};
-use spur_controller::raft::{PeerTransport, RaftConfig, ReplicatedState, Sealer, PEER_METHOD};
+use spur_controller::raft::{
+    discover_group, Bootstrap, ControllerNode, GroupView, PeerTransport, RaftConfig,
+    ReplicatedState, Sealer, PEER_METHOD,
+};
 use spur_controller::runtime::{Controller, SystemClock};
 use spur_controller::server::{AgentLinkService, ApiService, Authenticator, RaftPeerService};
 use spur_controller::state::{ClusterState, Command};
@@ -44,6 +47,11 @@ struct Args {
     /// this host's name does not tell (several controllers on one machine).
     #[arg(long, env = "SPUR_CONTROLLER_ID")]
     member: Option<String>,
+    /// Join an existing group as controller NAME at HOST:PORT (`NAME=HOST:PORT`), one not among the SlurmctldHost
+    /// lines: it never initialises a group, finds its id by asking the SlurmctldHost controllers, and serves once
+    /// an administrator has run `spur admin controller add NAME=HOST:PORT`. Give it on every start.
+    #[arg(long, value_name = "NAME=HOST:PORT")]
+    join: Option<String>,
     /// Ignored: Spur always recovers its state from the log (slurmctld's `-c`/`-i`/`-R` flags).
     #[arg(short = 'i', short_alias = 'c', short_alias = 'R')]
     recovery_flag: bool,
@@ -62,8 +70,16 @@ async fn main() -> anyhow::Result<()> {
     let config = ControllerConfig::load(&args.conf)
         .with_context(|| format!("cannot load configuration from {}", args.conf.display()))?;
     let state_dir = args.state_dir.unwrap_or_else(|| config.state_dir.clone());
-    let (controller, listen) = if config.controllers.len() > 1 {
-        start_member(&config, &state_dir, args.member.as_deref(), args.listen).await?
+    let (controller, listen) = if config.controllers.len() > 1 || args.join.is_some() {
+        let identity = match &args.join {
+            Some(spec) => {
+                let (name, addr) = spur_core::controllers::parse_member(spec)
+                    .map_err(|e| anyhow::anyhow!("--join: {e}"))?;
+                Identity::Joining { name, addr }
+            }
+            None => Identity::Listed(args.member.clone()),
+        };
+        start_member(&config, &state_dir, identity, args.listen).await?
     } else {
         let listen = args.listen.unwrap_or(config.listen);
         let raft_config = RaftConfig {
@@ -114,8 +130,14 @@ async fn main() -> anyhow::Result<()> {
         });
     }
     tracing::info!(%listen, state = %state_dir.display(), "spurctld serving");
+    let removed = controller.clone();
     router(controller, auth)
-        .serve_with_shutdown(listen, shutdown_signal())
+        .serve_with_shutdown(listen, async move {
+            tokio::select! {
+                _ = shutdown_signal() => {}
+                _ = removed.removed.notified() => {}
+            }
+        })
         .await
         .context("gRPC server failed")?;
     if let Some(path) = &args.local_socket {
@@ -124,29 +146,59 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A controller in a Raft group of several (slurm.conf names several SlurmctldHost lines): each listens on its own
-/// address, keeps its log in its own directory, and reaches the others with MUNGE-sealed calls. It serves at once;
-/// writes wait for a majority to elect a leader.
+/// Which controller of a group this process is.
+enum Identity {
+    /// One of the SlurmctldHost lines (by name or position when given, else by this host's name).
+    Listed(Option<String>),
+    /// A controller being added to the group (`--join NAME=HOST:PORT`).
+    Joining { name: String, addr: String },
+}
+
+/// The file in a member's raft directory that records its id, so a controller keeps its id when slurm.conf's
+/// lines move and a joined controller need not ask for it again.
+const NODE_ID_FILE: &str = "node-id";
+/// How long a starting controller waits for each other controller's view of the group.
+const DISCOVERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+/// How often a joining controller asks again whether it has been added.
+const JOIN_POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A controller in a Raft group of several (slurm.conf names several SlurmctldHost lines, or `--join`): each
+/// listens on its own address, keeps its log in its own directory, and reaches the others with MUNGE-sealed
+/// calls. It serves at once; writes wait for a majority to elect a leader.
+///
+/// A member whose store is empty asks the others whether the group already exists. If it does (a controller that
+/// lost its disk, or one being added), it does not initialise the group again but waits for the leader to send
+/// it the log or a snapshot, refusing votes for the terms it may have voted in before; otherwise (the group's
+/// first start) it initialises the group with the SlurmctldHost lines.
 async fn start_member(
     config: &ControllerConfig,
     state_dir: &std::path::Path,
-    member: Option<&str>,
+    identity: Identity,
     listen: Option<SocketAddr>,
 ) -> anyhow::Result<(Arc<Controller>, SocketAddr)> {
-    let hostname = nix::unistd::gethostname()
-        .map(|h| h.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let index = select_member(&config.controllers, member, &hostname)?;
-    let me = &config.controllers[index];
-    let node_id = u64::try_from(index + 1)?;
-    let members: BTreeMap<u64, String> = (1u64..)
+    let listed: BTreeMap<u64, ControllerNode> = (1u64..)
         .zip(&config.controllers)
-        .map(|(id, c)| (id, format!("{}:{}", c.addr, config.port)))
+        .map(|(id, c)| {
+            let node = ControllerNode::named(&c.hostname, format!("{}:{}", c.addr, config.port));
+            (id, node)
+        })
         .collect();
+    let (name, addr, listed_id) = match identity {
+        Identity::Listed(member) => {
+            let hostname = nix::unistd::gethostname()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let index = select_member(&config.controllers, member.as_deref(), &hostname)?;
+            let id = u64::try_from(index + 1)?;
+            let me = &listed[&id];
+            (me.name.clone(), me.addr.clone(), Some(id))
+        }
+        Identity::Joining { name, addr } => (name, addr, None),
+    };
     // Bind the member's own address where it is an IP, so several controllers can share one machine in tests.
-    let listen = listen.unwrap_or_else(|| match me.addr.parse::<std::net::IpAddr>() {
-        Ok(ip) => SocketAddr::new(ip, config.port),
-        Err(_) => config.listen,
+    let listen = listen.unwrap_or_else(|| match addr.parse::<SocketAddr>() {
+        Ok(own) => own,
+        Err(_) => SocketAddr::new(config.listen.ip(), port_of(&addr).unwrap_or(config.port)),
     });
     let auth = spur_auth::ClientAuth::Munge {
         socket: config.munge_socket.clone(),
@@ -155,18 +207,60 @@ async fn start_member(
         auth.request(PEER_METHOD, message)
             .map_err(|e| e.to_string())
     });
-    let transport = PeerTransport::new(node_id, seal);
+    let source = Some(listen.ip()).filter(|ip| !ip.is_unspecified());
+    let dir = state_dir.join(format!("raft-{name}"));
+    let others: Vec<String> = listed
+        .values()
+        .map(|n| n.addr.clone())
+        .filter(|a| *a != addr)
+        .collect();
+    let fresh = !dir.join("raft.redb").exists();
+    let recorded_id = read_node_id(&dir)?;
+    let (node_id, bootstrap) = match (recorded_id.or(listed_id), fresh) {
+        (Some(id), false) => (id, Bootstrap::Initialise(listed.clone())),
+        (Some(id), true) => {
+            let views = discover_group(
+                &PeerTransport::from_address(id, seal.clone(), source),
+                &others,
+                DISCOVERY_TIMEOUT,
+            )
+            .await;
+            let established: Vec<&GroupView> = views.values().filter(|v| v.established).collect();
+            if established.is_empty() {
+                (id, Bootstrap::Initialise(listed.clone()))
+            } else {
+                let term = established.iter().map(|v| v.term).max().unwrap_or(0);
+                tracing::warn!(
+                    member = %name,
+                    "this controller's store is empty but the group exists: rejoining it, refusing votes up to term {term}"
+                );
+                (
+                    id,
+                    Bootstrap::Join {
+                        refuse_votes_through: term,
+                    },
+                )
+            }
+        }
+        (None, _) => {
+            let transport = PeerTransport::from_address(0, seal.clone(), source);
+            wait_to_be_added(&name, &addr, &others, &transport).await
+        }
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(dir.join(NODE_ID_FILE), format!("{node_id}\n"))
+        .with_context(|| format!("cannot record this controller's id in {}", dir.display()))?;
+    let transport = PeerTransport::from_address(node_id, seal, source);
     let raft_config = RaftConfig {
-        advertise_addr: members.get(&node_id).cloned().unwrap_or_default(),
+        advertise_addr: addr.clone(),
         ..RaftConfig::for_group()
     };
-    let dir = state_dir.join(format!("raft-{}", me.hostname));
-    let replicated = ReplicatedState::open_member(
+    let replicated = ReplicatedState::open_group_member(
         &dir,
         node_id,
         raft_config,
         ClusterState::new(),
-        members,
+        bootstrap,
         transport.clone(),
     )
     .await
@@ -176,9 +270,9 @@ async fn start_member(
         Arc::new(SystemClock),
         config.launch_context.clone(),
         transport,
-        me.hostname.clone(),
+        name.clone(),
     );
-    tracing::info!(member = %me.hostname, node_id, "controller of a group of {}", config.controllers.len());
+    tracing::info!(member = %name, node_id, %addr, "controller of a group");
     // As for a single controller, the configuration enters the log; here once a leader exists to take it.
     let (applier, snapshot) = (controller.clone(), config.snapshot.clone());
     tokio::spawn(async move {
@@ -194,6 +288,60 @@ async fn start_member(
         }
     });
     Ok((controller, listen))
+}
+
+fn port_of(addr: &str) -> Option<u16> {
+    addr.rsplit_once(':')?.1.parse().ok()
+}
+
+fn read_node_id(dir: &std::path::Path) -> anyhow::Result<Option<u64>> {
+    let path = dir.join(NODE_ID_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .map(Some)
+            .with_context(|| format!("{} does not hold a controller id", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// A controller started with `--join` and no id yet: asks the SlurmctldHost controllers until the group lists it
+/// (an administrator ran `spur admin controller add NAME=HOST:PORT`), and takes the id it was given.
+async fn wait_to_be_added(
+    name: &str,
+    addr: &str,
+    others: &[String],
+    transport: &PeerTransport,
+) -> (u64, Bootstrap) {
+    let mut asked = 0u32;
+    loop {
+        let views = discover_group(transport, others, DISCOVERY_TIMEOUT).await;
+        let added = views
+            .values()
+            .filter_map(|v| v.member_named(name).map(|m| (m, v.term)))
+            .find(|(m, _)| m.addr == addr);
+        if let Some((member, _)) = added {
+            let term = views.values().map(|v| v.term).max().unwrap_or(0);
+            tracing::info!(member = %name, id = member.id, "added to the group");
+            return (
+                member.id,
+                Bootstrap::Join {
+                    refuse_votes_through: term,
+                },
+            );
+        }
+        if asked.is_multiple_of(20) {
+            tracing::info!(
+                "waiting to be added to the group: run `spur admin controller add {name}={addr}` ({} of {} controllers answered)",
+                views.len(),
+                others.len()
+            );
+        }
+        asked += 1;
+        tokio::time::sleep(JOIN_POLL).await;
+    }
 }
 
 fn router(

@@ -84,6 +84,8 @@ pub struct Controller {
     member_name: Option<String>,
     /// sstat measurements waiting for agents' answers.
     usage: usage::UsageWaiters,
+    /// Signalled once this controller has been removed from the group (`spur admin controller remove`).
+    pub removed: Notify,
 }
 
 struct AgentHandle {
@@ -131,11 +133,17 @@ impl Controller {
             peers,
             member_name,
             usage: Default::default(),
+            removed: Notify::new(),
         })
     }
 
     pub fn member_name(&self) -> Option<&str> {
         self.member_name.as_deref()
+    }
+
+    /// Reaches the other controllers (None: a single controller).
+    pub fn peers(&self) -> Option<&PeerTransport> {
+        self.peers.as_ref()
     }
 
     pub fn is_leader(&self) -> bool {
@@ -440,14 +448,16 @@ impl Controller {
     }
 
     /// Follows leadership changes. On gaining it: every node gets a fresh NodeTimeout of grace (agents are
-    /// reconnecting to this controller). On losing it: agent sessions are closed, so agents move to the new leader
-    /// and register there (reporting what runs on them, which the new leader reconciles with the log).
+    /// reconnecting to this controller). On losing it (a newer term, a majority unheard of for too long, or this
+    /// controller's removal from the group): agent sessions are closed, so agents move to the new leader and
+    /// register there (reporting what runs on them, which the new leader reconciles with the log).
     pub async fn run_leadership(self: Arc<Self>) {
         let mut metrics = self.state.raft().metrics();
         let mut leading = false;
+        let mut was_member = false;
         loop {
-            let now_leading =
-                metrics.borrow_and_update().current_leader == Some(self.state.node_id());
+            // Leadership is also lost to silence, which changes no metric: look again on a short period too.
+            let now_leading = self.state.is_leader();
             if now_leading && !leading {
                 tracing::info!("this controller now leads the cluster");
                 self.leader_since
@@ -461,8 +471,23 @@ impl Controller {
                 self.agents.lock().await.clear();
             }
             leading = now_leading;
-            if metrics.changed().await.is_err() {
-                return;
+            if self.peers.is_some() {
+                let member = {
+                    let m = metrics.borrow();
+                    m.membership_config
+                        .membership()
+                        .get_node(&self.state.node_id())
+                        .is_some()
+                };
+                if was_member && !member {
+                    tracing::warn!("this controller was removed from the group; stopping");
+                    self.removed.notify_one();
+                }
+                was_member |= member;
+            }
+            tokio::select! {
+                changed = metrics.changed() => if changed.is_err() { return },
+                _ = tokio::time::sleep(LEADERSHIP_POLL) => {}
             }
         }
     }
@@ -629,6 +654,8 @@ pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
         .collect()
 }
 
+/// How often leadership is looked at even when no raft metric changed.
+const LEADERSHIP_POLL: Duration = Duration::from_millis(100);
 /// How often a write waiting for a leader looks again.
 const LEADER_POLL: Duration = Duration::from_millis(20);
 const NOT_LEADER: &str = "this controller is not the leader";

@@ -1,6 +1,7 @@
 //! Three members of one Raft group in one process, talking over real gRPC on loopback through the peer transport
 //! spurctld uses (without MUNGE sealing): election, replication to every member, a write refused by a follower,
-//! the leader's loss, and the old leader catching up after it comes back.
+//! the leader's loss, and the old leader catching up after it comes back; and a member that lost its store
+//! rejoining from a snapshot without voting again in a term it may have voted in.
 
 mod common;
 
@@ -15,8 +16,8 @@ use tonic::{Request, Response, Status};
 
 use common::{set, Kv};
 use spur_controller::raft::{
-    serve_raft_message, PeerTransport, RaftConfig, ReplicatedState, ReplicationError, Sealer,
-    TypeConfig,
+    serve_raft_message, Bootstrap, ControllerNode, PeerError, PeerTransport, RaftConfig,
+    ReplicatedState, ReplicationError, Sealer, TypeConfig,
 };
 use spur_core::wire::pb;
 
@@ -194,5 +195,190 @@ async fn a_group_replicates_survives_its_leader_and_takes_it_back() {
         if let Some(state) = member.state.take() {
             state.shutdown().await.expect("shutdown");
         }
+    }
+}
+
+/// A member that answers through `serve_peer_message`, as spurctld does (group view, vote floor).
+struct GuardedPeer {
+    state: Arc<ReplicatedState<Kv>>,
+}
+
+#[tonic::async_trait]
+impl pb::raft_peer_server::RaftPeer for GuardedPeer {
+    async fn call(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        let doc = request
+            .into_inner()
+            .body
+            .ok_or_else(|| Status::invalid_argument("empty"))?;
+        self.state
+            .serve_peer_message(&doc)
+            .await
+            .map(Response::new)
+            .map_err(|e| Status::invalid_argument(e.to_string()))
+    }
+}
+
+struct Guarded {
+    state: Arc<ReplicatedState<Kv>>,
+    stop: oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+async fn start_guarded(
+    dir: &std::path::Path,
+    id: u64,
+    members: &BTreeMap<u64, String>,
+    listener: TcpListener,
+    bootstrap: Bootstrap,
+) -> Guarded {
+    let config = RaftConfig {
+        advertise_addr: members[&id].clone(),
+        // Snapshots (and the log's compaction) every few entries, so a member that lost everything gets one.
+        snapshot_after_entries: 10,
+        keep_entries_after_snapshot: 0,
+        ..RaftConfig::for_group()
+    };
+    let state = Arc::new(
+        ReplicatedState::open_group_member(
+            dir.join(format!("m{id}")),
+            id,
+            config,
+            Kv::default(),
+            bootstrap,
+            PeerTransport::new(id, unsealed()),
+        )
+        .await
+        .expect("open member"),
+    );
+    let service = pb::raft_peer_server::RaftPeerServer::new(GuardedPeer {
+        state: state.clone(),
+    });
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        let _ = tonic::transport::Server::builder()
+            .add_service(service)
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async {
+                    let _ = stopped.await;
+                },
+            )
+            .await;
+    });
+    Guarded {
+        state,
+        stop,
+        server,
+    }
+}
+
+impl Guarded {
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.server.await;
+        let state = Arc::try_unwrap(self.state).unwrap_or_else(|_| panic!("state still shared"));
+        state.shutdown().await.expect("shutdown");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_member_that_lost_its_store_rejoins_from_a_snapshot_without_voting_twice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut addrs = BTreeMap::new();
+    let mut listeners = Vec::new();
+    for id in 1..=3u64 {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        addrs.insert(id, listener.local_addr().expect("addr").to_string());
+        listeners.push(listener);
+    }
+    let initial: BTreeMap<u64, ControllerNode> = addrs
+        .iter()
+        .map(|(id, a)| (*id, ControllerNode::named(format!("m{id}"), a)))
+        .collect();
+    let mut members = Vec::new();
+    for (id, listener) in (1..=3u64).zip(listeners) {
+        let bootstrap = Bootstrap::Initialise(initial.clone());
+        members.push(Some(
+            start_guarded(dir.path(), id, &addrs, listener, bootstrap).await,
+        ));
+    }
+    let leader = loop {
+        if let Some(i) = members
+            .iter()
+            .position(|m| m.as_ref().is_some_and(|m| m.state.is_leader()))
+        {
+            break i;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let leading = members[leader].as_ref().expect("leader").state.clone();
+    for i in 0..60 {
+        leading.write(set(format!("k{i}"), i)).await.expect("write");
+    }
+    let view = leading.group_view();
+    assert!(view.established && view.initialized, "{view:?}");
+    assert_eq!(view.member_named("m2").map(|m| m.id), Some(2));
+
+    // A follower loses its whole store while the others go on (and compact their logs).
+    let lost = (leader + 1) % 3;
+    let lost_id = u64::try_from(lost + 1).expect("id");
+    members[lost].take().expect("follower").stop().await;
+    for i in 60..80 {
+        leading.write(set(format!("k{i}"), i)).await.expect("write");
+    }
+    drop(leading);
+    std::fs::remove_dir_all(dir.path().join(format!("m{lost_id}"))).expect("wipe");
+
+    let term = view.term;
+    let listener = TcpListener::bind(addrs[&lost_id].as_str())
+        .await
+        .expect("rebind");
+    let rejoined = start_guarded(
+        dir.path(),
+        lost_id,
+        &addrs,
+        listener,
+        Bootstrap::Join {
+            refuse_votes_through: term,
+        },
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rejoined.state.read(|kv| kv.map.get("k79").copied()) != Some(79) {
+        assert!(Instant::now() < deadline, "the state never arrived");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        rejoined.state.read(|kv| kv.restored),
+        "the state came from a snapshot"
+    );
+    assert_eq!(rejoined.state.read(|kv| kv.map.len()), 80);
+
+    // It may have voted in `term` before losing its disk: a vote request for that term is refused.
+    let request = openraft::raft::VoteRequest::new(
+        openraft::Vote::new(term, 99),
+        Some(openraft::LogId::new(
+            openraft::CommittedLeaderId::new(term, 99),
+            1_000,
+        )),
+    );
+    let doc = pb::Doc {
+        kind: "raft.vote".into(),
+        version: 1,
+        json: serde_json::to_vec(&request).expect("encode"),
+        ..Default::default()
+    };
+    let refused = rejoined.state.serve_peer_message(&doc).await;
+    assert!(
+        matches!(refused, Err(PeerError::Refused { .. })),
+        "{refused:?}"
+    );
+
+    rejoined.stop().await;
+    for member in members.into_iter().flatten() {
+        member.stop().await;
     }
 }

@@ -8,6 +8,7 @@ pub mod agent_proto;
 pub mod api;
 pub mod auth;
 pub mod conf;
+pub mod controllers;
 pub mod env;
 pub mod format;
 pub mod gpu_topology;

@@ -140,6 +140,8 @@ doc_kinds! {
     crate::listing::JobListRef<'_> => "JobList",
     crate::agent_proto::AgentToController => "AgentToController",
     crate::agent_proto::ControllerToAgent => "ControllerToAgent",
+    crate::controllers::ControllerChange => "ControllerChange",
+    crate::controllers::ControllerList => "ControllerList",
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! One module per Slurm command; each takes its arguments and returns the process exit code.
 
+pub mod admin;
 mod interactive;
 pub mod salloc;
 pub mod sbatch;

@@ -8,14 +8,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use openraft::{
-    BasicNode, CommittedLeaderId, Entry, EntryPayload, LogId, Membership, SnapshotMeta,
-    StoredMembership, Vote,
+    CommittedLeaderId, Entry, EntryPayload, LogId, Membership, SnapshotMeta, StoredMembership, Vote,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::error::StoreError;
-use super::types::TypeConfig;
+use super::types::{ControllerNode, TypeConfig};
 use super::AppStateMachine;
 
 /// Version of the log entry record.
@@ -62,23 +61,34 @@ struct MembershipV1 {
     configs: Vec<BTreeSet<u64>>,
     /// node id -> address
     nodes: BTreeMap<u64, String>,
+    /// node id -> name, for controllers added by name (`spur admin controller add`); absent in older records.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    names: BTreeMap<u64, String>,
 }
 
-impl From<&Membership<u64, BasicNode>> for MembershipV1 {
-    fn from(m: &Membership<u64, BasicNode>) -> Self {
+impl From<&Membership<u64, ControllerNode>> for MembershipV1 {
+    fn from(m: &Membership<u64, ControllerNode>) -> Self {
         Self {
             configs: m.get_joint_config().clone(),
             nodes: m.nodes().map(|(id, n)| (*id, n.addr.clone())).collect(),
+            names: m
+                .nodes()
+                .filter(|(_, n)| !n.name.is_empty())
+                .map(|(id, n)| (*id, n.name.clone()))
+                .collect(),
         }
     }
 }
 
-impl From<MembershipV1> for Membership<u64, BasicNode> {
-    fn from(m: MembershipV1) -> Self {
-        let nodes: BTreeMap<u64, BasicNode> = m
+impl From<MembershipV1> for Membership<u64, ControllerNode> {
+    fn from(mut m: MembershipV1) -> Self {
+        let nodes: BTreeMap<u64, ControllerNode> = m
             .nodes
             .into_iter()
-            .map(|(id, addr)| (id, BasicNode::new(addr)))
+            .map(|(id, addr)| {
+                let name = m.names.remove(&id).unwrap_or_default();
+                (id, ControllerNode::named(name, addr))
+            })
             .collect();
         Membership::new(m.configs, nodes)
     }
@@ -206,7 +216,7 @@ pub(crate) fn decode_log_id(bytes: &[u8]) -> Result<Option<LogId<u64>>, StoreErr
 }
 
 pub(crate) fn encode_snapshot_meta(
-    meta: &SnapshotMeta<u64, BasicNode>,
+    meta: &SnapshotMeta<u64, ControllerNode>,
 ) -> Result<Vec<u8>, StoreError> {
     let record = SnapshotMetaV1 {
         last_log_id: meta.last_log_id.as_ref().map(Into::into),
@@ -219,7 +229,7 @@ pub(crate) fn encode_snapshot_meta(
 
 pub(crate) fn decode_snapshot_meta(
     bytes: &[u8],
-) -> Result<SnapshotMeta<u64, BasicNode>, StoreError> {
+) -> Result<SnapshotMeta<u64, ControllerNode>, StoreError> {
     let record: SnapshotMetaV1 = decode(bytes, SNAPSHOT_META_V1, "snapshot metadata")?;
     Ok(SnapshotMeta {
         last_log_id: record.last_log_id.map(Into::into),

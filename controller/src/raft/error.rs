@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use openraft::error::{CheckIsLeaderError, ClientWriteError, Fatal, RaftError};
-use openraft::{BasicNode, StorageError};
+use openraft::StorageError;
+
+use super::types::ControllerNode;
 
 /// A failure inside the redb-backed raft store.
 ///
@@ -75,6 +77,8 @@ pub enum ReplicationError {
     NotLeader { leader: Option<u64> },
     #[error("raft write failed: {0}")]
     Write(String),
+    #[error("{0}")]
+    Membership(String),
     #[error("replicated state is shutting down")]
     ShuttingDown,
     #[error("raft did not shut down cleanly: {0}")]
@@ -99,8 +103,8 @@ impl From<openraft::ConfigError> for ReplicationError {
     }
 }
 
-impl From<RaftError<u64, ClientWriteError<u64, BasicNode>>> for ReplicationError {
-    fn from(e: RaftError<u64, ClientWriteError<u64, BasicNode>>) -> Self {
+impl From<RaftError<u64, ClientWriteError<u64, ControllerNode>>> for ReplicationError {
+    fn from(e: RaftError<u64, ClientWriteError<u64, ControllerNode>>) -> Self {
         match e {
             RaftError::Fatal(f) => f.into(),
             RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => Self::NotLeader {
@@ -111,8 +115,8 @@ impl From<RaftError<u64, ClientWriteError<u64, BasicNode>>> for ReplicationError
     }
 }
 
-impl From<RaftError<u64, CheckIsLeaderError<u64, BasicNode>>> for ReplicationError {
-    fn from(e: RaftError<u64, CheckIsLeaderError<u64, BasicNode>>) -> Self {
+impl From<RaftError<u64, CheckIsLeaderError<u64, ControllerNode>>> for ReplicationError {
+    fn from(e: RaftError<u64, CheckIsLeaderError<u64, ControllerNode>>) -> Self {
         match e {
             RaftError::Fatal(f) => f.into(),
             RaftError::APIError(CheckIsLeaderError::ForwardToLeader(f)) => Self::NotLeader {

@@ -8,10 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use openraft::error::{InitializeError, RaftError};
-use openraft::{BasicNode, Raft};
+use openraft::Raft;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -22,7 +24,7 @@ use super::peer_network::PeerNetwork;
 use super::state_machine::{read_app, SharedApp, StateMachine};
 use super::store::Store;
 use super::transport::PeerTransport;
-use super::types::TypeConfig;
+use super::types::{ControllerNode, TypeConfig};
 use super::{AppStateMachine, RaftConfig};
 
 /// Name of the store file inside the data directory.
@@ -47,6 +49,25 @@ pub struct ReplicatedState<A: AppStateMachine> {
     node_id: u64,
     writes: mpsc::Sender<PendingWrite<A>>,
     batcher: JoinHandle<()>,
+    /// Vote requests for terms up to this one are refused: set when this member started with an empty store in a
+    /// group that already exists, so a vote it cast before losing its disk cannot be cast again differently.
+    vote_floor: AtomicU64,
+    /// A leader that has not heard a majority for this long stops acting as leader (see `is_leader`).
+    quorum_lost_after: Duration,
+    /// Serialises membership changes made through this controller (openraft allows one at a time).
+    pub(super) membership_lock: tokio::sync::Mutex<()>,
+}
+
+/// How a member of a group of several starts when its store is empty.
+#[derive(Debug, Clone)]
+pub enum Bootstrap {
+    /// First start of a new group: initialise it with exactly these members (every member does so with the same
+    /// list, which raft allows).
+    Initialise(BTreeMap<u64, ControllerNode>),
+    /// The group already exists (a controller being added, or one whose disk was wiped): never initialise; wait
+    /// for the leader to send the log or a snapshot. Vote requests for terms up to `refuse_votes_through` (the
+    /// highest term the other members reported) are refused, since this member may have voted in them before.
+    Join { refuse_votes_through: u64 },
 }
 
 impl<A: AppStateMachine> ReplicatedState<A> {
@@ -88,14 +109,50 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         members: BTreeMap<u64, String>,
         transport: PeerTransport,
     ) -> Result<Self, ReplicationError> {
+        let members = members
+            .into_iter()
+            .map(|(id, addr)| (id, ControllerNode::new(addr)))
+            .collect();
+        Self::open_group_member(
+            data_dir,
+            node_id,
+            config,
+            initial,
+            Bootstrap::Initialise(members),
+            transport,
+        )
+        .await
+    }
+
+    /// [`open_member`](Self::open_member), saying how an empty store starts (see [`Bootstrap`]). A store that
+    /// holds a log always recovers from it, whatever `bootstrap` says.
+    pub async fn open_group_member(
+        data_dir: impl AsRef<Path>,
+        node_id: u64,
+        config: RaftConfig,
+        initial: A,
+        bootstrap: Bootstrap,
+        transport: PeerTransport,
+    ) -> Result<Self, ReplicationError> {
         let network = PeerNetwork::<A>::new(transport);
         let this = Self::start(data_dir.as_ref(), node_id, &config, initial, network).await?;
         let initialized = async {
             if !this.raft.is_initialized().await? {
-                let members = members
-                    .into_iter()
-                    .map(|(id, addr)| (id, BasicNode::new(addr)))
-                    .collect::<BTreeMap<_, _>>();
+                let members = match bootstrap {
+                    Bootstrap::Initialise(members) => members,
+                    Bootstrap::Join {
+                        refuse_votes_through,
+                    } => {
+                        tracing::info!(
+                            node_id,
+                            refuse_votes_through,
+                            "joining an existing group: waiting for its leader to send the log"
+                        );
+                        this.vote_floor
+                            .store(refuse_votes_through, Ordering::Relaxed);
+                        return Ok(());
+                    }
+                };
                 match this.raft.initialize(members).await {
                     Ok(()) | Err(RaftError::APIError(InitializeError::NotAllowed(_))) => {}
                     Err(RaftError::APIError(e)) => {
@@ -148,12 +205,16 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             node_id,
             writes,
             batcher,
+            vote_floor: AtomicU64::new(0),
+            quorum_lost_after: config.quorum_lost_after,
+            membership_lock: tokio::sync::Mutex::new(()),
         })
     }
 
     async fn become_leader(&self, config: &RaftConfig) -> Result<(), ReplicationError> {
         if !self.raft.is_initialized().await? {
-            let members = BTreeMap::from([(self.node_id, BasicNode::new(&config.advertise_addr))]);
+            let members =
+                BTreeMap::from([(self.node_id, ControllerNode::new(&config.advertise_addr))]);
             match self.raft.initialize(members).await {
                 Ok(()) | Err(RaftError::APIError(InitializeError::NotAllowed(_))) => {}
                 Err(RaftError::APIError(e)) => {
@@ -227,11 +288,16 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         Ok(self.raft.trigger().snapshot().await?)
     }
 
-    /// The current leader's id and address, as far as this node knows.
+    /// The current leader's id and address, as far as this node knows. A leader that lost its majority (see
+    /// [`is_leader`](Self::is_leader)) names no leader: writes wait for one instead of hanging on a log that
+    /// cannot commit.
     pub fn leader(&self) -> Option<(u64, String)> {
         let metrics = self.raft.metrics();
         let metrics = metrics.borrow();
         let leader = metrics.current_leader?;
+        if leader == self.node_id && !self.leads_a_majority(&metrics) {
+            return None;
+        }
         let addr = metrics
             .membership_config
             .membership()
@@ -241,8 +307,31 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         Some((leader, addr))
     }
 
+    /// Whether this node leads and may act as leader: openraft keeps a leader cut off from the others leading
+    /// until it hears of a newer term, so a leader also needs a majority's acknowledgement within
+    /// `quorum_lost_after` and to still be a voter (a leader removed from the group steps aside at once).
     pub fn is_leader(&self) -> bool {
-        self.raft.metrics().borrow().current_leader == Some(self.node_id)
+        let metrics = self.raft.metrics();
+        let metrics = metrics.borrow();
+        metrics.current_leader == Some(self.node_id) && self.leads_a_majority(&metrics)
+    }
+
+    fn leads_a_majority(&self, metrics: &openraft::RaftMetrics<u64, ControllerNode>) -> bool {
+        let membership = metrics.membership_config.membership();
+        if !membership.voter_ids().any(|id| id == self.node_id) {
+            return false;
+        }
+        if membership.voter_ids().nth(1).is_none() {
+            return true;
+        }
+        metrics
+            .millis_since_quorum_ack
+            .is_some_and(|ms| u128::from(ms) <= self.quorum_lost_after.as_millis())
+    }
+
+    /// The highest term for which this member refuses votes (0: none refused).
+    pub(super) fn vote_floor(&self) -> u64 {
+        self.vote_floor.load(Ordering::Relaxed)
     }
 
     /// Waits (at most `timeout`) until the local state reflects log entry `index`: a follower that forwarded a

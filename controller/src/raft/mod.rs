@@ -11,6 +11,7 @@ mod codec;
 mod error;
 mod handle;
 mod log_store;
+mod membership;
 mod network;
 mod peer_network;
 mod state_machine;
@@ -28,13 +29,14 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use error::{ReplicationError, StoreError};
-pub use handle::ReplicatedState;
+pub use handle::{Bootstrap, ReplicatedState};
 pub use log_store::LogStore;
+pub use membership::{discover_group, GroupView, MemberView, KIND_GROUP_VIEW};
 pub use network::{NoNetwork, NoPeer, PeerUnavailable};
 pub use peer_network::{is_raft_message, serve_raft_message, PeerNetwork};
 pub use state_machine::{SnapshotBuilder, StateMachine};
 pub use transport::{reply_doc, PeerError, PeerTransport, Sealer, PEER_METHOD};
-pub use types::{NodeId, TypeConfig};
+pub use types::{ControllerNode, NodeId, TypeConfig};
 
 /// The deterministic application state that the log replicates (the controller's job and node
 /// tables). Raft applies every committed command, in log order, on every controller.
@@ -86,6 +88,9 @@ pub struct RaftConfig {
     pub max_payload_entries: u64,
     /// Most client commands grouped into one log entry (at most 1024).
     pub max_commands_per_entry: u64,
+    /// A leader of several voters that has not had a majority's acknowledgement for this long stops acting as
+    /// leader (openraft itself keeps leading until it hears of a newer term).
+    pub quorum_lost_after: Duration,
 }
 
 impl Default for RaftConfig {
@@ -100,6 +105,7 @@ impl Default for RaftConfig {
             advertise_addr: String::new(),
             max_payload_entries: 300,
             max_commands_per_entry: 1024,
+            quorum_lost_after: Duration::from_millis(600),
         }
     }
 }
@@ -111,7 +117,9 @@ impl RaftConfig {
     /// votes until `election_timeout_max` has passed since it last heard the leader (the leader lease), so a
     /// failover takes one or two election timeouts: 200-800 ms. openraft also bounds each AppendEntries call by
     /// the heartbeat interval, so replication sends few entries per call and a follower that fell behind catches
-    /// up in calls that fit that bound: at most 4 entries of at most 64 commands each.
+    /// up in calls that fit that bound: at most 4 entries of at most 64 commands each. A leader that has not heard
+    /// a majority for two maximal election timeouts (800 ms) steps aside: by then the others have elected
+    /// another (lease plus one election timeout), and agents should move there.
     pub fn for_group() -> Self {
         Self {
             heartbeat_interval: Duration::from_millis(50),
@@ -119,6 +127,7 @@ impl RaftConfig {
             election_timeout_max: Duration::from_millis(400),
             max_payload_entries: 4,
             max_commands_per_entry: 64,
+            quorum_lost_after: Duration::from_millis(800),
             ..Self::default()
         }
     }

@@ -10,9 +10,8 @@ use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse,
     VoteRequest, VoteResponse,
 };
-use openraft::BasicNode;
 
-use super::types::TypeConfig;
+use super::types::{ControllerNode, TypeConfig};
 use super::AppStateMachine;
 
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +35,7 @@ pub struct NoPeer {
 }
 
 impl NoPeer {
-    fn unreachable<E: std::error::Error>(&self) -> RPCError<u64, BasicNode, E> {
+    fn unreachable<E: std::error::Error>(&self) -> RPCError<u64, ControllerNode, E> {
         RPCError::Unreachable(Unreachable::new(&PeerUnavailable {
             target: self.target,
         }))
@@ -46,7 +45,7 @@ impl NoPeer {
 impl<A: AppStateMachine> RaftNetworkFactory<TypeConfig<A>> for NoNetwork<A> {
     type Network = NoPeer;
 
-    async fn new_client(&mut self, target: u64, _node: &BasicNode) -> Self::Network {
+    async fn new_client(&mut self, target: u64, _node: &ControllerNode) -> Self::Network {
         NoPeer { target }
     }
 }
@@ -56,7 +55,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for NoPeer {
         &mut self,
         _rpc: AppendEntriesRequest<TypeConfig<A>>,
         _option: RPCOption,
-    ) -> Result<AppendEntriesResponse<u64>, RPCError<u64, BasicNode, RaftError<u64>>> {
+    ) -> Result<AppendEntriesResponse<u64>, RPCError<u64, ControllerNode, RaftError<u64>>> {
         Err(self.unreachable())
     }
 
@@ -66,7 +65,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for NoPeer {
         _option: RPCOption,
     ) -> Result<
         InstallSnapshotResponse<u64>,
-        RPCError<u64, BasicNode, RaftError<u64, InstallSnapshotError>>,
+        RPCError<u64, ControllerNode, RaftError<u64, InstallSnapshotError>>,
     > {
         Err(self.unreachable())
     }
@@ -75,7 +74,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for NoPeer {
         &mut self,
         _rpc: VoteRequest<u64>,
         _option: RPCOption,
-    ) -> Result<VoteResponse<u64>, RPCError<u64, BasicNode, RaftError<u64>>> {
+    ) -> Result<VoteResponse<u64>, RPCError<u64, ControllerNode, RaftError<u64>>> {
         Err(self.unreachable())
     }
 }
@@ -87,7 +86,7 @@ mod tests {
     #[test]
     fn unreachable_error_names_the_peer() {
         let peer = NoPeer { target: 7 };
-        let err: RPCError<u64, BasicNode, RaftError<u64>> = peer.unreachable();
+        let err: RPCError<u64, ControllerNode, RaftError<u64>> = peer.unreachable();
         assert!(matches!(err, RPCError::Unreachable(_)));
         let text = err.to_string();
         assert!(

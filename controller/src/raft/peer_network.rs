@@ -11,14 +11,14 @@ use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse,
     VoteRequest, VoteResponse,
 };
-use openraft::{BasicNode, Raft};
+use openraft::Raft;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use spur_core::wire::pb;
 
 use super::transport::{reply_doc, PeerError, PeerTransport};
-use super::types::TypeConfig;
+use super::types::{ControllerNode, TypeConfig};
 use super::AppStateMachine;
 
 pub const KIND_VOTE: &str = "raft.vote";
@@ -49,7 +49,7 @@ pub struct PeerClient {
 impl<A: AppStateMachine> RaftNetworkFactory<TypeConfig<A>> for PeerNetwork<A> {
     type Network = PeerClient;
 
-    async fn new_client(&mut self, target: u64, node: &BasicNode) -> Self::Network {
+    async fn new_client(&mut self, target: u64, node: &ControllerNode) -> Self::Network {
         PeerClient {
             transport: self.transport.clone(),
             target,
@@ -64,7 +64,7 @@ impl PeerClient {
         kind: &str,
         rpc: &Req,
         option: &RPCOption,
-    ) -> Result<Resp, RPCError<u64, BasicNode, RaftError<u64, E>>>
+    ) -> Result<Resp, RPCError<u64, ControllerNode, RaftError<u64, E>>>
     where
         Req: Serialize,
         Resp: DeserializeOwned,
@@ -90,7 +90,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for PeerClient {
         &mut self,
         rpc: AppendEntriesRequest<TypeConfig<A>>,
         option: RPCOption,
-    ) -> Result<AppendEntriesResponse<u64>, RPCError<u64, BasicNode, RaftError<u64>>> {
+    ) -> Result<AppendEntriesResponse<u64>, RPCError<u64, ControllerNode, RaftError<u64>>> {
         self.send(KIND_APPEND, &rpc, &option).await
     }
 
@@ -100,7 +100,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for PeerClient {
         option: RPCOption,
     ) -> Result<
         InstallSnapshotResponse<u64>,
-        RPCError<u64, BasicNode, RaftError<u64, InstallSnapshotError>>,
+        RPCError<u64, ControllerNode, RaftError<u64, InstallSnapshotError>>,
     > {
         self.send(KIND_SNAPSHOT, &rpc, &option).await
     }
@@ -109,7 +109,7 @@ impl<A: AppStateMachine> RaftNetwork<TypeConfig<A>> for PeerClient {
         &mut self,
         rpc: VoteRequest<u64>,
         option: RPCOption,
-    ) -> Result<VoteResponse<u64>, RPCError<u64, BasicNode, RaftError<u64>>> {
+    ) -> Result<VoteResponse<u64>, RPCError<u64, ControllerNode, RaftError<u64>>> {
         self.send(KIND_VOTE, &rpc, &option).await
     }
 
@@ -123,7 +123,10 @@ const UNREACHABLE_RETRY: Duration = Duration::from_millis(200);
 
 /// Whether `kind` names a raft message (the rest of the peer calls belong to the controller).
 pub fn is_raft_message(kind: &str) -> bool {
-    matches!(kind, KIND_VOTE | KIND_APPEND | KIND_SNAPSHOT)
+    matches!(
+        kind,
+        KIND_VOTE | KIND_APPEND | KIND_SNAPSHOT | super::membership::KIND_GROUP_VIEW
+    )
 }
 
 /// Hands an incoming raft message to the local node and encodes its answer (a raft error travels as data).

@@ -11,14 +11,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use openraft::storage::RaftStateMachine;
 use openraft::{
-    BasicNode, Entry, EntryPayload, LogId, OptionalSend, RaftSnapshotBuilder, Snapshot,
-    SnapshotMeta, StorageError, StorageIOError, StoredMembership,
+    Entry, EntryPayload, LogId, OptionalSend, RaftSnapshotBuilder, Snapshot, SnapshotMeta,
+    StorageError, StorageIOError, StoredMembership,
 };
 
 use super::codec;
 use super::error::StoreError;
 use super::store::{self, StoreHandle};
-use super::types::TypeConfig;
+use super::types::{ControllerNode, TypeConfig};
 use super::AppStateMachine;
 
 /// The application state shared between the raft state machine (the only writer) and readers.
@@ -43,7 +43,7 @@ pub struct StateMachine<A> {
     /// is the raft layer's promise of unique, dense, replica-independent numbers.
     next_seq: u64,
     last_applied: Option<LogId<u64>>,
-    membership: StoredMembership<u64, BasicNode>,
+    membership: StoredMembership<u64, ControllerNode>,
     store: StoreHandle,
 }
 
@@ -82,7 +82,7 @@ pub struct SnapshotBuilder<A> {
     app_bytes: Result<Vec<u8>, String>,
     next_seq: u64,
     last_applied: Option<LogId<u64>>,
-    membership: StoredMembership<u64, BasicNode>,
+    membership: StoredMembership<u64, ControllerNode>,
     store: StoreHandle,
     _app: PhantomData<fn() -> A>,
 }
@@ -101,7 +101,7 @@ fn snapshot_id(last: Option<&LogId<u64>>) -> String {
 
 async fn persist_snapshot(
     store: &StoreHandle,
-    meta: &SnapshotMeta<u64, BasicNode>,
+    meta: &SnapshotMeta<u64, ControllerNode>,
     data: Vec<u8>,
 ) -> Result<(), StorageError<u64>> {
     let signature = Some(meta.signature());
@@ -149,7 +149,8 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
 
     async fn applied_state(
         &mut self,
-    ) -> Result<(Option<LogId<u64>>, StoredMembership<u64, BasicNode>), StorageError<u64>> {
+    ) -> Result<(Option<LogId<u64>>, StoredMembership<u64, ControllerNode>), StorageError<u64>>
+    {
         Ok((self.last_applied, self.membership.clone()))
     }
 
@@ -204,7 +205,7 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
 
     async fn install_snapshot(
         &mut self,
-        meta: &SnapshotMeta<u64, BasicNode>,
+        meta: &SnapshotMeta<u64, ControllerNode>,
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), StorageError<u64>> {
         let data = snapshot.into_inner();

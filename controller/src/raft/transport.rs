@@ -44,16 +44,26 @@ struct Inner {
     calls: AtomicU64,
     /// This controller's id, to tell calls from different controllers apart.
     from: u64,
+    /// The address calls leave from: the controller's own, where it binds one (see `from_address`).
+    source: Option<std::net::IpAddr>,
 }
 
 impl PeerTransport {
     pub fn new(from: u64, seal: Sealer) -> Self {
+        Self::from_address(from, seal, None)
+    }
+
+    /// Calls leave from `source`: a controller that binds its own address (several on one host, or one of several
+    /// addresses of a host) talks to its peers from it too, so its peers, and firewalls between them, see the
+    /// member's address rather than whichever one the route picks.
+    pub fn from_address(from: u64, seal: Sealer, source: Option<std::net::IpAddr>) -> Self {
         PeerTransport {
             inner: Arc::new(Inner {
                 seal,
                 channels: Mutex::new(HashMap::new()),
                 calls: AtomicU64::new(0),
                 from,
+                source,
             }),
         }
     }
@@ -75,6 +85,7 @@ impl PeerTransport {
             .map_err(|e| unreachable(e.to_string()))?
             .connect_timeout(CONNECT_TIMEOUT)
             .tcp_nodelay(true)
+            .local_address(self.inner.source)
             .connect_lazy();
         channels.insert(addr.to_string(), channel.clone());
         Ok(channel)

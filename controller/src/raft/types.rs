@@ -10,12 +10,50 @@ use std::io::Cursor;
 use std::marker::PhantomData;
 
 use openraft::raft::responder::OneshotResponder;
-use openraft::{BasicNode, Entry, RaftTypeConfig, TokioRuntime};
+use openraft::{Entry, RaftTypeConfig, TokioRuntime};
+use serde::{Deserialize, Serialize};
 
 use super::AppStateMachine;
 
 /// Raft node ids. Controllers are numbered by the operator.
 pub type NodeId = u64;
+
+/// A controller as the Raft membership records it: where peers reach it and, for a controller added with
+/// `spur admin controller add` (not a `SlurmctldHost` line), the name it was added under. The name travels in
+/// membership log entries and snapshots, so every controller can list and remove the group's members by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControllerNode {
+    pub addr: String,
+    /// Empty for members recorded before names were kept (their `SlurmctldHost` position names them).
+    #[serde(default)]
+    pub name: String,
+}
+
+impl ControllerNode {
+    pub fn new(addr: impl Into<String>) -> Self {
+        ControllerNode {
+            addr: addr.into(),
+            name: String::new(),
+        }
+    }
+
+    pub fn named(name: impl Into<String>, addr: impl Into<String>) -> Self {
+        ControllerNode {
+            addr: addr.into(),
+            name: name.into(),
+        }
+    }
+}
+
+impl fmt::Display for ControllerNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.is_empty() {
+            f.write_str(&self.addr)
+        } else {
+            write!(f, "{}({})", self.name, self.addr)
+        }
+    }
+}
 
 /// openraft type configuration for application `A`.
 ///
@@ -68,7 +106,7 @@ impl<A: AppStateMachine> RaftTypeConfig for TypeConfig<A> {
     type D = Vec<A::Command>;
     type R = Vec<A::Response>;
     type NodeId = NodeId;
-    type Node = BasicNode;
+    type Node = ControllerNode;
     type Entry = Entry<Self>;
     type SnapshotData = Cursor<Vec<u8>>;
     type AsyncRuntime = TokioRuntime;

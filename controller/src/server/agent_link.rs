@@ -63,7 +63,14 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
         // Launches and signals flow from the leader only, so agents keep their session there; a follower turns
         // them away and they try the next controller.
         if !self.controller.is_leader() {
-            return Err(Status::unavailable(NOT_LEADER_TEXT));
+            let mut refusal = Status::unavailable(NOT_LEADER_TEXT);
+            let leader = self.controller.state.leader().map(|(_, addr)| addr);
+            if let Some(Ok(addr)) = leader.map(|a| a.parse()) {
+                refusal
+                    .metadata_mut()
+                    .insert(spur_core::controllers::LEADER_HINT_HEADER, addr);
+            }
+            return Err(refusal);
         }
         let hello = match from_doc::<AgentToController>(first.body.as_ref()) {
             Ok(AgentToController::Hello(hello)) => hello,

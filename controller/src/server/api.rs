@@ -10,8 +10,9 @@ use spur_core::api::{
     SubmitRequest,
 };
 use spur_core::auth::{jwt, params, rules, Identity};
+use spur_core::controllers::{ControllerChange, ControllerList};
 use spur_core::listing::{self, JobListRef};
-use spur_core::wire::{from_doc, pb, to_doc, to_doc_for};
+use spur_core::wire::{from_doc, pb, to_doc, to_doc_for, DocKind};
 
 use super::access;
 use super::auth::Authenticator;
@@ -414,6 +415,24 @@ impl ApiService {
 }
 
 impl ApiService {
+    /// `spur admin controller`: anyone may list the controllers; only administrators may add or remove one.
+    async fn change_controllers(
+        &self,
+        identity: &Identity,
+        request: &pb::ApiRequest,
+    ) -> Result<ControllerList, ApiError> {
+        let change: ControllerChange = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        let admin = self.controller.state.read(|s| s.is_admin(identity.uid))
+            || identity.uid == self.auth.slurm_user_uid;
+        if change != ControllerChange::List && !admin {
+            return Err(ApiError::with_detail(
+                SlurmErrno::AccessDenied,
+                "only an administrator may add or remove controllers",
+            ));
+        }
+        self.controller.change_controllers(change).await
+    }
+
     /// `PrivateData=jobs`: whether the caller may see a job of `owner_uid`.
     fn may_see(
         &self,
@@ -514,7 +533,13 @@ impl pb::controller_server::Controller for ApiService {
             Ok(identity) => identity,
             Err(e) => return Ok(Response::new(error_reply(&e))),
         };
-        let result = ApiService::control(self, &identity, request.into_inner()).await;
+        let request = request.into_inner();
+        if request.body.as_ref().map(|d| d.kind.as_str()) == Some(ControllerChange::KIND) {
+            return Ok(Response::new(reply(
+                self.change_controllers(&identity, &request).await,
+            )));
+        }
+        let result = ApiService::control(self, &identity, request).await;
         Ok(Response::new(match result {
             Ok(body) => reply(Ok(body)),
             Err(e) => error_reply(&e),

@@ -8,9 +8,11 @@ use tonic::{Request, Response, Status};
 use spur_core::wire::pb;
 
 use super::auth::Authenticator;
-use crate::raft::{is_raft_message, reply_doc, serve_raft_message, PEER_METHOD};
+use crate::controllers::{KIND_MEMBERSHIP, KIND_REMOVED};
+use crate::raft::{is_raft_message, reply_doc, PEER_METHOD};
 use crate::runtime::{Controller, KIND_FORWARD};
 use crate::state::Command;
+use spur_core::controllers::ControllerChange;
 
 pub struct RaftPeerService {
     controller: Arc<Controller>,
@@ -52,7 +54,19 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
             .body
             .ok_or_else(|| Status::invalid_argument("empty controller call"))?;
         let reply = if is_raft_message(&doc.kind) {
-            serve_raft_message(self.controller.state.raft(), &doc).await
+            self.controller.state.serve_peer_message(&doc).await
+        } else if doc.kind == KIND_REMOVED {
+            let id: u64 = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            self.controller.removed_notice(id);
+            reply_doc(KIND_REMOVED, &())
+        } else if doc.kind == KIND_MEMBERSHIP {
+            let change: ControllerChange = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            reply_doc(
+                KIND_MEMBERSHIP,
+                &self.controller.change_forwarded(change).await,
+            )
         } else if doc.kind == KIND_FORWARD {
             let command: Command = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;

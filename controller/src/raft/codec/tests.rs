@@ -1,7 +1,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
-use openraft::{BasicNode, CommittedLeaderId, Entry, EntryPayload, LogId, Membership};
+use openraft::{CommittedLeaderId, Entry, EntryPayload, LogId, Membership};
 use openraft::{SnapshotMeta, StoredMembership, Vote};
+
+use crate::raft::types::ControllerNode;
 
 use super::*;
 use crate::raft::test_app::{set, KvApp};
@@ -10,11 +12,11 @@ fn log_id(term: u64, node: u64, index: u64) -> LogId<u64> {
     LogId::new(CommittedLeaderId::new(term, node), index)
 }
 
-fn membership() -> Membership<u64, BasicNode> {
+fn membership() -> Membership<u64, ControllerNode> {
     let nodes = BTreeMap::from([
-        (1, BasicNode::new("ctl1:6817")),
-        (2, BasicNode::new("ctl2:6817")),
-        (3, BasicNode::new("ctl3:6817")),
+        (1, ControllerNode::new("ctl1:6817")),
+        (2, ControllerNode::new("ctl2:6817")),
+        (3, ControllerNode::new("ctl3:6817")),
     ]);
     Membership::new(vec![BTreeSet::from([1, 2])], nodes)
 }
@@ -40,6 +42,28 @@ fn entries_roundtrip_for_every_payload() {
         log_id: log_id(4, 1, 43),
         payload: EntryPayload::Membership(membership()),
     });
+}
+
+#[test]
+fn membership_names_are_kept_and_older_records_without_them_still_read() {
+    let nodes = BTreeMap::from([
+        (1, ControllerNode::new("10.0.0.1:6817")),
+        (4, ControllerNode::named("ctl4", "10.0.0.4:6817")),
+    ]);
+    let named = Membership::new(vec![BTreeSet::from([1]), BTreeSet::from([1, 4])], nodes);
+    roundtrip(Entry {
+        log_id: log_id(5, 1, 60),
+        payload: EntryPayload::Membership(named),
+    });
+    // Written before controllers had names: every node is nameless.
+    let old = br#"{"log_id":{"term":1,"node":1,"index":1},"payload":{"Membership":{"configs":[[1,2]],"nodes":{"1":"a:1","2":"b:1"}}}}"#;
+    let mut bytes = vec![ENTRY_V1];
+    bytes.extend_from_slice(old);
+    let entry = decode_entry::<KvApp>(&bytes).unwrap();
+    let EntryPayload::Membership(m) = entry.payload else {
+        panic!("not a membership entry: {entry:?}");
+    };
+    assert_eq!(m.get_node(&2), Some(&ControllerNode::new("b:1")));
 }
 
 #[test]
