@@ -403,3 +403,26 @@ fn sstat_measures_a_step_on_every_node_it_runs_on() {
     );
     cluster.ok("scancel", &[&job.to_string()]);
 }
+
+#[test]
+fn multi_prog_gives_each_task_on_each_node_its_own_command() {
+    let cluster = three_nodes();
+    let conf = cluster.dir.path().join("mp.conf");
+    std::fs::write(
+        &conf,
+        "0 echo first %t $SLURMD_NODENAME\n1-2 bash -c 'echo range %t %o $SLURMD_NODENAME'\n",
+    )
+    .expect("write mp.conf");
+    let conf = conf.display().to_string();
+    let out = cluster.run("srun", &["-N3", "-n3", "-l", "--multi-prog", &conf, "tail"]);
+    assert!(out.status.success(), "{out:?}\n{}", cluster.logs());
+    // bash -c takes `tail` as $0; echo prints its arguments unexpanded.
+    assert_eq!(
+        sorted_lines(&out.stdout),
+        [
+            "0: first 0 $SLURMD_NODENAME tail".to_string(),
+            format!("1: range 1 0 {NODE_B}"),
+            format!("2: range 2 1 {NODE_C}"),
+        ]
+    );
+}

@@ -16,6 +16,7 @@ pub mod hostlist;
 pub mod isolation;
 pub mod job;
 pub mod listing;
+pub mod multi_prog;
 pub mod name_cache;
 pub mod options;
 pub mod priority;

@@ -31,6 +31,9 @@ pub struct NodeTasks {
     pub ranks: Vec<u32>,
     /// The step's environment on that node; the supervisor adds each task's ranks and pid.
     pub env: Vec<(String, String)>,
+    /// `--multi-prog`: each of `ranks`' own command, in the same order; empty: every task runs the step's argv.
+    #[serde(default)]
+    pub argv: Vec<Vec<String>>,
 }
 
 /// What one node's agent is asked to run (the controller fills in the job's owner).

@@ -221,9 +221,14 @@ fn start_task(
     link: &Link,
 ) -> Result<(Task, File), String> {
     let launch_spec = &spec.launch;
-    let program = launch_spec
+    // --multi-prog gives each rank its own command.
+    let command = launch_spec
+        .tasks
         .argv
-        .first()
+        .get(localid)
+        .unwrap_or(&launch_spec.argv);
+    let (program, args) = command
+        .split_first()
         .ok_or_else(|| "no command to run".to_string())?;
     let streams = if launch_spec.pty && rank == 0 {
         TaskStreams::terminal()?
@@ -233,7 +238,7 @@ fn start_task(
     let env = task_env(spec, identity, rank, localid, link);
     let launched = launch(&TaskLaunch {
         program,
-        args: &launch_spec.argv[1..],
+        args,
         env: &env,
         work_dir: Path::new(&launch_spec.work_dir),
         stdin: streams.stdin.as_raw_fd(),

@@ -61,6 +61,17 @@ pub fn run(args: &[String]) -> u8 {
         eprintln!("srun: fatal: No command given to execute.");
         return 1;
     };
+    let multi_prog = if set.is_set(OptId::MultiProg) {
+        match MultiProgFile::read(command) {
+            Ok(file) => Some(file),
+            Err(line) => {
+                eprintln!("srun: error: {line}");
+                return 1;
+            }
+        }
+    } else {
+        None
+    };
     let facts = ClusterFacts::load();
     let who = Submitter::current();
     let spec = match job_spec(
@@ -81,10 +92,17 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
+    // A standalone srun knows its task count now: a file that cannot serve it fails before any allocation.
+    if let (Some(file), None) = (&multi_prog, set.value(OptId::JobId)) {
+        if let Err(lines) = file.commands(spec.ntasks.unwrap_or(1)) {
+            return fail_lines(&lines);
+        }
+    }
     let srun = Srun {
         set,
         spec,
         command,
+        multi_prog,
         facts,
         who,
         client,
@@ -103,6 +121,8 @@ struct Srun<'a> {
     /// The job's spec (standalone) or the step's (inside an allocation).
     spec: JobSpec,
     command: &'a [String],
+    /// `--multi-prog`: the configuration file naming each task's command.
+    multi_prog: Option<MultiProgFile>,
     facts: ClusterFacts,
     who: Submitter,
     client: Client,
@@ -412,6 +432,13 @@ impl Srun<'_> {
             };
             step_environment(&self.spec.environment, job, &ctx)
         };
+        let task_argv = match &self.multi_prog {
+            Some(file) => match file.commands(ntasks) {
+                Ok(commands) => Some(commands),
+                Err(lines) => return Err(fail_lines(&lines)),
+            },
+            None => None,
+        };
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -433,6 +460,12 @@ impl Srun<'_> {
                         node: name.clone(),
                         node_id: index as u32,
                         ranks: step.layout.node_ranks[index].clone(),
+                        argv: task_argv.as_ref().map_or_else(Vec::new, |all| {
+                            step.layout.node_ranks[index]
+                                .iter()
+                                .map(|&rank| all.get(rank as usize).cloned().unwrap_or_default())
+                                .collect()
+                        }),
                         // The supervisor puts the step id the controller gives in.
                         env: env_for(name, Some(spread), 0),
                     }
@@ -481,6 +514,7 @@ impl Srun<'_> {
             remote: remote.map(|(step, _)| step),
             task_prolog: self.facts.task_prolog.clone(),
             pty,
+            task_argv,
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);
@@ -604,4 +638,43 @@ mod tests {
             "Unable to create step for job 5: Invalid generic resource (gres) specification"
         );
     }
+}
+
+/// `srun --multi-prog FILE ARGS...`: the file, read once, and the arguments every task's command gets appended.
+struct MultiProgFile {
+    name: String,
+    text: String,
+    extra: Vec<String>,
+}
+
+impl MultiProgFile {
+    /// The error is srun's message for a file it cannot open.
+    fn read(command: &[String]) -> Result<MultiProgFile, String> {
+        let Some((name, extra)) = command.split_first() else {
+            return Err("No command given to execute.".to_string());
+        };
+        let text = std::fs::read_to_string(name)
+            .map_err(|_| format!("Could not open multi_prog config file {name}"))?;
+        Ok(MultiProgFile {
+            name: name.clone(),
+            text,
+            extra: extra.to_vec(),
+        })
+    }
+
+    /// Each rank's command for a step of `ntasks` tasks, or srun's error lines.
+    fn commands(&self, ntasks: u32) -> Result<Vec<Vec<String>>, Vec<String>> {
+        let mut commands = spur_core::multi_prog::resolve(&self.text, &self.name, ntasks)?;
+        for command in &mut commands {
+            command.extend(self.extra.iter().cloned());
+        }
+        Ok(commands)
+    }
+}
+
+fn fail_lines(lines: &[String]) -> u8 {
+    for line in lines {
+        eprintln!("srun: error: {line}");
+    }
+    1
 }

@@ -64,6 +64,8 @@ pub struct StepPlan<'a> {
     pub task_prolog: Option<PathBuf>,
     /// `--pty`: task 0 on a pseudo-terminal srun relays (the other tasks' streams go to /dev/null).
     pub pty: bool,
+    /// `--multi-prog`: each rank's own command; `None`: every task runs `command`.
+    pub task_argv: Option<Vec<Vec<String>>>,
 }
 
 /// How the step ended.
@@ -217,14 +219,22 @@ fn start_tasks(
     plan: &StepPlan<'_>,
     outputs: &mut Vec<(u32, JoinHandle<()>)>,
 ) -> Result<Vec<Task>, String> {
-    let Some(program) = plan.command.first() else {
+    if plan.command.is_empty() {
         return Err("No command given to execute.".to_string());
-    };
+    }
     chdir_warnings(plan);
     let mut files = OpenFiles::default();
     let stdin_fds = stdin_fds(plan, &mut files).map_err(|e| e.to_string())?;
     let mut tasks: Vec<Task> = Vec::with_capacity(plan.ntasks as usize);
     for (rank, stdin) in (0..plan.ntasks).zip(stdin_fds) {
+        let command = plan
+            .task_argv
+            .as_ref()
+            .and_then(|all| all.get(rank as usize))
+            .map_or(plan.command, Vec::as_slice);
+        let Some((program, args)) = command.split_first() else {
+            return Err("No command given to execute.".to_string());
+        };
         let stdout =
             output_fd(plan, rank, Sink::Stdout, &mut files, outputs).map_err(|e| e.to_string())?;
         let stderr =
@@ -256,7 +266,7 @@ fn start_tasks(
         }
         let launched = launch(&TaskLaunch {
             program,
-            args: &plan.command[1..],
+            args,
             env: &env,
             work_dir: &plan.work_dir,
             stdin: stdin_fd,
