@@ -107,6 +107,7 @@ pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
         preempt_mode: None,
+        grace_time_secs: 0,
     }
 }
 
@@ -225,6 +226,7 @@ impl Scenario {
             priorities: plan.priorities.clone(),
             preemptions: plan.preemptions.clone(),
             reason_descs: plan.reason_descs.clone(),
+            resumes: plan.resumes.clone(),
         })?;
         Ok(plan)
     }

@@ -76,6 +76,7 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
         preempt_mode: None,
+        grace_time_secs: 0,
     }
 }
 
@@ -176,6 +177,7 @@ impl Harness {
             priorities: plan.priorities,
             preemptions: plan.preemptions,
             reason_descs: plan.reason_descs,
+            resumes: plan.resumes,
         })
         .unwrap();
         started

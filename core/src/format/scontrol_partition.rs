@@ -74,8 +74,9 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
         ),
         format!("AllocNodes=ALL Default={} QoS=N/A", yes_no(part.default)),
         format!(
-            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime=0 Hidden={}",
+            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime={} Hidden={}",
             yes_no(part.disable_root_jobs),
+            part.grace_time_secs,
             yes_no(part.hidden)
         ),
         format!(
