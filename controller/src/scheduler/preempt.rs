@@ -146,6 +146,9 @@ pub fn grace_over(state: &ClusterState, now: EpochSecs) -> Vec<(u32, PreemptMode
 /// Jobs suspended by preemption whose CPUs are free again, in the order they take them back (higher tier, then
 /// higher priority, then the older job first).
 pub fn resumable(state: &ClusterState) -> Vec<u32> {
+    if state.settings.preempt.is_none() {
+        return Vec::new();
+    }
     let mut suspended: Vec<&JobRecord> = state
         .jobs
         .values()
@@ -384,12 +387,18 @@ mod tests {
             "still running, its end moved to the end of the grace period"
         );
         assert_eq!(s.state.jobs[&urgent].reason, JobReason::Resources);
-        // During the grace period nobody else is taken and nothing starts.
+        // During the grace period nobody else is taken and nothing starts; the preemptor is expected to start
+        // when it ends (in the backfill profile's steps), not at the victim's time limit.
         s.now += 29;
         let plan = s.pass().unwrap();
         assert!(
             plan.preemptions.is_empty() && plan.starts.is_empty(),
             "{plan:?}"
+        );
+        let expected = s.state.jobs[&urgent].expected_start.unwrap_or(0);
+        assert!(
+            (chosen_at + 30..chosen_at + 90).contains(&expected),
+            "{expected} {chosen_at}"
         );
         s.now += 1;
         let plan = s.pass().unwrap();
