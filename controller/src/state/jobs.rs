@@ -678,6 +678,8 @@ impl ClusterState {
             };
             if suspend {
                 job.pre_suspend_secs = job.run_secs(now);
+            } else {
+                job.end_time = super::preempt::end_after_resume(job, now);
             }
             job.suspend_time = Some(now);
             job.state = next;

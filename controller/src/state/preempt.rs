@@ -23,6 +23,13 @@ pub(super) fn held_allocation(job: &JobRecord) -> Option<Allocation> {
     Some(alloc)
 }
 
+/// A job's end once resumed: as in Slurm, it moves out by the time spent suspended (what is left of the limit
+/// counts from now); `None` without a limit.
+pub(super) fn end_after_resume(job: &JobRecord, now: EpochSecs) -> Option<EpochSecs> {
+    job.time_limit_min
+        .map(|m| now + i64::from(m) * 60 - job.pre_suspend_secs)
+}
+
 /// Chosen for preemption and still running out its `GraceTime`.
 pub(crate) fn in_grace(job: &JobRecord) -> bool {
     job.state == JobBaseState::Running && !job.completing && job.preempt_time.is_some()
@@ -105,10 +112,7 @@ impl ClusterState {
             };
             job.preempt_suspended = false;
             job.state = JobBaseState::Running;
-            // As Slurm, the end moves out by the time spent suspended: what is left of the limit counts from now.
-            job.end_time = job
-                .time_limit_min
-                .map(|m| now + i64::from(m) * 60 - job.pre_suspend_secs);
+            job.end_time = end_after_resume(job, now);
             job.suspend_time = Some(now);
             effects.push(Effect::Signal {
                 node: first_node(job),

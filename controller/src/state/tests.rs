@@ -1239,6 +1239,12 @@ fn suspend_freezes_the_run_time_and_keeps_the_resources() {
     assert_eq!(h.job(job).run_secs(h.now), 20);
     assert!(crate::runtime::expired_jobs(&h.state, h.now).is_empty());
     h.control(0, resume).unwrap();
+    let started = h.job(job).start_time.unwrap_or(0);
+    assert_eq!(
+        h.job(job).end_time,
+        Some(started + 60 + 600),
+        "EndTime moves out by the time spent suspended"
+    );
     h.now += 40;
     assert_eq!(h.job(job).run_secs(h.now), 60);
     assert_eq!(crate::runtime::expired_jobs(&h.state, h.now), vec![job]);
