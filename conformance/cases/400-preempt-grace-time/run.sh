@@ -3,7 +3,8 @@
 # Slurm ends a victim whose grace time is over at its next scheduling attempt, which can be a minute later.
 WAIT_LIMIT=120
 scontrol show partition grace | grep -o "GraceTime=[0-9]*\|PreemptMode=[A-Z]*"
-victim=$(submit -p grace -n2 -t 5 --wrap "sleep 300")
+# One process, so that the exit code cannot depend on which of shell and child the signal reaches first.
+victim=$(submit -p grace -n2 -t 5 --wrap "exec sleep 300")
 wait_state "$victim" RUNNING
 urgent=$(submit -p high -n2 -t 5 --wrap "sleep 300")
 wait_reason "$urgent" Resources
