@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-# Slurm ends a victim whose grace time is over at its next scheduling attempt, which can be a minute later.
-WAIT_LIMIT=120
+# Slurm ends a victim whose grace time is over at its next scheduling attempt (about 25 s later here).
+WAIT_LIMIT=50
 scontrol show partition grace | grep -o "GraceTime=[0-9]*\|PreemptMode=[A-Z]*"
 # One process, so that the exit code cannot depend on which of shell and child the signal reaches first.
 victim=$(submit -p grace -n2 -t 5 --wrap "exec sleep 300")

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-WAIT_LIMIT=120
 cat >job.sh <<'JOB'
 #!/bin/bash
 srun bash -c 'trap "echo step got TERM; exit 3" TERM; echo step running; while :; do sleep 0.2; done'
