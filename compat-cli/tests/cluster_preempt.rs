@@ -42,6 +42,10 @@ fn ticks(file: &Path) -> usize {
 #[test]
 fn suspend_gang_stops_the_lower_tier_job_and_resumes_it_after_the_preemptor() {
     let cluster = cluster_with("PreemptMode=SUSPEND,GANG");
+    assert_eq!(
+        cluster.ok("sinfo", &["-h", "-o", "%P %M %p"]),
+        "high GANG,SUSPEND 2\ndebug* GANG,SUSPEND 1\n"
+    );
     let dir = cluster.subdir("suspend");
     let ticker = dir.join("ticks");
     let victim = cluster.sbatch_in(

@@ -234,13 +234,19 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it).
+    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it, with the
+    // cluster's GANG flag; Slurm drops GANG from a partition's own mode).
     let preempt = preemption(conf);
+    let gang = preempt.is_some()
+        && conf
+            .get_str("PreemptMode")
+            .is_some_and(PreemptMode::has_gang);
     let partitions: Vec<PartitionRecord> = partitions
         .into_iter()
         .map(|mut p| {
             if preempt.is_some() && p.preempt_mode.is_none() {
                 p.preempt_mode = preempt;
+                p.preempt_gang = gang;
             }
             p
         })
@@ -272,10 +278,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
         licenses: spur_core::values::licenses::totals(conf.licenses()),
         preempt,
-        preempt_gang: preempt.is_some()
-            && conf
-                .get_str("PreemptMode")
-                .is_some_and(PreemptMode::has_gang),
+        preempt_gang: gang,
         preempt_exempt_secs: preempt_exempt_secs(conf),
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
@@ -458,6 +461,7 @@ fn partition_of(
         def_mem_per_node_mb,
         preempt_mode: p.preempt_mode.as_deref().and_then(PreemptMode::parse),
         grace_time_secs: p.grace_time,
+        preempt_gang: false,
     })
 }
 
@@ -563,6 +567,13 @@ mod tests {
             .map(|p| p.grace_time_secs)
             .collect();
         assert_eq!(grace, vec![0, 45]);
+        // As sinfo %M shows them: the cluster's mode with its flag, a partition's own without.
+        let shown: Vec<String> = snapshot
+            .partitions
+            .iter()
+            .map(|p| p.preempt_mode_text())
+            .collect();
+        assert_eq!(shown, vec!["GANG,SUSPEND", "CANCEL"]);
     }
 
     #[test]

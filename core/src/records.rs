@@ -213,6 +213,21 @@ pub struct PartitionRecord {
     /// by `CANCEL` or `REQUEUE`, before it is ended or requeued.
     #[serde(default)]
     pub grace_time_secs: u32,
+    /// The partition has the cluster's `PreemptMode`, which carries `GANG`: shown as `GANG,<mode>`.
+    #[serde(default)]
+    pub preempt_gang: bool,
+}
+
+impl PartitionRecord {
+    /// `PreemptMode` as `scontrol show partition` and `sinfo %M` print it (`OFF`, `CANCEL`, `GANG,SUSPEND`).
+    pub fn preempt_mode_text(&self) -> String {
+        let mode = self.preempt_mode.map_or("OFF", |m| m.name());
+        if self.preempt_gang {
+            format!("GANG,{mode}")
+        } else {
+            mode.to_string()
+        }
+    }
 }
 
 /// `PreemptMode`, of the cluster or of a partition.

@@ -108,6 +108,7 @@ pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord
         def_mem_per_node_mb: None,
         preempt_mode: None,
         grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
 

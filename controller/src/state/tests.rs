@@ -77,6 +77,7 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
         def_mem_per_node_mb: None,
         preempt_mode: None,
         grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
 

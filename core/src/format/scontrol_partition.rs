@@ -92,10 +92,7 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
             part.priority_tier,
             yes_no(part.root_only)
         ),
-        format!(
-            "OverTimeLimit=NONE PreemptMode={}",
-            part.preempt_mode.map_or("OFF", |m| m.name())
-        ),
+        format!("OverTimeLimit=NONE PreemptMode={}", part.preempt_mode_text()),
         format!("State={state} TotalCPUs={cpus} TotalNodes={count} SelectTypeParameters=NONE"),
         "JobDefaults=(null)".to_string(),
         format!("{def_mem} MaxMemPerNode={max_mem}"),

@@ -244,6 +244,7 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         def_mem_per_node_mb: None,
         preempt_mode: None,
         grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
 
