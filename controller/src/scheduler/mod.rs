@@ -144,20 +144,12 @@ impl<'s> Engine<'s> {
 }
 
 pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
-    let mut plan = Plan {
-        preemptions: preempt::grace_over(state, now),
-        resumes: preempt::resumable(state),
-        ..Plan::default()
-    };
-    // Suspended victims take their CPUs back before anything else may: this pass does only that, and the next
-    // one places the waiting jobs around them.
-    if !plan.resumes.is_empty() {
-        return plan;
-    }
-    // One walk over the queue finds both what to consider and what holds resources (for the backfill profile):
-    // with 100,000 jobs the walk itself is most of a pass.
+    // One walk over the queue finds what to consider, what holds resources (for the backfill profile) and what
+    // preemption left to finish: with 100,000 jobs the walk itself is most of a pass.
     let mut pending: Vec<&JobRecord> = Vec::new();
     let mut holding: Vec<&JobRecord> = Vec::new();
+    let mut grace_over: Vec<&JobRecord> = Vec::new();
+    let mut suspended: Vec<&JobRecord> = Vec::new();
     for job in state.jobs.values() {
         if job.state == JobBaseState::Pending && !settled_while_held(job) {
             pending.push(job);
@@ -166,6 +158,22 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         if job.alloc.is_some() && (job.completing || job.state == JobBaseState::Running) {
             holding.push(job);
         }
+        if preempt::grace_is_over(job, now) {
+            grace_over.push(job);
+        }
+        if job.preempt_suspended && !job.completing {
+            suspended.push(job);
+        }
+    }
+    let mut plan = Plan {
+        preemptions: preempt::ends_after_grace(state, &grace_over),
+        resumes: preempt::resumable(state, suspended),
+        ..Plan::default()
+    };
+    // Suspended victims take their CPUs back before anything else may: this pass does only that, and the next
+    // one places the waiting jobs around them.
+    if !plan.resumes.is_empty() {
+        return plan;
     }
     let pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
         Some(weights) => {

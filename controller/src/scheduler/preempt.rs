@@ -2,7 +2,7 @@
 //! jobs of partitions with a lower `PriorityTier`, when those partitions' `PreemptMode` (their own, else the
 //! cluster's) is `CANCEL`, `REQUEUE`, or `SUSPEND` with `GANG` in the cluster's mode. Pure: the pass names the
 //! victims, the state machine ends, requeues or suspends them when it applies the plan (or starts their
-//! `GraceTime`, after which [`grace_over`] names them again), and the waiting job starts in a later pass, once
+//! `GraceTime`, after which [`ends_after_grace`] names them again), and the waiting job starts in a later pass, once
 //! their resources are back. [`resumable`] names the suspended victims whose CPUs are free again.
 
 use spur_core::job::{Allocation, EpochSecs, JobRecord};
@@ -124,36 +124,31 @@ fn give_back(ledger: &mut Ledger, alloc: &Allocation, suspends: bool) {
     }
 }
 
-/// Victims whose grace time is over: to end or requeue now, by their partition's mode.
-pub fn grace_over(state: &ClusterState, now: EpochSecs) -> Vec<(u32, PreemptMode)> {
-    let Some(default_mode) = state.settings.preempt else {
-        return Vec::new();
-    };
-    state
-        .jobs
-        .values()
-        .filter(|j| in_grace(j) && j.end_time.is_some_and(|end| end <= now))
+/// A victim whose grace time is over: to end or requeue now.
+pub fn grace_is_over(job: &JobRecord, now: EpochSecs) -> bool {
+    in_grace(job) && job.end_time.is_some_and(|end| end <= now)
+}
+
+/// What happens to victims whose grace time is over, by their partition's mode (`CANCEL` if preemption was
+/// configured away since: the victim was told to go).
+pub fn ends_after_grace(state: &ClusterState, over: &[&JobRecord]) -> Vec<(u32, PreemptMode)> {
+    over.iter()
         .map(|j| {
             let mode = state
                 .partition(&j.partition)
                 .and_then(|p| p.preempt_mode)
-                .unwrap_or(default_mode);
+                .or(state.settings.preempt)
+                .filter(|m| m.preempts())
+                .unwrap_or(PreemptMode::Cancel);
             (j.job_id, mode)
         })
         .collect()
 }
 
-/// Jobs suspended by preemption whose CPUs are free again, in the order they take them back (higher tier, then
-/// higher priority, then the older job first).
-pub fn resumable(state: &ClusterState) -> Vec<u32> {
-    if state.settings.preempt.is_none() {
-        return Vec::new();
-    }
-    let mut suspended: Vec<&JobRecord> = state
-        .jobs
-        .values()
-        .filter(|j| j.preempt_suspended && !j.completing && j.alloc.is_some())
-        .collect();
+/// Of the jobs suspended by preemption, those whose CPUs are free again, in the order they take them back (higher
+/// tier, then higher priority, then the older job first). They resume even if preemption was configured away
+/// since.
+pub fn resumable(state: &ClusterState, mut suspended: Vec<&JobRecord>) -> Vec<u32> {
     if suspended.is_empty() {
         return Vec::new();
     }
@@ -557,5 +552,20 @@ mod tests {
         submit_to(&mut s, "high", true);
         assert!(s.pass().unwrap().preemptions.is_empty());
         assert_eq!(state_of(&s, running), JobBaseState::Running);
+    }
+
+    #[test]
+    fn suspended_victims_resume_even_once_preemption_is_configured_away() {
+        let mut s = suspend_cluster(true);
+        let victim = submit_to(&mut s, "debug", true);
+        s.pass().unwrap();
+        let urgent = submit_to(&mut s, "high", true);
+        s.pass().unwrap();
+        assert_eq!(state_of(&s, victim), JobBaseState::Suspended);
+        s.finish(urgent).unwrap();
+        s.state.settings.preempt = None;
+        assert_eq!(s.pass().unwrap().resumes, vec![victim]);
+        assert_eq!(state_of(&s, victim), JobBaseState::Running);
+        s.state.check_invariants().unwrap();
     }
 }
