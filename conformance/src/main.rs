@@ -292,13 +292,15 @@ const CGROUP_CONF: &str = "TaskPlugin=task/cgroup,task/affinity\nProctrackType=p
 /// slurm.conf lines of a `both --priority` run: multifactor weights whose factors are whole numbers on the
 /// reference node (job size and CPUs in halves, one node; the age weight shows in sprio but, without slurmdbd,
 /// counts nothing in either), users allowed to `scontrol top`, preemption by partition tier (`REQUEUE`, `CANCEL`
-/// in `low`), and partitions `high` (higher `PriorityJobFactor` and `PriorityTier`) and `low`.
+/// in `low`), and partitions `high` (higher `PriorityJobFactor` and `PriorityTier`), `low` and `grace` (`CANCEL`
+/// with a 5 s `GraceTime`).
 pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n\
     PriorityWeightJobSize=2000\nPriorityWeightPartition=3000\nPriorityWeightTRES=CPU=1000,Node=500\n\
     SchedulerParameters=enable_user_top\n\
     PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n\
     PartitionName=high Nodes=ALL MaxTime=INFINITE State=UP PriorityJobFactor=10 PriorityTier=2\n\
-    PartitionName=low Nodes=ALL MaxTime=INFINITE State=UP PreemptMode=CANCEL\n";
+    PartitionName=low Nodes=ALL MaxTime=INFINITE State=UP PreemptMode=CANCEL\n\
+    PartitionName=grace Nodes=ALL MaxTime=INFINITE State=UP PreemptMode=CANCEL GraceTime=5\n";
 
 /// slurm.conf lines of a `both --access` run: users see only their own jobs, partition `grp` takes only the
 /// members of group `spurcaseacc` (which the cases create; Slurm learns it on `scontrol reconfigure`), `rooto`

@@ -234,13 +234,19 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it).
+    // With preemption on, a partition without its own PreemptMode has the cluster's (and shows it, with the
+    // cluster's GANG flag; Slurm drops GANG from a partition's own mode).
     let preempt = preemption(conf);
+    let gang = preempt.is_some()
+        && conf
+            .get_str("PreemptMode")
+            .is_some_and(PreemptMode::has_gang);
     let partitions: Vec<PartitionRecord> = partitions
         .into_iter()
         .map(|mut p| {
             if preempt.is_some() && p.preempt_mode.is_none() {
                 p.preempt_mode = preempt;
+                p.preempt_gang = gang;
             }
             p
         })
@@ -272,6 +278,8 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
         licenses: spur_core::values::licenses::totals(conf.licenses()),
         preempt,
+        preempt_gang: gang,
+        preempt_exempt_secs: preempt_exempt_secs(conf),
         backfill: BackfillSettings {
             enabled: conf.scheduler_type() != "sched/builtin",
             window_min: conf.bf_window_min(),
@@ -389,6 +397,17 @@ fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
     )
 }
 
+/// `PreemptExemptTime` in seconds; unset, `-1`, `INFINITE` or an unreadable value mean none, as in Slurm.
+fn preempt_exempt_secs(conf: &SlurmConf) -> u32 {
+    conf.get_str("PreemptExemptTime")
+        .and_then(|text| {
+            spur_core::values::time::parse_time_secs(text)
+                .ok()
+                .flatten()
+        })
+        .unwrap_or(0)
+}
+
 /// `disable_root_jobs`: the cluster's `DisableRootJobs`, which a partition without its own takes.
 fn partition_of(
     p: &PartitionConf,
@@ -441,6 +460,8 @@ fn partition_of(
         def_mem_per_cpu_mb,
         def_mem_per_node_mb,
         preempt_mode: p.preempt_mode.as_deref().and_then(PreemptMode::parse),
+        grace_time_secs: p.grace_time,
+        preempt_gang: false,
     })
 }
 
@@ -525,6 +546,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
+        assert!(!snapshot.settings.preempt_gang);
+        assert_eq!(snapshot.settings.preempt_exempt_secs, 0);
+    }
+
+    #[test]
+    fn grace_time_exempt_time_and_gang() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nPreemptType=preempt/partition_prio\n\
+                    PreemptMode=SUSPEND,GANG\nPreemptExemptTime=00:02:30\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=debug Nodes=ALL Default=YES\n\
+                    PartitionName=low Nodes=ALL PreemptMode=CANCEL GraceTime=45\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert_eq!(snapshot.settings.preempt, Some(PreemptMode::Suspend));
+        assert!(snapshot.settings.preempt_gang);
+        assert_eq!(snapshot.settings.preempt_exempt_secs, 150);
+        let grace: Vec<u32> = snapshot
+            .partitions
+            .iter()
+            .map(|p| p.grace_time_secs)
+            .collect();
+        assert_eq!(grace, vec![0, 45]);
+        // As sinfo %M shows them: the cluster's mode with its flag, a partition's own without.
+        let shown: Vec<String> = snapshot
+            .partitions
+            .iter()
+            .map(|p| p.preempt_mode_text())
+            .collect();
+        assert_eq!(shown, vec!["GANG,SUSPEND", "CANCEL"]);
     }
 
     #[test]

@@ -436,6 +436,7 @@ impl Controller {
                     priorities: plan.priorities,
                     preemptions: plan.preemptions,
                     reason_descs: plan.reason_descs,
+                    resumes: plan.resumes,
                 };
                 if let Err(e) = self.commit(command).await {
                     tracing::error!("scheduling pass failed to commit: {e}");

@@ -282,6 +282,10 @@ pub struct JobRecord {
     /// When it was preempted (`PreemptTime=`).
     #[serde(default)]
     pub preempt_time: Option<EpochSecs>,
+    /// Suspended by preemption (`PreemptMode=SUSPEND,GANG`): its CPUs are lent to the preemptor (memory and GRES
+    /// stay its own) and it resumes by itself once they are free again.
+    #[serde(default)]
+    pub preempt_suspended: bool,
 }
 
 impl JobRecord {
@@ -332,6 +336,7 @@ impl JobRecord {
             pre_suspend_secs: 0,
             preemptable_time: None,
             preempt_time: None,
+            preempt_suspended: false,
         }
     }
 

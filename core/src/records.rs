@@ -209,6 +209,25 @@ pub struct PartitionRecord {
     /// the cluster's.
     #[serde(default)]
     pub preempt_mode: Option<PreemptMode>,
+    /// `GraceTime`: seconds a job of this partition keeps running (signalled) after it was chosen for preemption
+    /// by `CANCEL` or `REQUEUE`, before it is ended or requeued.
+    #[serde(default)]
+    pub grace_time_secs: u32,
+    /// The partition has the cluster's `PreemptMode`, which carries `GANG`: shown as `GANG,<mode>`.
+    #[serde(default)]
+    pub preempt_gang: bool,
+}
+
+impl PartitionRecord {
+    /// `PreemptMode` as `scontrol show partition` and `sinfo %M` print it (`OFF`, `CANCEL`, `GANG,SUSPEND`).
+    pub fn preempt_mode_text(&self) -> String {
+        let mode = self.preempt_mode.map_or("OFF", |m| m.name());
+        if self.preempt_gang {
+            format!("GANG,{mode}")
+        } else {
+            mode.to_string()
+        }
+    }
 }
 
 /// `PreemptMode`, of the cluster or of a partition.
@@ -219,7 +238,8 @@ pub enum PreemptMode {
     Cancel,
     /// The preempted job goes back to the queue.
     Requeue,
-    /// Suspending with gang scheduling: accepted, not acted on (Spur does not preempt such jobs).
+    /// The preempted job is suspended and resumes once its CPUs are free again; only with `GANG` in the
+    /// cluster's mode (without it such jobs are never preempted, as in Slurm).
     Suspend,
 }
 
@@ -245,9 +265,15 @@ impl PreemptMode {
         }
     }
 
-    /// Whether the scheduler takes resources back from such jobs.
+    /// Whether the scheduler takes resources back from such jobs by ending or requeueing them.
     pub fn preempts(self) -> bool {
         matches!(self, PreemptMode::Cancel | PreemptMode::Requeue)
+    }
+
+    /// Whether a mode text carries the `GANG` flag (`SUSPEND,GANG`, `GANG,REQUEUE`).
+    pub fn has_gang(text: &str) -> bool {
+        text.split(',')
+            .any(|word| word.trim().eq_ignore_ascii_case("GANG"))
     }
 }
 

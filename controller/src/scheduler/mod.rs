@@ -60,6 +60,8 @@ pub struct Plan {
     pub preemptions: Vec<(u32, PreemptMode)>,
     /// Free text shown instead of a changed reason (`ReqNodeNotAvail, May be reserved for other job`).
     pub reason_descs: Vec<(u32, String)>,
+    /// preempt/partition_prio with `SUSPEND,GANG`: suspended victims whose CPUs are free again.
+    pub resumes: Vec<u32>,
 }
 
 impl Plan {
@@ -70,6 +72,7 @@ impl Plan {
             && self.priorities.is_empty()
             && self.preemptions.is_empty()
             && self.reason_descs.is_empty()
+            && self.resumes.is_empty()
     }
 }
 
@@ -141,11 +144,12 @@ impl<'s> Engine<'s> {
 }
 
 pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
-    let mut plan = Plan::default();
-    // One walk over the queue finds both what to consider and what holds resources (for the backfill profile):
-    // with 100,000 jobs the walk itself is most of a pass.
+    // One walk over the queue finds what to consider, what holds resources (for the backfill profile) and what
+    // preemption left to finish: with 100,000 jobs the walk itself is most of a pass.
     let mut pending: Vec<&JobRecord> = Vec::new();
     let mut holding: Vec<&JobRecord> = Vec::new();
+    let mut grace_over: Vec<&JobRecord> = Vec::new();
+    let mut suspended: Vec<&JobRecord> = Vec::new();
     for job in state.jobs.values() {
         if job.state == JobBaseState::Pending && !settled_while_held(job) {
             pending.push(job);
@@ -154,6 +158,22 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         if job.alloc.is_some() && (job.completing || job.state == JobBaseState::Running) {
             holding.push(job);
         }
+        if preempt::grace_is_over(job, now) {
+            grace_over.push(job);
+        }
+        if job.preempt_suspended && !job.completing {
+            suspended.push(job);
+        }
+    }
+    let mut plan = Plan {
+        preemptions: preempt::ends_after_grace(state, &grace_over),
+        resumes: preempt::resumable(state, suspended),
+        ..Plan::default()
+    };
+    // Suspended victims take their CPUs back before anything else may: this pass does only that, and the next
+    // one places the waiting jobs around them.
+    if !plan.resumes.is_empty() {
+        return plan;
     }
     let pending: Vec<(u32, &JobRecord)> = match &state.settings.priority {
         Some(weights) => {
@@ -221,8 +241,17 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
             },
         };
         if reason == JobReason::Resources {
-            if let Some(victims) = preempt::victims(state, job, &plan.starts, &plan.preemptions) {
-                plan.preemptions.extend(victims);
+            if let Some(taken) = preempt::victims(state, job, &plan.starts, &plan.preemptions, now)
+            {
+                plan.preemptions.extend(taken.victims);
+                if let Some(alloc) = taken.start {
+                    if let Some(array) = job.array_job_id {
+                        running_per_array.started(array);
+                    }
+                    licenses.take(job);
+                    plan.starts.push((job.job_id, alloc));
+                    continue;
+                }
             }
         }
         let to_cancel = reason == JobReason::DepInvalid && state.kills_on_invalid_dependency(job);

@@ -90,6 +90,32 @@ impl Ledger {
             }
         }
     }
+
+    /// Gives back the CPUs of `alloc` only (a job that would be suspended keeps its memory and GRES).
+    pub fn release_cpus(&mut self, alloc: &Allocation) {
+        for name in &alloc.node_names {
+            if let Some(usage) = self.used.get_mut(name) {
+                usage.cpus = usage.cpus.saturating_sub(alloc.cpus);
+            }
+        }
+    }
+
+    /// Books the CPUs of `alloc` where every one of its nodes has them free; `false` (nothing booked) otherwise.
+    pub fn take_cpus(&mut self, state: &ClusterState, alloc: &Allocation) -> bool {
+        let fits = alloc.node_names.iter().all(|name| {
+            let used = self.used.get(name).map_or(0, |u| u.cpus);
+            state
+                .nodes
+                .get(name)
+                .is_some_and(|n| used + alloc.cpus <= n.cpus)
+        });
+        if fits {
+            for name in &alloc.node_names {
+                self.used.entry(name.clone()).or_default().cpus += alloc.cpus;
+            }
+        }
+        fits
+    }
 }
 
 /// CPUs the job needs on each of its nodes.

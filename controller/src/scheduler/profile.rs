@@ -115,7 +115,8 @@ impl<'s> Profile<'s> {
         profile
     }
 
-    /// When a job holding resources gives them back: start + time limit, at the earliest one step from now
+    /// When a job holding resources gives them back: start + time limit (or its end, see below), at the earliest
+    /// one step from now
     /// (an overdue job is still there now); never for a suspended job or one without a limit.
     fn release_time(&self, job: &JobRecord) -> Option<EpochSecs> {
         let soonest = self.round_up(self.now + 1);
@@ -125,7 +126,12 @@ impl<'s> Profile<'s> {
         if job.state != JobBaseState::Running {
             return None;
         }
-        let end = job.start_time? + i64::from(job.time_limit_min?) * 60;
+        // A running job has an end of its own only when preemption set one: the end of its grace time, or its
+        // limit moved out by the time it spent suspended.
+        let end = match job.end_time {
+            Some(end) => end,
+            None => job.start_time? + i64::from(job.time_limit_min?) * 60,
+        };
         Some(self.round_up(end).max(soonest))
     }
 

@@ -107,6 +107,8 @@ pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
         preempt_mode: None,
+        grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
 
@@ -225,6 +227,7 @@ impl Scenario {
             priorities: plan.priorities.clone(),
             preemptions: plan.preemptions.clone(),
             reason_descs: plan.reason_descs.clone(),
+            resumes: plan.resumes.clone(),
         })?;
         Ok(plan)
     }

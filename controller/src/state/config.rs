@@ -39,6 +39,13 @@ pub struct Settings {
     /// `PreemptType=preempt/partition_prio` with the cluster's `PreemptMode`; `None`: no preemption.
     #[serde(default)]
     pub preempt: Option<spur_core::records::PreemptMode>,
+    /// `GANG` in the cluster's `PreemptMode`: `SUSPEND` preempts, and (as in Slurm, whose gang scheduler then
+    /// preempts) `GraceTime` is not applied.
+    #[serde(default)]
+    pub preempt_gang: bool,
+    /// `PreemptExemptTime`: seconds a job runs before it may be preempted.
+    #[serde(default)]
+    pub preempt_exempt_secs: u32,
     /// `PrivateData=jobs`: users other than root and SlurmUser see only their own jobs.
     #[serde(default)]
     pub private_jobs: bool,
@@ -93,6 +100,8 @@ impl Default for Settings {
             private_jobs: false,
             licenses: std::collections::BTreeMap::new(),
             preempt: None,
+            preempt_gang: false,
+            preempt_exempt_secs: 0,
             backfill: BackfillSettings::default(),
             priority: None,
         }

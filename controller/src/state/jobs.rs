@@ -230,10 +230,12 @@ impl ClusterState {
             }
             self.book(&alloc);
             let preemptable = self.preemptable(&job_id);
+            let exempt = self.settings.preempt_exempt_secs;
             let Some(job) = self.jobs.get_mut(&job_id) else {
                 continue;
             };
-            job.preemptable_time = preemptable.then_some(now);
+            // Slurm's PreemptEligibleTime: the start plus PreemptExemptTime.
+            job.preemptable_time = preemptable.then_some(now + i64::from(exempt));
             job.preempt_time = None;
             job.state = JobBaseState::Running;
             job.reason = JobReason::NoReason;
@@ -347,7 +349,8 @@ impl ClusterState {
         job.exit_code = if signal != 0 { 0 } else { code };
         job.exit_signal = signal;
         job.completing = false;
-        let alloc = job.alloc.clone();
+        let alloc = super::preempt::held_allocation(job);
+        job.preempt_suspended = false;
         let alloc_first_node = alloc.as_ref().and_then(|a| a.node_names.first().cloned());
         let requeue_pending = job.requeue_pending;
         if let Some(alloc) = alloc {
@@ -661,6 +664,10 @@ impl ClusterState {
                 (_, _) if job.completing || job.state.is_finished() => {
                     return Err(ApiError::new(SlurmErrno::AlreadyDone))
                 }
+                // Its CPUs are lent to a preemptor: only the scheduler resumes it, once they are free.
+                (JobBaseState::Suspended, false) if job.preempt_suspended => {
+                    return Err(ApiError::new(SlurmErrno::TransitionStateNoUpdate))
+                }
                 // Suspending a suspended job is no error in Slurm, and changes nothing.
                 (JobBaseState::Suspended, true) => return Ok(Vec::new()),
                 (JobBaseState::Running, false) => {
@@ -671,6 +678,8 @@ impl ClusterState {
             };
             if suspend {
                 job.pre_suspend_secs = job.run_secs(now);
+            } else {
+                job.end_time = super::preempt::end_after_resume(job, now);
             }
             job.suspend_time = Some(now);
             job.state = next;
@@ -684,7 +693,7 @@ impl ClusterState {
         })
     }
 
-    fn signal(
+    pub(super) fn signal(
         &mut self,
         job_id: u32,
         signal: i32,
@@ -839,6 +848,7 @@ impl ClusterState {
             job.steps.clear();
             job.next_step_id = 0;
             job.preemptable_time = None;
+            job.preempt_suspended = false;
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {
@@ -1022,7 +1032,8 @@ impl ClusterState {
         job.reason = JobReason::FailDownNode;
         job.completing = false;
         job.end_time = Some(now);
-        let alloc = job.alloc.clone();
+        let alloc = super::preempt::held_allocation(job);
+        job.preempt_suspended = false;
         if let Some(alloc) = alloc {
             self.release(&alloc, now);
         }

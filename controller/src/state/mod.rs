@@ -28,6 +28,7 @@ pub use config::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
 pub(crate) use jobs::started_and_live;
 pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
+pub(crate) use preempt::in_grace;
 pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
 
 /// The version of the snapshot layout below; bump it with a migration when a field changes meaning.
@@ -73,6 +74,9 @@ pub enum Command {
         /// Free text shown instead of the reason of some of `reasons` (reservations keeping a job off).
         #[serde(default)]
         reason_descs: Vec<(u32, String)>,
+        /// preempt/partition_prio with `SUSPEND,GANG`: jobs suspended by preemption to resume.
+        #[serde(default)]
+        resumes: Vec<u32>,
     },
     Finished {
         job_id: u32,
@@ -244,11 +248,13 @@ impl ClusterState {
                 priorities,
                 preemptions,
                 reason_descs,
+                resumes,
             } => {
                 self.expire_reservations(now);
                 self.apply_priorities(&priorities);
                 self.apply_forecasts(forecasts);
-                let preempted = self.apply_preemptions(&preemptions, now);
+                let mut preempted = self.apply_resumes(&resumes, now);
+                preempted.extend(self.apply_preemptions(&preemptions, now));
                 let mut applied = self.apply_schedule(starts, reasons, now);
                 self.apply_reason_descs(reason_descs);
                 applied.effects.extend(preempted);
@@ -305,8 +311,10 @@ impl ClusterState {
             let holds_resources = jobs::holds_resources(job);
             match (&job.alloc, holds_resources) {
                 (Some(alloc), true) => {
+                    // A job suspended by preemption lent its CPUs to the preemptor.
+                    let held_cpus = if job.preempt_suspended { 0 } else { alloc.cpus };
                     for node in &alloc.node_names {
-                        *cpus.entry(node).or_default() += alloc.cpus;
+                        *cpus.entry(node).or_default() += held_cpus;
                         *mem.entry(node).or_default() += alloc.mem_mb;
                         for (name, idx) in &alloc.gres_indices {
                             gres.entry((node, name)).or_default().extend(idx);

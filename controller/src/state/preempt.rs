@@ -1,14 +1,39 @@
-//! Applying the scheduler's preemptions (`preempt/partition_prio`): a victim of a `CANCEL` partition ends
+//! Applying the scheduler's preemptions (`preempt/partition_prio`). A victim of a `CANCEL` partition ends
 //! `PREEMPTED` (its processes terminated, exit `0:15` once they are gone); one of a `REQUEUE` partition goes back
 //! to the queue as `scontrol requeue` would send it, or ends `PREEMPTED` when it may not be requeued
-//! (`--no-requeue`). A victim that ended or is already leaving by the time the plan applies is left alone.
+//! (`--no-requeue`). With a `GraceTime`, either first keeps running for that long: its steps get SIGCONT and
+//! SIGTERM, its end time becomes the end of the grace period, and the scheduler names it again once that has
+//! passed. A victim of a `SUSPEND` partition (with `GANG` in the cluster's mode) is stopped and lends its CPUs to
+//! the preemptor until the scheduler resumes it. A victim that ended or is already leaving by the time the plan
+//! applies is left alone.
 
-use spur_core::job::EpochSecs;
+use spur_core::api::SignalScope;
+use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::records::PreemptMode;
 use spur_core::states::{JobBaseState, JobReason};
 
-use super::jobs::started_and_live;
 use super::{ClusterState, Effect, TerminateReason};
+
+/// What a job holds on its nodes: its allocation, less the CPUs it lent to a preemptor while suspended.
+pub(super) fn held_allocation(job: &JobRecord) -> Option<Allocation> {
+    let mut alloc = job.alloc.clone()?;
+    if job.preempt_suspended {
+        alloc.cpus = 0;
+    }
+    Some(alloc)
+}
+
+/// A job's end once resumed: as in Slurm, it moves out by the time spent suspended (what is left of the limit
+/// counts from now); `None` without a limit.
+pub(super) fn end_after_resume(job: &JobRecord, now: EpochSecs) -> Option<EpochSecs> {
+    job.time_limit_min
+        .map(|m| now + i64::from(m) * 60 - job.pre_suspend_secs)
+}
+
+/// Chosen for preemption and still running out its `GraceTime`.
+pub(crate) fn in_grace(job: &JobRecord) -> bool {
+    job.state == JobBaseState::Running && !job.completing && job.preempt_time.is_some()
+}
 
 impl ClusterState {
     pub(super) fn apply_preemptions(
@@ -21,7 +46,19 @@ impl ClusterState {
             let Some(job) = self.jobs.get(&job_id) else {
                 continue;
             };
-            if !started_and_live(job) || job.completing {
+            if job.state != JobBaseState::Running || job.completing {
+                continue;
+            }
+            if mode == PreemptMode::Suspend {
+                effects.extend(self.suspend_preempted(job_id, now));
+                continue;
+            }
+            if in_grace(job) {
+                if job.end_time.is_some_and(|end| end > now) {
+                    continue;
+                }
+            } else if let Some(grace) = self.grace_secs(job) {
+                effects.extend(self.start_grace(job_id, grace, now));
                 continue;
             }
             if let Some(job) = self.jobs.get_mut(&job_id) {
@@ -40,6 +77,54 @@ impl ClusterState {
         effects
     }
 
+    /// Resumes jobs suspended by preemption, taking their CPUs back where they are free (the scheduler checked;
+    /// a stale plan is re-checked here so a node is never over-booked).
+    pub(super) fn apply_resumes(&mut self, job_ids: &[u32], now: EpochSecs) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for &job_id in job_ids {
+            let Some(job) = self.jobs.get(&job_id) else {
+                continue;
+            };
+            if !(job.preempt_suspended && job.state == JobBaseState::Suspended) || job.completing {
+                continue;
+            }
+            let Some(alloc) = job.alloc.clone() else {
+                continue;
+            };
+            let fits = alloc.node_names.iter().all(|name| {
+                self.nodes
+                    .get(name)
+                    .is_some_and(|n| n.alloc_cpus + alloc.cpus <= n.cpus)
+            });
+            if !fits {
+                continue;
+            }
+            for name in &alloc.node_names {
+                if let Some(node) = self.nodes.get_mut(name) {
+                    node.alloc_cpus += alloc.cpus;
+                }
+            }
+            for name in &alloc.node_names {
+                self.refresh_node_state(name);
+            }
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            job.preempt_suspended = false;
+            job.state = JobBaseState::Running;
+            job.end_time = end_after_resume(job, now);
+            job.suspend_time = Some(now);
+            effects.push(Effect::Signal {
+                node: first_node(job),
+                job_id,
+                signal: libc::SIGCONT,
+                scope: SignalScope::All,
+                step_pids: Vec::new(),
+            });
+        }
+        effects
+    }
+
     /// Whether a job of this partition could be preempted once started: Slurm's test is that neither the
     /// cluster's mode nor the partition's is OFF.
     pub(super) fn preemptable(&self, job_id: &u32) -> bool {
@@ -53,6 +138,73 @@ impl ClusterState {
         cluster != PreemptMode::Off && partition.unwrap_or(cluster) != PreemptMode::Off
     }
 
+    /// The victim's partition's `GraceTime`, when it has one that applies: Slurm 22.05's gang scheduler, which
+    /// preempts when the cluster's mode has `GANG`, ends victims at once.
+    fn grace_secs(&self, job: &JobRecord) -> Option<u32> {
+        if self.settings.preempt_gang {
+            return None;
+        }
+        self.partition(&job.partition)
+            .map(|p| p.grace_time_secs)
+            .filter(|g| *g > 0)
+    }
+
+    /// The grace period begins: the job keeps its resources until `now + grace` (or its own end, if sooner), and
+    /// its steps are told to wrap up (SIGCONT first, in case they were stopped). As in Slurm, the batch script
+    /// itself is not signalled.
+    fn start_grace(&mut self, job_id: u32, grace: u32, now: EpochSecs) -> Vec<Effect> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        let deadline = now + i64::from(grace);
+        // A job resumed after a suspension already has its (extended) end.
+        let own_end = job.end_time.or_else(|| {
+            job.time_limit_min
+                .zip(job.start_time)
+                .map(|(m, start)| start + i64::from(m) * 60)
+        });
+        job.preempt_time = Some(now);
+        job.end_time = Some(own_end.map_or(deadline, |end| end.min(deadline)));
+        let mut effects = Vec::new();
+        for signal in [libc::SIGCONT, libc::SIGTERM] {
+            if let Ok(more) = self.signal(job_id, signal, SignalScope::Steps) {
+                effects.extend(more);
+            }
+        }
+        effects
+    }
+
+    /// Stops the job and lends its CPUs to the preemptor; its memory and GRES stay booked (as in Slurm, where a
+    /// gang-suspended job keeps them).
+    fn suspend_preempted(&mut self, job_id: u32, now: EpochSecs) -> Vec<Effect> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        let Some(alloc) = job.alloc.clone() else {
+            return Vec::new();
+        };
+        job.pre_suspend_secs = job.run_secs(now);
+        job.suspend_time = Some(now);
+        job.state = JobBaseState::Suspended;
+        job.preempt_suspended = true;
+        let effect = Effect::Signal {
+            node: first_node(job),
+            job_id,
+            signal: libc::SIGSTOP,
+            scope: SignalScope::All,
+            step_pids: Vec::new(),
+        };
+        for name in &alloc.node_names {
+            if let Some(node) = self.nodes.get_mut(name) {
+                node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
+            }
+        }
+        for name in &alloc.node_names {
+            self.refresh_node_state(name);
+        }
+        vec![effect]
+    }
+
     fn end_preempted(&mut self, job_id: u32, now: EpochSecs) -> Vec<Effect> {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Vec::new();
@@ -61,16 +213,18 @@ impl ClusterState {
         job.reason = JobReason::NoReason;
         job.completing = true;
         job.end_time = Some(now);
-        let node = job
-            .alloc
-            .as_ref()
-            .and_then(|a| a.node_names.first().cloned())
-            .unwrap_or_default();
         vec![Effect::Terminate {
-            node,
+            node: first_node(job),
             job_id,
             reason: TerminateReason::Cancelled,
             at: now,
         }]
     }
+}
+
+fn first_node(job: &JobRecord) -> String {
+    job.alloc
+        .as_ref()
+        .and_then(|a| a.node_names.first().cloned())
+        .unwrap_or_default()
 }

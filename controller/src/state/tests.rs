@@ -76,6 +76,8 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
         preempt_mode: None,
+        grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
 
@@ -176,6 +178,7 @@ impl Harness {
             priorities: plan.priorities,
             preemptions: plan.preemptions,
             reason_descs: plan.reason_descs,
+            resumes: plan.resumes,
         })
         .unwrap();
         started
@@ -1237,6 +1240,12 @@ fn suspend_freezes_the_run_time_and_keeps_the_resources() {
     assert_eq!(h.job(job).run_secs(h.now), 20);
     assert!(crate::runtime::expired_jobs(&h.state, h.now).is_empty());
     h.control(0, resume).unwrap();
+    let started = h.job(job).start_time.unwrap_or(0);
+    assert_eq!(
+        h.job(job).end_time,
+        Some(started + 60 + 600),
+        "EndTime moves out by the time spent suspended"
+    );
     h.now += 40;
     assert_eq!(h.job(job).run_secs(h.now), 60);
     assert_eq!(crate::runtime::expired_jobs(&h.state, h.now), vec![job]);

@@ -74,8 +74,9 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
         ),
         format!("AllocNodes=ALL Default={} QoS=N/A", yes_no(part.default)),
         format!(
-            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime=0 Hidden={}",
+            "DefaultTime={default_time} DisableRootJobs={} ExclusiveUser=NO GraceTime={} Hidden={}",
             yes_no(part.disable_root_jobs),
+            part.grace_time_secs,
             yes_no(part.hidden)
         ),
         format!(
@@ -91,10 +92,7 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
             part.priority_tier,
             yes_no(part.root_only)
         ),
-        format!(
-            "OverTimeLimit=NONE PreemptMode={}",
-            part.preempt_mode.map_or("OFF", |m| m.name())
-        ),
+        format!("OverTimeLimit=NONE PreemptMode={}", part.preempt_mode_text()),
         format!("State={state} TotalCPUs={cpus} TotalNodes={count} SelectTypeParameters=NONE"),
         "JobDefaults=(null)".to_string(),
         format!("{def_mem} MaxMemPerNode={max_mem}"),

@@ -357,10 +357,9 @@ impl NodeField {
                 Cell::cut(part.map_or_else(|| "n/a".to_string(), |p| p.name.clone()))
             }
             F::Port => Cell::cut(first.map_or(6818, |n| n.port.unwrap_or(6818)).to_string()),
-            F::PreemptMode => Cell::cut(
-                part.and_then(|p| p.preempt_mode)
-                    .map_or("OFF", |m| m.name()),
-            ),
+            F::PreemptMode => {
+                Cell::cut(part.map_or_else(|| "OFF".to_string(), |p| p.preempt_mode_text()))
+            }
             F::PriorityJobFactor => {
                 Cell::cut(part.map_or(0, |p| p.priority_job_factor).to_string())
             }

@@ -82,6 +82,7 @@ pub fn running() -> JobRecord {
         pre_suspend_secs: 0,
         preemptable_time: None,
         preempt_time: None,
+        preempt_suspended: false,
     }
 }
 
@@ -189,5 +190,7 @@ pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
         def_mem_per_cpu_mb: None,
         def_mem_per_node_mb: None,
         preempt_mode: None,
+        grace_time_secs: 0,
+        preempt_gang: false,
     }
 }
