@@ -594,6 +594,45 @@ fn current_priority() -> i32 {
     unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
 }
 
+/// `srun --multi-prog FILE ARGS...`: the file, read once, and the arguments every task's command gets appended.
+struct MultiProgFile {
+    name: String,
+    text: String,
+    extra: Vec<String>,
+}
+
+impl MultiProgFile {
+    /// The error is srun's message for a file it cannot open.
+    fn read(command: &[String]) -> Result<MultiProgFile, String> {
+        let Some((name, extra)) = command.split_first() else {
+            return Err("No command given to execute.".to_string());
+        };
+        let text = std::fs::read_to_string(name)
+            .map_err(|_| format!("Could not open multi_prog config file {name}"))?;
+        Ok(MultiProgFile {
+            name: name.clone(),
+            text,
+            extra: extra.to_vec(),
+        })
+    }
+
+    /// Each rank's command for a step of `ntasks` tasks, or srun's error lines.
+    fn commands(&self, ntasks: u32) -> Result<Vec<Vec<String>>, Vec<String>> {
+        let mut commands = spur_core::multi_prog::resolve(&self.text, &self.name, ntasks)?;
+        for command in &mut commands {
+            command.extend(self.extra.iter().cloned());
+        }
+        Ok(commands)
+    }
+}
+
+fn fail_lines(lines: &[String]) -> u8 {
+    for line in lines {
+        eprintln!("srun: error: {line}");
+    }
+    1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -638,43 +677,4 @@ mod tests {
             "Unable to create step for job 5: Invalid generic resource (gres) specification"
         );
     }
-}
-
-/// `srun --multi-prog FILE ARGS...`: the file, read once, and the arguments every task's command gets appended.
-struct MultiProgFile {
-    name: String,
-    text: String,
-    extra: Vec<String>,
-}
-
-impl MultiProgFile {
-    /// The error is srun's message for a file it cannot open.
-    fn read(command: &[String]) -> Result<MultiProgFile, String> {
-        let Some((name, extra)) = command.split_first() else {
-            return Err("No command given to execute.".to_string());
-        };
-        let text = std::fs::read_to_string(name)
-            .map_err(|_| format!("Could not open multi_prog config file {name}"))?;
-        Ok(MultiProgFile {
-            name: name.clone(),
-            text,
-            extra: extra.to_vec(),
-        })
-    }
-
-    /// Each rank's command for a step of `ntasks` tasks, or srun's error lines.
-    fn commands(&self, ntasks: u32) -> Result<Vec<Vec<String>>, Vec<String>> {
-        let mut commands = spur_core::multi_prog::resolve(&self.text, &self.name, ntasks)?;
-        for command in &mut commands {
-            command.extend(self.extra.iter().cloned());
-        }
-        Ok(commands)
-    }
-}
-
-fn fail_lines(lines: &[String]) -> u8 {
-    for line in lines {
-        eprintln!("srun: error: {line}");
-    }
-    1
 }

@@ -1307,6 +1307,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
             node_id: 0,
             ranks: vec![0, 1],
             env: vec![("A".to_string(), "1".to_string())],
+            argv: Vec::new(),
         }],
     };
     let create = |node: &str| ControlRequest::CreateStep {
