@@ -363,6 +363,7 @@ impl JobSpool {
         &self,
         launch: &NodeStepLaunch,
         user: &UserInfo,
+        refuse: Option<String>,
     ) -> Result<u32, LaunchError> {
         let dir = self.root.join("steps");
         std::fs::create_dir_all(&dir).map_err(|source| LaunchError::Prepare {
@@ -375,12 +376,63 @@ impl JobSpool {
             groups: user.supplementary_gids.clone(),
             node_name: self.node_name.clone(),
             task_prolog: self.task_prolog.clone(),
+            refuse,
         };
         Ok(spur_stepd::client::launch_step(
             &spec,
             &self.stepd_binary,
             &log,
         )?)
+    }
+
+    /// slurm.conf's `Prolog` for a job on this node, one of its nodes other than the first, before the job's first
+    /// step here (Slurm's default: a node's prolog runs before the job's first task there). `Err` says why the
+    /// step must not start.
+    pub fn prolog_before_step(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+    ) -> Result<(), String> {
+        let Some(scripts) = self.node_scripts(job, context, user) else {
+            return Ok(());
+        };
+        let marker = self.prolog_marker(job.job_id);
+        if scripts.prolog.is_none() || marker.exists() {
+            return Ok(());
+        }
+        spur_stepd::daemon::node_prolog(&scripts)?;
+        if let Some(dir) = marker.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = std::fs::write(&marker, b"") {
+            tracing::warn!(
+                job_id = job.job_id,
+                "cannot record that the prolog ran: {e}"
+            );
+        }
+        Ok(())
+    }
+
+    /// slurm.conf's `Epilog` for a job that ended, on this node, one of its nodes other than the first.
+    pub fn epilog_after_job(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) {
+        let _ = std::fs::remove_file(self.prolog_marker(job.job_id));
+        let Some(scripts) = self.node_scripts(job, context, user) else {
+            return;
+        };
+        let (code, signal) = (i64::from(job.exit_code), i64::from(job.exit_signal));
+        if let Err(message) =
+            spur_stepd::daemon::node_epilog(&scripts, (code << 8) | signal, code, signal)
+        {
+            tracing::warn!(job_id = job.job_id, "epilog failed: {message}");
+        }
+    }
+
+    /// Marks that a job's prolog ran on this node (a node other than its first, which keeps no job directory).
+    fn prolog_marker(&self, job_id: u32) -> PathBuf {
+        self.root
+            .join("steps")
+            .join(format!("job{job_id:05}.prolog-done"))
     }
 
     pub fn signal(&self, job_id: u32, signal: i32, scope: SignalScope, step_pids: &[u32]) {

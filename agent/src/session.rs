@@ -265,22 +265,51 @@ async fn handle(
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.terminate(job_id, reason, at)).await?;
         }
-        ControllerToAgent::LaunchStep { launch } => {
+        ControllerToAgent::LaunchStep {
+            launch,
+            job,
+            context,
+        } => {
             let worker = agent.clone();
             let (job_id, step_id) = (launch.job_id, launch.step_id);
             let started = tokio::task::spawn_blocking(move || {
                 let user = users::lookup(launch.uid, launch.gid).map_err(|e| e.to_string())?;
-                worker
+                // The node's prolog before the job's first step here; if it fails, the step's supervisor still
+                // starts, to tell srun that this node's tasks cannot run.
+                let refused = match (&job, &context) {
+                    (Some(job), Some(context)) => {
+                        worker.spool.prolog_before_step(job, context, &user).err()
+                    }
+                    _ => None,
+                };
+                let reason = refused.as_ref().map(|_| "Job's prolog failed".to_string());
+                let pid = worker
                     .spool
-                    .launch_step(&launch, &user)
-                    .map_err(|e| e.to_string())
+                    .launch_step(&launch, &user, reason)
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>((pid, refused))
             })
             .await?;
             // srun notices a supervisor that never calls and gives up on the step itself.
             match started {
-                Ok(pid) => tracing::info!(job_id, step_id, pid, "step tasks started"),
+                Ok((pid, None)) => tracing::info!(job_id, step_id, pid, "step tasks started"),
+                Ok((_, Some(message))) => {
+                    tracing::warn!(job_id, step_id, "prolog failed: {message}");
+                    let report = AgentToController::PrologFailed { job_id, message };
+                    outbox.send(envelope(&report)?).await?;
+                }
                 Err(message) => tracing::warn!(job_id, step_id, "step launch failed: {message}"),
             }
+        }
+        ControllerToAgent::RunEpilog { job, context } => {
+            // The epilog may take a while; the session goes on meanwhile.
+            let worker = agent.clone();
+            tokio::task::spawn_blocking(move || {
+                match users::lookup(job.spec.user_id, job.spec.group_id) {
+                    Ok(user) => worker.spool.epilog_after_job(&job, &context, &user),
+                    Err(e) => tracing::warn!(job_id = job.job_id, "epilog not run: {e}"),
+                }
+            });
         }
         ControllerToAgent::FinishedAck { job_id } => {
             let agent = agent.clone();

@@ -426,3 +426,87 @@ fn multi_prog_gives_each_task_on_each_node_its_own_command() {
         ]
     );
 }
+
+/// A node script that records which node ran it for which job, and fails on node `fail_on`.
+fn node_script(dir: &std::path::Path, name: &str, fail_on: &str) -> String {
+    let path = dir.join(format!("{name}.sh"));
+    let text = format!(
+        "#!/bin/bash\necho \"$SLURM_SCRIPT_CONTEXT $SLURM_NODELIST ${{SLURM_JOB_EXIT_CODE2:-}}\" \
+         > {dir}/{name}.$SLURMD_NODENAME.$SLURM_JOB_ID\n[[ $SLURMD_NODENAME == '{fail_on}' ]] && exit 1\nexit 0\n",
+        dir = dir.display()
+    );
+    std::fs::write(&path, text).expect("write script");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    path.display().to_string()
+}
+
+#[test]
+fn prolog_runs_on_each_node_before_its_first_step_and_epilog_on_every_node() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let prolog = node_script(scripts.path(), "prolog", NODE_C);
+    let epilog = node_script(scripts.path(), "epilog", "none");
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: format!("Prolog={prolog}\nEpilog={epilog}\n"),
+        ..ClusterOptions::default()
+    });
+    let first = cluster.node.clone();
+    let nodes =
+        spur_core::hostlist::compress(&[first.clone(), NODE_B.to_string(), NODE_C.to_string()]);
+    let read = |name: &str, node: &str, job: u32| {
+        std::fs::read_to_string(scripts.path().join(format!("{name}.{node}.{job}"))).ok()
+    };
+    // Two nodes' steps: the second node's prolog runs before its first step only; the third node never gets a
+    // step, so its prolog never runs, but its epilog does when the job ends.
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "srun -N2 true && srun -N2 true && exit 4",
+        ],
+    );
+    assert_eq!(cluster.wait_for_end(job, Duration::from_secs(30)), "FAILED");
+    for node in [first.as_str(), NODE_B] {
+        assert_eq!(
+            read("prolog", node, job).as_deref(),
+            Some(format!("prolog_slurmd {nodes} \n").as_str())
+        );
+    }
+    assert_eq!(read("prolog", NODE_C, job), None);
+    cluster.expect_within(Duration::from_secs(10), "the epilog on every node", || {
+        [first.as_str(), NODE_B, NODE_C].iter().all(|node| {
+            read("epilog", node, job).as_deref()
+                == Some(format!("epilog_slurmd {nodes} 4:0\n").as_str())
+        })
+    });
+
+    // A prolog that fails on a node: its tasks are reported failed there and the node drains.
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "-o",
+            "out.txt",
+            "--wrap",
+            "srun -N3 -l true; echo rc=$?",
+        ],
+    );
+    cluster.wait_for_end(job, Duration::from_secs(30));
+    let out = std::fs::read_to_string(cluster.dir.path().join("out.txt")).unwrap_or_default();
+    assert!(
+        out.contains(&format!(
+            "2: slurmstepd-{NODE_C}: error: Job's prolog failed"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("rc=1"), "{out}");
+    cluster.expect_within(Duration::from_secs(10), "the node drained", || {
+        cluster
+            .ok("sinfo", &["-h", "-R", "-o", "%N %E"])
+            .contains(&format!("{NODE_C} Prolog error"))
+    });
+}

@@ -290,8 +290,28 @@ impl Controller {
                     self.send(node, message).await;
                 }
                 Effect::LaunchStep { node, launch } => {
+                    // A node other than the job's first runs its prolog before the job's first step there.
+                    let job = self.state.read(|s| {
+                        s.jobs
+                            .get(&launch.job_id)
+                            .filter(|j| {
+                                j.alloc
+                                    .as_ref()
+                                    .is_some_and(|a| a.node_names.first() != Some(node))
+                            })
+                            .map(|j| Box::new(node_script_record(j)))
+                    });
                     let message = ControllerToAgent::LaunchStep {
                         launch: launch.clone(),
+                        context: job.as_ref().map(|_| self.launch_context.clone()),
+                        job,
+                    };
+                    self.send(node, message).await;
+                }
+                Effect::NodeEpilog { node, job } => {
+                    let message = ControllerToAgent::RunEpilog {
+                        job: Box::new(node_script_record(job)),
+                        context: self.launch_context.clone(),
                     };
                     self.send(node, message).await;
                 }
@@ -663,4 +683,13 @@ const NOT_LEADER: &str = "this controller is not the leader";
 
 fn is_not_leader(e: &ApiError) -> bool {
     e.detail.as_deref() == Some(NOT_LEADER)
+}
+
+/// What a node's prolog and epilog need of a job: everything but its script and environment (the bulk of a
+/// record), which the node scripts never see.
+fn node_script_record(job: &spur_core::job::JobRecord) -> spur_core::job::JobRecord {
+    let mut record = job.clone();
+    record.spec.script = None;
+    record.spec.environment = Vec::new();
+    record
 }

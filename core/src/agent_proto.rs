@@ -58,6 +58,9 @@ pub enum AgentToController {
     },
     /// Sent until the controller answers `FinishedAck` for the job.
     Finished(JobOutcome),
+    /// slurm.conf's `Prolog` failed here before a step of the job (on a node other than its first): the node
+    /// must be drained (`Prolog error`), as slurmd has slurmctld do.
+    PrologFailed { job_id: u32, message: String },
     /// The answer to [`ControllerToAgent::MeasureSteps`]: the steps' usage on this node (steps without
     /// processes here are left out).
     StepUsage {
@@ -162,6 +165,17 @@ pub enum ControllerToAgent {
     /// Start a step's tasks on this node under a step supervisor that connects back to the step's srun.
     LaunchStep {
         launch: Box<crate::step_launch::NodeStepLaunch>,
+        /// The job, for slurm.conf's `Prolog` before the job's first step on a node other than its first.
+        #[serde(default)]
+        job: Option<Box<JobRecord>>,
+        #[serde(default)]
+        context: Option<LaunchContext>,
+    },
+    /// The job ended: run slurm.conf's `Epilog` here, one of the job's nodes other than its first (whose
+    /// supervisor runs it). `job` carries the final state and exit code.
+    RunEpilog {
+        job: Box<JobRecord>,
+        context: LaunchContext,
     },
     /// Measure these steps of a job on this node (sstat), counting only processes of the job's owner `uid`;
     /// answered with [`AgentToController::StepUsage`] carrying the same request id.

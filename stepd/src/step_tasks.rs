@@ -41,6 +41,9 @@ pub struct StepSupervisorSpec {
     /// slurm.conf `TaskProlog`, run as the job's user before each task.
     #[serde(default)]
     pub task_prolog: Option<std::path::PathBuf>,
+    /// The node cannot run the step (its prolog failed): each task is reported failed with this reason.
+    #[serde(default)]
+    pub refuse: Option<String>,
 }
 
 /// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
@@ -100,6 +103,10 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         launch_spec.tasks.node_id,
         launch_spec.io_key.as_bytes().to_vec(),
     ));
+    if let Some(reason) = &spec.refuse {
+        refuse(&link, &launch_spec.tasks.ranks, reason);
+        return Ok(());
+    }
     let identity = identity(spec)?;
     let cgroup_procs =
         crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id);
@@ -129,6 +136,20 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     }
     link.send(Frame::new(Kind::Done, 0, 0, Vec::new()));
     Ok(())
+}
+
+/// Tells srun that none of this node's tasks can start: an error line and exit status 1 for each.
+fn refuse(link: &Link, ranks: &[u32], reason: &str) {
+    for &rank in ranks {
+        link.send(Frame::new(
+            Kind::ExecFailed,
+            rank,
+            0,
+            reason.as_bytes().to_vec(),
+        ));
+        link.send(Frame::new(Kind::Exited, rank, 1 << 8, Vec::new()));
+    }
+    link.send(Frame::new(Kind::Done, 0, 0, Vec::new()));
 }
 
 fn connect(addr: &str) -> Result<TcpStream, String> {

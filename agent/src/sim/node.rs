@@ -107,7 +107,9 @@ impl SimNode {
             }
             // Simulated nodes run no tasks; the step's srun sees no supervisor call and gives up on the step.
             // Simulated jobs have no processes to measure or steps to run.
-            ControllerToAgent::LaunchStep { .. } | ControllerToAgent::MeasureSteps { .. } => {}
+            ControllerToAgent::LaunchStep { .. }
+            | ControllerToAgent::MeasureSteps { .. }
+            | ControllerToAgent::RunEpilog { .. } => {}
         }
         Ok(())
     }

@@ -151,6 +151,21 @@ async fn serve_reports(
                 controller.record_telemetry(&node, free_mem_mb, cpu_load);
             }
             Ok(AgentToController::Hello(_)) => {}
+            Ok(AgentToController::PrologFailed { job_id, message }) => {
+                tracing::warn!(node, job_id, "prolog failed: {message}");
+                let command = Command::Control {
+                    caller_uid: 0,
+                    request: spur_core::api::ControlRequest::UpdateNode {
+                        nodes: vec![node.clone()],
+                        state: spur_core::api::NodeUpdateState::Drain,
+                        reason: Some("Prolog error".to_string()),
+                    },
+                    now: controller.now(),
+                };
+                if let Err(e) = controller.commit(command).await {
+                    tracing::error!(node, "cannot drain the node after its prolog failed: {e}");
+                }
+            }
             Ok(AgentToController::StepUsage { request_id, usage }) => {
                 controller.deliver_usage(request_id, usage);
             }

@@ -351,6 +351,20 @@ impl ClusterState {
         job.completing = false;
         let alloc = super::preempt::held_allocation(job);
         job.preempt_suspended = false;
+        // The other nodes of a multi-node job run their epilog with the job as it ended.
+        let epilog_nodes: Vec<String> = alloc
+            .as_ref()
+            .map(|a| a.node_names.iter().skip(1).cloned().collect())
+            .unwrap_or_default();
+        if !epilog_nodes.is_empty() {
+            let ended = Box::new(job.clone());
+            applied
+                .effects
+                .extend(epilog_nodes.into_iter().map(|node| Effect::NodeEpilog {
+                    node,
+                    job: ended.clone(),
+                }));
+        }
         let alloc_first_node = alloc.as_ref().and_then(|a| a.node_names.first().cloned());
         let requeue_pending = job.requeue_pending;
         if let Some(alloc) = alloc {

@@ -161,6 +161,12 @@ pub enum Effect {
         node: String,
         launch: Box<spur_core::step_launch::NodeStepLaunch>,
     },
+    /// A multi-node job ended: its nodes other than the first run slurm.conf's `Epilog` (the first node's
+    /// supervisor runs it there). Carries the job as it ended.
+    NodeEpilog {
+        node: String,
+        job: Box<JobRecord>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

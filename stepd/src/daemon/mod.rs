@@ -10,6 +10,8 @@ mod procs;
 mod spawn;
 mod supervise;
 
+pub use node_script::{epilog as node_epilog, prolog as node_prolog};
+
 use std::ffi::OsString;
 use std::fs;
 use std::io;

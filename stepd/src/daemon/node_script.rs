@@ -11,9 +11,25 @@ use crate::protocol::{JobResult, LaunchSpec, NodeScripts};
 
 /// Runs the prolog, if any; `Err` says why the job must not start.
 pub(crate) fn run_prolog(spec: &LaunchSpec) -> Result<(), String> {
+    spec.node_scripts.as_ref().map_or(Ok(()), prolog)
+}
+
+/// Runs the epilog, if any, with the job's exit code; a failure is logged (Slurm drains the node then).
+pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
     let Some(scripts) = &spec.node_scripts else {
-        return Ok(());
+        return;
     };
+    let (code, signal) = result.exit_code_pair();
+    let raw = result.wait_status.unwrap_or((code << 8) | signal);
+    let wide = |v: i32| i64::from(v);
+    if let Err(message) = epilog(scripts, wide(raw), wide(code), wide(signal)) {
+        slog!("job {} epilog failed: {message}", spec.job_id);
+    }
+}
+
+/// The prolog of `scripts`, if it has one, as root with slurmd's environment (also for the job's other nodes,
+/// where the agent runs it before the job's first step there).
+pub fn prolog(scripts: &NodeScripts) -> Result<(), String> {
     let Some(prolog) = &scripts.prolog else {
         return Ok(());
     };
@@ -24,25 +40,24 @@ pub(crate) fn run_prolog(spec: &LaunchSpec) -> Result<(), String> {
     )
 }
 
-/// Runs the epilog, if any, with the job's exit code; a failure is logged (Slurm drains the node then).
-pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
-    let Some(scripts) = &spec.node_scripts else {
-        return;
-    };
+/// The epilog of `scripts`, if it has one, with the job's wait status and exit code (also for the job's other
+/// nodes, where the agent runs it when the job ends).
+pub fn epilog(
+    scripts: &NodeScripts,
+    wait_status: i64,
+    code: i64,
+    signal: i64,
+) -> Result<(), String> {
     let Some(epilog) = &scripts.epilog else {
-        return;
+        return Ok(());
     };
-    let (code, signal) = result.exit_code_pair();
-    let raw = result.wait_status.unwrap_or((code << 8) | signal);
     let extra = [
         ("SLURM_SCRIPT_CONTEXT", "epilog_slurmd".to_string()),
-        ("SLURM_JOB_EXIT_CODE", raw.to_string()),
+        ("SLURM_JOB_EXIT_CODE", wait_status.to_string()),
         ("SLURM_JOB_EXIT_CODE2", format!("{code}:{signal}")),
         ("SLURM_JOB_DERIVED_EC", "0".to_string()),
     ];
-    if let Err(message) = run(epilog, scripts, &extra) {
-        slog!("job {} epilog failed: {message}", spec.job_id);
-    }
+    run(epilog, scripts, &extra)
 }
 
 /// Runs the TaskEpilog, if any, as the job's user with the job's environment, after the batch script ended;
