@@ -164,8 +164,15 @@ impl JobSpool {
         })
     }
 
-    /// The cores held by the jobs running here other than `job_id`, as their launch requests name them.
+    /// The cores held by the jobs running here other than `job_id`, as their launch requests (and the limits
+    /// records of their steps on this node) name them.
     fn busy_cores(&self, job_id: u32) -> BTreeSet<u32> {
+        let mut busy = self.step_cores(job_id);
+        busy.extend(self.batch_cores(job_id));
+        busy
+    }
+
+    fn batch_cores(&self, job_id: u32) -> BTreeSet<u32> {
         self.running_jobs()
             .into_iter()
             .filter(|&id| id != job_id)
@@ -364,6 +371,7 @@ impl JobSpool {
         launch: &NodeStepLaunch,
         user: &UserInfo,
         refuse: Option<String>,
+        cgroup: Option<protocol::CgroupSpec>,
     ) -> Result<u32, LaunchError> {
         let dir = self.root.join("steps");
         std::fs::create_dir_all(&dir).map_err(|source| LaunchError::Prepare {
@@ -377,6 +385,7 @@ impl JobSpool {
             node_name: self.node_name.clone(),
             task_prolog: self.task_prolog.clone(),
             refuse,
+            cgroup,
         };
         Ok(spur_stepd::client::launch_step(
             &spec,
@@ -414,9 +423,96 @@ impl JobSpool {
         Ok(())
     }
 
-    /// slurm.conf's `Epilog` for a job that ended, on this node, one of its nodes other than the first.
+    /// The job's limits on this node, one of its nodes other than the first, for its steps here (cgroup.conf
+    /// confines jobs): chosen at its first step and kept in the spool, so its cores stay its own until it ends
+    /// and no job launched meanwhile is given them.
+    pub fn step_limits(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+    ) -> Option<protocol::CgroupSpec> {
+        let isolation = self.isolation.as_ref()?;
+        let record = self.limits_record(job.job_id);
+        let busy = self.busy_cores(job.job_id);
+        // The cores chosen at the job's first step here, unless another job took them while none of its steps
+        // ran (they are only held while the job has processes here).
+        let kept = spur_stepd::files::read_json_opt::<protocol::CgroupSpec>(&record)
+            .ok()
+            .flatten()
+            .filter(|spec| {
+                spec.cpus
+                    .as_deref()
+                    .and_then(parse_cpu_list)
+                    .is_none_or(|cores| cores.iter().all(|c| !busy.contains(c)))
+            });
+        if let Some(spec) = kept {
+            return Some(spec);
+        }
+        let spec = isolation.spec_for(job, context, &busy);
+        if let Some(dir) = record.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        match serde_json::to_vec(&spec) {
+            Ok(bytes) => {
+                if let Err(e) = std::fs::write(&record, bytes) {
+                    tracing::warn!(
+                        job_id = job.job_id,
+                        "cannot record the job's limits here: {e}"
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(job_id = job.job_id, "cannot encode the job's limits: {e}"),
+        }
+        Some(spec)
+    }
+
+    fn limits_record(&self, job_id: u32) -> PathBuf {
+        self.root
+            .join("steps")
+            .join(format!("job{job_id:05}.limits"))
+    }
+
+    /// The cores the limits records of jobs other than `job_id` hold while those jobs have processes here (a
+    /// record whose job ended without its epilog message reaching this node holds nothing).
+    fn step_cores(&self, job_id: u32) -> BTreeSet<u32> {
+        let own = format!("job{job_id:05}.limits");
+        let Ok(entries) = std::fs::read_dir(self.root.join("steps")) else {
+            return BTreeSet::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name != own
+                    && name
+                        .strip_prefix("job")
+                        .and_then(|n| n.strip_suffix(".limits"))
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .is_some_and(|id| {
+                            crate::step_usage::job_has_processes(
+                                Path::new("/proc"),
+                                &self.node_name,
+                                id,
+                            )
+                        })
+            })
+            .filter_map(|e| {
+                let spec: protocol::CgroupSpec =
+                    spur_stepd::files::read_json_opt(&e.path()).ok()??;
+                parse_cpu_list(spec.cpus.as_deref()?)
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// The job ended: on this node, one of its nodes other than the first, what its steps left is killed, its
+    /// cgroups and records go, and slurm.conf's `Epilog` runs.
     pub fn epilog_after_job(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) {
         let _ = std::fs::remove_file(self.prolog_marker(job.job_id));
+        if std::fs::remove_file(self.limits_record(job.job_id)).is_ok() {
+            self.remove_cgroups(job.job_id);
+        }
         let Some(scripts) = self.node_scripts(job, context, user) else {
             return;
         };

@@ -283,9 +283,13 @@ async fn handle(
                     _ => None,
                 };
                 let reason = refused.as_ref().map(|_| "Job's prolog failed".to_string());
+                let limits = match (&job, &context) {
+                    (Some(job), Some(context)) => worker.spool.step_limits(job, context),
+                    _ => None,
+                };
                 let pid = worker
                     .spool
-                    .launch_step(&launch, &user, reason)
+                    .launch_step(&launch, &user, reason, limits)
                     .map_err(|e| e.to_string())?;
                 Ok::<_, String>((pid, refused))
             })

@@ -79,6 +79,23 @@ pub fn measure(
         .collect()
 }
 
+/// Whether any process of job `job_id` runs on node `node` (whoever owns it).
+pub fn job_has_processes(proc_root: &Path, node: &str, job_id: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir(proc_root) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|entry| {
+        entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.bytes().all(|b| b.is_ascii_digit()))
+            && std::fs::read(entry.path().join("environ"))
+                .ok()
+                .and_then(|environ| process_step(&environ, job_id, node))
+                .is_some()
+    })
+}
+
 fn clock_ticks() -> u64 {
     nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
         .ok()
@@ -149,6 +166,8 @@ mod tests {
         let found = measure(Path::new("/proc"), &node, 987_654, uid, &steps);
         let other_node = measure(Path::new("/proc"), "elsewhere", 987_654, uid, &steps);
         let other_uid = measure(Path::new("/proc"), &node, 987_654, uid + 1, &steps);
+        assert!(job_has_processes(Path::new("/proc"), &node, 987_654));
+        assert!(!job_has_processes(Path::new("/proc"), "elsewhere", 987_654));
         child.kill().unwrap();
         child.wait().unwrap();
         assert_eq!(found.len(), 1, "{found:?}");

@@ -243,7 +243,7 @@ fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
 }
 
 #[test]
-fn step_tasks_on_the_batch_node_share_the_batch_steps_cgroup() {
+fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewhere() {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("skipped: writing cgroups needs root");
         return;
@@ -263,17 +263,33 @@ fn step_tasks_on_the_batch_node_share_the_batch_steps_cgroup() {
             "-o",
             "cg.out",
             "--wrap",
-            "srun -N2 -l bash -c 'grep -c job_7300/step_batch /proc/self/cgroup; true' | sort",
+            "srun -N2 -l bash -c 'grep -o \"cpuset:.*\" /proc/self/cgroup; grep Cpus_allowed_list /proc/self/status' | sort",
         ],
     );
     cluster.wait_for_end(job, Duration::from_secs(30));
     let out = cluster.wait_for_file(&cluster.dir.path().join("cg.out"), |t| {
-        t.lines().count() >= 2
+        t.lines().count() >= 4
     });
     let lines: Vec<&str> = out.lines().collect();
-    // Task 0 runs on the batch node, inside the job's cgroups; task 1's node made none for the job.
-    assert!(lines[0].starts_with("0: ") && lines[0] != "0: 0", "{out}");
-    assert_eq!(lines[1], "1: 0", "{out}");
+    // Task 0 runs on the batch node, inside the batch step's cgroups; task 1 on the other node in the step's
+    // own, under the job's limits there (one core of the node's two).
+    let first = &cluster.node;
+    assert_eq!(
+        lines[..4],
+        [
+            "0: Cpus_allowed_list:\t0",
+            format!("0: cpuset:/spur_{first}/uid_0/job_7300/step_batch").as_str(),
+            "1: Cpus_allowed_list:\t0",
+            format!("1: cpuset:/spur_{NODE_B}/uid_0/job_7300/step_0").as_str(),
+        ],
+        "{out}"
+    );
+    // The job's cgroups on the other node went with the job.
+    let job_dir =
+        std::path::Path::new("/sys/fs/cgroup/cpuset").join(format!("spur_{NODE_B}/uid_0/job_7300"));
+    cluster.expect_within(Duration::from_secs(10), "the job's cgroups removed", || {
+        !job_dir.exists()
+    });
 }
 
 #[test]

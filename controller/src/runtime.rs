@@ -301,9 +301,15 @@ impl Controller {
                             })
                             .map(|j| Box::new(node_script_record(j)))
                     });
+                    // ... and confines the step with the job's limits there (its GRES files for the devices).
+                    let context = job.as_ref().map(|_| {
+                        let mut context = self.launch_context.clone();
+                        context.gres_files = self.state.read(|s| node_gres_files(s, node));
+                        context
+                    });
                     let message = ControllerToAgent::LaunchStep {
                         launch: launch.clone(),
-                        context: job.as_ref().map(|_| self.launch_context.clone()),
+                        context,
                         job,
                     };
                     self.send(node, message).await;

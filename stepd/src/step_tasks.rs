@@ -44,6 +44,10 @@ pub struct StepSupervisorSpec {
     /// The node cannot run the step (its prolog failed): each task is reported failed with this reason.
     #[serde(default)]
     pub refuse: Option<String>,
+    /// The job's limits on this node, one of its nodes other than the first (where the batch step's cgroups
+    /// confine srun's tasks): the step gets its own cgroups `job_<id>/step_<n>` under them.
+    #[serde(default)]
+    pub cgroup: Option<crate::protocol::CgroupSpec>,
 }
 
 /// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
@@ -108,8 +112,16 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         return Ok(());
     }
     let identity = identity(spec)?;
-    let cgroup_procs =
-        crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id);
+    let step_cgroups = own_cgroups(spec);
+    let cgroup_procs = match &step_cgroups {
+        Some(cgroups) => cgroups.attach_files().unwrap_or_else(|e| {
+            eprintln!("spurstepd --step: cannot open the step's cgroups: {e}");
+            Vec::new()
+        }),
+        None => {
+            crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id)
+        }
+    };
     let cgroup_fds: Vec<i32> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
     let mut stdins: BTreeMap<u32, File> = BTreeMap::new();
     let mut tasks: Vec<Task> = Vec::new();
@@ -134,8 +146,32 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         // Whatever a task left running in its process group ends with the step.
         let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
     }
+    if let Some(cgroups) = step_cgroups {
+        for failed in cgroups.remove_step() {
+            eprintln!("spurstepd --step: cannot remove the step's cgroup {failed}");
+        }
+    }
     link.send(Frame::new(Kind::Done, 0, 0, Vec::new()));
     Ok(())
+}
+
+/// The step's own cgroups under the job's on this node, made before any task starts, when the agent sent the
+/// job's limits here; what cannot be enforced is logged and the step runs anyway, as a batch job does.
+fn own_cgroups(spec: &StepSupervisorSpec) -> Option<crate::cgroup::JobCgroups> {
+    let limits = spec.cgroup.as_ref()?;
+    let launch = &spec.launch;
+    let setup = crate::cgroup::create(
+        crate::cgroup::Hierarchy::detect().as_ref(),
+        limits,
+        &spec.node_name,
+        launch.uid,
+        launch.job_id,
+        &format!("step_{}", launch.step_id),
+    );
+    for warning in &setup.warnings {
+        eprintln!("spurstepd --step: warning: {warning}");
+    }
+    setup.cgroups
 }
 
 /// Tells srun that none of this node's tasks can start: an error line and exit status 1 for each.

@@ -267,7 +267,7 @@ fn orphaned_cgroups_are_emptied_and_removed() {
         cpus: Some("0".into()),
         ..CgroupSpec::default()
     };
-    let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 7);
+    let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 7, cgroup::BATCH_STEP);
     assert!(setup.warnings.is_empty(), "{:?}", setup.warnings);
     let cgroups = setup.cgroups.unwrap();
     let mut sleeper = sleeper_in(cgroups.attach_files().unwrap());
@@ -275,7 +275,7 @@ fn orphaned_cgroups_are_emptied_and_removed() {
     let cgroup_file = fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
     assert!(cgroup_file.contains(&format!("spur_{node}/uid_0/job_7/step_batch")));
     // Job 8 is still supervised: its cgroups stay.
-    let other = cgroup::create(Some(&hierarchy), &spec, &node, 0, 8)
+    let other = cgroup::create(Some(&hierarchy), &spec, &node, 0, 8, cgroup::BATCH_STEP)
         .cgroups
         .unwrap();
     // The supervisor of job 7 "crashed": its JobCgroups is forgotten, as a dead process would.
@@ -341,7 +341,7 @@ fn v2_tree_is_made_joined_and_removed_with_a_bpf_device_filter() {
         constrain_devices: true,
         denied_devices: vec![gpus[1].clone()],
     };
-    let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 9);
+    let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 9, cgroup::BATCH_STEP);
     let available = fs::read_to_string(root.join("cgroup.controllers")).unwrap();
     if !available.contains("memory") {
         // This host's v2 tree has no controllers: each missing one is reported.

@@ -127,13 +127,15 @@ pub struct Setup {
 /// user may remove the `uid_<n>` directory (its last job ended) between our mkdirs.
 pub(crate) const CREATE_ATTEMPTS: usize = 3;
 
-/// Creates the job's cgroups under `hierarchy` and writes the limits of `spec` into them.
+/// Creates the job's cgroups under `hierarchy`, with the step directory `step` (`step_batch`, `step_3`), and
+/// writes the limits of `spec` into both levels. Directories that exist already are reused.
 pub fn create(
     hierarchy: Option<&Hierarchy>,
     spec: &CgroupSpec,
     node: &str,
     uid: u32,
     job_id: u32,
+    step: &str,
 ) -> Setup {
     let mut warnings = Vec::new();
     if !nix::unistd::geteuid().is_root() {
@@ -156,8 +158,8 @@ pub fn create(
     };
     let rel = job_rel_path(node, uid, job_id);
     let made = match hierarchy {
-        Hierarchy::V1 { root } => v1::create(root, &rel, spec, &mut warnings),
-        Hierarchy::V2 { root } => v2::create(root, &rel, spec, &mut warnings),
+        Hierarchy::V1 { root } => v1::create(root, &rel, step, spec, &mut warnings),
+        Hierarchy::V2 { root } => v2::create(root, &rel, step, spec, &mut warnings),
     };
     Setup {
         cgroups: made,
@@ -191,6 +193,19 @@ impl JobCgroups {
             .filter_map(|dir| fs::keyed(dir, file, "oom_kill"))
             .max()
             .unwrap_or(0)
+    }
+
+    /// Kills what is left in the step's directories and removes them, leaving the job's (other steps of the job
+    /// may still run in it). Returns the directories that could not be removed.
+    pub fn remove_step(self) -> Vec<String> {
+        self.trees
+            .iter()
+            .filter_map(|tree| {
+                fs::drain_and_remove(&tree.step_dir)
+                    .err()
+                    .map(|e| format!("{}: {e}", tree.step_dir.display()))
+            })
+            .collect()
     }
 
     /// Kills what is left in the job's cgroups and removes them, and the user's directory when no other job of

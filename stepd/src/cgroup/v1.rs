@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{fs, Tree, BATCH_STEP};
+use super::{fs, Tree};
 use crate::protocol::CgroupSpec;
 use spur_core::isolation::MemoryLimits;
 
@@ -14,6 +14,7 @@ pub(crate) const CONTROLLERS: [&str; 4] = ["freezer", "cpuset", "memory", "devic
 pub(super) fn create(
     root: &Path,
     rel: &Path,
+    step: &str,
     spec: &CgroupSpec,
     warnings: &mut Vec<String>,
 ) -> Option<super::JobCgroups> {
@@ -37,7 +38,7 @@ pub(super) fn create(
             ));
             continue;
         }
-        let made = fs::retry_vanished(|| make_tree(&mount, rel, controller, spec, warnings));
+        let made = fs::retry_vanished(|| make_tree(&mount, rel, step, controller, spec, warnings));
         match made {
             Ok(tree) => {
                 if controller == "memory" {
@@ -60,16 +61,17 @@ pub(super) fn create(
 fn make_tree(
     mount: &Path,
     rel: &Path,
+    step: &str,
     controller: &str,
     spec: &CgroupSpec,
     warnings: &mut Vec<String>,
 ) -> std::io::Result<Tree> {
     let job_dir = mount.join(rel);
-    let step_dir = job_dir.join(BATCH_STEP);
+    let step_dir = job_dir.join(step);
     // Top down, each level usable before the next is made: a new cpuset needs cpus and mems, and a parent's
     // cpuset cannot shrink below a child's, so the job's limits go in before its step exists.
     let mut dir = mount.to_path_buf();
-    for part in rel.iter().chain(std::iter::once(BATCH_STEP.as_ref())) {
+    for part in rel.iter().chain(std::iter::once(step.as_ref())) {
         dir.push(part);
         make_dir(&dir)?;
         if controller == "cpuset" {

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
-use super::{fs, Tree, BATCH_STEP};
+use super::{fs, Tree};
 use crate::protocol::CgroupSpec;
 
 pub(super) fn create(
     root: &Path,
     rel: &Path,
+    step: &str,
     spec: &CgroupSpec,
     warnings: &mut Vec<String>,
 ) -> Option<super::JobCgroups> {
@@ -32,7 +33,7 @@ pub(super) fn create(
         }
         ok
     });
-    match fs::retry_vanished(|| make_tree(root, rel, &wanted, spec)) {
+    match fs::retry_vanished(|| make_tree(root, rel, step, &wanted, spec)) {
         Ok(tree) => {
             if spec.constrain_devices {
                 deny_devices(&tree.job_dir, &spec.denied_devices, warnings);
@@ -56,7 +57,13 @@ pub(super) fn create(
     }
 }
 
-fn make_tree(root: &Path, rel: &Path, wanted: &[&str], spec: &CgroupSpec) -> std::io::Result<Tree> {
+fn make_tree(
+    root: &Path,
+    rel: &Path,
+    step: &str,
+    wanted: &[&str],
+    spec: &CgroupSpec,
+) -> std::io::Result<Tree> {
     let enable: String = wanted
         .iter()
         .map(|c| format!("+{c}"))
@@ -77,7 +84,7 @@ fn make_tree(root: &Path, rel: &Path, wanted: &[&str], spec: &CgroupSpec) -> std
         }
     }
     let job_dir = dir.clone();
-    let step_dir = job_dir.join(BATCH_STEP);
+    let step_dir = job_dir.join(step);
     match std::fs::create_dir(&step_dir) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
         _ => {}

@@ -143,6 +143,7 @@ impl Supervisor {
             &self.spec.node_name,
             self.spec.uid,
             self.spec.job_id,
+            cgroup::BATCH_STEP,
         );
         for warning in &setup.warnings {
             slog!("warning: {warning}");
