@@ -484,3 +484,46 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
         );
     }
 }
+
+#[test]
+fn sstat_through_a_follower_is_measured_by_the_leader() {
+    let cluster = HaCluster::start();
+    let leader = cluster.wait_for_leader();
+    cluster.wait_for_node_idle();
+    let out = cluster.run(
+        "sbatch",
+        &["--parsable", "-o", "/dev/null", "--wrap", "sleep 3233"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let job: u32 = text(&out.stdout).trim().parse().expect("job id");
+    let follower = (leader + 1) % ADDRS.len();
+    let step = format!("{job}.batch");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        // The agent's session is with the leader; the follower asks it to measure.
+        let out = HaCluster::command(
+            cluster.dir.path(),
+            &cluster.conf,
+            &cluster.bin_dir,
+            "sstat",
+            &["-n", "-P", "-j", &step, "-o", "JobID,NTasks"],
+        )
+        .env(
+            "SPUR_CONTROLLER",
+            format!("{}:{}", ADDRS[follower], cluster.port),
+        )
+        .output()
+        .expect("sstat");
+        if text(&out.stdout).trim() == format!("{step}|1") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "sstat through a follower: {out:?}\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = cluster.run("scancel", &[&job.to_string()]);
+    assert!(out.status.success(), "{out:?}");
+}

@@ -20,6 +20,8 @@ use crate::state::{Applied, ClusterState, Command, Effect};
 
 mod usage;
 
+pub use usage::{MeasureRequest, KIND_MEASURE};
+
 /// How often the periodic pass runs even without events (time limits, purges, liveness).
 pub const HOUSEKEEPING_INTERVAL: Duration = Duration::from_millis(500);
 /// Scheduling passes shorter than this run again on the next event without resting (see `run_scheduler`).

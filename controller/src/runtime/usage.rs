@@ -10,9 +10,20 @@ use spur_core::agent_proto::ControllerToAgent;
 use spur_core::step_usage::{NodeUsage, StepRef, StepUsage};
 
 use super::Controller;
+use crate::raft::PeerError;
 
 /// How long the nodes have to answer (Slurm's sstat waits about as long for its slurmds).
 const MEASURE_WAIT: Duration = Duration::from_secs(3);
+/// The peer call a follower makes to have the leader (which has the agents' sessions) measure steps.
+pub const KIND_MEASURE: &str = "usage.measure";
+
+/// What a follower asks the leader to measure.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct MeasureRequest {
+    pub job_id: u32,
+    pub uid: u32,
+    pub plan: Vec<(StepRef, Vec<String>)>,
+}
 
 /// One node's answer to a measurement.
 pub type NodeAnswer = Vec<(StepRef, NodeUsage)>;
@@ -25,6 +36,26 @@ pub struct UsageWaiters {
 }
 
 impl Controller {
+    /// Measures `plan`'s steps here when this controller leads, else through the leader.
+    pub async fn measure_steps_anywhere(
+        &self,
+        job_id: u32,
+        uid: u32,
+        plan: Vec<(StepRef, Vec<String>)>,
+    ) -> Result<Vec<StepUsage>, String> {
+        if self.is_leader() {
+            return Ok(self.measure_steps(job_id, uid, &plan).await);
+        }
+        let (Some(peers), Some((_, addr))) = (self.peers(), self.state.leader()) else {
+            return Err("no controller leads the cluster".to_string());
+        };
+        let request = MeasureRequest { job_id, uid, plan };
+        let reply: Result<Vec<StepUsage>, PeerError> = peers
+            .call(&addr, KIND_MEASURE, &request, MEASURE_WAIT * 2)
+            .await;
+        reply.map_err(|e| format!("the leading controller did not answer: {e}"))
+    }
+
     /// Measures `plan`'s steps (each with its nodes) of job `job_id`, owned by `uid`, on their nodes now.
     pub async fn measure_steps(
         &self,

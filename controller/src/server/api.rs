@@ -211,12 +211,6 @@ impl ApiService {
         job_id: u32,
         pick: spur_core::step_usage::StepPick,
     ) -> Result<QueryReply, ApiError> {
-        if !self.controller.is_leader() {
-            return Err(ApiError::with_detail(
-                SlurmErrno::Error,
-                "step usage is measured through the leading controller".to_string(),
-            ));
-        }
         let (uid, plan) = self.controller.state.read(|state| {
             let job = state
                 .jobs
@@ -227,7 +221,11 @@ impl ApiService {
             }
             Ok((job.spec.user_id, spur_core::step_usage::plan(job, pick)))
         })?;
-        let steps = self.controller.measure_steps(job_id, uid, &plan).await;
+        let steps = self
+            .controller
+            .measure_steps_anywhere(job_id, uid, plan)
+            .await
+            .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e))?;
         Ok(QueryReply::StepUsage { steps })
     }
 

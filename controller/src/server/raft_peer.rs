@@ -10,7 +10,7 @@ use spur_core::wire::pb;
 use super::auth::Authenticator;
 use crate::controllers::{KIND_MEMBERSHIP, KIND_REMOVED};
 use crate::raft::{is_raft_message, reply_doc, PEER_METHOD};
-use crate::runtime::{Controller, KIND_FORWARD};
+use crate::runtime::{Controller, MeasureRequest, KIND_FORWARD, KIND_MEASURE};
 use crate::state::Command;
 use spur_core::controllers::ControllerChange;
 
@@ -67,6 +67,14 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
                 KIND_MEMBERSHIP,
                 &self.controller.change_forwarded(change).await,
             )
+        } else if doc.kind == KIND_MEASURE {
+            let request: MeasureRequest = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let usage = self
+                .controller
+                .measure_steps(request.job_id, request.uid, &request.plan)
+                .await;
+            reply_doc(KIND_MEASURE, &usage)
         } else if doc.kind == KIND_FORWARD {
             let command: Command = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
