@@ -163,7 +163,13 @@ mod tests {
             .spawn()
             .unwrap();
         let steps = [StepRef::Numbered(3), StepRef::Batch];
-        let found = measure(Path::new("/proc"), &node, 987_654, uid, &steps);
+        // Until the child has exec'd, /proc shows the environment it inherited from this test.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut found = measure(Path::new("/proc"), &node, 987_654, uid, &steps);
+        while found.is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            found = measure(Path::new("/proc"), &node, 987_654, uid, &steps);
+        }
         let other_node = measure(Path::new("/proc"), "elsewhere", 987_654, uid, &steps);
         let other_uid = measure(Path::new("/proc"), &node, 987_654, uid + 1, &steps);
         assert!(job_has_processes(Path::new("/proc"), &node, 987_654));
