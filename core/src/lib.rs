@@ -17,6 +17,7 @@ pub mod job;
 pub mod listing;
 pub mod name_cache;
 pub mod options;
+pub mod partition_spec;
 pub mod priority;
 pub mod records;
 pub mod reservation;

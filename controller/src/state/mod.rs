@@ -6,7 +6,9 @@
 mod config;
 mod jobs;
 mod licenses;
+mod node_admin;
 mod nodes;
+mod partitions;
 mod preempt;
 mod requests;
 mod reservations;
@@ -199,6 +201,9 @@ pub struct ClusterState {
     /// Reservations created so far: the counter in the names Slurm gives anonymous ones.
     #[serde(default)]
     pub reservations_made: u32,
+    /// Partitions made by `scontrol create partition`: kept when a restart applies slurm.conf again.
+    #[serde(default)]
+    pub runtime_partitions: std::collections::BTreeSet<String>,
 }
 
 impl ClusterState {

@@ -180,6 +180,68 @@ impl ClusterState {
         })
     }
 
+    /// `scontrol update StepId=`: a new time limit for one running step or (`step_id` `None`) each of them. Like
+    /// slurmctld, another user's job is `Invalid user id` and a job without such a running step an invalid job id.
+    pub(super) fn update_step(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        step_id: Option<u32>,
+        time_limit_min: Option<u32>,
+    ) -> ApplyResult {
+        let admin = self.is_admin(caller_uid);
+        let job = self
+            .jobs
+            .get_mut(&job_id)
+            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+        if job.spec.user_id != caller_uid && !admin {
+            return Err(ApiError::new(SlurmErrno::UserIdMissing));
+        }
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        let mut updated = 0;
+        for step in job
+            .steps
+            .iter_mut()
+            .filter(|s| s.is_running() && step_id.is_none_or(|id| id == s.step_id))
+        {
+            step.time_limit_min = time_limit_min;
+            updated += 1;
+        }
+        if updated == 0 && (step_id.is_some() || job.state == JobBaseState::Pending) {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        }
+        Ok(Applied::default())
+    }
+
+    /// `scontrol notify`: only a running job can be told anything (a pending one is `ESLURM_DISABLED`, as in
+    /// slurmctld); the owner or an administrator may send it. The message goes to the log of the controller
+    /// (docs/compatibility.md: Spur does not yet write it to the job's stderr).
+    pub(super) fn notify_job(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        message: String,
+    ) -> ApplyResult {
+        let admin = self.is_admin(caller_uid);
+        let job = self
+            .jobs
+            .get(&job_id)
+            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+        if job.spec.user_id != caller_uid && !admin {
+            return Err(ApiError::new(SlurmErrno::UserIdMissing));
+        }
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        if job.state != JobBaseState::Running {
+            return Err(ApiError::new(SlurmErrno::DisabledRequeue));
+        }
+        tracing::info!(job_id, "notify: {message}");
+        Ok(Applied::default())
+    }
+
     /// The job ended: steps still running end with it.
     pub(super) fn end_running_steps(&mut self, job_id: u32, now: EpochSecs) {
         if let Some(job) = self.jobs.get_mut(&job_id) {
