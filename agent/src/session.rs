@@ -253,6 +253,10 @@ async fn handle(agent: &Arc<Agent>, message: ControllerToAgent) -> anyhow::Resul
                 Err(message) => tracing::warn!(job_id, step_id, "step launch failed: {message}"),
             }
         }
+        ControllerToAgent::Notify { job_id, message } => {
+            let agent = agent.clone();
+            tokio::task::spawn_blocking(move || agent.spool.notify(job_id, message)).await?;
+        }
         ControllerToAgent::FinishedAck { job_id } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.forget(job_id)).await?;

@@ -157,6 +157,11 @@ pub enum ControllerToAgent {
     LaunchStep {
         launch: Box<crate::step_launch::NodeStepLaunch>,
     },
+    /// `scontrol notify`: write the message into the batch job's stderr (its supervisor does).
+    Notify {
+        job_id: u32,
+        message: String,
+    },
 }
 
 #[cfg(test)]

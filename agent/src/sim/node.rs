@@ -106,7 +106,7 @@ impl SimNode {
                 self.unacked.remove(&job_id);
             }
             // Simulated nodes run no tasks; the step's srun sees no supervisor call and gives up on the step.
-            ControllerToAgent::LaunchStep { .. } => {}
+            ControllerToAgent::LaunchStep { .. } | ControllerToAgent::Notify { .. } => {}
         }
         Ok(())
     }

@@ -231,6 +231,7 @@ impl Session<'_> {
                 Some(
                     Event::Signal(_)
                     | Event::StepCancelled
+                    | Event::StepTimedOut
                     | Event::RankExited { .. }
                     | Event::NodeClosed { .. },
                 )

@@ -114,6 +114,11 @@ pub enum Command {
         spec: Box<JobSpec>,
         now: EpochSecs,
     },
+    /// Running steps (job id, step id) past their own time limit: they end TIMEOUT and their srun stops the tasks.
+    StepTimeLimitReached {
+        steps: Vec<(u32, u32)>,
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -158,6 +163,12 @@ pub enum Effect {
     LaunchStep {
         node: String,
         launch: Box<spur_core::step_launch::NodeStepLaunch>,
+    },
+    /// `scontrol notify`: the message for a batch job's stderr, on its batch node.
+    Notify {
+        node: String,
+        job_id: u32,
+        message: String,
     },
 }
 
@@ -284,6 +295,10 @@ impl ClusterState {
                 Ok(Applied::default())
             }
             Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),
+            Command::StepTimeLimitReached { steps, now } => {
+                self.step_time_limit_reached(&steps, now);
+                Ok(Applied::default())
+            }
         }
     }
 

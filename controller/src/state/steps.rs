@@ -216,8 +216,8 @@ impl ClusterState {
     }
 
     /// `scontrol notify`: only a running job can be told anything (a pending one is `ESLURM_DISABLED`, as in
-    /// slurmctld); the owner or an administrator may send it. The message goes to the log of the controller
-    /// (docs/compatibility.md: Spur does not yet write it to the job's stderr).
+    /// slurmctld); the owner or an administrator may send it. A batch job's supervisor writes it into the job's
+    /// stderr; an allocation of salloc or srun is not told (docs/compatibility.md).
     pub(super) fn notify_job(
         &mut self,
         caller_uid: u32,
@@ -238,8 +238,47 @@ impl ClusterState {
         if job.state != JobBaseState::Running {
             return Err(ApiError::new(SlurmErrno::DisabledRequeue));
         }
-        tracing::info!(job_id, "notify: {message}");
-        Ok(Applied::default())
+        let batch_node = job
+            .alloc
+            .as_ref()
+            .and_then(|a| a.node_names.first())
+            .filter(|_| job.spec.script.is_some());
+        let effects = match batch_node {
+            Some(node) => vec![Effect::Notify {
+                node: node.clone(),
+                job_id,
+                message,
+            }],
+            None => {
+                tracing::info!(
+                    job_id,
+                    "notify (not delivered to an interactive job): {message}"
+                );
+                Vec::new()
+            }
+        };
+        Ok(Applied {
+            effects,
+            ..Applied::default()
+        })
+    }
+
+    /// Steps past their time limit end TIMEOUT; srun sees it in the job's record and stops the tasks, as
+    /// slurmstepd does for Slurm (`*** STEP J.S ON node CANCELLED AT ... DUE TO TIME LIMIT ***`).
+    pub(super) fn step_time_limit_reached(&mut self, steps: &[(u32, u32)], now: EpochSecs) {
+        for &(job_id, step_id) in steps {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            if let Some(step) = job
+                .steps
+                .iter_mut()
+                .find(|s| s.step_id == step_id && s.is_running())
+            {
+                step.state = JobBaseState::Timeout;
+                step.end_time = Some(now);
+            }
+        }
     }
 
     /// The job ended: steps still running end with it.

@@ -1510,7 +1510,16 @@ fn step_time_limit_update_and_job_notify() {
         job_id,
         message: "hello".into(),
     };
-    h.control(1000, notify(job)).unwrap();
+    let applied = h.control(1000, notify(job)).unwrap();
+    // `spec()` jobs are batch jobs: the message goes to the batch node's supervisor.
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Notify {
+            node: "n1".into(),
+            job_id: job,
+            message: "hello".into(),
+        }]
+    );
     assert_eq!(
         errno(&mut h, 0, notify(pending)),
         SlurmErrno::DisabledRequeue
@@ -1564,4 +1573,48 @@ fn nodes_created_only_as_future_and_deleted_when_idle() {
     h.control(0, delete("n1")).unwrap();
     assert!(h.state.nodes.is_empty());
     assert!(h.state.partition("debug").unwrap().nodes.is_empty());
+}
+
+#[test]
+fn a_step_past_its_own_time_limit_ends_timeout() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("j"));
+    assert_eq!(h.schedule(), vec![job]);
+    let step = |limit| ControlRequest::CreateStep {
+        job_id: job,
+        name: "s".into(),
+        num_tasks: 1,
+        num_cpus: 1,
+        time_limit_min: limit,
+        srun_host: "n1".into(),
+        srun_pid: 42,
+        launch: None,
+    };
+    h.control(1000, step(Some(1))).unwrap();
+    h.control(1000, step(None)).unwrap();
+    let start = h.now;
+    assert!(crate::runtime::expired_steps(&h.state, start + 59).is_empty());
+    let due = crate::runtime::expired_steps(&h.state, start + 60);
+    assert_eq!(due, vec![(job, 0)]);
+    h.now = start + 60;
+    h.apply(Command::StepTimeLimitReached {
+        steps: due,
+        now: h.now,
+    })
+    .unwrap();
+    assert_eq!(h.job(job).steps[0].state, JobBaseState::Timeout);
+    assert_eq!(h.job(job).steps[1].state, JobBaseState::Running);
+    // srun's later report of the killed task keeps TIMEOUT.
+    h.control(
+        1000,
+        ControlRequest::CompleteStep {
+            job_id: job,
+            step_id: 0,
+            exit_code: 0,
+            signal: 15,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).steps[0].state, JobBaseState::Timeout);
+    assert!(crate::runtime::expired_steps(&h.state, start + 600).is_empty());
 }

@@ -42,6 +42,8 @@ pub enum Event {
     JobEnded(Option<Box<JobRecord>>),
     /// `scancel JOB.STEP` cancelled the step srun is running.
     StepCancelled,
+    /// The controller ended the step for passing its own time limit.
+    StepTimedOut,
     /// A task on another node ended, as its node's step supervisor reported.
     RankExited {
         rank: u32,
@@ -153,6 +155,16 @@ pub fn spawn_job_watch(
             });
             if step_cancelled {
                 let _ = tx.send(Event::StepCancelled);
+                return;
+            }
+            let step_timed_out = job.as_ref().is_some_and(|j| {
+                j.steps.iter().any(|s| {
+                    Some(s.step_id) == step_id
+                        && s.state == spur_core::states::JobBaseState::Timeout
+                })
+            });
+            if step_timed_out {
+                let _ = tx.send(Event::StepTimedOut);
                 return;
             }
         }

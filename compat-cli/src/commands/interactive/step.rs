@@ -456,6 +456,7 @@ impl Running<'_> {
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
+                Some(Event::StepTimedOut) => self.on_step_timed_out(),
                 None => {}
             }
         }
@@ -479,6 +480,7 @@ impl Running<'_> {
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
+                Some(Event::StepTimedOut) => self.on_step_timed_out(),
                 None => break,
             }
         }
@@ -647,6 +649,16 @@ impl Running<'_> {
             self.cancelled_line(" DUE TO TIME LIMIT");
         }
         self.aborted_line();
+        self.terminate();
+    }
+
+    /// The step passed its own time limit: slurmstepd's line, then SIGTERM and SIGKILL after KillWait.
+    fn on_step_timed_out(&mut self) {
+        if self.kill_at.is_some() || self.killed {
+            return;
+        }
+        // Unlike a cancelled step or job, srun still ends with `Force Terminated StepId=...` here, as in Slurm.
+        self.cancelled_line(" DUE TO TIME LIMIT");
         self.terminate();
     }
 
