@@ -83,6 +83,10 @@ pub struct PartitionSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub max_mem_per_node_mb: Option<Option<u64>>,
+    /// `DefMemPerCPU=` (MB); replaces a `DefMemPerNode`.
+    pub def_mem_per_cpu_mb: Option<u64>,
+    /// `DefMemPerNode=` (MB); replaces a `DefMemPerCPU`.
+    pub def_mem_per_node_mb: Option<u64>,
 }
 
 impl PartitionSpec {
@@ -158,6 +162,14 @@ impl PartitionSpec {
         set(&mut record.disable_root_jobs, &self.disable_root_jobs);
         set(&mut record.oversubscribe, &self.oversubscribe);
         set(&mut record.max_mem_per_node_mb, &self.max_mem_per_node_mb);
+        if let Some(mb) = self.def_mem_per_cpu_mb {
+            record.def_mem_per_cpu_mb = Some(mb);
+            record.def_mem_per_node_mb = None;
+        }
+        if let Some(mb) = self.def_mem_per_node_mb {
+            record.def_mem_per_node_mb = Some(mb);
+            record.def_mem_per_cpu_mb = None;
+        }
         if let Some(mode) = self.preempt_mode {
             record.preempt_mode = Some(mode);
         }
@@ -242,6 +254,17 @@ mod tests {
         }
         .changes_nothing());
         assert_eq!(access_list("all"), None);
+        let per_node = PartitionSpec {
+            name: "p".into(),
+            def_mem_per_node_mb: Some(2048),
+            ..PartitionSpec::default()
+        };
+        record.def_mem_per_cpu_mb = Some(100);
+        per_node.apply(&mut record, None);
+        assert_eq!(
+            (record.def_mem_per_cpu_mb, record.def_mem_per_node_mb),
+            (None, Some(2048))
+        );
     }
 
     #[test]

@@ -105,6 +105,11 @@ unsafe fn spec_of(p: &update_part_msg_t) -> Result<PartitionSpec, CallError> {
         0 | ffi::INFINITE64 => Some(None),
         m => Some(Some(m)),
     };
+    let (def_mem_per_cpu_mb, def_mem_per_node_mb) = match p.def_mem_per_cpu {
+        ffi::NO_VAL64 => (None, None),
+        m if m & ffi::MEM_PER_CPU != 0 => (Some(m & !ffi::MEM_PER_CPU), None),
+        m => (None, Some(m)),
+    };
     // SAFETY: as above.
     let deny = |s: *const c_char| unsafe { text(s) }.map(|v| Some(v).filter(|v| !v.is_empty()));
     Ok(PartitionSpec {
@@ -133,6 +138,8 @@ unsafe fn spec_of(p: &update_part_msg_t) -> Result<PartitionSpec, CallError> {
         oversubscribe: oversubscribe(p.max_share),
         preempt_mode: preempt_mode(p.preempt_mode)?,
         max_mem_per_node_mb,
+        def_mem_per_cpu_mb,
+        def_mem_per_node_mb,
     })
 }
 

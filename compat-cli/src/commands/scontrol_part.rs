@@ -103,6 +103,12 @@ pub fn parse(words: &[&str]) -> Result<PartitionSpec, OptionError> {
             "maxmempernode" => {
                 spec.max_mem_per_node_mb = Some(Some(u64::from(number("MaxMemPerNode", value)?)))
             }
+            "defmempercpu" => {
+                spec.def_mem_per_cpu_mb = Some(u64::from(number("DefMemPerCPU", value)?))
+            }
+            "defmempernode" => {
+                spec.def_mem_per_node_mb = Some(u64::from(number("DefMemPerNode", value)?))
+            }
             "default" => spec.default = Some(yes_no(key, "Default", value)?),
             "hidden" => spec.hidden = Some(yes_no(key, "Hidden", value)?),
             "rootonly" => spec.root_only = Some(yes_no(key, "RootOnly", value)?),
