@@ -27,7 +27,8 @@ impl ClusterState {
         Err(ApiError::new(SlurmErrno::NotSupported))
     }
 
-    /// Every listed node must exist; a node a job holds resources on is busy.
+    /// Every listed node must exist; a node a job holds resources on, or that a reservation holds, is busy (a
+    /// reservation names its nodes for its whole window).
     pub(super) fn delete_nodes(&mut self, caller_uid: u32, list: &str) -> ApplyResult {
         if !self.is_admin(caller_uid) {
             return Err(ApiError::new(SlurmErrno::UserIdMissing));
@@ -48,7 +49,11 @@ impl ClusterState {
                     .as_ref()
                     .is_some_and(|a| a.node_names.iter().any(|n| names.contains(n)))
         });
-        if busy {
+        let reserved = self
+            .reservations
+            .values()
+            .any(|r| r.nodes.iter().any(|n| names.contains(n)));
+        if busy || reserved {
             return Err(ApiError::new(SlurmErrno::NodesBusy));
         }
         for name in &names {

@@ -1570,6 +1570,24 @@ fn nodes_created_only_as_future_and_deleted_when_idle() {
         h.control(1000, delete("n1")).unwrap_err().errno,
         SlurmErrno::UserIdMissing
     );
+    let reservation = spur_core::reservation::ReservationRecord {
+        name: "r1".into(),
+        start: h.now + 3600,
+        end: h.now + 7200,
+        nodes: vec!["n1".into()],
+        cpus: 2,
+        users: vec!["root".into()],
+        user_ids: vec![0],
+        accounts: Vec::new(),
+        partition: None,
+        flags: Default::default(),
+    };
+    h.state.reservations.insert("r1".into(), reservation);
+    assert_eq!(
+        h.control(0, delete("n1")).unwrap_err().errno,
+        SlurmErrno::NodesBusy
+    );
+    h.state.reservations.clear();
     h.control(0, delete("n1")).unwrap();
     assert!(h.state.nodes.is_empty());
     assert!(h.state.partition("debug").unwrap().nodes.is_empty());
