@@ -44,7 +44,8 @@ impl ClusterState {
         Ok(Applied::default())
     }
 
-    /// Refused while a job that has not ended is in (or asks for) the partition, as slurmctld refuses it.
+    /// Refused while a job that has not ended is in (or asks for) the partition, as slurmctld refuses it, or while
+    /// a reservation is made for it (it would be left naming nothing).
     pub(super) fn delete_partition(&mut self, caller_uid: u32, name: &str) -> ApplyResult {
         self.require_admin(caller_uid)?;
         if self.partition(name).is_none() {
@@ -59,7 +60,11 @@ impl ClusterState {
                         .as_deref()
                         .is_some_and(|list| list.split(',').any(|p| p == name)))
         });
-        if in_use {
+        let reserved = self
+            .reservations
+            .values()
+            .any(|r| r.partition.as_deref() == Some(name));
+        if in_use || reserved {
             return Err(ApiError::new(SlurmErrno::PartitionInUse));
         }
         self.partitions.retain(|p| p.name != name);
