@@ -1636,3 +1636,31 @@ fn a_step_past_its_own_time_limit_ends_timeout() {
     assert_eq!(h.job(job).steps[0].state, JobBaseState::Timeout);
     assert!(crate::runtime::expired_steps(&h.state, start + 600).is_empty());
 }
+
+#[test]
+fn a_partition_a_reservation_is_made_for_cannot_be_deleted() {
+    let mut h = Harness::new();
+    let reservation = spur_core::reservation::ReservationRecord {
+        name: "r1".into(),
+        start: h.now + 3600,
+        end: h.now + 7200,
+        nodes: vec!["n1".into()],
+        cpus: 2,
+        users: vec!["root".into()],
+        user_ids: vec![0],
+        accounts: Vec::new(),
+        partition: Some("debug".into()),
+        flags: Default::default(),
+    };
+    h.state.reservations.insert("r1".into(), reservation);
+    let delete = || ControlRequest::DeletePartition {
+        name: "debug".into(),
+    };
+    assert_eq!(
+        h.control(0, delete()).unwrap_err().errno,
+        SlurmErrno::PartitionInUse
+    );
+    h.state.reservations.clear();
+    h.control(0, delete()).unwrap();
+    assert!(h.state.partitions.is_empty());
+}
