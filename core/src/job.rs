@@ -282,6 +282,10 @@ pub struct JobRecord {
     /// When it was preempted (`PreemptTime=`).
     #[serde(default)]
     pub preempt_time: Option<EpochSecs>,
+    /// `scontrol notify` messages for the salloc or srun that holds an interactive allocation, numbered from 1
+    /// (the last few only); that client prints those it has not printed yet.
+    #[serde(default)]
+    pub notices: Vec<(u32, String)>,
 }
 
 impl JobRecord {
@@ -332,6 +336,7 @@ impl JobRecord {
             pre_suspend_secs: 0,
             preemptable_time: None,
             preempt_time: None,
+            notices: Vec::new(),
         }
     }
 

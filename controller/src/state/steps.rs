@@ -9,6 +9,9 @@ use spur_core::step_launch::StepLaunch;
 
 use super::{Applied, ApplyResult, ClusterState, Effect};
 
+/// How many `scontrol notify` messages an interactive allocation keeps for its client.
+const KEPT_NOTICES: usize = 8;
+
 /// What srun asks for when it registers a step.
 pub(super) struct NewStep {
     pub job_id: u32,
@@ -217,7 +220,7 @@ impl ClusterState {
 
     /// `scontrol notify`: only a running job can be told anything (a pending one is `ESLURM_DISABLED`, as in
     /// slurmctld); the owner or an administrator may send it. A batch job's supervisor writes it into the job's
-    /// stderr; an allocation of salloc or srun is not told (docs/compatibility.md).
+    /// stderr; salloc (or srun holding its own allocation) prints it.
     pub(super) fn notify_job(
         &mut self,
         caller_uid: u32,
@@ -238,25 +241,18 @@ impl ClusterState {
         if job.state != JobBaseState::Running {
             return Err(ApiError::new(SlurmErrno::DisabledRequeue));
         }
-        let batch_node = job
-            .alloc
-            .as_ref()
-            .and_then(|a| a.node_names.first())
-            .filter(|_| job.spec.script.is_some());
-        let effects = match batch_node {
-            Some(node) => vec![Effect::Notify {
-                node: node.clone(),
+        let batch_node = match (&job.spec.script, &job.alloc) {
+            (None, _) => return Ok(self.notice_for_allocation(job_id, message)),
+            (Some(_), Some(alloc)) => alloc.node_names.first().cloned(),
+            (Some(_), None) => None,
+        };
+        let effects = batch_node.map_or_else(Vec::new, |node| {
+            vec![Effect::Notify {
+                node,
                 job_id,
                 message,
-            }],
-            None => {
-                tracing::info!(
-                    job_id,
-                    "notify (not delivered to an interactive job): {message}"
-                );
-                Vec::new()
-            }
-        };
+            }]
+        });
         Ok(Applied {
             effects,
             ..Applied::default()
@@ -279,6 +275,18 @@ impl ClusterState {
                 step.end_time = Some(now);
             }
         }
+    }
+
+    /// An interactive allocation's client (salloc, or srun holding its own) polls the job record and prints the
+    /// notices it has not printed yet; only the last few are kept.
+    fn notice_for_allocation(&mut self, job_id: u32, message: String) -> Applied {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            let next = job.notices.last().map_or(1, |(n, _)| n + 1);
+            job.notices.push((next, message));
+            let excess = job.notices.len().saturating_sub(KEPT_NOTICES);
+            job.notices.drain(..excess);
+        }
+        Applied::default()
     }
 
     /// The job ended: steps still running end with it.

@@ -1664,3 +1664,28 @@ fn a_partition_a_reservation_is_made_for_cannot_be_deleted() {
     h.control(0, delete()).unwrap();
     assert!(h.state.partitions.is_empty());
 }
+
+#[test]
+fn notify_of_an_interactive_allocation_is_kept_for_its_client() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        script: None,
+        ..spec("alloc")
+    });
+    assert_eq!(h.schedule(), vec![job]);
+    for i in 0..10 {
+        let applied = h
+            .control(
+                1000,
+                ControlRequest::NotifyJob {
+                    job_id: job,
+                    message: format!("m{i}"),
+                },
+            )
+            .unwrap();
+        assert!(applied.effects.is_empty());
+    }
+    // The last eight, numbered on from the first.
+    let kept: Vec<(u32, String)> = (3..=10).map(|n| (n, format!("m{}", n - 1))).collect();
+    assert_eq!(h.job(job).notices, kept);
+}

@@ -82,6 +82,7 @@ pub fn running() -> JobRecord {
         pre_suspend_secs: 0,
         preemptable_time: None,
         preempt_time: None,
+        notices: Vec::new(),
     }
 }
 

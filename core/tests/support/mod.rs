@@ -148,6 +148,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         pre_suspend_secs: 0,
         preemptable_time: None,
         preempt_time: None,
+        notices: Vec::new(),
     }
 }
 

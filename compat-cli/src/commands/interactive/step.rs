@@ -42,6 +42,8 @@ const TICK: Duration = Duration::from_millis(200);
 pub struct StepPlan<'a> {
     /// The allocation the step runs in.
     pub job: &'a JobRecord,
+    /// srun made the allocation itself, so `scontrol notify` messages are its to print.
+    pub holds_allocation: bool,
     pub step_id: u32,
     pub ntasks: u32,
     pub command: &'a [String],
@@ -146,6 +148,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         events.sender(),
         plan.job.job_id,
         Some(plan.step_id),
+        plan.holds_allocation,
         stop_watch.clone(),
     );
     let mut running = Running {
@@ -457,6 +460,7 @@ impl Running<'_> {
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
                 Some(Event::StepTimedOut) => self.on_step_timed_out(),
+                Some(Event::Notice(text)) => eprintln!("srun: {text}"),
                 None => {}
             }
         }
@@ -481,6 +485,7 @@ impl Running<'_> {
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
                 Some(Event::StepTimedOut) => self.on_step_timed_out(),
+                Some(Event::Notice(text)) => eprintln!("srun: {text}"),
                 None => break,
             }
         }
