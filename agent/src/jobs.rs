@@ -563,6 +563,10 @@ impl JobSpool {
         );
     }
 
+    pub fn notify(&self, job_id: u32, message: String) {
+        self.request(job_id, &Request::Notify { message });
+    }
+
     fn request(&self, job_id: u32, request: &Request) {
         let dir = self.job_dir(job_id);
         if let Err(e) = spur_stepd::send_request(&dir, request) {

@@ -315,6 +315,10 @@ async fn handle(
                 }
             });
         }
+        ControllerToAgent::Notify { job_id, message } => {
+            let agent = agent.clone();
+            tokio::task::spawn_blocking(move || agent.spool.notify(job_id, message)).await?;
+        }
         ControllerToAgent::FinishedAck { job_id } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.forget(job_id)).await?;

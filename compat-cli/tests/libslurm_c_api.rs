@@ -405,3 +405,39 @@ fn new_load_free_pairs_leak_nothing_under_leak_sanitizer() {
     );
     cluster.ok("scancel", &[&running.to_string()]);
 }
+
+/// Partition, node, step and notify administration (admin_c.c) answers as real Slurm's did for the same setup
+/// (conformance case 410 compares them live): a partition holding a held job, a running job with an srun step.
+#[test]
+fn partition_node_step_and_notify_administration_match_real_slurm() {
+    let cluster = Cluster::start();
+    cluster.ok("scontrol", &["create", "PartitionName=p410"]);
+    let held = cluster.submit("#!/bin/sh\ntrue\n", &["-H", "-p", "p410"]);
+    let spur = cluster.spur_bin().display().to_string();
+    let script = format!("#!/bin/sh\n{spur} srun -J inner sleep 300\n");
+    let running = cluster.submit(&script, &["-o", "/dev/null"]);
+    cluster.expect_within(Duration::from_secs(30), "step 0 to run", || {
+        cluster
+            .run("scontrol", &["show", "step", &format!("{running}.0")])
+            .status
+            .success()
+    });
+    let program = compile(&cluster, "admin_c");
+    let out = run_shim(
+        &cluster,
+        &program,
+        &[&cluster.node, &running.to_string(), &held.to_string()],
+        false,
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        cluster.logs()
+    );
+    pretty_assertions::assert_eq!(
+        stdout(&out),
+        expected("admin_c").replace("{NODE}", &cluster.node)
+    );
+    cluster.ok("scancel", &[&running.to_string()]);
+}

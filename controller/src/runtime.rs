@@ -323,6 +323,17 @@ impl Controller {
                     };
                     self.send(node, message).await;
                 }
+                Effect::Notify {
+                    node,
+                    job_id,
+                    message,
+                } => {
+                    let message = ControllerToAgent::Notify {
+                        job_id: *job_id,
+                        message: message.clone(),
+                    };
+                    self.send(node, message).await;
+                }
                 Effect::AckFinished { node, job_id } => {
                     self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id })
                         .await;
@@ -541,6 +552,15 @@ impl Controller {
                     tracing::error!("time limit commit failed: {e}");
                 }
             }
+            let steps = self.state.read(|s| expired_steps(s, now));
+            if !steps.is_empty() {
+                if let Err(e) = self
+                    .commit(Command::StepTimeLimitReached { steps, now })
+                    .await
+                {
+                    tracing::error!("step time limit commit failed: {e}");
+                }
+            }
             let warnings = self.state.read(|s| warning_signals_due(s, now));
             if !warnings.is_empty() {
                 if let Err(e) = self
@@ -685,6 +705,26 @@ pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
 
 /// How often leadership is looked at even when no raft metric changed.
 const LEADERSHIP_POLL: Duration = Duration::from_millis(100);
+/// Running steps of running jobs past their own time limit (`srun --time`, `scontrol update StepId=`); a step of a
+/// suspended job waits, as its job's limit does.
+pub fn expired_steps(state: &ClusterState, now: EpochSecs) -> Vec<(u32, u32)> {
+    state
+        .jobs
+        .values()
+        .filter(|j| j.state == JobBaseState::Running && !j.completing)
+        .flat_map(|j| {
+            j.steps
+                .iter()
+                .filter(move |s| {
+                    s.is_running()
+                        && s.time_limit_min
+                            .is_some_and(|limit| now - s.start_time >= i64::from(limit) * 60)
+                })
+                .map(move |s| (j.job_id, s.step_id))
+        })
+        .collect()
+}
+
 /// How often a write waiting for a leader looks again.
 const LEADER_POLL: Duration = Duration::from_millis(20);
 const NOT_LEADER: &str = "this controller is not the leader";

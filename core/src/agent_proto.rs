@@ -185,6 +185,11 @@ pub enum ControllerToAgent {
         uid: u32,
         steps: Vec<crate::step_usage::StepRef>,
     },
+    /// `scontrol notify`: write the message into the batch job's stderr (its supervisor does).
+    Notify {
+        job_id: u32,
+        message: String,
+    },
 }
 
 #[cfg(test)]

@@ -56,6 +56,12 @@ pub enum SlurmErrno {
     ReservationNameDup,
     /// ESLURM_INVALID_LICENSES: a license the cluster does not have, or more of it than it has.
     InvalidLicenses,
+    /// ESLURM_PARTITION_IN_USE: jobs still wait or run in the partition being deleted.
+    PartitionInUse,
+    /// ESLURM_INVALID_NODE_STATE: a state a node may not be given (scontrol creates only FUTURE nodes).
+    InvalidNodeState,
+    /// ESLURM_NOT_SUPPORTED.
+    NotSupported,
 }
 
 impl SlurmErrno {
@@ -98,6 +104,9 @@ impl SlurmErrno {
             SlurmErrno::ReservationOverlap => 2058,
             SlurmErrno::ReservationNameDup => 2082,
             SlurmErrno::InvalidLicenses => 2048,
+            SlurmErrno::PartitionInUse => 2075,
+            SlurmErrno::InvalidNodeState => 2028,
+            SlurmErrno::NotSupported => 2036,
         }
     }
 
@@ -153,6 +162,9 @@ impl SlurmErrno {
             }
             SlurmErrno::ReservationNameDup => "Duplicate reservation name",
             SlurmErrno::InvalidLicenses => "Invalid license specification",
+            SlurmErrno::PartitionInUse => "Partition is in use",
+            SlurmErrno::InvalidNodeState => "Invalid node state specified",
+            SlurmErrno::NotSupported => "Requested operation not supported on this system",
         }
     }
 
@@ -161,7 +173,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 36] = [
+const ALL_ERRNOS: [SlurmErrno; 39] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -198,6 +210,9 @@ const ALL_ERRNOS: [SlurmErrno; 36] = [
     SlurmErrno::ReservationOverlap,
     SlurmErrno::ReservationNameDup,
     SlurmErrno::InvalidLicenses,
+    SlurmErrno::PartitionInUse,
+    SlurmErrno::InvalidNodeState,
+    SlurmErrno::NotSupported,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -524,6 +539,41 @@ pub enum ControlRequest {
     /// `scontrol delete ReservationName=...` (administrators only).
     DeleteReservation {
         name: String,
+    },
+    /// `scontrol create PartitionName=...`, `slurm_create_partition` (administrators only).
+    CreatePartition {
+        spec: crate::partition_spec::PartitionSpec,
+    },
+    /// `scontrol update PartitionName=...`, `slurm_update_partition`: any field (administrators only).
+    ModifyPartition {
+        spec: crate::partition_spec::PartitionSpec,
+    },
+    /// `scontrol delete PartitionName=...`, `slurm_delete_partition` (administrators only).
+    DeletePartition {
+        name: String,
+    },
+    /// `scontrol update StepId=J[.S] TimeLimit=...`, `slurm_update_step`: `step_id` `None` is every step of the job;
+    /// `time_limit_min` `None` is UNLIMITED.
+    UpdateStep {
+        job_id: u32,
+        #[serde(default)]
+        step_id: Option<u32>,
+        #[serde(default)]
+        time_limit_min: Option<u32>,
+    },
+    /// `scontrol notify`, `slurm_notify_job`: a message for the job's user, written to a running batch job's
+    /// stderr.
+    NotifyJob {
+        job_id: u32,
+        message: String,
+    },
+    /// `scontrol create NodeName=...`, `slurm_create_node`: the node line as given (administrators only).
+    CreateNode {
+        definition: String,
+    },
+    /// `scontrol delete NodeName=LIST`, `slurm_delete_node` (administrators only).
+    DeleteNode {
+        nodes: String,
     },
 }
 

@@ -286,6 +286,10 @@ pub struct JobRecord {
     /// stay its own) and it resumes by itself once they are free again.
     #[serde(default)]
     pub preempt_suspended: bool,
+    /// `scontrol notify` messages for the salloc or srun that holds an interactive allocation, numbered from 1
+    /// (the last few only); that client prints those it has not printed yet.
+    #[serde(default)]
+    pub notices: Vec<(u32, String)>,
 }
 
 impl JobRecord {
@@ -337,6 +341,7 @@ impl JobRecord {
             preemptable_time: None,
             preempt_time: None,
             preempt_suspended: false,
+            notices: Vec::new(),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod listing;
 pub mod multi_prog;
 pub mod name_cache;
 pub mod options;
+pub mod partition_spec;
 pub mod priority;
 pub mod records;
 pub mod reservation;

@@ -7,7 +7,6 @@ use slurm_headers::{job_array_resp_msg_t, job_desc_msg_t, update_node_msg_t, upd
 use spur_core::api::{
     ControlReply, ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
 };
-use spur_core::records::PartitionState;
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, guard, opt_str, INFINITE, NO_VAL, NO_VAL16};
@@ -422,31 +421,6 @@ pub unsafe extern "C" fn slurm_init_part_desc_msg(update_part_msg: *mut update_p
             p.suspend_time = NO_VAL;
             p.suspend_timeout = NO_VAL16;
         }
-    })
-}
-
-/// # Safety
-/// `part_msg` is a valid update.
-#[no_mangle]
-pub unsafe extern "C" fn slurm_update_partition(part_msg: *mut update_part_msg_t) -> c_int {
-    guard("slurm_update_partition", ffi::SLURM_ERROR, || {
-        if part_msg.is_null() {
-            return CallError::new(libc::EINVAL).fail();
-        }
-        // SAFETY: non-NULL; the caller's contract.
-        let p = unsafe { &*part_msg };
-        // SAFETY: as above.
-        let Some(name) = (unsafe { opt_str(p.name) }).map(|s| s.into_owned()) else {
-            return CallError::new(SlurmErrno::InvalidPartitionName.code()).fail();
-        };
-        let state = match u32::from(p.state_up) {
-            3 => PartitionState::Up,
-            1 => PartitionState::Down,
-            2 => PartitionState::Drain,
-            0 => PartitionState::Inactive,
-            _ => return CallError::new(ffi::ESLURM_NOT_SUPPORTED).fail(),
-        };
-        run(ControlRequest::UpdatePartition { name, state })
     })
 }
 

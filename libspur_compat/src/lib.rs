@@ -7,6 +7,7 @@
 //! headers, and generates failing stubs for the rest of the 341 public functions (see [`coverage`]).
 
 pub mod accounting;
+pub mod admin;
 pub mod client;
 pub mod config;
 pub mod control;

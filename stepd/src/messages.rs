@@ -35,6 +35,11 @@ pub fn terminate_line(
     )
 }
 
+/// `scontrol notify JOB MESSAGE`: the message as slurmstepd writes it into a batch job's stderr.
+pub fn notify_line(hostname: &str, message: &str) -> String {
+    format!("{}{message}\n", prefix(hostname))
+}
+
 /// Written when the work directory is unusable and the job runs in /tmp instead.
 pub fn chdir_fallback_line(hostname: &str, dir: &Path, err: &str) -> String {
     format!(
@@ -180,5 +185,13 @@ mod tests {
                 "epoch {secs}"
             );
         }
+    }
+
+    #[test]
+    fn notify_line_is_slurmstepds_error_line() {
+        assert_eq!(
+            notify_line("vm", "hello there"),
+            "slurmstepd-vm: error: hello there\n"
+        );
     }
 }

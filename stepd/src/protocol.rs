@@ -268,6 +268,8 @@ pub enum Request {
     },
     /// Ask whether the script still runs.
     Status,
+    /// `scontrol notify`: write `slurmstepd-<host>: error: MESSAGE` into the job's stderr, as slurmstepd does.
+    Notify { message: String },
 }
 
 /// A control response.

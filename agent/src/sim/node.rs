@@ -106,10 +106,11 @@ impl SimNode {
                 self.unacked.remove(&job_id);
             }
             // Simulated nodes run no tasks; the step's srun sees no supervisor call and gives up on the step.
-            // Simulated jobs have no processes to measure or steps to run.
+            // Simulated jobs have no processes to measure, steps to run or stderr to write to.
             ControllerToAgent::LaunchStep { .. }
             | ControllerToAgent::MeasureSteps { .. }
-            | ControllerToAgent::RunEpilog { .. } => {}
+            | ControllerToAgent::RunEpilog { .. }
+            | ControllerToAgent::Notify { .. } => {}
         }
         Ok(())
     }

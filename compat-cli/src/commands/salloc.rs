@@ -200,7 +200,13 @@ impl Session<'_> {
     fn wait(&self, pid: i32) -> Waited {
         spawn_exit_watch(self.events.sender(), pid);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        spawn_job_watch(self.events.sender(), self.job.job_id, None, stop.clone());
+        spawn_job_watch(
+            self.events.sender(),
+            self.job.job_id,
+            None,
+            true,
+            stop.clone(),
+        );
         let mut revoked = false;
         let waited = loop {
             match self.events.next(std::time::Duration::from_secs(3600)) {
@@ -216,6 +222,7 @@ impl Session<'_> {
                         revoked = true;
                     }
                 }
+                Some(Event::Notice(text)) => eprintln!("salloc: {text}"),
                 Some(Event::JobEnded(job)) => {
                     if !revoked {
                         let timed_out = job.is_some_and(|j| j.state == JobBaseState::Timeout);
@@ -231,6 +238,7 @@ impl Session<'_> {
                 Some(
                     Event::Signal(_)
                     | Event::StepCancelled
+                    | Event::StepTimedOut
                     | Event::RankExited { .. }
                     | Event::NodeClosed { .. },
                 )

@@ -67,6 +67,7 @@ pub fn run(args: &[String]) -> u8 {
         v if is_prefix_of(v, "create", 2) => create(rest),
         v if is_prefix_of(v, "delete", 3) => delete(rest),
         "top" => scontrol_ops::top(rest),
+        "notify" => scontrol_ops::notify(rest),
         v if is_prefix_of(v, "version", 4) => {
             println!("{}", crate::version_line());
             0
@@ -121,7 +122,7 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
     1
 }
 
-/// `create reservation KEY=VALUE...` (the only entity Spur creates).
+/// `create reservation KEY=VALUE...`, `create PartitionName=NAME ...`, `create NodeName=NAME ...`.
 fn create(rest: &[&str]) -> u8 {
     let Some((entity, fields)) = rest.split_first() else {
         eprintln!("too few arguments for create keyword");
@@ -130,11 +131,25 @@ fn create(rest: &[&str]) -> u8 {
     if entity.len() >= 3 && "reservation".starts_with(&entity.to_ascii_lowercase()) {
         return scontrol_resv::create(fields);
     }
-    eprintln!("invalid entity:{entity} for keyword:create");
+    // Partitions and nodes are created from their name words themselves (`create PartitionName=p ...`).
+    let key = entity
+        .split_once('=')
+        .map_or(entity.to_ascii_lowercase(), |(k, _)| k.to_ascii_lowercase());
+    if key == "partitionname" {
+        return super::scontrol_part::create(rest);
+    }
+    if key == "nodename" {
+        return super::scontrol_node::create(rest);
+    }
+    if entity.contains('=') {
+        eprintln!("scontrol: error: Invalid creation entity: {entity}");
+    } else {
+        eprintln!("scontrol: error: Invalid input: {entity}  Request aborted");
+    }
     1
 }
 
-/// `delete reservation NAME` or `delete ReservationName=NAME`.
+/// `delete ENTITY NAME` or `delete ENTITY=NAME` (reservation, partition, node).
 fn delete(rest: &[&str]) -> u8 {
     let proper = || {
         eprintln!(
@@ -155,6 +170,14 @@ fn delete(rest: &[&str]) -> u8 {
         && ("reservation".starts_with(&entity) || "reservationname".starts_with(&entity))
     {
         return scontrol_resv::delete(tag, id);
+    }
+    if entity.len() >= 3
+        && ("partition".starts_with(&entity) || "partitionname".starts_with(&entity))
+    {
+        return super::scontrol_part::delete(tag, id);
+    }
+    if entity.len() >= 3 && "nodename".starts_with(&entity) {
+        return super::scontrol_node::delete(tag, id);
     }
     eprintln!("invalid entity:{entity} for keyword:delete");
     1

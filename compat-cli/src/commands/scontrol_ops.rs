@@ -7,7 +7,6 @@ use spur_core::api::{
 };
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
 use spur_core::job::JobRecord;
-use spur_core::records::PartitionState;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
 use super::scontrol::Flags;
@@ -528,13 +527,11 @@ pub fn update(rest: &[&str]) -> u8 {
     if let Some(nodes) = get("nodename") {
         return update_nodes(&nodes, get("state"), get("reason"));
     }
-    if let Some(partition) = get("partitionname") {
-        let fields: Vec<(&str, &str)> = pairs
-            .iter()
-            .filter(|(k, _, _)| k != "partitionname")
-            .map(|(_, given, value)| (*given, *value))
-            .collect();
-        return update_partition(&partition, &fields);
+    if get("partitionname").is_some() {
+        return super::scontrol_part::update(rest);
+    }
+    if let Some(step) = get("stepid") {
+        return update_step(&step, &pairs);
     }
     let Some(id) = get("jobid").or_else(|| get("job")) else {
         eprintln!("No valid entity in update command");
@@ -568,6 +565,96 @@ pub fn update(rest: &[&str]) -> u8 {
         return 1;
     };
     report(&client, &ControlRequest::UpdateJob { job, update }, &id)
+}
+
+/// `update StepId=JOB[.STEP] TimeLimit=...`: the only field Slurm lets a step change.
+fn update_step(id: &str, pairs: &[(String, &str, &str)]) -> u8 {
+    let (job, step) = match id.split_once('.') {
+        Some((job, step)) => (job, Some(step)),
+        None => (id, None),
+    };
+    let job_id = job.parse::<u32>().ok();
+    let step_id = step.map(|s| s.parse::<u32>().ok());
+    let (Some(job_id), false) = (job_id, matches!(step_id, Some(None))) else {
+        eprintln!("scontrol: error: Invalid StepId {id}");
+        return 1;
+    };
+    let mut time_limit = None;
+    for (key, given, value) in pairs {
+        match key.as_str() {
+            "stepid" => {}
+            "timelimit" => match parse_time_limit(value) {
+                Ok(TimeLimit::Minutes(m)) => time_limit = Some(Some(m)),
+                Ok(TimeLimit::Unlimited) => time_limit = Some(None),
+                Err(_) => {
+                    eprintln!("scontrol: error: Invalid TimeLimit value");
+                    return 1;
+                }
+            },
+            _ => {
+                eprintln!("Update of this parameter is not supported: {given}={value}");
+                eprintln!("Request aborted");
+                return 1;
+            }
+        }
+    }
+    let Some(time_limit_min) = time_limit else {
+        eprintln!("No changes specified");
+        return 1;
+    };
+    let Some(client) = client("slurm_update error") else {
+        return 1;
+    };
+    let request = ControlRequest::UpdateStep {
+        job_id,
+        step_id: step_id.flatten(),
+        time_limit_min,
+    };
+    match client.control(&request) {
+        Ok(_) => 0,
+        Err(ClientError::Api(error)) => {
+            eprintln!("slurm_update error: {}", error.errno.text());
+            1
+        }
+        Err(e) => {
+            eprintln!("slurm_update error: {e}");
+            1
+        }
+    }
+}
+
+/// `scontrol notify JOB MESSAGE...`.
+pub fn notify(rest: &[&str]) -> u8 {
+    let [id, words @ ..] = rest else {
+        eprintln!("too few arguments for keyword:notify");
+        return 1;
+    };
+    if words.is_empty() {
+        eprintln!("too few arguments for keyword:notify");
+        return 1;
+    }
+    let Ok(job_id) = id.parse::<u32>() else {
+        eprintln!("Invalid job ID {id}");
+        return 1;
+    };
+    let Some(client) = client("job notify failure") else {
+        return 1;
+    };
+    let request = ControlRequest::NotifyJob {
+        job_id,
+        message: words.join(" "),
+    };
+    match client.control(&request) {
+        Ok(_) => 0,
+        Err(ClientError::Api(error)) => {
+            eprintln!("job notify failure: {}", error.errno.text());
+            1
+        }
+        Err(e) => {
+            eprintln!("job notify failure: {e}");
+            1
+        }
+    }
 }
 
 enum UpdateError {
@@ -619,56 +706,6 @@ fn leading_int(text: &str) -> i32 {
             (n * 10 + i64::from(d - b'0')).min(i64::from(u32::MAX))
         });
     i32::try_from(sign * magnitude).unwrap_or(if sign < 0 { i32::MIN } else { i32::MAX })
-}
-
-/// `update PartitionName=NAME State=UP|DOWN|DRAIN|INACTIVE`; other partition fields are refused as Slurm refuses
-/// unknown ones.
-fn update_partition(name: &str, fields: &[(&str, &str)]) -> u8 {
-    let mut state = None;
-    for (key, value) in fields {
-        if !key.eq_ignore_ascii_case("state") {
-            eprintln!("scontrol: error: Update of this parameter is not supported: {key}={value}");
-            eprintln!();
-            eprintln!("scontrol: error: Request aborted");
-            eprintln!("slurm_update error: No error");
-            return 1;
-        }
-        state = Some(match value.to_ascii_uppercase().as_str() {
-            "UP" => PartitionState::Up,
-            "DOWN" => PartitionState::Down,
-            "DRAIN" => PartitionState::Drain,
-            "INACTIVE" => PartitionState::Inactive,
-            _ => {
-                eprintln!("scontrol: error: Invalid input: {key}={value}");
-                eprintln!(
-                    "scontrol: error: Acceptable State values are UP, DOWN, DRAIN and INACTIVE"
-                );
-                return 1;
-            }
-        });
-    }
-    let Some(state) = state else {
-        eprintln!("scontrol: error: No changes specified");
-        return 1;
-    };
-    let Some(client) = client("slurm_update error") else {
-        return 1;
-    };
-    let request = ControlRequest::UpdatePartition {
-        name: name.to_string(),
-        state,
-    };
-    match client.control(&request) {
-        Ok(_) => 0,
-        Err(ClientError::Api(error)) => {
-            eprintln!("slurm_update error: {}", error.errno.text());
-            1
-        }
-        Err(e) => {
-            eprintln!("slurm_update error: {e}");
-            1
-        }
-    }
 }
 
 fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u8 {

@@ -486,6 +486,7 @@ impl Srun<'_> {
         let null = || Some("/dev/null".to_string());
         let plan = StepPlan {
             job,
+            holds_allocation: !within_allocation,
             step_id,
             ntasks,
             command: self.command,

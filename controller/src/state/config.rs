@@ -147,10 +147,14 @@ impl ClusterState {
             self.next_job_id = snapshot.settings.first_job_id;
         }
         self.settings = snapshot.settings;
+        let mut all_partitions = snapshot.partitions;
+        let kept = self.runtime_partitions_outside(&all_partitions);
+        self.runtime_partitions
+            .retain(|name| kept.iter().any(|p| &p.name == name));
+        all_partitions.extend(kept);
         let mut nodes = std::collections::BTreeMap::new();
         for def in snapshot.nodes {
-            let partitions = snapshot
-                .partitions
+            let partitions = all_partitions
                 .iter()
                 .filter(|p| p.nodes.contains(&def.name))
                 .map(|p| p.name.clone())
@@ -167,7 +171,7 @@ impl ClusterState {
             nodes.insert(node.name.clone(), node);
         }
         self.nodes = nodes;
-        self.partitions = snapshot.partitions;
+        self.partitions = all_partitions;
     }
 }
 

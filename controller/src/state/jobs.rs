@@ -420,6 +420,19 @@ impl ClusterState {
                 }
                 self.update_partition(&name, state)
             }
+            ControlRequest::CreatePartition { spec } => self.create_partition(caller_uid, spec),
+            ControlRequest::ModifyPartition { spec } => self.modify_partition(caller_uid, spec),
+            ControlRequest::DeletePartition { name } => self.delete_partition(caller_uid, &name),
+            ControlRequest::UpdateStep {
+                job_id,
+                step_id,
+                time_limit_min,
+            } => self.update_step(caller_uid, job_id, step_id, time_limit_min),
+            ControlRequest::NotifyJob { job_id, message } => {
+                self.notify_job(caller_uid, job_id, message)
+            }
+            ControlRequest::CreateNode { definition } => self.create_node(caller_uid, &definition),
+            ControlRequest::DeleteNode { nodes } => self.delete_nodes(caller_uid, &nodes),
             ControlRequest::Cancel { job } => {
                 let forget_task = job.array_task.is_some();
                 self.for_each_job(&job, caller_uid, |s, id| {

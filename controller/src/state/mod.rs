@@ -6,7 +6,9 @@
 mod config;
 mod jobs;
 mod licenses;
+mod node_admin;
 mod nodes;
+mod partitions;
 mod preempt;
 mod requests;
 mod reservations;
@@ -116,6 +118,11 @@ pub enum Command {
         spec: Box<JobSpec>,
         now: EpochSecs,
     },
+    /// Running steps (job id, step id) past their own time limit: they end TIMEOUT and their srun stops the tasks.
+    StepTimeLimitReached {
+        steps: Vec<(u32, u32)>,
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -167,6 +174,12 @@ pub enum Effect {
         node: String,
         job: Box<JobRecord>,
     },
+    /// `scontrol notify`: the message for a batch job's stderr, on its batch node.
+    Notify {
+        node: String,
+        job_id: u32,
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -209,6 +222,9 @@ pub struct ClusterState {
     /// Reservations created so far: the counter in the names Slurm gives anonymous ones.
     #[serde(default)]
     pub reservations_made: u32,
+    /// Partitions made by `scontrol create partition`: kept when a restart applies slurm.conf again.
+    #[serde(default)]
+    pub runtime_partitions: std::collections::BTreeSet<String>,
 }
 
 impl ClusterState {
@@ -291,6 +307,10 @@ impl ClusterState {
                 Ok(Applied::default())
             }
             Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),
+            Command::StepTimeLimitReached { steps, now } => {
+                self.step_time_limit_reached(&steps, now);
+                Ok(Applied::default())
+            }
         }
     }
 

@@ -9,6 +9,9 @@ use spur_core::step_launch::StepLaunch;
 
 use super::{Applied, ApplyResult, ClusterState, Effect};
 
+/// How many `scontrol notify` messages an interactive allocation keeps for its client.
+const KEPT_NOTICES: usize = 8;
+
 /// What srun asks for when it registers a step.
 pub(super) struct NewStep {
     pub job_id: u32,
@@ -178,6 +181,112 @@ impl ClusterState {
             effects,
             ..Applied::default()
         })
+    }
+
+    /// `scontrol update StepId=`: a new time limit for one running step or (`step_id` `None`) each of them. Like
+    /// slurmctld, another user's job is `Invalid user id` and a job without such a running step an invalid job id.
+    pub(super) fn update_step(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        step_id: Option<u32>,
+        time_limit_min: Option<u32>,
+    ) -> ApplyResult {
+        let admin = self.is_admin(caller_uid);
+        let job = self
+            .jobs
+            .get_mut(&job_id)
+            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+        if job.spec.user_id != caller_uid && !admin {
+            return Err(ApiError::new(SlurmErrno::UserIdMissing));
+        }
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        let mut updated = 0;
+        for step in job
+            .steps
+            .iter_mut()
+            .filter(|s| s.is_running() && step_id.is_none_or(|id| id == s.step_id))
+        {
+            step.time_limit_min = time_limit_min;
+            updated += 1;
+        }
+        if updated == 0 && (step_id.is_some() || job.state == JobBaseState::Pending) {
+            return Err(ApiError::new(SlurmErrno::InvalidJobId));
+        }
+        Ok(Applied::default())
+    }
+
+    /// `scontrol notify`: only a running job can be told anything (a pending one is `ESLURM_DISABLED`, as in
+    /// slurmctld); the owner or an administrator may send it. A batch job's supervisor writes it into the job's
+    /// stderr; salloc (or srun holding its own allocation) prints it.
+    pub(super) fn notify_job(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        message: String,
+    ) -> ApplyResult {
+        let admin = self.is_admin(caller_uid);
+        let job = self
+            .jobs
+            .get(&job_id)
+            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+        if job.spec.user_id != caller_uid && !admin {
+            return Err(ApiError::new(SlurmErrno::UserIdMissing));
+        }
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::AlreadyDone));
+        }
+        if job.state != JobBaseState::Running {
+            return Err(ApiError::new(SlurmErrno::DisabledRequeue));
+        }
+        let batch_node = match (&job.spec.script, &job.alloc) {
+            (None, _) => return Ok(self.notice_for_allocation(job_id, message)),
+            (Some(_), Some(alloc)) => alloc.node_names.first().cloned(),
+            (Some(_), None) => None,
+        };
+        let effects = batch_node.map_or_else(Vec::new, |node| {
+            vec![Effect::Notify {
+                node,
+                job_id,
+                message,
+            }]
+        });
+        Ok(Applied {
+            effects,
+            ..Applied::default()
+        })
+    }
+
+    /// Steps past their time limit end TIMEOUT; srun sees it in the job's record and stops the tasks, as
+    /// slurmstepd does for Slurm (`*** STEP J.S ON node CANCELLED AT ... DUE TO TIME LIMIT ***`).
+    pub(super) fn step_time_limit_reached(&mut self, steps: &[(u32, u32)], now: EpochSecs) {
+        for &(job_id, step_id) in steps {
+            let Some(job) = self.jobs.get_mut(&job_id) else {
+                continue;
+            };
+            if let Some(step) = job
+                .steps
+                .iter_mut()
+                .find(|s| s.step_id == step_id && s.is_running())
+            {
+                step.state = JobBaseState::Timeout;
+                step.end_time = Some(now);
+            }
+        }
+    }
+
+    /// An interactive allocation's client (salloc, or srun holding its own) polls the job record and prints the
+    /// notices it has not printed yet; only the last few are kept.
+    fn notice_for_allocation(&mut self, job_id: u32, message: String) -> Applied {
+        if let Some(job) = self.jobs.get_mut(&job_id) {
+            let next = job.notices.last().map_or(1, |(n, _)| n + 1);
+            job.notices.push((next, message));
+            let excess = job.notices.len().saturating_sub(KEPT_NOTICES);
+            job.notices.drain(..excess);
+        }
+        Applied::default()
     }
 
     /// The job ended: steps still running end with it.

@@ -1340,3 +1340,362 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
     let step = h.job(job).steps.last().cloned().unwrap();
     assert_eq!((step.node_list.as_str(), step.num_nodes), ("n1", 1));
 }
+
+fn part_spec(name: &str) -> spur_core::partition_spec::PartitionSpec {
+    spur_core::partition_spec::PartitionSpec {
+        name: name.to_string(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn partitions_created_updated_and_deleted_at_run_time() {
+    let mut h = Harness::new();
+    let create = |spec| ControlRequest::CreatePartition { spec };
+    let p2 = spur_core::partition_spec::PartitionSpec {
+        nodes: Some("n1".into()),
+        max_time_min: Some(Some(30)),
+        ..part_spec("p2")
+    };
+    assert_eq!(
+        h.control(1000, create(p2.clone())).unwrap_err().errno,
+        SlurmErrno::UserIdMissing
+    );
+    h.control(0, create(p2.clone())).unwrap();
+    assert_eq!(
+        h.control(0, create(p2)).unwrap_err().errno,
+        SlurmErrno::InvalidPartitionName
+    );
+    let bad_nodes = spur_core::partition_spec::PartitionSpec {
+        nodes: Some("nosuch".into()),
+        ..part_spec("p3")
+    };
+    assert_eq!(
+        h.control(0, create(bad_nodes)).unwrap_err().errno,
+        SlurmErrno::InvalidNodeName
+    );
+    assert!(h.state.partition("p3").is_none());
+    assert_eq!(h.state.partition("p2").unwrap().max_time_min, Some(30));
+    assert_eq!(h.state.partition("p2").unwrap().min_nodes, 1);
+    assert_eq!(h.state.nodes["n1"].partitions, vec!["debug", "p2"]);
+
+    // Default=YES moves the default; jobs then land in p2.
+    let make_default = spur_core::partition_spec::PartitionSpec {
+        default: Some(true),
+        max_time_min: Some(None),
+        ..part_spec("p2")
+    };
+    h.control(0, ControlRequest::ModifyPartition { spec: make_default })
+        .unwrap();
+    assert_eq!(h.state.default_partition().unwrap().name, "p2");
+    assert!(!h.state.partition("debug").unwrap().default);
+    assert_eq!(h.state.partition("p2").unwrap().max_time_min, None);
+    let unknown = ControlRequest::ModifyPartition {
+        spec: part_spec("nosuch"),
+    };
+    assert_eq!(
+        h.control(0, unknown).unwrap_err().errno,
+        SlurmErrno::InvalidPartitionName
+    );
+
+    let job = h.submit(spec("j"));
+    assert_eq!(h.job(job).partition, "p2");
+    let delete = || ControlRequest::DeletePartition { name: "p2".into() };
+    assert_eq!(
+        h.control(1000, delete()).unwrap_err().errno,
+        SlurmErrno::UserIdMissing
+    );
+    assert_eq!(
+        h.control(0, delete()).unwrap_err().errno,
+        SlurmErrno::PartitionInUse
+    );
+    assert_eq!(h.schedule(), vec![job]);
+    assert_eq!(
+        h.control(0, delete()).unwrap_err().errno,
+        SlurmErrno::PartitionInUse
+    );
+    h.finish(job, 0, 0);
+    h.control(0, delete()).unwrap();
+    assert!(h.state.partition("p2").is_none());
+    assert_eq!(h.state.nodes["n1"].partitions, vec!["debug"]);
+    assert_eq!(
+        h.control(0, delete()).unwrap_err().errno,
+        SlurmErrno::InvalidPartitionName
+    );
+}
+
+#[test]
+fn a_created_partition_survives_a_restart_and_a_configured_one_comes_back() {
+    let mut h = Harness::new();
+    let p2 = spur_core::partition_spec::PartitionSpec {
+        nodes: Some("ALL".into()),
+        ..part_spec("p2")
+    };
+    h.control(0, ControlRequest::CreatePartition { spec: p2 })
+        .unwrap();
+    h.control(
+        0,
+        ControlRequest::DeletePartition {
+            name: "debug".into(),
+        },
+    )
+    .unwrap();
+    // A restart: the snapshot round-trips through JSON, then slurm.conf is applied again.
+    let saved = serde_json::to_string(&h.state).unwrap();
+    h.state = serde_json::from_str(&saved).unwrap();
+    h.apply(Command::ApplyConfig(Box::new(ConfigSnapshot {
+        cluster: ClusterConfig::default(),
+        settings: h.state.settings.clone(),
+        nodes: vec![node("n1", 2, 4)],
+        partitions: vec![partition("debug", &["n1"], true)],
+    })))
+    .unwrap();
+    let names: Vec<&str> = h.state.partitions.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, vec!["debug", "p2"]);
+    assert_eq!(h.state.partition("p2").unwrap().nodes, vec!["n1"]);
+    assert_eq!(h.state.nodes["n1"].partitions, vec!["debug", "p2"]);
+    // An older snapshot without the field still loads.
+    let mut old: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    old.as_object_mut().unwrap().remove("runtime_partitions");
+    let old: ClusterState = serde_json::from_value(old).unwrap();
+    assert!(old.runtime_partitions.is_empty());
+}
+
+#[test]
+fn step_time_limit_update_and_job_notify() {
+    let mut h = Harness::new();
+    let pending = h.submit(spec("pending"));
+    let job = h.submit(spec("j"));
+    h.control(
+        0,
+        ControlRequest::Hold {
+            job: select(pending),
+            by_user: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.schedule(), vec![job]);
+    h.control(
+        1000,
+        ControlRequest::CreateStep {
+            job_id: job,
+            name: "s".into(),
+            num_tasks: 1,
+            num_cpus: 1,
+            time_limit_min: None,
+            srun_host: "n1".into(),
+            srun_pid: 42,
+            launch: None,
+        },
+    )
+    .unwrap();
+    let update = |job_id, step_id, limit| ControlRequest::UpdateStep {
+        job_id,
+        step_id,
+        time_limit_min: limit,
+    };
+    h.control(1000, update(job, Some(0), Some(5))).unwrap();
+    assert_eq!(h.job(job).steps[0].time_limit_min, Some(5));
+    h.control(0, update(job, None, None)).unwrap();
+    assert_eq!(h.job(job).steps[0].time_limit_min, None);
+    let errno = |h: &mut Harness, uid, r| h.control(uid, r).unwrap_err().errno;
+    assert_eq!(
+        errno(&mut h, 1001, update(job, Some(0), Some(1))),
+        SlurmErrno::UserIdMissing
+    );
+    assert_eq!(
+        errno(&mut h, 0, update(job, Some(7), Some(1))),
+        SlurmErrno::InvalidJobId
+    );
+    assert_eq!(
+        errno(&mut h, 0, update(999, Some(0), Some(1))),
+        SlurmErrno::InvalidJobId
+    );
+    assert_eq!(
+        errno(&mut h, 0, update(pending, None, Some(1))),
+        SlurmErrno::InvalidJobId
+    );
+
+    let notify = |job_id| ControlRequest::NotifyJob {
+        job_id,
+        message: "hello".into(),
+    };
+    let applied = h.control(1000, notify(job)).unwrap();
+    // `spec()` jobs are batch jobs: the message goes to the batch node's supervisor.
+    assert_eq!(
+        applied.effects,
+        vec![Effect::Notify {
+            node: "n1".into(),
+            job_id: job,
+            message: "hello".into(),
+        }]
+    );
+    assert_eq!(
+        errno(&mut h, 0, notify(pending)),
+        SlurmErrno::DisabledRequeue
+    );
+    assert_eq!(errno(&mut h, 0, notify(999)), SlurmErrno::InvalidJobId);
+    assert_eq!(errno(&mut h, 1001, notify(job)), SlurmErrno::UserIdMissing);
+}
+
+#[test]
+fn nodes_created_only_as_future_and_deleted_when_idle() {
+    let mut h = Harness::new();
+    let create = |definition: &str| ControlRequest::CreateNode {
+        definition: definition.into(),
+    };
+    assert_eq!(
+        h.control(1000, create("NodeName=n9 State=FUTURE"))
+            .unwrap_err()
+            .errno,
+        SlurmErrno::UserIdMissing
+    );
+    assert_eq!(
+        h.control(0, create("NodeName=n9 CPUs=1"))
+            .unwrap_err()
+            .errno,
+        SlurmErrno::InvalidNodeState
+    );
+    assert_eq!(
+        h.control(0, create("NodeName=n9 State=future"))
+            .unwrap_err()
+            .errno,
+        SlurmErrno::NotSupported
+    );
+    let delete = |nodes: &str| ControlRequest::DeleteNode {
+        nodes: nodes.into(),
+    };
+    assert_eq!(
+        h.control(0, delete("nosuch")).unwrap_err().errno,
+        SlurmErrno::InvalidNodeName
+    );
+    let job = h.submit(spec("j"));
+    assert_eq!(h.schedule(), vec![job]);
+    assert_eq!(
+        h.control(0, delete("n1")).unwrap_err().errno,
+        SlurmErrno::NodesBusy
+    );
+    h.finish(job, 0, 0);
+    assert_eq!(
+        h.control(1000, delete("n1")).unwrap_err().errno,
+        SlurmErrno::UserIdMissing
+    );
+    let reservation = spur_core::reservation::ReservationRecord {
+        name: "r1".into(),
+        start: h.now + 3600,
+        end: h.now + 7200,
+        nodes: vec!["n1".into()],
+        cpus: 2,
+        users: vec!["root".into()],
+        user_ids: vec![0],
+        accounts: Vec::new(),
+        partition: None,
+        flags: Default::default(),
+    };
+    h.state.reservations.insert("r1".into(), reservation);
+    assert_eq!(
+        h.control(0, delete("n1")).unwrap_err().errno,
+        SlurmErrno::NodesBusy
+    );
+    h.state.reservations.clear();
+    h.control(0, delete("n1")).unwrap();
+    assert!(h.state.nodes.is_empty());
+    assert!(h.state.partition("debug").unwrap().nodes.is_empty());
+}
+
+#[test]
+fn a_step_past_its_own_time_limit_ends_timeout() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("j"));
+    assert_eq!(h.schedule(), vec![job]);
+    let step = |limit| ControlRequest::CreateStep {
+        job_id: job,
+        name: "s".into(),
+        num_tasks: 1,
+        num_cpus: 1,
+        time_limit_min: limit,
+        srun_host: "n1".into(),
+        srun_pid: 42,
+        launch: None,
+    };
+    h.control(1000, step(Some(1))).unwrap();
+    h.control(1000, step(None)).unwrap();
+    let start = h.now;
+    assert!(crate::runtime::expired_steps(&h.state, start + 59).is_empty());
+    let due = crate::runtime::expired_steps(&h.state, start + 60);
+    assert_eq!(due, vec![(job, 0)]);
+    h.now = start + 60;
+    h.apply(Command::StepTimeLimitReached {
+        steps: due,
+        now: h.now,
+    })
+    .unwrap();
+    assert_eq!(h.job(job).steps[0].state, JobBaseState::Timeout);
+    assert_eq!(h.job(job).steps[1].state, JobBaseState::Running);
+    // srun's later report of the killed task keeps TIMEOUT.
+    h.control(
+        1000,
+        ControlRequest::CompleteStep {
+            job_id: job,
+            step_id: 0,
+            exit_code: 0,
+            signal: 15,
+        },
+    )
+    .unwrap();
+    assert_eq!(h.job(job).steps[0].state, JobBaseState::Timeout);
+    assert!(crate::runtime::expired_steps(&h.state, start + 600).is_empty());
+}
+
+#[test]
+fn a_partition_a_reservation_is_made_for_cannot_be_deleted() {
+    let mut h = Harness::new();
+    let reservation = spur_core::reservation::ReservationRecord {
+        name: "r1".into(),
+        start: h.now + 3600,
+        end: h.now + 7200,
+        nodes: vec!["n1".into()],
+        cpus: 2,
+        users: vec!["root".into()],
+        user_ids: vec![0],
+        accounts: Vec::new(),
+        partition: Some("debug".into()),
+        flags: Default::default(),
+    };
+    h.state.reservations.insert("r1".into(), reservation);
+    let delete = || ControlRequest::DeletePartition {
+        name: "debug".into(),
+    };
+    assert_eq!(
+        h.control(0, delete()).unwrap_err().errno,
+        SlurmErrno::PartitionInUse
+    );
+    h.state.reservations.clear();
+    h.control(0, delete()).unwrap();
+    assert!(h.state.partitions.is_empty());
+}
+
+#[test]
+fn notify_of_an_interactive_allocation_is_kept_for_its_client() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        script: None,
+        ..spec("alloc")
+    });
+    assert_eq!(h.schedule(), vec![job]);
+    for i in 0..10 {
+        let applied = h
+            .control(
+                1000,
+                ControlRequest::NotifyJob {
+                    job_id: job,
+                    message: format!("m{i}"),
+                },
+            )
+            .unwrap();
+        assert!(applied.effects.is_empty());
+    }
+    // The last eight, numbered on from the first.
+    let kept: Vec<(u32, String)> = (3..=10).map(|n| (n, format!("m{}", n - 1))).collect();
+    assert_eq!(h.job(job).notices, kept);
+}

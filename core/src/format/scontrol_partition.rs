@@ -96,7 +96,12 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
         format!("State={state} TotalCPUs={cpus} TotalNodes={count} SelectTypeParameters=NONE"),
         "JobDefaults=(null)".to_string(),
         format!("{def_mem} MaxMemPerNode={max_mem}"),
-        format!("TRES={}", units::tres(Some(cpus), Some(mem), Some(count), Some(cpus))),
+        // A partition without nodes has no TRES string at all.
+        if count == 0 {
+            "TRES=(null)".to_string()
+        } else {
+            format!("TRES={}", units::tres(Some(cpus), Some(mem), Some(count), Some(cpus)))
+        },
     ];
     let line_end = if one_liner { " " } else { "\n   " };
     let mut out = lines.join(line_end);

@@ -265,6 +265,36 @@ fn node_selected(node: &NodeRecord, opts: &SinfoOptions) -> bool {
         && (!opts.responding_only || !node.not_responding)
 }
 
+/// A partition without any node still gets a line in the partition views (`NODES` 0, `STATE` n/a, whatever `-t`
+/// asks), as in Slurm; node views, `-R` (no partition column) and `-n` show none.
+fn empty_partitions<'a>(
+    nodes: &[NodeRecord],
+    parts: &[&'a PartitionRecord],
+    opts: &SinfoOptions,
+) -> Vec<SinfoRecord<'a>> {
+    let shows_partitions = opts.layout.columns.iter().any(|c| {
+        matches!(
+            c.field,
+            Some(NodeField::Partition | NodeField::PartitionName)
+        )
+    });
+    if opts.node_oriented || opts.nodes.is_some() || !shows_partitions {
+        return Vec::new();
+    }
+    parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            p.nodes.is_empty() && !nodes.iter().any(|n| n.partitions.contains(&p.name))
+        })
+        .map(|(part_index, p)| SinfoRecord {
+            part: Some(*p),
+            part_index,
+            nodes: Vec::new(),
+        })
+        .collect()
+}
+
 /// Renders sinfo's output; `nodes` in node-table order, `partitions` in configuration order.
 pub fn render(
     nodes: &[NodeRecord],
@@ -302,6 +332,7 @@ pub fn render(
         Grouping::Matching
     };
     let mut records = group(&chosen, &parts, &flags, grouping);
+    records.extend(empty_partitions(nodes, &parts, opts));
     sort_records(&mut records, opts);
 
     let part_width = records
@@ -609,5 +640,32 @@ mod render_tests {
             ..fmt
         };
         assert!(render(&nodes, &parts, &all, &ctx()).contains("long"));
+    }
+
+    #[test]
+    fn a_partition_without_nodes_gets_an_na_line_in_partition_views() {
+        let (nodes, mut parts) = cluster();
+        let mut empty = parts[1].clone();
+        empty.name = "empty".into();
+        empty.default = false;
+        empty.nodes.clear();
+        empty.nodes_expr.clear();
+        empty.max_time_min = None;
+        parts.push(empty);
+        let fmt = SinfoOptions::default().with_format("%P %a %l %D %t %N %c %m %G");
+        let out = render(&nodes, &parts, &fmt, &ctx());
+        assert!(
+            out.ends_with("empty up infinite 0 n/a  0 0 (null)\n"),
+            "{out}"
+        );
+        let by_state = SinfoOptions::default()
+            .with_format("%P %D %t")
+            .with_states("alloc")
+            .unwrap();
+        assert!(render(&nodes, &parts, &by_state, &ctx()).contains("empty 0 n/a"));
+        assert!(!render(&nodes, &parts, &SinfoOptions::node(false), &ctx()).contains("empty"));
+        assert!(
+            !render(&nodes, &parts, &SinfoOptions::list_reasons(false), &ctx()).contains("empty")
+        );
     }
 }

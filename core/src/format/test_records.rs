@@ -83,6 +83,7 @@ pub fn running() -> JobRecord {
         preemptable_time: None,
         preempt_time: None,
         preempt_suspended: false,
+        notices: Vec::new(),
     }
 }
 

@@ -149,6 +149,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         preemptable_time: None,
         preempt_time: None,
         preempt_suspended: false,
+        notices: Vec::new(),
     }
 }
 

@@ -475,6 +475,22 @@ impl Running {
                 reason,
                 at_epoch_secs,
             } => self.terminate(reason, at_epoch_secs),
+            Request::Notify { message } => self.notify(&message),
+        }
+    }
+
+    fn notify(&mut self, message: &str) -> Response {
+        if !matches!(self.job.script, Script::Running) {
+            return Response::Error {
+                message: ALREADY_DONE.into(),
+            };
+        }
+        let line = messages::notify_line(&self.sup.spec.hostname, message);
+        match self.job.stderr.write_all(line.as_bytes()) {
+            Ok(()) => Response::Ok,
+            Err(e) => Response::Error {
+                message: e.to_string(),
+            },
         }
     }
 

@@ -42,6 +42,10 @@ pub enum Event {
     JobEnded(Option<Box<JobRecord>>),
     /// `scancel JOB.STEP` cancelled the step srun is running.
     StepCancelled,
+    /// The controller ended the step for passing its own time limit.
+    StepTimedOut,
+    /// An `scontrol notify` message for the allocation's holder.
+    Notice(String),
     /// A task on another node ended, as its node's step supervisor reported.
     RankExited {
         rank: u32,
@@ -119,17 +123,20 @@ pub fn reap(pid: i32) {
     let _ = waitpid(Pid::from_raw(pid), None);
 }
 
-/// Watches the allocation until `stop` is set, reporting once when it stops running.
+/// Watches the allocation until `stop` is set, reporting once when it stops running; with `notices` (the client
+/// that holds the allocation) also each `scontrol notify` message not reported yet.
 pub fn spawn_job_watch(
     tx: Sender<Event>,
     job_id: u32,
     step_id: Option<u32>,
+    notices: bool,
     stop: Arc<AtomicBool>,
 ) {
     std::thread::spawn(move || {
         let Ok(client) = Client::from_environment() else {
             return;
         };
+        let mut notices_seen = 0;
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(JOB_POLL);
             let only = spur_core::api::JobListing::job(job_id);
@@ -138,6 +145,13 @@ pub fn spawn_job_watch(
                 continue;
             };
             let job = jobs.into_iter().find(|j| j.job_id == job_id);
+            if let Some(j) = job.as_ref().filter(|_| notices) {
+                let seen = notices_seen;
+                for (number, text) in j.notices.iter().filter(|(n, _)| *n > seen) {
+                    notices_seen = *number;
+                    let _ = tx.send(Event::Notice(text.clone()));
+                }
+            }
             let running = job.as_ref().is_some_and(|j| {
                 j.state == spur_core::states::JobBaseState::Running && !j.completing
             });
@@ -153,6 +167,16 @@ pub fn spawn_job_watch(
             });
             if step_cancelled {
                 let _ = tx.send(Event::StepCancelled);
+                return;
+            }
+            let step_timed_out = job.as_ref().is_some_and(|j| {
+                j.steps.iter().any(|s| {
+                    Some(s.step_id) == step_id
+                        && s.state == spur_core::states::JobBaseState::Timeout
+                })
+            });
+            if step_timed_out {
+                let _ = tx.send(Event::StepTimedOut);
                 return;
             }
         }

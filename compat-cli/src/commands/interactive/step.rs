@@ -42,6 +42,8 @@ const TICK: Duration = Duration::from_millis(200);
 pub struct StepPlan<'a> {
     /// The allocation the step runs in.
     pub job: &'a JobRecord,
+    /// srun made the allocation itself, so `scontrol notify` messages are its to print.
+    pub holds_allocation: bool,
     pub step_id: u32,
     pub ntasks: u32,
     pub command: &'a [String],
@@ -148,6 +150,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         events.sender(),
         plan.job.job_id,
         Some(plan.step_id),
+        plan.holds_allocation,
         stop_watch.clone(),
     );
     let mut running = Running {
@@ -466,6 +469,8 @@ impl Running<'_> {
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
+                Some(Event::StepTimedOut) => self.on_step_timed_out(),
+                Some(Event::Notice(text)) => eprintln!("srun: {text}"),
                 None => {}
             }
         }
@@ -489,6 +494,8 @@ impl Running<'_> {
                 Some(Event::Signal(signal)) => self.on_signal(signal),
                 Some(Event::JobEnded(job)) => self.on_job_end(job.as_deref()),
                 Some(Event::StepCancelled) => self.on_step_cancelled(),
+                Some(Event::StepTimedOut) => self.on_step_timed_out(),
+                Some(Event::Notice(text)) => eprintln!("srun: {text}"),
                 None => break,
             }
         }
@@ -657,6 +664,16 @@ impl Running<'_> {
             self.cancelled_line(" DUE TO TIME LIMIT");
         }
         self.aborted_line();
+        self.terminate();
+    }
+
+    /// The step passed its own time limit: slurmstepd's line, then SIGTERM and SIGKILL after KillWait.
+    fn on_step_timed_out(&mut self) {
+        if self.kill_at.is_some() || self.killed {
+            return;
+        }
+        // Unlike a cancelled step or job, srun still ends with `Force Terminated StepId=...` here, as in Slurm.
+        self.cancelled_line(" DUE TO TIME LIMIT");
         self.terminate();
     }
 
