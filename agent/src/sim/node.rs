@@ -55,6 +55,8 @@ pub struct SimNode {
     default_runtime: Option<Duration>,
     jobs: BTreeMap<u32, SimJob>,
     unacked: BTreeMap<u32, Unacked>,
+    /// Answers to the controller's questions, sent with the next poll.
+    answers: Vec<AgentToController>,
 }
 
 impl SimNode {
@@ -105,10 +107,17 @@ impl SimNode {
             ControllerToAgent::FinishedAck { job_id } => {
                 self.unacked.remove(&job_id);
             }
-            // Simulated nodes run no tasks; the step's srun sees no supervisor call and gives up on the step.
-            // Simulated jobs have no processes to measure, steps to run or stderr to write to.
+            // Simulated jobs have no processes: sstat finds none here at once rather than waiting for a node
+            // that never answers.
+            ControllerToAgent::MeasureSteps { request_id, .. } => {
+                self.answers.push(AgentToController::StepUsage {
+                    request_id,
+                    usage: Vec::new(),
+                });
+            }
+            // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step),
+            // no node scripts, and have no stderr to write to.
             ControllerToAgent::LaunchStep { .. }
-            | ControllerToAgent::MeasureSteps { .. }
             | ControllerToAgent::RunEpilog { .. }
             | ControllerToAgent::Notify { .. } => {}
         }
@@ -172,7 +181,7 @@ impl SimNode {
             self.finish(job_id, 0, 0, now);
         }
         let resend_ms = millis(RESULT_RESEND_AFTER);
-        let mut reports = Vec::new();
+        let mut reports = std::mem::take(&mut self.answers);
         for unacked in self.unacked.values_mut() {
             if unacked.sent_at.is_none_or(|t| now >= t + resend_ms) {
                 unacked.sent_at = Some(now);
@@ -449,6 +458,26 @@ mod tests {
             T0,
         );
         assert_eq!(refused, Err("unknown node".to_string()));
+    }
+
+    #[test]
+    fn a_measurement_is_answered_at_once_with_nothing_measured() {
+        let mut node = SimNode::new(None);
+        let ask = ControllerToAgent::MeasureSteps {
+            request_id: 9,
+            job_id: 1,
+            uid: 0,
+            steps: vec![spur_core::step_usage::StepRef::Batch],
+        };
+        node.handle(ask, T0).unwrap();
+        assert_eq!(
+            node.poll(T0),
+            vec![AgentToController::StepUsage {
+                request_id: 9,
+                usage: Vec::new()
+            }]
+        );
+        assert!(node.poll(T0 + 1).is_empty());
     }
 
     #[test]
