@@ -15,6 +15,7 @@ use super::placement::{
     self, fits_quickly, job_cpus, job_mem_mb, place_among, Candidate, NodeFilter,
 };
 use super::profile::Profile;
+use super::switches;
 use super::reservations::Book;
 use super::Forecast;
 use crate::state::{BackfillSettings, ClusterState};
@@ -142,7 +143,11 @@ impl<'s> Backfill<'s> {
                 }
             }
             let avail = self.book.filter(&window, job, now, end);
-            if let Some((alloc, at)) = place_among(state, candidates, skip, &avail, job) {
+            let placed = place_among(state, candidates, skip, &avail, job);
+            let spans_too_many = placed
+                .as_ref()
+                .is_some_and(|(alloc, _)| !switches::within_request(state, job, alloc, now));
+            if let Some((alloc, at)) = placed.filter(|_| !spans_too_many) {
                 self.profile.reserve(&alloc, now, end);
                 self.first_fit.insert(shape, at);
                 if let Some(d) = demand {
@@ -154,6 +159,11 @@ impl<'s> Backfill<'s> {
                     }
                 }
                 return Decision::Start(alloc);
+            }
+            // A job holding out for fewer switches says nothing about others of its shape, and nothing is
+            // planned for it: what it would take now is left to the jobs behind it.
+            if spans_too_many {
+                return self.wait(job, None, None);
             }
             self.failed_now.insert(shape.clone());
             if let Some(d) = &demand {
@@ -369,6 +379,7 @@ struct Shape<'s> {
     excluded_nodes: Option<&'s str>,
     constraint: Option<&'s str>,
     reservation: Option<&'s str>,
+    switches: Option<spur_core::job::SwitchRequest>,
 }
 
 impl<'s> Shape<'s> {
@@ -394,6 +405,7 @@ impl<'s> Shape<'s> {
             excluded_nodes: spec.excluded_nodes.as_deref(),
             constraint: spec.constraint.as_deref(),
             reservation: spec.reservation.as_deref(),
+            switches: spec.switches,
         }
     }
 }
@@ -419,6 +431,7 @@ impl<'s> Demand<'s> {
             && spec.excluded_nodes.is_none()
             && spec.constraint.is_none()
             && spec.tmp_disk_mb == 0
+            && spec.switches.is_none()
             && spec.gres.iter().all(|g| g.gres_type.is_none());
         if !plain {
             return None;
