@@ -758,7 +758,7 @@ pub fn show_topology(name: Option<&str>) -> u8 {
         }
     };
     let tree = spur_core::switch_tree::SwitchTree { switches };
-    if tree.is_empty() {
+    if tree.is_empty() && name.is_none() {
         eprintln!("scontrol: error: No topology information available");
         return 0;
     }
