@@ -63,9 +63,7 @@ fn read_switch_tree(
     let topo_path = path.with_file_name("topology.conf");
     let shown = topo_path.display().to_string();
     let text = std::fs::read_to_string(&topo_path).map_err(|e| {
-        ConfigError::Invalid(format!(
-            "something wrong with opening/reading {shown}: {e}"
-        ))
+        ConfigError::Invalid(format!("something wrong with opening/reading {shown}: {e}"))
     })?;
     let parsed = TopologyConf::parse_str(&text, &shown).map_err(|e| {
         ConfigError::Parse(format!(

@@ -87,9 +87,7 @@ impl SwitchTree {
         let found: Vec<&Switch> = self
             .switches
             .iter()
-            .filter(|s| {
-                Hostlist::parse(&s.nodes_shown).is_ok_and(|list| list.find(name).is_some())
-            })
+            .filter(|s| Hostlist::parse(&s.nodes_shown).is_ok_and(|list| list.find(name).is_some()))
             .collect();
         (!found.is_empty()).then_some(found)
     }
@@ -116,7 +114,10 @@ impl SwitchTree {
             };
             if let Some(expr) = &line.nodes {
                 let names = crate::hostlist::expand(expr).map_err(|_| {
-                    format!("Invalid node name ({expr}) in switch config ({})", line.name)
+                    format!(
+                        "Invalid node name ({expr}) in switch config ({})",
+                        line.name
+                    )
                 })?;
                 for name in names {
                     match known.get(name.as_str()) {
@@ -163,10 +164,7 @@ impl SwitchTree {
             ));
         }
         let tree = SwitchTree {
-            switches: switches
-                .into_iter()
-                .map(|p| p.finish(node_names))
-                .collect(),
+            switches: switches.into_iter().map(|p| p.finish(node_names)).collect(),
         };
         let spans_all = tree
             .switches
@@ -226,8 +224,8 @@ fn resolve_levels(switches: &mut [Pending]) -> Result<(), String> {
             let Some(expr) = switches[i].switches_shown.clone() else {
                 continue;
             };
-            let children = crate::hostlist::expand(&expr)
-                .map_err(|_| format!("Invalid switches: {expr}"))?;
+            let children =
+                crate::hostlist::expand(&expr).map_err(|_| format!("Invalid switches: {expr}"))?;
             let mut level = 0u16;
             let mut nodes = BTreeSet::new();
             let mut ready = true;
@@ -331,11 +329,19 @@ mod tests {
             "Switch (s0) has already been defined"
         );
         assert_eq!(
-            resolve("SwitchName=s0 Nodes=vm\nSwitchName=s1 Switches=s0,s9\n", &["vm"]).unwrap_err(),
+            resolve(
+                "SwitchName=s0 Nodes=vm\nSwitchName=s1 Switches=s0,s9\n",
+                &["vm"]
+            )
+            .unwrap_err(),
             "Switch configuration s1 has invalid child (s9)"
         );
         assert_eq!(
-            resolve("SwitchName=s0 Switches=s1\nSwitchName=s1 Switches=s0\n", &["vm"]).unwrap_err(),
+            resolve(
+                "SwitchName=s0 Switches=s1\nSwitchName=s1 Switches=s0\n",
+                &["vm"]
+            )
+            .unwrap_err(),
             "Switch configuration is not a tree"
         );
     }

@@ -764,13 +764,15 @@ pub fn show_topology(name: Option<&str>) -> u8 {
     }
     let shown: Vec<&spur_core::switch_tree::Switch> = match name {
         None => tree.switches.iter().collect(),
-        Some(n) => match tree.matching(n) {
-            Some(found) => found,
-            None => {
-                eprintln!("scontrol: error: Topology information contains no switch or node named {n}");
-                return 0;
+        Some(n) => {
+            match tree.matching(n) {
+                Some(found) => found,
+                None => {
+                    eprintln!("scontrol: error: Topology information contains no switch or node named {n}");
+                    return 0;
+                }
             }
-        },
+        }
     };
     let text: String = shown.iter().map(|s| s.show_line()).collect();
     print!("{text}");

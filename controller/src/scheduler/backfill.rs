@@ -15,8 +15,8 @@ use super::placement::{
     self, fits_quickly, job_cpus, job_mem_mb, place_among, Candidate, NodeFilter,
 };
 use super::profile::Profile;
-use super::switches;
 use super::reservations::Book;
+use super::switches;
 use super::Forecast;
 use crate::state::{BackfillSettings, ClusterState};
 

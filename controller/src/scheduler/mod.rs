@@ -20,9 +20,9 @@ mod profile;
 mod reservation_tests;
 mod reservations;
 pub mod scenario;
-mod switches;
 #[cfg(test)]
 mod switch_tests;
+mod switches;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

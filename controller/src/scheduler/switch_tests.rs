@@ -82,7 +82,11 @@ fn a_job_takes_the_tightest_leaf_that_holds_it() {
     for backfill in [true, false] {
         let mut s = cluster_with(backfill);
         let two = run(&mut s, wide(2));
-        assert_eq!(nodes_of(&s, two), list(&["b1", "b2"]), "backfill {backfill}");
+        assert_eq!(
+            nodes_of(&s, two),
+            list(&["b1", "b2"]),
+            "backfill {backfill}"
+        );
         let three = run(&mut s, wide(3));
         assert_eq!(nodes_of(&s, three), list(&["c1", "c2", "c3"]));
         let four = run(&mut s, wide(4));
@@ -95,10 +99,7 @@ fn a_job_takes_the_tightest_leaf_that_holds_it() {
 fn a_job_no_leaf_holds_spills_to_the_common_switch_largest_leaf_first() {
     let mut s = cluster();
     let five = run(&mut s, wide(5));
-    assert_eq!(
-        nodes_of(&s, five),
-        list(&["a1", "a2", "a3", "a4", "b1"])
-    );
+    assert_eq!(nodes_of(&s, five), list(&["a1", "a2", "a3", "a4", "b1"]));
     assert_eq!(
         super::switches::leaves_spanned(&s.state.settings.switch_tree, &nodes_of(&s, five)),
         2

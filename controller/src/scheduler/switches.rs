@@ -174,11 +174,7 @@ fn fill_from_leaves<'t>(
             .min_by_key(|(_, l)| free(l))
             .or_else(|| {
                 // No leaf holds the rest: the largest first (the earliest of equals).
-                leaves
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .max_by_key(|(_, l)| free(l))
+                leaves.iter().enumerate().rev().max_by_key(|(_, l)| free(l))
             })
             .map(|(i, _)| i);
         let Some(i) = pick else { break };

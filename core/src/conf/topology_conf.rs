@@ -8,7 +8,7 @@
 use super::error::{ConfError, ConfErrorKind, ConfErrors, Location};
 use super::lexer::line_pair;
 use super::reader::{LineSink, ParseOptions, Reader};
-use super::value::{parse_fields, spec, Kind, KeySpec};
+use super::value::{parse_fields, spec, KeySpec, Kind};
 
 /// The keys a `SwitchName=` line may carry after its name.
 const SWITCH_KEYS: &[KeySpec] = &[

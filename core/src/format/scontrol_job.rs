@@ -220,11 +220,7 @@ fn render_one(
     }
     if let Some(sw) = spec.switches.filter(|s| s.count > 0) {
         let wait = i64::from(sw.wait_secs.unwrap_or(0));
-        r.line(format!(
-            "Switches={}@{}",
-            sw.count,
-            long_secs(wait)
-        ));
+        r.line(format!("Switches={}@{}", sw.count, long_secs(wait)));
     }
     r.line("Power=");
     if let Some(t) = tres_per_job(job) {
