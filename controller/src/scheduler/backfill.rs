@@ -274,6 +274,9 @@ impl<'s> Backfill<'s> {
             .now()
             .saturating_add(i64::from(self.settings.window_min) * 60);
         let wanted = job.spec.nodes_min.max(1) as usize;
+        // Under a switch tree the earliest nodes may sit under different switches: every node's time is needed to
+        // step to the next moment some node frees up.
+        let whole_search = !self.state.settings.switch_tree.is_empty();
         let mut t0 = from;
         for _ in 0..EARLIEST_ROUNDS_MAX {
             if t0 > horizon {
@@ -283,6 +286,7 @@ impl<'s> Backfill<'s> {
             // before the last of them, so later nodes search no further than that.
             let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
             let mut required_at = t0;
+            let mut node_starts: Vec<EpochSecs> = Vec::new();
             for candidate in candidates.iter().filter(|c| filter.admits(c.node)) {
                 let node = candidate.node;
                 let required = filter.requires(node);
@@ -293,10 +297,15 @@ impl<'s> Backfill<'s> {
                     continue;
                 }
                 let full = best.len() == wanted;
-                if full && !required && filter.required_count() == 0 && best[wanted - 1] == t0 {
+                if full
+                    && !required
+                    && !whole_search
+                    && filter.required_count() == 0
+                    && best[wanted - 1] == t0
+                {
                     break;
                 }
-                let bound = if full && !required {
+                let bound = if full && !required && !whole_search {
                     best[wanted - 1]
                 } else {
                     horizon
@@ -317,6 +326,7 @@ impl<'s> Backfill<'s> {
                     _ => {}
                 }
                 if let Some(t) = earliest {
+                    node_starts.push(t);
                     let at = best.partition_point(|&b| b <= t);
                     best.insert(at, t);
                     best.truncate(wanted);
@@ -332,7 +342,11 @@ impl<'s> Backfill<'s> {
             if let Some((alloc, _)) = place_among(self.state, candidates, 0, &avail, job) {
                 return Some((t, alloc));
             }
-            t0 = t + 1;
+            t0 = if whole_search {
+                node_starts.into_iter().filter(|&s| s > t).min()?
+            } else {
+                t + 1
+            };
         }
         None
     }

@@ -259,3 +259,46 @@ fn without_topology_the_first_nodes_are_taken() {
     let id = run(&mut s, wide(2));
     assert_eq!(nodes_of(&s, id), list(&["a1", "x1"]));
 }
+
+/// Two leaves without a common switch (Slurm only warns): a job can never span them, so backfill plans a 2-node job
+/// for when both nodes of one leaf are free, not for the earliest two nodes.
+#[test]
+fn backfill_plans_a_job_under_one_switch() {
+    let names: Vec<String> = ["a1", "a2", "b1", "b2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let conf = TopologyConf::parse_str(
+        "SwitchName=sa Nodes=a[1-2]\nSwitchName=sb Nodes=b[1-2]\n",
+        "t",
+    )
+    .unwrap();
+    let settings = Settings {
+        switch_tree: SwitchTree::resolve(&conf, &names).unwrap().tree,
+        ..Settings::default()
+    };
+    let nodes: Vec<_> = names.iter().map(|n| node(n, 4, 8000, 0)).collect();
+    let mut s = Scenario::new(nodes, vec![partition("p", &names, true)], settings, T0).unwrap();
+    // Whole nodes until: a1 10 min, b1 10 min, b2 30 min, a2 60 min.
+    for (name, minutes) in [("a1", 10), ("b1", 10), ("b2", 30), ("a2", 60)] {
+        let id = run(
+            &mut s,
+            JobSpec {
+                required_nodes: Some(name.into()),
+                ..job(4, 100, 0, Some(minutes))
+            },
+        );
+        assert_eq!(nodes_of(&s, id), list(&[name]));
+    }
+    let pair = run(&mut s, wide(2));
+    let waiting = &s.state.jobs[&pair];
+    assert_eq!(waiting.state, JobBaseState::Pending);
+    assert_eq!(waiting.sched_nodes.as_deref(), Some("b[1-2]"));
+    let start = waiting.expected_start.expect("a planned start");
+    // Slurm's backfill rounds planned times up to bf_resolution (60 s).
+    assert!(
+        (T0 + 30 * 60..T0 + 31 * 60).contains(&start),
+        "planned at {}",
+        start - T0
+    );
+}
