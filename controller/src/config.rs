@@ -645,4 +645,50 @@ mod tests {
                 .private_jobs
         );
     }
+
+    #[test]
+    fn topology_conf_is_read_beside_slurm_conf_with_topology_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurm.conf");
+        let text = "ClusterName=c\nSlurmctldHost=h\nNodeName=n[1-3] CPUs=2\n\
+                    SchedulerParameters=max_switch_wait=60\nTopologyPlugin=topology/tree\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert_eq!(snapshot.settings.max_switch_wait_secs, 60);
+        let topo = dir.path().join("topology.conf");
+        let missing = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            format!(
+                "something wrong with opening/reading {}: No such file or directory (os error 2)",
+                topo.display()
+            )
+        );
+        std::fs::write(
+            &topo,
+            "SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Switches=s0,s9\n",
+        )
+        .unwrap();
+        let bad = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "Switch configuration s1 has invalid child (s9)"
+        );
+        std::fs::write(
+            &topo,
+            "SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Switches=s0\n",
+        )
+        .unwrap();
+        let tree = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap();
+        assert_eq!(tree.switches[1].nodes, vec!["n1", "n2"]);
+        // Any other plugin leaves topology.conf unread.
+        let none = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nNodeName=n1\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(read_switch_tree(&path, &none, &snapshot.nodes)
+            .unwrap()
+            .is_empty());
+    }
 }
