@@ -10,8 +10,7 @@ use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::switch_tree::{Switch, SwitchTree};
 
 use super::placement::{
-    fits_node, fits_quickly, job_cpus, job_mem_mb, place_greedy, Availability, Candidate,
-    NodeFilter,
+    fits_quickly, job_cpus, job_mem_mb, place_greedy, Availability, Candidate, NodeFilter,
 };
 use crate::state::ClusterState;
 
@@ -82,9 +81,8 @@ fn fitting_positions<'c>(
                 return false;
             };
             let cpus = job_cpus(job, node);
-            let mem = job_mem_mb(state, job, node, cpus);
-            fits_quickly(used, job, node, cpus, mem)
-                && fits_node(used, job, node, cpus, mem).is_some()
+            // The same test as choosing units, without allocating them (the greedy pass over the chosen nodes does).
+            fits_quickly(used, job, node, cpus, job_mem_mb(state, job, node, cpus))
         })
         .map(|(at, c)| (c.node.name.as_str(), at))
         .collect()
