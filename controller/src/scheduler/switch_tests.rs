@@ -302,3 +302,111 @@ fn backfill_plans_a_job_under_one_switch() {
         start - T0
     );
 }
+
+/// A tiny seeded generator, so the property below sees the same clusters on every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Over many random trees and busy nodes: a multi-node job runs only under one switch, on nodes of the tree, under
+/// a switch of the lowest level that had room, and within one leaf whenever a leaf had room; it waits only when no
+/// switch had room.
+#[test]
+fn placements_stay_under_the_lowest_switch_with_room() {
+    let mut rng = Lcg(7);
+    // Rounds that were refused, waited, ran within one leaf, ran across leaves: each must happen.
+    let mut seen = [0u32; 4];
+    for round in 0..150 {
+        let leaves = 2 + rng.below(3) as usize;
+        let mut names = vec!["x1".to_string()];
+        let mut text = String::new();
+        for l in 0..leaves {
+            let size = 1 + rng.below(4);
+            let members: Vec<String> = (1..=size).map(|i| format!("l{l}n{i}")).collect();
+            text.push_str(&format!("SwitchName=leaf{l} Nodes={}\n", members.join(",")));
+            names.extend(members);
+        }
+        let spine = rng.below(4) != 0;
+        if spine {
+            text.push_str(&format!(
+                "SwitchName=spine Switches=leaf[0-{}]\n",
+                leaves - 1
+            ));
+        }
+        let conf = TopologyConf::parse_str(&text, "t").unwrap();
+        let tree = SwitchTree::resolve(&conf, &names).unwrap().tree;
+        let settings = Settings {
+            switch_tree: tree.clone(),
+            ..Settings::default()
+        };
+        let nodes: Vec<_> = names.iter().map(|n| node(n, 4, 8000, 0)).collect();
+        let mut s = Scenario::new(nodes, vec![partition("p", &names, true)], settings, T0).unwrap();
+        let mut busy = Vec::new();
+        for name in names.iter().filter(|_| rng.below(3) == 0) {
+            if name == "x1" {
+                continue;
+            }
+            run(
+                &mut s,
+                JobSpec {
+                    required_nodes: Some(name.clone()),
+                    ..job(4, 100, 0, Some(60))
+                },
+            );
+            busy.push(name.clone());
+        }
+        let wanted = 1 + rng.below(6) as usize;
+        let Ok(id) = s.submit(wide(wanted as u32)) else {
+            // Refused at submission: no switch could ever hold it.
+            assert!(
+                tree.switches.iter().all(|sw| sw.nodes.len() < wanted),
+                "round {round}"
+            );
+            seen[0] += 1;
+            continue;
+        };
+        s.pass().unwrap();
+        let free_under = |sw: &spur_core::switch_tree::Switch| {
+            sw.nodes.iter().filter(|n| !busy.contains(n)).count()
+        };
+        let roomy: Vec<_> = tree
+            .switches
+            .iter()
+            .filter(|sw| free_under(sw) >= wanted)
+            .collect();
+        let job = &s.state.jobs[&id];
+        let Some(alloc) = job.alloc.as_ref() else {
+            assert!(
+                roomy.is_empty(),
+                "round {round}: waits though {:?} had room",
+                roomy[0].name
+            );
+            seen[1] += 1;
+            continue;
+        };
+        let used = &alloc.node_names;
+        assert!(!used.contains(&"x1".to_string()), "round {round}");
+        let holders: Vec<_> = tree
+            .switches
+            .iter()
+            .filter(|sw| used.iter().all(|n| sw.nodes.contains(n)))
+            .collect();
+        let lowest_holder = holders.iter().map(|sw| sw.level).min();
+        let lowest_roomy = roomy.iter().map(|sw| sw.level).min();
+        assert_eq!(
+            lowest_holder, lowest_roomy,
+            "round {round}: {used:?}\n{text}"
+        );
+        s.state.check_invariants().unwrap();
+        seen[if lowest_holder == Some(0) { 2 } else { 3 }] += 1;
+    }
+    assert!(seen.iter().all(|n| *n > 0), "{seen:?}");
+}
