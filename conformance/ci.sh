@@ -3,9 +3,11 @@
 # Spur (`spur-conformance both`), one cluster after the other, then the multi-node cases on 3-node clusters of
 # both (one network namespace per node), then the cgroup cases on clusters started with task/cgroup, then the
 # priority cases on clusters started with priority/multifactor (conformance/src/main.rs PRIORITY_CONF), then the
-# access cases on clusters started with PrivateData=jobs and restricted partitions (ACCESS_CONF), and fails
+# access cases on clusters started with PrivateData=jobs and restricted partitions (ACCESS_CONF), then the
+# topology cases on clusters started with topology/tree (TOPOLOGY_CONF, conf/topology.conf), and fails
 # on any difference that is not a declared known difference (each listed in docs/compatibility.md). Reports land
-# in $CONFORMANCE_OUT (default /tmp/spur-conformance), $CONFORMANCE_OUT-multinode, -cgroup, -priority and -access:
+# in $CONFORMANCE_OUT (default /tmp/spur-conformance), $CONFORMANCE_OUT-multinode, -cgroup, -priority, -access and
+# -topology:
 # report.md, report.json, and the raw runs under slurm/ and spur/.
 #
 #   conformance/ci.sh [--quick] [extra spur-conformance both options, e.g. --filter squeue]
@@ -40,6 +42,8 @@ if ((quick == 0)); then
         { rc=1; show_failures "$OUT-priority"; }
     target/debug/spur-conformance both --access --out "$OUT-access" "${args[@]}" ||
         { rc=1; show_failures "$OUT-access"; }
+    target/debug/spur-conformance both --topology --out "$OUT-topology" "${args[@]}" ||
+        { rc=1; show_failures "$OUT-topology"; }
 fi
-echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md" >&2
+echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md" >&2
 exit "$rc"

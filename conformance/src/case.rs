@@ -65,6 +65,8 @@ pub enum Need {
     /// `PrivateData=jobs` and the partitions `grp` (`AllowGroups=spurcaseacc`) and `rooto` (`RootOnly=YES`): a run
     /// with `both --access`.
     Access,
+    /// `TopologyPlugin=topology/tree` with conf/topology.conf: a run with `both --topology`.
+    Topology,
 }
 
 impl fmt::Display for Need {
@@ -75,6 +77,7 @@ impl fmt::Display for Need {
             Need::Cgroup => "cgroup",
             Need::Priority => "priority",
             Need::Access => "access",
+            Need::Topology => "topology",
         })
     }
 }
@@ -271,6 +274,8 @@ pub struct Selection {
     pub priority_only: bool,
     /// Only cases that need partition access rules and `PrivateData=jobs` (a run on targets started with them).
     pub access_only: bool,
+    /// Only cases that need `topology/tree` (a run on targets started with it).
+    pub topology_only: bool,
 }
 
 impl Selection {
@@ -288,6 +293,9 @@ impl Selection {
             return false;
         }
         if self.access_only && !case.spec.needs.contains(&Need::Access) {
+            return false;
+        }
+        if self.topology_only && !case.spec.needs.contains(&Need::Topology) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -429,6 +437,7 @@ with = "pid {PID}"
             cgroup_only: false,
             priority_only: false,
             access_only: false,
+            topology_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -438,6 +447,7 @@ with = "pid {PID}"
             cgroup_only: false,
             priority_only: false,
             access_only: false,
+            topology_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -447,6 +457,7 @@ with = "pid {PID}"
             cgroup_only: false,
             priority_only: false,
             access_only: false,
+            topology_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -481,6 +492,13 @@ with = "pid {PID}"
             ..Selection::default()
         };
         assert!(!access.matches(&a) && !access.matches(&e) && access.matches(&g));
+        let mut t = mk("402-scontrol-show-topology", false);
+        t.spec.needs = vec![Need::Topology];
+        let topo = Selection {
+            topology_only: true,
+            ..Selection::default()
+        };
+        assert!(!topo.matches(&a) && !topo.matches(&g) && topo.matches(&t));
         assert_eq!(
             parse("needs = \"access\"").unwrap().needs,
             vec![Need::Access]

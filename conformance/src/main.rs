@@ -56,6 +56,10 @@ struct CaseArgs {
     /// reservation cases).
     #[arg(long, conflicts_with_all = ["cgroup", "priority"])]
     access: bool,
+    /// Only the cases that need a switch tree (`needs = "topology"`); with `both`, the targets are started with
+    /// `TopologyPlugin=topology/tree` and conf/topology.conf.
+    #[arg(long, conflicts_with_all = ["cgroup", "priority", "access"])]
+    topology: bool,
 }
 
 impl CaseArgs {
@@ -67,6 +71,7 @@ impl CaseArgs {
             cgroup_only: self.cgroup,
             priority_only: self.priority,
             access_only: self.access,
+            topology_only: self.topology,
         }
     }
 }
@@ -313,6 +318,10 @@ pub const ACCESS_CONF: &str = "PrivateData=jobs\nLicenses=fluent:3,ansys\n\
     PartitionName=acct Nodes=ALL MaxTime=INFINITE State=UP AllowAccounts=acc1,acc2 AllowQos=normal\n\
     PartitionName=deny Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=bad DenyQos=low\n";
 
+/// slurm.conf line of a `both --topology` run: the switches of conf/topology.conf, which both targets' up.sh
+/// render beside slurm.conf (and which neither reads without this line).
+pub const TOPOLOGY_CONF: &str = "TopologyPlugin=topology/tree\n";
+
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {
     nodes: Option<u32>,
@@ -339,6 +348,8 @@ fn both(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path) -> Result<E
             PRIORITY_CONF
         } else if cases.access {
             ACCESS_CONF
+        } else if cases.topology {
+            TOPOLOGY_CONF
         } else {
             ""
         };

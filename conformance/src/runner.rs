@@ -114,12 +114,18 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
         out: &out,
         env: &env,
         facts: &facts,
-        provided: provided_needs(
-            nodes,
-            confines_jobs(&env),
-            multifactor(&env),
-            private_jobs(&env),
-        ),
+        provided: {
+            let mut provided = provided_needs(
+                nodes,
+                confines_jobs(&env),
+                multifactor(&env),
+                private_jobs(&env),
+            );
+            if switch_tree(&env) {
+                provided.push(Need::Topology);
+            }
+            provided
+        },
         total: cases.len(),
         done: AtomicUsize::new(0),
         shared_cluster: opts.shared_cluster,
@@ -201,6 +207,11 @@ fn confines_jobs(env: &[(String, String)]) -> bool {
 /// Whether the target's slurm.conf has `PriorityType=priority/multifactor`.
 fn multifactor(env: &[(String, String)]) -> bool {
     last_value(&target_conf(env), "PriorityType").is_some_and(|v| v == "priority/multifactor")
+}
+
+/// Whether the target's slurm.conf has `TopologyPlugin=topology/tree`.
+fn switch_tree(env: &[(String, String)]) -> bool {
+    last_value(&target_conf(env), "TopologyPlugin").is_some_and(|v| v == "topology/tree")
 }
 
 /// Whether the target's slurm.conf has `PrivateData` with `jobs`.

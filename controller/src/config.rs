@@ -5,13 +5,14 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use spur_core::agent_proto::LaunchContext;
-use spur_core::conf::{GresConf, SlurmConf};
+use spur_core::conf::{GresConf, SlurmConf, TopologyConf};
 use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
 use spur_core::gpu_topology::GpuTopology;
 use spur_core::records::{
     ClusterConfig, NodeGres, PartitionRecord, PartitionState, PreemptMode, GPU_GRES,
 };
 use spur_core::states::NodeBaseState;
+use spur_core::switch_tree::SwitchTree;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
 use crate::state::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
@@ -49,6 +50,34 @@ fn read_gres_conf(path: &Path) -> Result<GresConf, ConfigError> {
     }
 }
 
+/// `TopologyPlugin=topology/tree`: the switches of topology.conf beside slurm.conf, which must then exist (as in
+/// Slurm); any other plugin leaves the tree empty.
+fn read_switch_tree(
+    path: &Path,
+    conf: &SlurmConf,
+    nodes: &[NodeDefinition],
+) -> Result<SwitchTree, ConfigError> {
+    if conf.get_str("TopologyPlugin") != Some("topology/tree") {
+        return Ok(SwitchTree::default());
+    }
+    let topo_path = path.with_file_name("topology.conf");
+    let shown = topo_path.display().to_string();
+    let text = std::fs::read_to_string(&topo_path).map_err(|e| {
+        ConfigError::Invalid(format!("something wrong with opening/reading {shown}: {e}"))
+    })?;
+    let parsed = TopologyConf::parse_str(&text, &shown).map_err(|e| {
+        ConfigError::Parse(format!(
+            "{e}\nsomething wrong with opening/reading {shown}: Invalid argument"
+        ))
+    })?;
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let resolved = SwitchTree::resolve(&parsed, &names).map_err(ConfigError::Invalid)?;
+    for warning in &resolved.warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(resolved.tree)
+}
+
 pub struct ControllerConfig {
     pub snapshot: ConfigSnapshot,
     pub auth: AuthConfig,
@@ -67,6 +96,7 @@ impl ControllerConfig {
         let conf = read_slurm_conf(path)?;
         let gres = read_gres_conf(path)?;
         let mut snapshot = snapshot_of(&conf, &gres)?;
+        snapshot.settings.switch_tree = read_switch_tree(path, &conf, &snapshot.nodes)?;
         let auth = auth_config(&conf)?;
         if !snapshot.settings.admin_uids.contains(&auth.slurm_user_uid) {
             snapshot.settings.admin_uids.push(auth.slurm_user_uid);
@@ -288,6 +318,11 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             continue_after_yield: conf.bf_continue(),
         },
         priority,
+        // Filled in by `ControllerConfig::load`, which reads topology.conf.
+        switch_tree: SwitchTree::default(),
+        max_switch_wait_secs: conf
+            .scheduler_option_u32("max_switch_wait")
+            .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -609,5 +644,51 @@ mod tests {
                 .settings
                 .private_jobs
         );
+    }
+
+    #[test]
+    fn topology_conf_is_read_beside_slurm_conf_with_topology_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurm.conf");
+        let text = "ClusterName=c\nSlurmctldHost=h\nNodeName=n[1-3] CPUs=2\n\
+                    SchedulerParameters=max_switch_wait=60\nTopologyPlugin=topology/tree\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        assert_eq!(snapshot.settings.max_switch_wait_secs, 60);
+        let topo = dir.path().join("topology.conf");
+        let missing = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            format!(
+                "something wrong with opening/reading {}: No such file or directory (os error 2)",
+                topo.display()
+            )
+        );
+        std::fs::write(
+            &topo,
+            "SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Switches=s0,s9\n",
+        )
+        .unwrap();
+        let bad = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "Switch configuration s1 has invalid child (s9)"
+        );
+        std::fs::write(
+            &topo,
+            "SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Switches=s0\n",
+        )
+        .unwrap();
+        let tree = read_switch_tree(&path, &conf, &snapshot.nodes).unwrap();
+        assert_eq!(tree.switches[1].nodes, vec!["n1", "n2"]);
+        // Any other plugin leaves topology.conf unread.
+        let none = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nNodeName=n1\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        assert!(read_switch_tree(&path, &none, &snapshot.nodes)
+            .unwrap()
+            .is_empty());
     }
 }

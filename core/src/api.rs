@@ -301,6 +301,8 @@ pub enum Query {
         job_id: u32,
         pick: crate::step_usage::StepPick,
     },
+    /// `scontrol show topology`: the switches of `topology/tree`.
+    Topology,
 }
 
 /// Which jobs a listing asks for.
@@ -388,6 +390,10 @@ pub enum QueryReply {
     /// The chosen steps that are running (none: the job or the step is not running).
     StepUsage {
         steps: Vec<crate::step_usage::StepUsage>,
+    },
+    /// topology.conf's switches in file order; none without `TopologyPlugin=topology/tree`.
+    Topology {
+        switches: Vec<crate::switch_tree::Switch>,
     },
 }
 

@@ -146,6 +146,21 @@ pub struct JobSpec {
     /// `-L`/`--licenses` as given (`fluent:2,ansys`): the job starts only while these are free.
     #[serde(default)]
     pub licenses: Option<String>,
+    /// `--switches=count[@time]`: the most leaf switches the job may span under `topology/tree`, and how long it
+    /// waits for that before taking what there is.
+    #[serde(default)]
+    pub switches: Option<SwitchRequest>,
+}
+
+/// `--switches=count[@time]` as the controller keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct SwitchRequest {
+    /// The most leaf switches the job may span.
+    pub count: u32,
+    /// How long the job waits for that, in seconds: the controller caps it at `max_switch_wait` (and gives a
+    /// request without a time that limit), so `None` only comes from clients.
+    #[serde(default)]
+    pub wait_secs: Option<u32>,
 }
 
 impl JobSpec {

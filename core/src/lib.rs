@@ -31,6 +31,7 @@ pub mod step_launch;
 pub mod step_layout;
 pub mod step_usage;
 pub mod submit;
+pub mod switch_tree;
 pub mod task_prolog;
 pub mod values;
 #[cfg(feature = "grpc")]

@@ -207,6 +207,10 @@ pub fn resolve(
         alloc_node: None,
         reservation: r.reservation.clone(),
         licenses: r.licenses.clone(),
+        switches: r.switches.map(|s| crate::job::SwitchRequest {
+            count: s.count,
+            wait_secs: s.wait_secs,
+        }),
     })
 }
 

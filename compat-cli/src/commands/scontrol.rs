@@ -115,6 +115,13 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
     if entity.len() >= 3 && "config".starts_with(&entity) {
         return scontrol_ops::show_config();
     }
+    if !entity.is_empty() && "topology".starts_with(&entity) {
+        if rest.len() > 1 {
+            eprintln!("too many arguments for keyword:show");
+            return 1;
+        }
+        return scontrol_ops::show_topology(rest.first().copied());
+    }
     if entity.len() >= 2 && "licenses".starts_with(&entity) {
         return scontrol_ops::show_licenses(rest.first().copied(), flags);
     }

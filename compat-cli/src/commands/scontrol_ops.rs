@@ -780,6 +780,42 @@ pub fn show_licenses(name: Option<&str>, flags: Flags) -> u8 {
     0
 }
 
+/// `scontrol show topology [NAME]`: every switch, or the one named, or those whose nodes include NAME. A name that
+/// matches nothing and a cluster without switches are errors Slurm reports with exit status 0.
+pub fn show_topology(name: Option<&str>) -> u8 {
+    let Some(client) = client("slurm_load_topo error") else {
+        return 1;
+    };
+    let switches = match client.query(&Query::Topology) {
+        Ok(QueryReply::Topology { switches }) => switches,
+        Ok(_) => return 1,
+        Err(e) => {
+            eprintln!("slurm_load_topo error: {e}");
+            return 1;
+        }
+    };
+    let tree = spur_core::switch_tree::SwitchTree { switches };
+    if tree.is_empty() && name.is_none() {
+        eprintln!("scontrol: error: No topology information available");
+        return 0;
+    }
+    let shown: Vec<&spur_core::switch_tree::Switch> = match name {
+        None => tree.switches.iter().collect(),
+        Some(n) => {
+            match tree.matching(n) {
+                Some(found) => found,
+                None => {
+                    eprintln!("scontrol: error: Topology information contains no switch or node named {n}");
+                    return 0;
+                }
+            }
+        }
+    };
+    let text: String = shown.iter().map(|s| s.show_line()).collect();
+    print!("{text}");
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@
 #   SLURM_CONF_EXTRA    lines appended to the rendered slurm.conf (the
 #                       conformance runner sets FirstJobId this way, for
 #                       both targets alike)
+#   SLURM_TOPOLOGY_CONF the topology.conf to render instead of conf/topology.conf
 set -euo pipefail
 PROG=up.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -284,6 +285,8 @@ prepare_rundir() {
         render "$CONF_DIR/gres.conf" "$RUNDIR/gres.conf"
     fi
     render "$CONF_DIR/cgroup.conf" "$RUNDIR/cgroup.conf"
+    # Read beside slurm.conf only with TopologyPlugin=topology/tree (`spur-conformance both --topology`).
+    render "${SLURM_TOPOLOGY_CONF:-$CONF_DIR/topology.conf}" "$RUNDIR/topology.conf"
 }
 
 show_logs_and_die() {

@@ -19,6 +19,7 @@
 #   SLURMD_PORT         agent port; default SLURMCTLD_PORT + 1
 #   SPUR_CONF_NODES     node count when --nodes is not given (multi-node mode)
 #   SLURM_CONF_EXTRA    lines appended to the rendered slurm.conf (as for the Slurm target)
+#   SLURM_TOPOLOGY_CONF the topology.conf to render instead of conf/topology.conf
 #   SPUR_BIN_DIR        where spurctld, spurd and spur are (default: target/debug; built if missing)
 set -euo pipefail
 PROG=up.sh
@@ -210,6 +211,8 @@ prepare_rundir() {
     fi
     "$render_conf" "$conf_src/gres.conf" "$RUNDIR/gres.conf"
     render "$CONF_DIR/cgroup.conf" "$RUNDIR/cgroup.conf"
+    # Read beside slurm.conf only with TopologyPlugin=topology/tree (`spur-conformance both --topology`).
+    render "${SLURM_TOPOLOGY_CONF:-$CONF_DIR/topology.conf}" "$RUNDIR/topology.conf"
     for name in "${CLIENT_NAMES[@]}"; do
         ln -s "$BIN_DIR/spur" "$RUNDIR/bin/$name"
     done

@@ -16,6 +16,7 @@ use super::placement::{
 };
 use super::profile::Profile;
 use super::reservations::Book;
+use super::switches;
 use super::Forecast;
 use crate::state::{BackfillSettings, ClusterState};
 
@@ -142,7 +143,11 @@ impl<'s> Backfill<'s> {
                 }
             }
             let avail = self.book.filter(&window, job, now, end);
-            if let Some((alloc, at)) = place_among(state, candidates, skip, &avail, job) {
+            let placed = place_among(state, candidates, skip, &avail, job);
+            let spans_too_many = placed
+                .as_ref()
+                .is_some_and(|(alloc, _)| !switches::within_request(state, job, alloc, now));
+            if let Some((alloc, at)) = placed.filter(|_| !spans_too_many) {
                 self.profile.reserve(&alloc, now, end);
                 self.first_fit.insert(shape, at);
                 if let Some(d) = demand {
@@ -154,6 +159,11 @@ impl<'s> Backfill<'s> {
                     }
                 }
                 return Decision::Start(alloc);
+            }
+            // A job holding out for fewer switches says nothing about others of its shape, and nothing is
+            // planned for it: what it would take now is left to the jobs behind it.
+            if spans_too_many {
+                return self.wait(job, None, None);
             }
             self.failed_now.insert(shape.clone());
             if let Some(d) = &demand {
@@ -264,6 +274,9 @@ impl<'s> Backfill<'s> {
             .now()
             .saturating_add(i64::from(self.settings.window_min) * 60);
         let wanted = job.spec.nodes_min.max(1) as usize;
+        // Under a switch tree the earliest nodes may sit under different switches: every node's time is needed to
+        // step to the next moment some node frees up.
+        let whole_search = !self.state.settings.switch_tree.is_empty();
         let mut t0 = from;
         for _ in 0..EARLIEST_ROUNDS_MAX {
             if t0 > horizon {
@@ -273,6 +286,7 @@ impl<'s> Backfill<'s> {
             // before the last of them, so later nodes search no further than that.
             let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
             let mut required_at = t0;
+            let mut node_starts: Vec<EpochSecs> = Vec::new();
             for candidate in candidates.iter().filter(|c| filter.admits(c.node)) {
                 let node = candidate.node;
                 let required = filter.requires(node);
@@ -283,10 +297,15 @@ impl<'s> Backfill<'s> {
                     continue;
                 }
                 let full = best.len() == wanted;
-                if full && !required && filter.required_count() == 0 && best[wanted - 1] == t0 {
+                if full
+                    && !required
+                    && !whole_search
+                    && filter.required_count() == 0
+                    && best[wanted - 1] == t0
+                {
                     break;
                 }
-                let bound = if full && !required {
+                let bound = if full && !required && !whole_search {
                     best[wanted - 1]
                 } else {
                     horizon
@@ -307,6 +326,7 @@ impl<'s> Backfill<'s> {
                     _ => {}
                 }
                 if let Some(t) = earliest {
+                    node_starts.push(t);
                     let at = best.partition_point(|&b| b <= t);
                     best.insert(at, t);
                     best.truncate(wanted);
@@ -322,7 +342,11 @@ impl<'s> Backfill<'s> {
             if let Some((alloc, _)) = place_among(self.state, candidates, 0, &avail, job) {
                 return Some((t, alloc));
             }
-            t0 = t + 1;
+            t0 = if whole_search {
+                node_starts.into_iter().filter(|&s| s > t).min()?
+            } else {
+                t + 1
+            };
         }
         None
     }
@@ -369,6 +393,7 @@ struct Shape<'s> {
     excluded_nodes: Option<&'s str>,
     constraint: Option<&'s str>,
     reservation: Option<&'s str>,
+    switches: Option<spur_core::job::SwitchRequest>,
 }
 
 impl<'s> Shape<'s> {
@@ -394,6 +419,7 @@ impl<'s> Shape<'s> {
             excluded_nodes: spec.excluded_nodes.as_deref(),
             constraint: spec.constraint.as_deref(),
             reservation: spec.reservation.as_deref(),
+            switches: spec.switches,
         }
     }
 }
@@ -419,6 +445,7 @@ impl<'s> Demand<'s> {
             && spec.excluded_nodes.is_none()
             && spec.constraint.is_none()
             && spec.tmp_disk_mb == 0
+            && spec.switches.is_none()
             && spec.gres.iter().all(|g| g.gres_type.is_none());
         if !plain {
             return None;

@@ -21,6 +21,9 @@ mod reservation_tests;
 mod reservations;
 pub mod scenario;
 #[cfg(test)]
+mod switch_tests;
+mod switches;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod topology_tests;
@@ -118,8 +121,12 @@ impl<'s> Engine<'s> {
                 let reason = if blocked_partitions.contains(&job.partition.as_str()) {
                     JobReason::Priority
                 } else if let Some(alloc) = placement::place_with(state, &avail, job) {
-                    ledger.book(&alloc);
-                    return backfill::Decision::Start(alloc);
+                    if switches::within_request(state, job, &alloc, *now) {
+                        ledger.book(&alloc);
+                        return backfill::Decision::Start(alloc);
+                    }
+                    // Waiting for its `--switches` count: Slurm 22.05 has no reason of its own for that.
+                    JobReason::Resources
                 } else if job.spec.reservation.is_some() {
                     JobReason::Resources
                 } else if !book.is_empty() && place(state, ledger, job).is_some() {

@@ -325,8 +325,25 @@ impl NodeFilter {
 
 /// Places the job on `candidates` (already in preference order) given what `avail` says is taken, starting the
 /// search at `skip` (the nodes before it are known not to fit) unless nodes are required. Returns the allocation
-/// and the position of its first node.
+/// and the position of its first node. Under `topology/tree` the nodes come from one switch
+/// ([`super::switches`]).
 pub(super) fn place_among(
+    state: &ClusterState,
+    candidates: &[Candidate<'_>],
+    skip: usize,
+    avail: &impl Availability,
+    job: &JobRecord,
+) -> Option<(Allocation, usize)> {
+    let tree = &state.settings.switch_tree;
+    if tree.is_empty() {
+        place_greedy(state, candidates, skip, avail, job)
+    } else {
+        super::switches::place(state, tree, candidates, skip, avail, job)
+    }
+}
+
+/// [`place_among`] without topology: the first nodes in preference order that fit.
+pub(super) fn place_greedy(
     state: &ClusterState,
     candidates: &[Candidate<'_>],
     skip: usize,

@@ -289,6 +289,9 @@ impl ApiService {
                         .collect(),
                 }
             }
+            Query::Topology => QueryReply::Topology {
+                switches: state.settings.switch_tree.switches.clone(),
+            },
             Query::Config => QueryReply::Config {
                 config: state.config.clone(),
                 now,

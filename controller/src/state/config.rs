@@ -52,6 +52,20 @@ pub struct Settings {
     /// slurm.conf `Licenses`: each license's total.
     #[serde(default)]
     pub licenses: std::collections::BTreeMap<String, u32>,
+    /// `TopologyPlugin=topology/tree`: topology.conf's switches, which multi-node jobs are kept under; empty
+    /// otherwise (docs/scheduling.md, Topology).
+    #[serde(default)]
+    pub switch_tree: spur_core::switch_tree::SwitchTree,
+    /// `SchedulerParameters=max_switch_wait`: the longest a job may wait for its `--switches` count, in seconds.
+    #[serde(default = "default_max_switch_wait_secs")]
+    pub max_switch_wait_secs: u32,
+}
+
+/// Slurm's default `max_switch_wait`.
+pub const DEFAULT_MAX_SWITCH_WAIT_SECS: u32 = 300;
+
+fn default_max_switch_wait_secs() -> u32 {
+    DEFAULT_MAX_SWITCH_WAIT_SECS
 }
 
 /// `SchedulerType=sched/backfill` (the default) or `sched/builtin`, and the `bf_*` options that shape the pass.
@@ -104,6 +118,8 @@ impl Default for Settings {
             preempt_exempt_secs: 0,
             backfill: BackfillSettings::default(),
             priority: None,
+            switch_tree: Default::default(),
+            max_switch_wait_secs: DEFAULT_MAX_SWITCH_WAIT_SECS,
         }
     }
 }

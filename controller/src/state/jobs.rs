@@ -38,7 +38,12 @@ impl ClusterState {
             None => Vec::new(),
         };
         crate::scheduler::validate_request(self, &spec, &partition)?;
-        let spec = self.with_default_memory(spec, &partition);
+        let mut spec = self.with_default_memory(spec, &partition);
+        // Slurm caps the wait at max_switch_wait, which is also the wait of a request without one.
+        if let Some(sw) = spec.switches.as_mut() {
+            let cap = self.settings.max_switch_wait_secs;
+            sw.wait_secs = Some(sw.wait_secs.map_or(cap, |w| w.min(cap)));
+        }
         let time_limit_min = spec.time_limit_min.or_else(|| {
             self.partition(&partition)
                 .and_then(|p| p.default_time_min.or(p.max_time_min))

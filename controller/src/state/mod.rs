@@ -26,7 +26,9 @@ use spur_core::states::JobReason;
 
 use crate::scheduler::Forecast;
 
-pub use config::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
+pub use config::{
+    BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
+};
 pub(crate) use jobs::started_and_live;
 pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;

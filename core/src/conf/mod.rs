@@ -1,5 +1,5 @@
 //! Slurm's configuration files, read the way Slurm 22.05 reads them: `slurm.conf` ([`SlurmConf`]),
-//! `gres.conf` ([`GresConf`]) and `cgroup.conf` ([`CgroupConf`]).
+//! `gres.conf` ([`GresConf`]), `cgroup.conf` ([`CgroupConf`]) and `topology.conf` ([`TopologyConf`]).
 //!
 //! The parsers are I/O-free. Included files are fetched through a caller-supplied [`IncludeResolver`] that maps a
 //! path to its text; relative includes are resolved against the including file's directory and nesting is
@@ -15,6 +15,7 @@ mod gres_conf;
 mod lexer;
 mod reader;
 mod slurm_conf;
+mod topology_conf;
 mod value;
 
 pub use cgroup_conf::CgroupConf;
@@ -30,4 +31,5 @@ pub use slurm_conf::{
     NodeSetConf, OverSubscribe, PartitionConf, PartitionState, PortRange, SlurmConf,
     FRONTEND_UNSUPPORTED,
 };
+pub use topology_conf::{SwitchConf, TopologyConf};
 pub use value::{Value, INFINITE, INFINITE16, INFINITE64};

@@ -218,6 +218,10 @@ fn render_one(
         r.line(format!("StdIn={}", job.stdin_path(ctx)));
         r.line(format!("StdOut={}", job.stdout_path(ctx)));
     }
+    if let Some(sw) = spec.switches.filter(|s| s.count > 0) {
+        let wait = i64::from(sw.wait_secs.unwrap_or(0));
+        r.line(format!("Switches={}@{}", sw.count, long_secs(wait)));
+    }
     r.line("Power=");
     if let Some(t) = tres_per_job(job) {
         r.line(format!("TresPerJob={t}"));

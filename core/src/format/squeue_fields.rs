@@ -448,9 +448,8 @@ impl JobField {
             F::AllocSid => Cell::cut(job.job.alloc_sid.to_string()),
             F::ArrayJobId => Cell::cut(job.array_job_id().to_string()),
             F::ArrayTaskId => Cell::cut(job.array_task_text()),
-            F::AssocId | F::Contiguous | F::Reboot | F::ReqSwitch | F::SocketsPerBoard => {
-                Cell::cut("0")
-            }
+            F::AssocId | F::Contiguous | F::Reboot | F::SocketsPerBoard => Cell::cut("0"),
+            F::ReqSwitch => Cell::cut(spec.switches.map_or(0, |s| s.count).to_string()),
             F::BatchFlag => Cell::cut(u8::from(job.batch_flag()).to_string()),
             F::BatchHost => {
                 let host = if job.batch_flag() {
@@ -488,7 +487,10 @@ impl JobField {
             F::CpusPerTask => Cell::cut(job.cpus_per_task().to_string()),
             F::Deadline => time(job.job.spec.deadline),
             F::PreemptTime => Cell::cut("N/A"),
-            F::DelayBoot | F::MinTime | F::Wait4Switch => Cell::cut(squeue_secs(0)),
+            F::DelayBoot | F::MinTime => Cell::cut(squeue_secs(0)),
+            F::Wait4Switch => Cell::cut(squeue_secs(i64::from(
+                spec.switches.and_then(|s| s.wait_secs).unwrap_or(0),
+            ))),
             F::Dependency => null(&job.dependency()),
             F::DerivedExitCode => Cell::cut("0"),
             F::EligibleTime => time(job.job.eligible_time),
