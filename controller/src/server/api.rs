@@ -399,14 +399,23 @@ impl ApiService {
         }
         let caller_uid = identity.uid;
         let now = self.controller.now();
-        let applied = self
-            .controller
-            .commit(Command::Control {
+        // A request id makes the request idempotent: a client retrying after a failover gets the first answer,
+        // and its effects happen once.
+        let command = if request.request_id.is_empty() {
+            Command::Control {
                 caller_uid,
                 request: control,
                 now,
-            })
-            .await?;
+            }
+        } else {
+            Command::ControlOnce {
+                request_id: request.request_id.clone(),
+                caller_uid,
+                request: control,
+                now,
+            }
+        };
+        let applied = self.controller.commit(command).await?;
         Ok(ControlReply {
             failures: applied.failures,
             step_id: applied.step_id,

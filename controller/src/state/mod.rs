@@ -125,6 +125,14 @@ pub enum Command {
         steps: Vec<(u32, u32)>,
         now: EpochSecs,
     },
+    /// A control request carrying the client's request id: applied once however often the client retries it; a
+    /// retry gets the first attempt's answer.
+    ControlOnce {
+        request_id: String,
+        caller_uid: u32,
+        request: ControlRequest,
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -218,6 +226,9 @@ pub struct ClusterState {
     /// Request ids of recent submissions and the jobs they created (see `requests`).
     #[serde(default)]
     pub submit_requests: SubmitRequests,
+    /// Control requests already applied, by request id (see [`requests::ControlRequests`]).
+    #[serde(default)]
+    pub control_requests: requests::ControlRequests,
     /// Advance reservations by name (`scontrol create reservation`).
     #[serde(default)]
     pub reservations: BTreeMap<String, spur_core::reservation::ReservationRecord>,
@@ -294,6 +305,23 @@ impl ClusterState {
                 request,
                 now,
             } => self.control(caller_uid, request, now),
+            Command::ControlOnce {
+                request_id,
+                caller_uid,
+                request,
+                now,
+            } => {
+                if let Some(first) = self.control_requests.get(&request_id) {
+                    return first.clone();
+                }
+                let result = self.control(caller_uid, request, now);
+                let answer = result.clone().map(|applied| Applied {
+                    effects: Vec::new(),
+                    ..applied
+                });
+                self.control_requests.remember(request_id, answer);
+                result
+            }
             Command::TimeLimitReached { job_ids, now } => {
                 Ok(self.time_limit_reached(&job_ids, now))
             }

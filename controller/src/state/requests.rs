@@ -1,6 +1,6 @@
-//! Idempotent submission: a client that lost its answer (the controller it spoke to died mid-call) sends the same
-//! request id again, possibly to another controller, and gets the job the first attempt created instead of a
-//! second one. The table lives in the replicated state, so every controller and every replay agrees on it.
+//! Idempotent requests: a client that lost its answer (the controller it spoke to died mid-call) sends the same
+//! request id again, possibly to another controller, and gets what the first attempt produced (the job it created,
+//! the answer to its control request) instead of a second one. The table lives in the replicated state, so every controller and every replay agrees on it.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -10,37 +10,65 @@ use serde::{Deserialize, Serialize};
 /// cluster takes during any retry window, and bounds the snapshot's growth.
 pub const REMEMBERED_REQUESTS: usize = 65_536;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SubmitRequests {
-    jobs: BTreeMap<String, u32>,
+/// Request ids with what their first attempt produced, the oldest forgotten first once
+/// [`REMEMBERED_REQUESTS`] are held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(serialize = "V: Serialize", deserialize = "V: Deserialize<'de>"))]
+pub struct RequestTable<V> {
+    /// Named `jobs` since the submissions' table was the first (snapshots keep the name).
+    #[serde(rename = "jobs")]
+    entries: BTreeMap<String, V>,
     /// Oldest first: the one forgotten when the table is full.
     order: VecDeque<String>,
 }
 
-impl SubmitRequests {
-    /// The job an earlier submission with this id created.
-    pub fn job_for(&self, request_id: &str) -> Option<u32> {
-        self.jobs.get(request_id).copied()
+impl<V> Default for RequestTable<V> {
+    fn default() -> Self {
+        RequestTable {
+            entries: BTreeMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+/// Submissions: the job each created.
+pub type SubmitRequests = RequestTable<u32>;
+
+/// Control requests (cancel, requeue, step creation, updates, ...): the answer each got, without the effects
+/// (those were carried out by the first attempt). A retried `scontrol requeue` requeues once, a retried srun step
+/// creation launches its tasks once.
+pub type ControlRequests = RequestTable<Result<super::Applied, spur_core::api::ApiError>>;
+
+impl<V> RequestTable<V> {
+    pub fn get(&self, request_id: &str) -> Option<&V> {
+        self.entries.get(request_id)
     }
 
-    pub fn remember(&mut self, request_id: String, job_id: u32) {
-        if self.jobs.insert(request_id.clone(), job_id).is_some() {
+    pub fn remember(&mut self, request_id: String, value: V) {
+        if self.entries.insert(request_id.clone(), value).is_some() {
             return;
         }
         self.order.push_back(request_id);
         while self.order.len() > REMEMBERED_REQUESTS {
             if let Some(oldest) = self.order.pop_front() {
-                self.jobs.remove(&oldest);
+                self.entries.remove(&oldest);
             }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.jobs.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.entries.is_empty()
+    }
+}
+
+impl SubmitRequests {
+    /// The job an earlier submission with this id created.
+    pub fn job_for(&self, request_id: &str) -> Option<u32> {
+        self.get(request_id).copied()
     }
 }
 

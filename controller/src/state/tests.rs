@@ -1290,6 +1290,43 @@ fn a_retried_submission_creates_one_job_even_across_a_snapshot() {
 }
 
 #[test]
+fn a_retried_control_request_takes_effect_once_and_gets_the_first_answer() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("rq"));
+    h.schedule();
+    let requeue = |h: &mut Harness, id: &str| {
+        let now = h.now;
+        h.apply(Command::ControlOnce {
+            request_id: id.to_string(),
+            caller_uid: 1000,
+            request: ControlRequest::Requeue {
+                job: select(job),
+                hold: false,
+            },
+            now,
+        })
+    };
+    let first = requeue(&mut h, "scontrol-1").unwrap();
+    assert!(
+        !first.effects.is_empty(),
+        "the first attempt terminates the job"
+    );
+    h.finish(job, 0, 15);
+    assert_eq!(h.job(job).restarts, 1);
+    // The retry (its answer lost in a failover) changes nothing and repeats no effect, even after a snapshot.
+    let bytes = serde_json::to_vec(&h.state).unwrap();
+    h.state = serde_json::from_slice(&bytes).unwrap();
+    let retried = requeue(&mut h, "scontrol-1").unwrap();
+    assert!(retried.effects.is_empty());
+    assert_eq!(retried.failures, first.failures);
+    assert_eq!(h.job(job).restarts, 1);
+    assert_eq!(h.job(job).state, JobBaseState::Pending);
+    // A refusal is remembered as the answer too; a new request id is a new request.
+    let refused = requeue(&mut h, "scontrol-2");
+    assert_eq!(requeue(&mut h, "scontrol-2"), refused);
+}
+
+#[test]
 fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
     use spur_core::step_launch::{NodeTasks, StepLaunch};
     let mut h = Harness::new();
