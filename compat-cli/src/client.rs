@@ -174,13 +174,16 @@ fn status_error(status: tonic::Status) -> ClientError {
     ClientError::Unreachable(status.to_string())
 }
 
-/// Unique enough per request to let the controller drop a retried duplicate.
+/// Unique per request (host, process, clock and a counter, so two requests of one process never share one even
+/// on a coarse clock), so the controller can drop a retried duplicate and only that.
 fn request_id() -> String {
+    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    format!("{}-{}-{}", config_host(), std::process::id(), nanos)
+    let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{}-{nanos}-{sequence}", config_host(), std::process::id())
 }
 
 fn config_host() -> String {

@@ -171,8 +171,12 @@ fn build_request<T: serde::Serialize + DocKind>(body: &T) -> Result<pb::ApiReque
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let host = short_hostname();
+    // The counter keeps two requests of one process (several threads, a coarse clock) from sharing an id: the
+    // controller answers a repeated id with the first answer.
+    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(pb::ApiRequest {
-        request_id: format!("{host}-{}-{nanos}", std::process::id()),
+        request_id: format!("{host}-{}-{nanos}-{sequence}", std::process::id()),
         caller: Some(pb::Caller {
             uid: nix::unistd::getuid().as_raw(),
             gid: nix::unistd::getgid().as_raw(),
