@@ -15,7 +15,7 @@ sstat -j "$a.7"; echo "rc=$?"
 sstat -j "$a.extern" -n; echo "rc=$?"
 sstat -j 4000000 -n; echo "rc=$?"
 sstat -j "$a" -o nosuchfield; echo "rc=$?"
-sstat -j "x$a"; echo "rc=$?"
+sstat -j x1; echo "rc=$?"
 sstat; echo "rc=$?"
 sstat -e | head -3
 touch release; wait_done "$a"
