@@ -173,12 +173,26 @@ async fn serve_reports(
                     now: outcome.end_time,
                 };
                 // On failure the agent keeps the report and resends it; nothing is lost.
-                if let Err(e) = controller.commit(command).await {
-                    tracing::error!(
+                match controller.commit(command).await {
+                    // Committed, so the reporter may forget it. The state machine acknowledges to the job's first
+                    // node, which is not the reporter when a node that never ran the job answers a terminate, and
+                    // not at all for a job already purged (a node back after MinJobAge): such reports were resent
+                    // forever (found by controller/tests/simulation.rs).
+                    Ok(_) => {
+                        controller
+                            .send(
+                                &node,
+                                ControllerToAgent::FinishedAck {
+                                    job_id: outcome.job_id,
+                                },
+                            )
+                            .await
+                    }
+                    Err(e) => tracing::error!(
                         node,
                         job_id = outcome.job_id,
                         "cannot commit job result: {e}"
-                    );
+                    ),
                 }
             }
             Err(e) => tracing::warn!(node, "malformed agent message: {e}"),
