@@ -70,8 +70,6 @@ pub struct Agent {
     welcomed: Option<u64>,
     hello_sent_at: Option<Millis>,
     heartbeat_at: Millis,
-    /// Every run this agent started, by job: what the world's checker compares the controller's records with.
-    pub launches: u64,
 }
 
 impl Agent {
@@ -84,7 +82,6 @@ impl Agent {
             welcomed: None,
             hello_sent_at: None,
             heartbeat_at: 0,
-            launches: 0,
         }
     }
 
@@ -159,7 +156,6 @@ impl Agent {
             .and_then(|c| u32::try_from(c).ok())
             .unwrap_or(0);
         self.running.insert(job.job_id, (ends_at, code));
-        self.launches += 1;
     }
 
     fn record(&mut self, job_id: u32, code: u32, signal: u32, end: EpochSecs) {

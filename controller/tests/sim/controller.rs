@@ -29,7 +29,6 @@ pub struct Controller {
     last_seen: BTreeMap<usize, Millis>,
     pub node_index: BTreeMap<String, usize>,
     schedule_wanted: bool,
-    pub recoveries: u64,
     pub commits: u64,
 }
 
@@ -59,7 +58,6 @@ impl Controller {
             last_seen: BTreeMap::new(),
             node_index,
             schedule_wanted: true,
-            recoveries: 0,
             commits: 0,
         }
     }
@@ -137,7 +135,8 @@ impl Controller {
 
     /// Rebuilds the state as a restarted controller does, and checks it equals the state before the crash byte
     /// for byte (in the snapshot encoding).
-    pub fn recover(&mut self, how: Recovery) {
+    /// Answers whether a snapshot was used.
+    pub fn recover(&mut self, how: Recovery) -> bool {
         let before = encode(&self.state);
         let mut rebuilt = ClusterState::new();
         let from = match (how, &self.snapshot) {
@@ -163,7 +162,7 @@ impl Controller {
             );
         }
         self.state = rebuilt;
-        self.recoveries += 1;
+        from > 0
     }
 
     pub fn seen(&mut self, node: usize, now: Millis) {
