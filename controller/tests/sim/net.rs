@@ -97,14 +97,18 @@ impl<M: Clone> Network<M> {
         true
     }
 
-    /// Messages due by `now`, in delivery order, as (from, to, message).
-    pub fn due(&mut self, now: Millis) -> Vec<(Peer, Peer, M)> {
-        let (mut due, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.in_flight)
-            .into_iter()
-            .partition(|m| m.deliver_at <= now);
-        self.in_flight = rest;
-        due.sort_by_key(|m| (m.deliver_at, m.seq));
-        due.into_iter().map(|m| (m.from, m.to, m.message)).collect()
+    /// The next message due by `now`, in delivery order, as (from, to, message). One at a time, because handling
+    /// a message may break a session and so lose messages due in the same instant.
+    pub fn next_due(&mut self, now: Millis) -> Option<(Peer, Peer, M)> {
+        let at = self
+            .in_flight
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.deliver_at <= now)
+            .min_by_key(|(_, m)| (m.deliver_at, m.seq))
+            .map(|(i, _)| i)?;
+        let m = self.in_flight.swap_remove(at);
+        Some((m.from, m.to, m.message))
     }
 
     /// A connection broke: what was in flight from or to `peer` is lost.

@@ -271,6 +271,9 @@ impl World {
     /// The session between the controller and a node broke: what was in flight is lost, the controller forgets
     /// the session, and the agent says hello again.
     fn reset_session(&mut self, node: usize) {
+        if self.trace {
+            eprintln!("{:>9} session of node {node} reset", self.now);
+        }
         self.net.cut(Peer::Agent(node));
         self.controller.connected.remove(&node);
         self.agents[node].disconnected();
@@ -284,7 +287,7 @@ impl World {
     }
 
     fn deliver(&mut self) {
-        for (from, to, message) in self.net.due(self.now) {
+        while let Some((from, to, message)) = self.net.next_due(self.now) {
             match (to, message, from) {
                 (Peer::Controller, Msg::ToController(report), Peer::Agent(node))
                     if self.controller.up =>
@@ -292,6 +295,12 @@ impl World {
                     self.report(node, report);
                 }
                 (Peer::Agent(node), Msg::ToAgent(message), _) => {
+                    if self.trace && matches!(message, ToAgent::Welcome { .. }) {
+                        eprintln!(
+                            "{:>9} node {node} welcomed (alive {})",
+                            self.now, self.agents[node].alive
+                        );
+                    }
                     if let Some(agent) = self.agents.get_mut(node).filter(|a| a.alive) {
                         agent.handle(message, self.now, epoch);
                     }
