@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use spur_controller::scheduler::scenario;
-use spur_controller::state::{Applied, Command, ConfigSnapshot, NodeDefinition, Settings};
+use spur_controller::state::{Applied, Command, ConfigSnapshot, Effect, NodeDefinition, Settings};
 use spur_core::api::{ApiError, ControlRequest, JobSelector, NodeUpdateState};
 use spur_core::job::EpochSecs;
 use spur_core::records::ClusterConfig;
@@ -346,8 +346,15 @@ impl World {
                     outcome,
                     now: end,
                 });
-                // As `serve_reports`: once the report is committed its sender may forget it.
-                if committed.is_ok() && self.controller.connected.contains(&node) {
+                // As `serve_reports`: once the report is committed its sender may forget it; acknowledged here
+                // when the state machine did not acknowledge it to the sender.
+                let name = &self.defs[node].name;
+                let acknowledged = committed.as_ref().is_ok_and(|applied| {
+                    applied.effects.iter().any(|e| {
+                        matches!(e, Effect::AckFinished { node: n, job_id: j } if n == name && *j == job_id)
+                    })
+                });
+                if committed.is_ok() && !acknowledged && self.controller.connected.contains(&node) {
                     self.send_to_agent(node, ToAgent::FinishedAck { job_id });
                 }
             }
