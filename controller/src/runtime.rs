@@ -343,7 +343,7 @@ impl Controller {
     }
 
     /// A message to a node that is not connected is dropped: the node's registration reconciles it.
-    async fn send(&self, node: &str, message: ControllerToAgent) {
+    pub(crate) async fn send(&self, node: &str, message: ControllerToAgent) {
         let sender = self.agents.lock().await.get(node).map(|h| h.sender.clone());
         match sender {
             Some(sender) => {

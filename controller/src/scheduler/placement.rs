@@ -389,6 +389,12 @@ pub(super) fn place_greedy(
         if !fits_quickly(used, job, node, cpus, mem) {
             continue;
         }
+        // An allocation books the same CPUs and memory on each of its nodes, so a job whose share depends on the
+        // node (whole nodes, or a whole node's memory) takes only nodes where its share equals the first node's:
+        // otherwise the plan books a small node beyond its size and the state machine refuses it at every pass.
+        if !chosen.is_empty() && (cpus != cpus_per_node || mem != mem_per_node) {
+            continue;
+        }
         let Some(picks) = fits_node(used, job, node, cpus, mem) else {
             continue;
         };

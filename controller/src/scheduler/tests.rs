@@ -523,3 +523,28 @@ fn licenses_hold_jobs_back_until_running_jobs_free_them() {
         vec![("ansys".to_string(), 1), ("fluent".to_string(), 2)]
     );
 }
+
+/// Found by the simulator (controller/tests/simulation.rs): a two-node exclusive job on nodes of different sizes
+/// was planned with the first node's CPU count on both, which the smaller node cannot hold; the state machine
+/// refused the start at every pass and the job never ran. It now takes two nodes of the same size.
+#[test]
+fn an_exclusive_job_takes_nodes_whose_whole_share_it_can_book() {
+    let defs = vec![
+        node("n1", 10, 8_000, 0),
+        node("n2", 4, 8_000, 0),
+        node("n3", 10, 8_000, 0),
+    ];
+    let parts = vec![partition("batch", &names("n", 3), true)];
+    let mut s = Scenario::new(defs, parts, Settings::default(), T0).unwrap();
+    let mut spec = job(1, 100, 0, Some(10));
+    spec.nodes_min = 2;
+    spec.ntasks = Some(2);
+    spec.exclusive = true;
+    let id = s.submit(spec).unwrap();
+    let plan = s.pass().unwrap();
+    assert_eq!(plan.starts.len(), 1);
+    assert_eq!(state_of(&s, id).0, JobBaseState::Running);
+    let alloc = s.state.jobs[&id].alloc.clone().unwrap();
+    assert_eq!(alloc.node_names, vec!["n1".to_string(), "n3".to_string()]);
+    s.state.check_invariants().unwrap();
+}

@@ -14,7 +14,7 @@ use spur_core::wire::{from_doc, pb, to_doc};
 
 use super::auth::Authenticator;
 use crate::runtime::{Controller, AGENT_QUEUE_MAX};
-use crate::state::{Command, Outcome};
+use crate::state::{Command, Effect, Outcome};
 
 /// What a follower answers an agent, which then tries the next controller.
 pub const NOT_LEADER_TEXT: &str = "this controller is not the leader";
@@ -188,12 +188,29 @@ async fn serve_reports(
                     now: outcome.end_time,
                 };
                 // On failure the agent keeps the report and resends it; nothing is lost.
-                if let Err(e) = controller.commit(command).await {
-                    tracing::error!(
+                match controller.commit(command).await {
+                    // Committed, so the reporter may forget it. The state machine acknowledges to the job's first
+                    // node, which is not the reporter when a node that never ran the job answers a terminate, and
+                    // not at all for a job already purged (a node back after MinJobAge): such reports were resent
+                    // forever (found by controller/tests/simulation.rs). Only those get an acknowledgement here:
+                    // a second one could reach the agent after a new launch of the job and make it forget that.
+                    Ok(applied) => {
+                        let acknowledged = applied.effects.iter().any(|e| {
+                            matches!(e, Effect::AckFinished { node: n, job_id }
+                                if *n == node && *job_id == outcome.job_id)
+                        });
+                        if !acknowledged {
+                            let ack = ControllerToAgent::FinishedAck {
+                                job_id: outcome.job_id,
+                            };
+                            controller.send(&node, ack).await;
+                        }
+                    }
+                    Err(e) => tracing::error!(
                         node,
                         job_id = outcome.job_id,
                         "cannot commit job result: {e}"
-                    );
+                    ),
                 }
             }
             Err(e) => tracing::warn!(node, "malformed agent message: {e}"),

@@ -1064,17 +1064,27 @@ impl ClusterState {
         job.reason = JobReason::FailDownNode;
         job.completing = false;
         job.end_time = Some(now);
+        let batch_host = first_node(job);
         let alloc = super::preempt::held_allocation(job);
         job.preempt_suspended = false;
         if let Some(alloc) = alloc {
             self.release(&alloc, now);
         }
-        vec![Effect::Terminate {
-            node: node.to_string(),
-            job_id,
-            reason: TerminateReason::NodeFail,
-            at: now,
-        }]
+        let mut nodes = vec![node.to_string()];
+        // The batch script runs on the first node: when another node of the job failed, that is where the job
+        // must stop, or it runs on with its resources already handed to other jobs.
+        if !batch_host.is_empty() && batch_host != node {
+            nodes.push(batch_host);
+        }
+        nodes
+            .into_iter()
+            .map(|node| Effect::Terminate {
+                node,
+                job_id,
+                reason: TerminateReason::NodeFail,
+                at: now,
+            })
+            .collect()
     }
 
     pub(super) fn purge(&mut self, now: EpochSecs) {

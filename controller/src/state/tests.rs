@@ -1021,6 +1021,41 @@ fn a_silent_node_goes_down_and_its_jobs_fail() {
     assert_eq!(h.job(job).state, JobBaseState::NodeFail);
 }
 
+/// Found by the simulator (controller/tests/simulation.rs): when a node other than a multi-node job's first one
+/// went silent, only the silent node was told to stop the job, so its batch script ran on at the first node on
+/// resources already given back.
+#[test]
+fn a_silent_second_node_stops_the_job_on_its_first_node() {
+    use crate::scheduler::scenario::{job, node, partition, Scenario};
+    let names = ["a1".to_string(), "a2".to_string()];
+    let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
+    let parts = vec![partition("batch", &names, true)];
+    let mut s = Scenario::new(defs, parts, Settings::default(), 1_000_000).unwrap();
+    let mut spec = job(1, 100, 0, None);
+    spec.nodes_min = 2;
+    spec.ntasks = Some(2);
+    let id = s.submit(spec).unwrap();
+    s.pass().unwrap();
+    let now = s.now;
+    let applied = s
+        .apply(Command::NodeResponding {
+            name: "a2".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    assert_eq!(s.state.jobs[&id].state, JobBaseState::NodeFail);
+    let stopped: Vec<&str> = applied
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Terminate { node, job_id, .. } if *job_id == id => Some(node.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stopped, vec!["a2", "a1"]);
+}
+
 #[test]
 fn jobs_without_a_memory_request_record_the_default() {
     let mut h = Harness::new();

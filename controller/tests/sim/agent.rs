@@ -1,0 +1,219 @@
+//! A simulated node agent, modelled on `agent/src/sim/node.rs`: a launched job "runs" for the time its environment
+//! declares and then exits with the code it declares; results stay in the agent's spool until the controller
+//! acknowledges them, and go out again after every reconnect and every `RESEND_AFTER_MS`. The spool (running jobs
+//! and unacknowledged results) survives an agent restart; messages in flight do not.
+
+use std::collections::BTreeMap;
+
+use spur_core::job::{EpochSecs, JobRecord};
+
+use super::net::Millis;
+
+/// The job's run time in seconds (absent: it runs until the controller ends it).
+pub const RUNTIME_ENV: &str = "SPUR_SIM_RUNTIME";
+/// The exit code its batch script ends with.
+pub const EXIT_ENV: &str = "SPUR_SIM_EXIT";
+
+const RESEND_AFTER_MS: Millis = 3_000;
+const HELLO_RETRY_MS: Millis = 2_000;
+const HEARTBEAT_EVERY_MS: Millis = 5_000;
+const SIGKILL: u32 = 9;
+const SIGTERM: u32 = 15;
+
+#[derive(Debug, Clone)]
+pub enum ToAgent {
+    /// The controller registered this session's hello.
+    Welcome {
+        incarnation: u64,
+    },
+    Launch {
+        job: Box<JobRecord>,
+    },
+    Terminate {
+        job_id: u32,
+    },
+    FinishedAck {
+        job_id: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum ToController {
+    Hello {
+        running_jobs: Vec<u32>,
+    },
+    Heartbeat,
+    Finished {
+        job_id: u32,
+        code: u32,
+        signal: u32,
+        end: EpochSecs,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Report {
+    code: u32,
+    signal: u32,
+    end: EpochSecs,
+    sent_at: Option<Millis>,
+}
+
+pub struct Agent {
+    pub name: String,
+    /// Running jobs and when they end by themselves (with what exit code).
+    running: BTreeMap<u32, (Option<Millis>, u32)>,
+    unacked: BTreeMap<u32, Report>,
+    /// Silent: the node is dead or cut off; it neither hears nor speaks.
+    pub alive: bool,
+    /// The controller incarnation whose welcome this session got (`None`: saying hello).
+    welcomed: Option<u64>,
+    hello_sent_at: Option<Millis>,
+    heartbeat_at: Millis,
+}
+
+impl Agent {
+    pub fn new(name: String) -> Self {
+        Agent {
+            name,
+            running: BTreeMap::new(),
+            unacked: BTreeMap::new(),
+            alive: true,
+            welcomed: None,
+            hello_sent_at: None,
+            heartbeat_at: 0,
+        }
+    }
+
+    /// The session ended (agent restart, controller crash, node back from the dead): say hello again, then send
+    /// every unacknowledged result again.
+    pub fn disconnected(&mut self) {
+        self.welcomed = None;
+        self.hello_sent_at = None;
+        for report in self.unacked.values_mut() {
+            report.sent_at = None;
+        }
+    }
+
+    /// A reboot: the spool is gone too.
+    pub fn wipe(&mut self) {
+        self.running.clear();
+        self.unacked.clear();
+        self.disconnected();
+    }
+
+    pub fn is_quiet(&self) -> bool {
+        self.running.is_empty() && self.unacked.is_empty()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (alive {}, welcomed {:?}): running {:?}, unacked {:?}",
+            self.name,
+            self.alive,
+            self.welcomed,
+            self.running_jobs(),
+            self.unacked.keys().collect::<Vec<_>>()
+        )
+    }
+
+    pub fn running_jobs(&self) -> Vec<u32> {
+        self.running.keys().copied().collect()
+    }
+
+    pub fn handle(&mut self, message: ToAgent, now: Millis, epoch: impl Fn(Millis) -> EpochSecs) {
+        match message {
+            ToAgent::Welcome { incarnation } => self.welcomed = Some(incarnation),
+            ToAgent::Launch { job } => self.launch(&job, now),
+            ToAgent::Terminate { job_id } => {
+                if self.running.remove(&job_id).is_some() {
+                    self.record(job_id, 0, SIGTERM, epoch(now));
+                } else if !self.unacked.contains_key(&job_id) {
+                    // Never launched here (as the real agent answers): the controller waits for a result.
+                    self.record(job_id, 0, SIGKILL, epoch(now));
+                }
+            }
+            ToAgent::FinishedAck { job_id } => {
+                self.unacked.remove(&job_id);
+            }
+        }
+    }
+
+    fn launch(&mut self, job: &JobRecord, now: Millis) {
+        // A launch resent after a reconnect must not start the job twice.
+        if self.running.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
+            return;
+        }
+        let env = |key: &str| {
+            job.spec
+                .environment
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.parse::<u64>().ok())
+        };
+        let ends_at = env(RUNTIME_ENV).map(|secs| now + secs * 1000);
+        let code = env(EXIT_ENV)
+            .and_then(|c| u32::try_from(c).ok())
+            .unwrap_or(0);
+        self.running.insert(job.job_id, (ends_at, code));
+    }
+
+    fn record(&mut self, job_id: u32, code: u32, signal: u32, end: EpochSecs) {
+        self.unacked.insert(
+            job_id,
+            Report {
+                code,
+                signal,
+                end,
+                sent_at: None,
+            },
+        );
+    }
+
+    /// Time passes: jobs end, and whatever is due goes out.
+    pub fn tick(
+        &mut self,
+        now: Millis,
+        epoch: impl Fn(Millis) -> EpochSecs,
+        send: &mut impl FnMut(ToController),
+    ) {
+        if !self.alive {
+            return;
+        }
+        let ended: Vec<(u32, Millis, u32)> = self
+            .running
+            .iter()
+            .filter_map(|(&id, &(ends_at, code))| {
+                ends_at.filter(|&t| t <= now).map(|t| (id, t, code))
+            })
+            .collect();
+        for (job_id, at, code) in ended {
+            self.running.remove(&job_id);
+            self.record(job_id, code, 0, epoch(at));
+        }
+        if self.welcomed.is_none() {
+            if self.hello_sent_at.is_none_or(|t| now - t >= HELLO_RETRY_MS) {
+                self.hello_sent_at = Some(now);
+                send(ToController::Hello {
+                    running_jobs: self.running_jobs(),
+                });
+            }
+            return;
+        }
+        for (&job_id, report) in self.unacked.iter_mut() {
+            if report.sent_at.is_none_or(|t| now - t >= RESEND_AFTER_MS) {
+                report.sent_at = Some(now);
+                send(ToController::Finished {
+                    job_id,
+                    code: report.code,
+                    signal: report.signal,
+                    end: report.end,
+                });
+            }
+        }
+        if now >= self.heartbeat_at {
+            self.heartbeat_at = now + HEARTBEAT_EVERY_MS;
+            send(ToController::Heartbeat);
+        }
+    }
+}
