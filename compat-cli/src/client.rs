@@ -183,7 +183,11 @@ fn request_id() -> String {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!("{}-{}-{nanos}-{sequence}", config_host(), std::process::id())
+    format!(
+        "{}-{}-{nanos}-{sequence}",
+        config_host(),
+        std::process::id()
+    )
 }
 
 fn config_host() -> String {
