@@ -97,7 +97,11 @@ impl Controller {
                 Effect::AckFinished { node, job_id } => {
                     (node, ToAgent::FinishedAck { job_id: *job_id })
                 }
-                Effect::Signal { .. } | Effect::LaunchStep { .. } => continue,
+                // The simulated agents run no steps, node scripts or notices.
+                Effect::Signal { .. }
+                | Effect::LaunchStep { .. }
+                | Effect::NodeEpilog { .. }
+                | Effect::Notify { .. } => continue,
             };
             if let Some(&i) = self.node_index.get(node) {
                 if self.connected.contains(&i) {
