@@ -16,8 +16,10 @@ fn all_cases_load_and_cover_the_suite() {
     assert!(cases.len() >= 100, "only {} cases", cases.len());
     let ci = cases.iter().filter(|c| c.spec.ci).count();
     assert!((20..=60).contains(&ci), "{ci} ci cases");
+    // Time limits are whole minutes in Slurm, so a case that watches one expire (a job's, 280; a step's, 413) needs
+    // more than one; everything else must stay quick.
     let slow = cases.iter().filter(|c| c.spec.timeout_s > 60).count();
-    assert!(slow <= 2, "{slow} cases need more than a minute");
+    assert!(slow <= 3, "{slow} cases need more than a minute");
     for c in &cases {
         assert!(
             c.spec.description.is_some(),
