@@ -221,7 +221,6 @@ pub fn process_usage(
         .unwrap_or(0)
     };
     Some(ProcessUsage {
-        ppid: u32::try_from(field(4)?).ok()?,
         cpu_ms: ticks * 1000 / ticks_per_sec,
         pages: field(12)?,
         vmem_kib: field(23)? / 1024,
@@ -235,7 +234,6 @@ pub fn process_usage(
 /// One process's share of a task's usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProcessUsage {
-    pub ppid: u32,
     pub cpu_ms: u64,
     pub pages: u64,
     pub vmem_kib: u64,
@@ -349,7 +347,6 @@ mod tests {
                     123456 231251968 4783 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
         let io = "rchar: 61525\nwchar: 1613\nsyscr: 10\n";
         let u = process_usage(stat, Some(io), 100, 4).unwrap();
-        assert_eq!(u.ppid, 4200);
         assert_eq!(u.cpu_ms, 2500);
         assert_eq!(u.pages, 7);
         assert_eq!(u.vmem_kib, 225_832);

@@ -262,10 +262,10 @@ fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
             .collect::<Vec<_>>()
             .join(","),
         "ReqCPUFreq" | "ReqCPUFreqMin" | "ReqCPUFreqMax" | "ReqCPUFreqGov" => req_freq.to_string(),
-        "TRESUsageInAve" => tres_in(t, raw, |f| f.average(n), true),
-        "TRESUsageInMax" => tres_in(t, raw, |f| f.max.value, true),
-        "TRESUsageInMin" => tres_in(t, raw, |f| f.min.value, true),
-        "TRESUsageInTot" => tres_in(t, raw, |f| f.total, true),
+        "TRESUsageInAve" => tres_in(t, raw, |f| f.average(n)),
+        "TRESUsageInMax" => tres_in(t, raw, |f| f.max.value),
+        "TRESUsageInMin" => tres_in(t, raw, |f| f.min.value),
+        "TRESUsageInTot" => tres_in(t, raw, |f| f.total),
         "TRESUsageInMaxNode" => tres_in_nodes(t, |f| &f.max),
         "TRESUsageInMinNode" => tres_in_nodes(t, |f| &f.min),
         "TRESUsageInMaxTask" => tres_in_tasks(t, |f| &f.max),
@@ -289,10 +289,9 @@ fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
 }
 
 /// `cpu=...,energy=0,fs/disk=...,mem=...,pages=...,vmem=...` with one reduction of every figure.
-fn tres_in(t: &StepTotals, raw: bool, pick: impl Fn(&Figure) -> u64, energy: bool) -> String {
-    let energy = if energy { "energy=0," } else { "" };
+fn tres_in(t: &StepTotals, raw: bool, pick: impl Fn(&Figure) -> u64) -> String {
     format!(
-        "cpu={},{energy}fs/disk={},mem={},pages={},vmem={}",
+        "cpu={},energy=0,fs/disk={},mem={},pages={},vmem={}",
         cpu(pick(&t.cpu_ms)),
         pick(&t.read_bytes),
         kib(pick(&t.rss_kib), raw),
