@@ -30,6 +30,9 @@ pub enum LaunchError {
     Stepd(#[from] spur_stepd::ClientError),
 }
 
+/// The job directory's record of which run of the job it holds.
+const RUN_FILE: &str = "run";
+
 pub struct JobSpool {
     root: PathBuf,
     stepd_binary: PathBuf,
@@ -219,9 +222,44 @@ impl JobSpool {
             .into_iter()
             .filter_map(|id| {
                 let result = spur_stepd::read_result(&self.job_dir(id)).ok()??;
-                Some(outcome_of(id, &result))
+                let mut outcome = outcome_of(id, &result);
+                outcome.run = self.run_of(id);
+                Some(outcome)
             })
             .collect()
+    }
+
+    /// The run of the job this node holds (the job's `restarts` at its launch); `None` for a directory an agent
+    /// that did not record runs left.
+    pub fn run_of(&self, job_id: u32) -> Option<u32> {
+        let text = std::fs::read_to_string(self.job_dir(job_id).join(RUN_FILE)).ok()?;
+        text.trim().parse().ok()
+    }
+
+    /// Records which run of the job the directory holds, before anything of that run can report.
+    pub fn record_run(&self, job_id: u32, run: u32) -> std::io::Result<()> {
+        let dir = self.job_dir(job_id);
+        std::fs::create_dir_all(&dir)?;
+        spur_stepd::files::write_atomic(&dir.join(RUN_FILE), format!("{run}\n").as_bytes(), 0o644)
+    }
+
+    /// The controller speaks of run `run` of the job: what this node holds of an earlier run is obsolete (the
+    /// controller starts a run again only after it committed the previous one's result, so that result's
+    /// acknowledgement was merely lost) and is removed. A supervisor still alive is left alone: its run ends
+    /// through the controller's terminate, and the directory stays until then. True when something was removed.
+    pub fn retire_older_run(&self, job_id: u32, run: u32) -> bool {
+        let dir = self.job_dir(job_id);
+        let older = self.run_of(job_id).is_some_and(|held| held < run);
+        if !older || spur_stepd::is_alive(&dir) {
+            return false;
+        }
+        tracing::info!(
+            job_id,
+            run,
+            "dropping the result of an earlier run of the job"
+        );
+        self.forget(job_id, None);
+        true
     }
 
     /// A supervisor that died without writing a result (killed with -9, machine crash) left a job nobody runs.
@@ -252,7 +290,15 @@ impl JobSpool {
         }
     }
 
-    pub fn forget(&self, job_id: u32) {
+    /// The controller committed the job's result (of `run`, when it says): its directory goes. A directory that
+    /// holds another run, launched since, stays.
+    pub fn forget(&self, job_id: u32, run: Option<u32>) {
+        if let (Some(acked), Some(held)) = (run, self.run_of(job_id)) {
+            if acked != held {
+                tracing::debug!(job_id, acked, held, "acknowledgement of another run; kept");
+                return;
+            }
+        }
         self.remove_cgroups(job_id);
         let dir = self.job_dir(job_id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
@@ -270,6 +316,7 @@ impl JobSpool {
         context: &LaunchContext,
         user: &UserInfo,
     ) -> Result<(), LaunchError> {
+        self.retire_older_run(job.job_id, job.restarts);
         let dir = self.job_dir(job.job_id);
         if dir.join(protocol::LAUNCH_FILE).exists() {
             return Ok(());
@@ -284,6 +331,7 @@ impl JobSpool {
             source,
         };
         std::fs::create_dir_all(&dir).map_err(prepare)?;
+        self.record_run(job.job_id, job.restarts).map_err(prepare)?;
         let script_path = dir.join(protocol::SCRIPT_FILE);
         std::fs::write(&script_path, script).map_err(prepare)?;
         set_script_owner(&script_path, user).map_err(prepare)?;
@@ -616,5 +664,6 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         message: result.message.clone(),
         out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
         prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
+        run: None,
     }
 }

@@ -129,7 +129,7 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
     let mut wake_buf = [0u8; 16];
     // The first heartbeat goes out with the first scan, so the controller has load and memory figures at once.
     let mut last_heartbeat: Option<Instant> = None;
-    let mut sent_results: HashMap<u32, Instant> = HashMap::new();
+    let mut sent_results: HashMap<(u32, Option<u32>), Instant> = HashMap::new();
     loop {
         tokio::select! {
             message = inbound.message() => {
@@ -161,14 +161,16 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
 async fn send_results(
     agent: &Arc<Agent>,
     outbox: &mpsc::Sender<pb::ApiRequest>,
-    sent_results: &mut HashMap<u32, Instant>,
+    sent_results: &mut HashMap<(u32, Option<u32>), Instant>,
 ) -> anyhow::Result<()> {
     for outcome in agent.spool.finished_jobs() {
+        // A new run's result goes out at once, even right after the previous run's was sent.
+        let key = (outcome.job_id, outcome.run);
         let due = sent_results
-            .get(&outcome.job_id)
+            .get(&key)
             .is_none_or(|t| t.elapsed() > RESULT_RESEND_AFTER);
         if due {
-            sent_results.insert(outcome.job_id, Instant::now());
+            sent_results.insert(key, Instant::now());
             outbox
                 .send(envelope(&AgentToController::Finished(outcome))?)
                 .await?;
@@ -218,7 +220,7 @@ async fn handle(
         }
         ControllerToAgent::Launch { job, context } => {
             let worker = agent.clone();
-            let job_id = job.job_id;
+            let (job_id, run) = (job.job_id, job.restarts);
             let launched = tokio::task::spawn_blocking(move || {
                 let user = users::lookup(job.spec.user_id, job.spec.group_id)
                     .map_err(|e| e.to_string())?;
@@ -237,6 +239,7 @@ async fn handle(
                         job_id,
                         Outcome::LaunchFailed { message },
                         None,
+                        Some(run),
                     );
                 }
             }
@@ -254,12 +257,19 @@ async fn handle(
             .await?;
         }
         ControllerToAgent::Terminate {
-            job_id, reason, at, ..
+            job_id,
+            reason,
+            at,
+            run,
+            ..
         } => {
+            if let Some(run) = run {
+                agent.spool.retire_older_run(job_id, run);
+            }
             let dir = agent.spool.job_dir(job_id);
             if !dir.exists() {
                 // Never launched here: nothing to kill, but the controller waits for a result to free the job.
-                write_failed_result(&agent.spool, job_id, Outcome::Failed, Some(9));
+                write_failed_result(&agent.spool, job_id, Outcome::Failed, Some(9), run);
                 return Ok(());
             }
             let agent = agent.clone();
@@ -319,9 +329,9 @@ async fn handle(
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.notify(job_id, message)).await?;
         }
-        ControllerToAgent::FinishedAck { job_id } => {
+        ControllerToAgent::FinishedAck { job_id, run } => {
             let agent = agent.clone();
-            tokio::task::spawn_blocking(move || agent.spool.forget(job_id)).await?;
+            tokio::task::spawn_blocking(move || agent.spool.forget(job_id, run)).await?;
         }
         ControllerToAgent::MeasureSteps {
             request_id,
@@ -372,15 +382,29 @@ fn record_orphans(spool: &JobSpool) {
             }
         }
         spool.remove_cgroups(job_id);
-        write_failed_result(spool, job_id, Outcome::Failed, Some(9));
+        // The directory already records its run.
+        write_failed_result(spool, job_id, Outcome::Failed, Some(9), None);
     }
 }
 
-fn write_failed_result(spool: &JobSpool, job_id: u32, outcome: Outcome, signal: Option<i32>) {
+/// Writes a result for the job's supervisor, which cannot (never started, or vanished); `run` is recorded with it
+/// when the directory does not say yet.
+fn write_failed_result(
+    spool: &JobSpool,
+    job_id: u32,
+    outcome: Outcome,
+    signal: Option<i32>,
+    run: Option<u32>,
+) {
     let dir = spool.job_dir(job_id);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         tracing::error!(job_id, "cannot record the job's failure: {e}");
         return;
+    }
+    if let Some(run) = run.filter(|_| spool.run_of(job_id).is_none()) {
+        if let Err(e) = spool.record_run(job_id, run) {
+            tracing::warn!(job_id, "cannot record the job's run: {e}");
+        }
     }
     let message = match &outcome {
         Outcome::LaunchFailed { message } => Some(message.clone()),
@@ -409,4 +433,62 @@ fn now() -> EpochSecs {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spool(dir: &tempfile::TempDir) -> JobSpool {
+        let root = dir.path().join("spool");
+        JobSpool::new(root, "spurstepd".into(), "n1".into(), "n1".into()).unwrap()
+    }
+
+    fn runs(spool: &JobSpool) -> Vec<(u32, Option<u32>)> {
+        spool
+            .finished_jobs()
+            .iter()
+            .map(|o| (o.job_id, o.run))
+            .collect()
+    }
+
+    #[test]
+    fn a_result_names_its_run_and_only_that_run_is_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = spool(&dir);
+        write_failed_result(&spool, 7, Outcome::Failed, Some(9), Some(2));
+        assert_eq!(runs(&spool), vec![(7, Some(2))]);
+        // An acknowledgement of another run (a late one, of the run before) keeps it.
+        spool.forget(7, Some(1));
+        assert_eq!(runs(&spool), vec![(7, Some(2))]);
+        spool.forget(7, Some(2));
+        assert!(runs(&spool).is_empty());
+    }
+
+    #[test]
+    fn a_later_run_retires_the_unacknowledged_result_of_an_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = spool(&dir);
+        write_failed_result(&spool, 7, Outcome::Failed, Some(9), Some(0));
+        assert!(!spool.retire_older_run(7, 0), "the same run stays");
+        assert!(spool.retire_older_run(7, 1));
+        assert!(runs(&spool).is_empty());
+        assert!(!spool.job_dir(7).exists());
+        // The terminate of a run never launched here gets a result of that run.
+        write_failed_result(&spool, 7, Outcome::Failed, Some(9), Some(1));
+        assert_eq!(runs(&spool), vec![(7, Some(1))]);
+    }
+
+    #[test]
+    fn a_directory_without_a_run_is_never_taken_for_an_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = spool(&dir);
+        // As an agent that predates runs left it: nothing says which run it holds, so nothing retires it and
+        // every acknowledgement removes it.
+        write_failed_result(&spool, 8, Outcome::Failed, Some(9), None);
+        assert_eq!(runs(&spool), vec![(8, None)]);
+        assert!(!spool.retire_older_run(8, 3));
+        spool.forget(8, Some(3));
+        assert!(runs(&spool).is_empty());
+    }
 }

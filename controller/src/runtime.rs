@@ -282,12 +282,16 @@ impl Controller {
                     reason,
                     at,
                 } => {
-                    let kill_wait_secs = self.state.read(|s| s.settings.kill_wait_secs);
+                    let (kill_wait_secs, run) = self.state.read(|s| {
+                        let run = s.jobs.get(job_id).map(|j| j.restarts);
+                        (s.settings.kill_wait_secs, run)
+                    });
                     let message = ControllerToAgent::Terminate {
                         job_id: *job_id,
                         reason: *reason,
                         at: *at,
                         kill_wait_secs,
+                        run,
                     };
                     self.send(node, message).await;
                 }
@@ -334,9 +338,12 @@ impl Controller {
                     };
                     self.send(node, message).await;
                 }
-                Effect::AckFinished { node, job_id } => {
-                    self.send(node, ControllerToAgent::FinishedAck { job_id: *job_id })
-                        .await;
+                Effect::AckFinished { node, job_id, run } => {
+                    let ack = ControllerToAgent::FinishedAck {
+                        job_id: *job_id,
+                        run: *run,
+                    };
+                    self.send(node, ack).await;
                 }
             }
         }

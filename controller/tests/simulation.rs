@@ -51,7 +51,7 @@ fn simulated_cluster_keeps_its_invariants_under_faults() {
         }
     }
     eprintln!(
-        "{} seeds in {:.1} s, {} failed, {stale_seeds} met the known stale-result issue; in all: {total:?}",
+        "{} seeds in {:.1} s, {} failed, {stale_seeds} saw a requeued run's stale result ignored; in all: {total:?}",
         seeds.len(),
         started.elapsed().as_secs_f64(),
         failed.len()

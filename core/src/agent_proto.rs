@@ -46,6 +46,11 @@ pub struct JobOutcome {
     /// slurm.conf's Prolog failed on the node, so the job never ran (`exit_code` is `None`).
     #[serde(default)]
     pub prolog_failed: bool,
+    /// Which run of the job this is the result of (the job's `restarts` when it was launched): a result the
+    /// agent resends after the job was requeued and started again must not be taken for the new run's. `None`
+    /// from agents that predate it.
+    #[serde(default)]
+    pub run: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,9 +159,15 @@ pub enum ControllerToAgent {
         reason: TerminateReason,
         at: EpochSecs,
         kill_wait_secs: u32,
+        /// The run to end (the job's `restarts`); whatever the agent holds of an older run is obsolete.
+        #[serde(default)]
+        run: Option<u32>,
     },
     FinishedAck {
         job_id: u32,
+        /// The run whose result was committed: an agent that meanwhile took a newer run's launch keeps that.
+        #[serde(default)]
+        run: Option<u32>,
     },
     /// The controller refuses this agent (unknown node name, ...); it should log and retry later.
     Rejected {

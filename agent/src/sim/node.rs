@@ -39,6 +39,8 @@ enum Clock {
 struct SimJob {
     clock: Clock,
     cpus: u32,
+    /// Which run of the job this is (its `restarts` at launch), reported with its result.
+    run: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -96,16 +98,25 @@ impl SimNode {
                 scope,
                 ..
             } => self.signal(job_id, signal, scope, now),
-            ControllerToAgent::Terminate { job_id, .. } => {
+            ControllerToAgent::Terminate { job_id, run, .. } => {
+                if let Some(run) = run {
+                    self.retire_older_run(job_id, run);
+                }
                 if self.jobs.contains_key(&job_id) {
                     self.finish(job_id, 0, SIGTERM, now);
                 } else if !self.unacked.contains_key(&job_id) {
                     // Never launched here (as the real agent answers): the controller waits for a result.
-                    self.record(job_id, 0, SIGKILL, now);
+                    self.record(job_id, 0, SIGKILL, now, run);
                 }
             }
-            ControllerToAgent::FinishedAck { job_id } => {
-                self.unacked.remove(&job_id);
+            ControllerToAgent::FinishedAck { job_id, run } => {
+                // An acknowledgement of an earlier run leaves a newer run's result alone.
+                let other_run = self.unacked.get(&job_id).is_some_and(|u| {
+                    run.is_some() && u.outcome.run.is_some() && u.outcome.run != run
+                });
+                if !other_run {
+                    self.unacked.remove(&job_id);
+                }
             }
             // Simulated jobs have no processes: sstat finds none here at once rather than waiting for a node
             // that never answers.
@@ -124,7 +135,20 @@ impl SimNode {
         Ok(())
     }
 
+    /// As the real agent: the result of an earlier run than the one the controller speaks of was committed (its
+    /// acknowledgement was lost), so it goes.
+    fn retire_older_run(&mut self, job_id: u32, run: u32) {
+        if self
+            .unacked
+            .get(&job_id)
+            .is_some_and(|u| u.outcome.run.is_some_and(|held| held < run))
+        {
+            self.unacked.remove(&job_id);
+        }
+    }
+
     fn launch(&mut self, job: &JobRecord, now: Millis) {
+        self.retire_older_run(job.job_id, job.restarts);
         // A launch resent after a reconnect must not start the job twice.
         if self.jobs.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
             return;
@@ -136,6 +160,7 @@ impl SimNode {
             SimJob {
                 clock: Clock::Running { ends_at },
                 cpus,
+                run: job.restarts,
             },
         );
     }
@@ -205,11 +230,11 @@ impl SimNode {
     }
 
     fn finish(&mut self, job_id: u32, exit_code: u32, signal: i32, now: Millis) {
-        self.jobs.remove(&job_id);
-        self.record(job_id, exit_code, signal, now);
+        let run = self.jobs.remove(&job_id).map(|j| j.run);
+        self.record(job_id, exit_code, signal, now, run);
     }
 
-    fn record(&mut self, job_id: u32, exit_code: u32, signal: i32, now: Millis) {
+    fn record(&mut self, job_id: u32, exit_code: u32, signal: i32, now: Millis, run: Option<u32>) {
         let outcome = JobOutcome {
             job_id,
             exit_code: Some(exit_code),
@@ -218,6 +243,7 @@ impl SimNode {
             message: None,
             out_of_memory: false,
             prolog_failed: false,
+            run,
         };
         self.unacked.insert(
             job_id,
@@ -356,10 +382,61 @@ mod tests {
         assert!(node.poll(T0 + 2001).is_empty());
         assert_eq!(node.next_due(), Some(T0 + 5000));
         assert_eq!(finished(&node.poll(T0 + 5000)), vec![(5, Some(0), 0)]);
-        node.handle(ControllerToAgent::FinishedAck { job_id: 5 }, T0 + 5001)
-            .unwrap();
+        node.handle(
+            ControllerToAgent::FinishedAck {
+                job_id: 5,
+                run: None,
+            },
+            T0 + 5001,
+        )
+        .unwrap();
         assert!(node.poll(T0 + 60_000).is_empty());
         assert_eq!(node.next_due(), None);
+    }
+
+    #[test]
+    fn a_requeued_run_replaces_the_unacknowledged_result_of_the_previous_one() {
+        let mut node = SimNode::new(None);
+        launch(&mut node, 5, Some("1"), T0);
+        assert_eq!(finished(&node.poll(T0 + 1000)), vec![(5, Some(0), 0)]);
+        // The acknowledgement was lost; the controller requeued the job and starts it here again.
+        let mut second = job(5, Some("1"));
+        second.restarts = 1;
+        let message = ControllerToAgent::Launch {
+            job: second,
+            context: LaunchContext::default(),
+        };
+        node.handle(message, T0 + 1100).unwrap();
+        assert_eq!(node.running_jobs(), vec![5]);
+        assert!(finished(&node.poll(T0 + 1200)).is_empty());
+        let reports = node.poll(T0 + 2100);
+        let runs: Vec<_> = reports
+            .iter()
+            .filter_map(|r| match r {
+                AgentToController::Finished(o) => Some(o.run),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(runs, vec![Some(1)]);
+        // A late acknowledgement of the first run keeps the second's result.
+        node.handle(
+            ControllerToAgent::FinishedAck {
+                job_id: 5,
+                run: Some(0),
+            },
+            T0 + 2200,
+        )
+        .unwrap();
+        assert_eq!(finished(&node.poll(T0 + 6000)), vec![(5, Some(0), 0)]);
+        node.handle(
+            ControllerToAgent::FinishedAck {
+                job_id: 5,
+                run: Some(1),
+            },
+            T0 + 6100,
+        )
+        .unwrap();
+        assert!(node.poll(T0 + 60_000).is_empty());
     }
 
     #[test]
@@ -384,6 +461,7 @@ mod tests {
             reason: TerminateReason::TimeLimit,
             at: 0,
             kill_wait_secs: 30,
+            run: None,
         };
         node.handle(terminate, T0 + 86_400_001).unwrap();
         assert_eq!(
@@ -400,6 +478,7 @@ mod tests {
             reason: TerminateReason::Cancelled,
             at: 0,
             kill_wait_secs: 30,
+            run: None,
         };
         node.handle(terminate, T0).unwrap();
         assert_eq!(finished(&node.poll(T0)), vec![(3, Some(0), 9)]);
@@ -430,15 +509,27 @@ mod tests {
         signal(&mut node, 2, 10, SignalScope::BatchShell, T0 + 100);
         assert_eq!(node.running_jobs(), vec![1, 3]);
         assert_eq!(finished(&node.poll(T0 + 100)), vec![(2, Some(0), 10)]);
-        node.handle(ControllerToAgent::FinishedAck { job_id: 2 }, T0 + 200)
-            .unwrap();
+        node.handle(
+            ControllerToAgent::FinishedAck {
+                job_id: 2,
+                run: None,
+            },
+            T0 + 200,
+        )
+        .unwrap();
         // Stopped for 5 s: the run time left waits.
         signal(&mut node, 3, 19, SignalScope::All, T0 + 4000);
         signal(&mut node, 3, 18, SignalScope::All, T0 + 9000);
         assert_eq!(finished(&node.poll(T0 + 10_000)), vec![(1, Some(0), 0)]);
         assert!(node.running_jobs().contains(&3));
-        node.handle(ControllerToAgent::FinishedAck { job_id: 1 }, T0 + 10_001)
-            .unwrap();
+        node.handle(
+            ControllerToAgent::FinishedAck {
+                job_id: 1,
+                run: None,
+            },
+            T0 + 10_001,
+        )
+        .unwrap();
         assert!(node.poll(T0 + 14_999).is_empty());
         assert_eq!(finished(&node.poll(T0 + 15_000)), vec![(3, Some(0), 0)]);
     }

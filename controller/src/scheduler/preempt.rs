@@ -226,6 +226,7 @@ mod tests {
                 signal: 15,
             },
             now,
+            run: None,
         })
         .unwrap();
     }

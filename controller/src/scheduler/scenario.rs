@@ -239,6 +239,7 @@ impl Scenario {
             job_id,
             outcome: Outcome::Exited { code: 0, signal: 0 },
             now,
+            run: None,
         })?;
         Ok(())
     }

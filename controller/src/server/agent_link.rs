@@ -186,6 +186,7 @@ async fn serve_reports(
                     job_id: outcome.job_id,
                     outcome: result,
                     now: outcome.end_time,
+                    run: outcome.run,
                 };
                 // On failure the agent keeps the report and resends it; nothing is lost.
                 match controller.commit(command).await {
@@ -196,12 +197,13 @@ async fn serve_reports(
                     // a second one could reach the agent after a new launch of the job and make it forget that.
                     Ok(applied) => {
                         let acknowledged = applied.effects.iter().any(|e| {
-                            matches!(e, Effect::AckFinished { node: n, job_id }
+                            matches!(e, Effect::AckFinished { node: n, job_id, .. }
                                 if *n == node && *job_id == outcome.job_id)
                         });
                         if !acknowledged {
                             let ack = ControllerToAgent::FinishedAck {
                                 job_id: outcome.job_id,
+                                run: outcome.run,
                             };
                             controller.send(&node, ack).await;
                         }

@@ -295,8 +295,43 @@ impl ClusterState {
         }
     }
 
-    /// The agent reports the batch script ended (or never started).
-    pub(super) fn finish(&mut self, job_id: u32, outcome: Outcome, now: EpochSecs) -> Applied {
+    /// The agent reports how run `run` of the job ended. A result of an earlier run (its acknowledgement was
+    /// lost, and the job was requeued meanwhile) is acknowledged and otherwise ignored: it must not end the run
+    /// now in progress.
+    pub(super) fn finish_run(
+        &mut self,
+        job_id: u32,
+        outcome: Outcome,
+        now: EpochSecs,
+        run: Option<u32>,
+    ) -> Applied {
+        let Some(job) = self.jobs.get(&job_id) else {
+            return Applied::default();
+        };
+        match run {
+            Some(run) if run != job.restarts => {
+                let mut applied = Applied::default();
+                if let Some(node) = job.alloc.as_ref().and_then(|a| a.node_names.first()) {
+                    applied.effects.push(Effect::AckFinished {
+                        node: node.clone(),
+                        job_id,
+                        run: Some(run),
+                    });
+                }
+                applied
+            }
+            _ => self.finish(job_id, outcome, now, run),
+        }
+    }
+
+    /// The agent reports the batch script of the current run ended (or never started).
+    pub(super) fn finish(
+        &mut self,
+        job_id: u32,
+        outcome: Outcome,
+        now: EpochSecs,
+        run: Option<u32>,
+    ) -> Applied {
         let mut applied = Applied::default();
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return applied;
@@ -307,6 +342,7 @@ impl ClusterState {
                 applied.effects.push(Effect::AckFinished {
                     node: node.clone(),
                     job_id,
+                    run,
                 });
             }
             return applied;
@@ -377,6 +413,7 @@ impl ClusterState {
                 applied.effects.push(Effect::AckFinished {
                     node: node.clone(),
                     job_id,
+                    run,
                 });
             }
             self.release(&alloc, now);
@@ -478,7 +515,7 @@ impl ClusterState {
                 };
                 match s.jobs.get(&id) {
                     Some(j) if j.state == JobBaseState::Pending => s.cancel(id, now),
-                    Some(j) if holds_resources(j) => Ok(s.finish(id, outcome, now).effects),
+                    Some(j) if holds_resources(j) => Ok(s.finish(id, outcome, now, None).effects),
                     _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
                 }
             }),

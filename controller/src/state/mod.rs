@@ -86,6 +86,9 @@ pub enum Command {
         job_id: u32,
         outcome: Outcome,
         now: EpochSecs,
+        /// The run the result is of (see `JobOutcome::run`); `None`: the current one.
+        #[serde(default)]
+        run: Option<u32>,
     },
     Control {
         caller_uid: u32,
@@ -172,6 +175,8 @@ pub enum Effect {
     AckFinished {
         node: String,
         job_id: u32,
+        /// The run whose result this acknowledges, as the agent reported it.
+        run: Option<u32>,
     },
     /// Start a step's tasks on one of the job's nodes.
     LaunchStep {
@@ -299,7 +304,8 @@ impl ClusterState {
                 job_id,
                 outcome,
                 now,
-            } => Ok(self.finish(job_id, outcome, now)),
+                run,
+            } => Ok(self.finish_run(job_id, outcome, now, run)),
             Command::Control {
                 caller_uid,
                 request,

@@ -94,7 +94,8 @@ impl ClusterState {
                 });
             } else {
                 // Terminated while the agent was away and its report is gone with the agent: release it.
-                let finished = self.finish(job_id, Outcome::Exited { code: 0, signal: 9 }, now);
+                let finished =
+                    self.finish(job_id, Outcome::Exited { code: 0, signal: 9 }, now, None);
                 applied.effects.extend(finished.effects);
             }
         }

@@ -190,6 +190,7 @@ impl Harness {
             job_id,
             outcome: Outcome::Exited { code, signal },
             now,
+            run: None,
         })
         .unwrap();
     }
@@ -259,6 +260,7 @@ fn a_memory_cgroup_kill_ends_the_job_out_of_memory() {
         job_id: job,
         outcome: Outcome::OutOfMemory { code: 0, signal: 0 },
         now,
+        run: None,
     })
     .unwrap();
     assert_eq!(h.job(job).state, JobBaseState::OutOfMemory);
@@ -699,6 +701,52 @@ fn requeue_returns_a_running_job_to_the_queue() {
         },
     );
     assert_eq!(refused.unwrap_err().errno, SlurmErrno::DisabledRequeue);
+}
+
+#[test]
+fn a_result_of_an_earlier_run_never_ends_the_run_in_progress() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("runs"));
+    h.schedule();
+    h.control(
+        1000,
+        ControlRequest::Requeue {
+            job: select(job),
+            hold: false,
+        },
+    )
+    .unwrap();
+    let report = |run| Command::Finished {
+        job_id: job,
+        outcome: Outcome::Exited {
+            code: 0,
+            signal: 15,
+        },
+        now: 0,
+        run: Some(run),
+    };
+    h.apply(report(0)).unwrap();
+    assert_eq!(h.schedule(), vec![job]);
+    // The agent never got the acknowledgement of run 0's result and sends it again while run 1 is on.
+    let applied = h.apply(report(0)).unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Running);
+    assert!(
+        applied.effects.iter().any(|e| matches!(
+            e,
+            Effect::AckFinished { job_id: j, run: Some(0), .. } if *j == job
+        )),
+        "the stale result is acknowledged, by run: {:?}",
+        applied.effects
+    );
+    h.apply(Command::Finished {
+        job_id: job,
+        outcome: Outcome::Exited { code: 0, signal: 0 },
+        now: 0,
+        run: Some(1),
+    })
+    .unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Completed);
+    assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 0));
 }
 
 #[test]

@@ -31,9 +31,11 @@ pub enum ToAgent {
     },
     Terminate {
         job_id: u32,
+        run: Option<u32>,
     },
     FinishedAck {
         job_id: u32,
+        run: Option<u32>,
     },
 }
 
@@ -48,6 +50,7 @@ pub enum ToController {
         code: u32,
         signal: u32,
         end: EpochSecs,
+        run: Option<u32>,
     },
 }
 
@@ -56,13 +59,14 @@ struct Report {
     code: u32,
     signal: u32,
     end: EpochSecs,
+    run: Option<u32>,
     sent_at: Option<Millis>,
 }
 
 pub struct Agent {
     pub name: String,
-    /// Running jobs and when they end by themselves (with what exit code).
-    running: BTreeMap<u32, (Option<Millis>, u32)>,
+    /// Running jobs, when they end by themselves (with what exit code), and which run of the job each is.
+    running: BTreeMap<u32, (Option<Millis>, u32, u32)>,
     unacked: BTreeMap<u32, Report>,
     /// Silent: the node is dead or cut off; it neither hears nor speaks.
     pub alive: bool,
@@ -125,21 +129,44 @@ impl Agent {
         match message {
             ToAgent::Welcome { incarnation } => self.welcomed = Some(incarnation),
             ToAgent::Launch { job } => self.launch(&job, now),
-            ToAgent::Terminate { job_id } => {
-                if self.running.remove(&job_id).is_some() {
-                    self.record(job_id, 0, SIGTERM, epoch(now));
+            ToAgent::Terminate { job_id, run } => {
+                if let Some(run) = run {
+                    self.retire_older_run(job_id, run);
+                }
+                if let Some((_, _, running)) = self.running.remove(&job_id) {
+                    self.record(job_id, 0, SIGTERM, epoch(now), Some(running));
                 } else if !self.unacked.contains_key(&job_id) {
                     // Never launched here (as the real agent answers): the controller waits for a result.
-                    self.record(job_id, 0, SIGKILL, epoch(now));
+                    self.record(job_id, 0, SIGKILL, epoch(now), run);
                 }
             }
-            ToAgent::FinishedAck { job_id } => {
-                self.unacked.remove(&job_id);
+            ToAgent::FinishedAck { job_id, run } => {
+                // As the real agent: an acknowledgement of another run leaves this run's result alone.
+                let other_run = self
+                    .unacked
+                    .get(&job_id)
+                    .is_some_and(|r| run.is_some() && r.run.is_some() && r.run != run);
+                if !other_run {
+                    self.unacked.remove(&job_id);
+                }
             }
         }
     }
 
+    /// The controller speaks of a later run: the result of an earlier one was committed (its acknowledgement
+    /// was lost) and goes.
+    fn retire_older_run(&mut self, job_id: u32, run: u32) {
+        if self
+            .unacked
+            .get(&job_id)
+            .is_some_and(|r| r.run.is_some_and(|held| held < run))
+        {
+            self.unacked.remove(&job_id);
+        }
+    }
+
     fn launch(&mut self, job: &JobRecord, now: Millis) {
+        self.retire_older_run(job.job_id, job.restarts);
         // A launch resent after a reconnect must not start the job twice.
         if self.running.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
             return;
@@ -155,16 +182,18 @@ impl Agent {
         let code = env(EXIT_ENV)
             .and_then(|c| u32::try_from(c).ok())
             .unwrap_or(0);
-        self.running.insert(job.job_id, (ends_at, code));
+        self.running
+            .insert(job.job_id, (ends_at, code, job.restarts));
     }
 
-    fn record(&mut self, job_id: u32, code: u32, signal: u32, end: EpochSecs) {
+    fn record(&mut self, job_id: u32, code: u32, signal: u32, end: EpochSecs, run: Option<u32>) {
         self.unacked.insert(
             job_id,
             Report {
                 code,
                 signal,
                 end,
+                run,
                 sent_at: None,
             },
         );
@@ -180,16 +209,16 @@ impl Agent {
         if !self.alive {
             return;
         }
-        let ended: Vec<(u32, Millis, u32)> = self
+        let ended: Vec<(u32, Millis, u32, u32)> = self
             .running
             .iter()
-            .filter_map(|(&id, &(ends_at, code))| {
-                ends_at.filter(|&t| t <= now).map(|t| (id, t, code))
+            .filter_map(|(&id, &(ends_at, code, run))| {
+                ends_at.filter(|&t| t <= now).map(|t| (id, t, code, run))
             })
             .collect();
-        for (job_id, at, code) in ended {
+        for (job_id, at, code, run) in ended {
             self.running.remove(&job_id);
-            self.record(job_id, code, 0, epoch(at));
+            self.record(job_id, code, 0, epoch(at), Some(run));
         }
         if self.welcomed.is_none() {
             if self.hello_sent_at.is_none_or(|t| now - t >= HELLO_RETRY_MS) {
@@ -208,6 +237,7 @@ impl Agent {
                     code: report.code,
                     signal: report.signal,
                     end: report.end,
+                    run: report.run,
                 });
             }
         }

@@ -29,12 +29,6 @@ pub struct Checker {
     /// Jobs a user cancelled or requeued (a requeue may take a finished job back to the queue once).
     pub cancelled: BTreeSet<u32>,
     pub requeued: BTreeSet<u32>,
-    /// Every job a user requeued while it ran (for the known issue below).
-    pub requeued_ever: BTreeSet<u32>,
-    /// Jobs that ended with the stale result of their requeued run (see `audit_outcome`).
-    pub stale_results: u64,
-    /// `SPUR_SIM_STRICT=1`: the known issue fails the run too.
-    pub strict: bool,
     /// Nodes the controller declared not responding at some point.
     pub failed_nodes: BTreeSet<String>,
 }
@@ -43,16 +37,13 @@ fn is_final(job: &JobRecord) -> bool {
     job.is_finished() && !job.completing
 }
 
-fn holds_resources(job: &JobRecord) -> bool {
+pub fn holds_resources(job: &JobRecord) -> bool {
     matches!(job.state, JobBaseState::Running | JobBaseState::Suspended) || job.completing
 }
 
 impl Checker {
-    pub fn new(strict: bool) -> Self {
-        Checker {
-            strict,
-            ..Checker::default()
-        }
+    pub fn new() -> Self {
+        Checker::default()
     }
 
     pub fn after_commit(&mut self, state: &ClusterState) {
@@ -183,16 +174,6 @@ impl Checker {
     fn audit_outcome(&mut self, job: &JobRecord, end: Final) {
         let id = job.job_id;
         let declared = declared_exit(&job.spec);
-        // Known issue (docs/ha.md): results carry no run number. The result of a requeued run, resent by an agent
-        // whose acknowledgement was lost, is taken for the result of the job's next run on that node (and the agent
-        // ignores that run's launch while it holds the old result): the job ends FAILED with the requeue's signal.
-        let stale = end.state == JobBaseState::Failed
-            && matches!(end.signal, 9 | 15)
-            && self.requeued_ever.contains(&id);
-        if stale && !self.strict {
-            self.stale_results += 1;
-            return;
-        }
         let ok = match end.state {
             JobBaseState::Completed => declared == 0 && end.exit_code == 0 && end.signal == 0,
             JobBaseState::Failed => declared != 0 && end.exit_code == declared && end.signal == 0,

@@ -91,12 +91,21 @@ impl Controller {
                     ),
                     None => continue,
                 },
-                Effect::Terminate { node, job_id, .. } => {
-                    (node, ToAgent::Terminate { job_id: *job_id })
-                }
-                Effect::AckFinished { node, job_id } => {
-                    (node, ToAgent::FinishedAck { job_id: *job_id })
-                }
+                // As the runtime: the terminate names the job's current run.
+                Effect::Terminate { node, job_id, .. } => (
+                    node,
+                    ToAgent::Terminate {
+                        job_id: *job_id,
+                        run: self.state.jobs.get(job_id).map(|j| j.restarts),
+                    },
+                ),
+                Effect::AckFinished { node, job_id, run } => (
+                    node,
+                    ToAgent::FinishedAck {
+                        job_id: *job_id,
+                        run: *run,
+                    },
+                ),
                 // The simulated agents run no steps, node scripts or notices.
                 Effect::Signal { .. }
                 | Effect::LaunchStep { .. }
