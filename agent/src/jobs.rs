@@ -243,6 +243,12 @@ impl JobSpool {
         spur_stepd::files::write_atomic(&dir.join(RUN_FILE), format!("{run}\n").as_bytes(), 0o644)
     }
 
+    /// An earlier run of the job than `run` still has its supervisor here.
+    pub fn older_run_alive(&self, job_id: u32, run: u32) -> bool {
+        self.run_of(job_id).is_some_and(|held| held < run)
+            && spur_stepd::is_alive(&self.job_dir(job_id))
+    }
+
     /// The controller speaks of run `run` of the job: what this node holds of an earlier run is obsolete (the
     /// controller starts a run again only after it committed the previous one's result, so that result's
     /// acknowledgement was merely lost) and is removed. A supervisor still alive is left alone: its run ends

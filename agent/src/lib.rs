@@ -8,6 +8,7 @@ pub mod gpus;
 pub mod isolation;
 pub mod jobs;
 pub mod login_env;
+pub mod runs;
 pub mod session;
 pub mod sim;
 pub mod step_usage;

@@ -118,6 +118,7 @@ async fn main() -> anyhow::Result<()> {
         // The Slurm release whose protocol and behaviour spurd implements: tools compare it with their own.
         version: SLURM_COMPAT_VERSION.to_string(),
         running_jobs: Vec::new(),
+        running_runs: Vec::new(),
         gpu_topology,
     };
     let spool = JobSpool::new(
@@ -156,6 +157,7 @@ async fn main() -> anyhow::Result<()> {
         controller_urls: settings.controller_urls,
         auth: settings.auth,
         hello,
+        deferred: Default::default(),
     });
     run_forever(agent).await;
     Ok(())

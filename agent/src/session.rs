@@ -35,6 +35,8 @@ pub struct Agent {
     /// How each session proves it is root or SlurmUser: a MUNGE credential bound to its Hello.
     pub auth: spur_auth::ClientAuth,
     pub hello: NodeHello,
+    /// Launches of a new run waiting for the job's earlier run to end here.
+    pub deferred: crate::runs::DeferredLaunches,
 }
 
 pub async fn run_forever(agent: Arc<Agent>) {
@@ -115,6 +117,11 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
     record_orphans(&agent.spool);
     let mut hello = agent.hello.clone();
     hello.running_jobs = agent.spool.running_jobs();
+    hello.running_runs = hello
+        .running_jobs
+        .iter()
+        .filter_map(|&id| Some((id, agent.spool.run_of(id)?)))
+        .collect();
     let hello = envelope(&AgentToController::Hello(Box::new(hello)))?;
     // The credential covers the Hello; everything after it rides on the same authenticated stream.
     let credential = agent.auth.seal("Session", &hello)?;
@@ -219,29 +226,10 @@ async fn handle(
             anyhow::bail!("controller rejected this node: {message}")
         }
         ControllerToAgent::Launch { job, context } => {
-            let worker = agent.clone();
-            let (job_id, run) = (job.job_id, job.restarts);
-            let launched = tokio::task::spawn_blocking(move || {
-                let user = users::lookup(job.spec.user_id, job.spec.group_id)
-                    .map_err(|e| e.to_string())?;
-                worker
-                    .spool
-                    .launch(&job, &context, &user)
-                    .map_err(|e| e.to_string())
-            })
-            .await?;
-            match launched {
-                Ok(_) => tracing::info!(job_id, "launched"),
-                Err(message) => {
-                    tracing::warn!(job_id, "launch failed: {message}");
-                    write_failed_result(
-                        &agent.spool,
-                        job_id,
-                        Outcome::LaunchFailed { message },
-                        None,
-                        Some(run),
-                    );
-                }
+            if agent.spool.older_run_alive(job.job_id, job.restarts) {
+                crate::runs::defer_launch(agent.clone(), job, context);
+            } else {
+                launch_job(agent, job, context).await?;
             }
         }
         ControllerToAgent::Signal {
@@ -261,10 +249,27 @@ async fn handle(
             reason,
             at,
             run,
-            ..
+            kill_wait_secs,
         } => {
+            if run.is_some_and(|run| agent.deferred.cancel(job_id, run)) {
+                // That run never started: it ends once the earlier run is gone (crate::runs).
+                return Ok(());
+            }
             if let Some(run) = run {
-                agent.spool.retire_older_run(job_id, run);
+                match agent.spool.run_of(job_id) {
+                    // A terminate of a run this node has since replaced: nothing of it is left here.
+                    Some(held) if held > run => return Ok(()),
+                    Some(held) if held < run && !agent.spool.retire_older_run(job_id, run) => {
+                        crate::runs::answer_after_earlier_run(
+                            agent.clone(),
+                            job_id,
+                            run,
+                            kill_wait_secs,
+                        );
+                        return Ok(());
+                    }
+                    _ => {}
+                }
             }
             let dir = agent.spool.job_dir(job_id);
             if !dir.exists() {
@@ -387,9 +392,41 @@ fn record_orphans(spool: &JobSpool) {
     }
 }
 
+/// Starts the job's batch script under its supervisor, or records why it could not start.
+pub(crate) async fn launch_job(
+    agent: &Arc<Agent>,
+    job: Box<spur_core::job::JobRecord>,
+    context: spur_core::agent_proto::LaunchContext,
+) -> anyhow::Result<()> {
+    let worker = agent.clone();
+    let (job_id, run) = (job.job_id, job.restarts);
+    let launched = tokio::task::spawn_blocking(move || {
+        let user = users::lookup(job.spec.user_id, job.spec.group_id).map_err(|e| e.to_string())?;
+        worker
+            .spool
+            .launch(&job, &context, &user)
+            .map_err(|e| e.to_string())
+    })
+    .await?;
+    match launched {
+        Ok(_) => tracing::info!(job_id, "launched"),
+        Err(message) => {
+            tracing::warn!(job_id, "launch failed: {message}");
+            write_failed_result(
+                &agent.spool,
+                job_id,
+                Outcome::LaunchFailed { message },
+                None,
+                Some(run),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Writes a result for the job's supervisor, which cannot (never started, or vanished); `run` is recorded with it
 /// when the directory does not say yet.
-fn write_failed_result(
+pub(crate) fn write_failed_result(
     spool: &JobSpool,
     job_id: u32,
     outcome: Outcome,
@@ -428,7 +465,7 @@ fn write_failed_result(
     }
 }
 
-fn now() -> EpochSecs {
+pub(crate) fn now() -> EpochSecs {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))

@@ -242,6 +242,64 @@ fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
     assert!(nodes.contains(&format!("{NODE_C} down")), "{nodes}");
 }
 
+/// As slurmctld with `JobRequeue=1` (checked on Slurm 22.05 with a killed slurmd): a batch job whose node fails
+/// is stopped on its batch host (whose stderr says so) and goes back to the queue as its next run.
+#[test]
+fn a_node_that_dies_mid_job_requeues_a_batch_job_that_allows_it() {
+    let mut cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: "SlurmdTimeout=2\n".to_string(),
+        ..ClusterOptions::default()
+    });
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "-o",
+            "requeued.out",
+            "--wrap",
+            "echo run $SLURM_RESTART_COUNT; srun -N3 sleep 3219",
+        ],
+    );
+    let running = |count: usize| {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-fx", "sleep 3219"])
+            .output()
+            .expect("pgrep");
+        text(&pgrep.stdout).lines().count() == count
+    };
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        running(3)
+    });
+    let mut agent = cluster.extra_agents.remove(1);
+    let supervisors = children_of(agent.id());
+    let _ = agent.kill();
+    let _ = agent.wait();
+    for pid in supervisors {
+        // SAFETY: kill(2) on processes this test's cluster started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    // Back in the queue as run 1, waiting for a third node.
+    cluster.expect_within(Duration::from_secs(60), "the job requeued", || {
+        let show = cluster.ok("scontrol", &["show", "job", &job.to_string()]);
+        show.contains("JobState=PENDING") && show.contains("Restarts=1")
+    });
+    cluster.expect_within(Duration::from_secs(20), "no task left on any node", || {
+        running(0)
+    });
+    let output =
+        std::fs::read_to_string(cluster.dir.path().join("requeued.out")).unwrap_or_default();
+    // SLURM_RESTART_COUNT is set from the first restart on, as in Slurm.
+    assert!(output.starts_with("run\n"), "{output}");
+    assert!(
+        output.contains(&format!("*** JOB {job} ON ")) && output.contains("DUE TO NODE FAILURE"),
+        "{output}"
+    );
+    // It was not ended: no final state, no exit code.
+    let show = cluster.ok("scontrol", &["show", "job", &job.to_string()]);
+    assert!(show.contains("ExitCode=0:0"), "{show}");
+}
+
 #[test]
 fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewhere() {
     if !nix::unistd::geteuid().is_root() {

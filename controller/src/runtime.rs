@@ -281,10 +281,11 @@ impl Controller {
                     job_id,
                     reason,
                     at,
+                    run,
                 } => {
                     let (kill_wait_secs, run) = self.state.read(|s| {
-                        let run = s.jobs.get(job_id).map(|j| j.restarts);
-                        (s.settings.kill_wait_secs, run)
+                        let current = s.jobs.get(job_id).map(|j| j.restarts);
+                        (s.settings.kill_wait_secs, run.or(current))
                     });
                     let message = ControllerToAgent::Terminate {
                         job_id: *job_id,

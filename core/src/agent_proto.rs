@@ -25,6 +25,10 @@ pub struct NodeHello {
     pub version: String,
     /// Jobs whose supervisor is alive on this node.
     pub running_jobs: Vec<u32>,
+    /// Which run (the job's `restarts` at launch) of each of `running_jobs` runs here, where the agent knows: a
+    /// run the controller has since requeued is stale and must be stopped, not taken for the current one.
+    #[serde(default)]
+    pub running_runs: Vec<(u32, u32)>,
     /// The GPUs the agent found and how they are linked, named by device file.
     #[serde(default)]
     pub gpu_topology: Option<crate::gpu_topology::GpuTopology>,

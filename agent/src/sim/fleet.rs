@@ -62,6 +62,7 @@ pub fn hellos(
                 arch: host.arch.clone(),
                 version: host.version.clone(),
                 running_jobs: Vec::new(),
+                running_runs: Vec::new(),
                 gpu_topology: None,
                 name,
             })

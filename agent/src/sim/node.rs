@@ -74,6 +74,11 @@ impl SimNode {
         self.jobs.keys().copied().collect()
     }
 
+    /// Which run of each running job runs here (sent in the Hello with [`SimNode::running_jobs`]).
+    pub fn running_runs(&self) -> Vec<(u32, u32)> {
+        self.jobs.iter().map(|(&id, j)| (id, j.run)).collect()
+    }
+
     /// CPUs held by running jobs: the load the node reports in its heartbeats.
     pub fn busy_cpus(&self) -> u32 {
         self.jobs.values().map(|j| j.cpus).sum()
@@ -102,7 +107,14 @@ impl SimNode {
                 if let Some(run) = run {
                     self.retire_older_run(job_id, run);
                 }
-                if self.jobs.contains_key(&job_id) {
+                let held = self.jobs.get(&job_id).map(|j| j.run);
+                if held.is_some_and(|held| run.is_some_and(|run| held > run)) {
+                    // A terminate of a run since replaced here.
+                } else if held.is_some_and(|held| run.is_some_and(|run| held < run)) {
+                    // An earlier run is stopped; the named run never started here and is owed a result.
+                    self.jobs.remove(&job_id);
+                    self.record(job_id, 0, SIGKILL, now, run);
+                } else if held.is_some() {
                     self.finish(job_id, 0, SIGTERM, now);
                 } else if !self.unacked.contains_key(&job_id) {
                     // Never launched here (as the real agent answers): the controller waits for a result.
@@ -149,6 +161,16 @@ impl SimNode {
 
     fn launch(&mut self, job: &JobRecord, now: Millis) {
         self.retire_older_run(job.job_id, job.restarts);
+        // An earlier run still running here is obsolete: it ends (its result is stale) and the new one starts,
+        // as the real agent does once the earlier run's supervisor is gone.
+        if self
+            .jobs
+            .get(&job.job_id)
+            .is_some_and(|j| j.run < job.restarts)
+        {
+            self.finish(job.job_id, 0, SIGTERM, now);
+            self.unacked.remove(&job.job_id);
+        }
         // A launch resent after a reconnect must not start the job twice.
         if self.jobs.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
             return;

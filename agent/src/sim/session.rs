@@ -127,6 +127,7 @@ impl NodeSession<'_> {
         self.node.reconnected();
         let mut hello = hello.clone();
         hello.running_jobs = self.node.running_jobs();
+        hello.running_runs = self.node.running_runs();
         let memory_mb = hello.real_memory_mb;
         let hello = envelope(&AgentToController::Hello(Box::new(hello)))?;
         let permit = shared.registering.acquire().await?;

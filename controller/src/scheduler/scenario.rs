@@ -77,6 +77,7 @@ pub fn registration(def: &NodeDefinition, now: EpochSecs) -> NodeRegistration {
         arch: "x86_64".to_string(),
         version: "scenario".to_string(),
         running_jobs: Vec::new(),
+        running_runs: Vec::new(),
         gpu_topology: None,
     }
 }

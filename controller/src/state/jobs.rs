@@ -703,6 +703,7 @@ impl ClusterState {
                     job_id,
                     reason: TerminateReason::Cancelled,
                     at: now,
+                    run: None,
                 }])
             }
             _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
@@ -883,6 +884,7 @@ impl ClusterState {
                     job_id,
                     reason: TerminateReason::Requeued,
                     at: now,
+                    run: None,
                 }])
             }
             JobBaseState::Completed
@@ -1087,6 +1089,7 @@ impl ClusterState {
                 job_id,
                 reason: TerminateReason::TimeLimit,
                 at: now,
+                run: None,
             });
         }
         applied
@@ -1120,8 +1123,65 @@ impl ClusterState {
                 job_id,
                 reason: TerminateReason::NodeFail,
                 at: now,
+                run: None,
             })
             .collect()
+    }
+
+    /// slurmctld requeues a batch job whose node failed unless it may not be requeued (`--no-requeue`,
+    /// `JobRequeue=0`); a job already ending (cancelled, timed out) ends as before, and one already going back
+    /// to the queue goes on doing so when its batch host fails before reporting.
+    pub(super) fn requeues_on_node_failure(&self, job_id: u32, node: &str) -> bool {
+        self.jobs.get(&job_id).is_some_and(|job| {
+            let ending = job.completing && !(job.requeue_pending && first_node(job) == node);
+            job.spec.requeue && job.spec.script.is_some() && !ending
+        })
+    }
+
+    /// A node of a requeueable batch job failed. When it was the batch host, nothing will report the run's end:
+    /// the job goes back to the queue at once. Otherwise the batch host stops the script (its stderr says the job
+    /// was cancelled due to node failure) and the job goes back to the queue when that run's result arrives, as
+    /// after `scontrol requeue`. Either way the run that follows is a new one (`restarts`), so whatever the
+    /// failed node reports of the old run if it returns is recognised as stale.
+    pub(super) fn node_failed_requeue(
+        &mut self,
+        job_id: u32,
+        node: &str,
+        now: EpochSecs,
+    ) -> Vec<Effect> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        let batch_host = first_node(job);
+        // Named explicitly: by the time they are sent, the job may be on its next run.
+        let run = Some(job.restarts);
+        let mut effects = vec![Effect::Terminate {
+            node: node.to_string(),
+            job_id,
+            reason: TerminateReason::NodeFail,
+            at: now,
+            run,
+        }];
+        if !batch_host.is_empty() && batch_host != node {
+            job.requeue_pending = true;
+            job.completing = true;
+            effects.push(Effect::Terminate {
+                node: batch_host,
+                job_id,
+                reason: TerminateReason::NodeFail,
+                at: now,
+                run,
+            });
+            return effects;
+        }
+        let alloc = super::preempt::held_allocation(job);
+        job.preempt_suspended = false;
+        if let Some(alloc) = alloc {
+            self.release(&alloc, now);
+        }
+        self.end_running_steps(job_id, now);
+        self.return_to_queue(job_id, now);
+        effects
     }
 
     pub(super) fn purge(&mut self, now: EpochSecs) {

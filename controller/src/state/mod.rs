@@ -170,6 +170,9 @@ pub enum Effect {
         job_id: u32,
         reason: TerminateReason,
         at: EpochSecs,
+        /// The run to end when it is not the job's current one (an earlier run a failed or returning node may
+        /// still hold); `None`: the current run.
+        run: Option<u32>,
     },
     /// The job's result is committed: the agent may forget it.
     AckFinished {

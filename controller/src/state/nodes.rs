@@ -73,7 +73,7 @@ impl ClusterState {
             let Some(job) = self.jobs.get(&job_id) else {
                 continue;
             };
-            let running_there = reg.running_jobs.contains(&job_id);
+            let running_there = runs_current(reg, job);
             if jobs::started_and_live(job) && !job.completing {
                 if !running_there {
                     applied.effects.push(Effect::Launch {
@@ -91,6 +91,7 @@ impl ClusterState {
                     job_id,
                     reason,
                     at: now,
+                    run: None,
                 });
             } else {
                 // Terminated while the agent was away and its report is gone with the agent: release it.
@@ -110,13 +111,22 @@ impl ClusterState {
                     && j.alloc
                         .as_ref()
                         .is_some_and(|a| a.node_names.first() == Some(&reg.name))
+                    && runs_current(reg, j)
             });
             if !placed_here {
+                // The run the agent holds, not the job's current one: a run requeued meanwhile may be placed
+                // here again, and must not be taken for this stale one.
+                let run = reg
+                    .running_runs
+                    .iter()
+                    .find(|(id, _)| *id == job_id)
+                    .map(|(_, run)| *run);
                 applied.effects.push(Effect::Terminate {
                     node: reg.name.clone(),
                     job_id,
                     reason: TerminateReason::NodeFail,
                     at: now,
+                    run,
                 });
             }
         }
@@ -163,10 +173,15 @@ impl ClusterState {
             })
             .map(|j| j.job_id)
             .collect();
-        // Slurm would requeue these (JobRequeue=1); Spur ends them NODE_FAIL until launches carry a run number, so a
-        // returning node's stale run can never be mistaken for a new one (docs/compatibility.md).
+        // As slurmctld: batch jobs that may be requeued go back to the queue (a new run, which a returning node's
+        // stale run is never taken for), the others end NODE_FAIL.
         for job_id in victims {
-            applied.effects.extend(self.node_failed(job_id, name, now));
+            let effects = if self.requeues_on_node_failure(job_id, name) {
+                self.node_failed_requeue(job_id, name, now)
+            } else {
+                self.node_failed(job_id, name, now)
+            };
+            applied.effects.extend(effects);
         }
         applied
     }
@@ -260,4 +275,14 @@ fn set_reason(node: &mut NodeRecord, reason: Option<String>, uid: u32, now: Epoc
     node.reason = reason;
     node.reason_time = Some(now);
     node.reason_uid = Some(uid);
+}
+
+/// The agent runs the job's current run (an agent that does not say which run it runs is believed).
+fn runs_current(reg: &NodeRegistration, job: &spur_core::job::JobRecord) -> bool {
+    reg.running_jobs.contains(&job.job_id)
+        && reg
+            .running_runs
+            .iter()
+            .find(|(id, _)| *id == job.job_id)
+            .is_none_or(|(_, run)| *run == job.restarts)
 }

@@ -218,6 +218,7 @@ impl ClusterState {
             job_id,
             reason: TerminateReason::Cancelled,
             at: now,
+            run: None,
         }]
     }
 }

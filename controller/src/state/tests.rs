@@ -129,6 +129,11 @@ impl Harness {
     }
 
     fn register(&mut self, name: &str, running: &[u32]) -> Applied {
+        self.register_runs(name, running, &[])
+    }
+
+    /// A registration that says which run of each job runs there.
+    fn register_runs(&mut self, name: &str, running: &[u32], runs: &[(u32, u32)]) -> Applied {
         let registration = NodeRegistration {
             name: name.to_string(),
             hostname: name.to_string(),
@@ -144,6 +149,7 @@ impl Harness {
             arch: "x86_64".to_string(),
             version: "test".to_string(),
             running_jobs: running.to_vec(),
+            running_runs: runs.to_vec(),
             gpu_topology: None,
         };
         let now = self.now;
@@ -1037,9 +1043,12 @@ fn warning_signal_is_sent_once_before_the_time_limit() {
 }
 
 #[test]
-fn a_silent_node_goes_down_and_its_jobs_fail() {
+fn a_silent_node_goes_down_and_its_jobs_that_may_not_be_requeued_fail() {
     let mut h = Harness::new();
-    let job = h.submit(spec("nf"));
+    let job = h.submit(JobSpec {
+        requeue: false,
+        ..spec("nf")
+    });
     assert_eq!(h.schedule(), vec![job]);
     let now = h.now;
     let applied = h
@@ -1067,6 +1076,109 @@ fn a_silent_node_goes_down_and_its_jobs_fail() {
     // Its late result changes nothing.
     h.finish(job, 0, 9);
     assert_eq!(h.job(job).state, JobBaseState::NodeFail);
+}
+
+#[test]
+fn a_silent_node_requeues_its_batch_jobs_and_its_stale_run_never_passes_for_the_new_one() {
+    let mut h = Harness::new();
+    let job = h.submit(spec("rq-nf"));
+    assert_eq!(h.schedule(), vec![job]);
+    let now = h.now;
+    h.apply(Command::NodeResponding {
+        name: "n1".to_string(),
+        responding: false,
+        now,
+    })
+    .unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Pending);
+    assert_eq!(h.job(job).restarts, 1);
+    assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 0));
+    // The node returns with run 0 still alive: that run is stopped, and the job starts there as run 1.
+    let back = h.register_runs("n1", &[job], &[(job, 0)]);
+    assert!(back
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Terminate { job_id, .. } if *job_id == job)));
+    assert_eq!(h.schedule(), vec![job]);
+    // A later registration that still lists the dying run 0 does not pass it for run 1 either: run 1 is
+    // launched, run 0 stopped.
+    let again = h.register_runs("n1", &[job], &[(job, 0)]);
+    assert!(again
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Launch { job_id, .. } if *job_id == job)));
+    let finished = |run, signal| Command::Finished {
+        job_id: job,
+        outcome: Outcome::Exited { code: 0, signal },
+        now,
+        run: Some(run),
+    };
+    h.apply(finished(0, 9)).unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Running);
+    h.apply(finished(1, 0)).unwrap();
+    assert_eq!(h.job(job).state, JobBaseState::Completed);
+}
+
+#[test]
+fn a_silent_second_node_requeues_the_job_once_its_batch_host_stopped_it() {
+    use crate::scheduler::scenario::{job, node, partition, Scenario};
+    let names = ["a1".to_string(), "a2".to_string()];
+    let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
+    let parts = vec![partition("batch", &names, true)];
+    let mut s = Scenario::new(defs, parts, Settings::default(), 1_000_000).unwrap();
+    let mut spec = job(1, 100, 0, None);
+    spec.nodes_min = 2;
+    spec.ntasks = Some(2);
+    spec.requeue = true;
+    spec.script = Some("#!/bin/sh\nsrun true\n".to_string());
+    let id = s.submit(spec).unwrap();
+    s.pass().unwrap();
+    let now = s.now;
+    let applied = s
+        .apply(Command::NodeResponding {
+            name: "a2".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    let stopped: Vec<(&str, TerminateReason)> = applied
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Terminate {
+                node,
+                job_id,
+                reason,
+                ..
+            } if *job_id == id => Some((node.as_str(), *reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        stopped,
+        vec![
+            ("a2", TerminateReason::NodeFail),
+            ("a1", TerminateReason::NodeFail)
+        ]
+    );
+    // Until the batch host reports, the job holds its nodes (the script may still be running there).
+    assert!(s.state.jobs[&id].completing);
+    s.apply(Command::Finished {
+        job_id: id,
+        outcome: Outcome::Exited {
+            code: 0,
+            signal: 15,
+        },
+        now,
+        run: Some(0),
+    })
+    .unwrap();
+    let job = &s.state.jobs[&id];
+    assert_eq!(
+        (job.state, job.restarts, job.completing),
+        (JobBaseState::Pending, 1, false)
+    );
+    assert_eq!(s.state.nodes["a1"].alloc_cpus, 0);
 }
 
 /// Found by the simulator (controller/tests/simulation.rs): when a node other than a multi-node job's first one

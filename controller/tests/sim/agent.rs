@@ -43,6 +43,7 @@ pub enum ToAgent {
 pub enum ToController {
     Hello {
         running_jobs: Vec<u32>,
+        running_runs: Vec<(u32, u32)>,
     },
     Heartbeat,
     Finished {
@@ -133,7 +134,15 @@ impl Agent {
                 if let Some(run) = run {
                     self.retire_older_run(job_id, run);
                 }
-                if let Some((_, _, running)) = self.running.remove(&job_id) {
+                let held = self.running.get(&job_id).map(|r| r.2);
+                if held.is_some_and(|held| run.is_some_and(|run| held > run)) {
+                    // A terminate of a run since replaced here.
+                } else if held.is_some_and(|held| run.is_some_and(|run| held < run)) {
+                    // As the real agent: an earlier run is stopped, and the named run, which never started here, is
+                    // owed a result.
+                    self.running.remove(&job_id);
+                    self.record(job_id, 0, SIGKILL, epoch(now), run);
+                } else if let Some((_, _, running)) = self.running.remove(&job_id) {
                     self.record(job_id, 0, SIGTERM, epoch(now), Some(running));
                 } else if !self.unacked.contains_key(&job_id) {
                     // Never launched here (as the real agent answers): the controller waits for a result.
@@ -167,6 +176,15 @@ impl Agent {
 
     fn launch(&mut self, job: &JobRecord, now: Millis) {
         self.retire_older_run(job.job_id, job.restarts);
+        // As the real agent (once the earlier run's supervisor is gone): an earlier run still running here is
+        // obsolete and makes way for the new one.
+        if self
+            .running
+            .get(&job.job_id)
+            .is_some_and(|r| r.2 < job.restarts)
+        {
+            self.running.remove(&job.job_id);
+        }
         // A launch resent after a reconnect must not start the job twice.
         if self.running.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
             return;
@@ -225,6 +243,7 @@ impl Agent {
                 self.hello_sent_at = Some(now);
                 send(ToController::Hello {
                     running_jobs: self.running_jobs(),
+                    running_runs: self.running.iter().map(|(&id, r)| (id, r.2)).collect(),
                 });
             }
             return;

@@ -92,11 +92,13 @@ impl Controller {
                     None => continue,
                 },
                 // As the runtime: the terminate names the job's current run.
-                Effect::Terminate { node, job_id, .. } => (
+                Effect::Terminate {
+                    node, job_id, run, ..
+                } => (
                     node,
                     ToAgent::Terminate {
                         job_id: *job_id,
-                        run: self.state.jobs.get(job_id).map(|j| j.restarts),
+                        run: run.or(self.state.jobs.get(job_id).map(|j| j.restarts)),
                     },
                 ),
                 Effect::AckFinished { node, job_id, run } => (

@@ -313,11 +313,15 @@ impl World {
     /// An agent's message at the controller (`server/agent_link.rs`).
     fn report(&mut self, node: usize, report: ToController) {
         match report {
-            ToController::Hello { running_jobs } => {
+            ToController::Hello {
+                running_jobs,
+                running_runs,
+            } => {
                 self.controller.connected.insert(node);
                 self.controller.seen(node, self.now);
                 let mut registration = scenario::registration(&self.defs[node], epoch(self.now));
                 registration.running_jobs = running_jobs;
+                registration.running_runs = running_runs;
                 let command = Command::RegisterNode {
                     registration: Box::new(registration),
                     now: epoch(self.now),
