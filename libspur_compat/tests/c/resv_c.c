@@ -183,7 +183,19 @@ int main(int argc, char **argv)
 	desc.users = NULL;
 	free(create("create without users", &desc));
 
-	load_and_show("two");
+	/* Every node of a partition, for as long as Slurm allows (INFINITE: a year), with the flag scontrol adds for
+	 * Nodes=ALL PartitionName= (docs/compatibility.md: Spur always reads that pair so). */
+	slurm_init_resv_desc_msg(&desc);
+	desc.name = "c416c";
+	desc.start_time = T0 + 5 * DAY;
+	desc.duration = INFINITE;
+	desc.node_list = "ALL";
+	desc.partition = "debug";
+	desc.users = "root";
+	desc.flags = RESERVE_FLAG_IGN_JOBS | RESERVE_FLAG_PART_NODES;
+	free(create("create c416c", &desc));
+
+	load_and_show("three");
 
 	/* Update: a longer window, MAINT cleared, another user; then a later start, which keeps the duration. */
 	slurm_init_resv_desc_msg(&desc);
@@ -215,6 +227,8 @@ int main(int argc, char **argv)
 	report("delete unknown", slurm_delete_reservation(&del));
 	del.name = "c416a";
 	report("delete c416a", slurm_delete_reservation(&del));
+	del.name = "c416c";
+	report("delete c416c", slurm_delete_reservation(&del));
 	if (anonymous) {
 		del.name = anonymous;
 		report("delete anonymous", slurm_delete_reservation(&del));
