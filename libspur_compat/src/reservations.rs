@@ -114,7 +114,7 @@ fn deliver(resp: *mut *mut reserve_info_msg_t) -> c_int {
     };
     let msg = c_calloc::<reserve_info_msg_t>(1);
     let array = c_calloc::<reserve_info_t>(reservations.len());
-    if msg.is_null() || (array.is_null() && !reservations.is_empty()) {
+    if msg.is_null() || array.is_null() {
         // SAFETY: NULL or fresh from calloc.
         unsafe {
             c_free(msg);
