@@ -441,3 +441,40 @@ fn partition_node_step_and_notify_administration_match_real_slurm() {
     );
     cluster.ok("scancel", &[&running.to_string()]);
 }
+
+/// Reservations through the C API (resv_c.c: create, load with every `reserve_info_t` field, the printers,
+/// update, delete, Slurm's errors as root and as nobody) answer as real Slurm 22.05's did on a fresh cluster
+/// (conformance case 416 compares them live), and the load/free and create/free pairs leak nothing.
+#[test]
+fn reservations_match_real_slurm_and_leak_nothing() {
+    let cluster = Cluster::start();
+    let program = compile(&cluster, "resv_c");
+    let out = Command::new("valgrind")
+        .args([
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,indirect",
+            "--error-exitcode=99",
+        ])
+        .arg(&program)
+        .arg(&cluster.node)
+        .current_dir(cluster.dir.path())
+        .env("SLURM_CONF", &cluster.conf)
+        .env_remove("SPUR_CONTROLLER")
+        .env("LD_LIBRARY_PATH", shim_lib_dir(&cluster))
+        .output()
+        .expect("valgrind (install valgrind)");
+    let report = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "resv_c under valgrind:\n{report}\n{}",
+        cluster.logs()
+    );
+    assert!(
+        report.contains("definitely lost: 0 bytes") || report.contains("no leaks are possible"),
+        "{report}"
+    );
+    pretty_assertions::assert_eq!(
+        stdout(&out),
+        expected("resv_c").replace("{NODE}", &cluster.node)
+    );
+}

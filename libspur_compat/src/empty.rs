@@ -1,12 +1,11 @@
-//! Loads of things a Spur cluster does not have (reservations, front-end nodes, topology, burst
-//! buffers, triggers): they answer an empty list, as libslurm does for a cluster configured without them, and the
+//! Loads of things a Spur cluster does not have (front-end nodes, topology, burst buffers, triggers): they answer an empty list, as libslurm does for a cluster configured without them, and the
 //! matching frees release it. Since these messages never hold records, freeing the array and message is complete.
 
 use std::ffi::c_int;
 
 use slurm_headers::{
-    burst_buffer_info_msg_t, front_end_info_msg_t, reserve_info_msg_t, time_t,
-    topo_info_response_msg_t, trigger_info_msg_t,
+    burst_buffer_info_msg_t, front_end_info_msg_t, time_t, topo_info_response_msg_t,
+    trigger_info_msg_t,
 };
 
 use crate::client::CallError;
@@ -40,30 +39,6 @@ unsafe fn free_empty<T, A>(msg: *mut T, array: impl FnOnce(&T) -> *mut A) {
         c_free(array(&*msg));
         c_free(msg);
     }
-}
-
-/// # Safety
-/// `resp` is a valid slot for the result.
-#[no_mangle]
-pub unsafe extern "C" fn slurm_load_reservations(
-    _update_time: time_t,
-    resp: *mut *mut reserve_info_msg_t,
-) -> c_int {
-    guard("slurm_load_reservations", ffi::SLURM_ERROR, || {
-        empty(resp, |m: &mut reserve_info_msg_t| {
-            m.last_update = ffi::now()
-        })
-    })
-}
-
-/// # Safety
-/// `resv_info_ptr` is NULL or a message from `slurm_load_reservations`.
-#[no_mangle]
-pub unsafe extern "C" fn slurm_free_reservation_info_msg(resv_info_ptr: *mut reserve_info_msg_t) {
-    // SAFETY: the caller's contract.
-    guard("slurm_free_reservation_info_msg", (), || unsafe {
-        free_empty(resv_info_ptr, |m| m.reservation_array)
-    })
 }
 
 /// # Safety

@@ -15,6 +15,10 @@ const SHIM_ERRNOS: &[(i32, &str)] = &[
     (1001, "Communication connection failure"),
     (1800, "Unable to contact slurm controller (connect failure)"),
     (2036, "Requested operation not supported on this system"),
+    (
+        crate::resv_admin::ESLURM_RESERVATION_EMPTY,
+        "Reservation request lacks users, groups or accounts",
+    ),
 ];
 
 /// The text for `code`, as libslurm's `slurm_strerror` gives it.

@@ -1,6 +1,6 @@
-//! `slurm_init_*` for request structs Spur does not act on yet (reservations, triggers, front ends, steps, step
-//! launches): each
-//! sets libslurm's "unset" markers, measured on libslurm 22.05, so a caller's later update sees the same values.
+//! `slurm_init_*` for request structs other modules do not own (reservations, triggers, front ends, steps, step
+//! launches): each sets libslurm's "unset" markers, measured on libslurm 22.05, so a caller's later update sees
+//! the same values.
 
 use slurm_headers::{
     resv_desc_msg_t, slurm_step_io_fds__bindgen_ty_1, slurm_step_launch_params_t,

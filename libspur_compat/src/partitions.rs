@@ -44,12 +44,13 @@ fn max_share(text: &str) -> u16 {
     }
 }
 
-/// Index pairs of the partition's nodes in the node table, -1 terminated (Slurm's `node_inx`).
-fn node_index(part: &PartitionRecord, nodes: &[NodeRecord]) -> *mut i32 {
+/// Index pairs of the `member` nodes in the node table, -1 terminated (Slurm's `node_inx` of partitions and
+/// reservations).
+pub(crate) fn node_index(nodes: &[NodeRecord], member: impl Fn(&str) -> bool) -> *mut i32 {
     let mut idx: Vec<i32> = nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| part.nodes.contains(&n.name))
+        .filter(|(_, n)| member(&n.name))
         .map(|(i, _)| i as i32)
         .collect();
     idx.sort_unstable();
@@ -113,7 +114,7 @@ fn fill_partition(
     out.max_time = p.max_time_min.unwrap_or(INFINITE);
     out.min_nodes = p.min_nodes;
     out.name = c_string(&p.name);
-    out.node_inx = node_index(p, nodes);
+    out.node_inx = node_index(nodes, |n| p.nodes.iter().any(|m| m == n));
     out.nodes = c_opt_string(Some(p.nodes_expr.as_str()).filter(|s| !s.is_empty()));
     out.over_time_limit = ffi::NO_VAL16;
     out.preempt_mode = 0;

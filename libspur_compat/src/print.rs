@@ -1,4 +1,4 @@
-//! `slurm_print_*`/`slurm_sprint_*` for jobs, nodes and partitions: the text `scontrol show` prints, rendered by
+//! `slurm_print_*`/`slurm_sprint_*` for jobs, nodes and partitions (reservations: `reservations.rs`): the text `scontrol show` prints, rendered by
 //! spur-core's scontrol formatters (the same code as Spur's scontrol, which the conformance suite compares with
 //! Slurm's). Each loaded message keeps the records it was built from until its `slurm_free_*`, so printing shows
 //! exactly the snapshot the caller holds.
@@ -11,9 +11,12 @@ use slurm_headers::{
     job_info_msg_t, node_info_msg_t, node_info_t, partition_info_msg_t, partition_info_t,
     slurm_job_info_t, FILE,
 };
-use spur_core::format::{scontrol_job, scontrol_node, scontrol_partition, FormatContext};
+use spur_core::format::{
+    scontrol_job, scontrol_node, scontrol_partition, scontrol_reservation, FormatContext,
+};
 use spur_core::job::JobRecord;
 use spur_core::records::{NodeRecord, PartitionRecord};
+use spur_core::reservation::ReservationRecord;
 
 use crate::ffi::{c_string, guard};
 
@@ -22,6 +25,7 @@ pub enum Records {
     Jobs(Vec<JobRecord>),
     Nodes(Vec<NodeRecord>),
     Partitions(Vec<PartitionRecord>, Vec<NodeRecord>),
+    Reservations(Vec<ReservationRecord>),
 }
 
 struct Snapshot {
@@ -60,7 +64,7 @@ pub fn forget<T>(array: *const T) {
 }
 
 /// Renders the records of the array holding `record` (all of them when `whole`), or None for unknown memory.
-fn render<T>(record: *const T, whole: bool, one_liner: bool) -> Option<String> {
+pub(crate) fn render<T>(record: *const T, whole: bool, one_liner: bool) -> Option<String> {
     let map = SNAPSHOTS.lock().ok()?;
     let addr = record as usize;
     let (base, snap) = map
@@ -91,6 +95,9 @@ fn render<T>(record: *const T, whole: bool, one_liner: bool) -> Option<String> {
         Records::Nodes(nodes) => scontrol_node::render(nodes.get(range)?, one_liner, &ctx),
         Records::Partitions(parts, nodes) => {
             scontrol_partition::render(parts.get(range)?, nodes, one_liner, &ctx)
+        }
+        Records::Reservations(resvs) => {
+            scontrol_reservation::render(resvs.get(range)?, one_liner, &ctx)
         }
     })
 }
