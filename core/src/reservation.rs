@@ -101,6 +101,10 @@ pub struct ReservationRecord {
     pub partition: Option<String>,
     #[serde(default)]
     pub flags: ReservationFlags,
+    /// The how-manieth reservation of the cluster this one was (1 on): listings show reservations in the order
+    /// they were made, as slurmctld does. 0 for reservations made before it was recorded.
+    #[serde(default)]
+    pub created: u32,
 }
 
 impl ReservationRecord {
@@ -181,6 +185,7 @@ mod tests {
             accounts: vec!["physics".into()],
             partition: None,
             flags: ReservationFlags::default(),
+            created: 0,
         }
     }
 

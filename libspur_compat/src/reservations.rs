@@ -273,6 +273,7 @@ mod tests {
                 spec_nodes: true,
                 ..Default::default()
             },
+            created: 1,
         };
         // SAFETY: a zeroed record is valid plain C data.
         let mut out: reserve_info_t = unsafe { std::mem::zeroed() };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
 # Reservations outlive the case: remove them whatever happens.
-trap '_cleanup_jobs; for r in c380a c380b c380c; do scontrol delete reservation $r >/dev/null 2>&1; done' EXIT
+trap '_cleanup_jobs; for r in c380a c380b c380c c380_0; do scontrol delete reservation $r >/dev/null 2>&1; done' EXIT
 h=$(hostname -s)
 # Jobs an earlier case left behind must be gone, or the node would not read as reserved.
 wait_node idle
@@ -39,6 +39,11 @@ scontrol update reservation ReservationName=c380b Flags-=MAINT; echo "rc=$?"
 scontrol show reservation c380b
 scontrol update ReservationName=c380b Users=nosuchuser380; echo "rc=$?"
 scontrol update ReservationName=c380b Bogus=3; echo "rc=$?"
+# Listings show reservations in the order they were made, not by name.
+scontrol create reservation ReservationName=c380_0 StartTime=now+6days Duration=10 Nodes="$h" Users=root; echo "rc=$?"
+scontrol show reservation | grep -o 'ReservationName=[^ ]*'
+sinfo -T -h | awk '{print $1}'
+scontrol delete reservation c380_0; echo "rc=$?"
 scontrol update ReservationName=nosuch380 Duration=20; echo "rc=$?"
 scontrol show reservation nosuch380; echo "rc=$?"
 scontrol delete reservation nosuch380; echo "rc=$?"

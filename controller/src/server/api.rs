@@ -265,15 +265,17 @@ impl ApiService {
                 nodes: listed_nodes(state, now),
                 now,
             },
-            Query::Reservations => QueryReply::Reservations {
-                reservations: state
+            Query::Reservations => {
+                let mut reservations: Vec<_> = state
                     .reservations
                     .values()
                     .filter(|r| r.end > now)
                     .cloned()
-                    .collect(),
-                now,
-            },
+                    .collect();
+                // In the order they were made, as slurmctld lists them.
+                reservations.sort_by_key(|r| r.created);
+                QueryReply::Reservations { reservations, now }
+            }
             Query::Licenses => {
                 let used = state.licenses_in_use();
                 QueryReply::Licenses {

@@ -47,6 +47,7 @@ impl ClusterState {
             accounts,
             partition,
             flags,
+            created: 0,
         };
         self.check_room(&record, None)?;
         let made = self.reservations_made.saturating_add(1);
@@ -67,6 +68,7 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::ReservationNameDup));
         }
         self.reservations_made = made;
+        record.created = made;
         let name = record.name.clone();
         self.reservations.insert(name.clone(), record);
         Ok(Applied {

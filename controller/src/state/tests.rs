@@ -1823,6 +1823,7 @@ fn nodes_created_only_as_future_and_deleted_when_idle() {
         accounts: Vec::new(),
         partition: None,
         flags: Default::default(),
+        created: 0,
     };
     h.state.reservations.insert("r1".into(), reservation);
     assert_eq!(
@@ -1893,6 +1894,7 @@ fn a_partition_a_reservation_is_made_for_cannot_be_deleted() {
         accounts: Vec::new(),
         partition: Some("debug".into()),
         flags: Default::default(),
+        created: 0,
     };
     h.state.reservations.insert("r1".into(), reservation);
     let delete = || ControlRequest::DeletePartition {

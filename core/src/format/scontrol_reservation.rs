@@ -130,6 +130,7 @@ mod tests {
                 spec_nodes: true,
                 ..Default::default()
             },
+            created: 0,
         }
     }
 
