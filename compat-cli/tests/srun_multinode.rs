@@ -300,6 +300,61 @@ fn a_node_that_dies_mid_job_requeues_a_batch_job_that_allows_it() {
     assert!(show.contains("ExitCode=0:0"), "{show}");
 }
 
+/// `--no-kill` (checked on Slurm 22.05): the job loses the failed node and runs on; the step that had tasks
+/// there is killed, and later steps run on the nodes left.
+#[test]
+fn a_no_kill_job_runs_on_without_the_node_that_died() {
+    let mut cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: "SlurmdTimeout=2\n".to_string(),
+        ..ClusterOptions::default()
+    });
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "--no-kill",
+            "-o",
+            "nokill.out",
+            "--wrap",
+            "srun -N3 sleep 3220; echo first $?; srun -N2 hostname | sort; echo second $?",
+        ],
+    );
+    let running = |count: usize| {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-fx", "sleep 3220"])
+            .output()
+            .expect("pgrep");
+        text(&pgrep.stdout).lines().count() == count
+    };
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        running(3)
+    });
+    let mut agent = cluster.extra_agents.remove(1);
+    let supervisors = children_of(agent.id());
+    let _ = agent.kill();
+    let _ = agent.wait();
+    for pid in supervisors {
+        // SAFETY: kill(2) on processes this test's cluster started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let state = cluster.wait_for_end(job, Duration::from_secs(60));
+    assert!(state.contains("COMPLETED"), "{state}");
+    let show = cluster.ok("scontrol", &["show", "job", &job.to_string()]);
+    assert!(show.contains("ResizeTime="), "{show}");
+    assert!(show.contains("NumNodes=2 "), "{show}");
+    assert!(!show.contains(NODE_C), "{show}");
+    let output = std::fs::read_to_string(cluster.dir.path().join("nokill.out")).unwrap_or_default();
+    assert!(
+        output.contains("first ") && !output.contains("first 0"),
+        "{output}"
+    );
+    assert!(
+        output.contains(NODE_B) && output.contains("second 0"),
+        "{output}"
+    );
+}
+
 #[test]
 fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewhere() {
     if !nix::unistd::geteuid().is_root() {

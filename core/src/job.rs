@@ -94,6 +94,9 @@ pub struct JobSpec {
     pub nice: i32,
     #[serde(default = "default_true")]
     pub requeue: bool,
+    /// `--no-kill`: the failure of a node other than the first shrinks the job instead of ending it.
+    #[serde(default)]
+    pub no_kill: bool,
     pub work_dir: String,
     /// Filename patterns (`%j`), expanded on the node that runs the job.
     #[serde(default)]
@@ -243,6 +246,9 @@ pub struct JobRecord {
     pub exit_signal: u32,
     #[serde(default)]
     pub restarts: u32,
+    /// When a `--no-kill` job lost a failed node from its allocation (`ResizeTime=`).
+    #[serde(default)]
+    pub resize_time: Option<EpochSecs>,
     /// The partition the job was placed in (the spec's or the default one).
     pub partition: String,
     /// When the job started accruing age priority (`AccrueTime=`).
@@ -338,6 +344,7 @@ impl JobRecord {
             exit_code: 0,
             exit_signal: 0,
             restarts: 0,
+            resize_time: None,
             partition,
             accrue_time: None,
             alloc_sid: 0,

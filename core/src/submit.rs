@@ -174,6 +174,7 @@ pub fn resolve(
         hold: r.hold,
         nice: r.nice.unwrap_or(0),
         requeue: r.requeue.unwrap_or(true),
+        no_kill: r.no_kill.unwrap_or(false),
         work_dir,
         stdout: r.output.clone(),
         stderr: r.error.clone(),

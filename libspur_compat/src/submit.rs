@@ -191,6 +191,8 @@ pub unsafe fn job_spec(d: &job_desc_msg_t) -> JobSpec {
         hold: d.priority == 0,
         nice: set_u32(d.nice).map_or(0, |n| (i64::from(n) - NICE_OFFSET) as i32),
         requeue: d.requeue != 0,
+        // Slurm's --no-kill is kill_on_node_fail = 0 (unset: kill).
+        no_kill: d.kill_on_node_fail == 0,
         work_dir,
         stdout: s(d.std_out),
         stderr: s(d.std_err),

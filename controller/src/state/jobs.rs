@@ -1128,6 +1128,55 @@ impl ClusterState {
             .collect()
     }
 
+    /// `--no-kill`: a running job loses a failed node other than its first and runs on (slurmctld's
+    /// `excise_node_from_job`); the first node runs the batch script, so its failure ends the job as always.
+    pub(super) fn shrinks_on_node_failure(&self, job_id: u32, node: &str) -> bool {
+        self.jobs.get(&job_id).is_some_and(|job| {
+            job.spec.no_kill
+                && started_and_live(job)
+                && !job.completing
+                && first_node(job) != node
+                && job.alloc.as_ref().is_some_and(|a| {
+                    a.node_names.len() > 1 && a.node_names.iter().any(|n| n == node)
+                })
+        })
+    }
+
+    /// Takes the failed node out of a `--no-kill` job's allocation (its resources there are freed, the job shows
+    /// the smaller node list and a `ResizeTime`), and cancels the running steps that had tasks there: their srun
+    /// kills the rest of their tasks, as Slurm's does (`Force Terminated StepId=...`).
+    pub(super) fn node_failed_no_kill(
+        &mut self,
+        job_id: u32,
+        node: &str,
+        now: EpochSecs,
+    ) -> Vec<Effect> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        let Some(alloc) = job.alloc.as_mut() else {
+            return Vec::new();
+        };
+        let lost = Allocation {
+            node_names: vec![node.to_string()],
+            ..alloc.clone()
+        };
+        alloc.node_names.retain(|n| n != node);
+        job.resize_time = Some(now);
+        for step in job.steps.iter_mut().filter(|s| s.is_running()) {
+            let on_lost_node = spur_core::hostlist::expand(&step.node_list)
+                .is_ok_and(|nodes| nodes.iter().any(|n| n == node));
+            if on_lost_node {
+                step.state = JobBaseState::Cancelled;
+                step.end_time = Some(now);
+            }
+        }
+        self.release(&lost, now);
+        // Nothing to tell the failed node: it holds no batch script of the job (a terminate would have it
+        // answer for one), and its step supervisors end with their srun.
+        Vec::new()
+    }
+
     /// slurmctld requeues a batch job whose node failed unless it may not be requeued (`--no-requeue`,
     /// `JobRequeue=0`); a job already ending (cancelled, timed out) ends as before, and one already going back
     /// to the queue goes on doing so when its batch host fails before reporting.

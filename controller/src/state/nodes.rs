@@ -176,7 +176,9 @@ impl ClusterState {
         // As slurmctld: batch jobs that may be requeued go back to the queue (a new run, which a returning node's
         // stale run is never taken for), the others end NODE_FAIL.
         for job_id in victims {
-            let effects = if self.requeues_on_node_failure(job_id, name) {
+            let effects = if self.shrinks_on_node_failure(job_id, name) {
+                self.node_failed_no_kill(job_id, name, now)
+            } else if self.requeues_on_node_failure(job_id, name) {
                 self.node_failed_requeue(job_id, name, now)
             } else {
                 self.node_failed(job_id, name, now)

@@ -1216,6 +1216,97 @@ fn a_silent_second_node_stops_the_job_on_its_first_node() {
     assert_eq!(stopped, vec!["a2", "a1"]);
 }
 
+/// Checked on Slurm 22.05 (two nodes, the second's slurmd killed): a `--no-kill` job runs on with `NodeList=n1`,
+/// `NumNodes=1` and a `ResizeTime`, and the step that had tasks on the lost node is killed.
+#[test]
+fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
+    use crate::scheduler::scenario::{job, node, partition, Scenario};
+    use spur_core::step_launch::{NodeTasks, StepLaunch};
+    let names = ["a1".to_string(), "a2".to_string()];
+    let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
+    let parts = vec![partition("batch", &names, true)];
+    let mut s = Scenario::new(defs, parts, Settings::default(), 1_000_000).unwrap();
+    let mut spec = job(1, 100, 0, None);
+    spec.nodes_min = 2;
+    spec.ntasks = Some(2);
+    spec.no_kill = true;
+    spec.script = Some("#!/bin/sh\nsrun sleep 60\n".to_string());
+    let id = s.submit(spec).unwrap();
+    s.pass().unwrap();
+    let step_on = |nodes: &[&str]| {
+        let launch = StepLaunch {
+            argv: vec!["sleep".to_string()],
+            work_dir: "/tmp".to_string(),
+            io_addr: "127.0.0.1:4000".to_string(),
+            io_key: "k".to_string(),
+            kill_wait_secs: 2,
+            pty: false,
+            nodes: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| NodeTasks {
+                    node: n.to_string(),
+                    node_id: i as u32,
+                    ranks: vec![i as u32],
+                    env: Vec::new(),
+                    argv: Vec::new(),
+                })
+                .collect(),
+        };
+        Command::Control {
+            caller_uid: 0,
+            request: ControlRequest::CreateStep {
+                job_id: id,
+                name: "sleep".into(),
+                num_tasks: nodes.len() as u32,
+                num_cpus: nodes.len() as u32,
+                time_limit_min: None,
+                srun_host: "a1".into(),
+                srun_pid: 7,
+                launch: Some(Box::new(launch)),
+            },
+            now: 1_000_000,
+        }
+    };
+    let both = s.apply(step_on(&["a1", "a2"])).unwrap().step_id.unwrap();
+    let here = s.apply(step_on(&["a1"])).unwrap().step_id.unwrap();
+    let now = s.now;
+    let applied = s
+        .apply(Command::NodeResponding {
+            name: "a2".to_string(),
+            responding: false,
+            now,
+        })
+        .unwrap();
+    assert!(applied.effects.is_empty(), "{:?}", applied.effects);
+    let job = &s.state.jobs[&id];
+    assert_eq!(job.state, JobBaseState::Running);
+    assert_eq!(
+        job.alloc.as_ref().unwrap().node_names,
+        vec!["a1".to_string()]
+    );
+    assert_eq!(job.resize_time, Some(now));
+    let state_of = |step: u32| {
+        job.steps
+            .iter()
+            .find(|st| st.step_id == step)
+            .unwrap()
+            .state
+    };
+    assert_eq!(state_of(both), JobBaseState::Cancelled);
+    assert_eq!(state_of(here), JobBaseState::Running);
+    assert_eq!(s.state.nodes["a2"].alloc_cpus, 0);
+    assert!(s.state.nodes["a1"].alloc_cpus > 0);
+    // Losing its first node ends it as any job.
+    s.apply(Command::NodeResponding {
+        name: "a1".to_string(),
+        responding: false,
+        now,
+    })
+    .unwrap();
+    assert_eq!(s.state.jobs[&id].state, JobBaseState::NodeFail);
+}
+
 #[test]
 fn jobs_without_a_memory_request_record_the_default() {
     let mut h = Harness::new();

@@ -121,6 +121,9 @@ fn render_one(
         "AccrueTime={}",
         ctx.time_or(j.accrue_time, "Unknown")
     ));
+    if let Some(resized) = j.resize_time {
+        r.line(format!("ResizeTime={}", ctx.time(resized)));
+    }
     r.line(format!(
         "StartTime={} EndTime={} Deadline={}",
         ctx.time_or(job.start_time_shown(), "Unknown"),

@@ -65,6 +65,7 @@ pub fn running() -> JobRecord {
         exit_code: 0,
         exit_signal: 0,
         restarts: 0,
+        resize_time: None,
         partition: "gpu".into(),
         accrue_time: Some(NOW - 100),
         alloc_sid: 77,

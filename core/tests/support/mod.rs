@@ -131,6 +131,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         exit_code: code.parse().unwrap(),
         exit_signal: signal.parse().unwrap(),
         restarts: 0,
+        resize_time: None,
         partition: "debug".into(),
         accrue_time: opt_i64(c["accrue"]),
         alloc_sid: 2653,
