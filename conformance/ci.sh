@@ -45,5 +45,12 @@ if ((quick == 0)); then
     target/debug/spur-conformance both --topology --out "$OUT-topology" "${args[@]}" ||
         { rc=1; show_failures "$OUT-topology"; }
 fi
+# A recap at the end, where a CI log's tail shows it: each mode's totals and the cases that failed or passed only
+# when run again.
+for report in "$OUT" "$OUT-multinode" "$OUT-cgroup" "$OUT-priority" "$OUT-access" "$OUT-topology"; do
+    [[ -f $report/report.md ]] || continue
+    echo "conformance recap $report: $(sed -n 3p "$report/report.md")" >&2
+    grep -E '^\| [^|]+ \| (diff|error|pass-on-retry) ' "$report/report.md" >&2 || true
+done
 echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md" >&2
 exit "$rc"

@@ -31,6 +31,9 @@ pub enum Outcome {
     /// A side timed out, could not run, or lacks the case.
     Error,
     Skipped,
+    /// Differed, then was identical when run again on fresh clusters of both: a timing artefact of one side (the
+    /// first run's diff stays in the report).
+    PassOnRetry,
 }
 
 impl Outcome {
@@ -41,6 +44,7 @@ impl Outcome {
             Outcome::KnownDifference => "known-difference",
             Outcome::Error => "error",
             Outcome::Skipped => "skipped",
+            Outcome::PassOnRetry => "pass-on-retry",
         }
     }
 
@@ -100,6 +104,25 @@ impl Comparison {
 
 /// Compares the runs in `left` and `right`. Case specs come from `cases_dir`, else from the directory the left
 /// run recorded; a case whose directory is gone compares exactly.
+/// The cases that differed in `first` and passed in `again` (a run of just those) become `PassOnRetry`; the
+/// others keep their first outcome.
+pub fn settle_retries(first: &mut Comparison, again: &Comparison) {
+    for case in first
+        .cases
+        .iter_mut()
+        .filter(|c| c.outcome == Outcome::Diff)
+    {
+        let passed = again
+            .cases
+            .iter()
+            .any(|a| a.name == case.name && a.outcome == Outcome::Pass);
+        if passed {
+            case.outcome = Outcome::PassOnRetry;
+            case.note = Some("differed on the first run, identical when run again".to_string());
+        }
+    }
+}
+
 pub fn compare_runs(
     left: &Path,
     right: &Path,
@@ -365,5 +388,40 @@ mod tests {
         s.0.skipped = Some("needs multinode".into());
         let c = compare_pair(&case(CaseSpec::default()), Some(&s), Some(&s));
         assert_eq!(c.outcome, Outcome::Skipped);
+    }
+
+    #[test]
+    fn a_difference_gone_on_the_second_run_passes_on_retry_and_a_lasting_one_fails() {
+        let of = |outcomes: &[(&str, Outcome)]| Comparison {
+            left_target: "slurm".into(),
+            right_target: "spur".into(),
+            left_wall_ms: 0,
+            right_wall_ms: 0,
+            cases: outcomes
+                .iter()
+                .map(|(name, outcome)| CaseComparison {
+                    name: name.to_string(),
+                    outcome: *outcome,
+                    diff: None,
+                    note: None,
+                    left: None,
+                    right: None,
+                })
+                .collect(),
+        };
+        let mut first = of(&[
+            ("1-timing", Outcome::Diff),
+            ("2-real", Outcome::Diff),
+            ("3-fine", Outcome::Pass),
+        ]);
+        let again = of(&[("1-timing", Outcome::Pass), ("2-real", Outcome::Diff)]);
+        settle_retries(&mut first, &again);
+        let outcomes: Vec<Outcome> = first.cases.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            vec![Outcome::PassOnRetry, Outcome::Diff, Outcome::Pass]
+        );
+        assert!(first.failed());
+        assert!(!Outcome::PassOnRetry.fails());
     }
 }

@@ -5,12 +5,13 @@ use std::fmt::Write as _;
 
 use crate::compare::{Comparison, Outcome};
 
-const OUTCOMES: [Outcome; 5] = [
+const OUTCOMES: [Outcome; 6] = [
     Outcome::Pass,
     Outcome::Diff,
     Outcome::KnownDifference,
     Outcome::Error,
     Outcome::Skipped,
+    Outcome::PassOnRetry,
 ];
 
 fn secs(ms: u64) -> String {

@@ -235,9 +235,15 @@ fn decode<R: serde::de::DeserializeOwned + DocKind>(reply: pb::ApiReply) -> Resu
     from_doc(reply.body.as_ref()).map_err(|_| CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR))
 }
 
+/// Rounds of attempts on every controller before a call fails with a communications error, and the pause before
+/// the second (longer before each later one): as libslurm keeps trying to reach its controller for a while, a
+/// controller that is busy, restarting or failing over does not fail the caller at once. Safe for every call:
+/// each request carries its id, and the controller applies an id once (a retried submission is one job).
+const ROUNDS: u32 = 3;
+const ROUND_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Sends one request and decodes its reply; the single path every controller call takes. A controller that cannot
-/// be reached passes the call to the next one; every attempt carries the same request id (a retried submission is
-/// applied once) under a fresh credential.
+/// be reached passes the call to the next one; every attempt carries the same request id under a fresh credential.
 fn call<Req, Rep>(rpc: Rpc, body: &Req) -> Result<Rep, CallError>
 where
     Req: serde::Serialize + DocKind,
@@ -245,10 +251,31 @@ where
 {
     let auth = client_auth();
     let message = build_request(body)?;
-    let urls = targets(&auth);
+    let mut round = 0;
+    loop {
+        match one_round(rpc, &auth, &message) {
+            Err(e)
+                if e.errno == ffi::SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR
+                    && round + 1 < ROUNDS =>
+            {
+                round += 1;
+                std::thread::sleep(ROUND_PAUSE * round);
+            }
+            reply => return decode(reply?),
+        }
+    }
+}
+
+/// One attempt on each controller in turn, until one answers.
+fn one_round(
+    rpc: Rpc,
+    auth: &spur_auth::ClientAuth,
+    message: &pb::ApiRequest,
+) -> Result<pb::ApiReply, CallError> {
+    let urls = targets(auth);
     let none = CallError::new(ffi::SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR);
-    let reply = runtime()?.block_on(each_controller(&urls, none, |url| {
-        let (auth, message) = (&auth, message.clone());
+    runtime()?.block_on(each_controller(&urls, none, |url| {
+        let message = message.clone();
         async move {
             let request = match auth.request(rpc.method(), message) {
                 Ok(request) => request,
@@ -276,8 +303,7 @@ where
                 }
             }
         }
-    }))?;
-    decode(reply)
+    }))
 }
 
 pub fn submit(request: &SubmitRequest) -> Result<SubmitReply, CallError> {
