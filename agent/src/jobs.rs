@@ -369,6 +369,7 @@ impl JobSpool {
             mem_per_cpu_mb: mem_per_cpu,
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),
+            topology: context.topology_addr.as_ref(),
         };
         let mut env = batch_environment(job, &env_context);
         if crate::login_env::wanted(&env) {

@@ -122,6 +122,7 @@ impl ControllerConfig {
             array_task_ids: Vec::new(),
             array_summary: None,
             gres_files: Default::default(),
+            topology_addr: None,
         };
         Ok(ControllerConfig {
             snapshot,

@@ -254,6 +254,8 @@ impl Controller {
                             }
                         }
                         context.gres_files = self.state.read(|s| node_gres_files(s, node));
+                        context.topology_addr =
+                            self.state.read(|s| s.settings.switch_tree.address_of(node));
                         let message = ControllerToAgent::Launch {
                             job: Box::new(job),
                             context,

@@ -98,6 +98,9 @@ pub struct LaunchContext {
     /// `gres_indices` pick its files); the agent denies the job the others.
     #[serde(default)]
     pub gres_files: std::collections::BTreeMap<String, Vec<String>>,
+    /// The node's place in topology.conf's switch tree, for `SLURM_TOPOLOGY_ADDR` (`None`: the node's name).
+    #[serde(default)]
+    pub topology_addr: Option<crate::switch_tree::TopologyAddr>,
 }
 
 /// Arrays up to this many tasks (Slurm's default `MaxArraySize`) still carry their task ids in a launch.

@@ -69,9 +69,50 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// Where a node sits in the tree, as jobs see it (`SLURM_TOPOLOGY_ADDR`, `SLURM_TOPOLOGY_ADDR_PATTERN`): the
+/// switches from the top down to the node's leaf, then the node (`spine.leaf1.n1`, `switch.switch.node`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyAddr {
+    pub addr: String,
+    pub pattern: String,
+}
+
+impl TopologyAddr {
+    /// A node outside any tree (no topology plugin, or a node under no switch): just its name.
+    pub fn node_only(node: &str) -> TopologyAddr {
+        TopologyAddr {
+            addr: node.to_string(),
+            pattern: "node".to_string(),
+        }
+    }
+}
+
 impl SwitchTree {
     pub fn is_empty(&self) -> bool {
         self.switches.is_empty()
+    }
+
+    /// The node's address in the tree: one switch per level above it (the first in file order where a node hangs
+    /// under several), highest first. `None` for a node under no switch.
+    pub fn address_of(&self, node: &str) -> Option<TopologyAddr> {
+        let mut above: Vec<&Switch> = self
+            .switches
+            .iter()
+            .filter(|s| s.nodes.iter().any(|n| n == node))
+            .collect();
+        if above.is_empty() {
+            return None;
+        }
+        above.sort_by_key(|s| std::cmp::Reverse(s.level));
+        above.dedup_by_key(|s| s.level);
+        let mut addr: Vec<&str> = above.iter().map(|s| s.name.as_str()).collect();
+        addr.push(node);
+        let mut pattern = vec!["switch"; above.len()];
+        pattern.push("node");
+        Some(TopologyAddr {
+            addr: addr.join("."),
+            pattern: pattern.join("."),
+        })
     }
 
     pub fn leaves(&self) -> impl Iterator<Item = &Switch> {
@@ -272,6 +313,26 @@ mod tests {
     fn resolve(text: &str, nodes: &[&str]) -> Result<Resolved, String> {
         let conf = TopologyConf::parse_str(text, "topology.conf").unwrap();
         SwitchTree::resolve(&conf, &names(nodes))
+    }
+
+    #[test]
+    fn a_nodes_address_runs_from_the_top_switch_down_to_it() {
+        let r = resolve(
+            "SwitchName=leaf1 Nodes=vm\nSwitchName=leaf2 Nodes=n[1-2]\nSwitchName=spine Switches=leaf[1-2]\n",
+            &["vm", "n1", "n2", "lone"],
+        )
+        .unwrap();
+        // What Slurm 22.05's topology/tree gave a job on vm (conformance case 404).
+        assert_eq!(
+            r.tree.address_of("vm"),
+            Some(TopologyAddr {
+                addr: "spine.leaf1.vm".into(),
+                pattern: "switch.switch.node".into(),
+            })
+        );
+        assert_eq!(r.tree.address_of("n2").unwrap().addr, "spine.leaf2.n2");
+        assert_eq!(r.tree.address_of("lone"), None);
+        assert_eq!(TopologyAddr::node_only("lone").pattern, "node");
     }
 
     #[test]

@@ -354,6 +354,23 @@ impl Srun<'_> {
         }
     }
 
+    /// With `TopologyPlugin=topology/tree`, the controller's switch tree, which places each node of the step for
+    /// its tasks' `SLURM_TOPOLOGY_ADDR`; otherwise (or if the controller cannot say) none, and tasks see only
+    /// their node's name.
+    fn switch_tree(&self) -> spur_core::switch_tree::SwitchTree {
+        let tree_plugin = crate::config::load_slurm_conf()
+            .is_some_and(|conf| conf.get_str("TopologyPlugin") == Some("topology/tree"));
+        if !tree_plugin {
+            return Default::default();
+        }
+        match self.client.query(&spur_core::api::Query::Topology) {
+            Ok(spur_core::api::QueryReply::Topology { switches }) => {
+                spur_core::switch_tree::SwitchTree { switches }
+            }
+            _ => Default::default(),
+        }
+    }
+
     /// Registers the step and runs it; returns its id and how it ended, or srun's exit code when it could not
     /// start.
     fn run(
@@ -409,7 +426,9 @@ impl Srun<'_> {
             (None, None) => (self.facts.node_addr(&node), 0),
         };
         let cpus_given = self.spec.options.contains_key("cpus-per-task");
+        let tree = self.switch_tree();
         let env_for = |node_name: &str, spread: Option<StepSpread<'_>>, step_id: u32| {
+            let topology = tree.address_of(node_name);
             let ctx = StepEnvContext {
                 node_name,
                 cluster_name: &self.facts.cluster_name,
@@ -429,6 +448,7 @@ impl Srun<'_> {
                 gpus,
                 label: self.set.is_set(OptId::Label),
                 spread,
+                topology: topology.as_ref(),
             };
             step_environment(&self.spec.environment, job, &ctx)
         };

@@ -29,6 +29,8 @@ pub struct BatchEnvContext<'a> {
     pub mem_per_cpu_mb: Option<u64>,
     pub user_home: Option<&'a str>,
     pub user_shell: Option<&'a str>,
+    /// The node's place in topology.conf's switch tree (`None`: just the node's name).
+    pub topology: Option<&'a crate::switch_tree::TopologyAddr>,
 }
 
 /// Facts `salloc` knows besides the job record.
@@ -128,8 +130,10 @@ impl EnvBuilder {
         self.set("SLURM_JOB_USER", job.spec.user_name.clone());
         self.set("SLURM_NODEID", "0");
         self.set("SLURM_PRIO_PROCESS", node.prio_process.to_string());
-        self.set("SLURM_TOPOLOGY_ADDR", node.node_name);
-        self.set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+        let only = crate::switch_tree::TopologyAddr::node_only(node.node_name);
+        let topology = node.topology.unwrap_or(&only);
+        self.set("SLURM_TOPOLOGY_ADDR", topology.addr.clone());
+        self.set("SLURM_TOPOLOGY_ADDR_PATTERN", topology.pattern.clone());
         self.set(
             "SLURM_WORKING_CLUSTER",
             working_cluster(node.cluster_name, node.controller_addr),
@@ -158,6 +162,7 @@ struct NodeFacts<'a> {
     cluster_name: &'a str,
     controller_addr: &'a str,
     prio_process: i32,
+    topology: Option<&'a crate::switch_tree::TopologyAddr>,
 }
 
 /// The allocation's shape as the variables print it.
@@ -210,6 +215,7 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
                 .find(|(k, _)| k == "SLURM_PRIO_PROCESS")
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(0),
+            topology: ctx.topology,
         },
     );
     // `--ntasks-per-node` alone implies a task count, which sbatch exports too.

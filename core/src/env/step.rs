@@ -43,6 +43,8 @@ pub struct StepEnvContext<'a> {
     /// For a step across several nodes (or on another node than srun's): where its tasks run and which of
     /// those nodes this environment is for. `None`: every task on `node_name`.
     pub spread: Option<StepSpread<'a>>,
+    /// `node_name`'s place in topology.conf's switch tree (`None`: just the node's name).
+    pub topology: Option<&'a crate::switch_tree::TopologyAddr>,
 }
 
 /// A step's layout as one node's tasks see it.
@@ -89,6 +91,7 @@ pub fn step_environment(
             cluster_name: ctx.cluster_name,
             controller_addr: ctx.controller_addr,
             prio_process: ctx.prio_process,
+            topology: ctx.topology,
         },
     );
     let shape = Shape::of(job);
