@@ -11,7 +11,7 @@ use common::{parse_job_id, text, Cluster, ClusterOptions};
 const NODE_B: &str = "spurtestb";
 
 /// A batch job whose script runs Spur's srun (the machine may have Slurm's first in PATH).
-fn submit_step(cluster: &Cluster, step: &str) -> u32 {
+fn submit_step(cluster: &Cluster, args: &[&str], step: &str) -> u32 {
     let bin = cluster.dir.path().join("bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
     let _ = std::os::unix::fs::symlink(cluster.spur_bin(), bin.join("srun"));
@@ -20,12 +20,11 @@ fn submit_step(cluster: &Cluster, step: &str) -> u32 {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let mut all = vec!["--parsable", "-o", "step.out"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--wrap", step]);
     let out = cluster
-        .command(
-            cluster.dir.path(),
-            "sbatch",
-            &["--parsable", "-N2", "-o", "step.out", "--wrap", step],
-        )
+        .command(cluster.dir.path(), "sbatch", &all)
         .env("PATH", path)
         .output()
         .expect("sbatch");
@@ -41,6 +40,7 @@ fn sattach_follows_a_two_node_step_until_it_ends() {
     });
     let job = submit_step(
         &cluster,
+        &["-N2"],
         "srun -N2 -n2 bash -c 'for i in $(seq 1 24); do echo line $SLURM_PROCID $i; echo err $SLURM_PROCID $i >&2; sleep 0.25; done; exit $SLURM_PROCID'",
     );
     let step = format!("{job}.0");
@@ -99,16 +99,41 @@ fn sattach_follows_a_two_node_step_until_it_ends() {
 }
 
 #[test]
-fn sattach_errors_are_slurms() {
+fn sattach_reaches_a_step_srun_runs_itself_and_reports_slurms_errors() {
     let cluster = Cluster::start();
-    let job = cluster.wrap("sleep 30", &["-o", "/dev/null"]);
-    cluster.wait_for_state(job, "RUNNING", Duration::from_secs(20));
+    let job = submit_step(
+        &cluster,
+        &["-n2"],
+        "srun -n2 bash -c 'for i in $(seq 1 20); do echo line $SLURM_PROCID $i; sleep 0.25; done'",
+    );
+    let step = format!("{job}.0");
+    cluster.expect_within(Duration::from_secs(20), "the step printing", || {
+        std::fs::read_to_string(cluster.dir.path().join("step.out"))
+            .is_ok_and(|out| out.contains("line 1 2") && out.contains("line 0 2"))
+    });
+    let layout = cluster.run("sattach", &["--layout", &step]);
+    assert_eq!(
+        text(&layout.stdout),
+        format!(
+            "Job step layout:\n\t2 tasks, 1 nodes ({0})\n\n\tNode 0 ({0}), 2 task(s): 0 1 \n",
+            cluster.node
+        )
+    );
     let cases: &[(&[&str], &str)] = &[
-        (&[], "sattach: error: too many parameters\nUsage: sattach [options] <jobid.stepid>\n"),
-        (&["4000000.0"], "sattach: error: Could not get job step info: Invalid job id specified\n"),
-        (&["abc"], "sattach: error: Failed to parse stepid from command line options\nUsage: sattach [options] <jobid.stepid>\n"),
+        (&[], "sattach: error: too many parameters\n"),
+        (
+            &["4000000.0"],
+            "sattach: error: Could not get job step info: Invalid job id specified\n",
+        ),
+        (
+            &["abc"],
+            "sattach: error: Failed to parse stepid from command line options\n",
+        ),
         (&["1.x"], "sattach: fatal: Bad step specified: 1\n"),
-        (&["--input-filter=x", "1.0"], "sattach: error: Invalid numeric value \"x\" for input-filter.\n"),
+        (
+            &["--input-filter=x", "1.0"],
+            "sattach: error: Invalid numeric value \"x\" for input-filter.\n",
+        ),
     ];
     for (args, expected) in cases {
         let out = cluster.run("sattach", args);
@@ -121,5 +146,18 @@ fn sattach_errors_are_slurms() {
         text(&out.stderr),
         "sattach: error: Could not get job step info: Invalid job id specified\n"
     );
-    let _ = cluster.run("scancel", &[&job.to_string()]);
+
+    let attached = cluster.run("sattach", &["-l", "--output-filter", "1", &step]);
+    let stdout = text(&attached.stdout);
+    assert!(
+        stdout.contains("1: line 1 20\n"),
+        "{attached:?}\n{}",
+        cluster.logs()
+    );
+    assert!(
+        stdout.lines().all(|l| l.starts_with("1: line 1 ")),
+        "{stdout}"
+    );
+    assert_eq!(text(&attached.stderr), "");
+    assert_eq!(attached.status.code(), Some(0));
 }

@@ -43,6 +43,9 @@ pub struct StepAttach {
     pub step_id: u32,
     /// The node's index among the step's nodes as sattach knows them (`node_list` expanded).
     pub node_index: u32,
+    /// The job's owner: only a listener of that user may be handed the request.
+    #[serde(default)]
+    pub uid: u32,
     /// `addr:port` sattach listens on.
     pub addr: String,
     /// The secret presented first, so sattach only takes connections for its own request.

@@ -6,7 +6,9 @@
 //!
 //! The agent hands the supervisor a [`StepAttach`] over a Unix socket beside the supervisor's log (only the agent,
 //! which runs as root or as the supervisor's user, can reach it); the supervisor then connects to the client the
-//! way it connects to srun, with the client's key.
+//! way it connects to srun, with the client's key. A step srun runs itself on its own node has no supervisor:
+//! srun serves the same requests on an abstract socket named after the step ([`srun_socket_name`]), and the agent
+//! hands a request only to a listener owned by the job's user.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
@@ -126,6 +128,28 @@ pub fn serve(path: &Path, fanout: Fanout, stdins: Stdins) -> io::Result<AttachSo
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     }
+    accept_requests(listener, fanout, stdins);
+    Ok(AttachSocket {
+        path: path.to_path_buf(),
+    })
+}
+
+/// The abstract socket srun serves a step it runs itself on (abstract names need no directory and vanish with
+/// the process).
+pub fn srun_socket_name(job_id: u32, step_id: u32) -> String {
+    format!("spur-attach/{job_id}.{step_id}")
+}
+
+/// srun's side: serves attach requests for its own step until the listener is dropped with the process.
+pub fn serve_abstract(name: &str, fanout: Fanout, stdins: Stdins) -> io::Result<()> {
+    use std::os::linux::net::SocketAddrExt;
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+    let listener = UnixListener::bind_addr(&addr)?;
+    accept_requests(listener, fanout, stdins);
+    Ok(())
+}
+
+fn accept_requests(listener: UnixListener, fanout: Fanout, stdins: Stdins) {
     std::thread::spawn(move || {
         for request in listener.incoming() {
             let Ok(request) = request else { continue };
@@ -138,9 +162,6 @@ pub fn serve(path: &Path, fanout: Fanout, stdins: Stdins) -> io::Result<AttachSo
             });
         }
     });
-    Ok(AttachSocket {
-        path: path.to_path_buf(),
-    })
 }
 
 /// One request: reach the client, greet it and pass its stdin on.
@@ -206,6 +227,27 @@ pub fn request(socket: &Path, order: &StepAttach) -> io::Result<()> {
     stream.write_all(&line)
 }
 
+/// The agent's side for a step srun runs itself: hands `order` to srun's listener if the job's user holds it
+/// (anyone can bind an abstract name, so the peer's uid is checked before the key is given away).
+pub fn request_srun(order: &StepAttach) -> io::Result<()> {
+    use std::os::linux::net::SocketAddrExt;
+    let name = srun_socket_name(order.job_id, order.step_id);
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+    let mut stream = UnixStream::connect_addr(&addr)?;
+    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)
+        .map_err(io::Error::from)?;
+    if peer.uid() != order.uid {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{name} is held by uid {}, not the job's", peer.uid()),
+        ));
+    }
+    stream.set_write_timeout(Some(REQUEST_TIMEOUT))?;
+    let mut line = serde_json::to_vec(order).map_err(io::Error::other)?;
+    line.push(b'\n');
+    stream.write_all(&line)
+}
+
 /// The agent's side when no supervisor of the step runs on its node: tells the client so, as this node.
 pub fn report_absent(order: &StepAttach) -> io::Result<()> {
     let mut client = connect(&order.addr)?;
@@ -226,6 +268,7 @@ mod tests {
             job_id: 1,
             step_id: 0,
             node_index: 1,
+            uid: nix::unistd::getuid().as_raw(),
             addr,
             key: "k".into(),
         }
@@ -293,6 +336,32 @@ mod tests {
         drop(socket);
         assert!(!path.exists());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn srun_steps_are_reached_on_their_abstract_socket_by_their_owner_only() {
+        let fanout = Fanout::default();
+        fanout.output(&Frame::new(Kind::Output, 0, STDOUT, b"early\n".to_vec()));
+        let client = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut order = order(client.local_addr().unwrap().to_string());
+        order.job_id = std::process::id();
+        assert!(request_srun(&order).is_err(), "nobody serves the step yet");
+        let name = srun_socket_name(order.job_id, order.step_id);
+        serve_abstract(&name, fanout.clone(), Stdins::default()).unwrap();
+        order.uid += 1;
+        assert_eq!(
+            request_srun(&order).unwrap_err().kind(),
+            io::ErrorKind::PermissionDenied
+        );
+        order.uid -= 1;
+        request_srun(&order).unwrap();
+        let (mut stream, _) = client.accept().unwrap();
+        let hello = Frame::read_from(&mut stream).unwrap().unwrap();
+        assert_eq!(hello.kind, Kind::Hello);
+        fanout.finish();
+        let rest = frames(&mut stream);
+        assert_eq!(rest[0].data, b"early\n");
+        assert_eq!(rest.last().map(|f| f.kind), Some(Kind::Done));
     }
 
     #[test]

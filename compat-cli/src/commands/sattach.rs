@@ -113,8 +113,9 @@ pub fn run(args: &[String]) -> u8 {
         Ok(o) => o,
         Err(refusal) => {
             eprintln!("{}", refusal.text);
+            // Slurm prints the usage line on stdout.
             if refusal.usage {
-                eprintln!("{USAGE}");
+                println!("{USAGE}");
             }
             return 1;
         }
@@ -181,7 +182,8 @@ fn options(parsed: &getopt::Parsed, operands: &[String]) -> Result<Options, Refu
     };
     let input_filter = filter("input-filter")?;
     let output_filter = filter("output-filter")?;
-    let error_filter = filter("error-filter")?;
+    // Slurm filters stderr by --output-filter too unless --error-filter says otherwise.
+    let error_filter = filter("error-filter")?.or(output_filter);
     let [operand] = operands else {
         return Err(Refusal::error("too many parameters", true));
     };
@@ -528,6 +530,12 @@ mod tests {
     fn options_and_step_ids() {
         let o = parse(&["-l", "--input-filter", "1", "--output-filter=0", "12.3"]).unwrap();
         assert_eq!(
+            parse(&["--output-filter=0", "--error-filter=1", "1.0"])
+                .unwrap()
+                .error_filter,
+            Some(1)
+        );
+        assert_eq!(
             o,
             Options {
                 job_id: 12,
@@ -535,6 +543,7 @@ mod tests {
                 label: true,
                 input_filter: Some(1),
                 output_filter: Some(0),
+                error_filter: Some(0),
                 ..Options::default()
             }
         );

@@ -251,7 +251,7 @@ impl ApiService {
         addr: String,
         key: String,
     ) -> Result<QueryReply, ApiError> {
-        let nodes = self.controller.state.read(|state| {
+        let (nodes, uid) = self.controller.state.read(|state| {
             let job = state
                 .jobs
                 .get(&job_id)
@@ -267,7 +267,8 @@ impl ApiService {
                 .iter()
                 .find(|s| s.step_id == step_id && s.is_running())
                 .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
-            Ok(spur_core::hostlist::expand(&step.node_list).unwrap_or_default())
+            let nodes = spur_core::hostlist::expand(&step.node_list).unwrap_or_default();
+            Ok((nodes, job.spec.user_id))
         })?;
         let request = crate::runtime::AttachRequest {
             nodes: nodes
@@ -278,6 +279,7 @@ impl ApiService {
                         job_id,
                         step_id,
                         node_index: u32::try_from(index).unwrap_or(u32::MAX),
+                        uid,
                         addr: addr.clone(),
                         key: key.clone(),
                     };
