@@ -161,3 +161,65 @@ fn sattach_reaches_a_step_srun_runs_itself_and_reports_slurms_errors() {
     assert_eq!(text(&attached.stderr), "");
     assert_eq!(attached.status.code(), Some(0));
 }
+
+#[test]
+fn sattach_input_reaches_the_filtered_task_on_another_node() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        ..ClusterOptions::default()
+    });
+    let dir = cluster.dir.path();
+    // srun's own stdin stays open, so the tasks' stdin does too until the test closes it.
+    let mut srun = cluster
+        .command(
+            dir,
+            "srun",
+            &[
+                "-N2",
+                "-n2",
+                "bash",
+                "-c",
+                "touch ready-$SLURM_PROCID; read line; echo got $SLURM_PROCID $line; touch got-$SLURM_PROCID",
+            ],
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("srun");
+    cluster.expect_within(Duration::from_secs(20), "both tasks started", || {
+        dir.join("ready-0").exists() && dir.join("ready-1").exists()
+    });
+    let job = cluster.squeue("%i", &[]);
+    let step = format!("{}.0", job[0].trim());
+    let mut sattach = cluster
+        .command(dir, "sattach", &["--input-filter=1", "--label", &step])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sattach");
+    let mut input = sattach.stdin.take().expect("sattach stdin");
+    input.write_all(b"hello\n").expect("typed");
+    // The end of sattach's input closes nothing on the step.
+    drop(input);
+    cluster.expect_within(
+        Duration::from_secs(20),
+        "task 1 read sattach's line",
+        || dir.join("got-1").exists(),
+    );
+    assert!(!dir.join("got-0").exists());
+    drop(srun.stdin.take());
+    let attached = sattach.wait_with_output().expect("sattach ends");
+    let srun = srun.wait_with_output().expect("srun ends");
+    assert!(srun.status.success(), "{srun:?}");
+    assert_eq!(
+        text(&attached.stdout),
+        "1: got 1 hello\n0: got 0\n",
+        "{attached:?}\n{}",
+        cluster.logs()
+    );
+    assert!(attached.status.success(), "{attached:?}");
+}
