@@ -25,6 +25,8 @@ use crate::step_io::{Frame, Kind};
 
 /// Output frames kept for clients that attach later (slurmstepd keeps a cache of the same order).
 pub const OUTPUT_CACHE_FRAMES: usize = 128;
+/// And at most this much of it, however large the frames.
+pub const OUTPUT_CACHE_BYTES: usize = 1 << 20;
 /// How long reaching a client, or one write to it, may take before the client is given up: a stalled sattach
 /// must not hold up the step's output.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -40,6 +42,7 @@ pub type Stdins = Arc<Mutex<BTreeMap<u32, File>>>;
 #[derive(Default)]
 struct Shared {
     recent: VecDeque<Frame>,
+    recent_bytes: usize,
     /// Task starts that failed and task ends, all kept: a late client still learns every end.
     ends: Vec<Frame>,
     clients: Vec<TcpStream>,
@@ -54,10 +57,14 @@ impl Fanout {
     /// Output of a task: to every client, and kept for later ones.
     pub fn output(&self, frame: &Frame) {
         if let Ok(mut shared) = self.0.lock() {
-            if shared.recent.len() == OUTPUT_CACHE_FRAMES {
-                shared.recent.pop_front();
-            }
+            shared.recent_bytes += frame.data.len();
             shared.recent.push_back(frame.clone());
+            while shared.recent.len() > OUTPUT_CACHE_FRAMES
+                || (shared.recent_bytes > OUTPUT_CACHE_BYTES && shared.recent.len() > 1)
+            {
+                let dropped = shared.recent.pop_front().map_or(0, |f| f.data.len());
+                shared.recent_bytes -= dropped;
+            }
             send_all(&mut shared.clients, frame);
         }
     }
@@ -166,6 +173,16 @@ fn accept_requests(listener: UnixListener, fanout: Fanout, stdins: Stdins) {
 
 /// One request: reach the client, greet it and pass its stdin on.
 fn attach(request: UnixStream, fanout: &Fanout, stdins: Stdins) -> io::Result<()> {
+    // Only the agent (root) or this process's own user may have the step's output sent somewhere: srun's
+    // abstract socket is open to every local user.
+    let peer = nix::sys::socket::getsockopt(&request, nix::sys::socket::sockopt::PeerCredentials)
+        .map_err(io::Error::from)?;
+    if peer.uid() != 0 && peer.uid() != nix::unistd::geteuid().as_raw() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("attach request from uid {}", peer.uid()),
+        ));
+    }
     request.set_read_timeout(Some(REQUEST_TIMEOUT))?;
     let mut line = String::new();
     BufReader::new(io::Read::take(&request, REQUEST_MAX_BYTES)).read_line(&mut line)?;
@@ -362,6 +379,18 @@ mod tests {
         let rest = frames(&mut stream);
         assert_eq!(rest[0].data, b"early\n");
         assert_eq!(rest.last().map(|f| f.kind), Some(Kind::Done));
+    }
+
+    #[test]
+    fn the_kept_output_is_bounded_in_bytes_too() {
+        let fanout = Fanout::default();
+        let big = vec![b'x'; OUTPUT_CACHE_BYTES / 4 + 1];
+        for _ in 0..8 {
+            fanout.output(&Frame::new(Kind::Output, 0, STDOUT, big.clone()));
+        }
+        let shared = fanout.0.lock().unwrap();
+        assert_eq!(shared.recent.len(), 3);
+        assert_eq!(shared.recent_bytes, 3 * big.len());
     }
 
     #[test]
