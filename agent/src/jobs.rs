@@ -441,6 +441,7 @@ impl JobSpool {
             task_prolog: self.task_prolog.clone(),
             refuse,
             cgroup,
+            attach_socket: Some(self.step_attach_socket(launch.job_id, launch.step_id)),
         };
         Ok(spur_stepd::client::launch_step(
             &spec,
@@ -672,5 +673,14 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
         prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
         run: None,
+    }
+}
+
+impl JobSpool {
+    /// Where a step's supervisor takes `sattach` requests: beside its log, reachable by the agent only.
+    pub fn step_attach_socket(&self, job_id: u32, step_id: u32) -> PathBuf {
+        self.root
+            .join("steps")
+            .join(format!("job{job_id:05}.{step_id}.sock"))
     }
 }

@@ -11,5 +11,6 @@ pub mod login_env;
 pub mod runs;
 pub mod session;
 pub mod sim;
+pub mod step_attach;
 pub mod step_usage;
 pub mod users;

@@ -365,6 +365,10 @@ async fn handle(
                 }
             });
         }
+        ControllerToAgent::AttachStep(order) => {
+            let socket = agent.spool.step_attach_socket(order.job_id, order.step_id);
+            tokio::task::spawn_blocking(move || crate::step_attach::attach(&socket, &order));
+        }
     }
     Ok(())
 }

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
 pub const COMMANDS: &[&str] = &[
-    "salloc", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "squeue", "srun", "sstat",
+    "salloc", "sattach", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "squeue", "srun",
+    "sstat",
 ];
 
 /// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.

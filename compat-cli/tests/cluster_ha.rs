@@ -527,3 +527,57 @@ fn sstat_through_a_follower_is_measured_by_the_leader() {
     let out = cluster.run("scancel", &[&job.to_string()]);
     assert!(out.status.success(), "{out:?}");
 }
+
+#[test]
+fn sattach_through_a_follower_is_passed_on_by_the_leader() {
+    let cluster = HaCluster::start();
+    let leader = cluster.wait_for_leader();
+    cluster.wait_for_node_idle();
+    let step_cmd = format!(
+        "{} srun bash -c 'for i in $(seq 1 20); do echo tick $i; sleep 0.25; done'",
+        cluster.bin_dir.join("spur").display()
+    );
+    let out = cluster.run(
+        "sbatch",
+        &["--parsable", "-o", "step.out", "--wrap", &step_cmd],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let job: u32 = text(&out.stdout).trim().parse().expect("job id");
+    let follower = (leader + 1) % ADDRS.len();
+    let output = cluster.dir.path().join("step.out");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&output).is_ok_and(|t| t.contains("tick 2\n")) {
+        assert!(
+            Instant::now() < deadline,
+            "the step never printed\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    loop {
+        // The agents' sessions are with the leader; the follower has it pass the request on.
+        let out = HaCluster::command(
+            cluster.dir.path(),
+            &cluster.conf,
+            &cluster.bin_dir,
+            "sattach",
+            &[&format!("{job}.0")],
+        )
+        .env(
+            "SPUR_CONTROLLER",
+            format!("{}:{}", ADDRS[follower], cluster.port),
+        )
+        .output()
+        .expect("sattach");
+        if out.status.success() && text(&out.stdout).contains("tick 20\n") {
+            break;
+        }
+        // The follower may not have applied the step yet.
+        assert!(
+            Instant::now() < deadline,
+            "sattach through a follower: {out:?}\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -18,8 +18,10 @@ use crate::raft::{PeerError, PeerTransport, ReplicatedState};
 use crate::scheduler;
 use crate::state::{Applied, ClusterState, Command, Effect};
 
+mod attach;
 mod usage;
 
+pub use attach::{AttachRequest, KIND_ATTACH};
 pub use usage::{MeasureRequest, KIND_MEASURE};
 
 /// How often the periodic pass runs even without events (time limits, purges, liveness).

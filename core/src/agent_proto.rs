@@ -208,6 +208,10 @@ pub enum ControllerToAgent {
         job_id: u32,
         message: String,
     },
+    /// `sattach`: have the step's supervisor here connect to `addr`, present `key` as node `node_index` and send
+    /// copies of its tasks' output there (and take their input); when no supervisor of the step runs here, the
+    /// agent tells `addr` so itself.
+    AttachStep(Box<crate::step_launch::StepAttach>),
 }
 
 #[cfg(test)]

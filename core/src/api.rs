@@ -303,6 +303,15 @@ pub enum Query {
     },
     /// `scontrol show topology`: the switches of `topology/tree`.
     Topology,
+    /// `sattach`: the step's nodes are asked to send copies of its tasks' output (and take input) over a
+    /// connection to `addr`, presenting `key`. Only the job's owner or an administrator; answered with
+    /// [`QueryReply::StepAttach`] by the leader (the controller the agents report to).
+    AttachStep {
+        job_id: u32,
+        step_id: u32,
+        addr: String,
+        key: String,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -394,6 +403,10 @@ pub enum QueryReply {
     /// topology.conf's switches in file order; none without `TopologyPlugin=topology/tree`.
     Topology {
         switches: Vec<crate::switch_tree::Switch>,
+    },
+    /// The nodes asked to connect to sattach, in the step's order (a node's index is its place here).
+    StepAttach {
+        nodes: Vec<String>,
     },
 }
 

@@ -143,6 +143,7 @@ mod tests {
             exit_signal: 0,
             srun_host: "n1".into(),
             srun_pid: 4242,
+            node_ranks: Vec::new(),
         });
         job.pre_suspend_secs = -1;
         job

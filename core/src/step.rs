@@ -34,6 +34,10 @@ pub struct StepRecord {
     pub srun_host: String,
     #[serde(default)]
     pub srun_pid: u32,
+    /// The ranks each node of `node_list` (in its expanded order) runs, for `sattach --layout`; empty for records
+    /// made before it was kept (the tasks are then taken as laid out in blocks).
+    #[serde(default)]
+    pub node_ranks: Vec<Vec<u32>>,
 }
 
 impl StepRecord {
@@ -48,6 +52,54 @@ impl StepRecord {
         } else {
             JobBaseState::Failed
         }
+    }
+}
+
+impl StepRecord {
+    /// Each node of the step with the ranks it runs, in the order of `node_list`.
+    pub fn layout(&self) -> Vec<(String, Vec<u32>)> {
+        let nodes = crate::hostlist::expand(&self.node_list).unwrap_or_default();
+        if self.node_ranks.len() == nodes.len() {
+            return nodes
+                .into_iter()
+                .zip(self.node_ranks.iter().cloned())
+                .collect();
+        }
+        let count = u32::try_from(nodes.len()).unwrap_or(u32::MAX).max(1);
+        let (each, extra) = (self.num_tasks / count, self.num_tasks % count);
+        let mut next = 0;
+        nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, node)| {
+                let share = each + u32::from((i as u32) < extra);
+                let ranks = (next..next + share).collect();
+                next += share;
+                (node, ranks)
+            })
+            .collect()
+    }
+
+    /// What `sattach --layout` prints for step `job_id`.`step_id`, as Slurm 22.05 lays it out.
+    pub fn layout_report(&self) -> String {
+        let layout = self.layout();
+        let mut out = format!(
+            "Job step layout:\n\t{} tasks, {} nodes ({})\n\n",
+            self.num_tasks,
+            layout.len(),
+            self.node_list
+        );
+        for (index, (node, ranks)) in layout.iter().enumerate() {
+            out.push_str(&format!(
+                "\tNode {index} ({node}), {} task(s): ",
+                ranks.len()
+            ));
+            for rank in ranks {
+                out.push_str(&format!("{rank} "));
+            }
+            out.push('\n');
+        }
+        out
     }
 }
 
@@ -81,6 +133,7 @@ mod tests {
             exit_signal,
             srun_host: String::new(),
             srun_pid: 0,
+            node_ranks: Vec::new(),
         }
     }
 
@@ -90,5 +143,27 @@ mod tests {
         assert_eq!(derived_exit(&[ended(0, 1, 0), ended(1, 0, 0)]), (1, 0));
         assert_eq!(derived_exit(&[ended(0, 0, 9), ended(1, 2, 0)]), (2, 0));
         assert_eq!(ended(0, 0, 9).state, JobBaseState::Failed);
+    }
+
+    #[test]
+    fn layout_report_is_slurms() {
+        let mut step = ended(0, 0, 0);
+        step.node_list = "vm".into();
+        step.num_tasks = 2;
+        assert_eq!(
+            step.layout_report(),
+            "Job step layout:\n\t2 tasks, 1 nodes (vm)\n\n\tNode 0 (vm), 2 task(s): 0 1 \n"
+        );
+        step.node_list = "n[1-2]".into();
+        step.num_tasks = 3;
+        assert_eq!(
+            step.layout(),
+            [("n1".to_string(), vec![0, 1]), ("n2".to_string(), vec![2])]
+        );
+        step.node_ranks = vec![vec![0, 2], vec![1]];
+        assert_eq!(
+            step.layout_report(),
+            "Job step layout:\n\t3 tasks, 2 nodes (n[1-2])\n\n\tNode 0 (n1), 2 task(s): 0 2 \n\tNode 1 (n2), 1 task(s): 1 \n"
+        );
     }
 }

@@ -36,6 +36,22 @@ pub struct NodeTasks {
     pub argv: Vec<Vec<String>>,
 }
 
+/// `sattach`'s request to one node of a running step: where to connect and what to present.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepAttach {
+    pub job_id: u32,
+    pub step_id: u32,
+    /// The node's index among the step's nodes as sattach knows them (`node_list` expanded).
+    pub node_index: u32,
+    /// The job's owner: only a listener of that user may be handed the request.
+    #[serde(default)]
+    pub uid: u32,
+    /// `addr:port` sattach listens on.
+    pub addr: String,
+    /// The secret presented first, so sattach only takes connections for its own request.
+    pub key: String,
+}
+
 /// What one node's agent is asked to run (the controller fills in the job's owner).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeStepLaunch {

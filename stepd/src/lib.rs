@@ -14,6 +14,7 @@ pub mod messages;
 pub mod protocol;
 pub mod pty;
 pub mod rlimit;
+pub mod step_attach;
 pub mod step_io;
 pub mod step_tasks;
 pub mod task_launch;

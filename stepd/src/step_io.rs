@@ -22,6 +22,8 @@ pub enum Kind {
     Exited,
     /// Supervisor → srun, last frame: every task ended and its output was sent.
     Done,
+    /// Agent → sattach, after Hello: no task of the step runs on this node.
+    Absent,
     /// srun → supervisor: send signal `aux` to every task.
     Signal,
     /// srun → supervisor: stdin for task `rank`; empty data closes it.
@@ -36,6 +38,7 @@ impl Kind {
             Kind::ExecFailed => 3,
             Kind::Exited => 4,
             Kind::Done => 5,
+            Kind::Absent => 6,
             Kind::Signal => 10,
             Kind::Stdin => 11,
         }
@@ -48,6 +51,7 @@ impl Kind {
             3 => Kind::ExecFailed,
             4 => Kind::Exited,
             5 => Kind::Done,
+            6 => Kind::Absent,
             10 => Kind::Signal,
             11 => Kind::Stdin,
             _ => return None,

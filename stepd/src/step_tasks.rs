@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use spur_core::env::{task_environment, TaskPlacement};
 use spur_core::step_launch::NodeStepLaunch;
 
+use crate::step_attach::{Fanout, Stdins};
 use crate::step_io::{Frame, Kind, MAX_FRAME_DATA, STDERR, STDOUT};
 use crate::task_launch::{launch, TaskIdentity, TaskLaunch};
 
@@ -48,6 +49,9 @@ pub struct StepSupervisorSpec {
     /// confine srun's tasks): the step gets its own cgroups `job_<id>/step_<n>` under them.
     #[serde(default)]
     pub cgroup: Option<crate::protocol::CgroupSpec>,
+    /// Where the supervisor takes the agent's `sattach` requests (a Unix socket); `None`: no attaching.
+    #[serde(default)]
+    pub attach_socket: Option<std::path::PathBuf>,
 }
 
 /// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
@@ -76,14 +80,23 @@ pub fn main_entry() -> i32 {
     }
 }
 
-/// Frames to srun, from whichever thread has something to say.
+/// Frames to srun, from whichever thread has something to say, and their copies to attached clients.
 #[derive(Clone)]
-struct Link(Arc<Mutex<TcpStream>>);
+struct Link {
+    srun: Arc<Mutex<TcpStream>>,
+    attached: Fanout,
+}
 
 impl Link {
     /// A failed send means srun is gone; the reader side notices the same and kills the tasks.
     fn send(&self, frame: Frame) {
-        if let Ok(mut stream) = self.0.lock() {
+        match frame.kind {
+            Kind::Output => self.attached.output(&frame),
+            Kind::ExecFailed | Kind::Exited => self.attached.end(&frame),
+            Kind::Done => self.attached.finish(),
+            _ => {}
+        }
+        if let Ok(mut stream) = self.srun.lock() {
             let _ = stream.write_all(&frame.encode());
         }
     }
@@ -100,7 +113,10 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     let stream = connect(&launch_spec.io_addr)?;
     let _ = stream.set_nodelay(true);
     let reader = stream.try_clone().map_err(|e| e.to_string())?;
-    let link = Link(Arc::new(Mutex::new(stream)));
+    let link = Link {
+        srun: Arc::new(Mutex::new(stream)),
+        attached: Fanout::default(),
+    };
     link.send(Frame::new(
         Kind::Hello,
         0,
@@ -123,12 +139,14 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         }
     };
     let cgroup_fds: Vec<i32> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
-    let mut stdins: BTreeMap<u32, File> = BTreeMap::new();
+    let stdins: Stdins = Arc::new(Mutex::new(BTreeMap::new()));
     let mut tasks: Vec<Task> = Vec::new();
     for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
         match start_task(spec, identity.as_ref(), &cgroup_fds, rank, localid, &link) {
             Ok((task, stdin)) => {
-                stdins.insert(rank, stdin);
+                if let Ok(mut stdins) = stdins.lock() {
+                    stdins.insert(rank, stdin);
+                }
                 tasks.push(task);
             }
             Err(e) => {
@@ -140,7 +158,12 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         }
     }
     let pids: Vec<i32> = tasks.iter().map(|t| t.pid).collect();
-    std::thread::spawn(move || serve_srun(reader, stdins, &pids));
+    let _attach_socket = spec.attach_socket.as_deref().and_then(|path| {
+        crate::step_attach::serve(path, link.attached.clone(), stdins.clone())
+            .map_err(|e| eprintln!("spurstepd --step: sattach cannot reach this step: {e}"))
+            .ok()
+    });
+    std::thread::spawn(move || serve_srun(reader, &stdins, &pids));
     wait_tasks(&mut tasks, &link);
     for task in &tasks {
         // Whatever a task left running in its process group ends with the step.
@@ -352,7 +375,7 @@ fn forward(read: OwnedFd, rank: u32, stream: u32, link: Link) -> JoinHandle<()> 
 }
 
 /// srun's frames: signals for every task, stdin per task. When srun goes away the tasks are killed.
-fn serve_srun(mut reader: TcpStream, mut stdins: BTreeMap<u32, File>, pids: &[i32]) {
+fn serve_srun(mut reader: TcpStream, stdins: &Stdins, pids: &[i32]) {
     loop {
         match Frame::read_from(&mut reader) {
             Ok(Some(frame)) => match frame.kind {
@@ -364,10 +387,14 @@ fn serve_srun(mut reader: TcpStream, mut stdins: BTreeMap<u32, File>, pids: &[i3
                         let _ = killpg(Pid::from_raw(pid), signal);
                     }
                 }
-                Kind::Stdin if frame.data.is_empty() => {
-                    stdins.remove(&frame.rank);
-                }
                 Kind::Stdin => {
+                    let Ok(mut stdins) = stdins.lock() else {
+                        continue;
+                    };
+                    if frame.data.is_empty() {
+                        stdins.remove(&frame.rank);
+                        continue;
+                    }
                     let failed = stdins
                         .get_mut(&frame.rank)
                         .is_some_and(|f| f.write_all(&frame.data).is_err());

@@ -142,7 +142,8 @@ impl SimNode {
             // no node scripts, and have no stderr to write to.
             ControllerToAgent::LaunchStep { .. }
             | ControllerToAgent::RunEpilog { .. }
-            | ControllerToAgent::Notify { .. } => {}
+            | ControllerToAgent::Notify { .. }
+            | ControllerToAgent::AttachStep(_) => {}
         }
         Ok(())
     }

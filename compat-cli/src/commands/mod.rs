@@ -3,6 +3,7 @@
 pub mod admin;
 mod interactive;
 pub mod salloc;
+pub mod sattach;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
@@ -19,6 +20,7 @@ pub mod sstat;
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
         "salloc" => salloc::run(args),
+        "sattach" => sattach::run(args),
         "sbatch" => sbatch::run(args),
         "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),

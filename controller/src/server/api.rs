@@ -161,6 +161,19 @@ impl ApiService {
             return to_doc(&reply)
                 .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()));
         }
+        if let Query::AttachStep {
+            job_id,
+            step_id,
+            addr,
+            key,
+        } = query
+        {
+            let reply = self
+                .attach_step(identity, job_id, step_id, addr, key)
+                .await?;
+            return to_doc(&reply)
+                .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()));
+        }
         if let Query::JobListing(listing) = &query {
             return self.job_listing(identity, listing, &request.accept_packed_schema);
         }
@@ -227,6 +240,58 @@ impl ApiService {
             .await
             .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e))?;
         Ok(QueryReply::StepUsage { steps })
+    }
+
+    /// sattach: the job's owner (or an administrator) has the nodes of a running step connect to it.
+    async fn attach_step(
+        &self,
+        identity: &Identity,
+        job_id: u32,
+        step_id: u32,
+        addr: String,
+        key: String,
+    ) -> Result<QueryReply, ApiError> {
+        let (nodes, uid) = self.controller.state.read(|state| {
+            let job = state
+                .jobs
+                .get(&job_id)
+                .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+            if job.spec.user_id != identity.uid && !state.is_admin(identity.uid) {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            if job.state != spur_core::states::JobBaseState::Running || job.completing {
+                return Err(ApiError::new(SlurmErrno::AlreadyDone));
+            }
+            let step = job
+                .steps
+                .iter()
+                .find(|s| s.step_id == step_id && s.is_running())
+                .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+            let nodes = spur_core::hostlist::expand(&step.node_list).unwrap_or_default();
+            Ok((nodes, job.spec.user_id))
+        })?;
+        let request = crate::runtime::AttachRequest {
+            nodes: nodes
+                .iter()
+                .enumerate()
+                .map(|(index, node)| {
+                    let attach = spur_core::step_launch::StepAttach {
+                        job_id,
+                        step_id,
+                        node_index: u32::try_from(index).unwrap_or(u32::MAX),
+                        uid,
+                        addr: addr.clone(),
+                        key: key.clone(),
+                    };
+                    (node.clone(), attach)
+                })
+                .collect(),
+        };
+        self.controller
+            .attach_step_anywhere(request)
+            .await
+            .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e))?;
+        Ok(QueryReply::StepAttach { nodes })
     }
 
     fn query(&self, identity: &Identity, query: Query) -> Result<QueryReply, ApiError> {
@@ -317,6 +382,8 @@ impl ApiService {
             },
             // Answered by `step_usage`, which waits for the nodes.
             Query::StepUsage { .. } => QueryReply::StepUsage { steps: Vec::new() },
+            // Answered by `attach_step`, which reaches the nodes.
+            Query::AttachStep { .. } => QueryReply::StepAttach { nodes: Vec::new() },
             // Answered by `job_listing` as a document of its own.
             Query::JobListing(_) => QueryReply::Jobs {
                 jobs: Vec::new(),

@@ -10,7 +10,9 @@ use spur_core::wire::pb;
 use super::auth::Authenticator;
 use crate::controllers::{KIND_MEMBERSHIP, KIND_REMOVED};
 use crate::raft::{is_raft_message, reply_doc, PEER_METHOD};
-use crate::runtime::{Controller, MeasureRequest, KIND_FORWARD, KIND_MEASURE};
+use crate::runtime::{
+    AttachRequest, Controller, MeasureRequest, KIND_ATTACH, KIND_FORWARD, KIND_MEASURE,
+};
 use crate::state::Command;
 use spur_core::controllers::ControllerChange;
 
@@ -75,6 +77,11 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
                 .measure_steps(request.job_id, request.uid, &request.plan)
                 .await;
             reply_doc(KIND_MEASURE, &usage)
+        } else if doc.kind == KIND_ATTACH {
+            let request: AttachRequest = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            self.controller.attach_step(request).await;
+            reply_doc(KIND_ATTACH, &())
         } else if doc.kind == KIND_FORWARD {
             let command: Command = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;

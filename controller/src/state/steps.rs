@@ -57,6 +57,12 @@ impl ClusterState {
             Some(launch) => launch_nodes(launch, &job_nodes)?,
             None => job_nodes,
         };
+        let node_list = spur_core::hostlist::compress(&nodes);
+        let node_ranks = new
+            .launch
+            .as_ref()
+            .map(|launch| ranks_by_node(launch, &node_list))
+            .unwrap_or_default();
         let step_id = job.next_step_id;
         job.next_step_id += 1;
         job.steps.push(StepRecord {
@@ -65,7 +71,7 @@ impl ClusterState {
             state: JobBaseState::Running,
             start_time: now,
             end_time: None,
-            node_list: spur_core::hostlist::compress(&nodes),
+            node_list,
             num_nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
             num_tasks: new.num_tasks,
             num_cpus: new.num_cpus,
@@ -74,6 +80,7 @@ impl ClusterState {
             exit_signal: 0,
             srun_host: new.srun_host,
             srun_pid: new.srun_pid,
+            node_ranks,
         });
         // The tasks run as the job's owner, whoever (root, the owner) asked for the step.
         let effects = new.launch.map_or_else(Vec::new, |launch| {
@@ -315,4 +322,20 @@ fn launch_nodes(launch: &StepLaunch, job_nodes: &[String]) -> Result<Vec<String>
     }
     nodes.sort_by_key(|n| job_nodes.iter().position(|j| j == n));
     Ok(nodes)
+}
+
+/// The ranks of each node of `node_list` (in its expanded order), as the launch lays them out.
+fn ranks_by_node(launch: &StepLaunch, node_list: &str) -> Vec<Vec<u32>> {
+    spur_core::hostlist::expand(node_list)
+        .unwrap_or_default()
+        .iter()
+        .map(|node| {
+            launch
+                .nodes
+                .iter()
+                .filter(|tasks| &tasks.node == node)
+                .flat_map(|tasks| tasks.ranks.iter().copied())
+                .collect()
+        })
+        .collect()
 }

@@ -279,6 +279,7 @@ mod tests {
             exit_signal: 0,
             srun_host: "vm".into(),
             srun_pid: 5225,
+            node_ranks: Vec::new(),
         });
         job
     }

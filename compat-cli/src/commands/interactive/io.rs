@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use nix::fcntl::OFlag;
+use spur_stepd::step_attach::Fanout;
+use spur_stepd::step_io::{Frame, Kind, STDERR, STDOUT};
 
 /// Where one stream of one task goes (or, for stdin, comes from).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,46 +127,36 @@ pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(std::io::Error::from)
 }
 
-/// Starts forwarding a task stream: returns the write end for the task and the forwarding thread.
+/// Starts forwarding task `rank`'s stream: returns the write end for the task and the forwarding thread. What
+/// the task writes also goes to the clients attached to the step (sattach).
 pub fn forward(
     sink: Sink,
     prefix: Option<String>,
     unbuffered: bool,
+    attached: (Fanout, u32),
 ) -> std::io::Result<(TaskFd, JoinHandle<()>)> {
     let (read, write) = pipe()?;
     let reader = File::from(read);
-    let handle = std::thread::spawn(move || {
-        if unbuffered {
-            copy_raw(reader, sink, prefix.as_deref());
-        } else {
-            copy_lines(reader, sink, prefix.as_deref());
-        }
-    });
+    // `--unbuffered`: bytes as they come, the label still at the start of each line; else whole lines, and a
+    // labelled last line without a newline gets one, as srun writes it.
+    let writer = StreamWriter::new(sink, prefix, unbuffered);
+    let handle = std::thread::spawn(move || copy(reader, writer, &attached));
     Ok((TaskFd::Owned(write), handle))
 }
 
-/// Whole lines; a labelled last line without a newline gets one, as srun writes it.
-fn copy_lines(reader: File, sink: Sink, prefix: Option<&str>) {
-    copy(
-        reader,
-        StreamWriter::new(sink, prefix.map(str::to_string), false),
-    );
-}
-
-/// `--unbuffered`: bytes as they come, the label still at the start of each line.
-fn copy_raw(reader: File, sink: Sink, prefix: Option<&str>) {
-    copy(
-        reader,
-        StreamWriter::new(sink, prefix.map(str::to_string), true),
-    );
-}
-
-fn copy(mut reader: File, mut writer: StreamWriter) {
+fn copy(mut reader: File, mut writer: StreamWriter, (attached, rank): &(Fanout, u32)) {
+    let stream = match writer.sink {
+        Sink::Stdout => STDOUT,
+        Sink::Stderr => STDERR,
+    };
     let mut buf = [0u8; 4096];
     loop {
         match reader.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => writer.feed(&buf[..n]),
+            Ok(n) => {
+                writer.feed(&buf[..n]);
+                attached.output(&Frame::new(Kind::Output, *rank, stream, buf[..n].to_vec()));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => break,
         }

@@ -8,7 +8,7 @@
 
 pub mod allocate;
 pub mod events;
-mod io;
+pub mod io;
 pub mod remote;
 pub mod step;
 

@@ -55,7 +55,7 @@ impl RemoteStep {
 }
 
 /// The local address the kernel would use to reach `addr` (no packet is sent).
-fn route_source(addr: &str) -> IpAddr {
+pub fn route_source(addr: &str) -> IpAddr {
     let loopback = IpAddr::from([127, 0, 0, 1]);
     let Ok(target) = addr.parse::<IpAddr>() else {
         return loopback;
@@ -67,7 +67,7 @@ fn route_source(addr: &str) -> IpAddr {
     probe.map_or(loopback, |a| a.ip())
 }
 
-fn random_key() -> std::io::Result<String> {
+pub fn random_key() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())

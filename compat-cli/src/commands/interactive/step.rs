@@ -23,6 +23,8 @@ use super::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::io::{self, OpenFiles, Route, Sink, TaskFd};
 use super::remote::{self, NodeLink, RemoteStep};
 use crate::config;
+use spur_stepd::step_attach::{Fanout, Stdins};
+use spur_stepd::step_io::{Frame, Kind};
 use spur_stepd::task_launch::{launch, TaskLaunch};
 
 /// Tasks that end within this window of each other are reported together (`tasks 0-1: ...`), as slurmstepd
@@ -128,8 +130,12 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     // Keys go to task 0's terminal untouched (Ctrl-C included) while a --pty step runs.
     let _raw = plan.pty.then(spur_stepd::pty::RawMode::enter);
     let mut outputs = Vec::new();
+    let attached = Fanout::default();
     let started = match &plan.remote {
-        None => start_tasks(plan, &mut outputs).map(|tasks| (tasks, Vec::new())),
+        None => {
+            serve_attach(plan, &attached);
+            start_tasks(plan, &mut outputs, &attached).map(|tasks| (tasks, Vec::new()))
+        }
         Some(step) => remote::connect(plan, step, events).map(|links| (remote_tasks(step), links)),
     };
     let (tasks, links) = match started {
@@ -174,6 +180,13 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         reap(pid);
     }
     drain(std::mem::take(&mut running.outputs));
+    for task in &running.tasks {
+        if let Some(end) = task.end {
+            let status = u32::try_from(wait_status(end)).unwrap_or(0);
+            attached.end(&Frame::new(Kind::Exited, task.rank, status, Vec::new()));
+        }
+    }
+    attached.finish();
     let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
     if step_exit::force_terminated(&ends, running.job_ended || running.step_cancelled) {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
@@ -181,6 +194,24 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     StepOutcome {
         exit_code: step_exit::srun_exit_code(&ends),
         ends,
+    }
+}
+
+/// sattach reaches a step srun runs itself through srun: the node's agent hands srun its requests on an abstract
+/// socket named after the step. Without it the step still runs; sattach then finds no tasks here.
+fn serve_attach(plan: &StepPlan<'_>, attached: &Fanout) {
+    let name = spur_stepd::step_attach::srun_socket_name(plan.job.job_id, plan.step_id);
+    let _ = spur_stepd::step_attach::serve_abstract(&name, attached.clone(), Stdins::default());
+}
+
+/// The `wait(2)` status a task end came from, for attached clients.
+fn wait_status(end: TaskEnd) -> i32 {
+    match end {
+        TaskEnd::Exited(code) => (code & 0xff) << 8,
+        TaskEnd::Signaled {
+            signal,
+            core_dumped,
+        } => signal | if core_dumped { 0x80 } else { 0 },
     }
 }
 
@@ -221,6 +252,7 @@ fn remote_tasks(step: &RemoteStep) -> Vec<Task> {
 fn start_tasks(
     plan: &StepPlan<'_>,
     outputs: &mut Vec<(u32, JoinHandle<()>)>,
+    attached: &Fanout,
 ) -> Result<Vec<Task>, String> {
     if plan.command.is_empty() {
         return Err("No command given to execute.".to_string());
@@ -238,10 +270,10 @@ fn start_tasks(
         let Some((program, args)) = command.split_first() else {
             return Err("No command given to execute.".to_string());
         };
-        let stdout =
-            output_fd(plan, rank, Sink::Stdout, &mut files, outputs).map_err(|e| e.to_string())?;
-        let stderr =
-            output_fd(plan, rank, Sink::Stderr, &mut files, outputs).map_err(|e| e.to_string())?;
+        let stdout = output_fd(plan, rank, Sink::Stdout, &mut files, outputs, attached)
+            .map_err(|e| e.to_string())?;
+        let stderr = output_fd(plan, rank, Sink::Stderr, &mut files, outputs, attached)
+            .map_err(|e| e.to_string())?;
         let mut env = task_environment(
             &plan.env,
             TaskPlacement {
@@ -424,6 +456,7 @@ fn output_fd(
     sink: Sink,
     files: &mut OpenFiles,
     outputs: &mut Vec<(u32, JoinHandle<()>)>,
+    attached: &Fanout,
 ) -> std::io::Result<TaskFd> {
     let value = match sink {
         Sink::Stdout => plan.output.as_deref(),
@@ -432,7 +465,8 @@ fn output_fd(
     match io::route(value, rank, expand_for(plan, rank)) {
         Route::Forward => {
             let prefix = plan.label.then(|| io::label(rank, plan.ntasks));
-            let (fd, handle) = io::forward(sink, prefix, plan.unbuffered)?;
+            let (fd, handle) =
+                io::forward(sink, prefix, plan.unbuffered, (attached.clone(), rank))?;
             outputs.push((rank, handle));
             Ok(fd)
         }
