@@ -158,13 +158,7 @@ fn cancelling_the_job_stops_its_tasks_on_every_node() {
         &cluster,
         &["-N3", "-o", "/dev/null", "--wrap", "srun -N3 sleep 3217"],
     );
-    let running = |count: usize| {
-        let pgrep = std::process::Command::new("pgrep")
-            .args(["-fx", "sleep 3217"])
-            .output()
-            .expect("pgrep");
-        text(&pgrep.stdout).lines().count() == count
-    };
+    let running = |count: usize| sleeping(3217, count);
     cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
         running(3)
     });
@@ -192,35 +186,26 @@ fn children_of(parent: u32) -> Vec<i32> {
         .collect()
 }
 
-#[test]
-fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
-    let mut cluster = Cluster::start_with(ClusterOptions {
+/// Whether exactly `count` processes run the command line `sleep SECS` (each test sleeps a length of its own).
+fn sleeping(secs: u32, count: usize) -> bool {
+    let pgrep = std::process::Command::new("pgrep")
+        .args(["-fx", &format!("sleep {secs}")])
+        .output()
+        .expect("pgrep");
+    text(&pgrep.stdout).lines().count() == count
+}
+
+/// A three-node cluster whose controller declares a node down after 2 s of silence.
+fn three_nodes_quick_to_fail() -> Cluster {
+    Cluster::start_with(ClusterOptions {
         extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
         extra_conf: "SlurmdTimeout=2\n".to_string(),
         ..ClusterOptions::default()
-    });
-    let job = submit_with_spur_path(
-        &cluster,
-        &[
-            "-N3",
-            "--no-requeue",
-            "-o",
-            "dead.out",
-            "--wrap",
-            "srun -N3 sleep 3218",
-        ],
-    );
-    let running = |count: usize| {
-        let pgrep = std::process::Command::new("pgrep")
-            .args(["-fx", "sleep 3218"])
-            .output()
-            .expect("pgrep");
-        text(&pgrep.stdout).lines().count() == count
-    };
-    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
-        running(3)
-    });
-    // Node C dies: its agent and the step supervisor it started (whose task follows it) are killed.
+    })
+}
+
+/// Node C dies: its agent and the step supervisors it started (whose tasks follow them) are killed.
+fn kill_node_c(cluster: &mut Cluster) {
     let mut agent = cluster.extra_agents.remove(1);
     let supervisors = children_of(agent.id());
     assert!(
@@ -233,6 +218,27 @@ fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
         // SAFETY: kill(2) on processes this test's cluster started.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
+}
+
+#[test]
+fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
+    let mut cluster = three_nodes_quick_to_fail();
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N3",
+            "--no-requeue",
+            "-o",
+            "dead.out",
+            "--wrap",
+            "srun -N3 sleep 3218",
+        ],
+    );
+    let running = |count: usize| sleeping(3218, count);
+    cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
+        running(3)
+    });
+    kill_node_c(&mut cluster);
     let state = cluster.wait_for_end(job, Duration::from_secs(60));
     assert!(state.contains("NODE_FAIL"), "{state}");
     cluster.expect_within(Duration::from_secs(20), "no task left on any node", || {
@@ -246,11 +252,7 @@ fn a_node_that_dies_mid_job_fails_the_job_and_its_tasks_elsewhere_stop() {
 /// is stopped on its batch host (whose stderr says so) and goes back to the queue as its next run.
 #[test]
 fn a_node_that_dies_mid_job_requeues_a_batch_job_that_allows_it() {
-    let mut cluster = Cluster::start_with(ClusterOptions {
-        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
-        extra_conf: "SlurmdTimeout=2\n".to_string(),
-        ..ClusterOptions::default()
-    });
+    let mut cluster = three_nodes_quick_to_fail();
     let job = submit_with_spur_path(
         &cluster,
         &[
@@ -261,24 +263,11 @@ fn a_node_that_dies_mid_job_requeues_a_batch_job_that_allows_it() {
             "echo run $SLURM_RESTART_COUNT; srun -N3 sleep 3219",
         ],
     );
-    let running = |count: usize| {
-        let pgrep = std::process::Command::new("pgrep")
-            .args(["-fx", "sleep 3219"])
-            .output()
-            .expect("pgrep");
-        text(&pgrep.stdout).lines().count() == count
-    };
+    let running = |count: usize| sleeping(3219, count);
     cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
         running(3)
     });
-    let mut agent = cluster.extra_agents.remove(1);
-    let supervisors = children_of(agent.id());
-    let _ = agent.kill();
-    let _ = agent.wait();
-    for pid in supervisors {
-        // SAFETY: kill(2) on processes this test's cluster started.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    }
+    kill_node_c(&mut cluster);
     // Back in the queue as run 1, waiting for a third node.
     cluster.expect_within(Duration::from_secs(60), "the job requeued", || {
         let show = cluster.ok("scontrol", &["show", "job", &job.to_string()]);
@@ -304,11 +293,7 @@ fn a_node_that_dies_mid_job_requeues_a_batch_job_that_allows_it() {
 /// there is killed, and later steps run on the nodes left.
 #[test]
 fn a_no_kill_job_runs_on_without_the_node_that_died() {
-    let mut cluster = Cluster::start_with(ClusterOptions {
-        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
-        extra_conf: "SlurmdTimeout=2\n".to_string(),
-        ..ClusterOptions::default()
-    });
+    let mut cluster = three_nodes_quick_to_fail();
     let job = submit_with_spur_path(
         &cluster,
         &[
@@ -320,24 +305,11 @@ fn a_no_kill_job_runs_on_without_the_node_that_died() {
             "srun -N3 sleep 3220; echo first $?; srun -N2 hostname | sort; echo second $?",
         ],
     );
-    let running = |count: usize| {
-        let pgrep = std::process::Command::new("pgrep")
-            .args(["-fx", "sleep 3220"])
-            .output()
-            .expect("pgrep");
-        text(&pgrep.stdout).lines().count() == count
-    };
+    let running = |count: usize| sleeping(3220, count);
     cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
         running(3)
     });
-    let mut agent = cluster.extra_agents.remove(1);
-    let supervisors = children_of(agent.id());
-    let _ = agent.kill();
-    let _ = agent.wait();
-    for pid in supervisors {
-        // SAFETY: kill(2) on processes this test's cluster started.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    }
+    kill_node_c(&mut cluster);
     let state = cluster.wait_for_end(job, Duration::from_secs(60));
     assert!(state.contains("COMPLETED"), "{state}");
     let show = cluster.ok("scontrol", &["show", "job", &job.to_string()]);

@@ -1119,8 +1119,10 @@ fn a_silent_node_requeues_its_batch_jobs_and_its_stale_run_never_passes_for_the_
     assert_eq!(h.job(job).state, JobBaseState::Completed);
 }
 
-#[test]
-fn a_silent_second_node_requeues_the_job_once_its_batch_host_stopped_it() {
+/// Two 4-CPU nodes a1 and a2 and a job on both, started, with `adjust` applied to its spec first.
+fn job_on_two_nodes(
+    adjust: impl FnOnce(&mut JobSpec),
+) -> (crate::scheduler::scenario::Scenario, u32) {
     use crate::scheduler::scenario::{job, node, partition, Scenario};
     let names = ["a1".to_string(), "a2".to_string()];
     let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
@@ -1129,10 +1131,18 @@ fn a_silent_second_node_requeues_the_job_once_its_batch_host_stopped_it() {
     let mut spec = job(1, 100, 0, None);
     spec.nodes_min = 2;
     spec.ntasks = Some(2);
-    spec.requeue = true;
-    spec.script = Some("#!/bin/sh\nsrun true\n".to_string());
+    adjust(&mut spec);
     let id = s.submit(spec).unwrap();
     s.pass().unwrap();
+    (s, id)
+}
+
+#[test]
+fn a_silent_second_node_requeues_the_job_once_its_batch_host_stopped_it() {
+    let (mut s, id) = job_on_two_nodes(|spec| {
+        spec.requeue = true;
+        spec.script = Some("#!/bin/sh\nsrun true\n".to_string());
+    });
     let now = s.now;
     let applied = s
         .apply(Command::NodeResponding {
@@ -1186,16 +1196,7 @@ fn a_silent_second_node_requeues_the_job_once_its_batch_host_stopped_it() {
 /// resources already given back.
 #[test]
 fn a_silent_second_node_stops_the_job_on_its_first_node() {
-    use crate::scheduler::scenario::{job, node, partition, Scenario};
-    let names = ["a1".to_string(), "a2".to_string()];
-    let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
-    let parts = vec![partition("batch", &names, true)];
-    let mut s = Scenario::new(defs, parts, Settings::default(), 1_000_000).unwrap();
-    let mut spec = job(1, 100, 0, None);
-    spec.nodes_min = 2;
-    spec.ntasks = Some(2);
-    let id = s.submit(spec).unwrap();
-    s.pass().unwrap();
+    let (mut s, id) = job_on_two_nodes(|_| {});
     let now = s.now;
     let applied = s
         .apply(Command::NodeResponding {
@@ -1220,19 +1221,11 @@ fn a_silent_second_node_stops_the_job_on_its_first_node() {
 /// `NumNodes=1` and a `ResizeTime`, and the step that had tasks on the lost node is killed.
 #[test]
 fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
-    use crate::scheduler::scenario::{job, node, partition, Scenario};
     use spur_core::step_launch::{NodeTasks, StepLaunch};
-    let names = ["a1".to_string(), "a2".to_string()];
-    let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
-    let parts = vec![partition("batch", &names, true)];
-    let mut s = Scenario::new(defs, parts, Settings::default(), 1_000_000).unwrap();
-    let mut spec = job(1, 100, 0, None);
-    spec.nodes_min = 2;
-    spec.ntasks = Some(2);
-    spec.no_kill = true;
-    spec.script = Some("#!/bin/sh\nsrun sleep 60\n".to_string());
-    let id = s.submit(spec).unwrap();
-    s.pass().unwrap();
+    let (mut s, id) = job_on_two_nodes(|spec| {
+        spec.no_kill = true;
+        spec.script = Some("#!/bin/sh\nsrun sleep 60\n".to_string());
+    });
     let step_on = |nodes: &[&str]| {
         let launch = StepLaunch {
             argv: vec!["sleep".to_string()],
