@@ -1,6 +1,7 @@
 //! What the CLI needs to know about the cluster: the controller's address (SPUR_CONTROLLER, else slurm.conf's
 //! SlurmctldHost and SlurmctldPort), GRES names, and local facts such as user names and the time zone.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use spur_core::conf::SlurmConf;
@@ -106,10 +107,14 @@ pub fn format_context(
             ctx = ctx.with_cluster(name);
         }
     }
-    for (uid, gid) in ids {
+    // A big queue names the same few users over and over: each id is looked up once.
+    let (uids, gids): (BTreeSet<u32>, BTreeSet<u32>) = ids.unzip();
+    for uid in uids {
         if let Some(name) = user_name(uid) {
             ctx = ctx.with_user(uid, &name);
         }
+    }
+    for gid in gids {
         if let Some(name) = group_name(gid) {
             ctx = ctx.with_group(gid, &name);
         }

@@ -83,10 +83,20 @@ pub fn to_doc_for<T: Serialize + DocKind>(
     value: &T,
     accept_packed_schema: &str,
 ) -> Result<pb::Doc, WireError> {
+    to_doc_for_reserving(value, accept_packed_schema, 0)
+}
+
+/// [`to_doc_for`], packing into a buffer of `capacity` bytes reserved up front (an estimate: a big listing grows
+/// its buffer in place of copying it at every doubling; more is used if needed).
+pub fn to_doc_for_reserving<T: Serialize + DocKind>(
+    value: &T,
+    accept_packed_schema: &str,
+    capacity: usize,
+) -> Result<pb::Doc, WireError> {
     if accept_packed_schema != MODEL_SCHEMA {
         return to_doc(value);
     }
-    let packed = postcard::to_allocvec(value).map_err(|source| WireError::Pack {
+    let packed = crate::listing::pack(value, capacity).map_err(|source| WireError::Pack {
         kind: T::KIND,
         source,
     })?;

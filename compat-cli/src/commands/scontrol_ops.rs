@@ -142,6 +142,7 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
         "{}",
         scontrol_job::render_with_details(&selected, flags.one_liner, details.as_ref(), &ctx)
     );
+    super::release_at_exit(selected);
     0
 }
 

@@ -117,6 +117,7 @@ pub fn run(args: &[String]) -> u8 {
         return 0;
     }
     print!("{}", squeue::render(&jobs, &options, &ctx));
+    super::release_at_exit(jobs);
     0
 }
 

@@ -1,6 +1,5 @@
 //! The client-facing calls: submit, query, control, ping.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
@@ -11,8 +10,8 @@ use spur_core::api::{
 };
 use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::controllers::{ControllerChange, ControllerList};
-use spur_core::listing::{self, JobListRef};
-use spur_core::wire::{from_doc, pb, to_doc, to_doc_for, DocKind};
+use spur_core::listing::{self, JobListRef, ListedJob};
+use spur_core::wire::{from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
 
 use super::access;
 use super::auth::Authenticator;
@@ -198,20 +197,21 @@ impl ApiService {
                     listing.selects(job) && self.may_see(state, identity, job.spec.user_id)
                 })
                 .map(|job| match job.spec.dependency.as_deref() {
-                    None => Cow::Borrowed(job),
+                    None => ListedJob::Borrowed(job),
                     Some(dep) => {
-                        let mut job = job.clone();
+                        let mut job = Box::new(job.clone());
                         job.dependency_status =
                             Some(scheduler::describe_dependency(state, &job, dep, now));
-                        Cow::Owned(job)
+                        ListedJob::Owned(job)
                     }
                 })
-                .collect();
+                .collect::<Vec<_>>();
+            let reserve = jobs.len() * listing::PACKED_JOB_BYTES_HINT;
             let list = JobListRef { jobs, now };
             let encoded = if listing.whole_records {
-                to_doc_for(&list, accept_packed)
+                to_doc_for_reserving(&list, accept_packed, reserve)
             } else {
-                listing::slim(|| to_doc_for(&list, accept_packed))
+                listing::slim(|| to_doc_for_reserving(&list, accept_packed, reserve))
             };
             encoded.map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
         })

@@ -2,6 +2,8 @@
 //! columns, and padding/truncating each cell exactly as Slurm's `_print_str` does (left-justified cells are always
 //! cut to the width, right-justified ones only when the field asks for it).
 
+use std::borrow::Cow;
+
 /// One output column: which field, its width (0 = as wide as the value), justification and the literal text that
 /// follows it. `field == None` is an invalid specification, which Slurm keeps as literal text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,22 +23,23 @@ pub struct Layout<F> {
     pub warnings: Vec<String>,
 }
 
-/// A cell's text and whether a right-justified rendering may cut it to the width.
+/// A cell's text and whether a right-justified rendering may cut it to the width. The text is borrowed from
+/// the record where it can be, so listing 100,000 jobs does not copy every name it prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    pub text: String,
+pub struct Cell<'a> {
+    pub text: Cow<'a, str>,
     pub cut: bool,
 }
 
-impl Cell {
-    pub fn cut(text: impl Into<String>) -> Cell {
+impl<'a> Cell<'a> {
+    pub fn cut(text: impl Into<Cow<'a, str>>) -> Cell<'a> {
         Cell {
             text: text.into(),
             cut: true,
         }
     }
 
-    pub fn whole(text: impl Into<String>) -> Cell {
+    pub fn whole(text: impl Into<Cow<'a, str>>) -> Cell<'a> {
         Cell {
             text: text.into(),
             cut: false,
@@ -84,16 +87,29 @@ fn push_spaces(out: &mut String, n: usize) {
 
 /// Renders one line (without the newline) given each field's cell; the closure also gets the column width,
 /// which sinfo's default-partition marker depends on.
-pub fn render_line<F: Copy>(layout: &Layout<F>, mut value: impl FnMut(F, usize) -> Cell) -> String {
-    let mut line = layout.prefix.clone();
+pub fn render_line<'c, F: Copy>(
+    layout: &Layout<F>,
+    value: impl FnMut(F, usize) -> Cell<'c>,
+) -> String {
+    let mut line = String::new();
+    render_line_into(&mut line, layout, value);
+    line
+}
+
+/// [`render_line`], appended to `out` (a listing of 100,000 jobs builds no string per line).
+pub fn render_line_into<'c, F: Copy>(
+    out: &mut String,
+    layout: &Layout<F>,
+    mut value: impl FnMut(F, usize) -> Cell<'c>,
+) {
+    out.push_str(&layout.prefix);
     for column in &layout.columns {
         if let Some(field) = column.field {
             let cell = value(field, column.width);
-            pad_into(&mut line, &cell.text, column.width, column.right, cell.cut);
+            pad_into(out, &cell.text, column.width, column.right, cell.cut);
         }
-        line.push_str(&column.suffix);
+        out.push_str(&column.suffix);
     }
-    line
 }
 
 /// Parses a `-o` format: `%[.][size]letter[suffix]` tokens; text before the first `%` is a prefix.

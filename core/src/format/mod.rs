@@ -8,6 +8,7 @@
 //! - [`scontrol_job::render`], [`scontrol_node::render`], [`scontrol_partition::render`],
 //!   [`scontrol_config::render`] for `scontrol show ...`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::job::EpochSecs;
@@ -82,18 +83,28 @@ impl FormatContext {
 
     /// The user's name, or the uid as text when unknown (Slurm's `uid_to_string`).
     pub fn user_name(&self, uid: u32) -> String {
-        self.users
-            .get(&uid)
-            .cloned()
-            .unwrap_or_else(|| uid.to_string())
+        self.user_name_text(uid).into_owned()
+    }
+
+    /// [`FormatContext::user_name`], borrowed when the name is known.
+    pub fn user_name_text(&self, uid: u32) -> Cow<'_, str> {
+        match self.users.get(&uid) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(uid.to_string()),
+        }
     }
 
     /// The group's name, or the gid as text when unknown.
     pub fn group_name(&self, gid: u32) -> String {
-        self.groups
-            .get(&gid)
-            .cloned()
-            .unwrap_or_else(|| gid.to_string())
+        self.group_name_text(gid).into_owned()
+    }
+
+    /// [`FormatContext::group_name`], borrowed when the name is known.
+    pub fn group_name_text(&self, gid: u32) -> Cow<'_, str> {
+        match self.groups.get(&gid) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(gid.to_string()),
+        }
     }
 
     /// A local timestamp, `2026-11-30T14:57:35`.

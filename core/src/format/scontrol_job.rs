@@ -2,6 +2,8 @@
 //! placeholders (`(null)`, `Unknown`, `N/A`, `None`), the expanded stdio paths, and the record separator Slurm
 //! prints (`\n   \n\n` after a multi-line record, ` \n` after a one-liner).
 
+use std::fmt::{self, Write as _};
+
 use crate::format::arrays::fold_pending_tasks;
 use crate::format::job_view::JobView;
 pub use crate::format::scontrol_job_details::Details;
@@ -26,73 +28,101 @@ pub fn render_with_details(
     ctx: &FormatContext,
 ) -> String {
     let refs: Vec<&JobRecord> = jobs.iter().collect();
-    fold_pending_tasks(&refs)
-        .iter()
-        .map(|view| render_one(view, one_liner, details, ctx))
-        .collect()
+    let mut out = String::new();
+    for view in &fold_pending_tasks(&refs) {
+        render_one(&mut out, view, one_liner, details, ctx);
+    }
+    out
 }
 
-/// Collects the record's lines; each line is a list of `Key=Value` items joined by spaces.
-struct Record {
-    lines: Vec<String>,
+/// Writes a record's lines (each a list of `Key=Value` items joined by spaces) straight into the output, with
+/// the separator before every line but the first: `scontrol show job` over a big queue prints millions of lines,
+/// so none of them is built as a string of its own.
+struct Record<'o> {
+    out: &'o mut String,
+    separator: &'static str,
+    started: bool,
 }
 
-impl Record {
-    fn line(&mut self, text: impl Into<String>) {
-        self.lines.push(text.into());
+impl Record<'_> {
+    fn next_line(&mut self) {
+        if self.started {
+            self.out.push_str(self.separator);
+        }
+        self.started = true;
+    }
+
+    fn line(&mut self, args: fmt::Arguments<'_>) {
+        self.next_line();
+        // Writing into a String cannot fail.
+        let _ = self.out.write_fmt(args);
+    }
+
+    fn text(&mut self, text: &str) {
+        self.next_line();
+        self.out.push_str(text);
     }
 }
 
 fn render_one(
+    out: &mut String,
     job: &JobView<'_>,
     one_liner: bool,
     details: Option<&Details<'_>>,
     ctx: &FormatContext,
-) -> String {
-    let mut r = Record { lines: Vec::new() };
+) {
+    // Slurm ends every record with one more line break, then a blank line between multi-line records.
+    let line_end = if one_liner { " " } else { "\n   " };
+    let mut r = Record {
+        out,
+        separator: line_end,
+        started: false,
+    };
     let j = job.job;
     let spec = &j.spec;
-    let null = |v: &Option<String>| v.clone().unwrap_or_else(|| "(null)".to_string());
 
-    let mut first = format!("JobId={} ", j.job_id);
+    r.line(format_args!("JobId={} ", j.job_id));
     if let Some(array) = j.array_job_id {
-        let task = match &job.array_tasks {
-            Some(tasks) => tasks.clone(),
-            None => j.array_task_id.map_or_else(String::new, |t| t.to_string()),
-        };
-        first.push_str(&format!("ArrayJobId={array} ArrayTaskId={task} "));
+        let _ = write!(r.out, "ArrayJobId={array} ArrayTaskId=");
+        match (&job.array_tasks, j.array_task_id) {
+            (Some(tasks), _) => r.out.push_str(tasks),
+            (None, Some(task)) => {
+                let _ = write!(r.out, "{task}");
+            }
+            (None, None) => {}
+        }
+        r.out.push(' ');
         if let Some(limit) = job
             .array_tasks
             .as_deref()
             .and_then(|t| t.split_once('%'))
             .map(|(_, l)| l)
         {
-            first.push_str(&format!("ArrayTaskThrottle={limit} "));
+            let _ = write!(r.out, "ArrayTaskThrottle={limit} ");
         }
     }
-    first.push_str(&format!("JobName={}", spec.name));
-    r.line(first);
-    r.line(format!(
+    let _ = write!(r.out, "JobName={}", spec.name);
+    r.line(format_args!(
         "UserId={}({}) GroupId={}({}) MCS_label=N/A",
         ctx.user_name(spec.user_id),
         spec.user_id,
         ctx.group_name(spec.group_id),
         spec.group_id
     ));
-    r.line(format!(
+    r.line(format_args!(
         "Priority={} Nice={} Account={} QOS={}",
         j.priority,
         spec.nice,
         null(&spec.account),
         null(&spec.qos)
     ));
-    r.line(format!(
+    r.line(format_args!(
         "JobState={} Reason={} Dependency={}",
         job.state_long(),
         job.reason_text().replace(char::is_whitespace, "_"),
         null(&job.dependency())
     ));
-    r.line(format!(
+    r.line(format_args!(
         "Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}:{}",
         u8::from(spec.requeue),
         j.restarts,
@@ -101,30 +131,30 @@ fn render_one(
         j.exit_signal
     ));
     if details.is_some() {
-        r.line(format!("DerivedExitCode={}", derived_exit_code(job)));
+        r.line(format_args!("DerivedExitCode={}", derived_exit_code(job)));
     }
     let time_min = spec
         .time_min_min
         .filter(|m| *m != 0)
         .map_or_else(|| "N/A".to_string(), |m| long_minutes(Some(m)));
-    r.line(format!(
+    r.line(format_args!(
         "RunTime={} TimeLimit={} TimeMin={time_min}",
         long_secs(job.run_time(ctx.now)),
         long_minutes(j.time_limit_min)
     ));
-    r.line(format!(
+    r.line(format_args!(
         "SubmitTime={} EligibleTime={}",
         ctx.time(j.submit_time),
         ctx.time_or(j.eligible_time, "Unknown")
     ));
-    r.line(format!(
+    r.line(format_args!(
         "AccrueTime={}",
         ctx.time_or(j.accrue_time, "Unknown")
     ));
     if let Some(resized) = j.resize_time {
-        r.line(format!("ResizeTime={}", ctx.time(resized)));
+        r.line(format_args!("ResizeTime={}", ctx.time(resized)));
     }
-    r.line(format!(
+    r.line(format_args!(
         "StartTime={} EndTime={} Deadline={}",
         ctx.time_or(job.start_time_shown(), "Unknown"),
         job.end_time_text(ctx, "Unknown"),
@@ -132,13 +162,13 @@ fn render_one(
     ));
     // Slurm prints this line only for started jobs that preemption could take.
     if let Some(eligible) = j.preemptable_time {
-        r.line(format!(
+        r.line(format_args!(
             "PreemptEligibleTime={} PreemptTime={}",
             ctx.time(eligible),
             ctx.time_or(j.preempt_time, "None")
         ));
     }
-    r.line(format!(
+    r.line(format_args!(
         "SuspendTime={} SecsPreSuspend={} LastSchedEval={} Scheduler={}",
         ctx.time_or(j.suspend_time, "None"),
         j.pre_suspend_secs,
@@ -149,13 +179,13 @@ fn render_one(
             "Main"
         }
     ));
-    r.line(format!(
+    r.line(format_args!(
         "Partition={} AllocNode:Sid={}:{}",
         j.partition,
         spec.alloc_node(),
         j.alloc_sid
     ));
-    r.line(format!(
+    r.line(format_args!(
         "ReqNodeList={} ExcNodeList={}",
         null(&spec.required_nodes),
         null(&spec.excluded_nodes)
@@ -164,11 +194,11 @@ fn render_one(
     if let Some(sched) = &j.sched_nodes {
         nodes.push_str(&format!(" SchedNodeList={sched}"));
     }
-    r.line(nodes);
+    r.text(&nodes);
     if let Some(host) = job.batch_host() {
-        r.line(format!("BatchHost={host}"));
+        r.line(format_args!("BatchHost={host}"));
     }
-    r.line(format!(
+    r.line(format_args!(
         "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
         num_nodes_text(job),
         job.num_cpus(),
@@ -176,31 +206,31 @@ fn render_one(
             .map_or_else(|| "N/A".to_string(), |n| n.to_string()),
         job.cpus_per_task()
     ));
-    r.line(format!("TRES={}", job.tres_shown()));
-    r.line(format!(
+    r.line(format_args!("TRES={}", job.tres_shown()));
+    r.line(format_args!(
         "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
         spec.ntasks_per_node.unwrap_or(0)
     ));
     if let Some(details) = details {
         for line in resource_lines(job, details) {
-            r.line(line);
+            r.text(&line);
         }
     }
     let (mem, per) = job.min_memory();
-    r.line(format!(
+    r.line(format_args!(
         "MinCPUsNode={} MinMemory{per}={} MinTmpDiskNode={}",
         job.min_cpus_per_node(),
         mem_mb(mem),
         mem_mb(spec.tmp_disk_mb)
     ));
-    r.line(format!(
+    r.line(format_args!(
         "Features={} DelayBoot=00:00:00",
         null(&spec.constraint)
     ));
     if let Some(resv) = &spec.reservation {
-        r.line(format!("Reservation={resv}"));
+        r.line(format_args!("Reservation={resv}"));
     }
-    r.line(format!(
+    r.line(format_args!(
         "OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
         if spec.exclusive {
             "NO"
@@ -211,40 +241,41 @@ fn render_one(
         },
         spec.licenses.as_deref().unwrap_or("(null)")
     ));
-    r.line(format!("Command={}", null(&spec.command)));
-    r.line(format!("WorkDir={}", spec.work_dir));
+    r.line(format_args!("Command={}", null(&spec.command)));
+    r.line(format_args!("WorkDir={}", spec.work_dir));
     if let Some(comment) = &spec.comment {
-        r.line(format!("Comment={comment} "));
+        r.line(format_args!("Comment={comment} "));
     }
     if job.batch_flag() {
-        r.line(format!("StdErr={}", job.stderr_path(ctx)));
-        r.line(format!("StdIn={}", job.stdin_path(ctx)));
-        r.line(format!("StdOut={}", job.stdout_path(ctx)));
+        r.line(format_args!("StdErr={}", job.stderr_path(ctx)));
+        r.line(format_args!("StdIn={}", job.stdin_path(ctx)));
+        r.line(format_args!("StdOut={}", job.stdout_path(ctx)));
     }
     if let Some(sw) = spec.switches.filter(|s| s.count > 0) {
         let wait = i64::from(sw.wait_secs.unwrap_or(0));
-        r.line(format!("Switches={}@{}", sw.count, long_secs(wait)));
+        r.line(format_args!("Switches={}@{}", sw.count, long_secs(wait)));
     }
-    r.line("Power=");
+    r.text("Power=");
     if let Some(t) = tres_per_job(job) {
-        r.line(format!("TresPerJob={t}"));
+        r.line(format_args!("TresPerJob={t}"));
     }
     if let Some(t) = tres_per_node(job) {
-        r.line(format!("TresPerNode={t}"));
+        r.line(format_args!("TresPerNode={t}"));
     }
     if let Some(t) = tres_per_task(job) {
-        r.line(format!("TresPerTask={t}"));
+        r.line(format_args!("TresPerTask={t}"));
     }
     if let (Some(user), Some(kind)) = (spec.options.get("mail-user"), spec.options.get("mail-type"))
     {
-        r.line(format!("MailUser={user} MailType={kind}"));
+        r.line(format_args!("MailUser={user} MailType={kind}"));
     }
-    // Slurm ends every record with one more line break, then a blank line between multi-line records.
-    let line_end = if one_liner { " " } else { "\n   " };
-    let mut out = r.lines.join(line_end);
-    out.push_str(line_end);
-    out.push_str(if one_liner { "\n" } else { "\n\n" });
-    out
+    r.out.push_str(line_end);
+    r.out.push_str(if one_liner { "\n" } else { "\n\n" });
+}
+
+/// An unset text field as Slurm prints it.
+fn null(v: &Option<String>) -> &str {
+    v.as_deref().unwrap_or("(null)")
 }
 
 /// `NumNodes=1` or, for a pending job given a maximum node count (`-N1` included), `1-1`, `1-2`.

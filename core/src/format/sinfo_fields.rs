@@ -167,7 +167,7 @@ impl NodeField {
         })
     }
 
-    pub fn header(self) -> Cell {
+    pub fn header(self) -> Cell<'static> {
         let text = match self {
             F::AllocMem => "ALLOCMEM",
             F::AllocNodes => "ALLOCNODES",
@@ -257,7 +257,12 @@ impl NodeField {
     }
 
     /// The field's text for one line; `width` is the column width (the default-partition `*` needs it).
-    pub(crate) fn value(self, rec: &SinfoRecord<'_>, ctx: &FormatContext, width: usize) -> Cell {
+    pub(crate) fn value(
+        self,
+        rec: &SinfoRecord<'_>,
+        ctx: &FormatContext,
+        width: usize,
+    ) -> Cell<'static> {
         let part = rec.part;
         let first = rec.first();
         let na = || Cell::cut("n/a");
@@ -471,7 +476,7 @@ fn job_size(min_nodes: u32, max_nodes: Option<u32>) -> String {
     }
 }
 
-fn state(rec: &SinfoRecord<'_>, text: impl Fn(&NodeRecord) -> String) -> Cell {
+fn state(rec: &SinfoRecord<'_>, text: impl Fn(&NodeRecord) -> String) -> Cell<'static> {
     match rec.first() {
         Some(node) => Cell::cut(text(node)),
         None => Cell::cut("n/a"),

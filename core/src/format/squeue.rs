@@ -4,7 +4,9 @@
 
 use crate::api::JobSelector;
 use crate::format::arrays::fold_pending_tasks;
-use crate::format::columns::{parse_long, parse_short_or_all, render_line, Layout};
+use crate::format::columns::{
+    parse_long, parse_short_or_all, render_line, render_line_into, Layout,
+};
 use crate::format::job_view::JobView;
 pub use crate::format::squeue_fields::JobField;
 use crate::format::squeue_sort::sort_jobs;
@@ -250,20 +252,22 @@ pub fn render(jobs: &[JobRecord], opts: &SqueueOptions, ctx: &FormatContext) -> 
     };
     let mut rows = fold_pending_tasks(&chosen);
     sort_jobs(&mut rows, &opts.sort, ctx);
+    let mut line = |view: &JobView<'_>| {
+        render_line_into(&mut out, &opts.layout, |f, _| f.value(view, ctx));
+        out.push('\n');
+    };
     for row in &rows {
-        for line_job in expand(row, &chosen, opts.expand_arrays) {
-            out.push_str(&render_line(&opts.layout, |f, _| f.value(&line_job, ctx)));
-            out.push('\n');
+        if opts.expand_arrays && row.array_tasks.is_some() {
+            expand(row, &chosen).iter().for_each(&mut line);
+        } else {
+            line(row);
         }
     }
     out
 }
 
 /// With `-r` a folded record still sorts as one, then prints one line per task.
-fn expand<'a>(row: &JobView<'a>, jobs: &[&'a JobRecord], expand_arrays: bool) -> Vec<JobView<'a>> {
-    if !expand_arrays || row.array_tasks.is_none() {
-        return vec![row.clone()];
-    }
+fn expand<'a>(row: &JobView<'a>, jobs: &[&'a JobRecord]) -> Vec<JobView<'a>> {
     let mut tasks: Vec<&JobRecord> = jobs
         .iter()
         .copied()

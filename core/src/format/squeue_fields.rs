@@ -312,7 +312,7 @@ impl JobField {
     }
 
     /// The column header, and whether a right-justified header may be cut.
-    pub fn header(self) -> Cell {
+    pub fn header(self) -> Cell<'static> {
         let text = match self {
             F::Account => "ACCOUNT",
             F::AccrueTime => "ACCRUE_TIME",
@@ -430,10 +430,8 @@ impl JobField {
     }
 
     /// The field's text for one job.
-    pub(crate) fn value(self, job: &JobView<'_>, ctx: &FormatContext) -> Cell {
+    pub(crate) fn value<'v>(self, job: &'v JobView<'_>, ctx: &'v FormatContext) -> Cell<'v> {
         let spec = &job.job.spec;
-        let null =
-            |v: &Option<String>| Cell::cut(v.clone().unwrap_or_else(|| "(null)".to_string()));
         let na = |v: Option<String>| Cell::cut(v.unwrap_or_else(|| "N/A".to_string()));
         let time = |t: Option<i64>| Cell::cut(ctx.time_or(t, "N/A"));
         match self {
@@ -491,7 +489,7 @@ impl JobField {
             F::Wait4Switch => Cell::cut(squeue_secs(i64::from(
                 spec.switches.and_then(|s| s.wait_secs).unwrap_or(0),
             ))),
-            F::Dependency => null(&job.dependency()),
+            F::Dependency => Cell::cut(job.dependency().unwrap_or_else(|| "(null)".to_string())),
             F::DerivedExitCode => Cell::cut("0"),
             F::EligibleTime => time(job.job.eligible_time),
             F::EndTime => {
@@ -506,7 +504,7 @@ impl JobField {
             F::ExitCode => Cell::cut((job.exit_raw() as i32).to_string()),
             F::Features => null(&spec.constraint),
             F::GroupId => Cell::cut(spec.group_id.to_string()),
-            F::GroupName => Cell::cut(ctx.group_name(spec.group_id)),
+            F::GroupName => Cell::cut(ctx.group_name_text(spec.group_id)),
             F::JobArrayId => Cell::cut(job.id_text()),
             F::JobId => Cell::cut(job.job.job_id.to_string()),
             F::LastSchedEval => time(job.job.last_sched_eval),
@@ -522,7 +520,7 @@ impl JobField {
             F::MinCpus => Cell::cut(job.min_cpus_per_node().to_string()),
             F::MinMemory => Cell::cut(mem_mb(job.min_memory().0)),
             F::MinTmpDisk => Cell::cut(mem_mb(spec.tmp_disk_mb)),
-            F::Name => Cell::cut(spec.name.clone()),
+            F::Name => Cell::cut(spec.name.as_str()),
             F::Nice => Cell::cut(spec.nice.to_string()),
             F::NodeList => Cell::whole(job.node_list()),
             F::NtasksPerNode => Cell::cut(spec.ntasks_per_node.unwrap_or(0).to_string()),
@@ -536,7 +534,7 @@ impl JobField {
             | F::SiblingsViable
             | F::SiblingsViableRaw => Cell::cut("NA"),
             F::OverSubscribe => Cell::cut(oversubscribe(job)),
-            F::Partition => Cell::cut(job.job.partition.clone()),
+            F::Partition => Cell::cut(job.job.partition.as_str()),
             F::PendingTime => Cell::cut(pending_secs(job, ctx.now).to_string()),
             F::Priority => Cell::cut(format!(
                 "{:16.14}",
@@ -549,23 +547,17 @@ impl JobField {
             F::ReasonList => reason_list(job),
             F::Requeue => Cell::cut(u8::from(spec.requeue).to_string()),
             F::RestartCount => Cell::cut(job.job.restarts.to_string()),
-            F::SchedNodes => Cell::whole(
-                job.job
-                    .sched_nodes
-                    .clone()
-                    .unwrap_or_else(|| "(null)".to_string()),
-            ),
+            F::SchedNodes => Cell::whole(job.job.sched_nodes.as_deref().unwrap_or("(null)")),
             F::SelectJobInfo => Cell::cut(""),
             F::StartTime => time(job.start_time_shown()),
             F::State => Cell::cut(job.state_long()),
             F::StateCompact => Cell::cut(job.state_compact()),
             F::StdErr => Cell::cut(raw_stdio(job, StdStream::Err)),
-            F::StdIn => null(
-                &spec
-                    .stdin
-                    .clone()
-                    .or_else(|| job.batch_flag().then(|| "/dev/null".to_string())),
-            ),
+            F::StdIn => Cell::cut(match (&spec.stdin, job.batch_flag()) {
+                (Some(path), _) => path.as_str(),
+                (None, true) => "/dev/null",
+                (None, false) => "(null)",
+            }),
             F::StdOut => Cell::cut(raw_stdio(job, StdStream::Out)),
             F::SubmitTime => time(Some(job.job.submit_time)),
             F::SystemComment => Cell::cut("(null)"),
@@ -585,10 +577,15 @@ impl JobField {
             F::TresPerNode => na(tres_per_node(job)),
             F::TresPerTask => na(tres_per_task(job)),
             F::UserId => Cell::cut(spec.user_id.to_string()),
-            F::UserName => Cell::cut(ctx.user_name(spec.user_id)),
-            F::WorkDir => Cell::cut(spec.work_dir.clone()),
+            F::UserName => Cell::cut(ctx.user_name_text(spec.user_id)),
+            F::WorkDir => Cell::cut(spec.work_dir.as_str()),
         }
     }
+}
+
+/// An unset text field as Slurm prints it.
+fn null(v: &Option<String>) -> Cell<'_> {
+    Cell::cut(v.as_deref().unwrap_or("(null)"))
 }
 
 fn option_or_star(spec: &crate::job::JobSpec, key: &str) -> String {
@@ -630,7 +627,7 @@ fn pending_secs(job: &JobView<'_>, now: i64) -> i64 {
 }
 
 /// `%R`: `(Reason)` for jobs waiting or ended in failure, the node list otherwise.
-fn reason_list(job: &JobView<'_>) -> Cell {
+fn reason_list(job: &JobView<'_>) -> Cell<'static> {
     use crate::states::JobBaseState as S;
     let failed = matches!(
         job.job.state,
@@ -704,7 +701,7 @@ mod tests {
     use crate::format::test_records::{ctx, pending, running};
 
     fn text(field: JobField, job: &crate::job::JobRecord) -> String {
-        field.value(&JobView::single(job), &ctx()).text
+        field.value(&JobView::single(job), &ctx()).text.into_owned()
     }
 
     #[test]

@@ -117,7 +117,7 @@ impl StepField {
         })
     }
 
-    fn header(self) -> Cell {
+    fn header(self) -> Cell<'static> {
         Cell::cut(match self {
             StepField::StepId => "STEPID",
             StepField::Name => "NAME",
@@ -133,7 +133,7 @@ impl StepField {
         })
     }
 
-    fn value(self, step: &StepView<'_>, ctx: &FormatContext) -> Cell {
+    fn value<'v>(self, step: &'v StepView<'_>, ctx: &'v FormatContext) -> Cell<'v> {
         match self {
             StepField::StepId => Cell::cut(step.id_text()),
             StepField::Name => Cell::cut(step.name),
