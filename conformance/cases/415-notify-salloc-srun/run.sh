@@ -11,6 +11,8 @@ a=$(id_of c415salloc); b=$(id_of c415srun); track "$a" "$b"
 scontrol notify "$a" hello salloc 2>&1; echo "rc=$?"
 scontrol notify "$b" hello srun 2>&1; echo "rc=$?"
 wait "$s" "$r"
-cat salloc.out
+# Slurm's salloc sometimes also prints `Job allocation N has been revoked.` after relinquishing it (the
+# controller's notice races its exit; docs/compatibility.md): left out.
+grep -v 'has been revoked' salloc.out
 echo ---
 cat srun.out
