@@ -27,13 +27,24 @@ pub(super) struct NewStep {
 impl ClusterState {
     /// The job, if the caller owns it or administers the cluster.
     fn own_job_mut(&mut self, caller_uid: u32, job_id: u32) -> Result<&mut JobRecord, ApiError> {
+        self.owned_job_mut(caller_uid, job_id, SlurmErrno::AccessDenied)
+    }
+
+    /// The job, if the caller owns it or administers the cluster; else `denied`, the errno slurmctld answers
+    /// that request with.
+    fn owned_job_mut(
+        &mut self,
+        caller_uid: u32,
+        job_id: u32,
+        denied: SlurmErrno,
+    ) -> Result<&mut JobRecord, ApiError> {
         let admin = self.is_admin(caller_uid);
         let job = self
             .jobs
             .get_mut(&job_id)
             .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
         if job.spec.user_id != caller_uid && !admin {
-            return Err(ApiError::new(SlurmErrno::AccessDenied));
+            return Err(ApiError::new(denied));
         }
         Ok(job)
     }
@@ -199,14 +210,7 @@ impl ClusterState {
         step_id: Option<u32>,
         time_limit_min: Option<u32>,
     ) -> ApplyResult {
-        let admin = self.is_admin(caller_uid);
-        let job = self
-            .jobs
-            .get_mut(&job_id)
-            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
-        if job.spec.user_id != caller_uid && !admin {
-            return Err(ApiError::new(SlurmErrno::UserIdMissing));
-        }
+        let job = self.owned_job_mut(caller_uid, job_id, SlurmErrno::UserIdMissing)?;
         if job.is_finished() {
             return Err(ApiError::new(SlurmErrno::AlreadyDone));
         }
@@ -234,14 +238,7 @@ impl ClusterState {
         job_id: u32,
         message: String,
     ) -> ApplyResult {
-        let admin = self.is_admin(caller_uid);
-        let job = self
-            .jobs
-            .get(&job_id)
-            .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
-        if job.spec.user_id != caller_uid && !admin {
-            return Err(ApiError::new(SlurmErrno::UserIdMissing));
-        }
+        let job = self.owned_job_mut(caller_uid, job_id, SlurmErrno::UserIdMissing)?;
         if job.is_finished() {
             return Err(ApiError::new(SlurmErrno::AlreadyDone));
         }
