@@ -103,33 +103,10 @@ impl PartitionSpec {
     /// (MinNodes=1, PriorityJobFactor=1, PriorityTier=1, State=UP), with this spec's fields on top. `nodes` are
     /// the resolved node names.
     pub fn new_record(&self, nodes: Vec<String>) -> PartitionRecord {
+        // A created partition has MinNodes=1 where one of slurm.conf defaults to 0.
         let mut record = PartitionRecord {
-            name: self.name.clone(),
-            nodes_expr: String::new(),
-            nodes: Vec::new(),
-            default: false,
-            max_time_min: None,
-            default_time_min: None,
-            max_nodes: None,
             min_nodes: 1,
-            state: PartitionState::Up,
-            priority_tier: 1,
-            priority_job_factor: 1,
-            allow_groups: None,
-            allow_accounts: None,
-            deny_accounts: None,
-            allow_qos: None,
-            deny_qos: None,
-            hidden: false,
-            root_only: false,
-            disable_root_jobs: false,
-            oversubscribe: "NO".to_string(),
-            max_mem_per_node_mb: None,
-            def_mem_per_cpu_mb: None,
-            def_mem_per_node_mb: None,
-            preempt_mode: None,
-            grace_time_secs: 0,
-            preempt_gang: false,
+            ..PartitionRecord::with_nodes(&self.name, &[])
         };
         self.apply(&mut record, Some(nodes));
         record

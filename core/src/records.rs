@@ -219,6 +219,39 @@ pub struct PartitionRecord {
 }
 
 impl PartitionRecord {
+    /// An up partition of these nodes with every other setting at Slurm's default (no limits, tier and job factor
+    /// 1, `OverSubscribe=NO`, the cluster's `PreemptMode`); not the default partition.
+    pub fn with_nodes(name: &str, nodes: &[String]) -> PartitionRecord {
+        PartitionRecord {
+            name: name.to_string(),
+            nodes_expr: nodes.join(","),
+            nodes: nodes.to_vec(),
+            default: false,
+            max_time_min: None,
+            default_time_min: None,
+            max_nodes: None,
+            min_nodes: 0,
+            state: PartitionState::Up,
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: None,
+            deny_accounts: None,
+            allow_qos: None,
+            deny_qos: None,
+            hidden: false,
+            root_only: false,
+            disable_root_jobs: false,
+            oversubscribe: "NO".to_string(),
+            max_mem_per_node_mb: None,
+            def_mem_per_cpu_mb: None,
+            def_mem_per_node_mb: None,
+            preempt_mode: None,
+            grace_time_secs: 0,
+            preempt_gang: false,
+        }
+    }
+
     /// `PreemptMode` as `scontrol show partition` and `sinfo %M` print it (`OFF`, `CANCEL`, `GANG,SUSPEND`).
     pub fn preempt_mode_text(&self) -> String {
         let mode = self.preempt_mode.map_or("OFF", |m| m.name());

@@ -5,7 +5,7 @@
 use spur_core::api::ApiError;
 use spur_core::gpu_topology::GpuTopology;
 use spur_core::job::{EpochSecs, GresRequest, JobSpec};
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord};
 use spur_core::states::JobBaseState;
 
 use super::{schedule, Plan};
@@ -84,32 +84,8 @@ pub fn registration(def: &NodeDefinition, now: EpochSecs) -> NodeRegistration {
 
 pub fn partition(name: &str, nodes: &[String], default: bool) -> PartitionRecord {
     PartitionRecord {
-        name: name.to_string(),
-        nodes_expr: nodes.join(","),
-        nodes: nodes.to_vec(),
         default,
-        max_time_min: None,
-        default_time_min: None,
-        max_nodes: None,
-        min_nodes: 0,
-        state: PartitionState::Up,
-        priority_tier: 1,
-        priority_job_factor: 1,
-        allow_groups: None,
-        allow_accounts: None,
-        deny_accounts: None,
-        allow_qos: None,
-        deny_qos: None,
-        hidden: false,
-        root_only: false,
-        disable_root_jobs: false,
-        oversubscribe: "NO".to_string(),
-        max_mem_per_node_mb: None,
-        def_mem_per_cpu_mb: None,
-        def_mem_per_node_mb: None,
-        preempt_mode: None,
-        grace_time_secs: 0,
-        preempt_gang: false,
+        ..PartitionRecord::with_nodes(name, nodes)
     }
 }
 

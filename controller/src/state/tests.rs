@@ -51,33 +51,10 @@ fn node(name: &str, cpus: u32, gpus: u64) -> NodeDefinition {
 }
 
 fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
+    let nodes: Vec<String> = nodes.iter().map(|n| n.to_string()).collect();
     PartitionRecord {
-        name: name.to_string(),
-        nodes_expr: nodes.join(","),
-        nodes: nodes.iter().map(|n| n.to_string()).collect(),
         default,
-        max_time_min: None,
-        default_time_min: None,
-        max_nodes: None,
-        min_nodes: 0,
-        state: PartitionState::Up,
-        priority_tier: 1,
-        priority_job_factor: 1,
-        allow_groups: None,
-        allow_accounts: None,
-        deny_accounts: None,
-        allow_qos: None,
-        deny_qos: None,
-        hidden: false,
-        root_only: false,
-        disable_root_jobs: false,
-        oversubscribe: "NO".to_string(),
-        max_mem_per_node_mb: None,
-        def_mem_per_cpu_mb: None,
-        def_mem_per_node_mb: None,
-        preempt_mode: None,
-        grace_time_secs: 0,
-        preempt_gang: false,
+        ..PartitionRecord::with_nodes(name, &nodes)
     }
 }
 
