@@ -162,15 +162,14 @@ impl SimNode {
 
     fn launch(&mut self, job: &JobRecord, now: Millis) {
         self.retire_older_run(job.job_id, job.restarts);
-        // An earlier run still running here is obsolete: it ends (its result is stale) and the new one starts,
+        // An earlier run still running here is obsolete and makes way for the new one (its result would be stale),
         // as the real agent does once the earlier run's supervisor is gone.
         if self
             .jobs
             .get(&job.job_id)
             .is_some_and(|j| j.run < job.restarts)
         {
-            self.finish(job.job_id, 0, SIGTERM, now);
-            self.unacked.remove(&job.job_id);
+            self.jobs.remove(&job.job_id);
         }
         // A launch resent after a reconnect must not start the job twice.
         if self.jobs.contains_key(&job.job_id) || self.unacked.contains_key(&job.job_id) {
