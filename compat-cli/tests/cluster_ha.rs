@@ -533,9 +533,13 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
     let cluster = HaCluster::start();
     let leader = cluster.wait_for_leader();
     cluster.wait_for_node_idle();
+    // The step ticks until the test has seen sattach relay it, so an attempt lost to a leader change just
+    // after start-up (the agent moving sessions) is retried on a step that is still running.
+    let stop = cluster.dir.path().join("stop");
     let step_cmd = format!(
-        "{} srun bash -c 'for i in $(seq 1 20); do echo tick $i; sleep 0.25; done'",
-        cluster.bin_dir.join("spur").display()
+        "{} srun bash -c 'for i in $(seq 1 240); do echo tick $i; [ -e {} ] && break; sleep 0.25; done; echo done'",
+        cluster.bin_dir.join("spur").display(),
+        stop.display()
     );
     let out = cluster.run(
         "sbatch",
@@ -545,7 +549,7 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
     let job: u32 = text(&out.stdout).trim().parse().expect("job id");
     let follower = (leader + 1) % ADDRS.len();
     let output = cluster.dir.path().join("step.out");
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(50);
     while !std::fs::read_to_string(&output).is_ok_and(|t| t.contains("tick 2\n")) {
         assert!(
             Instant::now() < deadline,
@@ -554,9 +558,10 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    let mut attempts = Vec::new();
     loop {
         // The agents' sessions are with the leader; the follower has it pass the request on.
-        let out = HaCluster::command(
+        let mut sattach = HaCluster::command(
             cluster.dir.path(),
             &cluster.conf,
             &cluster.bin_dir,
@@ -567,15 +572,35 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
             "SPUR_CONTROLLER",
             format!("{}:{}", ADDRS[follower], cluster.port),
         )
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("sattach");
-        if out.status.success() && text(&out.stdout).contains("tick 20\n") {
+        let mut relayed = String::new();
+        if let Some(stdout) = sattach.stdout.take() {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.starts_with("tick") {
+                    // Relayed output: let the step end so sattach ends with it.
+                    std::fs::write(&stop, "").expect("stop file");
+                }
+                relayed.push_str(&line);
+                relayed.push('\n');
+            }
+        }
+        let end = sattach.wait_with_output().expect("sattach");
+        if end.status.success() && relayed.contains("tick 1\n") && relayed.ends_with("done\n") {
             break;
         }
-        // The follower may not have applied the step yet.
+        attempts.push(format!(
+            "{:?}: {relayed:?} {:?}",
+            end.status,
+            text(&end.stderr)
+        ));
+        // The follower may not have applied the step yet, or no controller led for a moment.
         assert!(
             Instant::now() < deadline,
-            "sattach through a follower: {out:?}\n{}",
+            "sattach through a follower never relayed the step: {attempts:#?}\n{}",
             cluster.logs()
         );
         std::thread::sleep(Duration::from_millis(200));

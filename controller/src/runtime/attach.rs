@@ -14,6 +14,9 @@ use crate::raft::PeerError;
 pub const KIND_ATTACH: &str = "step.attach";
 /// How long a follower waits for the leader to take the request.
 const FORWARD_WAIT: Duration = Duration::from_secs(5);
+/// How long the leader holds a node's request while the node has no session, as just after a leader change
+/// when agents are still moving over; shorter than the follower's wait and sattach's wait for the nodes.
+const SESSION_WAIT: Duration = Duration::from_secs(3);
 
 /// One attach request per node of the step, each for its agent.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -36,9 +39,14 @@ impl Controller {
         reply.map_err(|e| format!("the leading controller did not answer: {e}"))
     }
 
-    /// Hands each node's agent its request; a node without a session is left to sattach's wait.
+    /// Hands each node's agent its request, waiting a little for a node whose session is not (yet) open; a
+    /// node still without one is left to sattach's wait.
     pub async fn attach_step(&self, request: AttachRequest) {
+        let deadline = tokio::time::Instant::now() + SESSION_WAIT;
         for (node, attach) in request.nodes {
+            while !self.agent_connected(&node).await && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             self.send(&node, ControllerToAgent::AttachStep(Box::new(attach)))
                 .await;
         }
