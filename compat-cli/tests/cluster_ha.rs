@@ -579,7 +579,10 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
         let mut relayed = String::new();
         if let Some(stdout) = sattach.stdout.take() {
             use std::io::BufRead;
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
                 if line.starts_with("tick") {
                     // Relayed output: let the step end so sattach ends with it.
                     std::fs::write(&stop, "").expect("stop file");
