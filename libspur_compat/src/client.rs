@@ -112,6 +112,13 @@ static CONF: Mutex<Option<ParsedConf>> = Mutex::new(None);
 
 /// slurm.conf as the clients see it: parsed again only when the path or the file's modification time changes, so
 /// a reconfigured cluster is picked up without parsing the file on every call.
+/// slurm.conf's `ClusterName`, empty when unset or unreadable (records print it as given).
+pub fn cluster_name() -> String {
+    load_conf()
+        .and_then(|c| c.get_str("ClusterName").map(str::to_string))
+        .unwrap_or_default()
+}
+
 pub fn load_conf() -> Option<Arc<SlurmConf>> {
     let path = conf_path();
     let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();

@@ -149,6 +149,22 @@ pub fn c_calloc<T>(n: usize) -> *mut T {
     unsafe { libc::calloc(n.max(1), std::mem::size_of::<T>()) as *mut T }
 }
 
+/// A zeroed response message and its zeroed record array of `n`, as every `slurm_load_*` returns them; `None`
+/// (nothing left allocated) when memory ran out.
+pub fn c_calloc_msg<M, R>(n: usize) -> Option<(*mut M, *mut R)> {
+    let msg = c_calloc::<M>(1);
+    let array = c_calloc::<R>(n);
+    if msg.is_null() || array.is_null() {
+        // SAFETY: both NULL or fresh from calloc.
+        unsafe {
+            c_free(msg);
+            c_free(array);
+        }
+        return None;
+    }
+    Some((msg, array))
+}
+
 /// Frees memory from [`c_string`]/[`c_calloc`] (or from the caller's malloc); NULL is fine.
 ///
 /// # Safety

@@ -10,7 +10,7 @@ use spur_core::format::job_view::JobView;
 use spur_core::job::JobRecord;
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, INFINITE, NO_VAL};
+use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, INFINITE, NO_VAL};
 
 /// `SHOW_LOCAL`: libslurm marks every answer of a cluster outside a federation with it.
 const SHOW_LOCAL: u16 = 0x10;
@@ -207,19 +207,10 @@ pub unsafe fn free_job_fields(j: &mut job_info_t) {
 
 /// Builds a malloc'd `job_info_msg_t` holding `jobs`; the records are kept (not copied) for the print helpers.
 pub fn job_info_msg(jobs: Vec<JobRecord>, now: i64, show_flags: u16) -> *mut job_info_msg_t {
-    let cluster = client::load_conf()
-        .and_then(|c| c.get_str("ClusterName").map(str::to_string))
-        .unwrap_or_default();
-    let msg = c_calloc::<job_info_msg_t>(1);
-    let array = c_calloc::<job_info_t>(jobs.len());
-    if msg.is_null() || array.is_null() {
-        // SAFETY: both NULL or fresh from calloc.
-        unsafe {
-            c_free(msg);
-            c_free(array);
-        }
+    let cluster = client::cluster_name();
+    let Some((msg, array)) = c_calloc_msg::<job_info_msg_t, job_info_t>(jobs.len()) else {
         return std::ptr::null_mut();
-    }
+    };
     // SAFETY: `array` holds jobs.len() (at least one) zeroed records; `msg` one.
     unsafe {
         for (i, job) in jobs.iter().enumerate() {

@@ -8,7 +8,7 @@ use spur_core::api::{Query, QueryReply};
 use spur_core::records::LicenseRecord;
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_string, guard};
+use crate::ffi::{self, c_calloc_msg, c_free, c_string, guard};
 
 fn load() -> Result<Vec<LicenseRecord>, CallError> {
     match client::query(&Query::Licenses)? {
@@ -18,16 +18,11 @@ fn load() -> Result<Vec<LicenseRecord>, CallError> {
 }
 
 fn build(licenses: Vec<LicenseRecord>) -> *mut license_info_msg_t {
-    let msg = c_calloc::<license_info_msg_t>(1);
-    let array = c_calloc::<slurm_license_info_t>(licenses.len());
-    if msg.is_null() || array.is_null() {
-        // SAFETY: both are NULL or fresh allocations of ours.
-        unsafe {
-            c_free(msg);
-            c_free(array);
-        }
+    let Some((msg, array)) =
+        c_calloc_msg::<license_info_msg_t, slurm_license_info_t>(licenses.len())
+    else {
         return std::ptr::null_mut();
-    }
+    };
     for (i, license) in licenses.iter().enumerate() {
         // SAFETY: `array` holds `licenses.len()` zeroed records.
         let record = unsafe { &mut *array.add(i) };

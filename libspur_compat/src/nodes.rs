@@ -11,7 +11,7 @@ use spur_core::format::node_view;
 use spur_core::records::NodeRecord;
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, opt_str};
+use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, opt_str};
 
 pub fn fetch_nodes() -> Result<(Vec<NodeRecord>, i64), CallError> {
     match client::query(&Query::Nodes)? {
@@ -97,19 +97,10 @@ unsafe fn free_node_fields(n: &mut node_info_t) {
 }
 
 pub fn node_info_msg(nodes: Vec<NodeRecord>, now: i64) -> *mut node_info_msg_t {
-    let cluster = client::load_conf()
-        .and_then(|c| c.get_str("ClusterName").map(str::to_string))
-        .unwrap_or_default();
-    let msg = c_calloc::<node_info_msg_t>(1);
-    let array = c_calloc::<node_info_t>(nodes.len());
-    if msg.is_null() || array.is_null() {
-        // SAFETY: NULL or fresh from calloc.
-        unsafe {
-            c_free(msg);
-            c_free(array);
-        }
+    let cluster = client::cluster_name();
+    let Some((msg, array)) = c_calloc_msg::<node_info_msg_t, node_info_t>(nodes.len()) else {
         return std::ptr::null_mut();
-    }
+    };
     // SAFETY: `array` holds nodes.len() zeroed records.
     unsafe {
         for (i, node) in nodes.iter().enumerate() {

@@ -8,7 +8,9 @@ use spur_core::api::{Query, QueryReply};
 use spur_core::records::{NodeRecord, PartitionRecord, PartitionState};
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, INFINITE, NO_VAL};
+use crate::ffi::{
+    self, c_calloc, c_calloc_msg, c_free, c_opt_string, c_string, guard, INFINITE, NO_VAL,
+};
 
 /// Slurm's partition flag bits (`PART_FLAG_*`).
 const PART_FLAG_DEFAULT: u16 = 1 << 0;
@@ -177,19 +179,11 @@ fn deliver(resp: *mut *mut partition_info_msg_t) -> c_int {
         Ok(r) => r,
         Err(e) => return e.fail(),
     };
-    let cluster = client::load_conf()
-        .and_then(|c| c.get_str("ClusterName").map(str::to_string))
-        .unwrap_or_default();
-    let msg = c_calloc::<partition_info_msg_t>(1);
-    let array = c_calloc::<partition_info_t>(parts.len());
-    if msg.is_null() || array.is_null() {
-        // SAFETY: NULL or fresh from calloc.
-        unsafe {
-            c_free(msg);
-            c_free(array);
-        }
+    let cluster = client::cluster_name();
+    let Some((msg, array)) = c_calloc_msg::<partition_info_msg_t, partition_info_t>(parts.len())
+    else {
         return CallError::new(libc::ENOMEM).fail();
-    }
+    };
     // SAFETY: `array` holds parts.len() zeroed records; `resp` checked non-NULL.
     unsafe {
         for (i, p) in parts.iter().enumerate() {

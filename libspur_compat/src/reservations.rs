@@ -10,7 +10,7 @@ use spur_core::records::NodeRecord;
 use spur_core::reservation::{ReservationFlags, ReservationRecord};
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard};
+use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard};
 use crate::print::{self, Records};
 
 /// Slurm's `RESERVE_FLAG_*` bits (`SLURM_BIT(n)` macros, which bindgen does not expand).
@@ -112,16 +112,10 @@ fn deliver(resp: *mut *mut reserve_info_msg_t) -> c_int {
             Err(e) => return e.fail(),
         }
     };
-    let msg = c_calloc::<reserve_info_msg_t>(1);
-    let array = c_calloc::<reserve_info_t>(reservations.len());
-    if msg.is_null() || array.is_null() {
-        // SAFETY: NULL or fresh from calloc.
-        unsafe {
-            c_free(msg);
-            c_free(array);
-        }
+    let Some((msg, array)) = c_calloc_msg::<reserve_info_msg_t, reserve_info_t>(reservations.len())
+    else {
         return CallError::new(libc::ENOMEM).fail();
-    }
+    };
     // SAFETY: `array` holds reservations.len() zeroed records; `resp` checked non-NULL.
     unsafe {
         for (i, r) in reservations.iter().enumerate() {

@@ -9,7 +9,7 @@ use slurm_headers::{job_step_info_response_msg_t, job_step_info_t, time_t};
 use spur_core::format::steps::{running_steps, StepView};
 use spur_core::job::JobRecord;
 
-use crate::ffi::{self, c_calloc, c_free, c_opt_string, c_string, guard, NO_VAL};
+use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, NO_VAL};
 
 /// How many ancestors `job_of_process` inspects before giving up (a bound on the walk, deep trees are rare).
 const ANCESTORS_MAX: usize = 64;
@@ -145,16 +145,11 @@ pub unsafe extern "C" fn slurm_get_job_steps(
             Err(e) => return e.fail(),
         };
         let steps = selected_steps(&jobs, job_id, step_id);
-        let msg = c_calloc::<job_step_info_response_msg_t>(1);
-        let array = c_calloc::<job_step_info_t>(steps.len());
-        if msg.is_null() || array.is_null() {
-            // SAFETY: NULL or fresh from calloc.
-            unsafe {
-                c_free(msg);
-                c_free(array);
-            }
+        let Some((msg, array)) =
+            c_calloc_msg::<job_step_info_response_msg_t, job_step_info_t>(steps.len())
+        else {
             return crate::client::CallError::new(libc::ENOMEM).fail();
-        }
+        };
         // SAFETY: `array` holds steps.len() zeroed records; the slot is non-NULL.
         unsafe {
             for (i, step) in steps.iter().enumerate() {
