@@ -115,6 +115,35 @@ fn smaller_calls_and_init_markers_match_real_slurm() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// What real libslurm.so.38 printed for launch_c.c (conformance case 417 compares it with Slurm on every run).
+#[test]
+fn step_launch_refuses_every_context_and_nodes_report_no_energy() {
+    let cluster = Cluster::start();
+    let program = compile(&cluster, "launch_c");
+    let out = run_shim(&cluster, &program, &[&cluster.node], false);
+    assert!(out.status.success(), "{out:?}");
+    let node = &cluster.node;
+    pretty_assertions::assert_eq!(
+        stdout(&out),
+        format!(
+            "launch: rc=-1 errno=22 (Invalid argument)\n\
+             launch_add: rc=-1 errno=22\n\
+             wait_finish, abort: errno=0\n\
+             energy {node}: rc=-1 errno=5005 (Zero Bytes were transmitted or received) sensors=0 readings=NULL\n\
+             energy no-such-node-x: rc=-1 errno=0 (No error) sensors=0 readings=NULL\n"
+        )
+    );
+    pretty_assertions::assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "launch_c: error: slurm_step_launch: Not a valid slurm_step_ctx_t\n\
+         launch_c: error: slurm_step_launch_add: Not a valid slurm_step_ctx_t\n\
+         launch_c: error: slurm_get_node_energy: Zero Bytes were transmitted or received\n\
+         launch_c: error: slurm_get_port: Address family '0' not supported\n\
+         launch_c: error: Error connecting, bad data: family = 0, port = 0\n\
+         launch_c: error: slurm_get_node_energy: No error\n"
+    );
+}
+
 /// `slurm_print_*`/`slurm_sprint_*` print what `scontrol show` prints (conformance case 305 compares the job and
 /// partition sections with real Slurm's).
 #[test]

@@ -32,6 +32,7 @@ pub mod resources;
 pub mod resv_admin;
 pub mod select_nodeinfo;
 pub mod slurmdb_init;
+pub mod step_launch;
 pub mod step_usage;
 pub mod steps;
 pub mod submit;
