@@ -158,6 +158,44 @@ impl HaCluster {
         self.agent = Some(agent);
     }
 
+    /// SIGKILLs the supervisor (spurstepd) of one batch job whose script is running, as an OOM killer or a
+    /// crash would end it; returns the job's id.
+    fn kill_a_supervisor(&self) -> Option<u32> {
+        let mut dirs = vec![self.dir.path().join("spool")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if !path.is_dir() {
+                    continue;
+                }
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(job) = name.strip_prefix("job").and_then(|n| n.parse::<u32>().ok()) else {
+                    dirs.push(path);
+                    continue;
+                };
+                if !path.join("started.json").exists() || path.join("result.json").exists() {
+                    continue;
+                }
+                let Some(pid) = std::fs::read_to_string(path.join("stepd.pid"))
+                    .ok()
+                    .and_then(|t| t.trim().parse::<i32>().ok())
+                else {
+                    continue;
+                };
+                // Only a live supervisor of this very directory (pids are reused).
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                if !String::from_utf8_lossy(&cmdline).contains(&*path.to_string_lossy()) {
+                    continue;
+                }
+                // SAFETY: kill(2) on a pid we just checked is this job's supervisor.
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    return Some(job);
+                }
+            }
+        }
+        None
+    }
+
     /// A Slurm command that finds the controllers through slurm.conf, as a user's would.
     fn command(dir: &Path, conf: &Path, bin_dir: &Path, name: &str, args: &[&str]) -> Command {
         let mut cmd = Command::new(bin_dir.join("spur"));
@@ -290,8 +328,10 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
 
     let submitted = Arc::new(Mutex::new(Vec::<Submitted>::new()));
     let stop = Arc::new(AtomicBool::new(false));
+    // Each job's script notes when it runs, so the checker can see jobs that ran twice or on CPUs given twice.
+    let timeline = cluster.dir.path().join("timeline");
     let load = {
-        let (submitted, stop) = (submitted.clone(), stop.clone());
+        let (submitted, stop, timeline) = (submitted.clone(), stop.clone(), timeline.clone());
         let (dir, conf, bin) = (
             cluster.dir.path().to_path_buf(),
             cluster.conf.clone(),
@@ -315,7 +355,11 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
                         "-o",
                         "/dev/null",
                         "--wrap",
-                        &format!("sleep 0.2; exit {exit_code}"),
+                        &format!(
+                            "echo \"$SLURM_JOB_ID start $(date +%s.%N)\" >> {timeline}; sleep 0.4; \
+                             echo \"$SLURM_JOB_ID end $(date +%s.%N)\" >> {timeline}; exit {exit_code}",
+                            timeline = timeline.display()
+                        ),
                     ],
                 )
                 .output()
@@ -337,10 +381,15 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
         })
     };
 
-    for _ in 0..KILLS {
+    let mut supervisors_killed = Vec::new();
+    for kill in 0..KILLS {
         std::thread::sleep(Duration::from_millis(1500));
         let leader = cluster.wait_for_leader();
         cluster.kill_controller(leader);
+        if kill == 0 {
+            // A job whose supervisor dies while no controller leads: its agent keeps the result for the next.
+            supervisors_killed.extend(cluster.kill_a_supervisor());
+        }
         // The others elect a new leader while the old one is down.
         let deadline = Instant::now() + Duration::from_secs(20);
         while cluster.leader().is_none() {
@@ -395,6 +444,11 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
     std::thread::sleep(Duration::from_millis(1000));
     cluster.restart_agent();
     std::thread::sleep(Duration::from_millis(1500));
+    // Supervisors killed under load, with the agent up.
+    for _ in 0..2 {
+        supervisors_killed.extend(cluster.kill_a_supervisor());
+        std::thread::sleep(Duration::from_millis(500));
+    }
     stop.store(true, Ordering::Relaxed);
     load.join().expect("load generator");
 
@@ -476,13 +530,76 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
         } else {
             "FAILED"
         };
+        let as_scripted = (expected_state, format!("{}:0", s.exit_code));
+        let actual = (state.as_str(), exit.as_str());
+        if supervisors_killed.contains(&id) && actual != (as_scripted.0, as_scripted.1.as_str()) {
+            // Its supervisor was killed before the script ended: reported as killed by signal 9.
+            assert_eq!(
+                actual,
+                ("FAILED", "0:9"),
+                "job {id} ({}), supervisor killed",
+                s.name
+            );
+            continue;
+        }
         assert_eq!(
-            (state.as_str(), exit.as_str()),
-            (expected_state, format!("{}:0", s.exit_code).as_str()),
+            actual,
+            (as_scripted.0, as_scripted.1.as_str()),
             "job {id} ({})",
             s.name
         );
     }
+    assert!(
+        !supervisors_killed.is_empty(),
+        "no running supervisor was found to kill\n{}",
+        cluster.logs()
+    );
+    eprintln!("supervisors killed: jobs {supervisors_killed:?}");
+    check_timeline(&std::fs::read_to_string(&timeline).unwrap_or_default(), 4);
+}
+
+/// No job's script started twice, and at no moment did more scripts run than the node has CPUs (each job asks for
+/// one). A script's own start and end lie inside its allocation, so more overlapping intervals than CPUs can only
+/// mean CPUs given to two jobs at once; scripts without an end (their supervisor was killed) are left out.
+fn check_timeline(text: &str, cpus: usize) {
+    let mut starts: HashMap<u32, f64> = HashMap::new();
+    let mut ends: HashMap<u32, f64> = HashMap::new();
+    for line in text.lines() {
+        let mut fields = line.split_whitespace();
+        let (Some(job), Some(what), Some(at)) = (fields.next(), fields.next(), fields.next())
+        else {
+            panic!("bad timeline line {line:?}");
+        };
+        let (job, at): (u32, f64) = (job.parse().expect("job id"), at.parse().expect("time"));
+        let seen = match what {
+            "start" => starts.insert(job, at),
+            _ => ends.insert(job, at),
+        };
+        assert!(seen.is_none(), "job {job} ran twice ({what}):\n{text}");
+    }
+    let mut events: Vec<(f64, i32)> = Vec::new();
+    for (job, start) in &starts {
+        if let Some(end) = ends.get(job) {
+            events.push((*start, 1));
+            events.push((*end, -1));
+        }
+    }
+    // Ends sort before starts at the same instant: touching intervals do not overlap.
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut running = 0;
+    for (at, change) in events {
+        running += change;
+        assert!(
+            running <= cpus as i32,
+            "{running} jobs ran at {at} on {cpus} CPUs:\n{text}"
+        );
+    }
+    assert!(starts.len() >= 10, "too few jobs ran:\n{text}");
+    eprintln!(
+        "timeline: {} scripts ran, {} to their end",
+        starts.len(),
+        ends.len()
+    );
 }
 
 #[test]
@@ -608,4 +725,15 @@ fn sattach_through_a_follower_is_passed_on_by_the_leader() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+#[test]
+fn the_timeline_checker_catches_a_job_run_twice_and_cpus_given_twice() {
+    let ok = "1 start 1.0\n2 start 1.5\n1 end 2.0\n3 start 2.0\n2 end 2.5\n3 end 3.0\n\
+              4 start 3.0\n5 start 3.1\n6 start 3.2\n7 start 3.3\n8 start 4.0\n9 start 4.1\n10 start 4.2\n";
+    check_timeline(ok, 2);
+    let twice = format!("{ok}1 start 5.0\n");
+    assert!(std::panic::catch_unwind(|| check_timeline(&twice, 2)).is_err());
+    let overcommitted = format!("{ok}11 start 1.6\n11 end 1.7\n");
+    assert!(std::panic::catch_unwind(|| check_timeline(&overcommitted, 2)).is_err());
 }
