@@ -377,6 +377,70 @@ fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewh
     });
 }
 
+/// Steps of allocations without a batch script (salloc's, and the one srun makes for itself) are started by the
+/// agent of the node they were given, in the step's own cgroups there, wherever srun itself runs: never by srun
+/// on its own host, where they would run on the wrong machine and unconfined.
+#[test]
+fn salloc_and_srun_allocations_run_their_steps_confined_on_their_nodes() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: writing cgroups needs root");
+        return;
+    }
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        extra_conf: "TaskPlugin=task/cgroup\nFirstJobId=7400\n".to_string(),
+        cgroup_conf: Some(
+            "CgroupPlugin=autodetect\nIgnoreSystemd=yes\nConstrainCores=yes\n".into(),
+        ),
+        ..ClusterOptions::default()
+    });
+    let probe = "echo $SLURMD_NODENAME; grep -o 'cpuset:.*' /proc/self/cgroup";
+    let out = cluster
+        .command(
+            cluster.dir.path(),
+            "srun",
+            &["-w", NODE_B, "bash", "-c", probe],
+        )
+        .output()
+        .expect("srun");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        text(&out.stdout),
+        format!("{NODE_B}\ncpuset:/spur_{NODE_B}/uid_0/job_7400/step_0\n")
+    );
+    let first = cluster.node.clone();
+    let out = cluster
+        .command(
+            cluster.dir.path(),
+            "salloc",
+            &[
+                "-w",
+                &first,
+                "-N1",
+                cluster.spur_bin().to_str().unwrap_or("spur"),
+                "srun",
+                "bash",
+                "-c",
+                probe,
+            ],
+        )
+        .output()
+        .expect("salloc");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        text(&out.stdout),
+        format!("{first}\ncpuset:/spur_{first}/uid_0/job_7401/step_0\n")
+    );
+    // The jobs' cgroups went with them.
+    for (node, job) in [(NODE_B, 7400), (first.as_str(), 7401)] {
+        let dir = std::path::Path::new("/sys/fs/cgroup/cpuset")
+            .join(format!("spur_{node}/uid_0/job_{job}"));
+        cluster.expect_within(Duration::from_secs(10), "the job's cgroups removed", || {
+            !dir.exists()
+        });
+    }
+}
+
 #[test]
 fn the_task_prolog_runs_before_each_srun_task_here_and_on_other_nodes() {
     let scripts = tempfile::tempdir().expect("tempdir");

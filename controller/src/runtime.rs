@@ -301,14 +301,16 @@ impl Controller {
                     self.send(node, message).await;
                 }
                 Effect::LaunchStep { node, launch } => {
-                    // A node other than the job's first runs its prolog before the job's first step there.
+                    // A node other than a batch job's first (every node of a salloc or srun allocation) runs its
+                    // prolog before the job's first step there.
                     let job = self.state.read(|s| {
                         s.jobs
                             .get(&launch.job_id)
                             .filter(|j| {
-                                j.alloc
-                                    .as_ref()
-                                    .is_some_and(|a| a.node_names.first() != Some(node))
+                                j.spec.script.is_none()
+                                    || j.alloc
+                                        .as_ref()
+                                        .is_some_and(|a| a.node_names.first() != Some(node))
                             })
                             .map(|j| Box::new(node_script_record(j)))
                     });

@@ -345,11 +345,16 @@ impl Srun<'_> {
         StepShape { nodes, ntasks }
     }
 
-    /// Whether srun runs the tasks itself: a step on one node, the one srun runs on (or, outside any job, the
-    /// allocation's only node, as on a single-node cluster).
-    fn runs_here(shape: &StepShape) -> bool {
+    /// Whether srun runs the tasks itself: only a step on the one node where srun itself runs inside that job
+    /// (its batch script or one of its tasks), so the tasks inherit the job's cgroups there. Every other step
+    /// (salloc's, srun's own allocation, other nodes) is started by the nodes' agents under the job's
+    /// confinement, on the nodes the job was given, wherever srun runs.
+    fn runs_here(job_id: u32, shape: &StepShape) -> bool {
+        let inside_the_job = std::env::var("SLURM_JOB_ID").is_ok_and(|id| id == job_id.to_string());
         match shape.nodes.as_slice() {
-            [node] => std::env::var("SLURMD_NODENAME").map_or(true, |here| here == *node),
+            [node] => {
+                inside_the_job && std::env::var("SLURMD_NODENAME").is_ok_and(|here| here == *node)
+            }
             _ => false,
         }
     }
@@ -395,7 +400,7 @@ impl Srun<'_> {
             self.spec.ntasks_per_node,
             Distribution::parse(distribution.unwrap_or("block")),
         );
-        let remote = if Self::runs_here(shape) {
+        let remote = if Self::runs_here(job_id, shape) {
             None
         } else {
             let first_addr = self.facts.node_addr(&node);
