@@ -165,7 +165,13 @@ pub fn connect(
         let reader = stream.try_clone().map_err(|e| e.to_string())?;
         let _ = stream.set_nodelay(true);
         let link = NodeLink(Arc::new(Mutex::new(stream)));
-        let writers = writers(plan, &remote.layout.node_ranks[node]).map_err(|e| e.to_string())?;
+        let writers = writers(
+            plan,
+            &remote.layout.node_ranks[node],
+            &remote.nodes[node],
+            node as u32,
+        )
+        .map_err(|e| e.to_string())?;
         let tx = events.sender();
         let node_name = remote.nodes[node].clone();
         let label = plan.label.then_some(plan.ntasks);
@@ -189,7 +195,12 @@ fn greet(stream: &TcpStream, key: &str, nodes: usize) -> Option<usize> {
 }
 
 /// Each rank's stdout and stderr writers, by `--output`/`--error`, as for tasks on srun's own node.
-fn writers(plan: &StepPlan<'_>, ranks: &[u32]) -> std::io::Result<Vec<(u32, Writer, Writer)>> {
+fn writers(
+    plan: &StepPlan<'_>,
+    ranks: &[u32],
+    node_name: &str,
+    node_id: u32,
+) -> std::io::Result<Vec<(u32, Writer, Writer)>> {
     let mut files = OpenFiles::default();
     let mut open = |rank: u32, sink: Sink| -> std::io::Result<Writer> {
         // --pty: task 0's terminal output comes as it is typed and shown, on srun's stdout.
@@ -204,7 +215,11 @@ fn writers(plan: &StepPlan<'_>, ranks: &[u32]) -> std::io::Result<Vec<(u32, Writ
             Sink::Stderr => plan.error.as_deref().or(plan.output.as_deref()),
         };
         Ok(
-            match io::route(value, rank, super::step::expand_for(plan, rank)) {
+            match io::route(
+                value,
+                rank,
+                super::step::expand_on_node(plan, rank, node_name, node_id),
+            ) {
                 Route::Forward => Writer::Forward(StreamWriter::new(
                     sink,
                     plan.label.then(|| io::label(rank, plan.ntasks)),
@@ -286,10 +301,11 @@ fn feed_stdin(plan: &StepPlan<'_>, remote: &RemoteStep, links: &[NodeLink]) {
                 forwarded.push((rank, link.clone()));
                 continue;
             }
+            let node_name = remote.nodes.get(node).map_or("", String::as_str);
             match io::route(
                 plan.input.as_deref(),
                 rank,
-                super::step::expand_for(plan, rank),
+                super::step::expand_on_node(plan, rank, node_name, node as u32),
             ) {
                 Route::Forward => forwarded.push((rank, link.clone())),
                 Route::Null => link.send(&Frame::new(Kind::Stdin, rank, 0, Vec::new())),

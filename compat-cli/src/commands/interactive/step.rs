@@ -403,6 +403,17 @@ fn stepd_error(plan: &StepPlan<'_>, rank: u32, text: &str) {
 }
 
 pub(super) fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str) -> String + 'p {
+    expand_on_node(plan, rank, &plan.node, 0)
+}
+
+/// `expand_for` for a task on the step's node `node_id` (its index among the step's nodes, as Slurm's `%n` is in
+/// a step): `%N` and `%n` are that node's.
+pub(super) fn expand_on_node<'p>(
+    plan: &'p StepPlan<'_>,
+    rank: u32,
+    node_name: &'p str,
+    node_id: u32,
+) -> impl Fn(&str) -> String + 'p {
     move |pattern: &str| {
         expand_filename(
             pattern,
@@ -411,8 +422,8 @@ pub(super) fn expand_for<'p>(plan: &'p StepPlan<'_>, rank: u32) -> impl Fn(&str)
                 array_job_id: plan.job.array_job_id,
                 array_task_id: plan.job.array_task_id,
                 job_name: &plan.job.spec.name,
-                node_name: &plan.node,
-                node_id: 0,
+                node_name,
+                node_id,
                 task_id: rank,
                 user: &plan.job.spec.user_name,
                 step: Step::Numbered(plan.step_id),
