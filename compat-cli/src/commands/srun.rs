@@ -167,7 +167,14 @@ impl Srun<'_> {
             .and_then(|a| a.gres_indices.get("gpu"))
             .cloned();
         let distribution = self.set.value(OptId::Distribution).map(str::to_string);
-        let shape = self.step_shape(&job);
+        let shape = match self.step_shape(&job) {
+            Ok(shape) => shape,
+            Err(line) => {
+                eprintln!("srun: error: {line}");
+                complete(&self.client, job.job_id, 1, 0);
+                return 1;
+            }
+        };
         let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus) * shape.nodes.len() as u32;
         let (step_id, outcome) = match self.run(
             &job,
@@ -209,7 +216,13 @@ impl Srun<'_> {
                 return 1;
             }
         };
-        let shape = self.step_shape(&job);
+        let shape = match self.step_shape(&job) {
+            Ok(shape) => shape,
+            Err(line) => {
+                eprintln!("srun: error: {line}");
+                return 1;
+            }
+        };
         let ntasks = shape.ntasks;
         let cpus = job.alloc.as_ref().map_or(0, |a| a.cpus) * shape.nodes.len() as u32;
         let wanted = ntasks.saturating_mul(self.spec.cpus_per_task);
@@ -300,7 +313,9 @@ impl Srun<'_> {
 
     /// The nodes the step runs on and its task count: `-w` (the allocation's nodes it names), else the first
     /// `-N` nodes, else as many as there are tasks, up to the whole allocation; one task per node unless `-n`.
-    fn step_shape(&self, job: &JobRecord) -> StepShape {
+    /// A request the allocation cannot hold fails with Slurm's line (`-N` beyond its nodes, `-w` naming a node
+    /// outside it); `-N` beyond `-n` is cut to `-n` nodes with Slurm's warning.
+    fn step_shape(&self, job: &JobRecord) -> Result<StepShape, String> {
         let mut alloc_nodes: Vec<String> = job
             .alloc
             .as_ref()
@@ -309,21 +324,41 @@ impl Srun<'_> {
         if alloc_nodes.is_empty() {
             alloc_nodes.push(crate::config::short_hostname());
         }
-        let named: Vec<String> = self
+        let wanted = self
             .set
             .value(OptId::Nodelist)
             .and_then(|list| spur_core::hostlist::expand(list).ok())
-            .map(|wanted| {
-                alloc_nodes
-                    .iter()
-                    .filter(|n| wanted.contains(n))
-                    .cloned()
-                    .collect()
-            })
             .unwrap_or_default();
+        if wanted.iter().any(|n| !alloc_nodes.contains(n)) {
+            return Err(format!(
+                "Unable to create step for job {}: {}",
+                job.job_id,
+                SlurmErrno::RequestedNodeConfigUnavailable.text()
+            ));
+        }
+        let named: Vec<String> = alloc_nodes
+            .iter()
+            .filter(|n| wanted.contains(n))
+            .cloned()
+            .collect();
         let nodes: Vec<String> = if named.is_empty() {
             let count = if self.set.is_set(OptId::Nodes) {
-                self.spec.nodes_min as usize
+                let asked = self.spec.nodes_min as usize;
+                if asked > alloc_nodes.len() {
+                    return Err(format!(
+                        "Only allocated {} nodes asked for {asked}",
+                        alloc_nodes.len()
+                    ));
+                }
+                match self.spec.ntasks {
+                    Some(ntasks) if (ntasks as usize) < asked => {
+                        eprintln!(
+                            "srun: Warning: can't run {ntasks} processes on {asked} nodes, setting nnodes to {ntasks}"
+                        );
+                        ntasks as usize
+                    }
+                    _ => asked,
+                }
             } else {
                 self.spec.ntasks.map_or(alloc_nodes.len(), |n| n as usize)
             };
@@ -342,7 +377,7 @@ impl Srun<'_> {
                 1
             }
         });
-        StepShape { nodes, ntasks }
+        Ok(StepShape { nodes, ntasks })
     }
 
     /// Whether srun runs the tasks itself: only a step on the one node where srun itself runs inside that job

@@ -420,6 +420,16 @@ pub fn validate_request(
     if let Some(dep) = &spec.dependency {
         dependency::validate(state, dep)?;
     }
+    for list in [&spec.required_nodes, &spec.excluded_nodes]
+        .into_iter()
+        .flatten()
+    {
+        let known = spur_core::hostlist::expand(list)
+            .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
+        if !known {
+            return Err(ApiError::new(SlurmErrno::InvalidNodeName));
+        }
+    }
     if spec.hold {
         return Ok(());
     }
