@@ -8,7 +8,8 @@ use crate::format::units::tres_value;
 use crate::format::FormatContext;
 use crate::job::JobRecord;
 
-pub(crate) fn jobs(jobs: &[JobRecord], ctx: &FormatContext) -> Vec<Json> {
+/// Each job as v0.0.38 lists it (squeue --json and slurmrestd), pending array tasks folded.
+pub fn jobs(jobs: &[JobRecord], ctx: &FormatContext) -> Vec<Json> {
     let refs: Vec<&JobRecord> = jobs.iter().collect();
     fold_pending_tasks(&refs)
         .iter()

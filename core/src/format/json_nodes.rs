@@ -14,7 +14,8 @@ fn big(v: u64) -> Json {
     Json::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
-pub(crate) fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
+/// One node as v0.0.38 lists it (sinfo --json and slurmrestd).
+pub fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
     let alloc_tres = node_view::alloc_tres(n);
     let flags = node_view::state_flags(n)
         .into_iter()
