@@ -80,7 +80,10 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
     let node = get(&sock, &format!("{V}/node/{}", cluster.node), &[]).json();
     assert_eq!(node["nodes"].as_array().map(Vec::len), Some(1));
     let missing = only_error(&get(&sock, &format!("{V}/node/nosuch"), &[]));
-    assert_eq!(missing["error_number"], 2018);
+    assert_eq!(
+        missing,
+        serde_json::json!({"error": "Invalid node name specified", "errno": 2018})
+    );
 
     let partitions = get(&sock, &format!("{V}/partitions"), &[]).json();
     let debug = &partitions["partitions"][0];
@@ -90,7 +93,7 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
     assert_eq!(debug["total_nodes"], 1);
     assert_eq!(debug["max_time_limit"], -1);
     let missing = only_error(&get(&sock, &format!("{V}/partition/nosuch"), &[]));
-    assert_eq!(missing["error_number"], 2000);
+    assert_eq!(missing["errno"], 2000);
 
     let reservations = get(&sock, &format!("{V}/reservations"), &[]);
     assert_eq!(reservations.status, 200);
@@ -133,11 +136,37 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
         "POST",
         &format!("{V}/job/{job_id}"),
         &[],
-        Some(r#"{"job": {"comment": "from-rest"}}"#),
+        Some(r#"{"comment": "from-rest", "time_limit": 7}"#),
     )
     .expect("update");
     assert_eq!(update.status, 200, "{}", update.body);
+    assert_eq!(update.json()["errors"], serde_json::json!([]));
     assert_eq!(cluster.job_field(job_id, "Comment"), "from-rest");
+    assert_eq!(cluster.job_field(job_id, "TimeLimit"), "00:07:00");
+    // Properties go at the top level: a `job` wrapper is an unknown key, reported with 200 as slurmrestd does.
+    let wrapped = request(
+        &sock,
+        "POST",
+        &format!("{V}/job/{job_id}"),
+        &[],
+        Some(r#"{"job": {"comment": "x"}}"#),
+    )
+    .expect("update");
+    assert_eq!(wrapped.status, 200);
+    let errors = wrapped.json()["errors"].clone();
+    assert_eq!(errors[0]["description"], "Unknown key \"job\"");
+    assert_eq!(errors[1]["error_number"], 9001);
+    assert_eq!(cluster.job_field(job_id, "Comment"), "from-rest");
+    let bad_signal = request(
+        &sock,
+        "DELETE",
+        &format!("{V}/job/{job_id}?signal=BOGUS"),
+        &[],
+        None,
+    )
+    .expect("signal");
+    assert_eq!(bad_signal.status, 400);
+    assert_eq!(bad_signal.json()["errors"][0]["error_number"], 9000);
 
     let cancelled =
         request(&sock, "DELETE", &format!("{V}/job/{job_id}"), &[], None).expect("cancel");
@@ -146,6 +175,9 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
     cluster.wait_for_state(job_id, "CANCELLED", Duration::from_secs(30));
     let job = get(&sock, &format!("{V}/job/{job_id}"), &[]).json();
     assert_eq!(job["jobs"][0]["job_state"], "CANCELLED");
+    // Cancelling a job that already ended is done, not an error.
+    let again = request(&sock, "DELETE", &format!("{V}/job/{job_id}"), &[], None).expect("cancel");
+    assert_eq!(again.status, 200, "{}", again.body);
 
     let diag = get(&sock, &format!("{V}/diag"), &[]).json();
     assert_eq!(diag["statistics"]["jobs_canceled"], 1);
@@ -155,6 +187,16 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
     assert_eq!(bad_job["error_number"], 2017);
     assert_eq!(bad_job["description"], "Unable to find JobId=999999");
     assert_eq!(bad_job["source"], "slurm_load_job");
+    assert_eq!(get(&sock, &format!("{V}/job/abc"), &[]).status, 400);
+    let kill_missing = only_error(
+        &request(&sock, "DELETE", &format!("{V}/job/999999"), &[], None).expect("cancel"),
+    );
+    assert_eq!(
+        kill_missing["description"],
+        "unable to kill JobId=999999 with signal 9: Invalid job id specified"
+    );
+    let wrong_method = request(&sock, "PUT", &format!("{V}/ping"), &[], None).expect("PUT");
+    assert_eq!(wrong_method.status, 405);
     for path in [
         format!("{V}/nosuch"),
         "/slurm/v0.0.37/ping".to_string(),
@@ -187,7 +229,33 @@ fn local_socket_serves_the_cluster_as_the_cli_sees_it() {
         Some(&submit_body("x", &dir, "true").replace("\"debug\"", "\"nosuch\"")),
     )
     .expect("submit");
-    assert_eq!(only_error(&bad_partition)["error_number"], 2000);
+    assert_eq!(
+        only_error(&bad_partition),
+        serde_json::json!({"error_code": 2000, "error": "Invalid partition name specified"})
+    );
+    let submit_raw = |body: &str| {
+        request(&sock, "POST", &format!("{V}/job/submit"), &[], Some(body)).expect("submit")
+    };
+    let no_env = submit_raw(r##"{"script": "#!/bin/sh\ntrue\n", "job": {"name": "x"}}"##);
+    assert_eq!(no_env.status, 400);
+    assert_eq!(
+        no_env.json()["errors"],
+        serde_json::json!([
+            {"error": "environment must be set", "error_code": 2127},
+            {"error_code": 9001, "error": "Failure during parsing"}
+        ])
+    );
+    let unknown = submit_raw(r#"{"script": "x", "job": {"bogus": 1, "environment": {"A": "b"}}}"#);
+    assert_eq!(unknown.status, 400);
+    assert_eq!(
+        unknown.json()["errors"][0],
+        serde_json::json!({"description": "Unknown key \"bogus\"", "source": "hsearch_r"})
+    );
+    let garbage = submit_raw("garbage");
+    assert_eq!(
+        (garbage.status, garbage.body.as_str()),
+        (400, "Unable to parse query.")
+    );
 
     let spec = get(&sock, "/openapi/v3", &[]).json();
     assert!(spec["paths"][format!("{V}/job/submit")]["post"].is_object());
@@ -308,7 +376,15 @@ fn jwt_tokens_act_as_their_user_and_bad_ones_are_refused() {
             &format!("{V}/jobs"),
             &[("X-SLURM-USER-NAME", "root"), ("X-SLURM-USER-TOKEN", token)],
         );
-        assert_eq!(only_error(&jobs)["error_number"], 5005);
+        assert_eq!(
+            only_error(&jobs),
+            serde_json::json!({
+                "description": "Failed while looking for jobs",
+                "error_number": -1,
+                "error": "Unspecified error",
+                "source": "slurm_load_jobs"
+            })
+        );
     }
 
     // A token names its user: nobody's token submits as nobody, and cannot be presented as root's.
@@ -337,6 +413,8 @@ fn jwt_tokens_act_as_their_user_and_bad_ones_are_refused() {
     )
     .expect("submit");
     assert_eq!(submitted.status, 200, "{}", submitted.body);
+    // A held job is submitted, with slurmctld's "held" errno beside its id.
+    assert_eq!(submitted.json()["errors"][0]["error_code"], 2042);
     let job_id = submitted.json()["job_id"].as_u64().expect("job id") as u32;
     let job = get(&tcp, &format!("{V}/job/{job_id}"), &as_nobody).json();
     assert_eq!(job["jobs"][0]["user_name"], "nobody");

@@ -14,10 +14,25 @@ use super::cmdline::AuthModes;
 use crate::client::{Client, ClientError};
 
 /// The other end of an accepted connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Peer {
     Tcp(std::net::SocketAddr),
-    Unix { uid: Option<u32>, gid: Option<u32> },
+    Unix {
+        uid: Option<u32>,
+        gid: Option<u32>,
+        /// The listening socket's path.
+        socket: Option<String>,
+    },
+}
+
+impl Peer {
+    /// How slurmrestd names the connection in its logs and some error texts.
+    pub fn describe(&self) -> String {
+        match self {
+            Peer::Tcp(addr) => format!("[{}]:{}", addr.ip(), addr.port()),
+            Peer::Unix { socket, .. } => socket.clone().unwrap_or_else(|| "unix".into()),
+        }
+    }
 }
 
 pub const USER_HEADER: &str = "x-slurm-user-name";
@@ -26,6 +41,8 @@ pub const TOKEN_HEADER: &str = "x-slurm-user-token";
 /// The user a request acts as, and how the controller will be shown that.
 #[derive(Debug, Clone)]
 pub struct Caller {
+    /// The connection, as [`Peer::describe`] names it.
+    pub origin: String,
     pub user_name: String,
     pub uid: u32,
     pub gid: u32,
@@ -63,16 +80,18 @@ pub fn authenticate(
 ) -> Option<Caller> {
     let wants_jwt = presented.user_name.is_some() || presented.token.is_some();
     if modes.jwt && wants_jwt {
-        return jwt_caller(presented);
+        return jwt_caller(presented, peer.describe());
     }
     if modes.local {
         if let Peer::Unix {
             uid: Some(uid),
             gid: Some(gid),
+            ..
         } = peer
         {
             if uid == own_uid {
                 return Some(Caller {
+                    origin: peer.describe(),
                     user_name: crate::config::user_name(uid).unwrap_or_else(|| uid.to_string()),
                     uid,
                     gid,
@@ -85,16 +104,14 @@ pub fn authenticate(
     None
 }
 
-fn jwt_caller(presented: &Presented<'_>) -> Option<Caller> {
+/// Both headers are required, as slurmrestd requires them.
+fn jwt_caller(presented: &Presented<'_>, origin: String) -> Option<Caller> {
     let token = presented.token.filter(|t| !t.is_empty())?;
-    let subject = token_subject(token);
-    let user_name = presented
-        .user_name
-        .map(str::to_string)
-        .or_else(|| subject.clone())?;
-    let mismatched = subject.as_ref().is_some_and(|sun| *sun != user_name);
+    let user_name = presented.user_name.filter(|n| !n.is_empty())?.to_string();
+    let mismatched = token_subject(token).is_some_and(|sun| sun != user_name);
     let user = nix::unistd::User::from_name(&user_name).ok().flatten();
     Some(Caller {
+        origin,
         uid: user.as_ref().map_or(u32::MAX, |u| u.uid.as_raw()),
         gid: user.as_ref().map_or(u32::MAX, |u| u.gid.as_raw()),
         user_name,
@@ -189,18 +206,26 @@ mod tests {
         let stranger = Peer::Unix {
             uid: Some(1234),
             gid: Some(1234),
+            socket: None,
         };
         assert!(authenticate(BOTH, stranger, &none, &daemon(), 0).is_none());
+        let me = Peer::Unix {
+            uid: Some(0),
+            gid: Some(0),
+            socket: None,
+        };
         let name_only = Presented {
             user_name: Some("root"),
             token: None,
         };
-        let me = Peer::Unix {
-            uid: Some(0),
-            gid: Some(0),
+        assert!(authenticate(BOTH, me.clone(), &name_only, &daemon(), 0).is_none());
+        let token = token_for("root");
+        let token_only = Presented {
+            user_name: None,
+            token: Some(&token),
         };
-        assert!(authenticate(BOTH, me, &name_only, &daemon(), 0).is_none());
-        let local = authenticate(BOTH, me, &none, &daemon(), 0).unwrap();
+        assert!(authenticate(BOTH, me.clone(), &token_only, &daemon(), 0).is_none());
+        let local = authenticate(BOTH, me.clone(), &none, &daemon(), 0).unwrap();
         assert_eq!(local.auth, daemon());
         let jwt_only = AuthModes {
             local: false,

@@ -6,7 +6,9 @@ use spur_core::format::json::Json;
 use spur_core::format::json_jobs;
 
 use super::auth::Caller;
-use super::reply::{entry, error_entry, failed_listing, Reply};
+use spur_core::api::SlurmErrno;
+
+use super::reply::{api_error, entry, errno_of, error_entry, failed_listing, Reply};
 use crate::client::ClientError;
 use crate::config;
 
@@ -18,7 +20,17 @@ pub fn list(caller: &Caller) -> Reply {
 
 pub fn one(caller: &Caller, id: &str) -> Reply {
     let Some(selector) = selector(id) else {
-        return failed_listing("jobs", bad_id(id, "slurm_load_job"));
+        // slurmrestd's answer to a job id that is not a number.
+        return Reply::with_status(
+            400,
+            vec![entry(
+                &format!("Unable to find JobId={id}"),
+                9002,
+                "Jobs description entry not found, empty or not dictionary or list",
+                "_handle_job_get",
+            )],
+            Vec::new(),
+        );
     };
     listing(
         caller,
@@ -28,15 +40,17 @@ pub fn one(caller: &Caller, id: &str) -> Reply {
 }
 
 fn listing(caller: &Caller, listing: JobListing, wanted: Option<(&str, JobSelector)>) -> Reply {
-    let source = if wanted.is_some() {
-        "slurm_load_job"
-    } else {
-        "slurm_load_jobs"
+    let (source, description) = match &wanted {
+        Some((id, _)) => ("slurm_load_job", format!("Unable to find JobId={id}")),
+        None => (
+            "slurm_load_jobs",
+            "Failed while looking for jobs".to_string(),
+        ),
     };
     let result = caller.client().and_then(|c| c.job_list(listing));
     let list = match result {
         Ok(list) => list,
-        Err(e) => return failed_listing("jobs", error_entry(&e, "unable to load jobs", source)),
+        Err(e) => return failed_listing("jobs", error_entry(&e, &description, source)),
     };
     let jobs: Vec<_> = list
         .jobs
@@ -48,14 +62,9 @@ fn listing(caller: &Caller, listing: JobListing, wanted: Option<(&str, JobSelect
             })
         })
         .collect();
-    if let Some((id, _)) = wanted.filter(|_| jobs.is_empty()) {
-        let missing = ClientError::Api(spur_core::api::ApiError::new(
-            spur_core::api::SlurmErrno::InvalidJobId,
-        ));
-        return failed_listing(
-            "jobs",
-            error_entry(&missing, &format!("Unable to find JobId={id}"), source),
-        );
+    if wanted.is_some() && jobs.is_empty() {
+        let missing = api_error(SlurmErrno::InvalidJobId);
+        return failed_listing("jobs", error_entry(&missing, &description, source));
     }
     let ctx = config::format_context(
         list.now,
@@ -68,27 +77,39 @@ fn listing(caller: &Caller, listing: JobListing, wanted: Option<(&str, JobSelect
 }
 
 /// `DELETE /job/{id}`: SIGKILL (the default) cancels the job as scancel does; another signal is sent to every
-/// process of the job.
+/// process of the job. A job that already ended counts as done, as slurmrestd counts it.
 pub fn cancel(caller: &Caller, id: &str, signal: Option<&str>) -> Reply {
-    let Some(job) = selector(id) else {
-        return Reply::document(vec![bad_id(id, "slurm_kill_job")], Vec::new());
-    };
     let signal = match signal {
         None => SIGKILL,
         Some(text) => match spur_core::values::signal::sig_name2num(text) {
-            Some(number) => number,
-            None => {
-                return Reply::document(
+            Some(number) if number > 0 => number,
+            _ => {
+                return Reply::with_status(
+                    400,
                     vec![entry(
-                        &format!("Unable to parse signal: {text}"),
-                        -1,
-                        "Unspecified error",
-                        "slurm_kill_job",
+                        "invalid signal: 0",
+                        9000,
+                        "Query empty or not RFC7320 compliant",
+                        "HTTP request: signal",
                     )],
                     Vec::new(),
                 )
             }
         },
+    };
+    let failed = |error: &ClientError| {
+        let (_, text) = errno_of(error);
+        Reply::document(
+            vec![error_entry(
+                error,
+                &format!("unable to kill JobId={id} with signal {signal}: {text}"),
+                "slurm_kill_job",
+            )],
+            Vec::new(),
+        )
+    };
+    let Some(job) = selector(id) else {
+        return failed(&api_error(SlurmErrno::InvalidJobId));
     };
     let request = if signal == SIGKILL {
         ControlRequest::Cancel { job }
@@ -101,14 +122,10 @@ pub fn cancel(caller: &Caller, id: &str, signal: Option<&str>) -> Reply {
     };
     match caller.client().and_then(|c| c.control(&request)) {
         Ok(_) => Reply::document(Vec::new(), Vec::new()),
-        Err(e) => Reply::document(
-            vec![error_entry(
-                &e,
-                &format!("unable to kill job {id}"),
-                "slurm_kill_job",
-            )],
-            Vec::new(),
-        ),
+        Err(ClientError::Api(e)) if e.errno == SlurmErrno::AlreadyDone => {
+            Reply::document(Vec::new(), Vec::new())
+        }
+        Err(e) => failed(&e),
     }
 }
 
@@ -122,16 +139,6 @@ fn selector(id: &str) -> Option<JobSelector> {
         job_id: job.parse().ok().filter(|&n| n > 0)?,
         array_task: task,
     })
-}
-
-fn bad_id(id: &str, source: &str) -> Json {
-    let code = spur_core::api::SlurmErrno::InvalidJobId;
-    entry(
-        &format!("Unable to parse JobId={id}"),
-        code.code().into(),
-        code.text(),
-        source,
-    )
 }
 
 #[cfg(test)]

@@ -168,9 +168,15 @@ impl Connected<IncomingStream<'_, TcpListener>> for Peer {
 impl Connected<IncomingStream<'_, UnixListener>> for Peer {
     fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Peer {
         let cred = stream.io().peer_cred().ok();
+        let socket = stream
+            .io()
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_pathname().map(|p| p.display().to_string()));
         Peer::Unix {
             uid: cred.as_ref().map(|c| c.uid()),
             gid: cred.as_ref().map(|c| c.gid()),
+            socket,
         }
     }
 }
@@ -185,17 +191,25 @@ async fn handle(
     let query = request.uri().query().map(str::to_string);
     let headers = request.headers().clone();
     if app.settings.verbose > 0 {
-        eprintln!("slurmrestd: operations_router: [{peer:?}] {method} {path}");
+        eprintln!(
+            "slurmrestd: operations_router: [{}] {method} {path}",
+            peer.describe()
+        );
     }
-    let Some(caller) = authenticate(&app, peer, &headers) else {
+    let Some(caller) = authenticate(&app, peer.clone(), &headers) else {
         if app.settings.verbose > 0 {
-            eprintln!("slurmrestd: error: [{peer:?}] authentication failed");
+            eprintln!(
+                "slurmrestd: error: [{}] authentication failed",
+                peer.describe()
+            );
         }
         return respond(Reply::unauthorized());
     };
     let route = route::route(&method, &path);
-    if route == Route::NotFound {
-        return respond(Reply::not_found());
+    match route {
+        Route::NotFound => return respond(Reply::not_found()),
+        Route::MethodNotAllowed => return respond(Reply::method_not_allowed()),
+        _ => {}
     }
     let body = match axum::body::to_bytes(request.into_body(), BODY_BYTES_MAX).await {
         Ok(body) => body,
@@ -257,6 +271,7 @@ fn answer(route: &Route, query: Option<&str>, body: &[u8], caller: &Caller) -> R
             body: openapi::document(),
         },
         Route::NotFound => Reply::not_found(),
+        Route::MethodNotAllowed => Reply::method_not_allowed(),
     }
 }
 

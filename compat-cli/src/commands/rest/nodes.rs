@@ -6,7 +6,7 @@ use spur_core::format::json::Json;
 use spur_core::format::json_nodes;
 
 use super::auth::Caller;
-use super::reply::{error_entry, failed_listing, Reply};
+use super::reply::{errno_entry, failed_listing, Reply};
 use crate::client::ClientError;
 use crate::config;
 
@@ -19,16 +19,13 @@ pub fn list(caller: &Caller, name: Option<&str>) -> Reply {
     let (mut nodes, now) = match caller.client().and_then(|c| c.query(&Query::Nodes)) {
         Ok(QueryReply::Nodes { nodes, now }) => (nodes, now),
         Ok(_) => return unexpected("nodes", source),
-        Err(e) => return failed_listing("nodes", error_entry(&e, "unable to load nodes", source)),
+        Err(e) => return failed_listing("nodes", errno_entry(&e)),
     };
     if let Some(name) = name {
         nodes.retain(|n| n.name == name);
         if nodes.is_empty() {
             let missing = ClientError::Api(ApiError::new(SlurmErrno::InvalidNodeName));
-            return failed_listing(
-                "nodes",
-                error_entry(&missing, &format!("Unable to find node {name}"), source),
-            );
+            return failed_listing("nodes", errno_entry(&missing));
         }
     }
     // The users who set the nodes' reasons, by name.
@@ -44,5 +41,8 @@ pub fn list(caller: &Caller, name: Option<&str>) -> Reply {
 /// The controller answered with another kind of reply than asked for.
 pub fn unexpected(key: &str, source: &str) -> Reply {
     let error = ClientError::Protocol("reply kind".into());
-    failed_listing(key, error_entry(&error, "unexpected reply", source))
+    failed_listing(
+        key,
+        super::reply::error_entry(&error, "unexpected reply", source),
+    )
 }

@@ -6,7 +6,7 @@ use spur_core::format::json_partitions;
 
 use super::auth::Caller;
 use super::nodes::unexpected;
-use super::reply::{error_entry, failed_listing, Reply};
+use super::reply::{errno_entry, failed_listing, Reply};
 use crate::client::ClientError;
 
 const SOURCE: &str = "slurm_load_partitions";
@@ -17,25 +17,13 @@ pub fn list(caller: &Caller, name: Option<&str>) -> Reply {
             partitions, nodes, ..
         }) => (partitions, nodes),
         Ok(_) => return unexpected("partitions", SOURCE),
-        Err(e) => {
-            return failed_listing(
-                "partitions",
-                error_entry(&e, "unable to load partitions", SOURCE),
-            )
-        }
+        Err(e) => return failed_listing("partitions", errno_entry(&e)),
     };
     if let Some(name) = name {
         partitions.retain(|p| p.name == name);
         if partitions.is_empty() {
             let missing = ClientError::Api(ApiError::new(SlurmErrno::InvalidPartitionName));
-            return failed_listing(
-                "partitions",
-                error_entry(
-                    &missing,
-                    &format!("Unable to find partition {name}"),
-                    SOURCE,
-                ),
-            );
+            return failed_listing("partitions", errno_entry(&missing));
         }
     }
     let items = partitions

@@ -6,7 +6,7 @@ use spur_core::format::json_reservations;
 
 use super::auth::Caller;
 use super::nodes::unexpected;
-use super::reply::{error_entry, failed_listing, Reply};
+use super::reply::{errno_entry, failed_listing, Reply};
 use crate::client::ClientError;
 
 const SOURCE: &str = "slurm_load_reservations";
@@ -15,25 +15,13 @@ pub fn list(caller: &Caller, name: Option<&str>) -> Reply {
     let mut reservations = match caller.client().and_then(|c| c.query(&Query::Reservations)) {
         Ok(QueryReply::Reservations { reservations, .. }) => reservations,
         Ok(_) => return unexpected("reservations", SOURCE),
-        Err(e) => {
-            return failed_listing(
-                "reservations",
-                error_entry(&e, "unable to load reservations", SOURCE),
-            )
-        }
+        Err(e) => return failed_listing("reservations", errno_entry(&e)),
     };
     if let Some(name) = name {
         reservations.retain(|r| r.name == name);
         if reservations.is_empty() {
             let missing = ClientError::Api(ApiError::new(SlurmErrno::ReservationInvalid));
-            return failed_listing(
-                "reservations",
-                error_entry(
-                    &missing,
-                    &format!("Unable to find reservation {name}"),
-                    SOURCE,
-                ),
-            );
+            return failed_listing("reservations", errno_entry(&missing));
         }
     }
     let items = reservations

@@ -20,11 +20,33 @@ pub enum Route {
     Licenses,
     /// The OpenAPI description of what this server answers.
     OpenApi,
+    /// A known path, but not with this method.
+    MethodNotAllowed,
     NotFound,
 }
 
+const METHODS: [&str; 3] = ["GET", "POST", "DELETE"];
+
 pub fn route(method: &str, path: &str) -> Route {
+    match route_method(method, path) {
+        Route::NotFound
+            if METHODS
+                .iter()
+                .any(|m| route_method(m, path) != Route::NotFound) =>
+        {
+            Route::MethodNotAllowed
+        }
+        found => found,
+    }
+}
+
+fn route_method(method: &str, path: &str) -> Route {
     let path = path.split('?').next().unwrap_or(path);
+    // slurmrestd takes `/jobs/` as `/jobs`.
+    let path = match path.strip_suffix('/') {
+        Some(trimmed) if !trimmed.is_empty() => trimmed,
+        _ => path,
+    };
     if matches!(
         path,
         "/openapi" | "/openapi/v3" | "/openapi.json" | "/openapi.yaml"
@@ -125,12 +147,21 @@ mod tests {
             ("GET", "/slurm/v0.0.38/nosuch"),
             ("GET", "/slurm/v0.0.37/ping"),
             ("GET", "/slurmdb/v0.0.38/jobs"),
-            ("PUT", "/slurm/v0.0.38/ping"),
             ("GET", "/slurm/v0.0.38/job/"),
             ("GET", "/"),
         ] {
             assert_eq!(route(method, path), Route::NotFound, "{method} {path}");
         }
+    }
+
+    #[test]
+    fn known_paths_with_other_methods_and_trailing_slashes() {
+        assert_eq!(route("PUT", "/slurm/v0.0.38/ping"), Route::MethodNotAllowed);
+        assert_eq!(
+            route("POST", "/slurm/v0.0.38/ping"),
+            Route::MethodNotAllowed
+        );
+        assert_eq!(route("GET", "/slurm/v0.0.38/jobs/"), Route::Jobs);
     }
 
     #[test]

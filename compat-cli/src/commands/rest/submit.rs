@@ -9,7 +9,8 @@ use spur_core::submit::{resolve, ScriptInput, SubmitContext};
 use spur_core::values::begin::LocalNow;
 
 use super::auth::Caller;
-use super::reply::{error_entry, Reply};
+use super::reply::{code_entry, entry, errno_of, Reply};
+use crate::client::ClientError;
 use crate::config;
 
 /// How a property's JSON value becomes the option's text.
@@ -46,6 +47,7 @@ const FIELDS: &[(&str, &str, Kind)] = &[
     ("container", "container", Text),
     ("core_specification", "core-spec", Number),
     ("cores_per_socket", "cores-per-socket", Number),
+    ("cpu_binding_hint", "hint", Text),
     ("cpu_frequency", "cpu-freq", Text),
     ("cpus_per_gpu", "cpus-per-gpu", Text),
     ("cpus_per_task", "cpus-per-task", Number),
@@ -115,36 +117,79 @@ const FIELDS: &[(&str, &str, Kind)] = &[
 /// Properties that are not sbatch options: read here, not through the table.
 const OWN_FIELDS: &[&str] = &["argv", "begin_time", "environment"];
 
-/// A job description slurmrestd refuses before the controller sees it: `error_code` and `error`, as it writes
-/// them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    pub code: i64,
-    pub text: String,
+/// A job description slurmrestd refuses before the controller sees it, in the shapes it answers with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The body is not JSON: 400 and a line of text.
+    Unparsable,
+    /// A property could not be read: 400, these entries, then "Failure during parsing".
+    Parsing(Vec<Json>),
+    /// `{"error_code", "error"}` with HTTP 500.
+    Code { code: i64, text: String },
 }
 
 impl Refusal {
-    fn new(code: i64, text: impl Into<String>) -> Refusal {
-        Refusal {
+    fn code(code: i64, text: impl Into<String>) -> Refusal {
+        Refusal::Code {
             code,
             text: text.into(),
         }
     }
 
+    fn unknown_key(key: &str) -> Refusal {
+        Refusal::Parsing(vec![Json::obj(vec![
+            ("description", Json::Str(format!("Unknown key \"{key}\""))),
+            ("source", Json::str("hsearch_r")),
+        ])])
+    }
+
+    fn invalid_value(key: &str, text: &str) -> Refusal {
+        Refusal::Parsing(vec![
+            Json::obj(vec![
+                ("error", Json::str(text)),
+                ("error_code", Json::Int(UNSPECIFIED)),
+            ]),
+            entry(
+                &format!("Unable to process key \"{key}\""),
+                UNSPECIFIED,
+                "Unspecified error",
+                "slurm_process_option_data",
+            ),
+        ])
+    }
+
     fn reply(&self) -> Reply {
-        Reply::document(
-            vec![Json::obj(vec![
-                ("error_code", Json::Int(self.code)),
-                ("error", Json::str(self.text.clone())),
-            ])],
-            Vec::new(),
-        )
+        match self {
+            Refusal::Unparsable => Reply::unparsable(),
+            Refusal::Parsing(entries) => {
+                let mut errors = entries.clone();
+                errors.push(code_entry(PARSING_FAILED, "Failure during parsing"));
+                Reply::with_status(400, errors, Vec::new())
+            }
+            Refusal::Code { code, text } => {
+                Reply::document(vec![code_entry(*code, text)], Vec::new())
+            }
+        }
     }
 }
 
-/// ESLURM_JOB_SCRIPT_MISSING.
+/// ESLURM_JOB_SCRIPT_MISSING, ESLURM_ENVIRONMENT_MISSING, ESLURM_JOB_HELD, and the data parser's
+/// ESLURM_DATA_CONV_FAILED.
 const SCRIPT_MISSING: i64 = 2009;
+const ENVIRONMENT_MISSING: i64 = 2127;
+const JOB_HELD: i64 = 2042;
+const PARSING_FAILED: i64 = 9001;
 const UNSPECIFIED: i64 = -1;
+
+/// Properties of the specification Spur takes and does nothing with (no sbatch option means them).
+const IGNORED: &[&str] = &["cpu_binding"];
+
+/// Whether `key` is one of v0.0.38's job properties.
+pub fn is_job_property(key: &str) -> bool {
+    FIELDS.iter().any(|(name, _, _)| *name == key)
+        || OWN_FIELDS.contains(&key)
+        || IGNORED.contains(&key)
+}
 
 /// What a submission carries besides the options.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -158,13 +203,12 @@ pub struct Description {
 
 /// Reads the request body into a description (syntax only: the values are checked when resolved).
 pub fn parse(body: &[u8]) -> Result<Description, Refusal> {
-    let value: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| Refusal::new(UNSPECIFIED, format!("Unable to parse request body: {e}")))?;
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| Refusal::Unparsable)?;
     let job = match (value.get("job"), value.get("jobs")) {
         (Some(job), _) => job.clone(),
         (None, Some(serde_json::Value::Array(jobs))) if jobs.len() == 1 => jobs[0].clone(),
         (None, Some(_)) => {
-            return Err(Refusal::new(
+            return Err(Refusal::code(
                 UNSPECIFIED,
                 "heterogeneous jobs are not supported",
             ))
@@ -173,10 +217,10 @@ pub fn parse(body: &[u8]) -> Result<Description, Refusal> {
     };
     let script = match value.get("script").and_then(|s| s.as_str()) {
         Some(script) if !script.is_empty() => script.to_string(),
-        _ => return Err(Refusal::new(SCRIPT_MISSING, "Job script not specified")),
+        _ => return Err(Refusal::code(SCRIPT_MISSING, "Job script not specified")),
     };
     let serde_json::Value::Object(properties) = job else {
-        return Err(Refusal::new(UNSPECIFIED, "job must be an object"));
+        return Err(Refusal::code(UNSPECIFIED, "job must be an object"));
     };
     let mut description = Description {
         script,
@@ -187,13 +231,14 @@ pub fn parse(body: &[u8]) -> Result<Description, Refusal> {
             own_field(&mut description, key, value)?;
             continue;
         }
-        // Properties Spur does not act on (and unknown ones) are left out, as slurmrestd leaves unknown ones.
-        let Some((_, long, kind)) = FIELDS.iter().find(|(name, _, _)| name == key) else {
+        if IGNORED.contains(&key.as_str()) {
             continue;
+        }
+        let Some((_, long, kind)) = FIELDS.iter().find(|(name, _, _)| name == key) else {
+            return Err(Refusal::unknown_key(key));
         };
-        let Some((long, text)) = option_text(long, *kind, value).ok_or_else(|| {
-            Refusal::new(UNSPECIFIED, format!("Invalid value for {key}: {value}"))
-        })?
+        let Some((long, text)) = option_text(long, *kind, value)
+            .ok_or_else(|| Refusal::invalid_value(key, &format!("Invalid value: {value}")))?
         else {
             continue;
         };
@@ -204,6 +249,12 @@ pub fn parse(body: &[u8]) -> Result<Description, Refusal> {
             .options
             .set(def.id, text, Source::CommandLine { index });
     }
+    if description.environment.is_empty() {
+        return Err(Refusal::Parsing(vec![Json::obj(vec![
+            ("error", Json::str("environment must be set")),
+            ("error_code", Json::Int(ENVIRONMENT_MISSING)),
+        ])]));
+    }
     Ok(description)
 }
 
@@ -212,7 +263,7 @@ fn own_field(
     key: &str,
     value: &serde_json::Value,
 ) -> Result<(), Refusal> {
-    let invalid = || Refusal::new(UNSPECIFIED, format!("Invalid value for {key}: {value}"));
+    let invalid = || Refusal::invalid_value(key, &format!("Invalid value: {value}"));
     match key {
         "environment" => description.environment = environment(value).ok_or_else(invalid)?,
         "argv" => {
@@ -317,7 +368,13 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
         .options
         .value(spur_core::options::OptId::Chdir)
         .map(str::to_string)
-        .unwrap_or_else(|| "/tmp".to_string());
+        .or_else(|| {
+            // As slurmrestd: without a directory the job starts in the daemon's own.
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
+        .unwrap_or_else(|| "/".to_string());
     let host = config::short_hostname();
     let gres_owned = config::gres_types();
     let gres_types: Vec<&str> = gres_owned.iter().map(String::as_str).collect();
@@ -345,16 +402,9 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
     };
     let mut spec = match resolve(&context, &description.options, &input) {
         Ok(spec) => spec,
-        Err(e) => {
-            let text = e
-                .lines
-                .iter()
-                .map(|l| l.trim_start_matches("sbatch: error: ").to_string())
-                .collect::<Vec<_>>()
-                .join("; ");
-            return Refusal::new(UNSPECIFIED, text).reply();
-        }
+        Err(e) => return resolve_refusal(&e).reply(),
     };
+    let held = spec.hold;
     if let Some(begin) = description.begin_time {
         spec.begin_time = Some(begin);
     }
@@ -365,22 +415,59 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
         interactive: false,
     };
     match caller.client().and_then(|c| c.submit(&request)) {
-        Ok(reply) => Reply::document(
-            Vec::new(),
+        // slurmctld answers a held submission with ESLURM_JOB_HELD beside the job id; slurmrestd passes it on.
+        Ok(reply) => Reply::with_status(
+            200,
+            if held {
+                vec![code_entry(
+                    JOB_HELD,
+                    "Job is in held state, pending scheduler release",
+                )]
+            } else {
+                Vec::new()
+            },
             vec![
                 ("job_id", Json::Int(reply.job_id.into())),
                 ("step_id", Json::str("BATCH")),
                 ("job_submit_user_msg", Json::str("")),
             ],
         ),
-        Err(e) => Reply::document(
-            vec![error_entry(
-                &e,
-                "Batch job submission failed",
-                "slurm_submit_batch_job",
-            )],
-            Vec::new(),
-        ),
+        Err(e) => {
+            let (code, text) = match &e {
+                ClientError::Api(api) => {
+                    (i64::from(api.errno.code()), api.errno.text().to_string())
+                }
+                other => errno_of(other),
+            };
+            Refusal::code(code, text).reply()
+        }
+    }
+}
+
+/// An option value the resolver refused, named by its property where one row maps to the option.
+fn resolve_refusal(error: &spur_core::options::OptError) -> Refusal {
+    let text = error
+        .lines
+        .iter()
+        .map(|l| l.trim_start_matches("sbatch: error: ").to_string())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let key = match &error.kind {
+        spur_core::options::ErrorKind::InvalidValue(id) => {
+            let long = spur_core::options::def(*id).long;
+            FIELDS
+                .iter()
+                .find(|(_, option, _)| *option == long)
+                .map(|(key, _, _)| *key)
+        }
+        _ => None,
+    };
+    match key {
+        Some(key) => Refusal::invalid_value(key, &text),
+        None => Refusal::Parsing(vec![Json::obj(vec![
+            ("error", Json::Str(text)),
+            ("error_code", Json::Int(UNSPECIFIED)),
+        ])]),
     }
 }
 
@@ -405,7 +492,7 @@ mod tests {
             "name": "restjob", "partition": "debug", "time_limit": 5, "nodes": [1, 2],
             "requeue": false, "hold": true, "tasks": "2", "memory_per_cpu": 100,
             "current_working_directory": "/tmp", "environment": {"PATH": "/bin", "N": 1},
-            "argv": ["a"], "begin_time": 1234, "no_such_property": 1}}"##;
+            "argv": ["a"], "begin_time": 1234, "cpu_binding": "none"}}"##;
         let d = parse(body).unwrap();
         assert_eq!(d.options.value(OptId::JobName), Some("restjob"));
         assert_eq!(d.options.value(OptId::Partition), Some("debug"));
@@ -428,15 +515,32 @@ mod tests {
     fn refusals_read_like_slurmrestds() {
         assert_eq!(
             parse(br#"{"job": {"name": "x"}}"#),
-            Err(Refusal::new(2009, "Job script not specified"))
+            Err(Refusal::code(2009, "Job script not specified"))
         );
-        assert_eq!(parse(b"not json").unwrap_err().code, -1);
+        assert_eq!(parse(b"not json"), Err(Refusal::Unparsable));
+        let env = r#""environment": {"A": "b"}"#;
+        let refused = |job: &str| {
+            parse(format!(r#"{{"script": "x", "job": {{{job}}}}}"#).as_bytes()).unwrap_err()
+        };
         assert_eq!(
-            parse(br#"{"script": "x", "job": {"time_limit": [1]}}"#)
-                .unwrap_err()
-                .code,
-            -1
+            refused(&format!(r#""time_limit": [1], {env}"#)),
+            Refusal::invalid_value("time_limit", "Invalid value: [1]")
         );
+        assert_eq!(
+            refused(&format!(r#""bogus": 1, {env}"#)),
+            Refusal::unknown_key("bogus")
+        );
+        let Refusal::Parsing(entries) = refused(r#""name": "x""#) else {
+            panic!("a missing environment is a parsing failure");
+        };
+        assert!(entries[0].to_pretty().contains("environment must be set"));
         assert!(parse(br#"{"script": "x", "jobs": [{}, {}]}"#).is_err());
+        let reply = Refusal::unknown_key("bogus").reply();
+        assert_eq!(reply.status, 400);
+        assert!(
+            reply.body.contains("\"error_code\": 9001"),
+            "{}",
+            reply.body
+        );
     }
 }
