@@ -124,6 +124,11 @@ mod tests {
         let mut p = part("debug", &["n1"]);
         p.default = true;
         p.nodes_expr = "n1".into();
+        p.max_time_min = None;
+        p.max_nodes = None;
+        p.min_nodes = 0;
+        p.def_mem_per_cpu_mb = None;
+        p.preempt_mode = None;
         let mut n = node("n1");
         n.cpus = 2;
         n.real_memory_mb = 23593;
