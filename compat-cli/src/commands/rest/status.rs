@@ -66,45 +66,25 @@ fn mode(index: usize, count: usize) -> String {
 /// The counters Spur keeps: the controller's start and the jobs it holds now by state. The RPC, scheduler and
 /// backfill statistics slurmctld keeps are not kept and read 0.
 pub fn diag(caller: &Caller) -> Reply {
+    const SOURCE: &str = "slurm_get_statistics";
+    let failed = |e: &crate::client::ClientError| {
+        Reply::document(
+            vec![error_entry(e, "unable to get statistics", SOURCE)],
+            Vec::new(),
+        )
+    };
     let client = match caller.client() {
         Ok(client) => client,
-        Err(e) => {
-            return Reply::document(
-                vec![error_entry(
-                    &e,
-                    "slurm_get_statistics",
-                    "slurm_get_statistics",
-                )],
-                Vec::new(),
-            )
-        }
+        Err(e) => return failed(&e),
     };
     let started = match client.query(&Query::Config) {
         Ok(QueryReply::Config { config, .. }) => config.boot_time,
-        Ok(_) => return unexpected("statistics", "slurm_get_statistics"),
-        Err(e) => {
-            return Reply::document(
-                vec![error_entry(
-                    &e,
-                    "slurm_get_statistics",
-                    "slurm_get_statistics",
-                )],
-                Vec::new(),
-            )
-        }
+        Ok(_) => return unexpected("statistics", SOURCE),
+        Err(e) => return failed(&e),
     };
     let list = match client.job_list(JobListing::default()) {
         Ok(list) => list,
-        Err(e) => {
-            return Reply::document(
-                vec![error_entry(
-                    &e,
-                    "slurm_get_statistics",
-                    "slurm_get_statistics",
-                )],
-                Vec::new(),
-            )
-        }
+        Err(e) => return failed(&e),
     };
     let count = |wanted: &[JobBaseState]| {
         Json::Int(
