@@ -1,13 +1,16 @@
 //! slurmrestd in front of three controllers (127.0.0.2-4, one Raft group): the leader is SIGKILLed between REST
 //! requests, and the REST daemon keeps answering through the others (the CLI's client tries each controller in
-//! slurm.conf's order and retries a submission under the same request id). Afterwards every acknowledged
-//! submission exists exactly once.
+//! slurm.conf's order and retries a submission under the same request id). A steady load of submissions runs
+//! beside, so some are in flight when a leader dies. Afterwards every acknowledged submission exists exactly
+//! once and none exists twice.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::rest::{request, HttpReply, RestDaemon, Target};
@@ -18,6 +21,8 @@ const ADDRS: [&str; 3] = ["127.0.0.2", "127.0.0.3", "127.0.0.4"];
 const V: &str = "/slurm/v0.0.38";
 /// Leader kills in the run: each costs an election and a restart.
 const KILLS: usize = 2;
+/// Clients submitting beside the test's own requests.
+const LOAD_THREADS: usize = 3;
 
 struct Controllers {
     _munged: spur_auth::testing::PrivateMunged,
@@ -206,23 +211,28 @@ fn call(target: &Target, method: &str, path: &str, body: Option<&str>) -> HttpRe
     request(target, method, path, &[], body).expect("request")
 }
 
-/// Submits a short job named `name` through REST; the reply must acknowledge it.
-fn submit(target: &Target, name: &str, dir: &str, cluster: &Controllers) -> u64 {
+/// Submits a short job named `name` through REST: its id when acknowledged, else the answer.
+fn try_submit(target: &Target, name: &str, dir: &str) -> Result<u64, String> {
     let body = serde_json::json!({
         "script": "#!/bin/sh\nsleep 1\n",
         "job": {"name": name, "current_working_directory": dir,
                 "environment": {"PATH": "/bin:/usr/bin"}}
     })
     .to_string();
-    let reply = call(target, "POST", &format!("{V}/job/submit"), Some(&body));
-    assert_eq!(
-        reply.status,
-        200,
-        "submit {name}: {}\n{}",
-        reply.body,
-        cluster.logs()
-    );
-    reply.json()["job_id"].as_u64().expect("job id")
+    let reply = request(target, "POST", &format!("{V}/job/submit"), &[], Some(&body))
+        .map_err(|e| e.to_string())?;
+    match reply.status {
+        200 => reply.json()["job_id"]
+            .as_u64()
+            .ok_or_else(|| reply.body.clone()),
+        _ => Err(reply.body),
+    }
+}
+
+/// Submits a short job named `name` through REST; the reply must acknowledge it.
+fn submit(target: &Target, name: &str, dir: &str, cluster: &Controllers) -> u64 {
+    try_submit(target, name, dir)
+        .unwrap_or_else(|e| panic!("submit {name}: {e}\n{}", cluster.logs()))
 }
 
 #[test]
@@ -247,6 +257,26 @@ fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission()
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    // A steady load of submissions beside the test's own, so that some are in flight when a leader dies: each
+    // may fail, but none may be applied twice.
+    let stop = Arc::new(AtomicBool::new(false));
+    let loads: Vec<_> = (0..LOAD_THREADS)
+        .map(|thread| {
+            let (stop, sock, dir) = (stop.clone(), sock.clone(), dir.clone());
+            std::thread::spawn(move || {
+                let mut acknowledged = BTreeMap::new();
+                let mut sent = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let name = format!("load-{thread}-{sent}");
+                    if let Ok(id) = try_submit(&sock, &name, &dir) {
+                        acknowledged.insert(name, id);
+                    }
+                    sent += 1;
+                }
+                (acknowledged, sent)
+            })
+        })
+        .collect();
     let mut acknowledged: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..KILLS {
         let name = format!("before-{round}");
@@ -275,7 +305,25 @@ fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission()
         cluster.start_controller(leader);
     }
 
-    // Every acknowledged submission exactly once, and nothing else.
+    stop.store(true, Ordering::Relaxed);
+    let mut load_acknowledged = BTreeMap::new();
+    let mut load_sent = 0;
+    for load in loads {
+        let (acknowledged, sent) = load.join().expect("load thread");
+        load_acknowledged.extend(acknowledged);
+        load_sent += sent;
+    }
+    eprintln!(
+        "load: {} of {load_sent} submissions acknowledged",
+        load_acknowledged.len()
+    );
+    assert!(
+        load_acknowledged.len() >= load_sent / 2,
+        "only {} of {load_sent} submissions acknowledged",
+        load_acknowledged.len()
+    );
+
+    // Every acknowledged submission exactly once, an unacknowledged one at most once, and nothing else.
     let jobs = call(&sock, "GET", &format!("{V}/jobs"), None);
     assert_eq!(jobs.status, 200, "{}", jobs.body);
     let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
@@ -284,9 +332,21 @@ fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission()
             .or_default()
             .push(job["job_id"].as_u64().expect("job id"));
     }
-    let expected: BTreeMap<String, Vec<u64>> = acknowledged
-        .iter()
-        .map(|(name, id)| (name.clone(), vec![*id]))
-        .collect();
-    assert_eq!(seen, expected, "{}", cluster.logs());
+    for (name, ids) in &seen {
+        assert_eq!(ids.len(), 1, "{name} applied {} times: {ids:?}", ids.len());
+    }
+    acknowledged.extend(load_acknowledged);
+    for (name, id) in &acknowledged {
+        assert_eq!(
+            seen.get(name),
+            Some(&vec![*id]),
+            "{name}\n{}",
+            cluster.logs()
+        );
+    }
+    assert!(
+        seen.keys()
+            .all(|name| name.starts_with("load-") || acknowledged.contains_key(name)),
+        "{seen:?}"
+    );
 }
