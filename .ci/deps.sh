@@ -11,6 +11,8 @@ PACKAGES+=(slurm-wlm-jwt-plugin)
 # programs against them (gcc, which also builds the benchmark suite's API client) and check load/free cycles for leaks
 # (valgrind).
 PACKAGES+=(libslurm-dev libclang-dev clang gcc valgrind)
+# The REST conformance cases (201-209) run the targets' slurmrestd.
+PACKAGES+=(slurmrestd)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
 PACKAGES+=(iproute2)
 

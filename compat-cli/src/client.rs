@@ -33,14 +33,20 @@ pub struct Client {
 
 impl Client {
     pub fn from_environment() -> Result<Client, ClientError> {
+        let auth = spur_auth::ClientAuth::from_environment(crate::config::load_slurm_conf(), |k| {
+            std::env::var(k).ok()
+        });
+        Self::with_auth(auth)
+    }
+
+    /// A client that proves its caller with `auth` rather than this process's own credential: slurmrestd acts
+    /// for each HTTP caller with the token that caller presented.
+    pub fn with_auth(auth: spur_auth::ClientAuth) -> Result<Client, ClientError> {
         let urls = crate::config::controller_urls();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| ClientError::Unreachable(e.to_string()))?;
-        let auth = spur_auth::ClientAuth::from_environment(crate::config::load_slurm_conf(), |k| {
-            std::env::var(k).ok()
-        });
         Ok(Client {
             urls,
             auth,

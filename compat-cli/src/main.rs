@@ -12,7 +12,16 @@ use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
 pub const COMMANDS: &[&str] = &[
-    "salloc", "sattach", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "squeue", "srun",
+    "salloc",
+    "sattach",
+    "sbatch",
+    "scancel",
+    "scontrol",
+    "sinfo",
+    "slurmrestd",
+    "sprio",
+    "squeue",
+    "srun",
     "sstat",
 ];
 

@@ -114,3 +114,69 @@ wait_node() {
         sleep 0.2
     done
 }
+
+# slurmrestd for the REST cases (201-209): the target's own (real slurmrestd, or Spur's `slurmrestd` link) on a
+# free loopback port with rest_auth/jwt, requests over bash's /dev/tcp (no HTTP client needed), stopped at exit.
+#
+#   rest_start                      start it, and get root a token (REST_USER, REST_TOKEN)
+#   rest METHOD PATH [BODY]         one request as REST_USER/REST_TOKEN (none when REST_TOKEN is empty); prints
+#                                   `http CODE`, then the body
+# REST_PORTS=LO-HI bounds the ports tried (default 30000-49999).
+_REST_PID=
+rest_start() {
+    local lo hi port tries
+    lo=${REST_PORTS%-*} hi=${REST_PORTS#*-}
+    [[ -n ${REST_PORTS:-} ]] || { lo=30000 hi=49999; }
+    REST_USER=root
+    REST_TOKEN=$(scontrol token lifespan=600 | sed -n 's/^SLURM_JWT=//p')
+    [[ -n $REST_TOKEN ]] || { echo "rest_start: no token from scontrol token" >&2; return 1; }
+    for ((tries = 0; tries < 20; tries++)); do
+        port=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
+        # Something answers there already: try another.
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+        SLURMRESTD_SECURITY=disable_user_check SLURM_JWT=daemon \
+            slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 "127.0.0.1:$port" \
+            >"${CASE_TMP:-/tmp}/slurmrestd.log" 2>&1 &
+        _REST_PID=$!
+        trap '_cleanup_jobs; _rest_stop' EXIT
+        local deadline=$((SECONDS + 10))
+        while kill -0 "$_REST_PID" 2>/dev/null && ((SECONDS < deadline)); do
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+                REST_PORT=$port
+                return 0
+            fi
+            sleep 0.1
+        done
+        _rest_stop
+    done
+    echo "rest_start: slurmrestd did not start" >&2
+    cat "${CASE_TMP:-/tmp}/slurmrestd.log" >&2
+    return 1
+}
+
+_rest_stop() {
+    [[ -n $_REST_PID ]] || return 0
+    kill "$_REST_PID" 2>/dev/null
+    wait "$_REST_PID" 2>/dev/null
+    _REST_PID=
+}
+
+rest() {
+    local method=$1 path=$2 body=${3:-} reply auth=""
+    if [[ -n ${REST_TOKEN:-} ]]; then
+        auth="X-SLURM-USER-NAME: $REST_USER"$'\r\n'"X-SLURM-USER-TOKEN: $REST_TOKEN"$'\r\n'
+    fi
+    exec 3<>"/dev/tcp/127.0.0.1/$REST_PORT" || return 1
+    printf '%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%sContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+        "$method" "$path" "$auth" "${#body}" "$body" >&3
+    local status line length=0
+    # The status line and headers (bash reads a socket a byte at a time, so nothing past them is consumed), then
+    # exactly Content-Length bytes of body: real slurmrestd writes a stray header line after some bodies.
+    IFS=' ' read -r -t 60 _ status _ <&3
+    while IFS= read -r -t 60 line <&3 && [[ $line != $'\r' ]]; do
+        if [[ ${line,,} =~ ^content-length:\ *([0-9]+) ]]; then length=${BASH_REMATCH[1]}; fi
+    done
+    reply=$(timeout 60 head -c "$length" <&3)
+    exec 3<&-
+    printf 'http %s\n%s\n' "$status" "$reply"
+}

@@ -2,6 +2,7 @@
 
 pub mod admin;
 mod interactive;
+mod rest;
 pub mod salloc;
 pub mod sattach;
 pub mod sbatch;
@@ -29,6 +30,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "squeue" => squeue::run(args),
         "srun" => srun::run(args),
         "sstat" => sstat::run(args),
+        "slurmrestd" => rest::run(args),
         _ => 1,
     }
 }

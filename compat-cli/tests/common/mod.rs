@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod golden;
+pub mod rest;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

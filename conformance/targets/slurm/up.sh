@@ -33,7 +33,8 @@ PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge)
 # The reference cluster also accepted JWT (for slurmrestd). The plugin is
 # installed with --install but not required: without it the AuthAlt lines
 # are left out of slurm.conf, since slurmctld refuses to start otherwise.
-OPTIONAL_PACKAGES=(slurm-wlm-jwt-plugin)
+# slurmrestd is run by the REST cases (201-209), which fail without it.
+OPTIONAL_PACKAGES=(slurm-wlm-jwt-plugin slurmrestd)
 
 usage() {
     cat >&2 <<EOF

@@ -140,8 +140,20 @@ fn trim_fraction(s: &str) -> String {
 }
 
 /// The `meta` block and empty `errors` list every v0.0.38 response starts with, followed by `key: items`.
-fn document(key: &str, items: Vec<Json>) -> Json {
-    let meta = Json::obj(vec![
+pub fn document(key: &str, items: Vec<Json>) -> Json {
+    with_errors(Vec::new(), vec![(key, Json::Arr(items))])
+}
+
+/// A v0.0.38 response: `meta`, then `errors`, then the other members in order.
+pub fn with_errors(errors: Vec<Json>, rest: Vec<(&str, Json)>) -> Json {
+    let mut pairs = vec![("meta", meta()), ("errors", Json::Arr(errors))];
+    pairs.extend(rest);
+    Json::obj(pairs)
+}
+
+/// The `meta` block: which plugin answered and the Slurm release Spur reproduces.
+pub fn meta() -> Json {
+    Json::obj(vec![
         (
             "plugin",
             Json::obj(vec![
@@ -166,11 +178,6 @@ fn document(key: &str, items: Vec<Json>) -> Json {
                 ),
             ]),
         ),
-    ]);
-    Json::obj(vec![
-        ("meta", meta),
-        ("errors", Json::Arr(Vec::new())),
-        (key, Json::Arr(items)),
     ])
 }
 

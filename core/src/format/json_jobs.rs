@@ -8,7 +8,8 @@ use crate::format::units::tres_value;
 use crate::format::FormatContext;
 use crate::job::JobRecord;
 
-pub(crate) fn jobs(jobs: &[JobRecord], ctx: &FormatContext) -> Vec<Json> {
+/// Each job as v0.0.38 lists it (squeue --json and slurmrestd), pending array tasks folded.
+pub fn jobs(jobs: &[JobRecord], ctx: &FormatContext) -> Vec<Json> {
     let refs: Vec<&JobRecord> = jobs.iter().collect();
     fold_pending_tasks(&refs)
         .iter()
@@ -145,7 +146,14 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ("tasks_per_node", int(spec.ntasks_per_node.unwrap_or(0))),
         ("tasks_per_socket", Json::Null),
         ("tasks_per_board", int(0)),
-        ("cpus", int(view.num_cpus())),
+        // A job that ended without running and never asked for a task count has no CPU count either.
+        (
+            "cpus",
+            match view.num_tasks() {
+                Some(_) => int(view.num_cpus()),
+                None => Json::Null,
+            },
+        ),
         ("node_count", int(view.num_nodes())),
         ("tasks", opt_int(view.num_tasks())),
         ("het_job_id", int(0)),
@@ -347,6 +355,21 @@ mod tests {
             Json::Obj(pairs) => &pairs.iter().find(|(k, _)| k == key).unwrap().1,
             _ => panic!("not an object"),
         }
+    }
+
+    /// Checked against a live Slurm 22.05: held jobs cancelled before they ran, with and without `-n`.
+    #[test]
+    fn cancelled_before_running_has_cpus_only_with_a_task_count() {
+        let mut job = crate::format::test_records::pending();
+        job.state = crate::states::JobBaseState::Cancelled;
+        job.spec.ntasks = None;
+        let out = jobs(std::slice::from_ref(&job), &ctx());
+        assert_eq!(field(&out[0], "cpus"), &Json::Null);
+        assert_eq!(field(&out[0], "tasks"), &Json::Null);
+        job.spec.ntasks = Some(2);
+        let out = jobs(&[job], &ctx());
+        assert_eq!(field(&out[0], "cpus"), &Json::Int(2));
+        assert_eq!(field(&out[0], "tasks"), &Json::Int(2));
     }
 
     /// Checked against a live Slurm 22.05 (`sbatch --array=1-4%2`, an unlimited running job).

@@ -14,7 +14,8 @@ fn big(v: u64) -> Json {
     Json::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
-pub(crate) fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
+/// One node as v0.0.38 lists it (sinfo --json and slurmrestd).
+pub fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
     let alloc_tres = node_view::alloc_tres(n);
     let flags = node_view::state_flags(n)
         .into_iter()
@@ -83,6 +84,27 @@ pub(crate) fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
                 Json::str(alloc_tres)
             },
         ),
-        ("tres_weighted", Json::Float(0.0)),
+        // Without TRESBillingWeights slurmctld weighs a node's allocation by its CPUs (checked against 22.05: an
+        // idle node 0.0, one CPU allocated 1.0).
+        ("tres_weighted", Json::Float(f64::from(n.alloc_cpus))),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::test_records::{ctx, node as record};
+
+    #[test]
+    fn allocation_weighs_its_cpus() {
+        let mut n = record("n1");
+        n.alloc_cpus = 0;
+        assert!(node(&n, &ctx())
+            .to_pretty()
+            .contains("\"tres_weighted\": 0.0"));
+        n.alloc_cpus = 1;
+        assert!(node(&n, &ctx())
+            .to_pretty()
+            .contains("\"tres_weighted\": 1.0"));
+    }
 }

@@ -1,0 +1,352 @@
+//! slurmrestd in front of three controllers (127.0.0.2-4, one Raft group): the leader is SIGKILLed between REST
+//! requests, and the REST daemon keeps answering through the others (the CLI's client tries each controller in
+//! slurm.conf's order and retries a submission under the same request id). A steady load of submissions runs
+//! beside, so some are in flight when a leader dies. Afterwards every acknowledged submission exists exactly
+//! once and none exists twice.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::rest::{request, HttpReply, RestDaemon, Target};
+use common::{bin_dir, short_hostname};
+use spur_core::wire::pb;
+
+const ADDRS: [&str; 3] = ["127.0.0.2", "127.0.0.3", "127.0.0.4"];
+const V: &str = "/slurm/v0.0.38";
+/// Leader kills in the run: each costs an election and a restart.
+const KILLS: usize = 2;
+/// Clients submitting beside the test's own requests.
+const LOAD_THREADS: usize = 3;
+
+struct Controllers {
+    _munged: spur_auth::testing::PrivateMunged,
+    dir: tempfile::TempDir,
+    conf: PathBuf,
+    port: u16,
+    children: Vec<Option<Child>>,
+    agent: Option<Child>,
+}
+
+fn free_port_on_all() -> u16 {
+    for _ in 0..50 {
+        let Ok(first) = std::net::TcpListener::bind((ADDRS[0], 0)) else {
+            continue;
+        };
+        let Ok(port) = first.local_addr().map(|a| a.port()) else {
+            continue;
+        };
+        if ADDRS[1..]
+            .iter()
+            .all(|a| std::net::TcpListener::bind((*a, port)).is_ok())
+        {
+            return port;
+        }
+    }
+    panic!("no port free on all of {ADDRS:?}");
+}
+
+impl Controllers {
+    fn start() -> Controllers {
+        let dir = tempfile::Builder::new()
+            .prefix("spur-rest-ha-")
+            .tempdir()
+            .expect("tempdir");
+        let munged = spur_auth::testing::PrivateMunged::start(&dir.path().join("munge"))
+            .expect("start a private munged (needs the munge package)");
+        let port = free_port_on_all();
+        let hosts: String = ADDRS
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("SlurmctldHost=ctl{}({a})\n", i + 1))
+            .collect();
+        let conf_text = format!(
+            "ClusterName=spurrestha\n{hosts}SlurmctldPort={port}\n\
+             AuthType=auth/munge\nAuthInfo=socket={munge}\n\
+             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=10\n\
+             StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge=3600\nKillWait=2\n\
+             NodeName={node} NodeAddr=127.0.0.1 CPUs=4 RealMemory=2048 State=UNKNOWN\n\
+             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+            munge = munged.socket.display(),
+            state = dir.path().join("state").display(),
+            spool = dir.path().join("spool").display(),
+            node = short_hostname(),
+        );
+        let conf = dir.path().join("slurm.conf");
+        std::fs::write(&conf, conf_text).expect("write slurm.conf");
+        let mut cluster = Controllers {
+            _munged: munged,
+            dir,
+            conf,
+            port,
+            children: (0..ADDRS.len()).map(|_| None).collect(),
+            agent: None,
+        };
+        for i in 0..ADDRS.len() {
+            cluster.start_controller(i);
+        }
+        cluster.agent = Some(
+            cluster
+                .daemon("spurd", "spurd.log")
+                .spawn()
+                .expect("start spurd"),
+        );
+        cluster
+    }
+
+    fn daemon(&self, name: &str, log: &str) -> Command {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join(log))
+            .expect("log file");
+        let mut cmd = Command::new(bin_dir().join(name));
+        cmd.arg("-f")
+            .arg(&self.conf)
+            .env("SPUR_LOG", "info,openraft=warn")
+            .env_remove("SPUR_LOCAL_SOCKET")
+            .env_remove("SPUR_CONTROLLER")
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log);
+        cmd
+    }
+
+    fn start_controller(&mut self, i: usize) {
+        let child = self
+            .daemon("spurctld", &format!("ctl{}.log", i + 1))
+            .env("SPUR_CONTROLLER_ID", format!("ctl{}", i + 1))
+            .spawn()
+            .expect("start spurctld");
+        self.children[i] = Some(child);
+    }
+
+    fn kill_controller(&mut self, i: usize) {
+        if let Some(mut child) = self.children[i].take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// The controller that leads, asked of each over its Ping call.
+    fn leader(&self) -> Option<usize> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            for (i, addr) in ADDRS.iter().enumerate() {
+                if self.children[i].is_none() {
+                    continue;
+                }
+                let endpoint =
+                    tonic::transport::Endpoint::from_shared(format!("http://{addr}:{}", self.port))
+                        .ok()?
+                        .connect_timeout(Duration::from_secs(1))
+                        .timeout(Duration::from_secs(1));
+                let Ok(channel) = endpoint.connect().await else {
+                    continue;
+                };
+                let mut client = pb::controller_client::ControllerClient::new(channel);
+                if let Ok(reply) = client.ping(pb::PingRequest {}).await {
+                    if reply.into_inner().leader {
+                        return Some(i);
+                    }
+                }
+            }
+            None
+        })
+    }
+
+    fn wait_for_leader(&self) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(leader) = self.leader() {
+                return leader;
+            }
+            assert!(Instant::now() < deadline, "no leader\n{}", self.logs());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn logs(&self) -> String {
+        [
+            "ctl1.log",
+            "ctl2.log",
+            "ctl3.log",
+            "spurd.log",
+            "slurmrestd.log",
+        ]
+        .iter()
+        .map(|name| {
+            let log = std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            format!("--- {name} ---\n{}\n", tail.join("\n"))
+        })
+        .collect()
+    }
+}
+
+impl Drop for Controllers {
+    fn drop(&mut self) {
+        for child in self
+            .children
+            .iter_mut()
+            .chain(std::iter::once(&mut self.agent))
+        {
+            if let Some(mut child) = child.take() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+fn call(target: &Target, method: &str, path: &str, body: Option<&str>) -> HttpReply {
+    request(target, method, path, &[], body).expect("request")
+}
+
+/// Submits a short job named `name` through REST: its id when acknowledged, else the answer.
+fn try_submit(target: &Target, name: &str, dir: &str) -> Result<u64, String> {
+    let body = serde_json::json!({
+        "script": "#!/bin/sh\nsleep 1\n",
+        "job": {"name": name, "current_working_directory": dir,
+                "environment": {"PATH": "/bin:/usr/bin"}}
+    })
+    .to_string();
+    let reply = request(target, "POST", &format!("{V}/job/submit"), &[], Some(&body))
+        .map_err(|e| e.to_string())?;
+    match reply.status {
+        200 => reply.json()["job_id"]
+            .as_u64()
+            .ok_or_else(|| reply.body.clone()),
+        _ => Err(reply.body),
+    }
+}
+
+/// Submits a short job named `name` through REST; the reply must acknowledge it.
+fn submit(target: &Target, name: &str, dir: &str, cluster: &Controllers) -> u64 {
+    try_submit(target, name, dir)
+        .unwrap_or_else(|e| panic!("submit {name}: {e}\n{}", cluster.logs()))
+}
+
+#[test]
+fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission() {
+    let mut cluster = Controllers::start();
+    cluster.wait_for_leader();
+    let rest = RestDaemon::start(
+        &bin_dir(),
+        &cluster.conf,
+        cluster.dir.path(),
+        &["-a", "rest_auth/local"],
+    );
+    let sock = rest.unix();
+    let dir = cluster.dir.path().display().to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while call(&sock, "GET", &format!("{V}/nodes"), None).json()["nodes"][0]["state"] != "idle" {
+        assert!(
+            Instant::now() < deadline,
+            "node never idle\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // A steady load of submissions beside the test's own, so that some are in flight when a leader dies: each
+    // may fail, but none may be applied twice.
+    let stop = Arc::new(AtomicBool::new(false));
+    let loads: Vec<_> = (0..LOAD_THREADS)
+        .map(|thread| {
+            let (stop, sock, dir) = (stop.clone(), sock.clone(), dir.clone());
+            std::thread::spawn(move || {
+                let mut acknowledged = BTreeMap::new();
+                let mut sent = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let name = format!("load-{thread}-{sent}");
+                    if let Ok(id) = try_submit(&sock, &name, &dir) {
+                        acknowledged.insert(name, id);
+                    }
+                    sent += 1;
+                }
+                (acknowledged, sent)
+            })
+        })
+        .collect();
+    let mut acknowledged: BTreeMap<String, u64> = BTreeMap::new();
+    for round in 0..KILLS {
+        let name = format!("before-{round}");
+        acknowledged.insert(name.clone(), submit(&sock, &name, &dir, &cluster));
+        let leader = cluster.wait_for_leader();
+        cluster.kill_controller(leader);
+
+        // The very next requests, while the others elect a new leader.
+        let ping = call(&sock, "GET", &format!("{V}/ping"), None);
+        assert_eq!(ping.status, 200, "{}\n{}", ping.body, cluster.logs());
+        let pings = ping.json()["pings"].as_array().expect("pings").clone();
+        assert_eq!(pings.len(), 3);
+        assert_eq!(pings[leader]["ping"], "DOWN", "{pings:?}");
+        assert_eq!(
+            pings.iter().filter(|p| p["ping"] == "UP").count(),
+            2,
+            "{pings:?}"
+        );
+        let name = format!("after-{round}");
+        acknowledged.insert(name.clone(), submit(&sock, &name, &dir, &cluster));
+        for (name, id) in &acknowledged {
+            let job = call(&sock, "GET", &format!("{V}/job/{id}"), None);
+            assert_eq!(job.status, 200, "{}\n{}", job.body, cluster.logs());
+            assert_eq!(job.json()["jobs"][0]["name"], name.as_str());
+        }
+        cluster.start_controller(leader);
+    }
+
+    stop.store(true, Ordering::Relaxed);
+    let mut load_acknowledged = BTreeMap::new();
+    let mut load_sent = 0;
+    for load in loads {
+        let (acknowledged, sent) = load.join().expect("load thread");
+        load_acknowledged.extend(acknowledged);
+        load_sent += sent;
+    }
+    eprintln!(
+        "load: {} of {load_sent} submissions acknowledged",
+        load_acknowledged.len()
+    );
+    assert!(
+        load_acknowledged.len() >= load_sent / 2,
+        "only {} of {load_sent} submissions acknowledged",
+        load_acknowledged.len()
+    );
+
+    // Every acknowledged submission exactly once, an unacknowledged one at most once, and nothing else.
+    let jobs = call(&sock, "GET", &format!("{V}/jobs"), None);
+    assert_eq!(jobs.status, 200, "{}", jobs.body);
+    let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for job in jobs.json()["jobs"].as_array().expect("jobs") {
+        seen.entry(job["name"].as_str().unwrap_or_default().to_string())
+            .or_default()
+            .push(job["job_id"].as_u64().expect("job id"));
+    }
+    for (name, ids) in &seen {
+        assert_eq!(ids.len(), 1, "{name} applied {} times: {ids:?}", ids.len());
+    }
+    acknowledged.extend(load_acknowledged);
+    for (name, id) in &acknowledged {
+        assert_eq!(
+            seen.get(name),
+            Some(&vec![*id]),
+            "{name}\n{}",
+            cluster.logs()
+        );
+    }
+    assert!(
+        seen.keys()
+            .all(|name| name.starts_with("load-") || acknowledged.contains_key(name)),
+        "{seen:?}"
+    );
+}
