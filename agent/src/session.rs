@@ -330,6 +330,39 @@ async fn handle(
                 }
             });
         }
+        ControllerToAgent::RunProlog {
+            job,
+            context,
+            contain,
+        } => {
+            // The prolog may take a while; the session goes on meanwhile.
+            let worker = agent.clone();
+            let outbox = outbox.clone();
+            tokio::spawn(async move {
+                let (job_id, run) = (job.job_id, job.restarts);
+                let result = tokio::task::spawn_blocking(move || {
+                    let user = users::lookup(job.spec.user_id, job.spec.group_id)
+                        .map_err(|e| e.to_string())?;
+                    worker
+                        .spool
+                        .prolog_at_allocation(&job, &context, &user, contain)
+                })
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+                if let Err(message) = &result {
+                    tracing::warn!(job_id, "prolog failed: {message}");
+                }
+                let report = AgentToController::PrologFinished {
+                    job_id,
+                    run,
+                    failed: result.is_err(),
+                };
+                // A report lost with the session is asked for again at the next registration.
+                if let Ok(message) = envelope(&report) {
+                    let _ = outbox.send(message).await;
+                }
+            });
+        }
         ControllerToAgent::Notify { job_id, message } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || agent.spool.notify(job_id, message)).await?;

@@ -332,6 +332,20 @@ impl Controller {
                     };
                     self.send(node, message).await;
                 }
+                Effect::AllocProlog { node, job_id } => {
+                    let found = self.state.read(|s| {
+                        let job = s.jobs.get(job_id).map(node_script_record)?;
+                        Some((job, s.settings.prolog_contain))
+                    });
+                    if let Some((job, contain)) = found {
+                        let message = ControllerToAgent::RunProlog {
+                            job: Box::new(job),
+                            context: self.launch_context.clone(),
+                            contain,
+                        };
+                        self.send(node, message).await;
+                    }
+                }
                 Effect::Notify {
                     node,
                     job_id,

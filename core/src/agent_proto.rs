@@ -70,6 +70,13 @@ pub enum AgentToController {
     /// slurm.conf's `Prolog` failed here before a step of the job (on a node other than its first): the node
     /// must be drained (`Prolog error`), as slurmd has slurmctld do.
     PrologFailed { job_id: u32, message: String },
+    /// The answer to [`ControllerToAgent::RunProlog`] for run `run` (the job's `restarts`) of the job: `failed`
+    /// drains the node (`Prolog error`). A lost answer is asked for again when the agent registers.
+    PrologFinished {
+        job_id: u32,
+        run: u32,
+        failed: bool,
+    },
     /// The answer to [`ControllerToAgent::MeasureSteps`]: the steps' usage on this node (steps without
     /// processes here are left out).
     StepUsage {
@@ -212,6 +219,13 @@ pub enum ControllerToAgent {
     /// copies of its tasks' output there (and take their input); when no supervisor of the step runs here, the
     /// agent tells `addr` so itself.
     AttachStep(Box<crate::step_launch::StepAttach>),
+    /// `PrologFlags=Alloc`: the job was just allocated; run slurm.conf's `Prolog` here (once per run) and answer
+    /// [`AgentToController::PrologFinished`]. With `contain`, the job's extern cgroup is made here first.
+    RunProlog {
+        job: Box<JobRecord>,
+        context: LaunchContext,
+        contain: bool,
+    },
 }
 
 #[cfg(test)]

@@ -166,6 +166,23 @@ async fn serve_reports(
                     tracing::error!(node, "cannot drain the node after its prolog failed: {e}");
                 }
             }
+            Ok(AgentToController::PrologFinished {
+                job_id,
+                run,
+                failed,
+            }) => {
+                let command = Command::PrologFinished {
+                    job_id,
+                    run,
+                    node: node.clone(),
+                    failed,
+                    now: controller.now(),
+                };
+                // A report lost here is asked for again when the agent registers (prologs_owed).
+                if let Err(e) = controller.commit(command).await {
+                    tracing::error!(node, job_id, "cannot record the prolog's end: {e}");
+                }
+            }
             Ok(AgentToController::StepUsage { request_id, usage }) => {
                 controller.deliver_usage(request_id, usage);
             }
