@@ -465,3 +465,5 @@ impl ClusterState {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod prolog_tests;

@@ -363,4 +363,37 @@ mod tests {
         assert!(batch.starts_with("StepId=15.batch UserId=0 "));
         assert!(batch.contains(" CPUs=0 Tasks=1 Name=batch ") && batch.contains(" TRES=(null) "));
     }
+
+    /// `PrologFlags=Contain`: as Slurm 22.05 showed a batch job running `srun sleep` (squeue sorts the extern
+    /// step last, scontrol keeps it first).
+    #[test]
+    fn the_extern_step_is_listed_as_slurm_lists_it() {
+        let mut job = running_batch_job_with_a_step();
+        job.extern_step = true;
+        let jobs = vec![job];
+        let ctx = FormatContext::new(104, 0).with_user(0, "root");
+        let steps = running_steps(&jobs);
+        let ids: Vec<String> = steps.iter().map(StepView::id_text).collect();
+        assert_eq!(ids, ["15.extern", "15.batch", "15.0"]);
+        let out = render_squeue_steps(&steps, &step_layout(DEFAULT_STEP_FORMAT), true, &ctx);
+        assert_eq!(
+            out,
+            "           15.0    inner     debug     root      0:04 vm\n\
+             \x20      15.batch    batch     debug     root      0:04 vm\n\
+             \x20     15.extern   extern     debug     root      0:04 vm\n"
+        );
+        assert_eq!(
+            render_show_step(&steps[..1], false, &ctx),
+            "StepId=15.extern UserId=0 StartTime=1970-01-01T00:01:40 TimeLimit=UNLIMITED\n   \
+             State=RUNNING Partition=debug NodeList=vm\n   \
+             Nodes=1 CPUs=0 Tasks=1 Name=extern Network=(null)\n   \
+             TRES=(null)\n   \
+             ResvPorts=(null)\n   \
+             CPUFreqReq=Default\n   \
+             SrunHost:Pid=(null):0\n\n"
+        );
+        let mut ended = jobs[0].clone();
+        ended.state = JobBaseState::Completed;
+        assert!(running_steps(std::slice::from_ref(&ended)).is_empty());
+    }
 }
