@@ -88,7 +88,10 @@ fn the_prolog_runs_on_every_node_at_allocation_and_the_extern_step_lives_with_th
         ],
         "{steps}"
     );
-    let shown = cluster.ok("scontrol", &["show", "step", &format!("{job}.extern"), "-o"]);
+    let shown = cluster.ok(
+        "scontrol",
+        &["show", "step", &format!("{job}.extern"), "-o"],
+    );
     assert!(
         shown.starts_with(&format!("StepId={job}.extern UserId=0 "))
             && shown.contains(&format!(

@@ -72,11 +72,7 @@ pub enum AgentToController {
     PrologFailed { job_id: u32, message: String },
     /// The answer to [`ControllerToAgent::RunProlog`] for run `run` (the job's `restarts`) of the job: `failed`
     /// drains the node (`Prolog error`). A lost answer is asked for again when the agent registers.
-    PrologFinished {
-        job_id: u32,
-        run: u32,
-        failed: bool,
-    },
+    PrologFinished { job_id: u32, run: u32, failed: bool },
     /// The answer to [`ControllerToAgent::MeasureSteps`]: the steps' usage on this node (steps without
     /// processes here are left out).
     StepUsage {

@@ -464,6 +464,6 @@ impl ClusterState {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod prolog_tests;
+#[cfg(test)]
+mod tests;

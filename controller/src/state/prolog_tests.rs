@@ -12,11 +12,7 @@ use crate::scheduler::scenario::{job, node, partition, registration, Scenario};
 
 /// Two nodes, the given prolog flags, and a job for both submitted and allocated; returns the effects of the
 /// pass that started it.
-fn allocated_on_two_nodes(
-    alloc: bool,
-    contain: bool,
-    batch: bool,
-) -> (Scenario, u32, Vec<Effect>) {
+fn allocated_on_two_nodes(alloc: bool, contain: bool, batch: bool) -> (Scenario, u32, Vec<Effect>) {
     let names = ["a1".to_string(), "a2".to_string()];
     let defs = vec![node("a1", 4, 4_000, 0), node("a2", 4, 4_000, 0)];
     let settings = Settings {
@@ -92,7 +88,10 @@ fn without_alloc_the_batch_script_starts_at_once() {
 #[test]
 fn with_alloc_every_node_runs_its_prolog_before_the_batch_script() {
     let (mut s, id, effects) = allocated_on_two_nodes(true, false, true);
-    assert_eq!(effects, vec![alloc_prolog("a1", id), alloc_prolog("a2", id)]);
+    assert_eq!(
+        effects,
+        vec![alloc_prolog("a1", id), alloc_prolog("a2", id)]
+    );
     let job = &s.state.jobs[&id];
     assert_eq!(job.state, JobBaseState::Running);
     assert_eq!(job.reason, JobReason::Prolog);
@@ -115,8 +114,14 @@ fn with_alloc_every_node_runs_its_prolog_before_the_batch_script() {
 #[test]
 fn an_allocation_is_ready_without_any_launch() {
     let (mut s, id, effects) = allocated_on_two_nodes(true, true, false);
-    assert_eq!(effects, vec![alloc_prolog("a1", id), alloc_prolog("a2", id)]);
-    assert!(s.state.jobs[&id].extern_step, "Contain gives the job an extern step");
+    assert_eq!(
+        effects,
+        vec![alloc_prolog("a1", id), alloc_prolog("a2", id)]
+    );
+    assert!(
+        s.state.jobs[&id].extern_step,
+        "Contain gives the job an extern step"
+    );
     prolog_done(&mut s, id, "a1", false);
     assert_eq!(prolog_done(&mut s, id, "a2", false), Vec::new());
     assert!(s.state.jobs[&id].prolog_pending.is_empty());

@@ -202,13 +202,7 @@ pub fn render_squeue_steps(
         out.push('\n');
     }
     let mut sorted: Vec<&StepView<'_>> = steps.iter().collect();
-    sorted.sort_by_key(|s| {
-        (
-            s.job.partition.clone(),
-            s.job.job_id,
-            s.sort_rank(),
-        )
-    });
+    sorted.sort_by_key(|s| (s.job.partition.clone(), s.job.job_id, s.sort_rank()));
     for step in sorted {
         out.push_str(&render_line(layout, |f, _| f.value(step, ctx)));
         out.push('\n');
