@@ -209,3 +209,64 @@ fn a_failing_prolog_drains_its_node_revokes_an_allocation_and_holds_a_batch_job(
             .ends_with(&format!("Prolog error|{NODE_C}"))
     });
 }
+
+/// Without `PrologFlags=Alloc`, as slurmd by default: an allocation's nodes run the prolog before the job's first
+/// step there (salloc's own command runs none), and every node of it runs the epilog when it ends.
+#[test]
+fn without_alloc_an_allocation_runs_the_prolog_at_its_first_step_and_the_epilog_everywhere() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let prolog = write_prolog(scripts.path());
+    let epilog = scripts.path().join("epilog.sh");
+    std::fs::write(
+        &epilog,
+        format!(
+            "#!/bin/bash\necho \"$SLURM_SCRIPT_CONTEXT\" > {}/epilog.$SLURMD_NODENAME.$SLURM_JOB_ID\n",
+            scripts.path().display()
+        ),
+    )
+    .expect("write epilog");
+    std::fs::set_permissions(&epilog, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: format!(
+            "Prolog={prolog}\nEpilog={}\nFirstJobId=4300\n",
+            epilog.display()
+        ),
+        ..ClusterOptions::default()
+    });
+    let first = cluster.node.clone();
+    let spur = cluster.spur_bin().display().to_string();
+    let dir = scripts.path().display().to_string();
+    let out = cluster.run(
+        "salloc",
+        &[
+            "-N3",
+            "bash",
+            "-c",
+            &format!(
+                "ls {dir} | grep -c '[.]4300$'; {spur} srun -N2 true; ls {dir} | grep '^prolog.*[.]4300$' | sort"
+            ),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let job = 4300;
+    let mut ran = vec![
+        format!("prolog.{first}.{job}"),
+        format!("prolog.{NODE_B}.{job}"),
+    ];
+    ran.sort();
+    assert_eq!(text(&out.stdout), format!("0\n{}\n", ran.join("\n")));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "salloc: Granted job allocation {job}\nsalloc: Relinquishing job allocation {job}\n"
+        )
+    );
+    cluster.expect_within(Duration::from_secs(10), "the epilog on every node", || {
+        [first.as_str(), NODE_B, NODE_C].iter().all(|node| {
+            std::fs::read_to_string(scripts.path().join(format!("epilog.{node}.{job}")))
+                .is_ok_and(|t| t == "epilog_slurmd\n")
+        })
+    });
+}

@@ -343,9 +343,7 @@ fn prolog_conf(targets: &Path) -> String {
         .join("prolog.sh");
     format!(
         "Prolog={}\nPrologFlags=Alloc,Contain\n",
-        std::fs::canonicalize(&script)
-            .unwrap_or(script)
-            .display()
+        std::fs::canonicalize(&script).unwrap_or(script).display()
     )
 }
 

@@ -714,9 +714,7 @@ mod tests {
             "TaskPlugin=task/cgroup\nTaskPlugin=task/none\n"
         ));
         assert!(!task_cgroup_in("#TaskPlugin=task/cgroup\n"));
-        assert!(alloc_prolog_in(
-            "Prolog=/p.sh\nPrologFlags=Alloc,Contain\n"
-        ));
+        assert!(alloc_prolog_in("Prolog=/p.sh\nPrologFlags=Alloc,Contain\n"));
         assert!(!alloc_prolog_in("PrologFlags=Contain\n"));
         assert!(!alloc_prolog_in("Prolog=/p.sh\nPrologFlags=Serial\n"));
     }

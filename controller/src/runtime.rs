@@ -301,14 +301,16 @@ impl Controller {
                     self.send(node, message).await;
                 }
                 Effect::LaunchStep { node, launch } => {
-                    // A node other than the job's first runs its prolog before the job's first step there.
+                    // A node runs its prolog before the job's first step there: any node of an allocation
+                    // (salloc, srun), a batch job's nodes other than its first (whose supervisor ran it).
                     let job = self.state.read(|s| {
                         s.jobs
                             .get(&launch.job_id)
                             .filter(|j| {
-                                j.alloc
-                                    .as_ref()
-                                    .is_some_and(|a| a.node_names.first() != Some(node))
+                                j.spec.script.is_none()
+                                    || j.alloc
+                                        .as_ref()
+                                        .is_some_and(|a| a.node_names.first() != Some(node))
                             })
                             .map(|j| Box::new(node_script_record(j)))
                     });

@@ -7,11 +7,11 @@ trap 'resume; _cleanup_jobs' EXIT
 touch "$fail"
 salloc -N1 -J c407 true 2>&1
 echo "rc=$?"
-id=$(squeue -h -n c407 -t all -o %i | head -n1); track "$id"
+id=$(squeue -h -n c407 -t all -o %i | sort -n | tail -n1); track "$id"
 fields "$id" JobState Reason
 sinfo -h -R -n "$node" -o '%E|%u'
 scontrol update nodename="$node" state=resume
 b=$(submit -J c407b -o /dev/null --wrap 'echo never')
-wait_reason "$b" launch_failed_requeued_held
+wait_reason "$b" "launch failed requeued held"
 fields "$b" JobState Reason Restarts BatchFlag ExitCode
 sinfo -h -R -n "$node" -o '%E|%u'
