@@ -611,21 +611,23 @@ impl JobSpool {
     }
 
     /// The job ended: on this node, one of its nodes other than the first, what its steps left is killed, its
-    /// cgroups and records go, and slurm.conf's `Epilog` runs.
-    pub fn epilog_after_job(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) {
+    /// cgroups and records go, and slurm.conf's `Epilog` runs. `Err` says why the epilog failed.
+    pub fn epilog_after_job(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+    ) -> Result<(), String> {
         let _ = std::fs::remove_file(self.prolog_marker(job.job_id));
         let _ = std::fs::remove_file(self.limits_record(job.job_id));
         // Its steps' cgroups and, with `PrologFlags=Contain`, its extern cgroup.
         self.remove_cgroups(job.job_id);
         let Some(scripts) = self.node_scripts(job, context, user) else {
-            return;
+            return Ok(());
         };
         let (code, signal) = (i64::from(job.exit_code), i64::from(job.exit_signal));
-        if let Err(message) =
-            spur_stepd::daemon::node_epilog(&scripts, (code << 8) | signal, code, signal)
-        {
-            tracing::warn!(job_id = job.job_id, "epilog failed: {message}");
-        }
+        spur_stepd::daemon::node_epilog(&scripts, (code << 8) | signal, code, signal)
+            .inspect_err(|message| tracing::warn!(job_id = job.job_id, "epilog failed: {message}"))
     }
 
     /// Marks that a job's prolog ran on this node (a node other than its first, which keeps no job directory).
@@ -721,6 +723,7 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
         prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
         run: None,
+        epilog_failed: result.epilog_failed,
     }
 }
 

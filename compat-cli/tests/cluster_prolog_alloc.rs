@@ -251,7 +251,7 @@ fn without_alloc_an_allocation_runs_the_prolog_at_its_first_step_and_the_epilog_
     );
     assert!(out.status.success(), "{out:?}");
     let job = 4300;
-    let mut ran = vec![
+    let mut ran = [
         format!("prolog.{first}.{job}"),
         format!("prolog.{NODE_B}.{job}"),
     ];
@@ -268,5 +268,48 @@ fn without_alloc_an_allocation_runs_the_prolog_at_its_first_step_and_the_epilog_
             std::fs::read_to_string(scripts.path().join(format!("epilog.{node}.{job}")))
                 .is_ok_and(|t| t == "epilog_slurmd\n")
         })
+    });
+}
+
+/// As slurmd: a node whose epilog fails is drained with `Epilog error`, the batch node (whose supervisor runs it)
+/// as well as the job's other nodes; the job itself ends as its script did.
+#[test]
+fn a_failing_epilog_drains_its_node() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let epilog = scripts.path().join("epilog.sh");
+    std::fs::write(
+        &epilog,
+        format!(
+            "#!/bin/bash\n[[ -e {}/fail-$SLURMD_NODENAME ]] && exit 1\nexit 0\n",
+            scripts.path().display()
+        ),
+    )
+    .expect("write epilog");
+    std::fs::set_permissions(&epilog, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: format!("Epilog={}\nFirstJobId=4400\n", epilog.display()),
+        ..ClusterOptions::default()
+    });
+    let first = cluster.node.clone();
+    for node in [first.as_str(), NODE_C] {
+        std::fs::write(scripts.path().join(format!("fail-{node}")), "").expect("marker");
+    }
+    let job = cluster.wrap("true", &["-N3", "-o", "/dev/null"]);
+    assert_eq!(
+        cluster.wait_for_end(job, Duration::from_secs(30)),
+        "COMPLETED"
+    );
+    let mut wanted = [
+        format!("Epilog error|{first}"),
+        format!("Epilog error|{NODE_C}"),
+    ];
+    wanted.sort();
+    cluster.expect_within(Duration::from_secs(10), "both nodes drained", || {
+        let out = cluster.ok("sinfo", &["-R", "-h", "-N", "-o", "%E|%N"]);
+        let mut lines: Vec<String> = out.lines().map(str::to_string).collect();
+        lines.sort();
+        lines == wanted
     });
 }

@@ -55,6 +55,9 @@ pub struct JobOutcome {
     /// from agents that predate it.
     #[serde(default)]
     pub run: Option<u32>,
+    /// slurm.conf's Epilog failed on the node after the job: the node is drained (`Epilog error`).
+    #[serde(default)]
+    pub epilog_failed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +73,9 @@ pub enum AgentToController {
     /// slurm.conf's `Prolog` failed here before a step of the job (on a node other than its first): the node
     /// must be drained (`Prolog error`), as slurmd has slurmctld do.
     PrologFailed { job_id: u32, message: String },
+    /// slurm.conf's `Epilog` failed here after the job (on a node other than its batch node, whose failure comes
+    /// with the job's result): the node must be drained (`Epilog error`).
+    EpilogFailed { job_id: u32 },
     /// The answer to [`ControllerToAgent::RunProlog`] for run `run` (the job's `restarts`) of the job: `failed`
     /// drains the node (`Prolog error`). A lost answer is asked for again when the agent registers.
     PrologFinished { job_id: u32, run: u32, failed: bool },

@@ -273,6 +273,7 @@ impl SimNode {
             message: None,
             out_of_memory: false,
             prolog_failed: false,
+            epilog_failed: false,
             run,
         };
         self.unacked.insert(
