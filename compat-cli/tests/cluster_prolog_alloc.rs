@@ -135,6 +135,22 @@ fn the_prolog_runs_on_every_node_at_allocation_and_the_extern_step_lives_with_th
         });
     }
 
+    // srun holding its own allocation waits for the prolog too, without a word.
+    let out = cluster.run(
+        "srun",
+        &[
+            "-N1",
+            "bash",
+            "-c",
+            &format!("ls {dir} | grep -c \"^prolog\\..*\\.$SLURM_JOB_ID$\""),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        (text(&out.stdout), text(&out.stderr)),
+        ("1\n".into(), String::new())
+    );
+
     // salloc waits for the nodes' prologs, saying so, and its command finds them done.
     let out = cluster.run(
         "salloc",
@@ -145,7 +161,7 @@ fn the_prolog_runs_on_every_node_at_allocation_and_the_extern_step_lives_with_th
             &format!("ls {dir} | grep -c \"^prolog\\..*\\.$SLURM_JOB_ID$\""),
         ],
     );
-    let salloc_job = job + 1;
+    let salloc_job = job + 2;
     assert!(out.status.success(), "{out:?}");
     assert_eq!(text(&out.stdout), "3\n");
     assert_eq!(
