@@ -218,6 +218,16 @@ fn a_failing_prolog_drains_its_node_revokes_an_allocation_and_holds_a_batch_job(
         },
     );
     assert!(!cluster.dir.path().join("held.out").exists());
+    // The nodes where the prolog ran, or did not, keep no extern cgroup of the run that never started.
+    let first = cluster.node.clone();
+    if extern_cgroups(&first, held).is_ok() {
+        cluster.expect_within(Duration::from_secs(10), "no extern cgroup left", || {
+            [first.as_str(), NODE_B, NODE_C].iter().all(|node| {
+                extern_cgroups(node, held)
+                    .is_ok_and(|d| d.iter().all(|p| !p.parent().is_some_and(Path::exists)))
+            })
+        });
+    }
     cluster.expect_within(Duration::from_secs(10), "the node drained again", || {
         cluster
             .ok("sinfo", &["-R", "-h", "-o", "%E|%N"])

@@ -117,18 +117,31 @@ impl ClusterState {
     /// (`launch failed requeued held`), whatever its `--requeue`. Its script never started, so the run ends here
     /// rather than with a result from the node.
     fn requeue_held_after_prolog(&mut self, job_id: u32, run: u32, now: EpochSecs) -> Vec<Effect> {
-        if let Some(job) = self.jobs.get_mut(&job_id) {
-            job.hold = Some(HoldKind::Admin);
-            job.state_desc = Some("launch failed requeued held".to_string());
-            job.requeue_pending = true;
-        }
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Vec::new();
+        };
+        job.hold = Some(HoldKind::Admin);
+        job.state_desc = Some("launch failed requeued held".to_string());
+        job.requeue_pending = true;
+        // No supervisor ran on the first node to run the epilog and clean up (the extern cgroup, the prolog's
+        // record): that node is sent the epilog as the others are.
+        let ended = Box::new(job.clone());
+        let first = job
+            .alloc
+            .as_ref()
+            .and_then(|a| a.node_names.first().cloned());
         let outcome = Outcome::Exited { code: 0, signal: 0 };
-        self.finish(job_id, outcome, now, Some(run))
+        let mut effects: Vec<Effect> = self
+            .finish(job_id, outcome, now, Some(run))
             .effects
             .into_iter()
             // Nothing of the job was launched on its first node: no result there to acknowledge.
             .filter(|e| !matches!(e, Effect::AckFinished { .. }))
-            .collect()
+            .collect();
+        if let Some(node) = first {
+            effects.push(Effect::NodeEpilog { node, job: ended });
+        }
+        effects
     }
 
     /// An allocation (salloc, srun) whose prolog failed is cancelled; its client says why.

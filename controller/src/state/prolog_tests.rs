@@ -159,6 +159,16 @@ fn a_failed_prolog_drains_the_node_and_requeues_a_batch_job_held() {
         !effects.iter().any(|e| matches!(e, Effect::Launch { .. })),
         "the script never starts: {effects:?}"
     );
+    // Every node cleans up (extern cgroup, the prolog's record) and runs the epilog: no supervisor ran anywhere.
+    let mut epilogs: Vec<&str> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::NodeEpilog { node, .. } => Some(node.as_str()),
+            _ => None,
+        })
+        .collect();
+    epilogs.sort_unstable();
+    assert_eq!(epilogs, vec!["a1", "a2"]);
     let job = &s.state.jobs[&id];
     assert_eq!(job.state, JobBaseState::Pending);
     assert_eq!(job.hold, Some(HoldKind::Admin));
