@@ -306,6 +306,7 @@ impl JobSpool {
             }
         }
         self.remove_cgroups(job_id);
+        let _ = std::fs::remove_file(self.prolog_marker(job_id));
         let dir = self.job_dir(job_id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
             if e.kind() != std::io::ErrorKind::NotFound {
@@ -414,7 +415,13 @@ impl JobSpool {
                 .isolation
                 .as_ref()
                 .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
-            node_scripts: self.node_scripts(job, context, user),
+            node_scripts: self.node_scripts(job, context, user).map(|mut scripts| {
+                // `PrologFlags=Alloc` ran it here when the job was allocated.
+                if self.prolog_ran(job) {
+                    scripts.prolog = None;
+                }
+                scripts
+            }),
             rlimits: job.spec.rlimits.clone(),
         }
     }
@@ -462,21 +469,62 @@ impl JobSpool {
         let Some(scripts) = self.node_scripts(job, context, user) else {
             return Ok(());
         };
-        let marker = self.prolog_marker(job.job_id);
-        if scripts.prolog.is_none() || marker.exists() {
+        if scripts.prolog.is_none() || self.prolog_ran(job) {
             return Ok(());
         }
         spur_stepd::daemon::node_prolog(&scripts)?;
+        let marker = self.prolog_marker(job.job_id);
         if let Some(dir) = marker.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        if let Err(e) = std::fs::write(&marker, b"") {
+        if let Err(e) = std::fs::write(&marker, job.restarts.to_string()) {
             tracing::warn!(
                 job_id = job.job_id,
                 "cannot record that the prolog ran: {e}"
             );
         }
         Ok(())
+    }
+
+    /// `PrologFlags=Alloc`: the job was just allocated a place here. With `contain` its extern cgroup is made
+    /// (processes adopted into the job land there), then slurm.conf's `Prolog` runs, once per run of the job
+    /// (a repeated request after an agent restart finds it done). `Err` says why the job must not start.
+    pub fn prolog_at_allocation(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+        contain: bool,
+    ) -> Result<(), String> {
+        if contain {
+            self.make_extern_cgroup(job);
+        }
+        self.prolog_before_step(job, context, user)
+    }
+
+    /// The job's extern step cgroup here; without root or a cgroup file system there is none (logged).
+    fn make_extern_cgroup(&self, job: &JobRecord) {
+        let hierarchy = spur_stepd::cgroup::Hierarchy::detect();
+        let made = match hierarchy {
+            _ if !nix::unistd::geteuid().is_root() => Err("spurd is not root".to_string()),
+            None => Err("no cgroup file system".to_string()),
+            Some(hierarchy) => spur_stepd::cgroup::create_extern(
+                &hierarchy,
+                &self.node_name,
+                job.spec.user_id,
+                job.job_id,
+            ),
+        };
+        match made {
+            Ok(dirs) => tracing::info!(job_id = job.job_id, ?dirs, "extern step cgroup made"),
+            Err(e) => tracing::warn!(job_id = job.job_id, "no extern step cgroup: {e}"),
+        }
+    }
+
+    /// Whether this run of the job already ran its prolog here.
+    fn prolog_ran(&self, job: &JobRecord) -> bool {
+        std::fs::read_to_string(self.prolog_marker(job.job_id))
+            .is_ok_and(|run| run.trim() == job.restarts.to_string())
     }
 
     /// The job's limits on this node, one of its nodes other than the first, for its steps here (cgroup.conf
@@ -563,21 +611,23 @@ impl JobSpool {
     }
 
     /// The job ended: on this node, one of its nodes other than the first, what its steps left is killed, its
-    /// cgroups and records go, and slurm.conf's `Epilog` runs.
-    pub fn epilog_after_job(&self, job: &JobRecord, context: &LaunchContext, user: &UserInfo) {
+    /// cgroups and records go, and slurm.conf's `Epilog` runs. `Err` says why the epilog failed.
+    pub fn epilog_after_job(
+        &self,
+        job: &JobRecord,
+        context: &LaunchContext,
+        user: &UserInfo,
+    ) -> Result<(), String> {
         let _ = std::fs::remove_file(self.prolog_marker(job.job_id));
-        if std::fs::remove_file(self.limits_record(job.job_id)).is_ok() {
-            self.remove_cgroups(job.job_id);
-        }
+        let _ = std::fs::remove_file(self.limits_record(job.job_id));
+        // Its steps' cgroups and, with `PrologFlags=Contain`, its extern cgroup.
+        self.remove_cgroups(job.job_id);
         let Some(scripts) = self.node_scripts(job, context, user) else {
-            return;
+            return Ok(());
         };
         let (code, signal) = (i64::from(job.exit_code), i64::from(job.exit_signal));
-        if let Err(message) =
-            spur_stepd::daemon::node_epilog(&scripts, (code << 8) | signal, code, signal)
-        {
-            tracing::warn!(job_id = job.job_id, "epilog failed: {message}");
-        }
+        spur_stepd::daemon::node_epilog(&scripts, (code << 8) | signal, code, signal)
+            .inspect_err(|message| tracing::warn!(job_id = job.job_id, "epilog failed: {message}"))
     }
 
     /// Marks that a job's prolog ran on this node (a node other than its first, which keeps no job directory).
@@ -673,6 +723,7 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         out_of_memory: matches!(result.outcome, Outcome::OutOfMemory),
         prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
         run: None,
+        epilog_failed: result.epilog_failed,
     }
 }
 

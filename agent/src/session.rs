@@ -323,10 +323,57 @@ async fn handle(
         ControllerToAgent::RunEpilog { job, context } => {
             // The epilog may take a while; the session goes on meanwhile.
             let worker = agent.clone();
+            let outbox = outbox.clone();
             tokio::task::spawn_blocking(move || {
-                match users::lookup(job.spec.user_id, job.spec.group_id) {
-                    Ok(user) => worker.spool.epilog_after_job(&job, &context, &user),
-                    Err(e) => tracing::warn!(job_id = job.job_id, "epilog not run: {e}"),
+                let failed = match users::lookup(job.spec.user_id, job.spec.group_id) {
+                    Ok(user) => worker
+                        .spool
+                        .epilog_after_job(&job, &context, &user)
+                        .is_err(),
+                    Err(e) => {
+                        tracing::warn!(job_id = job.job_id, "epilog not run: {e}");
+                        false
+                    }
+                };
+                if failed {
+                    // Slurm drains a node whose epilog failed.
+                    let report = AgentToController::EpilogFailed { job_id: job.job_id };
+                    if let Ok(message) = envelope(&report) {
+                        let _ = outbox.blocking_send(message);
+                    }
+                }
+            });
+        }
+        ControllerToAgent::RunProlog {
+            job,
+            context,
+            contain,
+        } => {
+            // The prolog may take a while; the session goes on meanwhile.
+            let worker = agent.clone();
+            let outbox = outbox.clone();
+            tokio::spawn(async move {
+                let (job_id, run) = (job.job_id, job.restarts);
+                let result = tokio::task::spawn_blocking(move || {
+                    let user = users::lookup(job.spec.user_id, job.spec.group_id)
+                        .map_err(|e| e.to_string())?;
+                    worker
+                        .spool
+                        .prolog_at_allocation(&job, &context, &user, contain)
+                })
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+                if let Err(message) = &result {
+                    tracing::warn!(job_id, "prolog failed: {message}");
+                }
+                let report = AgentToController::PrologFinished {
+                    job_id,
+                    run,
+                    failed: result.is_err(),
+                };
+                // A report lost with the session is asked for again at the next registration.
+                if let Ok(message) = envelope(&report) {
+                    let _ = outbox.send(message).await;
                 }
             });
         }
@@ -463,6 +510,7 @@ pub(crate) fn write_failed_result(
         end_time: now(),
         outcome,
         message,
+        epilog_failed: false,
     };
     if let Err(e) = spur_stepd::files::write_json_atomic(&dir.join(RESULT_FILE), &result, 0o644) {
         tracing::error!(job_id, "cannot record the job's failure: {e}");

@@ -509,12 +509,12 @@ fn sstat_measures_a_step_on_every_node_it_runs_on() {
             "-o",
             "/dev/null",
             "--wrap",
-            "srun -N3 -n3 sleep 3219",
+            "srun -N3 -n3 sleep 3221",
         ],
     );
     cluster.expect_within(Duration::from_secs(20), "three tasks running", || {
         let pgrep = std::process::Command::new("pgrep")
-            .args(["-fx", "sleep 3219"])
+            .args(["-fx", "sleep 3221"])
             .output()
             .expect("pgrep");
         text(&pgrep.stdout).lines().count() == 3

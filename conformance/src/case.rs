@@ -67,6 +67,8 @@ pub enum Need {
     Access,
     /// `TopologyPlugin=topology/tree` with conf/topology.conf: a run with `both --topology`.
     Topology,
+    /// `Prolog=` conf/prolog.sh with `PrologFlags=Alloc,Contain`: a run with `both --prolog`.
+    Prolog,
 }
 
 impl fmt::Display for Need {
@@ -78,6 +80,7 @@ impl fmt::Display for Need {
             Need::Priority => "priority",
             Need::Access => "access",
             Need::Topology => "topology",
+            Need::Prolog => "prolog",
         })
     }
 }
@@ -276,6 +279,8 @@ pub struct Selection {
     pub access_only: bool,
     /// Only cases that need `topology/tree` (a run on targets started with it).
     pub topology_only: bool,
+    /// Only cases that need the allocation prolog (a run on targets started with it).
+    pub prolog_only: bool,
 }
 
 impl Selection {
@@ -296,6 +301,9 @@ impl Selection {
             return false;
         }
         if self.topology_only && !case.spec.needs.contains(&Need::Topology) {
+            return false;
+        }
+        if self.prolog_only && !case.spec.needs.contains(&Need::Prolog) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -438,6 +446,7 @@ with = "pid {PID}"
             priority_only: false,
             access_only: false,
             topology_only: false,
+            prolog_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -448,6 +457,7 @@ with = "pid {PID}"
             priority_only: false,
             access_only: false,
             topology_only: false,
+            prolog_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -458,6 +468,7 @@ with = "pid {PID}"
             priority_only: false,
             access_only: false,
             topology_only: false,
+            prolog_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -499,6 +510,13 @@ with = "pid {PID}"
             ..Selection::default()
         };
         assert!(!topo.matches(&a) && !topo.matches(&g) && topo.matches(&t));
+        let mut p = mk("405-prolog-alloc-salloc", false);
+        p.spec.needs = vec![Need::Prolog];
+        let prolog = Selection {
+            prolog_only: true,
+            ..Selection::default()
+        };
+        assert!(!prolog.matches(&a) && !prolog.matches(&t) && prolog.matches(&p));
         assert_eq!(
             parse("needs = \"access\"").unwrap().needs,
             vec![Need::Access]

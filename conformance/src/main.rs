@@ -60,6 +60,10 @@ struct CaseArgs {
     /// `TopologyPlugin=topology/tree` and conf/topology.conf.
     #[arg(long, conflicts_with_all = ["cgroup", "priority", "access"])]
     topology: bool,
+    /// Only the cases that need the allocation prolog (`needs = "prolog"`); with `both`, the targets are started
+    /// with conf/prolog.sh as `Prolog` and `PrologFlags=Alloc,Contain`.
+    #[arg(long, conflicts_with_all = ["cgroup", "priority", "access", "topology"])]
+    prolog: bool,
 }
 
 impl CaseArgs {
@@ -72,6 +76,7 @@ impl CaseArgs {
             priority_only: self.priority,
             access_only: self.access,
             topology_only: self.topology,
+            prolog_only: self.prolog,
         }
     }
 }
@@ -328,6 +333,20 @@ pub const ACCESS_CONF: &str = "PrivateData=jobs\nLicenses=fluent:3,ansys\n\
 /// render beside slurm.conf (and which neither reads without this line).
 pub const TOPOLOGY_CONF: &str = "TopologyPlugin=topology/tree\n";
 
+/// slurm.conf lines of a `both --prolog` run: conf/prolog.sh (beside the targets' directory) as the prolog, run
+/// on every node when a job is allocated, with an extern step per job.
+fn prolog_conf(targets: &Path) -> String {
+    let script = targets
+        .parent()
+        .unwrap_or(targets)
+        .join("conf")
+        .join("prolog.sh");
+    format!(
+        "Prolog={}\nPrologFlags=Alloc,Contain\n",
+        std::fs::canonicalize(&script).unwrap_or(script).display()
+    )
+}
+
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {
     nodes: Option<u32>,
@@ -406,6 +425,8 @@ fn run_both_targets(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path)
         } else {
             ""
         };
+        let prolog_conf = prolog_conf(targets);
+        let extra = if cases.prolog { &prolog_conf } else { extra };
         let exports = target::up(targets, kind, &rundir, shape.nodes, extra)?;
         let result = runner::run(&run_options(kind, cases, out.join(kind.name())), &exports);
         let down = target::down(targets, kind, &rundir);

@@ -124,6 +124,9 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
             if switch_tree(&env) {
                 provided.push(Need::Topology);
             }
+            if alloc_prolog(&env) {
+                provided.push(Need::Prolog);
+            }
             provided
         },
         total: cases.len(),
@@ -212,6 +215,19 @@ fn multifactor(env: &[(String, String)]) -> bool {
 /// Whether the target's slurm.conf has `TopologyPlugin=topology/tree`.
 fn switch_tree(env: &[(String, String)]) -> bool {
     last_value(&target_conf(env), "TopologyPlugin").is_some_and(|v| v == "topology/tree")
+}
+
+/// Whether the target's slurm.conf has a `Prolog` run at allocation (`PrologFlags` with `Alloc` or `Contain`).
+fn alloc_prolog(env: &[(String, String)]) -> bool {
+    alloc_prolog_in(&target_conf(env))
+}
+
+fn alloc_prolog_in(slurm_conf: &str) -> bool {
+    last_value(slurm_conf, "Prolog").is_some()
+        && last_value(slurm_conf, "PrologFlags").is_some_and(|v| {
+            v.split(',')
+                .any(|f| ["alloc", "contain"].contains(&f.trim().to_lowercase().as_str()))
+        })
 }
 
 /// Whether the target's slurm.conf has `PrivateData` with `jobs`.
@@ -698,6 +714,9 @@ mod tests {
             "TaskPlugin=task/cgroup\nTaskPlugin=task/none\n"
         ));
         assert!(!task_cgroup_in("#TaskPlugin=task/cgroup\n"));
+        assert!(alloc_prolog_in("Prolog=/p.sh\nPrologFlags=Alloc,Contain\n"));
+        assert!(!alloc_prolog_in("PrologFlags=Contain\n"));
+        assert!(!alloc_prolog_in("Prolog=/p.sh\nPrologFlags=Serial\n"));
     }
 
     #[test]

@@ -293,6 +293,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
     {
         tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
     }
+    let prolog_flags = conf.prolog_flags();
     let settings = Settings {
         min_job_age_secs: conf.min_job_age(),
         kill_wait_secs: u32::from(conf.kill_wait()),
@@ -324,6 +325,8 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         max_switch_wait_secs: conf
             .scheduler_option_u32("max_switch_wait")
             .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
+        prolog_alloc: prolog_flags.iter().any(|f| f == "alloc"),
+        prolog_contain: prolog_flags.iter().any(|f| f == "contain"),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),

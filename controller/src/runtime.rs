@@ -301,8 +301,8 @@ impl Controller {
                     self.send(node, message).await;
                 }
                 Effect::LaunchStep { node, launch } => {
-                    // A node other than a batch job's first (every node of a salloc or srun allocation) runs its
-                    // prolog before the job's first step there.
+                    // A node runs its prolog before the job's first step there: any node of an allocation
+                    // (salloc, srun), a batch job's nodes other than its first (whose supervisor ran it).
                     let job = self.state.read(|s| {
                         s.jobs
                             .get(&launch.job_id)
@@ -333,6 +333,20 @@ impl Controller {
                         context: self.launch_context.clone(),
                     };
                     self.send(node, message).await;
+                }
+                Effect::AllocProlog { node, job_id } => {
+                    let found = self.state.read(|s| {
+                        let job = s.jobs.get(job_id).map(node_script_record)?;
+                        Some((job, s.settings.prolog_contain))
+                    });
+                    if let Some((job, contain)) = found {
+                        let message = ControllerToAgent::RunProlog {
+                            job: Box::new(job),
+                            context: self.launch_context.clone(),
+                            contain,
+                        };
+                        self.send(node, message).await;
+                    }
                 }
                 Effect::Notify {
                     node,

@@ -55,6 +55,9 @@ pub struct JobOutcome {
     /// from agents that predate it.
     #[serde(default)]
     pub run: Option<u32>,
+    /// slurm.conf's Epilog failed on the node after the job: the node is drained (`Epilog error`).
+    #[serde(default)]
+    pub epilog_failed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +73,12 @@ pub enum AgentToController {
     /// slurm.conf's `Prolog` failed here before a step of the job (on a node other than its first): the node
     /// must be drained (`Prolog error`), as slurmd has slurmctld do.
     PrologFailed { job_id: u32, message: String },
+    /// slurm.conf's `Epilog` failed here after the job (on a node other than its batch node, whose failure comes
+    /// with the job's result): the node must be drained (`Epilog error`).
+    EpilogFailed { job_id: u32 },
+    /// The answer to [`ControllerToAgent::RunProlog`] for run `run` (the job's `restarts`) of the job: `failed`
+    /// drains the node (`Prolog error`). A lost answer is asked for again when the agent registers.
+    PrologFinished { job_id: u32, run: u32, failed: bool },
     /// The answer to [`ControllerToAgent::MeasureSteps`]: the steps' usage on this node (steps without
     /// processes here are left out).
     StepUsage {
@@ -212,6 +221,13 @@ pub enum ControllerToAgent {
     /// copies of its tasks' output there (and take their input); when no supervisor of the step runs here, the
     /// agent tells `addr` so itself.
     AttachStep(Box<crate::step_launch::StepAttach>),
+    /// `PrologFlags=Alloc`: the job was just allocated; run slurm.conf's `Prolog` here (once per run) and answer
+    /// [`AgentToController::PrologFinished`]. With `contain`, the job's extern cgroup is made here first.
+    RunProlog {
+        job: Box<JobRecord>,
+        context: LaunchContext,
+        contain: bool,
+    },
 }
 
 #[cfg(test)]

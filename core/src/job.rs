@@ -311,6 +311,16 @@ pub struct JobRecord {
     /// (the last few only); that client prints those it has not printed yet.
     #[serde(default)]
     pub notices: Vec<(u32, String)>,
+    /// `PrologFlags=Alloc`: the nodes whose prolog has not yet finished since the job was allocated. While any
+    /// is left the job runs with reason `Prolog`, its batch script is not started and salloc waits.
+    #[serde(default)]
+    pub prolog_pending: Vec<String>,
+    /// The node whose allocation prolog failed, ending the job (salloc says `Prolog failure on node N`).
+    #[serde(default)]
+    pub prolog_failed_node: Option<String>,
+    /// `PrologFlags=Contain`: the job has an extern step (`J.extern`) on each of its nodes while it runs.
+    #[serde(default)]
+    pub extern_step: bool,
 }
 
 impl JobRecord {
@@ -364,6 +374,9 @@ impl JobRecord {
             preempt_time: None,
             preempt_suspended: false,
             notices: Vec::new(),
+            prolog_pending: Vec::new(),
+            prolog_failed_node: None,
+            extern_step: false,
         }
     }
 

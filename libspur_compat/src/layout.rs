@@ -48,7 +48,7 @@ pub fn block(tasks: u32, nodes: usize) -> Vec<Vec<u32>> {
 }
 
 pub fn layout_of(step: &StepView<'_>) -> Layout {
-    let mut nodes = spur_core::hostlist::expand(step.node_list).unwrap_or_default();
+    let mut nodes = spur_core::hostlist::expand(&step.node_list).unwrap_or_default();
     if step.step_id.is_none() {
         nodes.truncate(1);
         return Layout {

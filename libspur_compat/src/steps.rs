@@ -60,8 +60,17 @@ pub(crate) fn selected_steps(jobs: &[JobRecord], job_id: u32, step_id: u32) -> V
         .filter(|s| {
             job_id == NO_VAL || s.job.job_id == job_id || s.job.array_job_id == Some(job_id)
         })
-        .filter(|s| step_id == ALL_STEPS || s.step_id.unwrap_or(SLURM_BATCH_SCRIPT) == step_id)
+        .filter(|s| step_id == ALL_STEPS || raw_step_id(s) == step_id)
         .collect()
+}
+
+/// The step's id in Slurm's numbering: the batch and extern steps have reserved ids.
+fn raw_step_id(step: &StepView<'_>) -> u32 {
+    match step.step_id {
+        Some(id) => id,
+        None if step.name == spur_core::format::steps::EXTERN_STEP_NAME => SLURM_EXTERN_CONT,
+        None => SLURM_BATCH_SCRIPT,
+    }
 }
 
 fn fill_step(out: &mut job_step_info_t, step: &StepView<'_>, now: i64) {
@@ -69,7 +78,7 @@ fn fill_step(out: &mut job_step_info_t, step: &StepView<'_>, now: i64) {
     out.array_job_id = job.array_job_id.unwrap_or(0);
     out.array_task_id = job.array_task_id.unwrap_or(NO_VAL);
     out.name = c_string(step.name);
-    out.nodes = c_opt_string(Some(step.node_list).filter(|n| !n.is_empty()));
+    out.nodes = c_opt_string(Some(&*step.node_list).filter(|n| !n.is_empty()));
     // slurmctld reports no CPUs, TRES or srun for a batch step.
     out.num_cpus = step.num_cpus;
     out.num_tasks = step.num_tasks;
@@ -78,7 +87,7 @@ fn fill_step(out: &mut job_step_info_t, step: &StepView<'_>, now: i64) {
     out.start_time = step.start_time;
     out.state = spur_core::states::JobBaseState::Running.as_raw();
     out.step_id.job_id = job.job_id;
-    out.step_id.step_id = step.step_id.unwrap_or(SLURM_BATCH_SCRIPT);
+    out.step_id.step_id = raw_step_id(step);
     out.step_id.step_het_comp = NO_VAL;
     out.time_limit = step.time_limit_min.unwrap_or(ffi::INFINITE);
     out.user_id = job.spec.user_id;

@@ -200,6 +200,9 @@ pub struct JobResult {
     /// Detail for failures stepd saw itself (e.g. the execve error); also written to the job's stderr.
     #[serde(default)]
     pub message: Option<String>,
+    /// slurm.conf's `Epilog` failed after the job: the node is to be drained (`Epilog error`).
+    #[serde(default)]
+    pub epilog_failed: bool,
 }
 
 impl JobResult {
@@ -426,6 +429,7 @@ mod tests {
             end_time: 2,
             outcome: Outcome::Failed,
             message: None,
+            epilog_failed: false,
         };
         assert_eq!(r.exit_code_pair(), (3, 0));
         r.exit_code = None;

@@ -138,6 +138,14 @@ impl SimNode {
                     usage: Vec::new(),
                 });
             }
+            // Simulated nodes have no prolog to run: it succeeds at once.
+            ControllerToAgent::RunProlog { job, .. } => {
+                self.answers.push(AgentToController::PrologFinished {
+                    job_id: job.job_id,
+                    run: job.restarts,
+                    failed: false,
+                });
+            }
             // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step),
             // no node scripts, and have no stderr to write to.
             ControllerToAgent::LaunchStep { .. }
@@ -265,6 +273,7 @@ impl SimNode {
             message: None,
             out_of_memory: false,
             prolog_failed: false,
+            epilog_failed: false,
             run,
         };
         self.unacked.insert(

@@ -66,7 +66,7 @@ pub fn show_steps(id: Option<&str>, flags: Flags) -> u8 {
                     && (step.is_empty()
                         || match s.step_id {
                             Some(id) => step.parse::<u32>().ok() == Some(id),
-                            None => step == "batch",
+                            None => step == s.name,
                         })
             }
         })

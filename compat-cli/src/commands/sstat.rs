@@ -55,7 +55,8 @@ struct Selection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StepWanted {
     Step(StepRef),
-    /// `J.extern`: Spur runs no extern step (no `PrologFlags=contain`), so it is never found running.
+    /// `J.extern`: Spur keeps no process in the extern step (`PrologFlags=Contain` lists the step and makes its
+    /// cgroup, nothing more), so it is never found running.
     Extern,
 }
 

@@ -134,6 +134,22 @@ fn log_gpu_links(controller: &Controller, node: &str, reported: Option<&str>) {
     }
 }
 
+/// Drains the node as slurmctld does when slurmd reports a failed node script (`Prolog error`, `Epilog error`).
+async fn drain(controller: &Controller, node: &str, reason: &str) {
+    let command = Command::Control {
+        caller_uid: 0,
+        request: spur_core::api::ControlRequest::UpdateNode {
+            nodes: vec![node.to_string()],
+            state: spur_core::api::NodeUpdateState::Drain,
+            reason: Some(reason.to_string()),
+        },
+        now: controller.now(),
+    };
+    if let Err(e) = controller.commit(command).await {
+        tracing::error!(node, "cannot drain the node ({reason}): {e}");
+    }
+}
+
 async fn serve_reports(
     controller: Arc<Controller>,
     node: String,
@@ -153,17 +169,27 @@ async fn serve_reports(
             Ok(AgentToController::Hello(_)) => {}
             Ok(AgentToController::PrologFailed { job_id, message }) => {
                 tracing::warn!(node, job_id, "prolog failed: {message}");
-                let command = Command::Control {
-                    caller_uid: 0,
-                    request: spur_core::api::ControlRequest::UpdateNode {
-                        nodes: vec![node.clone()],
-                        state: spur_core::api::NodeUpdateState::Drain,
-                        reason: Some("Prolog error".to_string()),
-                    },
+                drain(&controller, &node, "Prolog error").await;
+            }
+            Ok(AgentToController::EpilogFailed { job_id }) => {
+                tracing::warn!(node, job_id, "epilog failed");
+                drain(&controller, &node, "Epilog error").await;
+            }
+            Ok(AgentToController::PrologFinished {
+                job_id,
+                run,
+                failed,
+            }) => {
+                let command = Command::PrologFinished {
+                    job_id,
+                    run,
+                    node: node.clone(),
+                    failed,
                     now: controller.now(),
                 };
+                // A report lost here is asked for again when the agent registers (prologs_owed).
                 if let Err(e) = controller.commit(command).await {
-                    tracing::error!(node, "cannot drain the node after its prolog failed: {e}");
+                    tracing::error!(node, job_id, "cannot record the prolog's end: {e}");
                 }
             }
             Ok(AgentToController::StepUsage { request_id, usage }) => {
@@ -182,6 +208,11 @@ async fn serve_reports(
                     None if outcome.prolog_failed => Outcome::PrologFailed,
                     None => Outcome::LaunchFailed,
                 };
+                if outcome.epilog_failed {
+                    // Before the job's resources are given back, so no job is placed there meanwhile.
+                    tracing::warn!(node, job_id = outcome.job_id, "epilog failed");
+                    drain(&controller, &node, "Epilog error").await;
+                }
                 let command = Command::Finished {
                     job_id: outcome.job_id,
                     outcome: result,

@@ -59,6 +59,13 @@ pub struct Settings {
     /// `SchedulerParameters=max_switch_wait`: the longest a job may wait for its `--switches` count, in seconds.
     #[serde(default = "default_max_switch_wait_secs")]
     pub max_switch_wait_secs: u32,
+    /// `PrologFlags=Alloc`: the prolog runs on every node of a job when it is allocated (controller/src/state/
+    /// prolog.rs).
+    #[serde(default)]
+    pub prolog_alloc: bool,
+    /// `PrologFlags=Contain`: as `Alloc`, and every job has an extern step on its nodes.
+    #[serde(default)]
+    pub prolog_contain: bool,
 }
 
 /// Slurm's default `max_switch_wait`.
@@ -120,6 +127,8 @@ impl Default for Settings {
             priority: None,
             switch_tree: Default::default(),
             max_switch_wait_secs: DEFAULT_MAX_SWITCH_WAIT_SECS,
+            prolog_alloc: false,
+            prolog_contain: false,
         }
     }
 }

@@ -252,9 +252,9 @@ impl ClusterState {
             job.eligible_time.get_or_insert(now);
             job.accrue_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
-            let node = alloc.node_names.first().cloned().unwrap_or_default();
             job.alloc = Some(alloc);
-            applied.effects.push(Effect::Launch { node, job_id });
+            let start = self.start_effects(job_id);
+            applied.effects.extend(start);
         }
         applied
     }
@@ -392,10 +392,13 @@ impl ClusterState {
         job.completing = false;
         let alloc = super::preempt::held_allocation(job);
         job.preempt_suspended = false;
-        // The other nodes of a multi-node job run their epilog with the job as it ended.
+        job.prolog_pending.clear();
+        // The other nodes of a multi-node job run their epilog with the job as it ended (its first node's
+        // supervisor runs it there); an allocation has no supervisor, so all of its nodes do.
+        let skipped = usize::from(job.spec.script.is_some());
         let epilog_nodes: Vec<String> = alloc
             .as_ref()
-            .map(|a| a.node_names.iter().skip(1).cloned().collect())
+            .map(|a| a.node_names.iter().skip(skipped).cloned().collect())
             .unwrap_or_default();
         if !epilog_nodes.is_empty() {
             let ended = Box::new(job.clone());
@@ -920,6 +923,8 @@ impl ClusterState {
             job.next_step_id = 0;
             job.preemptable_time = None;
             job.preempt_suspended = false;
+            job.prolog_pending.clear();
+            job.extern_step = false;
             // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
             job.eligible_time = Some(now);
             job.reason = match job.hold {

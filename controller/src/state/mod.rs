@@ -10,6 +10,7 @@ mod node_admin;
 mod nodes;
 mod partitions;
 mod preempt;
+mod prolog;
 mod requests;
 mod reservations;
 mod steps;
@@ -136,6 +137,15 @@ pub enum Command {
         request: ControlRequest,
         now: EpochSecs,
     },
+    /// `PrologFlags=Alloc`: a node's prolog for run `run` (the job's `restarts`) of the job ended; `failed`: it
+    /// failed, and the node drains.
+    PrologFinished {
+        job_id: u32,
+        run: u32,
+        node: String,
+        failed: bool,
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -191,6 +201,12 @@ pub enum Effect {
     NodeEpilog {
         node: String,
         job: Box<JobRecord>,
+    },
+    /// `PrologFlags=Alloc`: run slurm.conf's `Prolog` for the newly allocated job on this node of it (with
+    /// `Contain`, make its extern cgroup there too); the agent answers with the prolog's result.
+    AllocProlog {
+        node: String,
+        job_id: u32,
     },
     /// `scontrol notify`: the message for a batch job's stderr, on its batch node.
     Notify {
@@ -346,6 +362,13 @@ impl ClusterState {
                 Ok(Applied::default())
             }
             Command::WarningSignalDue { job_ids, now: _ } => Ok(self.warning_signal_due(&job_ids)),
+            Command::PrologFinished {
+                job_id,
+                run,
+                node,
+                failed,
+                now,
+            } => Ok(self.prolog_finished(job_id, run, &node, failed, now)),
             Command::StepTimeLimitReached { steps, now } => {
                 self.step_time_limit_reached(&steps, now);
                 Ok(Applied::default())
@@ -440,5 +463,7 @@ impl ClusterState {
     }
 }
 
+#[cfg(test)]
+mod prolog_tests;
 #[cfg(test)]
 mod tests;

@@ -45,6 +45,7 @@ impl ClusterState {
         }
         let mut applied = Applied::default();
         self.reconcile_node_jobs(&reg, now, &mut applied);
+        applied.effects.extend(self.prologs_owed(&reg.name));
         self.stop_stale_jobs(&reg, now, &mut applied);
         self.refresh_node_state(&reg.name);
         Ok(applied)
@@ -75,7 +76,8 @@ impl ClusterState {
             };
             let running_there = runs_current(reg, job);
             if jobs::started_and_live(job) && !job.completing {
-                if !running_there {
+                // A job still in its allocation prolog starts once every node answered (prologs_owed).
+                if !running_there && job.prolog_pending.is_empty() {
                     applied.effects.push(Effect::Launch {
                         node: reg.name.clone(),
                         job_id,

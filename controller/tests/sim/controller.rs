@@ -112,6 +112,7 @@ impl Controller {
                 Effect::Signal { .. }
                 | Effect::LaunchStep { .. }
                 | Effect::NodeEpilog { .. }
+                | Effect::AllocProlog { .. }
                 | Effect::Notify { .. } => continue,
             };
             if let Some(&i) = self.node_index.get(node) {

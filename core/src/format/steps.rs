@@ -16,11 +16,11 @@ pub const DEFAULT_STEP_FORMAT: &str = "%.15i %.8j %.9P %.8u %.9M %N";
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepView<'a> {
     pub job: &'a JobRecord,
-    /// `None` for the batch step.
+    /// `None` for the batch and extern steps (told apart by `name`).
     pub step_id: Option<u32>,
     pub name: &'a str,
     pub start_time: EpochSecs,
-    pub node_list: &'a str,
+    pub node_list: std::borrow::Cow<'a, str>,
     pub num_nodes: u32,
     pub num_tasks: u32,
     pub num_cpus: u32,
@@ -30,23 +30,57 @@ pub struct StepView<'a> {
 }
 
 impl StepView<'_> {
-    /// `12.0`, `12.batch`.
+    /// `12.0`, `12.batch`, `12.extern`.
     pub fn id_text(&self) -> String {
         match self.step_id {
             Some(id) => format!("{}.{id}", self.job.job_id),
-            None => format!("{}.batch", self.job.job_id),
+            None => format!("{}.{}", self.job.job_id, self.name),
+        }
+    }
+
+    /// Where squeue sorts the step within its job: numbered steps first, then the batch step, then the extern
+    /// step (Slurm numbers those two just below its largest ids).
+    fn sort_rank(&self) -> u64 {
+        match (self.step_id, self.name) {
+            (Some(id), _) => u64::from(id),
+            (None, EXTERN_STEP_NAME) => u64::from(u32::MAX) + 2,
+            (None, _) => u64::from(u32::MAX) + 1,
         }
     }
 }
 
-/// The running steps of running jobs in the order slurmctld keeps them: the batch step (made at launch), then
-/// srun's steps by id.
+/// The name of the extern step (`PrologFlags=Contain`).
+pub const EXTERN_STEP_NAME: &str = "extern";
+
+/// The running steps of running jobs in the order slurmctld keeps them: the extern step (made at allocation, with
+/// `PrologFlags=Contain`), the batch step (made at launch), then srun's steps by id.
 pub fn running_steps(jobs: &[JobRecord]) -> Vec<StepView<'_>> {
     let mut out = Vec::new();
     for job in jobs
         .iter()
         .filter(|j| j.state == JobBaseState::Running && !j.completing)
     {
+        if job.extern_step {
+            let (nodes, count) = job.alloc.as_ref().map_or((String::new(), 1), |a| {
+                (
+                    crate::hostlist::compress(&a.node_names),
+                    u32::try_from(a.node_names.len()).unwrap_or(1),
+                )
+            });
+            // One task (its sleeping keeper) per node, holding no CPUs.
+            out.push(StepView {
+                job,
+                step_id: None,
+                name: EXTERN_STEP_NAME,
+                start_time: job.start_time.unwrap_or(0),
+                node_list: nodes.into(),
+                num_nodes: count,
+                num_tasks: count,
+                num_cpus: 0,
+                time_limit_min: None,
+                srun: None,
+            });
+        }
         if job.spec.script.is_some() {
             let batch_host = job
                 .alloc
@@ -58,7 +92,7 @@ pub fn running_steps(jobs: &[JobRecord]) -> Vec<StepView<'_>> {
                 step_id: None,
                 name: "batch",
                 start_time: job.start_time.unwrap_or(0),
-                node_list: batch_host,
+                node_list: batch_host.into(),
                 num_nodes: 1,
                 num_tasks: 1,
                 num_cpus: 0,
@@ -72,7 +106,7 @@ pub fn running_steps(jobs: &[JobRecord]) -> Vec<StepView<'_>> {
                 step_id: Some(step.step_id),
                 name: &step.name,
                 start_time: step.start_time,
-                node_list: &step.node_list,
+                node_list: step.node_list.as_str().into(),
                 num_nodes: step.num_nodes,
                 num_tasks: step.num_tasks,
                 num_cpus: step.num_cpus,
@@ -141,7 +175,7 @@ impl StepField {
             StepField::User => Cell::cut(ctx.user_name(step.job.spec.user_id)),
             StepField::Uid => Cell::cut(step.job.spec.user_id.to_string()),
             StepField::Time => Cell::cut(squeue_secs(ctx.now - step.start_time)),
-            StepField::NodeList => Cell::cut(step.node_list),
+            StepField::NodeList => Cell::cut(step.node_list.as_ref()),
             StepField::TimeLimit => Cell::cut(long_minutes(step.time_limit_min)),
             StepField::StartTime => Cell::cut(iso(step.start_time, ctx.utc_offset_secs)),
             StepField::Tasks => Cell::cut(step.num_tasks.to_string()),
@@ -168,13 +202,7 @@ pub fn render_squeue_steps(
         out.push('\n');
     }
     let mut sorted: Vec<&StepView<'_>> = steps.iter().collect();
-    sorted.sort_by_key(|s| {
-        (
-            s.job.partition.clone(),
-            s.job.job_id,
-            s.step_id.unwrap_or(u32::MAX),
-        )
-    });
+    sorted.sort_by_key(|s| (s.job.partition.clone(), s.job.job_id, s.sort_rank()));
     for step in sorted {
         out.push_str(&render_line(layout, |f, _| f.value(step, ctx)));
         out.push('\n');
@@ -186,6 +214,7 @@ pub fn render_squeue_steps(
 pub fn render_show_step(steps: &[StepView<'_>], one_liner: bool, ctx: &FormatContext) -> String {
     let mut out = String::new();
     for step in steps {
+        // The batch and extern steps: no CPUs, no TRES, no distribution, no srun.
         let batch = step.step_id.is_none();
         let tres = if batch {
             "(null)".to_string()
@@ -327,5 +356,38 @@ mod tests {
         let batch = render_show_step(&steps[..1], true, &ctx);
         assert!(batch.starts_with("StepId=15.batch UserId=0 "));
         assert!(batch.contains(" CPUs=0 Tasks=1 Name=batch ") && batch.contains(" TRES=(null) "));
+    }
+
+    /// `PrologFlags=Contain`: as Slurm 22.05 showed a batch job running `srun sleep` (squeue sorts the extern
+    /// step last, scontrol keeps it first).
+    #[test]
+    fn the_extern_step_is_listed_as_slurm_lists_it() {
+        let mut job = running_batch_job_with_a_step();
+        job.extern_step = true;
+        let jobs = vec![job];
+        let ctx = FormatContext::new(104, 0).with_user(0, "root");
+        let steps = running_steps(&jobs);
+        let ids: Vec<String> = steps.iter().map(StepView::id_text).collect();
+        assert_eq!(ids, ["15.extern", "15.batch", "15.0"]);
+        let out = render_squeue_steps(&steps, &step_layout(DEFAULT_STEP_FORMAT), true, &ctx);
+        assert_eq!(
+            out,
+            "           15.0    inner     debug     root      0:04 vm\n\
+             \x20      15.batch    batch     debug     root      0:04 vm\n\
+             \x20     15.extern   extern     debug     root      0:04 vm\n"
+        );
+        assert_eq!(
+            render_show_step(&steps[..1], false, &ctx),
+            "StepId=15.extern UserId=0 StartTime=1970-01-01T00:01:40 TimeLimit=UNLIMITED\n   \
+             State=RUNNING Partition=debug NodeList=vm\n   \
+             Nodes=1 CPUs=0 Tasks=1 Name=extern Network=(null)\n   \
+             TRES=(null)\n   \
+             ResvPorts=(null)\n   \
+             CPUFreqReq=Default\n   \
+             SrunHost:Pid=(null):0\n\n"
+        );
+        let mut ended = jobs[0].clone();
+        ended.state = JobBaseState::Completed;
+        assert!(running_steps(std::slice::from_ref(&ended)).is_empty());
     }
 }

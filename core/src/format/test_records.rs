@@ -85,6 +85,9 @@ pub fn running() -> JobRecord {
         preempt_time: None,
         preempt_suspended: false,
         notices: Vec::new(),
+        prolog_pending: Vec::new(),
+        prolog_failed_node: None,
+        extern_step: false,
     }
 }
 

@@ -151,6 +151,9 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         preempt_time: None,
         preempt_suspended: false,
         notices: Vec::new(),
+        prolog_pending: Vec::new(),
+        prolog_failed_node: None,
+        extern_step: false,
     }
 }
 

@@ -22,6 +22,9 @@ pub const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 /// The leaf of the batch step, as in Slurm.
 pub const BATCH_STEP: &str = "step_batch";
 
+/// The leaf of the extern step (`PrologFlags=Contain`), as in Slurm.
+pub const EXTERN_STEP: &str = "step_extern";
+
 /// Which cgroup version a mount point holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hierarchy {
@@ -100,6 +103,30 @@ pub fn batch_step_procs(node: &str, uid: u32, job_id: u32) -> Vec<File> {
         .filter(|dir| dir.is_dir())
         .filter_map(|dir| fs::open_procs(&dir).ok())
         .collect()
+}
+
+/// `PrologFlags=Contain`: makes the job's extern step cgroup on this node (`job_<id>/step_extern`, under v1's
+/// freezer, which tracks processes without limiting them), for processes that join the job from outside Spur
+/// (`pam_slurm_adopt` after an ssh login). It holds no limits of its own and no process of Spur's; it goes with
+/// the job's cgroups when the job ends ([`clean_jobs`], or the batch supervisor's [`JobCgroups::remove`]).
+/// Returns the step directories made.
+pub fn create_extern(
+    hierarchy: &Hierarchy,
+    node: &str,
+    uid: u32,
+    job_id: u32,
+) -> Result<Vec<PathBuf>, String> {
+    let mut warnings = Vec::new();
+    let rel = job_rel_path(node, uid, job_id);
+    let spec = CgroupSpec::default();
+    let made = match hierarchy {
+        Hierarchy::V1 { root } => v1::create(root, &rel, EXTERN_STEP, &spec, &mut warnings),
+        Hierarchy::V2 { root } => v2::create(root, &rel, EXTERN_STEP, &spec, &mut warnings),
+    };
+    match made {
+        Some(cgroups) => Ok(cgroups.step_dirs()),
+        None => Err(warnings.join("; ")),
+    }
 }
 
 /// One job's cgroups on one mount (one per v1 controller, one for v2).

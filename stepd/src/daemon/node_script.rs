@@ -14,17 +14,20 @@ pub(crate) fn run_prolog(spec: &LaunchSpec) -> Result<(), String> {
     spec.node_scripts.as_ref().map_or(Ok(()), prolog)
 }
 
-/// Runs the epilog, if any, with the job's exit code; a failure is logged (Slurm drains the node then).
-pub(crate) fn run_epilog(spec: &LaunchSpec, result: &JobResult) {
+/// Runs the epilog, if any, with the job's exit code; a failure is logged and recorded in the result (Slurm drains
+/// the node then).
+pub(crate) fn run_epilog(spec: &LaunchSpec, mut result: JobResult) -> JobResult {
     let Some(scripts) = &spec.node_scripts else {
-        return;
+        return result;
     };
     let (code, signal) = result.exit_code_pair();
     let raw = result.wait_status.unwrap_or((code << 8) | signal);
     let wide = |v: i32| i64::from(v);
     if let Err(message) = epilog(scripts, wide(raw), wide(code), wide(signal)) {
         slog!("job {} epilog failed: {message}", spec.job_id);
+        result.epilog_failed = true;
     }
+    result
 }
 
 /// The prolog of `scripts`, if it has one, as root with slurmd's environment (also for the job's other nodes,

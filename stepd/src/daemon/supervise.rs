@@ -76,7 +76,7 @@ impl Supervisor {
                 outcome: Outcome::PrologFailed { message },
                 ..launch_failed_result(self.spec.job_id, String::new())
             };
-            node_script::run_epilog(&self.spec, &result);
+            let result = node_script::run_epilog(&self.spec, result);
             return finish(&result);
         }
         let cgroups = self.setup_cgroups();
@@ -124,11 +124,11 @@ impl Supervisor {
                 if result.start_time.is_some() {
                     node_script::run_task_epilog(&spec);
                 }
-                node_script::run_epilog(&spec, &result);
+                let result = node_script::run_epilog(&spec, result);
                 return finish(&result);
             }
         };
-        node_script::run_epilog(&self.spec, &result);
+        let result = node_script::run_epilog(&self.spec, result);
         finish(&result)
     }
 
@@ -213,6 +213,7 @@ fn launch_failed_result(job_id: u32, message: String) -> JobResult {
         end_time: now_epoch(),
         outcome: Outcome::LaunchFailed { message },
         message: None,
+        epilog_failed: false,
     }
 }
 
@@ -593,6 +594,7 @@ impl Running {
                 oom_killed,
             ),
             message: self.job.exec_error.clone(),
+            epilog_failed: false,
         }
     }
 }

@@ -104,6 +104,7 @@ fn wait_until_running(
     let name = prog.name();
     let started = Instant::now();
     let mut announced = false;
+    let mut configuring = Configuring::default();
     // Slurm says a job is queued as soon as the submission comes back without resources, so a wait that ends
     // before the scheduler looked at the job still reports it.
     let announce = |announced: &mut bool, due: bool| {
@@ -115,30 +116,50 @@ fn wait_until_running(
             *announced = true;
         }
     };
+    let mut granted = false;
     loop {
         match fetch_job(client, job_id) {
             Some(job) if job.state == JobBaseState::Running && !job.completing => {
-                if announced {
-                    eprintln!("{name}: job {job_id} has been allocated resources");
+                if !granted {
+                    if announced {
+                        eprintln!("{name}: job {job_id} has been allocated resources");
+                    }
+                    if prog == Prog::Salloc {
+                        eprintln!("salloc: Granted job allocation {job_id}");
+                    }
+                    granted = true;
+                    configuring.waits_for(&job, prog);
                 }
-                if prog == Prog::Salloc {
-                    eprintln!("salloc: Granted job allocation {job_id}");
+                if job.prolog_pending.is_empty() {
+                    configuring.ready(&job, prog);
+                    return Ok(job);
                 }
-                return Ok(job);
             }
             Some(job) if job.state == JobBaseState::Pending => {
                 let evaluated = job.last_sched_eval.is_some() || started.elapsed() > PENDING_GRACE;
                 announce(&mut announced, evaluated);
             }
-            Some(_) => {
-                eprintln!("{}", prog.revoked_line(job_id));
+            Some(job) => {
+                if let Some(node) = job.prolog_failed_node.as_deref() {
+                    // As salloc and srun: the allocation was granted, then revoked because a node's prolog
+                    // failed (a quick failure ends it before the first look).
+                    if !granted && prog == Prog::Salloc {
+                        eprintln!("salloc: Granted job allocation {job_id}");
+                        eprintln!("salloc: Waiting for resource configuration");
+                    }
+                    eprintln!("{name}: Prolog failure on node {node}");
+                    eprintln!("{}", prog.revoked_line(job_id));
+                    eprintln!("{name}: error: Job allocation {job_id} has been revoked");
+                } else {
+                    eprintln!("{}", prog.revoked_line(job_id));
+                }
                 return Err(1);
             }
             // Not visible yet (or the controller did not answer): ask again.
             None => {}
         }
         if let Immediate::Within(limit) = immediate {
-            if started.elapsed() >= limit {
+            if !granted && started.elapsed() >= limit {
                 announce(&mut announced, true);
                 complete(client, job_id, 0, 0);
                 match prog {
@@ -156,7 +177,11 @@ fn wait_until_running(
                 return Err(1);
             }
         }
-        let poll = if announced { PENDING_POLL } else { FIRST_POLL };
+        let poll = if announced || granted {
+            PENDING_POLL
+        } else {
+            FIRST_POLL
+        };
         if let Some(Event::Signal(signal)) = events.next(poll) {
             if is_abort(signal) {
                 announce(&mut announced, true);
@@ -168,6 +193,36 @@ fn wait_until_running(
                 }
                 return Err(1);
             }
+        }
+    }
+}
+
+/// `PrologFlags=Alloc`: a granted allocation is not ready until every node's prolog ran. salloc says it waits
+/// and when the nodes are ready (srun says nothing).
+#[derive(Debug, Default)]
+struct Configuring {
+    waited: bool,
+}
+
+impl Configuring {
+    fn waits_for(&mut self, job: &JobRecord, prog: Prog) {
+        if job.prolog_pending.is_empty() {
+            return;
+        }
+        self.waited = true;
+        if prog == Prog::Salloc {
+            eprintln!("salloc: Waiting for resource configuration");
+        }
+    }
+
+    fn ready(&self, job: &JobRecord, prog: Prog) {
+        if self.waited && prog == Prog::Salloc {
+            let nodes = job
+                .alloc
+                .as_ref()
+                .map(|a| spur_core::hostlist::compress(&a.node_names))
+                .unwrap_or_default();
+            eprintln!("salloc: Nodes {nodes} are ready for job");
         }
     }
 }

@@ -186,6 +186,14 @@ impl SlurmConf {
         self.scheduler_flag("bf_continue")
     }
 
+    /// `PrologFlags` as a list of lower-cased words (`alloc`, `contain`, ...).
+    pub fn prolog_flags(&self) -> Vec<String> {
+        list(self.get_str("PrologFlags"))
+            .into_iter()
+            .map(str::to_lowercase)
+            .collect()
+    }
+
     /// `PrivateData` as a list of lower-cased words (`jobs`, `nodes`, ...).
     pub fn private_data_list(&self) -> Vec<String> {
         list(self.get_str("PrivateData"))
