@@ -57,14 +57,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
         "validate_request gives no 'Temporary disk specification can not be satisfied' detail",
     ),
     (
-        "-C nope --wrap=true",
-        "unknown features are not refused as 'Invalid feature specification'",
-    ),
-    (
-        "-w nope --wrap=true",
-        "unknown nodes in -w are not refused as 'Invalid node name specified'",
-    ),
-    (
         "--nodes=0 --wrap=true",
         "--nodes=0 becomes 1 instead of 'Node count specification invalid'",
     ),

@@ -56,6 +56,8 @@ pub enum SlurmErrno {
     ReservationNameDup,
     /// ESLURM_INVALID_LICENSES: a license the cluster does not have, or more of it than it has.
     InvalidLicenses,
+    /// ESLURM_INVALID_FEATURE: a `--constraint` no node could match (malformed, or a feature no node has).
+    InvalidFeature,
     /// ESLURM_PARTITION_IN_USE: jobs still wait or run in the partition being deleted.
     PartitionInUse,
     /// ESLURM_INVALID_NODE_STATE: a state a node may not be given (scontrol creates only FUTURE nodes).
@@ -104,6 +106,7 @@ impl SlurmErrno {
             SlurmErrno::ReservationOverlap => 2058,
             SlurmErrno::ReservationNameDup => 2082,
             SlurmErrno::InvalidLicenses => 2048,
+            SlurmErrno::InvalidFeature => 2029,
             SlurmErrno::PartitionInUse => 2075,
             SlurmErrno::InvalidNodeState => 2028,
             SlurmErrno::NotSupported => 2036,
@@ -162,6 +165,7 @@ impl SlurmErrno {
             }
             SlurmErrno::ReservationNameDup => "Duplicate reservation name",
             SlurmErrno::InvalidLicenses => "Invalid license specification",
+            SlurmErrno::InvalidFeature => "Invalid feature specification",
             SlurmErrno::PartitionInUse => "Partition is in use",
             SlurmErrno::InvalidNodeState => "Invalid node state specified",
             SlurmErrno::NotSupported => "Requested operation not supported on this system",
@@ -173,7 +177,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 39] = [
+const ALL_ERRNOS: [SlurmErrno; 40] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -210,6 +214,7 @@ const ALL_ERRNOS: [SlurmErrno; 39] = [
     SlurmErrno::ReservationOverlap,
     SlurmErrno::ReservationNameDup,
     SlurmErrno::InvalidLicenses,
+    SlurmErrno::InvalidFeature,
     SlurmErrno::PartitionInUse,
     SlurmErrno::InvalidNodeState,
     SlurmErrno::NotSupported,

@@ -430,6 +430,16 @@ pub fn validate_request(
             return Err(ApiError::new(SlurmErrno::InvalidNodeName));
         }
     }
+    if let Some(text) = spec.constraint.as_deref() {
+        let known = |feature: &str| {
+            state
+                .nodes
+                .values()
+                .any(|n| n.features.iter().any(|f| f == feature))
+        };
+        spur_core::values::constraint::parse_constraint_known(text, &known)
+            .map_err(|_| ApiError::new(SlurmErrno::InvalidFeature))?;
+    }
     if spec.hold {
         return Ok(());
     }
