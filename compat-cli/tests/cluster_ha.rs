@@ -1,318 +1,24 @@
 //! High availability as real processes: three spurctld on their own loopback addresses (127.0.0.2-4) forming one
 //! Raft group, one spurd, a steady load of sbatch submissions through slurm.conf's list of controllers, and the
 //! leader killed with SIGKILL and restarted a few times, then a follower, then the leader paused with SIGSTOP
-//! and woken again, and then spurd. Afterwards a checker holds the cluster to its promises:
+//! and woken again, then spurd, then job supervisors, and at last every controller and spurd together. Afterwards a
+//! checker holds the cluster to its promises:
 //! every acknowledged submission exists exactly once, job ids never repeat, and every job reached one final state
 //! with the exit code its script chose.
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::collections::HashMap;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{bin_dir, field_of, short_hostname, text, TERMINAL};
-use spur_core::wire::pb;
+use common::ha::{HaCluster, ADDRS};
+use common::{field_of, text, TERMINAL};
 
 /// Leader kills per run: bounded so the test fits CI (each costs a failover and a restart).
 const KILLS: usize = 3;
-const ADDRS: [&str; 3] = ["127.0.0.2", "127.0.0.3", "127.0.0.4"];
-
-struct HaCluster {
-    _munged: spur_auth::testing::PrivateMunged,
-    dir: tempfile::TempDir,
-    conf: PathBuf,
-    port: u16,
-    controllers: Vec<Option<Child>>,
-    agent: Option<Child>,
-    bin_dir: PathBuf,
-}
-
-/// A port free on every controller address (each controller binds its own).
-fn free_port_on_all() -> u16 {
-    for _ in 0..50 {
-        let Ok(first) = std::net::TcpListener::bind((ADDRS[0], 0)) else {
-            continue;
-        };
-        let Ok(port) = first.local_addr().map(|a| a.port()) else {
-            continue;
-        };
-        if ADDRS[1..]
-            .iter()
-            .all(|a| std::net::TcpListener::bind((*a, port)).is_ok())
-        {
-            return port;
-        }
-    }
-    panic!("no port free on all of {ADDRS:?}");
-}
-
-impl HaCluster {
-    fn start() -> HaCluster {
-        let bin_dir = bin_dir();
-        let dir = tempfile::Builder::new()
-            .prefix("spur-ha-test-")
-            .tempdir()
-            .expect("tempdir");
-        let munged = spur_auth::testing::PrivateMunged::start(&dir.path().join("munge"))
-            .expect("start a private munged (needs the munge package)");
-        let port = free_port_on_all();
-        let node = short_hostname();
-        let hosts: String = ADDRS
-            .iter()
-            .enumerate()
-            .map(|(i, a)| format!("SlurmctldHost=ctl{}({a})\n", i + 1))
-            .collect();
-        let conf_text = format!(
-            "ClusterName=spurha\n{hosts}SlurmctldPort={port}\n\
-             AuthType=auth/munge\nAuthInfo=socket={munge}\n\
-             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=10\n\
-             StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge=3600\nKillWait=2\n\
-             NodeName={node} NodeAddr=127.0.0.1 CPUs=4 RealMemory=2048 State=UNKNOWN\n\
-             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
-            munge = munged.socket.display(),
-            state = dir.path().join("state").display(),
-            spool = dir.path().join("spool").display(),
-        );
-        let conf = dir.path().join("slurm.conf");
-        std::fs::write(&conf, conf_text).expect("write slurm.conf");
-        let mut cluster = HaCluster {
-            _munged: munged,
-            dir,
-            conf,
-            port,
-            controllers: (0..ADDRS.len()).map(|_| None).collect(),
-            agent: None,
-            bin_dir,
-        };
-        for i in 0..ADDRS.len() {
-            cluster.start_controller(i);
-        }
-        let agent = cluster
-            .daemon("spurd", "spurd.log")
-            .spawn()
-            .expect("start spurd");
-        cluster.agent = Some(agent);
-        cluster
-    }
-
-    fn log(&self, name: &str) -> std::fs::File {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join(name))
-            .expect("log file")
-    }
-
-    fn daemon(&self, name: &str, log: &str) -> Command {
-        let mut cmd = Command::new(self.bin_dir.join(name));
-        cmd.arg("-f")
-            .arg(&self.conf)
-            .env("SPUR_LOG", "info,openraft=warn")
-            .env_remove("SPUR_LOCAL_SOCKET")
-            .env_remove("SPUR_CONTROLLER")
-            .stdout(self.log(log))
-            .stderr(self.log(log));
-        cmd
-    }
-
-    fn start_controller(&mut self, i: usize) {
-        let child = self
-            .daemon("spurctld", &format!("ctl{}.log", i + 1))
-            .env("SPUR_CONTROLLER_ID", format!("ctl{}", i + 1))
-            .spawn()
-            .expect("start spurctld");
-        self.controllers[i] = Some(child);
-    }
-
-    fn kill_controller(&mut self, i: usize) {
-        if let Some(mut child) = self.controllers[i].take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    /// SIGSTOP or SIGCONT a controller: a paused process keeps its sockets open but answers nothing, as a
-    /// controller stuck on a dead disk or in a long GC pause would.
-    fn signal_controller(&self, i: usize, signal: i32) {
-        if let Some(child) = &self.controllers[i] {
-            let pid = i32::try_from(child.id()).expect("pid");
-            // SAFETY: plain kill(2) on a child this test started.
-            let _ = unsafe { libc::kill(pid, signal) };
-        }
-    }
-
-    /// SIGKILL spurd and start it again.
-    fn restart_agent(&mut self) {
-        if let Some(mut agent) = self.agent.take() {
-            let _ = agent.kill();
-            let _ = agent.wait();
-        }
-        let agent = self
-            .daemon("spurd", "spurd.log")
-            .spawn()
-            .expect("start spurd");
-        self.agent = Some(agent);
-    }
-
-    /// SIGKILLs the supervisor (spurstepd) of one batch job whose script is running, as an OOM killer or a
-    /// crash would end it; returns the job's id.
-    fn kill_a_supervisor(&self) -> Option<u32> {
-        let mut dirs = vec![self.dir.path().join("spool")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if !path.is_dir() {
-                    continue;
-                }
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(job) = name.strip_prefix("job").and_then(|n| n.parse::<u32>().ok()) else {
-                    dirs.push(path);
-                    continue;
-                };
-                if !path.join("started.json").exists() || path.join("result.json").exists() {
-                    continue;
-                }
-                let Some(pid) = std::fs::read_to_string(path.join("stepd.pid"))
-                    .ok()
-                    .and_then(|t| t.trim().parse::<i32>().ok())
-                else {
-                    continue;
-                };
-                // Only a live supervisor of this very directory (pids are reused).
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                if !String::from_utf8_lossy(&cmdline).contains(&*path.to_string_lossy()) {
-                    continue;
-                }
-                // SAFETY: kill(2) on a pid we just checked is this job's supervisor.
-                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
-                    return Some(job);
-                }
-            }
-        }
-        None
-    }
-
-    /// A Slurm command that finds the controllers through slurm.conf, as a user's would.
-    fn command(dir: &Path, conf: &Path, bin_dir: &Path, name: &str, args: &[&str]) -> Command {
-        let mut cmd = Command::new(bin_dir.join("spur"));
-        cmd.arg(name)
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::null());
-        for (key, _) in std::env::vars() {
-            if key.starts_with("SLURM_") || key.starts_with("SBATCH_") || key.starts_with("SPUR_") {
-                cmd.env_remove(key);
-            }
-        }
-        cmd.env("SLURM_CONF", conf);
-        cmd
-    }
-
-    fn run(&self, name: &str, args: &[&str]) -> std::process::Output {
-        Self::command(self.dir.path(), &self.conf, &self.bin_dir, name, args)
-            .output()
-            .expect("run spur")
-    }
-
-    /// Which controller leads, asked of each over its Ping call.
-    fn leader(&self) -> Option<usize> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
-        runtime.block_on(async {
-            for (i, addr) in ADDRS.iter().enumerate() {
-                if self.controllers[i].is_none() {
-                    continue;
-                }
-                let url = format!("http://{addr}:{}", self.port);
-                let Ok(endpoint) = tonic::transport::Endpoint::from_shared(url) else {
-                    continue;
-                };
-                let endpoint = endpoint
-                    .connect_timeout(Duration::from_secs(1))
-                    .timeout(Duration::from_secs(1));
-                let Ok(channel) = endpoint.connect().await else {
-                    continue;
-                };
-                let mut client = pb::controller_client::ControllerClient::new(channel);
-                if let Ok(reply) = client.ping(pb::PingRequest {}).await {
-                    if reply.into_inner().leader {
-                        return Some(i);
-                    }
-                }
-            }
-            None
-        })
-    }
-
-    fn wait_for_leader(&self) -> usize {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(leader) = self.leader() {
-                return leader;
-            }
-            assert!(Instant::now() < deadline, "no leader\n{}", self.logs());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_for_node_idle(&self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let out = self.run("sinfo", &["-h", "-o", "%T"]);
-            if text(&out.stdout).trim() == "idle" {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "node never became idle: {out:?}\n{}",
-                self.logs()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    /// Every job the cluster knows, by id: its `scontrol -o show job` line.
-    fn jobs(&self) -> BTreeMap<u32, String> {
-        let out = self.run("scontrol", &["-o", "show", "job"]);
-        text(&out.stdout)
-            .lines()
-            .filter_map(|line| Some((field_of(line, "JobId").parse().ok()?, line.to_string())))
-            .collect()
-    }
-
-    fn logs(&self) -> String {
-        let mut all = String::new();
-        for name in ["ctl1.log", "ctl2.log", "ctl3.log", "spurd.log"] {
-            let log = std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(40).collect();
-            all.push_str(&format!("--- {name} (last lines) ---\n"));
-            for line in tail.into_iter().rev() {
-                all.push_str(line);
-                all.push('\n');
-            }
-        }
-        all
-    }
-}
-
-impl Drop for HaCluster {
-    fn drop(&mut self) {
-        for i in 0..self.controllers.len() {
-            self.kill_controller(i);
-        }
-        if let Some(mut agent) = self.agent.take() {
-            let _ = agent.kill();
-            let _ = agent.wait();
-        }
-    }
-}
-
 /// One submission the load generator made: the exit code its job must end with, and the id if acknowledged.
 struct Submitted {
     name: String,
@@ -451,6 +157,17 @@ fn leader_kills_under_submit_load_lose_and_duplicate_nothing() {
     }
     stop.store(true, Ordering::Relaxed);
     load.join().expect("load generator");
+    // Everything at once, with jobs still running under their supervisors: every controller and spurd SIGKILLed,
+    // then all started again. The group comes back from its disks; nothing acknowledged may be lost.
+    for i in 0..ADDRS.len() {
+        cluster.kill_controller(i);
+    }
+    cluster.restart_agent();
+    std::thread::sleep(Duration::from_millis(300));
+    for i in 0..ADDRS.len() {
+        cluster.start_controller(i);
+    }
+    cluster.wait_for_leader();
 
     let submitted = std::mem::take(&mut *submitted.lock().expect("submissions"));
     let acknowledged: Vec<&Submitted> = submitted

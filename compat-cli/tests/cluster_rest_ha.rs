@@ -7,205 +7,19 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::bin_dir;
+use common::ha::HaCluster;
 use common::rest::{request, HttpReply, RestDaemon, Target};
-use common::{bin_dir, short_hostname};
-use spur_core::wire::pb;
 
-const ADDRS: [&str; 3] = ["127.0.0.2", "127.0.0.3", "127.0.0.4"];
 const V: &str = "/slurm/v0.0.38";
 /// Leader kills in the run: each costs an election and a restart.
 const KILLS: usize = 2;
 /// Clients submitting beside the test's own requests.
 const LOAD_THREADS: usize = 3;
-
-struct Controllers {
-    _munged: spur_auth::testing::PrivateMunged,
-    dir: tempfile::TempDir,
-    conf: PathBuf,
-    port: u16,
-    children: Vec<Option<Child>>,
-    agent: Option<Child>,
-}
-
-fn free_port_on_all() -> u16 {
-    for _ in 0..50 {
-        let Ok(first) = std::net::TcpListener::bind((ADDRS[0], 0)) else {
-            continue;
-        };
-        let Ok(port) = first.local_addr().map(|a| a.port()) else {
-            continue;
-        };
-        if ADDRS[1..]
-            .iter()
-            .all(|a| std::net::TcpListener::bind((*a, port)).is_ok())
-        {
-            return port;
-        }
-    }
-    panic!("no port free on all of {ADDRS:?}");
-}
-
-impl Controllers {
-    fn start() -> Controllers {
-        let dir = tempfile::Builder::new()
-            .prefix("spur-rest-ha-")
-            .tempdir()
-            .expect("tempdir");
-        let munged = spur_auth::testing::PrivateMunged::start(&dir.path().join("munge"))
-            .expect("start a private munged (needs the munge package)");
-        let port = free_port_on_all();
-        let hosts: String = ADDRS
-            .iter()
-            .enumerate()
-            .map(|(i, a)| format!("SlurmctldHost=ctl{}({a})\n", i + 1))
-            .collect();
-        let conf_text = format!(
-            "ClusterName=spurrestha\n{hosts}SlurmctldPort={port}\n\
-             AuthType=auth/munge\nAuthInfo=socket={munge}\n\
-             SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=10\n\
-             StateSaveLocation={state}\nSlurmdSpoolDir={spool}\nMinJobAge=3600\nKillWait=2\n\
-             NodeName={node} NodeAddr=127.0.0.1 CPUs=4 RealMemory=2048 State=UNKNOWN\n\
-             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
-            munge = munged.socket.display(),
-            state = dir.path().join("state").display(),
-            spool = dir.path().join("spool").display(),
-            node = short_hostname(),
-        );
-        let conf = dir.path().join("slurm.conf");
-        std::fs::write(&conf, conf_text).expect("write slurm.conf");
-        let mut cluster = Controllers {
-            _munged: munged,
-            dir,
-            conf,
-            port,
-            children: (0..ADDRS.len()).map(|_| None).collect(),
-            agent: None,
-        };
-        for i in 0..ADDRS.len() {
-            cluster.start_controller(i);
-        }
-        cluster.agent = Some(
-            cluster
-                .daemon("spurd", "spurd.log")
-                .spawn()
-                .expect("start spurd"),
-        );
-        cluster
-    }
-
-    fn daemon(&self, name: &str, log: &str) -> Command {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join(log))
-            .expect("log file");
-        let mut cmd = Command::new(bin_dir().join(name));
-        cmd.arg("-f")
-            .arg(&self.conf)
-            .env("SPUR_LOG", "info,openraft=warn")
-            .env_remove("SPUR_LOCAL_SOCKET")
-            .env_remove("SPUR_CONTROLLER")
-            .stdout(log.try_clone().expect("log"))
-            .stderr(log);
-        cmd
-    }
-
-    fn start_controller(&mut self, i: usize) {
-        let child = self
-            .daemon("spurctld", &format!("ctl{}.log", i + 1))
-            .env("SPUR_CONTROLLER_ID", format!("ctl{}", i + 1))
-            .spawn()
-            .expect("start spurctld");
-        self.children[i] = Some(child);
-    }
-
-    fn kill_controller(&mut self, i: usize) {
-        if let Some(mut child) = self.children[i].take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    /// The controller that leads, asked of each over its Ping call.
-    fn leader(&self) -> Option<usize> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
-        runtime.block_on(async {
-            for (i, addr) in ADDRS.iter().enumerate() {
-                if self.children[i].is_none() {
-                    continue;
-                }
-                let endpoint =
-                    tonic::transport::Endpoint::from_shared(format!("http://{addr}:{}", self.port))
-                        .ok()?
-                        .connect_timeout(Duration::from_secs(1))
-                        .timeout(Duration::from_secs(1));
-                let Ok(channel) = endpoint.connect().await else {
-                    continue;
-                };
-                let mut client = pb::controller_client::ControllerClient::new(channel);
-                if let Ok(reply) = client.ping(pb::PingRequest {}).await {
-                    if reply.into_inner().leader {
-                        return Some(i);
-                    }
-                }
-            }
-            None
-        })
-    }
-
-    fn wait_for_leader(&self) -> usize {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(leader) = self.leader() {
-                return leader;
-            }
-            assert!(Instant::now() < deadline, "no leader\n{}", self.logs());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn logs(&self) -> String {
-        [
-            "ctl1.log",
-            "ctl2.log",
-            "ctl3.log",
-            "spurd.log",
-            "slurmrestd.log",
-        ]
-        .iter()
-        .map(|name| {
-            let log = std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(30).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            format!("--- {name} ---\n{}\n", tail.join("\n"))
-        })
-        .collect()
-    }
-}
-
-impl Drop for Controllers {
-    fn drop(&mut self) {
-        for child in self
-            .children
-            .iter_mut()
-            .chain(std::iter::once(&mut self.agent))
-        {
-            if let Some(mut child) = child.take() {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-        }
-    }
-}
 
 fn call(target: &Target, method: &str, path: &str, body: Option<&str>) -> HttpReply {
     request(target, method, path, &[], body).expect("request")
@@ -230,14 +44,14 @@ fn try_submit(target: &Target, name: &str, dir: &str) -> Result<u64, String> {
 }
 
 /// Submits a short job named `name` through REST; the reply must acknowledge it.
-fn submit(target: &Target, name: &str, dir: &str, cluster: &Controllers) -> u64 {
+fn submit(target: &Target, name: &str, dir: &str, cluster: &HaCluster) -> u64 {
     try_submit(target, name, dir)
         .unwrap_or_else(|e| panic!("submit {name}: {e}\n{}", cluster.logs()))
 }
 
 #[test]
 fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission() {
-    let mut cluster = Controllers::start();
+    let mut cluster = HaCluster::start();
     cluster.wait_for_leader();
     let rest = RestDaemon::start(
         &bin_dir(),

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod golden;
+pub mod ha;
 pub mod rest;
 
 use std::net::TcpListener;
