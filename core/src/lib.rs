@@ -9,6 +9,7 @@ pub mod api;
 pub mod auth;
 pub mod conf;
 pub mod controllers;
+pub mod cpu_bind;
 pub mod env;
 pub mod format;
 pub mod gpu_topology;

@@ -19,6 +19,26 @@ pub struct StepLaunch {
     /// `--pty`: rank 0 runs on a pseudo-terminal its supervisor relays.
     #[serde(default)]
     pub pty: bool,
+    /// task/affinity: how the tasks are bound to CPUs (`None`: unbound).
+    #[serde(default)]
+    pub cpu_bind: Option<CpuBindSpec>,
+}
+
+/// A step's `--cpu-bind` as its supervisors apply it ([`crate::cpu_bind`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuBindSpec {
+    /// `--cpu-bind`'s value, or `cores` by default.
+    pub policy: String,
+    pub cpus_per_task: u32,
+}
+
+impl CpuBindSpec {
+    /// The binding of the task with node-local id `localid` (`None`: unbound, or a policy that does not parse).
+    pub fn task_binding(&self, localid: u32) -> Option<crate::cpu_bind::TaskBinding> {
+        crate::cpu_bind::CpuBindPolicy::parse(&self.policy)
+            .ok()?
+            .task_binding(localid, self.cpus_per_task)
+    }
 }
 
 /// One node's share of the step.
@@ -67,6 +87,8 @@ pub struct NodeStepLaunch {
     pub tasks: NodeTasks,
     #[serde(default)]
     pub pty: bool,
+    #[serde(default)]
+    pub cpu_bind: Option<CpuBindSpec>,
 }
 
 impl StepLaunch {
@@ -86,6 +108,7 @@ impl StepLaunch {
                 kill_wait_secs: self.kill_wait_secs,
                 tasks: tasks.clone(),
                 pty: self.pty,
+                cpu_bind: self.cpu_bind.clone(),
             })
             .collect()
     }

@@ -327,6 +327,10 @@ fn start_task(
         identity,
         cgroup_procs,
         controlling_tty: streams.terminal,
+        binding: launch_spec
+            .cpu_bind
+            .as_ref()
+            .and_then(|b| b.task_binding(localid as u32)),
     })
     .map_err(|e| e.to_string())?;
     // Only the task holds its ends now, so its output ends when it (and what it started) is gone.

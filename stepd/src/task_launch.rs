@@ -36,6 +36,8 @@ pub struct TaskLaunch<'a> {
     pub cgroup_procs: &'a [RawFd],
     /// The task's stdin is a pseudo-terminal's slave side that becomes its controlling terminal (`--pty`).
     pub controlling_tty: bool,
+    /// task/affinity: the CPUs the task is bound to among those it may use once in its cgroups.
+    pub binding: Option<spur_core::cpu_bind::TaskBinding>,
 }
 
 /// Who a task runs as.
@@ -181,6 +183,9 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     for &procs in task.cgroup_procs {
         libc::write(procs, b"0".as_ptr().cast(), 1);
     }
+    if let Some(binding) = task.binding {
+        bind_cpus(binding);
+    }
     libc::setsid();
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
@@ -219,6 +224,34 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     let bytes = errno.to_ne_bytes();
     libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
     libc::_exit(errno & 0xff)
+}
+
+/// Narrows the calling process's CPU affinity (what its cpuset allows, as it stands after joining its cgroups)
+/// to the binding; left as it is if nothing would remain. Async-signal-safe: stack memory and syscalls only.
+unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    let mut current: libc::cpu_set_t = std::mem::zeroed();
+    if libc::sched_getaffinity(0, size, &mut current) != 0 {
+        return;
+    }
+    let mut allowed = [0u64; 16];
+    for cpu in 0..1024usize {
+        if libc::CPU_ISSET(cpu, &current) {
+            allowed[cpu / 64] |= 1 << (cpu % 64);
+        }
+    }
+    let mut chosen = [0u64; 16];
+    if !spur_core::cpu_bind::apply(binding, &allowed, &mut chosen) {
+        return;
+    }
+    let mut set: libc::cpu_set_t = std::mem::zeroed();
+    libc::CPU_ZERO(&mut set);
+    for cpu in 0..1024usize {
+        if chosen[cpu / 64] & (1 << (cpu % 64)) != 0 {
+            libc::CPU_SET(cpu, &mut set);
+        }
+    }
+    libc::sched_setaffinity(0, size, &set);
 }
 
 /// Writes `value` in decimal and a NUL at `out`, which has room for [`PID_DIGITS_MAX`] digits and the NUL.
@@ -286,6 +319,7 @@ mod tests {
             identity: None,
             cgroup_procs: &[],
             controlling_tty: false,
+            binding: None,
         })
         .unwrap();
         drop(write);
@@ -307,6 +341,7 @@ mod tests {
             identity: None,
             cgroup_procs: &[],
             controlling_tty: false,
+            binding: None,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

@@ -499,6 +499,23 @@ impl Srun<'_> {
             },
             None => None,
         };
+        let cpu_bind = match spur_core::cpu_bind::step_policy(
+            self.facts.task_plugin.as_deref(),
+            self.set.value(OptId::CpuBind),
+        ) {
+            Ok(policy) => policy.map(|_| spur_core::step_launch::CpuBindSpec {
+                policy: self
+                    .set
+                    .value(OptId::CpuBind)
+                    .unwrap_or("cores")
+                    .to_string(),
+                cpus_per_task: self.spec.cpus_per_task.max(1),
+            }),
+            Err(message) => {
+                eprintln!("srun: error: {message}");
+                return Err(1);
+            }
+        };
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -506,6 +523,7 @@ impl Srun<'_> {
             io_key: step.key.clone(),
             kill_wait_secs: self.facts.kill_wait_secs,
             pty: self.set.is_set(OptId::Pty),
+            cpu_bind: cpu_bind.clone(),
             nodes: step
                 .nodes
                 .iter()
@@ -546,6 +564,7 @@ impl Srun<'_> {
         let null = || Some("/dev/null".to_string());
         let plan = StepPlan {
             job,
+            cpu_bind,
             holds_allocation: !within_allocation,
             step_id,
             ntasks,

@@ -1211,6 +1211,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             io_key: "k".to_string(),
             kill_wait_secs: 2,
             pty: false,
+            cpu_bind: None,
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1595,6 +1596,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         io_key: "k".to_string(),
         kill_wait_secs: 2,
         pty: false,
+        cpu_bind: None,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

@@ -36,6 +36,8 @@ pub struct ClusterFacts {
     pub task_prolog: Option<std::path::PathBuf>,
     /// Node name to `NodeAddr`, for the nodes slurm.conf lists.
     node_addrs: Vec<(String, String)>,
+    /// slurm.conf `TaskPlugin` (task/affinity binds tasks to CPUs).
+    pub task_plugin: Option<String>,
 }
 
 impl ClusterFacts {
@@ -88,6 +90,9 @@ impl ClusterFacts {
                 .filter(|p| !p.is_empty())
                 .map(std::path::PathBuf::from),
             node_addrs,
+            task_plugin: conf
+                .as_ref()
+                .and_then(|c| c.get_str("TaskPlugin").map(str::to_string)),
         }
     }
 

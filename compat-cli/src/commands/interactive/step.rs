@@ -44,6 +44,8 @@ const TICK: Duration = Duration::from_millis(200);
 pub struct StepPlan<'a> {
     /// The allocation the step runs in.
     pub job: &'a JobRecord,
+    /// task/affinity: how each task is bound to CPUs (`None`: unbound).
+    pub cpu_bind: Option<spur_core::step_launch::CpuBindSpec>,
     /// srun made the allocation itself, so `scontrol notify` messages are its to print.
     pub holds_allocation: bool,
     pub step_id: u32,
@@ -310,6 +312,7 @@ fn start_tasks(
             identity: None,
             cgroup_procs: &[],
             controlling_tty: terminal.is_some(),
+            binding: plan.cpu_bind.as_ref().and_then(|b| b.task_binding(rank)),
         });
         drop(terminal);
         let launched = match launched {
