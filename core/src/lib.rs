@@ -12,6 +12,7 @@ pub mod controllers;
 pub mod cpu_bind;
 pub mod env;
 pub mod format;
+pub mod gpu_bind;
 pub mod gpu_topology;
 pub mod hostlist;
 pub mod isolation;

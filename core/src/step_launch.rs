@@ -22,6 +22,9 @@ pub struct StepLaunch {
     /// task/affinity: how the tasks are bound to CPUs (`None`: unbound).
     #[serde(default)]
     pub cpu_bind: Option<CpuBindSpec>,
+    /// `--gpu-bind` (or the `per_task:N` `--gpus-per-task` implies): which GPUs each task sees.
+    #[serde(default)]
+    pub gpu_bind: Option<String>,
 }
 
 /// A step's `--cpu-bind` as its supervisors apply it ([`crate::cpu_bind`]).
@@ -89,6 +92,8 @@ pub struct NodeStepLaunch {
     pub pty: bool,
     #[serde(default)]
     pub cpu_bind: Option<CpuBindSpec>,
+    #[serde(default)]
+    pub gpu_bind: Option<String>,
 }
 
 impl StepLaunch {
@@ -109,6 +114,7 @@ impl StepLaunch {
                 tasks: tasks.clone(),
                 pty: self.pty,
                 cpu_bind: self.cpu_bind.clone(),
+                gpu_bind: self.gpu_bind.clone(),
             })
             .collect()
     }

@@ -112,6 +112,28 @@ pub fn resolve(
             .collect::<Vec<_>>()
             .join(",")
     });
+    // `--gpus-per-task`: each node needs the GPUs of the tasks it runs (`TresPerTask=`, not `TresPerNode=`, so
+    // after `gres_text`).
+    if let Some(text) = set.value(OptId::GpusPerTask) {
+        let per_task = parse_gpus(text, ctx.gres_types).map_err(|e| {
+            err.error(
+                ErrorKind::InvalidValue(OptId::GpusPerTask),
+                ExitClass::One,
+                &[&e.to_string()],
+            )
+        })?;
+        let node_count = nodes_min.max(1);
+        let tasks_per_node = r
+            .ntasks_per_node
+            .unwrap_or_else(|| r.ntasks.unwrap_or(node_count).div_ceil(node_count))
+            .max(1);
+        for mut request in per_task.into_iter().map(gres_request) {
+            request.count = request.count.saturating_mul(u64::from(tasks_per_node));
+            if !gres.iter().any(|g| g.name == request.name) {
+                gres.push(request);
+            }
+        }
+    }
     let work_dir = match r.chdir.as_deref() {
         Some(dir) if dir.starts_with('/') => dir.to_string(),
         Some(dir) => format!("{}/{}", ctx.cwd.trim_end_matches('/'), dir),

@@ -478,6 +478,9 @@ fn task_env(
             *value = launch_spec.step_id.to_string();
         }
     }
+    if let Some(policy) = &launch_spec.gpu_bind {
+        spur_core::gpu_bind::apply_to_env(policy, &mut env, u32::try_from(localid).unwrap_or(0));
+    }
     if let Some(prolog) = &spec.task_prolog {
         let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);
         if !printed.is_empty() {

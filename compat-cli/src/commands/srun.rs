@@ -516,6 +516,17 @@ impl Srun<'_> {
                 return Err(1);
             }
         };
+        // --gpus-per-task=N binds each task to N GPUs of its own unless --gpu-bind says otherwise.
+        let gpu_bind = self
+            .set
+            .value(OptId::GpuBind)
+            .map(str::to_string)
+            .or_else(|| {
+                self.set.value(OptId::GpusPerTask).and_then(|v| {
+                    let count = v.rsplit(':').next()?.trim().parse::<u32>().ok()?;
+                    Some(format!("per_task:{count}"))
+                })
+            });
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -524,6 +535,7 @@ impl Srun<'_> {
             kill_wait_secs: self.facts.kill_wait_secs,
             pty: self.set.is_set(OptId::Pty),
             cpu_bind: cpu_bind.clone(),
+            gpu_bind: gpu_bind.clone(),
             nodes: step
                 .nodes
                 .iter()
@@ -565,6 +577,7 @@ impl Srun<'_> {
         let plan = StepPlan {
             job,
             cpu_bind,
+            gpu_bind,
             holds_allocation: !within_allocation,
             step_id,
             ntasks,

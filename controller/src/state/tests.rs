@@ -1212,6 +1212,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             kill_wait_secs: 2,
             pty: false,
             cpu_bind: None,
+            gpu_bind: None,
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1597,6 +1598,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         kill_wait_secs: 2,
         pty: false,
         cpu_bind: None,
+        gpu_bind: None,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

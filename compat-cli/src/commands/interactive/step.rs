@@ -46,6 +46,8 @@ pub struct StepPlan<'a> {
     pub job: &'a JobRecord,
     /// task/affinity: how each task is bound to CPUs (`None`: unbound).
     pub cpu_bind: Option<spur_core::step_launch::CpuBindSpec>,
+    /// `--gpu-bind`, or the `per_task:N` binding `--gpus-per-task` implies.
+    pub gpu_bind: Option<String>,
     /// srun made the allocation itself, so `scontrol notify` messages are its to print.
     pub holds_allocation: bool,
     pub step_id: u32,
@@ -283,6 +285,9 @@ fn start_tasks(
                 localid: rank,
             },
         );
+        if let Some(policy) = &plan.gpu_bind {
+            spur_core::gpu_bind::apply_to_env(policy, &mut env, rank);
+        }
         // Task 0 of a --pty step talks to a pseudo-terminal for all three streams.
         let terminal = if plan.pty && rank == 0 {
             Some(pty_relay(outputs).map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?)
