@@ -32,18 +32,7 @@ impl CpuBindPolicy {
     /// Parses `--cpu-bind`'s value; `verbose`/`quiet` and the other types leave the default. `Err` is srun's
     /// complaint about a bad CPU list.
     pub fn parse(text: &str) -> Result<CpuBindPolicy, String> {
-        // `[{quiet,verbose},]type`: the type comes last and its CPU list may hold commas.
-        let mut rest = text;
-        while let Some((word, tail)) = rest.split_once(',') {
-            if !matches!(
-                word.to_ascii_lowercase().as_str(),
-                "verbose" | "v" | "quiet" | "q"
-            ) {
-                break;
-            }
-            rest = tail;
-        }
-        let lower = rest.to_ascii_lowercase();
+        let lower = bind_type(text).to_ascii_lowercase();
         if lower == "none" || lower == "no" {
             Ok(CpuBindPolicy::Unbound)
         } else if let Some(list) = lower.strip_prefix("map_cpu:") {
@@ -75,6 +64,22 @@ impl CpuBindPolicy {
                 .map(|m| TaskBinding::Mask(*m)),
         }
     }
+}
+
+/// The type of a `--cpu-bind`/`--gpu-bind` value `[{quiet,verbose},]type`: it comes last, and its list may hold
+/// commas.
+pub fn bind_type(text: &str) -> &str {
+    let mut rest = text;
+    while let Some((word, tail)) = rest.split_once(',') {
+        if !matches!(
+            word.to_ascii_lowercase().as_str(),
+            "verbose" | "v" | "quiet" | "q"
+        ) {
+            break;
+        }
+        rest = tail;
+    }
+    rest
 }
 
 /// Whether slurm.conf's `TaskPlugin` binds tasks (task/affinity).

@@ -16,17 +16,7 @@ pub const GPU_VARS: [&str; 3] = [
 
 /// The GPUs (node indices) task `localid` sees out of `step_gpus`: `None` leaves it the step's.
 pub fn task_gpus(policy: &str, step_gpus: &[u32], localid: u32) -> Option<Vec<u32>> {
-    let mut rest = policy;
-    while let Some((word, tail)) = rest.split_once(',') {
-        if !matches!(
-            word.to_ascii_lowercase().as_str(),
-            "verbose" | "v" | "quiet" | "q"
-        ) {
-            break;
-        }
-        rest = tail;
-    }
-    let lower = rest.to_ascii_lowercase();
+    let lower = crate::cpu_bind::bind_type(policy).to_ascii_lowercase();
     let nth = |list: &str| -> Option<String> {
         let items: Vec<&str> = list.split(',').collect();
         items
