@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::format::FormatContext;
 use crate::job::{Allocation, JobRecord, JobSpec};
-use crate::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord, PartitionState};
+use crate::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
 use crate::states::{JobBaseState, JobReason};
 
 pub const NOW: i64 = 1_796_050_685;
@@ -170,32 +170,11 @@ pub fn node(name: &str) -> NodeRecord {
 }
 
 pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
+    let names: Vec<String> = nodes.iter().map(|n| n.to_string()).collect();
     PartitionRecord {
-        name: name.into(),
-        nodes_expr: nodes.join(","),
-        nodes: nodes.iter().map(|n| n.to_string()).collect(),
         default: true,
         max_time_min: Some(60),
-        default_time_min: None,
-        max_nodes: None,
-        min_nodes: 0,
-        state: PartitionState::Up,
-        priority_tier: 1,
-        priority_job_factor: 1,
-        allow_groups: None,
-        allow_accounts: None,
-        deny_accounts: None,
-        allow_qos: None,
-        deny_qos: None,
-        hidden: false,
-        root_only: false,
-        disable_root_jobs: false,
         oversubscribe: String::new(),
-        max_mem_per_node_mb: None,
-        def_mem_per_cpu_mb: None,
-        def_mem_per_node_mb: None,
-        preempt_mode: None,
-        grace_time_secs: 0,
-        preempt_gang: false,
+        ..PartitionRecord::with_nodes(name, &names)
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use spur_core::format::FormatContext;
 use spur_core::job::{Allocation, HoldKind, JobRecord, JobSpec};
-use spur_core::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord, PartitionState};
+use spur_core::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
 use spur_core::states::{JobBaseState, JobReason};
 
 /// The submit directory as the text captures show it (the capture tool replaced the real path).
@@ -223,33 +223,11 @@ pub fn vm_node_busy() -> NodeRecord {
 }
 
 pub fn partition(name: &str, nodes: &[&str]) -> PartitionRecord {
+    let names: Vec<String> = nodes.iter().map(|n| n.to_string()).collect();
     PartitionRecord {
-        name: name.into(),
         nodes_expr: spur_core_compress(nodes),
-        nodes: nodes.iter().map(|n| n.to_string()).collect(),
         default: true,
-        max_time_min: None,
-        default_time_min: None,
-        max_nodes: None,
-        min_nodes: 0,
-        state: PartitionState::Up,
-        priority_tier: 1,
-        priority_job_factor: 1,
-        allow_groups: None,
-        allow_accounts: None,
-        deny_accounts: None,
-        allow_qos: None,
-        deny_qos: None,
-        hidden: false,
-        root_only: false,
-        disable_root_jobs: false,
-        oversubscribe: "NO".into(),
-        max_mem_per_node_mb: None,
-        def_mem_per_cpu_mb: None,
-        def_mem_per_node_mb: None,
-        preempt_mode: None,
-        grace_time_secs: 0,
-        preempt_gang: false,
+        ..PartitionRecord::with_nodes(name, &names)
     }
 }
 
