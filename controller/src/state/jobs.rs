@@ -37,7 +37,15 @@ impl ClusterState {
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
             None => Vec::new(),
         };
-        crate::scheduler::validate_request(self, &spec, &partition)?;
+        if let Err(mut refusal) = crate::scheduler::validate_request(self, &spec, &partition) {
+            // slurmctld creates the job record before it checks the request against the nodes, so a refusal
+            // there uses up a job id (salloc names it as revoked).
+            if crate::scheduler::refusal_uses_job_id(&refusal) {
+                refusal.job_id = Some(self.next_job_id);
+                self.next_job_id += 1;
+            }
+            return Err(refusal);
+        }
         let mut spec = self.with_default_memory(spec, &partition);
         // Slurm caps the wait at max_switch_wait, which is also the wait of a request without one.
         if let Some(sw) = spec.switches.as_mut() {
