@@ -316,6 +316,18 @@ fn start_task(
         TaskStreams::pipes()?
     };
     let env = task_env(spec, identity, rank, localid, link);
+    let bind_report = launch_spec
+        .cpu_bind
+        .as_ref()
+        .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
+        .map(|b| {
+            spur_core::cpu_bind::verbose_line_start(
+                &b.policy,
+                &launch_spec.tasks.node,
+                rank,
+                localid as u32,
+            )
+        });
     let launched = launch(&TaskLaunch {
         program,
         args,
@@ -331,6 +343,7 @@ fn start_task(
             .cpu_bind
             .as_ref()
             .and_then(|b| b.task_binding(localid as u32)),
+        bind_report: bind_report.as_deref().map(str::as_bytes),
     })
     .map_err(|e| e.to_string())?;
     // Only the task holds its ends now, so its output ends when it (and what it started) is gone.

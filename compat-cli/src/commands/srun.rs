@@ -503,14 +503,23 @@ impl Srun<'_> {
             self.facts.task_plugin.as_deref(),
             self.set.value(OptId::CpuBind),
         ) {
-            Ok(policy) => policy.map(|_| spur_core::step_launch::CpuBindSpec {
-                policy: self
-                    .set
-                    .value(OptId::CpuBind)
-                    .unwrap_or("cores")
-                    .to_string(),
-                cpus_per_task: self.spec.cpus_per_task.max(1),
-            }),
+            // An unbound step still goes to the tasks when they are to report it (`verbose,none`).
+            Ok(policy) => policy
+                .map(|_| ())
+                .or_else(|| {
+                    let text = self.set.value(OptId::CpuBind)?;
+                    (spur_core::cpu_bind::affinity_plugin(self.facts.task_plugin.as_deref())
+                        && spur_core::cpu_bind::is_verbose(text))
+                    .then_some(())
+                })
+                .map(|_| spur_core::step_launch::CpuBindSpec {
+                    policy: self
+                        .set
+                        .value(OptId::CpuBind)
+                        .unwrap_or("cores")
+                        .to_string(),
+                    cpus_per_task: self.spec.cpus_per_task.max(1),
+                }),
             Err(message) => {
                 eprintln!("srun: error: {message}");
                 return Err(1);

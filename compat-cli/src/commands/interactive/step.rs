@@ -306,6 +306,11 @@ fn start_tasks(
                 printed.as_bytes(),
             );
         }
+        let bind_report = plan
+            .cpu_bind
+            .as_ref()
+            .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
+            .map(|b| spur_core::cpu_bind::verbose_line_start(&b.policy, &plan.node, rank, rank));
         let launched = launch(&TaskLaunch {
             program,
             args,
@@ -318,6 +323,7 @@ fn start_tasks(
             cgroup_procs: &[],
             controlling_tty: terminal.is_some(),
             binding: plan.cpu_bind.as_ref().and_then(|b| b.task_binding(rank)),
+            bind_report: bind_report.as_deref().map(str::as_bytes),
         });
         drop(terminal);
         let launched = match launched {
