@@ -1059,15 +1059,24 @@ fn step_signals_name_the_running_steps_or_do_nothing() {
     )
     .unwrap();
     let applied = h.control(1000, to_steps).unwrap();
+    // srun's process for the tasks it runs itself, and each node's step supervisors for those they run.
     assert_eq!(
         applied.effects,
-        vec![Effect::Signal {
-            node: "n1".to_string(),
-            job_id: job,
-            signal: 10,
-            scope: SignalScope::Steps,
-            step_pids: vec![4321],
-        }]
+        vec![
+            Effect::Signal {
+                node: "n1".to_string(),
+                job_id: job,
+                signal: 10,
+                scope: SignalScope::Steps,
+                step_pids: vec![4321],
+            },
+            Effect::SignalStepTasks {
+                node: "n1".to_string(),
+                job_id: job,
+                signal: 10,
+                step_ids: vec![0],
+            }
+        ]
     );
 }
 
@@ -1320,6 +1329,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             pty: false,
             cpu_bind: None,
             gpu_bind: None,
+            mem_per_node_mb: None,
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1706,6 +1716,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         pty: false,
         cpu_bind: None,
         gpu_bind: None,
+        mem_per_node_mb: None,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

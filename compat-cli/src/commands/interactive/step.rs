@@ -86,12 +86,12 @@ pub struct StepOutcome {
 impl StepOutcome {
     /// The exit code and signal to report for an allocation srun made itself (the task that decided srun's code).
     pub fn job_exit(&self) -> (u32, u32) {
-        let worst = self.ends.iter().max_by_key(|e| e.shell_code());
-        match worst {
-            Some(TaskEnd::Signaled { signal, .. }) => (0, u32::try_from(*signal).unwrap_or(0)),
-            Some(TaskEnd::Exited(code)) => (u32::try_from(*code).unwrap_or(1), 0),
-            None => (0, 0),
-        }
+        // A task that ran out of memory decides, as the step's state then says OUT_OF_MEMORY.
+        let worst = match self.ends.iter().find(|e| **e == TaskEnd::OutOfMemory) {
+            Some(oom) => Some(oom),
+            None => self.ends.iter().max_by_key(|e| e.shell_code()),
+        };
+        worst.map_or((0, 0), |end| end.exit_and_signal())
     }
 }
 
@@ -216,6 +216,7 @@ fn wait_status(end: TaskEnd) -> i32 {
             signal,
             core_dumped,
         } => signal | if core_dumped { 0x80 } else { 0 },
+        TaskEnd::OutOfMemory => 1 << 8,
     }
 }
 
