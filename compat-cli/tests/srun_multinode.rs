@@ -377,6 +377,52 @@ fn step_tasks_run_in_their_own_step_cgroup_on_every_node() {
     });
 }
 
+/// A step that asks for less memory than its job is held to it on every node it runs on: each node's memory
+/// controller kills what goes over, srun reports it as slurmstepd and srun do, and the job goes on.
+#[test]
+fn a_step_over_its_own_memory_is_killed_on_every_node_and_the_job_goes_on() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: writing cgroups needs root");
+        return;
+    }
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string()],
+        extra_conf: "TaskPlugin=task/cgroup\nFirstJobId=7500\n".to_string(),
+        cgroup_conf: Some(
+            "CgroupPlugin=autodetect\nIgnoreSystemd=yes\nConstrainRAMSpace=yes\n".into(),
+        ),
+        ..ClusterOptions::default()
+    });
+    let job = submit_with_spur_path(
+        &cluster,
+        &[
+            "-N2",
+            "--mem=400M",
+            "-o",
+            "oom.out",
+            "--wrap",
+            "srun -N2 --mem=50M -l bash -c 'head -c 200M /dev/zero | tail | wc -c' >step.out 2>&1; \
+             echo srun $?; sort step.out; srun -N2 -l true; echo after $?",
+        ],
+    );
+    let state = cluster.wait_for_end(job, Duration::from_secs(60));
+    let out = cluster.wait_for_file(&cluster.dir.path().join("oom.out"), |t| t.contains("after"));
+    assert_eq!(state, "COMPLETED", "{out}\n{}", cluster.logs());
+    assert!(
+        out.contains("srun 1\n") && out.contains("after 0\n"),
+        "{out}"
+    );
+    for (task, node) in [(0, cluster.node.as_str()), (1, NODE_B)] {
+        let slurmstepd = format!(
+            "slurmstepd-{node}: error: Detected 1 oom-kill event(s) in StepId=7500.0. Some of your processes \
+             may have been killed by the cgroup out-of-memory handler."
+        );
+        assert!(out.contains(&slurmstepd), "{out}");
+        let srun = format!("srun: error: {node}: task {task}: Out Of Memory");
+        assert!(out.contains(&srun), "{out}");
+    }
+}
+
 /// Steps of allocations without a batch script (salloc's, and the one srun makes for itself) are started by the
 /// agent of the node they were given, in the step's own cgroups there, wherever srun itself runs: never by srun
 /// on its own host, where they would run on the wrong machine and unconfined.
