@@ -213,6 +213,13 @@ fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
 }
 
 /// The pure part: parsed files in, the state machine's configuration out.
+/// Spur keeps accounting itself: any `AccountingStorageType` but an explicit `accounting_storage/none` (which
+/// makes `sacct` answer that storage is disabled, as Slurm does) enables it; `AccountingStorageHost` is ignored.
+pub fn accounting_enabled(conf: &SlurmConf) -> bool {
+    conf.get_str("AccountingStorageType")
+        .is_none_or(|t| !t.eq_ignore_ascii_case("accounting_storage/none"))
+}
+
 pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, ConfigError> {
     let gres_types: Vec<&str> = conf.gres_types();
     let mut nodes = Vec::new();
@@ -327,6 +334,8 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
         prolog_alloc: prolog_flags.iter().any(|f| f == "alloc"),
         prolog_contain: prolog_flags.iter().any(|f| f == "contain"),
+        accounting: accounting_enabled(conf),
+        accounting_keep_secs: None,
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),

@@ -36,6 +36,7 @@ pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;
+pub mod sacct;
 pub mod sstat;
 pub mod steps;
 pub mod time;
