@@ -184,7 +184,11 @@ impl JobAccounting {
             batch: job.spec.script.is_some(),
             extern_step: job.extern_step,
             restarts: job.restarts,
-            steps: job.steps.iter().map(|s| StepAccounting::of_step(s, now)).collect(),
+            steps: job
+                .steps
+                .iter()
+                .map(|s| StepAccounting::of_step(s, now))
+                .collect(),
         }
     }
 
@@ -370,7 +374,11 @@ impl Filter {
         if !self.jobs.is_empty() && !self.jobs.iter().any(|id| names_job(id, job)) {
             return false;
         }
-        if self.users.as_ref().is_some_and(|u| !u.contains(&job.user_id)) {
+        if self
+            .users
+            .as_ref()
+            .is_some_and(|u| !u.contains(&job.user_id))
+        {
             return false;
         }
         if !self.names.is_empty() && !self.names.iter().any(|n| *n == job.name) {

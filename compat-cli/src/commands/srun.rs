@@ -261,6 +261,21 @@ impl Srun<'_> {
         exit_code(outcome.exit_code)
     }
 
+    /// The step's name: `--job-name`, else its program's name. Inside an allocation Slurm ignores
+    /// `SLURM_JOB_NAME`, which would name every step after the batch job.
+    fn step_name(&self) -> String {
+        let from_env = self
+            .set
+            .get(OptId::JobName)
+            .is_some_and(|entry| matches!(entry.source, spur_core::options::Source::Env { .. }));
+        match self.command.first() {
+            Some(program) if from_env && self.set.value(OptId::JobId).is_some() => {
+                program_name(program)
+            }
+            _ => self.spec.name.clone(),
+        }
+    }
+
     /// Registers the step with the controller, which numbers it (and starts its tasks on other nodes).
     fn create_step(
         &self,
@@ -271,7 +286,7 @@ impl Srun<'_> {
     ) -> Result<u32, ClientError> {
         let request = ControlRequest::CreateStep {
             job_id,
-            name: self.spec.name.clone(),
+            name: self.step_name(),
             num_tasks,
             num_cpus,
             time_limit_min: self.spec.time_limit_min,

@@ -36,10 +36,8 @@ impl ClusterState {
         now: EpochSecs,
     ) -> Vec<JobAccounting> {
         let wanted = |job_id: u32, array_id: Option<u32>, user_id: u32| {
-            job_ids.is_none_or(|ids| {
-                ids.iter()
-                    .any(|&id| id == job_id || array_id == Some(id))
-            }) && user_ids.is_none_or(|uids| uids.contains(&user_id))
+            job_ids.is_none_or(|ids| ids.iter().any(|&id| id == job_id || array_id == Some(id)))
+                && user_ids.is_none_or(|uids| uids.contains(&user_id))
         };
         let live = self
             .jobs

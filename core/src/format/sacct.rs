@@ -384,7 +384,7 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         "Priority" => job_only(job.priority.to_string()),
         "QOS" => job_only(job.qos.clone().unwrap_or_else(|| "normal".to_string())),
         "QOSRAW" => job_only("1".to_string()),
-        "Reason" => job_only(job.reason.name().to_string()),
+        "Reason" => job_only(reason(job).to_string()),
         "ReqMem" => job_only(
             units::tres_value(&job.req_tres, "mem")
                 .map(units::mem_mb)
@@ -410,6 +410,17 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         ),
         "WorkDir" => job_only(job.work_dir.clone()),
         _ => String::new(),
+    }
+}
+
+/// slurmdbd keeps the reason a job waited for only when it was held back (a hold, a dependency, ...): waiting
+/// for resources or priority, and the reasons a job ended with, show `None`.
+fn reason(job: &crate::accounting::JobAccounting) -> &'static str {
+    use crate::states::JobReason;
+    match job.reason {
+        JobReason::NoReason | JobReason::Resources | JobReason::Priority => "None",
+        reason if job.state == JobBaseState::Pending => reason.name(),
+        _ => "None",
     }
 }
 

@@ -119,7 +119,12 @@ fn cancelled_and_timed_out_jobs_show_the_signal_on_the_batch_step_only() {
     job.exit_signal = 15;
     let record = JobAccounting::of_job(&job, NOW);
     assert_eq!(
-        table(&record, "JobID,State,ExitCode", Layout::Parsable2, &Filter::default()),
+        table(
+            &record,
+            "JobID,State,ExitCode",
+            Layout::Parsable2,
+            &Filter::default()
+        ),
         "JobID|State|ExitCode\n42|TIMEOUT|0:0\n42.batch|CANCELLED|0:15\n"
     );
 }
@@ -130,7 +135,12 @@ fn format_names_match_by_prefix_and_widths_justify() {
     let names: Vec<_> = columns.iter().map(|c| (c.name, c.width)).collect();
     assert_eq!(
         names,
-        [("JobID", 5), ("ExitCode", 8), ("State", -12), ("NodeList", 15)]
+        [
+            ("JobID", 5),
+            ("ExitCode", 8),
+            ("State", -12),
+            ("NodeList", 15)
+        ]
     );
     assert_eq!(
         parse_format("jobid,bogus"),
@@ -165,7 +175,10 @@ fn allocations_and_step_selection() {
         jobs: parse_step_list("7").unwrap(),
         ..Filter::default()
     };
-    assert_eq!(table(&record, "JobID", Layout::Parsable2, &other), "JobID\n");
+    assert_eq!(
+        table(&record, "JobID", Layout::Parsable2, &other),
+        "JobID\n"
+    );
 }
 
 #[test]
@@ -194,12 +207,14 @@ fn array_tasks_are_selected_by_array_id_or_task() {
 fn windows_and_states_select_as_slurmdbd() {
     let record = failed_with_steps();
     let end = NOW - 5;
-    let with = |states: Vec<JobBaseState>, from: i64, to: i64| Filter {
-        states,
-        window: Some((from, to)),
-        ..Filter::default()
-    }
-    .selects(&record);
+    let with = |states: Vec<JobBaseState>, from: i64, to: i64| {
+        Filter {
+            states,
+            window: Some((from, to)),
+            ..Filter::default()
+        }
+        .selects(&record)
+    };
     assert!(with(vec![], end - 1000, end + 1000));
     assert!(!with(vec![], end + 1, end + 1000));
     assert!(with(vec![JobBaseState::Failed], end - 10, end));
