@@ -69,6 +69,9 @@ pub enum Need {
     Topology,
     /// `Prolog=` conf/prolog.sh with `PrologFlags=Alloc,Contain`: a run with `both --prolog`.
     Prolog,
+    /// `AccountingStorageType=accounting_storage/slurmdbd` (Slurm with slurmdbd and MariaDB, Spur with its own
+    /// accounting): a run with `both --accounting`.
+    Accounting,
 }
 
 impl fmt::Display for Need {
@@ -81,6 +84,7 @@ impl fmt::Display for Need {
             Need::Access => "access",
             Need::Topology => "topology",
             Need::Prolog => "prolog",
+            Need::Accounting => "accounting",
         })
     }
 }
@@ -281,6 +285,8 @@ pub struct Selection {
     pub topology_only: bool,
     /// Only cases that need the allocation prolog (a run on targets started with it).
     pub prolog_only: bool,
+    /// Only cases that need job accounting (a run on targets started with it).
+    pub accounting_only: bool,
 }
 
 impl Selection {
@@ -304,6 +310,9 @@ impl Selection {
             return false;
         }
         if self.prolog_only && !case.spec.needs.contains(&Need::Prolog) {
+            return false;
+        }
+        if self.accounting_only && !case.spec.needs.contains(&Need::Accounting) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {

@@ -53,7 +53,7 @@ pub struct JobAccounting {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit_min: Option<u32>,
     /// The job never ran and asked for no limit: Slurm shows `Partition_Limit`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub limit_from_partition: bool,
     #[serde(default)]
     pub exit_code: u32,
@@ -82,14 +82,22 @@ pub struct JobAccounting {
     #[serde(default)]
     pub batch: bool,
     /// `PrologFlags=Contain`: it had a `J.extern` step on its nodes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub extern_step: bool,
     /// Times it was requeued.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub restarts: u32,
     /// The numbered steps (`srun`), in id order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepAccounting>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 /// One numbered step.
@@ -190,6 +198,17 @@ impl JobAccounting {
                 .map(|s| StepAccounting::of_step(s, now))
                 .collect(),
         }
+    }
+
+    /// The order sacct lists jobs in: by submission (whole seconds), jobs before array tasks submitted in the same
+    /// second, an array's tasks together in task order.
+    pub fn listing_key(&self) -> (EpochSecs, u32, u32, u32) {
+        (
+            self.submit,
+            self.array_job_id.unwrap_or(0),
+            self.array_task_id.unwrap_or(0),
+            self.job_id,
+        )
     }
 
     /// `12` or `12_3`.

@@ -27,7 +27,8 @@ impl ClusterState {
             .retain(|_, record| record.end.is_none_or(|end| now - end < keep));
     }
 
-    /// The records `sacct` reads, live jobs and archived ones together, in submission order (then job id),
+    /// The records `sacct` reads, live jobs and archived ones together, in sacct's order
+    /// ([`JobAccounting::listing_key`]),
     /// narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when given.
     pub fn accounting_records(
         &self,
@@ -51,7 +52,7 @@ impl ClusterState {
             .filter(|r| wanted(r.job_id, r.array_job_id, r.user_id))
             .cloned();
         let mut records: Vec<JobAccounting> = archived.chain(live).collect();
-        records.sort_by_key(|r| (r.submit, r.job_id));
+        records.sort_by_key(JobAccounting::listing_key);
         records
     }
 }

@@ -362,7 +362,12 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         "Submit" if is_job => time(Some(job.submit), "Unknown"),
         // A step is submitted and eligible when it starts.
         "Eligible" | "Submit" => time(row.start, "Unknown"),
-        "Start" if is_job && never_ran && job.is_finished() => "None".to_string(),
+        // A job that ended without running: one that was eligible had its row written then, without a start,
+        // and shows `None`; one never eligible (held) is written when it ends, starting then.
+        "Start" if is_job && never_ran && job.is_finished() && job.eligible.is_some() => {
+            "None".to_string()
+        }
+        "Start" if is_job && never_ran && job.is_finished() => time(job.end, "None"),
         "Start" => time(row.start, "Unknown"),
         "End" => time(row.end, "Unknown"),
         "ExitCode" => format!("{}:{}", row.exit_code, row.exit_signal),

@@ -3,6 +3,7 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::accounting::{Filter, JobAccounting};
 use crate::format::test_records::{pending, running, NOW};
+use crate::job::JobRecord;
 use crate::step::StepRecord;
 use crate::values::stepid::parse_step_list;
 
@@ -96,6 +97,17 @@ fn a_job_cancelled_while_pending_never_started() {
     job.end_time = Some(NOW);
     job.start_time = Some(NOW);
     job.cancelled_by = Some(0);
+    let held = JobAccounting::of_job(
+        &JobRecord {
+            eligible_time: None,
+            ..job.clone()
+        },
+        NOW,
+    );
+    assert_eq!(
+        table(&held, "Start", Layout::Parsable2, &Filter::default()),
+        "Start\n2026-11-30T14:58:05\n"
+    );
     let record = JobAccounting::of_job(&job, NOW);
     assert_eq!(
         table(
