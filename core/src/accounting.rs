@@ -459,3 +459,35 @@ fn step_is(step: crate::values::stepid::Step, kind: RowKind) -> bool {
         (Step::Batch, RowKind::Batch) | (Step::Extern, RowKind::Extern)
     ) || matches!((step, kind), (Step::Numbered(a), RowKind::Step(b)) if a == b)
 }
+
+/// slurmdbd.conf's `PurgeJobAfter` (`12`, `12months`, `30days`, `48hours`; a bare number counts months) in
+/// seconds, a month taken as 30 days; `None` for a value slurmdbd would not take either.
+pub fn purge_after_secs(value: &str) -> Option<u32> {
+    let value = value.trim();
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    let count: u32 = value.get(..digits)?.parse().ok()?;
+    let unit = value.get(digits..)?.trim().to_ascii_lowercase();
+    let secs_per = match unit.as_str() {
+        "" | "month" | "months" => 30 * 86_400,
+        "day" | "days" => 86_400,
+        "hour" | "hours" => 3_600,
+        _ => return None,
+    };
+    count.checked_mul(secs_per).filter(|secs| *secs > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::purge_after_secs;
+
+    #[test]
+    fn purge_after_reads_slurmdbd_units() {
+        assert_eq!(purge_after_secs("12"), Some(12 * 30 * 86_400));
+        assert_eq!(purge_after_secs("2months"), Some(2 * 30 * 86_400));
+        assert_eq!(purge_after_secs("30days"), Some(30 * 86_400));
+        assert_eq!(purge_after_secs("48hours"), Some(48 * 3_600));
+        assert_eq!(purge_after_secs("0"), None);
+        assert_eq!(purge_after_secs("weekly"), None);
+        assert_eq!(purge_after_secs("5 fortnights"), None);
+    }
+}
