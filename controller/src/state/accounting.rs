@@ -27,6 +27,20 @@ impl ClusterState {
             .retain(|_, record| record.end.is_none_or(|end| now - end < keep));
     }
 
+    /// Whether a `Purge` would drop archived records: checked on the lowest job id only (jobs mostly end in id
+    /// order), so the leader's frequent check stays cheap however many records there are; the purge itself
+    /// sweeps them all.
+    pub fn accounting_expiry_due(&self, now: EpochSecs) -> bool {
+        let Some(keep_secs) = self.settings.accounting_keep_secs else {
+            return false;
+        };
+        self.accounting
+            .values()
+            .next()
+            .and_then(|record| record.end)
+            .is_some_and(|end| now - end >= EpochSecs::from(keep_secs))
+    }
+
     /// The records `sacct` reads, live jobs and archived ones together, in sacct's order
     /// ([`JobAccounting::listing_key`]),
     /// narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when given.
