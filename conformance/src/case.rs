@@ -456,6 +456,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -467,6 +468,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -478,6 +480,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -526,6 +529,13 @@ with = "pid {PID}"
             ..Selection::default()
         };
         assert!(!prolog.matches(&a) && !prolog.matches(&t) && prolog.matches(&p));
+        let mut q = mk("430-sacct-finished", false);
+        q.spec.needs = vec![Need::Accounting];
+        let accounting = Selection {
+            accounting_only: true,
+            ..Selection::default()
+        };
+        assert!(!accounting.matches(&a) && !accounting.matches(&p) && accounting.matches(&q));
         assert_eq!(
             parse("needs = \"access\"").unwrap().needs,
             vec![Need::Access]

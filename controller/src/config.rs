@@ -86,10 +86,10 @@ fn read_accounting_retention(path: &Path) -> Option<u32> {
     let text = std::fs::read_to_string(&dbd_path).ok()?;
     let value = text
         .lines()
+        .rev()
         .filter_map(|line| line.split('#').next()?.trim().split_once('='))
-        .filter(|(key, _)| key.trim().eq_ignore_ascii_case("PurgeJobAfter"))
-        .map(|(_, value)| value.trim().to_string())
-        .last()?;
+        .find(|(key, _)| key.trim().eq_ignore_ascii_case("PurgeJobAfter"))
+        .map(|(_, value)| value.trim().to_string())?;
     let secs = spur_core::accounting::purge_after_secs(&value);
     if secs.is_none() {
         tracing::warn!(

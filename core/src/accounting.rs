@@ -400,7 +400,7 @@ impl Filter {
         {
             return false;
         }
-        if !self.names.is_empty() && !self.names.iter().any(|n| *n == job.name) {
+        if !self.names.is_empty() && !self.names.contains(&job.name) {
             return false;
         }
         match (self.window, self.states.is_empty()) {

@@ -169,7 +169,11 @@ impl Request {
         };
         let users = match parsed.value("user").or_else(|| parsed.value("uid")) {
             Some(list) => Some(parse_users(list)?),
-            None => default_users(parsed.has("allusers"), !jobs.is_empty()),
+            None => default_users(
+                nix::unistd::getuid().as_raw(),
+                parsed.has("allusers"),
+                !jobs.is_empty(),
+            ),
         };
         let now = LocalNow {
             epoch_secs: config::now_epoch(),
@@ -268,8 +272,7 @@ fn parse_users(list: &str) -> Result<Vec<u32>, String> {
 }
 
 /// Without `-u`: root (and `-a`, and a `-j` list) sees every user's jobs, anyone else only their own.
-fn default_users(all: bool, jobs_named: bool) -> Option<Vec<u32>> {
-    let uid = nix::unistd::getuid().as_raw();
+fn default_users(uid: u32, all: bool, jobs_named: bool) -> Option<Vec<u32>> {
     if all || jobs_named || uid == 0 {
         None
     } else {
@@ -343,6 +346,14 @@ mod tests {
         assert_eq!(window(None, None, true, false, NOW), Some((now, now)));
         assert_eq!(window(Some(10), None, true, false, NOW), Some((10, 10)));
         assert_eq!(window(Some(10), Some(20), true, false, NOW), Some((10, 20)));
+    }
+
+    #[test]
+    fn users_see_their_own_jobs_unless_root_or_asked() {
+        assert_eq!(default_users(1000, false, false), Some(vec![1000]));
+        assert_eq!(default_users(1000, true, false), None);
+        assert_eq!(default_users(1000, false, true), None);
+        assert_eq!(default_users(0, false, false), None);
     }
 
     #[test]
