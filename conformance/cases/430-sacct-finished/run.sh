@@ -3,6 +3,7 @@
 ok=$(submit -J c430ok -o /dev/null --wrap 'true')
 bad=$(submit -J c430bad -o /dev/null --wrap 'exit 3')
 wait_done "$ok" "$bad"
+wait_acct "$ok" "$bad"
 # Past MinJobAge (5 s in this mode): squeue no longer lists them, accounting still does.
 sleep 7
 echo "squeue: $(squeue -h -j "$ok,$bad" 2>/dev/null | wc -l)"

@@ -5,6 +5,8 @@ held=$(submit -J c431held -H -o /dev/null --wrap 'true')
 wait_state "$run" RUNNING
 scancel "$run" "$held"
 wait_done "$run" "$held"
-sleep 2
-sacct -j "$run,$held" -P -o JobID,JobName,State,ExitCode,NodeList,AllocNodes,Start
+wait_acct "$run" "$held"
+sacct -j "$run" -P -o JobID,JobName,State,ExitCode,NodeList,AllocNodes,Start
+# A held job's Start depends on when slurmdbd first heard of it (None, or when it was cancelled): left out.
+sacct -j "$held" -P -o JobID,JobName,State,ExitCode,NodeList,AllocNodes
 sacct -j "$run,$held" -X -o JobID,JobName,State

@@ -3,7 +3,7 @@
 arr=$(submit -J c432arr --array=1-2 -o /dev/null --wrap 'true')
 steps=$(submit -J c432steps -o /dev/null --wrap 'srun true; srun false; srun -n1 hostname')
 wait_done "$arr" "$steps"
-sleep 2
+wait_acct "${arr}_1" "${arr}_2" "$steps"
 sacct -j "$arr" -o JobID,JobName,State,ExitCode
 sacct -j "${arr}_2" -X -P -o JobID,JobName,State
 sacct -j "$steps" -P -o JobID,JobName,State,ExitCode,DerivedExitCode,NTasks,NNodes,AllocCPUS

@@ -14,7 +14,7 @@ sacct -S junk
 echo "exit $?"
 id=$(submit -J c433name -o /dev/null --wrap 'true')
 wait_done "$id"
-sleep 2
+wait_acct "$id"
 sacct -j "$id" -X -o jobname%3,jobid%5,stat%-12,exitc,node
 sacct -j "$id" -X -S 2020-01-01 -E 2020-01-02 -n
 echo "exit $?"
