@@ -371,7 +371,8 @@ impl StepAccounting {
 }
 
 /// Which records and rows `sacct` shows; every part left empty selects everything.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Filter {
     /// `-j`: jobs, array tasks (`12_3`) and steps (`12.batch`); an array's id selects its tasks.
     pub jobs: Vec<crate::values::stepid::StepId>,

@@ -324,6 +324,10 @@ pub enum Query {
         job_ids: Option<Vec<u32>>,
         #[serde(default)]
         user_ids: Option<Vec<u32>>,
+        /// sacct's whole selection (window, states, names), applied by the controller so only the jobs shown
+        /// travel; `None` selects every job the ids allow.
+        #[serde(default)]
+        select: Option<crate::accounting::Filter>,
     },
 }
 

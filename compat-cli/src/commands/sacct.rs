@@ -112,6 +112,7 @@ pub fn run(args: &[String]) -> u8 {
         job_ids: (!request.filter.jobs.is_empty())
             .then(|| request.filter.jobs.iter().map(|id| id.job).collect()),
         user_ids: request.filter.users.clone(),
+        select: Some(request.filter.clone()),
     };
     match client.query(&query) {
         Ok(QueryReply::Accounting {

@@ -3,7 +3,7 @@
 //! MinJobAge, where it stays (docs/accounting.md). Both happen in `apply`, with the command's clock, so every
 //! replica and replay holds the same records, and snapshots carry them.
 
-use spur_core::accounting::JobAccounting;
+use spur_core::accounting::{Filter, JobAccounting};
 use spur_core::job::{EpochSecs, JobRecord};
 
 use super::ClusterState;
@@ -42,28 +42,31 @@ impl ClusterState {
     }
 
     /// The records `sacct` reads, live jobs and archived ones together, in sacct's order
-    /// ([`JobAccounting::listing_key`]),
-    /// narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when given.
+    /// ([`JobAccounting::listing_key`]), narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when
+    /// given, and to the jobs `select` picks (its window, states and names), before anything is copied.
     pub fn accounting_records(
         &self,
         job_ids: Option<&[u32]>,
         user_ids: Option<&[u32]>,
+        select: Option<&Filter>,
         now: EpochSecs,
     ) -> Vec<JobAccounting> {
         let wanted = |job_id: u32, array_id: Option<u32>, user_id: u32| {
             job_ids.is_none_or(|ids| ids.iter().any(|&id| id == job_id || array_id == Some(id)))
                 && user_ids.is_none_or(|uids| uids.contains(&user_id))
         };
+        let picked = |record: &JobAccounting| select.is_none_or(|f| f.selects(record));
         let live = self
             .jobs
             .values()
             .filter(|j| wanted(j.job_id, j.array_job_id, j.spec.user_id))
-            .map(|j| JobAccounting::of_job(j, now));
+            .map(|j| JobAccounting::of_job(j, now))
+            .filter(|r| picked(r));
         let archived = self
             .accounting
             .values()
             .filter(|r| !self.jobs.contains_key(&r.job_id))
-            .filter(|r| wanted(r.job_id, r.array_job_id, r.user_id))
+            .filter(|r| wanted(r.job_id, r.array_job_id, r.user_id) && picked(r))
             .cloned();
         let mut records: Vec<JobAccounting> = archived.chain(live).collect();
         records.sort_by_key(JobAccounting::listing_key);

@@ -3,7 +3,7 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::accounting::JobAccounting;
+use spur_core::accounting::{Filter, JobAccounting};
 use spur_core::api::{ControlRequest, JobSelector};
 use spur_core::states::JobBaseState;
 
@@ -101,7 +101,7 @@ fn three_jobs_purged(settings: Settings) -> (Scenario, [u32; 3]) {
 fn records_outlive_min_job_age() {
     let (s, [ok, bad, cancelled]) = three_jobs_purged(Settings::default());
     assert!(s.state.jobs.is_empty(), "the live table is purged");
-    let records = s.state.accounting_records(None, None, s.now);
+    let records = s.state.accounting_records(None, None, None, s.now);
     let summary: Vec<(u32, JobBaseState, u32, u32, Option<u32>, i64)> = records
         .iter()
         .map(|r| {
@@ -130,13 +130,26 @@ fn records_outlive_min_job_age() {
         (JobBaseState::Failed, 1, 2)
     );
     assert_eq!(
-        s.state.accounting_records(Some(&[bad]), None, s.now).len(),
+        s.state
+            .accounting_records(Some(&[bad]), None, None, s.now)
+            .len(),
         1
     );
     assert!(s
         .state
-        .accounting_records(None, Some(&[0]), s.now)
+        .accounting_records(None, Some(&[0]), None, s.now)
         .is_empty());
+    let failed = Filter {
+        states: vec![JobBaseState::Failed],
+        ..Filter::default()
+    };
+    let picked: Vec<u32> = s
+        .state
+        .accounting_records(None, None, Some(&failed), s.now)
+        .iter()
+        .map(|r| r.job_id)
+        .collect();
+    assert_eq!(picked, [bad]);
 }
 
 #[test]
@@ -195,7 +208,7 @@ fn a_retention_period_drops_old_records() {
     assert!(!s.state.accounting.contains_key(&ok));
     let left: Vec<u32> = s
         .state
-        .accounting_records(None, None, now)
+        .accounting_records(None, None, None, now)
         .iter()
         .map(|r| r.job_id)
         .collect();

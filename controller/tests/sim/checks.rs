@@ -147,7 +147,7 @@ impl Checker {
         }
         assert!(client.pending.is_empty(), "submissions never acknowledged");
         let accounting: BTreeMap<u32, spur_core::accounting::JobAccounting> = state
-            .accounting_records(None, None, i64::MAX)
+            .accounting_records(None, None, None, i64::MAX)
             .into_iter()
             .map(|record| (record.job_id, record))
             .collect();
