@@ -211,6 +211,16 @@ impl JobAccounting {
         )
     }
 
+    /// The account sacct shows: the job's, else the default account every slurmdbd installation gives root
+    /// (`root`); empty for other users' jobs without one (Spur has no associations yet).
+    pub fn account_shown(&self) -> &str {
+        match &self.account {
+            Some(account) => account,
+            None if self.user_id == 0 => "root",
+            None => "",
+        }
+    }
+
     /// `12` or `12_3`.
     pub fn id_text(&self) -> String {
         match (self.array_job_id, self.array_task_id) {
@@ -382,6 +392,11 @@ pub struct Filter {
     pub states: Vec<JobBaseState>,
     /// `--name`: only jobs with one of these names.
     pub names: Vec<String>,
+    /// `-r`/`--partition`: only jobs in one of these partitions.
+    pub partitions: Vec<String>,
+    /// `-A`/`--accounts`: only jobs charged to one of these accounts (as shown, see
+    /// [`JobAccounting::account_shown`]).
+    pub accounts: Vec<String>,
     /// `-S`/`-E`: only jobs known during `[start, end]`.
     pub window: Option<(EpochSecs, EpochSecs)>,
     /// `-X`: the jobs' rows only, no steps.
@@ -402,6 +417,12 @@ impl Filter {
             return false;
         }
         if !self.names.is_empty() && !self.names.contains(&job.name) {
+            return false;
+        }
+        if !self.partitions.is_empty() && !self.partitions.contains(&job.partition) {
+            return false;
+        }
+        if !self.accounts.is_empty() && !self.accounts.iter().any(|a| a == job.account_shown()) {
             return false;
         }
         match (self.window, self.states.is_empty()) {

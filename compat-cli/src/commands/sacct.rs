@@ -16,10 +16,13 @@ use crate::config;
 use crate::getopt::{self, opt, Spec};
 
 const SPECS: &[Spec] = &[
+    opt("accounts", Some('A'), true),
     opt("allusers", Some('a'), false),
     opt("allocations", Some('X'), false),
     opt("brief", Some('b'), false),
     opt("completion", Some('c'), false),
+    opt("delimiter", None, true),
+    opt("duplicates", Some('D'), false),
     opt("endtime", Some('E'), true),
     opt("format", Some('o'), true),
     opt("help", Some('h'), false),
@@ -31,6 +34,7 @@ const SPECS: &[Spec] = &[
     opt("noheader", Some('n'), false),
     opt("parsable", Some('p'), false),
     opt("parsable2", Some('P'), false),
+    opt("partition", Some('r'), true),
     opt("starttime", Some('S'), true),
     opt("state", Some('s'), true),
     opt("uid", None, true),
@@ -45,7 +49,10 @@ const USAGE: &str = "Usage: sacct [options]\n\tUse --help for help";
 /// Spur's own summary of the options (Slurm's help text is not reproduced).
 const HELP: &str = "sacct [OPTIONS]
   -a, --allusers        every user's jobs (users other than root see only their own by default)
+  -A, --accounts LIST   jobs charged to these accounts
   -b, --brief           the fields JobID,State,ExitCode
+      --delimiter TEXT  what separates -p/-P fields (default '|')
+  -D, --duplicates      accepted: Spur keeps one record per job
   -e, --helpformat      list the fields -o accepts
   -E, --endtime TIME    jobs known before TIME (default: now)
   -h, --help            this summary
@@ -56,6 +63,7 @@ const HELP: &str = "sacct [OPTIONS]
   -o, --format LIST     the fields to show (NAME or NAME%WIDTH; names may be shortened)
   -p, --parsable        fields separated and ended by '|'
   -P, --parsable2       fields separated by '|'
+  -r, --partition LIST  jobs in these partitions
   -s, --state LIST      jobs in these states during the window
   -S, --starttime TIME  jobs known after TIME (default: 00:00 today)
   -u, --user LIST       these users' jobs
@@ -146,6 +154,7 @@ struct Request {
     columns: Vec<Column>,
     layout: Layout,
     no_header: bool,
+    delimiter: String,
 }
 
 impl Request {
@@ -183,21 +192,25 @@ impl Request {
         let start = time_option(parsed.value("starttime"), now)?;
         let end = time_option(parsed.value("endtime"), now)?;
         let window = window(start, end, !states.is_empty(), !jobs.is_empty(), now);
-        let names = parsed
-            .value("name")
-            .map(|list| {
-                list.split(',')
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let list = |option: &str| -> Vec<String> {
+            parsed
+                .value(option)
+                .map(|list| {
+                    list.split(',')
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         Ok(Request {
             filter: Filter {
                 jobs,
                 users,
                 states,
-                names,
+                names: list("name"),
+                partitions: list("partition"),
+                accounts: list("accounts"),
                 window,
                 allocations: parsed.has("allocations"),
             },
@@ -210,6 +223,7 @@ impl Request {
                 Layout::Columns
             },
             no_header: parsed.has("noheader"),
+            delimiter: parsed.value("delimiter").unwrap_or_default().to_string(),
         })
     }
 
@@ -218,6 +232,7 @@ impl Request {
         let mut ctx = Context {
             utc_offset_secs: config::utc_offset_secs(),
             cluster,
+            delimiter: self.delimiter.clone(),
             ..Context::default()
         };
         let wants = |name: &str| self.columns.iter().any(|c| c.name == name);
@@ -236,7 +251,7 @@ impl Request {
         }
         let mut out = String::new();
         if !self.no_header {
-            out.push_str(&sacct::header(&self.columns, self.layout));
+            out.push_str(&sacct::header(&self.columns, self.layout, &ctx));
         }
         for row in &rows {
             out.push_str(&sacct::line(row, &self.columns, self.layout, &ctx));

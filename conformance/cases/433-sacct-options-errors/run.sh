@@ -18,3 +18,7 @@ wait_acct "$id"
 sacct -j "$id" -X -o jobname%3,jobid%5,stat%-12,exitc,node
 sacct -j "$id" -X -S 2020-01-01 -E 2020-01-02 -n
 echo "exit $?"
+sacct -j "$id" -X -p -o jobid,state --delimiter=';'
+sacct -j "$id" -X -n -P -o jobid,partition -r debug
+sacct -j "$id" -X -n -P -o jobid,partition -r nosuchpart
+sacct -j "$id" -X -n -P -o jobid,account -A root -D

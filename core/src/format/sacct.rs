@@ -162,6 +162,8 @@ pub struct Context {
     pub cluster: String,
     pub users: std::collections::BTreeMap<u32, String>,
     pub groups: std::collections::BTreeMap<u32, String>,
+    /// `--delimiter`: what separates `-p`/`-P` fields; empty is `|`.
+    pub delimiter: String,
 }
 
 /// Parses `-o`'s list (`jobid,state%20`). A name matches the first field it is a prefix of (case-insensitive),
@@ -207,7 +209,7 @@ pub fn help_format() -> String {
 }
 
 /// The header and the dashes (`-n` prints neither).
-pub fn header(columns: &[Column], layout: Layout) -> String {
+pub fn header(columns: &[Column], layout: Layout, ctx: &Context) -> String {
     match layout {
         Layout::Columns => {
             let mut out = String::new();
@@ -227,7 +229,7 @@ pub fn header(columns: &[Column], layout: Layout) -> String {
         }
         layout => {
             let names: Vec<String> = columns.iter().map(|c| c.name.to_string()).collect();
-            joined(&names, layout)
+            joined(&names, layout, ctx)
         }
     }
 }
@@ -245,14 +247,19 @@ pub fn line(row: &Row<'_>, columns: &[Column], layout: Layout, ctx: &Context) ->
             out.push('\n');
             out
         }
-        layout => joined(&values, layout),
+        layout => joined(&values, layout, ctx),
     }
 }
 
-fn joined(values: &[String], layout: Layout) -> String {
-    let mut out = values.join("|");
+fn joined(values: &[String], layout: Layout, ctx: &Context) -> String {
+    let delimiter = if ctx.delimiter.is_empty() {
+        "|"
+    } else {
+        ctx.delimiter.as_str()
+    };
+    let mut out = values.join(delimiter);
     if layout == Layout::Parsable {
-        out.push('|');
+        out.push_str(delimiter);
     }
     out.push('\n');
     out
@@ -319,15 +326,6 @@ fn step_tres(row: &Row<'_>) -> String {
     )
 }
 
-/// The account shown: the job's, else the default account a slurmdbd install gives root (`root`).
-fn account(row: &Row<'_>) -> String {
-    match &row.job.account {
-        Some(account) => account.clone(),
-        None if row.job.user_id == 0 => "root".to_string(),
-        None => String::new(),
-    }
-}
-
 fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
     let job = row.job;
     let is_job = row.kind == RowKind::Job;
@@ -338,7 +336,7 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         _ => none.to_string(),
     };
     match name {
-        "Account" => account(row),
+        "Account" => job.account_shown().to_string(),
         "AllocCPUS" | "NCPUS" | "ReqCPUS" => row.cpus.to_string(),
         "AllocNodes" => {
             if never_ran && is_job {

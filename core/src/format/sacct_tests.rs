@@ -13,6 +13,7 @@ fn ctx() -> Context {
         cluster: "c1".into(),
         users: [(1000, "alice".to_string())].into(),
         groups: [(100, "users".to_string())].into(),
+        delimiter: String::new(),
     }
 }
 
@@ -46,7 +47,7 @@ fn failed_with_steps() -> JobAccounting {
 fn table(record: &JobAccounting, format: &str, layout: Layout, filter: &Filter) -> String {
     let columns = parse_format(format).unwrap();
     let records = [record.clone()];
-    let mut out = header(&columns, layout);
+    let mut out = header(&columns, layout, &ctx());
     for row in filter.rows(&records) {
         out.push_str(&line(&row, &columns, layout, &ctx()));
     }
@@ -159,7 +160,7 @@ fn format_names_match_by_prefix_and_widths_justify() {
         Err("Invalid field requested: \"bogus\"".to_string())
     );
     assert_eq!(
-        header(&parse_format("jobname%3").unwrap(), Layout::Columns),
+        header(&parse_format("jobname%3").unwrap(), Layout::Columns, &ctx()),
         "Job \n--- \n"
     );
 }
@@ -251,4 +252,41 @@ fn help_format_lists_four_fields_a_line() {
         "Account             AdminComment        AllocCPUS           AllocNodes         \n"
     ));
     assert!(help.ends_with("WorkDir            \n"));
+}
+
+#[test]
+fn a_delimiter_replaces_the_bar() {
+    let record = failed_with_steps();
+    let columns = parse_format("JobID,State").unwrap();
+    let ctx = Context {
+        delimiter: ";;".into(),
+        ..ctx()
+    };
+    let rows = Filter {
+        allocations: true,
+        ..Filter::default()
+    }
+    .rows(std::slice::from_ref(&record));
+    assert_eq!(
+        header(&columns, Layout::Parsable, &ctx)
+            + &line(&rows[0], &columns, Layout::Parsable, &ctx),
+        "JobID;;State;;\n42;;FAILED;;\n"
+    );
+}
+
+#[test]
+fn partitions_and_accounts_select() {
+    let record = failed_with_steps();
+    let select = |partitions: &[&str], accounts: &[&str]| {
+        Filter {
+            partitions: partitions.iter().map(|p| p.to_string()).collect(),
+            accounts: accounts.iter().map(|a| a.to_string()).collect(),
+            ..Filter::default()
+        }
+        .selects(&record)
+    };
+    assert!(select(&["gpu"], &[]));
+    assert!(!select(&["debug"], &[]));
+    assert!(select(&[], &["other", "proj"]));
+    assert!(!select(&["gpu"], &["other"]));
 }
