@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-run=$(submit -J c431run -o /dev/null --wrap 'sleep 300')
+# exec: the script is the sleep, so SIGTERM ends it by signal on both (a shell in between makes Slurm's batch step
+# FAILED 15:0 now and then, by timing).
+run=$(submit -J c431run -o /dev/null --wrap 'exec sleep 300')
 held=$(submit -J c431held -H -o /dev/null --wrap 'true')
 wait_state "$run" RUNNING
 scancel "$run" "$held"
