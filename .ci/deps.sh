@@ -13,6 +13,9 @@ PACKAGES+=(slurm-wlm-jwt-plugin)
 PACKAGES+=(libslurm-dev libclang-dev clang gcc valgrind)
 # The REST conformance cases (201-209) run the targets' slurmrestd.
 PACKAGES+=(slurmrestd)
+# The accounting conformance mode (`both --accounting`) runs real slurmdbd on a private MariaDB (about 15 s to
+# install).
+PACKAGES+=(slurmdbd mariadb-server)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
 PACKAGES+=(iproute2)
 

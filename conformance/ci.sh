@@ -5,10 +5,12 @@
 # priority cases on clusters started with priority/multifactor (conformance/src/main.rs PRIORITY_CONF), then the
 # access cases on clusters started with PrivateData=jobs and restricted partitions (ACCESS_CONF), then the
 # topology cases on clusters started with topology/tree (TOPOLOGY_CONF, conf/topology.conf), then the prolog
-# cases on clusters started with conf/prolog.sh and PrologFlags=Alloc,Contain, and fails
+# cases on clusters started with conf/prolog.sh and PrologFlags=Alloc,Contain, then the accounting (sacct) cases on
+# clusters started with AccountingStorageType=accounting_storage/slurmdbd (Slurm with slurmdbd and a private
+# MariaDB, targets/slurm/dbd.sh; Spur with its own records), and fails
 # on any difference that is not a declared known difference (each listed in docs/compatibility.md). Reports land
 # in $CONFORMANCE_OUT (default /tmp/spur-conformance), $CONFORMANCE_OUT-multinode, -cgroup, -priority, -access,
-# -topology and -prolog:
+# -topology, -prolog and -accounting:
 # report.md, report.json, and the raw runs under slurm/ and spur/.
 #
 #   conformance/ci.sh [--quick] [extra spur-conformance both options, e.g. --filter squeue]
@@ -47,13 +49,15 @@ if ((quick == 0)); then
         { rc=1; show_failures "$OUT-topology"; }
     target/debug/spur-conformance both --prolog --out "$OUT-prolog" "${args[@]}" ||
         { rc=1; show_failures "$OUT-prolog"; }
+    target/debug/spur-conformance both --accounting --out "$OUT-accounting" "${args[@]}" ||
+        { rc=1; show_failures "$OUT-accounting"; }
 fi
 # A recap at the end, where a CI log's tail shows it: each mode's totals and the cases that failed or passed only
 # when run again.
-for report in "$OUT" "$OUT-multinode" "$OUT-cgroup" "$OUT-priority" "$OUT-access" "$OUT-topology" "$OUT-prolog"; do
+for report in "$OUT" "$OUT-multinode" "$OUT-cgroup" "$OUT-priority" "$OUT-access" "$OUT-topology" "$OUT-prolog" "$OUT-accounting"; do
     [[ -f $report/report.md ]] || continue
     echo "conformance recap $report: $(sed -n 3p "$report/report.md")" >&2
     grep -E '^\| [^|]+ \| (diff|error|pass-on-retry) ' "$report/report.md" >&2 || true
 done
-echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md $OUT-prolog/report.md" >&2
+echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md $OUT-prolog/report.md $OUT-accounting/report.md" >&2
 exit "$rc"

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
 pub const COMMANDS: &[&str] = &[
+    "sacct",
     "salloc",
     "sattach",
     "sbatch",

@@ -13,6 +13,7 @@
 #   field ID KEY           one KEY=value field of `scontrol show job ID`, value only
 #   fields ID KEY...       `KEY=value` lines for the given keys, in the order asked
 #   slurm_env FILE         the SLURM_* and GPU lines of an `env` dump, sorted
+#   wait_acct ID...        until sacct shows each job ended, named (slurmdbd records jobs a few seconds late)
 #
 # On exit every remembered job is cancelled, so a failing case leaves nothing behind.
 
@@ -71,6 +72,21 @@ wait_state() {
             return 1
         fi
         sleep 0.2
+    done
+}
+
+# slurmdbd may first write a job it learns of from its end as `allocation` and correct the name a moment later.
+wait_acct() {
+    local id st deadline=$((SECONDS + WAIT_LIMIT))
+    for id in "$@"; do
+        while st=$(sacct -X -n -P -j "$id" -o State,JobName 2>/dev/null | head -n1)
+            [[ -z $st || $st == PENDING\|* || $st == RUNNING\|* || $st == *\|allocation ]]; do
+            if ((SECONDS >= deadline)); then
+                echo "wait_acct: job $id is '$st' in sacct after ${WAIT_LIMIT}s" >&2
+                return 1
+            fi
+            sleep 0.3
+        done
     done
 }
 

@@ -69,6 +69,9 @@ pub enum Need {
     Topology,
     /// `Prolog=` conf/prolog.sh with `PrologFlags=Alloc,Contain`: a run with `both --prolog`.
     Prolog,
+    /// `AccountingStorageType=accounting_storage/slurmdbd` (Slurm with slurmdbd and MariaDB, Spur with its own
+    /// accounting): a run with `both --accounting`.
+    Accounting,
 }
 
 impl fmt::Display for Need {
@@ -81,6 +84,7 @@ impl fmt::Display for Need {
             Need::Access => "access",
             Need::Topology => "topology",
             Need::Prolog => "prolog",
+            Need::Accounting => "accounting",
         })
     }
 }
@@ -281,6 +285,8 @@ pub struct Selection {
     pub topology_only: bool,
     /// Only cases that need the allocation prolog (a run on targets started with it).
     pub prolog_only: bool,
+    /// Only cases that need job accounting (a run on targets started with it).
+    pub accounting_only: bool,
 }
 
 impl Selection {
@@ -304,6 +310,9 @@ impl Selection {
             return false;
         }
         if self.prolog_only && !case.spec.needs.contains(&Need::Prolog) {
+            return false;
+        }
+        if self.accounting_only && !case.spec.needs.contains(&Need::Accounting) {
             return false;
         }
         match self.filter.as_deref().map(str::trim) {
@@ -447,6 +456,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(f.matches(&a) && f.matches(&b));
         let f = Selection {
@@ -458,6 +468,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(!f.matches(&a) && f.matches(&b));
         let ci = Selection {
@@ -469,6 +480,7 @@ with = "pid {PID}"
             access_only: false,
             topology_only: false,
             prolog_only: false,
+            accounting_only: false,
         };
         assert!(ci.matches(&a) && !ci.matches(&b));
         let mut c = mk("290-sinfo-three-nodes", false);
@@ -517,6 +529,13 @@ with = "pid {PID}"
             ..Selection::default()
         };
         assert!(!prolog.matches(&a) && !prolog.matches(&t) && prolog.matches(&p));
+        let mut q = mk("430-sacct-finished", false);
+        q.spec.needs = vec![Need::Accounting];
+        let accounting = Selection {
+            accounting_only: true,
+            ..Selection::default()
+        };
+        assert!(!accounting.matches(&a) && !accounting.matches(&p) && accounting.matches(&q));
         assert_eq!(
             parse("needs = \"access\"").unwrap().needs,
             vec![Need::Access]

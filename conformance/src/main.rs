@@ -64,6 +64,10 @@ struct CaseArgs {
     /// with conf/prolog.sh as `Prolog` and `PrologFlags=Alloc,Contain`.
     #[arg(long, conflicts_with_all = ["cgroup", "priority", "access", "topology"])]
     prolog: bool,
+    /// Only the cases that need job accounting (`needs = "accounting"`); with `both`, the targets are started
+    /// with `ACCOUNTING_CONF` (Slurm with slurmdbd and MariaDB, see targets/slurm/dbd.sh; Spur with its own).
+    #[arg(long, conflicts_with_all = ["cgroup", "priority", "access", "topology", "prolog"])]
+    accounting: bool,
 }
 
 impl CaseArgs {
@@ -77,6 +81,7 @@ impl CaseArgs {
             access_only: self.access,
             topology_only: self.topology,
             prolog_only: self.prolog,
+            accounting_only: self.accounting,
         }
     }
 }
@@ -347,6 +352,12 @@ fn prolog_conf(targets: &Path) -> String {
     )
 }
 
+/// slurm.conf lines of a `both --accounting` run: accounting through slurmdbd (Slurm's up.sh then starts
+/// MariaDB and slurmdbd and adds their address; Spur keeps the records itself), and a short MinJobAge so the cases
+/// see records of jobs already purged from the live table.
+pub const ACCOUNTING_CONF: &str =
+    "AccountingStorageType=accounting_storage/slurmdbd\nMinJobAge=5\n";
+
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {
     nodes: Option<u32>,
@@ -422,6 +433,8 @@ fn run_both_targets(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path)
             ACCESS_CONF
         } else if cases.topology {
             TOPOLOGY_CONF
+        } else if cases.accounting {
+            ACCOUNTING_CONF
         } else {
             ""
         };

@@ -127,6 +127,9 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
             if alloc_prolog(&env) {
                 provided.push(Need::Prolog);
             }
+            if accounting(&env) {
+                provided.push(Need::Accounting);
+            }
             provided
         },
         total: cases.len(),
@@ -228,6 +231,12 @@ fn alloc_prolog_in(slurm_conf: &str) -> bool {
             v.split(',')
                 .any(|f| ["alloc", "contain"].contains(&f.trim().to_lowercase().as_str()))
         })
+}
+
+/// Whether the target's slurm.conf stores accounting (`AccountingStorageType=accounting_storage/slurmdbd`).
+fn accounting(env: &[(String, String)]) -> bool {
+    last_value(&target_conf(env), "AccountingStorageType")
+        .is_some_and(|v| v == "accounting_storage/slurmdbd")
 }
 
 /// Whether the target's slurm.conf has `PrivateData` with `jobs`.

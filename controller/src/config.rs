@@ -78,6 +78,28 @@ fn read_switch_tree(
     Ok(resolved.tree)
 }
 
+/// slurmdbd.conf's `PurgeJobAfter` beside slurm.conf, when accounting is on: how long purged jobs' records are
+/// kept (docs/accounting.md). No file, no key or a value slurmdbd would refuse keep them for ever (the last with a
+/// warning).
+fn read_accounting_retention(path: &Path) -> Option<u32> {
+    let dbd_path = path.with_file_name("slurmdbd.conf");
+    let text = std::fs::read_to_string(&dbd_path).ok()?;
+    let value = text
+        .lines()
+        .rev()
+        .filter_map(|line| line.split('#').next()?.trim().split_once('='))
+        .find(|(key, _)| key.trim().eq_ignore_ascii_case("PurgeJobAfter"))
+        .map(|(_, value)| value.trim().to_string())?;
+    let secs = spur_core::accounting::purge_after_secs(&value);
+    if secs.is_none() {
+        tracing::warn!(
+            "{}: PurgeJobAfter={value} is not understood; accounting records are kept",
+            dbd_path.display()
+        );
+    }
+    secs
+}
+
 pub struct ControllerConfig {
     pub snapshot: ConfigSnapshot,
     pub auth: AuthConfig,
@@ -97,6 +119,9 @@ impl ControllerConfig {
         let gres = read_gres_conf(path)?;
         let mut snapshot = snapshot_of(&conf, &gres)?;
         snapshot.settings.switch_tree = read_switch_tree(path, &conf, &snapshot.nodes)?;
+        if snapshot.settings.accounting {
+            snapshot.settings.accounting_keep_secs = read_accounting_retention(path);
+        }
         let auth = auth_config(&conf)?;
         if !snapshot.settings.admin_uids.contains(&auth.slurm_user_uid) {
             snapshot.settings.admin_uids.push(auth.slurm_user_uid);
@@ -213,6 +238,13 @@ fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
 }
 
 /// The pure part: parsed files in, the state machine's configuration out.
+/// Spur keeps accounting itself: any `AccountingStorageType` but an explicit `accounting_storage/none` (which
+/// makes `sacct` answer that storage is disabled, as Slurm does) enables it; `AccountingStorageHost` is ignored.
+pub fn accounting_enabled(conf: &SlurmConf) -> bool {
+    conf.get_str("AccountingStorageType")
+        .is_none_or(|t| !t.eq_ignore_ascii_case("accounting_storage/none"))
+}
+
 pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, ConfigError> {
     let gres_types: Vec<&str> = conf.gres_types();
     let mut nodes = Vec::new();
@@ -327,6 +359,9 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
         prolog_alloc: prolog_flags.iter().any(|f| f == "alloc"),
         prolog_contain: prolog_flags.iter().any(|f| f == "contain"),
+        accounting: accounting_enabled(conf),
+        // Filled in by `ControllerConfig::load`, which reads slurmdbd.conf.
+        accounting_keep_secs: None,
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -648,6 +683,35 @@ mod tests {
                 .settings
                 .private_jobs
         );
+    }
+
+    #[test]
+    fn accounting_is_on_unless_storage_is_explicitly_none_and_keeps_purge_job_after() {
+        let conf = |extra: &str| {
+            SlurmConf::parse_str(
+                &format!("ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=2\n{extra}"),
+                "slurm.conf",
+            )
+            .unwrap()
+        };
+        assert!(accounting_enabled(&conf("")));
+        assert!(accounting_enabled(&conf(
+            "AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=db1\n"
+        )));
+        assert!(!accounting_enabled(&conf(
+            "AccountingStorageType=accounting_storage/none\n"
+        )));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurm.conf");
+        assert_eq!(read_accounting_retention(&path), None, "no slurmdbd.conf");
+        std::fs::write(
+            dir.path().join("slurmdbd.conf"),
+            "StorageType=accounting_storage/mysql\nPurgeJobAfter=1month # old\npurgejobafter=48hours\n",
+        )
+        .unwrap();
+        assert_eq!(read_accounting_retention(&path), Some(48 * 3600));
+        std::fs::write(dir.path().join("slurmdbd.conf"), "PurgeJobAfter=soon\n").unwrap();
+        assert_eq!(read_accounting_retention(&path), None);
     }
 
     #[test]

@@ -622,7 +622,7 @@ impl Controller {
                 let age = i64::from(s.settings.min_job_age_secs);
                 s.jobs.values().any(|j| {
                     j.is_finished() && !j.completing && j.end_time.is_some_and(|e| now - e >= age)
-                })
+                }) || s.accounting_expiry_due(now)
             });
             if purge_due {
                 if let Err(e) = self.commit(Command::Purge { now }).await {

@@ -323,6 +323,18 @@ pub enum Query {
         addr: String,
         key: String,
     },
+    /// `sacct`: the accounting records of live and purged jobs, narrowed to these jobs (an array's id brings its
+    /// tasks) and users when given. Answered with [`QueryReply::Accounting`].
+    Accounting {
+        #[serde(default)]
+        job_ids: Option<Vec<u32>>,
+        #[serde(default)]
+        user_ids: Option<Vec<u32>>,
+        /// sacct's whole selection (window, states, names), applied by the controller so only the jobs shown
+        /// travel; `None` selects every job the ids allow.
+        #[serde(default)]
+        select: Option<crate::accounting::Filter>,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -418,6 +430,12 @@ pub enum QueryReply {
     /// The nodes asked to connect to sattach, in the step's order (a node's index is its place here).
     StepAttach {
         nodes: Vec<String>,
+    },
+    /// The selected accounting records in submission order, the cluster's name and the controller's clock.
+    Accounting {
+        records: Vec<crate::accounting::JobAccounting>,
+        cluster: String,
+        now: i64,
     },
 }
 

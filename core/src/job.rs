@@ -324,6 +324,9 @@ pub struct JobRecord {
     /// `PrologFlags=Contain`: the job has an extern step (`J.extern`) on each of its nodes while it runs.
     #[serde(default)]
     pub extern_step: bool,
+    /// The user who cancelled the job (`scancel`), for accounting's `CANCELLED by UID`.
+    #[serde(default)]
+    pub cancelled_by: Option<u32>,
 }
 
 impl JobRecord {
@@ -380,6 +383,7 @@ impl JobRecord {
             prolog_pending: Vec::new(),
             prolog_failed_node: None,
             extern_step: false,
+            cancelled_by: None,
         }
     }
 

@@ -4,6 +4,7 @@
 //! Everything here is pure: no I/O, no wall clock, no environment reads. Callers pass the clock, the environment and
 //! file contents in, so every parser can be unit-tested against vectors taken from real Slurm 22.05.
 
+pub mod accounting;
 pub mod agent_proto;
 pub mod api;
 pub mod auth;

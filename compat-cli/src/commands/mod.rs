@@ -3,6 +3,7 @@
 pub mod admin;
 mod interactive;
 mod rest;
+pub mod sacct;
 pub mod salloc;
 pub mod sattach;
 pub mod sbatch;
@@ -20,6 +21,7 @@ pub mod sstat;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
+        "sacct" => sacct::run(args),
         "salloc" => salloc::run(args),
         "sattach" => sattach::run(args),
         "sbatch" => sbatch::run(args),

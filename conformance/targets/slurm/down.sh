@@ -17,6 +17,8 @@ PROG=down.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=../multinode.sh
 source "$SCRIPT_DIR/../multinode.sh"
+# shellcheck source-path=SCRIPTDIR source=dbd.sh
+source "$SCRIPT_DIR/dbd.sh"
 
 case ${1:-} in
 -h | --help)
@@ -127,6 +129,7 @@ for node in "${NODES[@]}"; do
     stop_from_pidfile "$RUNDIR/slurmd-$node.pid" slurmd
 done
 stop_from_pidfile "$RUNDIR/slurmctld.pid" slurmctld
+dbd_down
 for pid in $(our_stepds); do
     log "stopping leftover slurmstepd ($pid)"
     stop_pid "$pid" slurmstepd 5

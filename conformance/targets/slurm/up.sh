@@ -22,12 +22,19 @@
 #                       conformance runner sets FirstJobId this way, for
 #                       both targets alike)
 #   SLURM_TOPOLOGY_CONF the topology.conf to render instead of conf/topology.conf
+#   SLURMDBD_PORT, SLURMDB_MYSQL_PORT
+#                       slurmdbd's port (6819) and its MariaDB's (6820, on
+#                       127.0.0.1), used when the extra lines set
+#                       AccountingStorageType=accounting_storage/slurmdbd
+#                       (see dbd.sh)
 set -euo pipefail
 PROG=up.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=../multinode.sh
 source "$SCRIPT_DIR/../multinode.sh"
+# shellcheck source-path=SCRIPTDIR source=dbd.sh
+source "$SCRIPT_DIR/dbd.sh"
 
 PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge)
 # The reference cluster also accepted JWT (for slurmrestd). The plugin is
@@ -91,6 +98,7 @@ missing_packages() {
 
 ensure_packages() {
     local missing
+    [[ ${SLURM_CONF_EXTRA:-} != *accounting_storage/slurmdbd* ]] || PACKAGES+=("${DBD_PACKAGES[@]}")
     missing=$(missing_packages "${PACKAGES[@]}" | tr '\n' ' ')
     if ((!INSTALL)); then
         [[ -z ${missing// /} ]] || die "missing packages: $missing(rerun with --install)"
@@ -384,6 +392,7 @@ main() {
         mn_hosts_add
     fi
     ensure_munged
+    dbd_up
     start_daemons
     wait_idle
     if [[ -n $MN_NODES ]]; then

@@ -365,6 +365,24 @@ impl ApiService {
                         .collect(),
                 }
             }
+            Query::Accounting {
+                job_ids,
+                user_ids,
+                select,
+            } => QueryReply::Accounting {
+                records: state
+                    .accounting_records(
+                        job_ids.as_deref(),
+                        user_ids.as_deref(),
+                        select.as_ref(),
+                        now,
+                    )
+                    .into_iter()
+                    .filter(|record| self.may_see(state, identity, record.user_id))
+                    .collect(),
+                cluster: state.settings.cluster_name.clone(),
+                now,
+            },
             Query::Topology => QueryReply::Topology {
                 switches: state.settings.switch_tree.switches.clone(),
             },

@@ -66,6 +66,17 @@ pub struct Settings {
     /// `PrologFlags=Contain`: as `Alloc`, and every job has an extern step on its nodes.
     #[serde(default)]
     pub prolog_contain: bool,
+    /// Jobs' accounting records are kept after MinJobAge purges them (`sacct`): every `AccountingStorageType`
+    /// but an explicit `accounting_storage/none` (docs/accounting.md).
+    #[serde(default = "default_true")]
+    pub accounting: bool,
+    /// How long purged jobs' records are kept after they ended, in seconds; `None` keeps them for ever.
+    #[serde(default)]
+    pub accounting_keep_secs: Option<u32>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// Slurm's default `max_switch_wait`.
@@ -129,6 +140,8 @@ impl Default for Settings {
             max_switch_wait_secs: DEFAULT_MAX_SWITCH_WAIT_SECS,
             prolog_alloc: false,
             prolog_contain: false,
+            accounting: true,
+            accounting_keep_secs: None,
         }
     }
 }

@@ -492,7 +492,11 @@ impl ClusterState {
                         s.jobs.remove(&id);
                         return Ok(Vec::new());
                     }
-                    s.cancel(id, now)
+                    let effects = s.cancel(id, now)?;
+                    if let Some(job) = s.jobs.get_mut(&id) {
+                        job.cancelled_by = Some(caller_uid);
+                    }
+                    Ok(effects)
                 })
             }
             ControlRequest::Signal { job, signal, scope } => {
@@ -1253,11 +1257,21 @@ impl ClusterState {
 
     pub(super) fn purge(&mut self, now: EpochSecs) {
         let age = EpochSecs::from(self.settings.min_job_age_secs);
-        self.jobs.retain(|_, job| {
-            !(job.is_finished()
-                && !job.completing
-                && job.end_time.is_some_and(|end| now - end >= age))
-        });
+        let expired: Vec<u32> = self
+            .jobs
+            .values()
+            .filter(|job| {
+                job.is_finished()
+                    && !job.completing
+                    && job.end_time.is_some_and(|end| now - end >= age)
+            })
+            .map(|job| job.job_id)
+            .collect();
+        for job_id in expired {
+            if let Some(job) = self.jobs.remove(&job_id) {
+                self.archive_job(&job, now);
+            }
+        }
     }
 }
 

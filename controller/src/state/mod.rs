@@ -3,6 +3,7 @@
 //! every replay reaches the same state. Applying a command returns [`Effect`]s (launch, signal, terminate) that the
 //! leader's runtime performs; followers and replays drop them, and agents reconcile on reconnect.
 
+mod accounting;
 mod config;
 mod jobs;
 mod licenses;
@@ -270,6 +271,9 @@ pub struct ClusterState {
     /// Partitions made by `scontrol create partition`: kept when a restart applies slurm.conf again.
     #[serde(default)]
     pub runtime_partitions: std::collections::BTreeSet<String>,
+    /// Accounting records of jobs purged from `jobs` (live jobs' records are made from `jobs`), by job id.
+    #[serde(default)]
+    pub accounting: BTreeMap<u32, spur_core::accounting::JobAccounting>,
 }
 
 impl ClusterState {
@@ -366,6 +370,7 @@ impl ClusterState {
             } => Ok(self.node_responding(&name, responding, now)),
             Command::Purge { now } => {
                 self.purge(now);
+                self.expire_accounting(now);
                 self.expire_reservations(now);
                 Ok(Applied::default())
             }
@@ -471,6 +476,8 @@ impl ClusterState {
     }
 }
 
+#[cfg(test)]
+mod accounting_tests;
 #[cfg(test)]
 mod prolog_tests;
 #[cfg(test)]

@@ -146,7 +146,17 @@ impl Checker {
             );
         }
         assert!(client.pending.is_empty(), "submissions never acknowledged");
+        let accounting: BTreeMap<u32, spur_core::accounting::JobAccounting> = state
+            .accounting_records(None, None, None, i64::MAX)
+            .into_iter()
+            .map(|record| (record.job_id, record))
+            .collect();
         let ids: Vec<u32> = self.identity.keys().copied().collect();
+        assert_eq!(
+            accounting.keys().copied().collect::<Vec<u32>>(),
+            ids,
+            "accounting holds one record per job, live or purged"
+        );
         for id in ids {
             if let Some(job) = state.jobs.get(&id) {
                 assert!(
@@ -167,7 +177,9 @@ impl Checker {
             else {
                 panic!("job {id}: no record");
             };
-            self.audit_outcome(&job, *end);
+            let end = *end;
+            self.audit_outcome(&job, end);
+            audit_accounting(&accounting[&id], end);
         }
     }
 
@@ -196,6 +208,23 @@ impl Checker {
 
     pub fn jobs_seen(&self) -> usize {
         self.identity.len()
+    }
+}
+
+/// A job's accounting record, live or kept after its purge, says how it ended, as the live job did.
+fn audit_accounting(record: &spur_core::accounting::JobAccounting, end: Final) {
+    let id = record.job_id;
+    assert_eq!(
+        (record.state, record.exit_code, record.exit_signal),
+        (end.state, end.exit_code, end.signal),
+        "job {id}: accounting disagrees with how the job ended"
+    );
+    assert!(record.end.is_some(), "job {id}: accounting has no end");
+    if end.state == JobBaseState::Cancelled {
+        assert!(
+            record.cancelled_by.is_some(),
+            "job {id}: cancelled by nobody"
+        );
     }
 }
 

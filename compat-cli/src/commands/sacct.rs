@@ -1,0 +1,390 @@
+//! `sacct`: jobs and steps from the controller's accounting records (live jobs and those MinJobAge purged, see
+//! docs/accounting.md), selected and printed as Slurm 22.05's sacct does with slurmdbd: its default window (since
+//! midnight unless jobs are named), its user rule (others' jobs only for root, `-a`, `-u` or `-j`), its fields,
+//! widths and layouts (`spur_core::format::sacct`), its messages and exit codes.
+
+use spur_core::accounting::{Filter, JobAccounting};
+use spur_core::api::{Query, QueryReply};
+use spur_core::format::sacct::{self, Column, Context, Layout};
+use spur_core::job::EpochSecs;
+use spur_core::states::JobBaseState;
+use spur_core::values::begin::{parse_time, LocalNow};
+use spur_core::values::stepid::parse_step_list;
+
+use crate::client::Client;
+use crate::config;
+use crate::getopt::{self, opt, Spec};
+
+const SPECS: &[Spec] = &[
+    opt("accounts", Some('A'), true),
+    opt("allusers", Some('a'), false),
+    opt("allocations", Some('X'), false),
+    opt("brief", Some('b'), false),
+    opt("completion", Some('c'), false),
+    opt("delimiter", None, true),
+    opt("duplicates", Some('D'), false),
+    opt("endtime", Some('E'), true),
+    opt("format", Some('o'), true),
+    opt("help", Some('h'), false),
+    opt("helpformat", Some('e'), false),
+    opt("jobs", Some('j'), true),
+    opt("long", Some('l'), false),
+    opt("name", None, true),
+    opt("noconvert", None, false),
+    opt("noheader", Some('n'), false),
+    opt("parsable", Some('p'), false),
+    opt("parsable2", Some('P'), false),
+    opt("partition", Some('r'), true),
+    opt("starttime", Some('S'), true),
+    opt("state", Some('s'), true),
+    opt("uid", None, true),
+    opt("usage", None, false),
+    opt("user", Some('u'), true),
+    opt("verbose", Some('v'), false),
+    opt("version", Some('V'), false),
+];
+
+const USAGE: &str = "Usage: sacct [options]\n\tUse --help for help";
+
+/// Spur's own summary of the options (Slurm's help text is not reproduced).
+const HELP: &str = "sacct [OPTIONS]
+  -a, --allusers        every user's jobs (users other than root see only their own by default)
+  -A, --accounts LIST   jobs charged to these accounts
+  -b, --brief           the fields JobID,State,ExitCode
+      --delimiter TEXT  what separates -p/-P fields (default '|')
+  -D, --duplicates      accepted: Spur keeps one record per job
+  -e, --helpformat      list the fields -o accepts
+  -E, --endtime TIME    jobs known before TIME (default: now)
+  -h, --help            this summary
+  -j, --jobs LIST       these jobs, array tasks (J_T) or steps (J.S); no default time window then
+  -l, --long            the long field list
+      --name LIST       jobs with these names
+  -n, --noheader        no header lines
+  -o, --format LIST     the fields to show (NAME or NAME%WIDTH; names may be shortened)
+  -p, --parsable        fields separated and ended by '|'
+  -P, --parsable2       fields separated by '|'
+  -r, --partition LIST  jobs in these partitions
+  -s, --state LIST      jobs in these states during the window
+  -S, --starttime TIME  jobs known after TIME (default: 00:00 today)
+  -u, --user LIST       these users' jobs
+      --usage           one-line usage
+  -V, --version         the Slurm release reproduced
+  -X, --allocations     the jobs only, not their steps
+";
+
+/// What slurm.conf's `AccountingStorageType=accounting_storage/none` makes sacct say.
+const DISABLED: &str = "Slurm accounting storage is disabled";
+
+pub fn run(args: &[String]) -> u8 {
+    let parsed = match getopt::parse_or_finish("sacct", SPECS, args) {
+        Ok(p) => p,
+        Err(status) => return status,
+    };
+    if parsed.has("help") {
+        print!("{HELP}");
+        return 0;
+    }
+    if parsed.has("usage") {
+        println!("{USAGE}");
+        return 0;
+    }
+    if parsed.has("helpformat") {
+        print!("{}", sacct::help_format());
+        return 0;
+    }
+    let request = match Request::from_options(&parsed) {
+        Ok(r) => r,
+        Err(message) => {
+            eprintln!("{message}");
+            return 1;
+        }
+    };
+    if storage_disabled() {
+        eprintln!("{DISABLED}");
+        return 1;
+    }
+    if parsed.has("completion") {
+        eprintln!(
+            "sacct: error: the job completion log (-c) is not kept by Spur; use sacct without -c"
+        );
+        return 1;
+    }
+    let client = match Client::from_environment() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("sacct: error: {e}");
+            return 1;
+        }
+    };
+    let query = Query::Accounting {
+        job_ids: (!request.filter.jobs.is_empty())
+            .then(|| request.filter.jobs.iter().map(|id| id.job).collect()),
+        user_ids: request.filter.users.clone(),
+        select: Some(request.filter.clone()),
+    };
+    match client.query(&query) {
+        Ok(QueryReply::Accounting {
+            records, cluster, ..
+        }) => {
+            print!("{}", request.render(&records, cluster));
+            0
+        }
+        Ok(_) => {
+            eprintln!("sacct: error: Unexpected message received");
+            1
+        }
+        Err(e) => {
+            eprintln!("sacct: error: Problem talking to the database: {e}");
+            1
+        }
+    }
+}
+
+/// An explicit `accounting_storage/none` disables sacct, as in Slurm; unset or any other type uses Spur's own.
+fn storage_disabled() -> bool {
+    config::load_slurm_conf()
+        .and_then(|conf| conf.get_str("AccountingStorageType"))
+        .is_some_and(|t| t.eq_ignore_ascii_case("accounting_storage/none"))
+}
+
+/// A parsed command line: what to select and how to print it.
+#[derive(Debug)]
+struct Request {
+    filter: Filter,
+    columns: Vec<Column>,
+    layout: Layout,
+    no_header: bool,
+    delimiter: String,
+}
+
+impl Request {
+    fn from_options(parsed: &getopt::Parsed) -> Result<Request, String> {
+        let format = if let Some(list) = parsed.value("format") {
+            list.to_string()
+        } else if parsed.has("brief") {
+            sacct::BRIEF_FORMAT.to_string()
+        } else if parsed.has("long") {
+            sacct::LONG_FORMAT.to_string()
+        } else {
+            sacct::DEFAULT_FORMAT.to_string()
+        };
+        let columns = sacct::parse_format(&format).map_err(|e| format!("sacct: error: {e}"))?;
+        let jobs = match parsed.value("jobs") {
+            Some(list) => parse_step_list(list).map_err(|e| format!("sacct: fatal: {e}"))?,
+            None => Vec::new(),
+        };
+        let states = match parsed.value("state") {
+            Some(list) => parse_states(list)?,
+            None => Vec::new(),
+        };
+        let users = match parsed.value("user").or_else(|| parsed.value("uid")) {
+            Some(list) => Some(parse_users(list)?),
+            None => default_users(
+                nix::unistd::getuid().as_raw(),
+                parsed.has("allusers"),
+                !jobs.is_empty(),
+            ),
+        };
+        let now = LocalNow {
+            epoch_secs: config::now_epoch(),
+            utc_offset_secs: config::utc_offset_secs(),
+        };
+        let start = time_option(parsed.value("starttime"), now)?;
+        let end = time_option(parsed.value("endtime"), now)?;
+        let window = window(start, end, !states.is_empty(), !jobs.is_empty(), now);
+        let list = |option: &str| -> Vec<String> {
+            parsed
+                .value(option)
+                .map(|list| {
+                    list.split(',')
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok(Request {
+            filter: Filter {
+                jobs,
+                users,
+                states,
+                names: list("name"),
+                partitions: list("partition"),
+                accounts: list("accounts"),
+                window,
+                allocations: parsed.has("allocations"),
+            },
+            columns,
+            layout: if parsed.has("parsable2") {
+                Layout::Parsable2
+            } else if parsed.has("parsable") {
+                Layout::Parsable
+            } else {
+                Layout::Columns
+            },
+            no_header: parsed.has("noheader"),
+            delimiter: parsed.value("delimiter").unwrap_or_default().to_string(),
+        })
+    }
+
+    fn render(&self, records: &[JobAccounting], cluster: String) -> String {
+        let rows = self.filter.rows(records);
+        let mut ctx = Context {
+            utc_offset_secs: config::utc_offset_secs(),
+            cluster,
+            delimiter: self.delimiter.clone(),
+            ..Context::default()
+        };
+        let wants = |name: &str| self.columns.iter().any(|c| c.name == name);
+        for row in &rows {
+            let job = row.job;
+            if wants("User") && !ctx.users.contains_key(&job.user_id) {
+                if let Some(name) = config::user_name(job.user_id) {
+                    ctx.users.insert(job.user_id, name);
+                }
+            }
+            if wants("Group") && !ctx.groups.contains_key(&job.group_id) {
+                if let Some(name) = config::group_name(job.group_id) {
+                    ctx.groups.insert(job.group_id, name);
+                }
+            }
+        }
+        let mut out = String::new();
+        if !self.no_header {
+            out.push_str(&sacct::header(&self.columns, self.layout, &ctx));
+        }
+        for row in &rows {
+            out.push_str(&sacct::line(row, &self.columns, self.layout, &ctx));
+        }
+        out
+    }
+}
+
+/// `-s`: state names or their short codes (`CD`, `ca`), as sacct reads them.
+fn parse_states(list: &str) -> Result<Vec<JobBaseState>, String> {
+    list.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|name| {
+            JobBaseState::ALL
+                .iter()
+                .copied()
+                .find(|s| {
+                    s.long_name().eq_ignore_ascii_case(name)
+                        || s.compact_name().eq_ignore_ascii_case(name)
+                })
+                .ok_or_else(|| format!("sacct: fatal: unrecognized job state value '{name}'"))
+        })
+        .collect()
+}
+
+/// `-u`: user names or numbers.
+fn parse_users(list: &str) -> Result<Vec<u32>, String> {
+    list.split(',')
+        .filter(|u| !u.is_empty())
+        .map(|user| {
+            config::uid_of(user).ok_or_else(|| format!("sacct: error: Invalid user id: {user}"))
+        })
+        .collect()
+}
+
+/// Without `-u`: root (and `-a`, and a `-j` list) sees every user's jobs, anyone else only their own.
+fn default_users(uid: u32, all: bool, jobs_named: bool) -> Option<Vec<u32>> {
+    if all || jobs_named || uid == 0 {
+        None
+    } else {
+        Some(vec![uid])
+    }
+}
+
+fn time_option(value: Option<&str>, now: LocalNow) -> Result<Option<EpochSecs>, String> {
+    match value {
+        None => Ok(None),
+        Some(text) => match parse_time(text, now, true) {
+            Ok(0) => Ok(None),
+            Ok(t) => Ok(Some(t)),
+            Err(e) => Err(e.to_string()),
+        },
+    }
+}
+
+/// sacct's window: since 00:00 today until now, none at all when jobs are named without times, and with `-s`
+/// the moment given (`-S`, else now) unless an end is given too.
+fn window(
+    start: Option<EpochSecs>,
+    end: Option<EpochSecs>,
+    states: bool,
+    jobs_named: bool,
+    now: LocalNow,
+) -> Option<(EpochSecs, EpochSecs)> {
+    if jobs_named && start.is_none() && end.is_none() {
+        return None;
+    }
+    if states {
+        let from = start.or(end).unwrap_or(now.epoch_secs);
+        return Some((from, end.unwrap_or(from)));
+    }
+    let midnight = {
+        let local = now.epoch_secs + i64::from(now.utc_offset_secs);
+        local - local.rem_euclid(86_400) - i64::from(now.utc_offset_secs)
+    };
+    Some((start.unwrap_or(midnight), end.unwrap_or(now.epoch_secs)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: LocalNow = LocalNow {
+        epoch_secs: 1_796_050_685,
+        utc_offset_secs: 3600,
+    };
+
+    #[test]
+    fn default_window_starts_at_local_midnight() {
+        let (from, to) = window(None, None, false, false, NOW).unwrap();
+        assert_eq!(to, NOW.epoch_secs);
+        assert_eq!((from + 3600).rem_euclid(86_400), 0);
+        assert!(NOW.epoch_secs - from < 86_400);
+    }
+
+    #[test]
+    fn named_jobs_have_no_window_unless_times_are_given() {
+        assert_eq!(window(None, None, false, true, NOW), None);
+        assert_eq!(
+            window(Some(10), None, false, true, NOW),
+            Some((10, NOW.epoch_secs))
+        );
+    }
+
+    #[test]
+    fn states_look_at_one_moment_unless_an_end_is_given() {
+        let now = NOW.epoch_secs;
+        assert_eq!(window(None, None, true, false, NOW), Some((now, now)));
+        assert_eq!(window(Some(10), None, true, false, NOW), Some((10, 10)));
+        assert_eq!(window(Some(10), Some(20), true, false, NOW), Some((10, 20)));
+    }
+
+    #[test]
+    fn users_see_their_own_jobs_unless_root_or_asked() {
+        assert_eq!(default_users(1000, false, false), Some(vec![1000]));
+        assert_eq!(default_users(1000, true, false), None);
+        assert_eq!(default_users(1000, false, true), None);
+        assert_eq!(default_users(0, false, false), None);
+    }
+
+    #[test]
+    fn state_names_and_codes() {
+        assert_eq!(
+            parse_states("cd,CA,timeout").unwrap(),
+            [
+                JobBaseState::Completed,
+                JobBaseState::Cancelled,
+                JobBaseState::Timeout
+            ]
+        );
+        assert_eq!(
+            parse_states("bogus").unwrap_err(),
+            "sacct: fatal: unrecognized job state value 'bogus'"
+        );
+    }
+}
