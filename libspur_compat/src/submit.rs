@@ -239,6 +239,7 @@ fn submit_desc(
         test_only,
         immediate: desc.immediate != 0,
         interactive,
+        het_components: Vec::new(),
     };
     client::submit(&request)
 }

@@ -48,6 +48,11 @@ pub fn run(args: &[String]) -> u8 {
     for warning in &parsed.warnings {
         eprintln!("{warning}");
     }
+    if parsed.components.len() > 1 {
+        // Never run only the first component of what was asked for.
+        eprintln!("salloc: error: Heterogeneous job allocations are not supported by Spur yet");
+        return 1;
+    }
     let Some(component) = parsed.components.first() else {
         return 1;
     };
@@ -88,6 +93,7 @@ pub fn run(args: &[String]) -> u8 {
         test_only: false,
         immediate: false,
         interactive: true,
+        het_components: Vec::new(),
     };
     let immediate =
         Immediate::from_option(set.is_set(OptId::Immediate), set.value(OptId::Immediate));

@@ -52,6 +52,16 @@ pub fn run(args: &[String]) -> u8 {
         eprintln!("srun: error: Heterogeneous job steps are not supported yet");
         return 1;
     }
+    // Steps run in the first component only; a step asked of another must not land there silently.
+    if let Some(groups) = parsed
+        .components
+        .first()
+        .and_then(|c| c.options.value(OptId::HetGroup))
+        .filter(|g| g.trim() != "0")
+    {
+        eprintln!("srun: error: --het-group={groups} is not supported by Spur yet (steps run in component 0 only)");
+        return 1;
+    }
     let Some(component) = parsed.components.first() else {
         return 1;
     };
@@ -138,6 +148,7 @@ impl Srun<'_> {
             test_only: self.set.is_set(OptId::TestOnly),
             immediate: false,
             interactive: true,
+            het_components: Vec::new(),
         };
         if request.test_only {
             return match self.client.submit(&request) {

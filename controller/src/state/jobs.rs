@@ -223,7 +223,11 @@ impl ClusterState {
                 }
             }
         }
+        let partial = self.het_starts_whole(&starts);
         for (job_id, alloc) in starts {
+            if partial.contains(&job_id) {
+                continue;
+            }
             // The plan was made from an older state; re-check so a stale plan never double-books.
             let fits = self
                 .jobs
@@ -274,7 +278,7 @@ impl ClusterState {
         }
     }
 
-    fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
+    pub(super) fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
         for name in &alloc.node_names {
             if let Some(node) = self.nodes.get_mut(name) {
                 node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
@@ -422,6 +426,7 @@ impl ClusterState {
             self.release(&alloc, now);
         }
         self.end_running_steps(job_id, now);
+        applied.effects.extend(self.end_het_followers(job_id, now));
         if requeue_pending {
             self.return_to_queue(job_id, now);
         }
@@ -650,7 +655,7 @@ impl ClusterState {
                 if !array.is_empty() {
                     array
                 } else if self.jobs.contains_key(&selector.job_id) {
-                    vec![selector.job_id]
+                    self.het_expand(selector.job_id)
                 } else {
                     Vec::new()
                 }
@@ -688,6 +693,12 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
+        if job.is_het_follower()
+            && matches!(job.state, JobBaseState::Running | JobBaseState::Suspended)
+            && !job.completing
+        {
+            return Ok(self.cancel_het_follower(job_id, now));
+        }
         match job.state {
             JobBaseState::Pending => {
                 // Slurm keeps the pending reason a cancelled job had (`JobHeldUser`, `Dependency`, ...).

@@ -88,6 +88,7 @@ pub fn running() -> JobRecord {
         prolog_pending: Vec::new(),
         prolog_failed_node: None,
         extern_step: false,
+        het: None,
     }
 }
 

@@ -154,6 +154,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         prolog_pending: Vec::new(),
         prolog_failed_node: None,
         extern_step: false,
+        het: None,
     }
 }
 
