@@ -383,10 +383,7 @@ fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, 
 }
 
 fn selects(selector: &JobSelector, job: &JobRecord) -> bool {
-    match selector.array_task {
-        None => job.job_id == selector.job_id || job.array_job_id == Some(selector.job_id),
-        Some(task) => job.array_job_id == Some(selector.job_id) && job.array_task_id == Some(task),
-    }
+    spur_core::format::squeue::id_selects(selector, job)
 }
 
 fn state_matches(wanted: &str, job: &JobRecord) -> bool {

@@ -104,13 +104,9 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
                 eprintln!("Invalid job id specified");
                 return 1;
             };
+            // An array's id brings its tasks, a heterogeneous job's leader every component.
             jobs.into_iter()
-                .filter(|j| match selector.array_task {
-                    Some(task) => {
-                        j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task)
-                    }
-                    None => j.job_id == selector.job_id || j.array_job_id == Some(selector.job_id),
-                })
+                .filter(|j| spur_core::format::squeue::id_selects(&selector, j))
                 .collect()
         }
     };

@@ -11,9 +11,6 @@ use spur_core::states::JobBaseState;
 use super::jobs::started_and_live;
 use super::{Applied, ApplyResult, ClusterState, Effect};
 
-/// Slurm records SIGTERM for components ended by a cancellation (`ExitCode=0:15`).
-const CANCEL_SIGNAL: u32 = 15;
-
 impl ClusterState {
     /// Submits every component, or none: each is checked as a job of its own first, so a refusal of any leaves
     /// the state (ids included) untouched.
@@ -98,6 +95,9 @@ impl ClusterState {
             let Some(job) = self.jobs.get_mut(&id) else {
                 continue;
             };
+            // Slurm gives every component the leader's exit code, those that ended before it included.
+            job.exit_code = code;
+            job.exit_signal = signal;
             if job.state == JobBaseState::Pending {
                 job.state = JobBaseState::Cancelled;
                 job.end_time = Some(now);
@@ -109,19 +109,16 @@ impl ClusterState {
             }
             job.state = state;
             job.reason = reason;
-            job.exit_code = code;
-            job.exit_signal = signal;
             effects.extend(self.release_follower(id, now));
         }
         effects
     }
 
-    /// Cancels one running component other than the leader: it holds no script, so it ends at once.
+    /// Cancels one running component other than the leader: it holds no script, so it ends at once (with
+    /// `ExitCode=0:0`, as in Slurm, until the leader's end gives it the leader's).
     pub(super) fn cancel_het_follower(&mut self, job_id: u32, now: EpochSecs) -> Vec<Effect> {
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.state = JobBaseState::Cancelled;
-            job.exit_code = 0;
-            job.exit_signal = CANCEL_SIGNAL;
         }
         self.release_follower(job_id, now)
     }
