@@ -117,7 +117,7 @@ impl<'s> Engine<'s> {
                 let end = job
                     .time_limit_min
                     .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
-                let avail = book.filter(&*ledger, job, *now, end);
+                let avail = book.filter(ledger, job, *now, end);
                 placement::place_with(state, &avail, job)
             }
         }

@@ -93,17 +93,17 @@ impl ApiService {
     }
 
     /// A heterogeneous job: all components in one command, so they get consecutive ids or nothing is queued.
-    /// Spur has no `--test-only`, `--immediate` or interactive allocation of one yet; those are refused rather
-    /// than run as part of the job.
+    /// Spur has no `--test-only` or `--immediate` of a whole one yet; those are refused rather than applied to
+    /// part of the job.
     async fn submit_het(
         &self,
         submit: SubmitRequest,
         request_id: &str,
     ) -> Result<SubmitReply, ApiError> {
-        if submit.test_only || submit.immediate || submit.interactive {
+        if submit.test_only || submit.immediate {
             return Err(ApiError::with_detail(
                 SlurmErrno::NotSupported,
-                "Heterogeneous job allocations, --test-only and --immediate are not supported by Spur yet",
+                "--test-only and --immediate of heterogeneous jobs are not supported by Spur yet",
             ));
         }
         let now = self.controller.now();
