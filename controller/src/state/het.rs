@@ -146,6 +146,26 @@ impl ClusterState {
         effects
     }
 
+    /// The nodes of a heterogeneous job's running components other than the leader, for steps created in the
+    /// leader (`srun --het-group`); nothing for any other job.
+    pub(super) fn het_sibling_nodes(&self, job_id: u32) -> Vec<String> {
+        let Some(het) = self
+            .jobs
+            .get(&job_id)
+            .and_then(|j| j.het.as_ref())
+            .filter(|h| h.is_leader())
+        else {
+            return Vec::new();
+        };
+        het.component_ids()
+            .skip(1)
+            .filter_map(|id| self.jobs.get(&id))
+            .filter(|j| started_and_live(j) && !j.completing)
+            .filter_map(|j| j.alloc.as_ref())
+            .flat_map(|a| a.node_names.iter().cloned())
+            .collect()
+    }
+
     /// Whether the starts of a plan leave every heterogeneous job whole: for each component started, all of its
     /// components are started by the same plan. A plan that would start only part of one starts none of it.
     pub(super) fn het_starts_whole(&self, starts: &[(u32, Allocation)]) -> Vec<u32> {
