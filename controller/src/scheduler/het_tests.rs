@@ -230,3 +230,45 @@ fn cancelling_a_component_leaves_the_others_and_the_leader_takes_all() {
     assert_eq!(states, [JobBaseState::Cancelled; 3]);
     s.state.check_invariants().unwrap();
 }
+
+#[test]
+fn a_pending_job_cancelled_through_its_leader_goes_as_a_whole() {
+    let mut s = cluster(&["n1"], true);
+    let leader = s.submit_het(vec![one_cpu(), one_cpu()]).unwrap();
+    s.pass().unwrap();
+    cancel(&mut s, leader);
+    for id in [leader, leader + 1] {
+        assert_eq!(s.state.jobs[&id].state, JobBaseState::Cancelled);
+    }
+}
+
+#[test]
+fn completing_an_allocation_through_its_leader_ends_every_component() {
+    let mut s = cluster(&["n1", "n2"], true);
+    let alloc = JobSpec {
+        script: None,
+        ..one_cpu()
+    };
+    let leader = s.submit_het(vec![alloc.clone(), alloc]).unwrap();
+    s.pass().unwrap();
+    let now = s.now;
+    let applied = s
+        .apply(Command::Control {
+            caller_uid: 1000,
+            request: ControlRequest::Complete {
+                job: JobSelector {
+                    job_id: leader,
+                    array_task: None,
+                },
+                exit_code: 0,
+                signal: 0,
+            },
+            now,
+        })
+        .unwrap();
+    assert!(applied.failures.is_empty(), "{:?}", applied.failures);
+    for id in [leader, leader + 1] {
+        assert_eq!(s.state.jobs[&id].state, JobBaseState::Completed);
+    }
+    s.state.check_invariants().unwrap();
+}

@@ -426,7 +426,10 @@ impl ClusterState {
             self.release(&alloc, now);
         }
         self.end_running_steps(job_id, now);
-        applied.effects.extend(self.end_het_followers(job_id, now));
+        // A requeued leader's components are requeued on their own (a requeue names them all).
+        if !requeue_pending {
+            applied.effects.extend(self.end_het_followers(job_id, now));
+        }
         if requeue_pending {
             self.return_to_queue(job_id, now);
         }
@@ -522,6 +525,14 @@ impl ClusterState {
                     signal,
                 };
                 match s.jobs.get(&id) {
+                    // A het job's other components ended with its leader just before.
+                    Some(j)
+                        if j.is_het_follower()
+                            && !holds_resources(j)
+                            && j.state != JobBaseState::Pending =>
+                    {
+                        Ok(Vec::new())
+                    }
                     Some(j) if j.state == JobBaseState::Pending => s.cancel(id, now),
                     Some(j) if holds_resources(j) => Ok(s.finish(id, outcome, now, None).effects),
                     _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
@@ -705,7 +716,8 @@ impl ClusterState {
                 job.state = JobBaseState::Cancelled;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
-                Ok(Vec::new())
+                // A het job waiting as a whole goes as a whole.
+                Ok(self.end_het_followers(job_id, now))
             }
             JobBaseState::Running | JobBaseState::Suspended if !job.completing => {
                 job.state = JobBaseState::Cancelled;

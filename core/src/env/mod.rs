@@ -269,6 +269,61 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     b.finish()
 }
 
+/// The allocation variables salloc gives the command it runs in a heterogeneous allocation, for each component
+/// (suffixed as in [`het_vars`]); the unsuffixed ones of a plain allocation are left out, as Slurm leaves them.
+const SALLOC_HET_GROUP_VARS: &[&str] = &[
+    "SLURM_JOBID",
+    "SLURM_JOB_CPUS_PER_NODE",
+    "SLURM_JOB_ID",
+    "SLURM_JOB_NAME",
+    "SLURM_JOB_NODELIST",
+    "SLURM_JOB_NUM_NODES",
+    "SLURM_JOB_PARTITION",
+    "SLURM_NNODES",
+    "SLURM_NODELIST",
+    "SLURM_NODE_ALIASES",
+    "SLURM_NPROCS",
+    "SLURM_NTASKS",
+    "SLURM_TASKS_PER_NODE",
+];
+
+/// The environment of the command `salloc` runs for a heterogeneous allocation (`components`: leader first):
+/// the submitter's variables, the leader's id, the task count of all components together, and each component's
+/// allocation variables under its `_HET_GROUP_N`/`_PACK_GROUP_N` suffix.
+pub fn salloc_het_environment(
+    components: &[JobRecord],
+    ctx: &AllocEnvContext<'_>,
+) -> Vec<(String, String)> {
+    let Some(leader) = components.first() else {
+        return Vec::new();
+    };
+    let mut b = EnvBuilder::new(&leader.spec.environment);
+    let mut total_tasks = 0;
+    for (offset, job) in components.iter().enumerate() {
+        let mut one = EnvBuilder::new(&[]);
+        one.allocation_vars(job, "", "");
+        one.set("SLURM_NODE_ALIASES", "(null)");
+        total_tasks += job_tasks(job, Shape::of(job).num_nodes);
+        for (key, value) in one.vars {
+            if SALLOC_HET_GROUP_VARS.contains(&key.as_str()) {
+                b.set(&format!("{key}_HET_GROUP_{offset}"), value.clone());
+                b.set(&format!("{key}_PACK_GROUP_{offset}"), value);
+            }
+        }
+    }
+    b.set("SLURM_CLUSTER_NAME", ctx.cluster_name);
+    b.set("SLURM_CONF", ctx.slurm_conf);
+    b.set("SLURM_JOB_ID", leader.job_id.to_string());
+    b.set("SLURM_NPROCS", total_tasks.to_string());
+    b.set("SLURM_NTASKS", total_tasks.to_string());
+    b.set("SLURM_SUBMIT_DIR", leader.spec.work_dir.clone());
+    b.set("SLURM_SUBMIT_HOST", leader.spec.submit_host.clone());
+    let size = components.len().to_string();
+    b.set("SLURM_HET_SIZE", size.clone());
+    b.set("SLURM_PACK_SIZE", size);
+    b.finish()
+}
+
 /// The allocation variables Slurm repeats for each component of a heterogeneous job, suffixed
 /// `_HET_GROUP_<offset>` (and `_PACK_GROUP_<offset>`, their name before 20.02).
 const HET_GROUP_VARS: &[&str] = &[

@@ -176,6 +176,7 @@ fn parse_interactive<E: EnvLookup + ?Sized>(
             command,
         });
     }
+    het::propagate(&mut components);
     let positional = cl.positional().to_vec();
     if cmd == Command::Srun && positional.is_empty() {
         return Err(ctx.fatal(ErrorKind::NoCommand, "No command given to execute."));
