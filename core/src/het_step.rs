@@ -37,6 +37,17 @@ impl HetStepPlan {
     }
 }
 
+/// `J+N`, Slurm's name for component `N` of heterogeneous job `J`, as the id of that component's record (the
+/// components' ids follow the leader's); `None` for any other text.
+pub fn component_job_id(text: &str) -> Option<u32> {
+    let (leader, offset) = text.split_once('+')?;
+    leader
+        .trim()
+        .parse::<u32>()
+        .ok()?
+        .checked_add(offset.trim().parse::<u32>().ok()?)
+}
+
 /// `--het-group`'s value: offsets and ranges (`0,2-3`), sorted, without repeats; Slurm's complaint for a bad one.
 pub fn parse_groups(text: &str) -> Result<Vec<u32>, Vec<String>> {
     let bad = |part: &str| {
@@ -140,6 +151,14 @@ mod tests {
             ntasks,
             argv: vec![program.to_string()],
         }
+    }
+
+    #[test]
+    fn a_component_is_named_by_leader_and_offset() {
+        assert_eq!(component_job_id("93+1"), Some(94));
+        assert_eq!(component_job_id("93+0"), Some(93));
+        assert_eq!(component_job_id("93"), None);
+        assert_eq!(component_job_id("93+x"), None);
     }
 
     #[test]

@@ -12,9 +12,10 @@ squeue -j "$b" -o '%i|%A|%T|%N'
 squeue -j "$a" -O 'JobID:8,HetJobId:8,HetJobIdSet:10,HetJobOffset:6,JobArrayID:8'
 scontrol show job "$a" | grep -E '^JobId=|^   (HetJobIdSet|JobState|NodeList|NumNodes|TRES|StdOut)='
 echo "records for the component: $(scontrol show job "$b" | grep -c '^JobId=')"
+echo "records for $a+0: $(scontrol show job "$a+0" | grep -c '^JobId=') $a+1: $(scontrol show job "$a+1" | grep '^JobId=' | cut -d' ' -f1)"
 fields "$b" HetJobId HetJobOffset HetJobIdSet JobName TimeLimit BatchFlag
 slurm_env env.txt | grep -E '_(HET|PACK)_|_SIZE=|^SLURM_(JOB_ID|JOB_NODELIST|NTASKS|CPUS_PER_TASK)='
-scancel "$b"; echo "scancel component rc=$?"
+scancel "$a+1"; echo "scancel component rc=$?"
 for _ in $(seq 50); do [[ $(field "$b" JobState) == CANCELLED ]] && break; sleep 0.2; done
 fields "$a" JobState
 fields "$b" JobState ExitCode
