@@ -1,7 +1,7 @@
 //! Heterogeneous jobs on a real spurctld with three spurd on this host: a batch job of two components
 //! (`sbatch ... : ...`) gets ids J and J+1, starts both at once on nodes of their own, runs its script once on the
 //! leader with the `_HET_GROUP_N` variables, runs `srun --het-group` steps across both components, and ends
-//! every component with the leader. The network-namespace version beside real Slurm is conformance cases
+//! every component with the leader; salloc makes a heterogeneous allocation. The network-namespace version beside real Slurm is conformance cases
 //! 420-423.
 
 mod common;
@@ -147,12 +147,47 @@ fn scancel_of_a_component_leaves_the_job_and_of_the_leader_ends_all() {
 }
 
 #[test]
-fn salloc_with_components_refuses_instead_of_running_the_first() {
+fn salloc_with_components_runs_its_command_with_every_components_variables() {
     let cluster = three_nodes();
-    let out = cluster.run("salloc", &["-n1", ":", "-n1", "true"]);
+    let out = cluster.run(
+        "salloc",
+        &[
+            "-n1",
+            ":",
+            "-n2",
+            "bash",
+            "-c",
+            "echo $SLURM_JOB_ID $SLURM_HET_SIZE $SLURM_JOB_ID_HET_GROUP_1 $SLURM_NTASKS $SLURM_NTASKS_HET_GROUP_1",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}\n{}", cluster.logs());
+    let words: Vec<String> = text(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let leader: u32 = words.first().and_then(|w| w.parse().ok()).unwrap_or(0);
+    assert_eq!(
+        words,
+        [
+            leader.to_string(),
+            "2".to_string(),
+            (leader + 1).to_string(),
+            "3".to_string(),
+            "2".to_string()
+        ]
+    );
+    for id in [leader, leader + 1] {
+        assert_eq!(cluster.wait_for_end(id, WAIT), "COMPLETED");
+    }
+}
+
+#[test]
+fn srun_components_outside_an_allocation_refuse_instead_of_running_the_first() {
+    let cluster = three_nodes();
+    let out = cluster.run("srun", &["-n1", "true", ":", "-n1", "true"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
-        text(&out.stderr).contains("salloc: error: Heterogeneous job allocations"),
+        text(&out.stderr).contains("srun: error: Heterogeneous job allocations by srun"),
         "{out:?}"
     );
     let listed = cluster.ok("squeue", &["-h", "-t", "all"]);
