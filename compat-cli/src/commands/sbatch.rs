@@ -131,6 +131,11 @@ pub fn run(args: &[String]) -> u8 {
         Ok(c) => c,
         Err(e) => return failed(&e),
     };
+    if test_only && !het_components.is_empty() {
+        let mut specs = vec![spec];
+        specs.extend(het_components);
+        return het_test_only(&client, specs);
+    }
     let request = SubmitRequest {
         spec,
         test_only,
@@ -271,6 +276,44 @@ fn submission_failed(error: &ClientError) -> u8 {
         other => eprintln!("sbatch: error: Batch job submission failed: {other}"),
     }
     1
+}
+
+/// `--test-only` of a heterogeneous job: each component is tried on its own, and the line says, as Slurm's does,
+/// when the last of them could start, on how many processors in all and which nodes (no partition). A component
+/// that would have to share nodes with another is not noticed (docs/compatibility.md).
+fn het_test_only(client: &Client, specs: Vec<spur_core::job::JobSpec>) -> u8 {
+    let mut first_id = None;
+    let mut trials = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let request = SubmitRequest {
+            spec,
+            test_only: true,
+            immediate: false,
+            interactive: false,
+            het_components: Vec::new(),
+        };
+        match client.submit(&request) {
+            Ok(reply) => {
+                first_id.get_or_insert(reply.job_id);
+                trials.extend(reply.test_only);
+            }
+            Err(e) => return test_only_failed(&e),
+        }
+    }
+    let Some(start) = trials.iter().map(|t| t.start_time).max() else {
+        return 0;
+    };
+    let mut nodes: Vec<String> = trials.iter().flat_map(|t| t.nodes.clone()).collect();
+    nodes.sort();
+    nodes.dedup();
+    let processors: u32 = trials.iter().map(|t| t.processors).sum();
+    eprintln!(
+        "sbatch: Job {} to start at {} using {processors} processors on {}",
+        first_id.unwrap_or(0),
+        spur_core::values::begin::format_local_time(start, config::utc_offset_secs()),
+        spur_core::hostlist::compress(&nodes)
+    );
+    0
 }
 
 /// `--test-only` reports a refusal as Slurm's `slurm_perror("allocation failure")` does: the errno text only.
