@@ -120,6 +120,15 @@ fn a_two_component_batch_job_runs_its_script_once_and_steps_across_components() 
 #[test]
 fn scancel_of_a_component_leaves_the_job_and_of_the_leader_ends_all() {
     let cluster = three_nodes();
+    // --test-only tries each component and queues nothing.
+    let trial = cluster.run("sbatch", &["--test-only", "--wrap", "true", ":", "-n1"]);
+    assert!(trial.status.success(), "{trial:?}");
+    let line = text(&trial.stderr);
+    assert!(
+        line.starts_with("sbatch: Job ") && line.contains(" using 2 processors on "),
+        "{line}"
+    );
+    assert!(cluster.ok("squeue", &["-h", "-t", "all"]).trim().is_empty());
     let leader = sbatch(
         &cluster,
         &[
