@@ -98,6 +98,7 @@ impl Isolation {
             memory,
             constrain_devices: self.conf.constrain_devices,
             denied_devices: denied.into_iter().map(Into::into).collect(),
+            step_memory: None,
         }
     }
 }

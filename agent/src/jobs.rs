@@ -451,7 +451,44 @@ impl JobSpool {
             &spec,
             &self.stepd_binary,
             &log,
+            &self.step_pid_file(launch.job_id, launch.step_id),
         )?)
+    }
+
+    fn step_pid_file(&self, job_id: u32, step_id: u32) -> PathBuf {
+        self.root
+            .join("steps")
+            .join(format!("job{job_id:05}.{step_id}.pid"))
+    }
+
+    /// Signals the tasks (and their children) of the job's steps whose supervisors run here; a step without one
+    /// here is left alone. A record of a supervisor that is gone is removed.
+    pub fn signal_step_tasks(&self, job_id: u32, step_ids: &[u32], signal: i32) {
+        for &step_id in step_ids {
+            let path = self.step_pid_file(job_id, step_id);
+            let Some(pid) = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+            else {
+                continue;
+            };
+            // The pid may have been reused since: only a step supervisor's tasks are signalled.
+            let alive = std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.split(|b| *b == 0).any(|arg| arg == b"--step"));
+            if !alive {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            // As proctrack/cgroup: SIGKILL reaches every process of the step, other signals the tasks alone.
+            let sent = if signal == libc::SIGKILL {
+                spur_stepd::daemon::signal_descendants(&[pid], signal)
+            } else {
+                spur_stepd::daemon::signal_children(pid, signal)
+            };
+            if let Err(e) = sent {
+                tracing::warn!(job_id, step_id, "cannot signal the step's tasks: {e}");
+            }
+        }
     }
 
     /// slurm.conf's `Prolog` for a job on this node, one of its nodes other than the first, before the job's first
@@ -527,6 +564,28 @@ impl JobSpool {
     /// The job's limits on this node, one of its nodes other than the first, for its steps here (cgroup.conf
     /// confines jobs): chosen at its first step and kept in the spool, so its cores stay its own until it ends
     /// and no job launched meanwhile is given them.
+    /// The limits the batch job's supervisor set here (its launch file), for the job's steps started beside the
+    /// script; `None` without confinement.
+    pub fn batch_limits(&self, job_id: u32) -> Option<protocol::CgroupSpec> {
+        self.isolation.as_ref()?;
+        let path = self.job_dir(job_id).join(protocol::LAUNCH_FILE);
+        let spec: LaunchSpec = spur_stepd::files::read_json_opt(&path).ok()??;
+        spec.cgroup
+    }
+
+    /// The step's own memory limit (`srun --mem`) in its cgroup, under the job's.
+    pub fn with_step_memory(
+        &self,
+        mut limits: protocol::CgroupSpec,
+        step_mem_mb: Option<u64>,
+    ) -> protocol::CgroupSpec {
+        if let (Some(isolation), Some(mb)) = (&self.isolation, step_mem_mb) {
+            limits.step_memory =
+                spur_core::isolation::memory_limits(&isolation.conf, mb, isolation.node_mem_mb);
+        }
+        limits
+    }
+
     pub fn step_limits(
         &self,
         job: &JobRecord,

@@ -237,10 +237,15 @@ async fn handle(
             signal,
             scope,
             step_pids,
+            step_ids,
         } => {
             let agent = agent.clone();
             tokio::task::spawn_blocking(move || {
-                agent.spool.signal(job_id, signal, scope, &step_pids)
+                if step_ids.is_empty() {
+                    agent.spool.signal(job_id, signal, scope, &step_pids);
+                } else {
+                    agent.spool.signal_step_tasks(job_id, &step_ids, signal);
+                }
             })
             .await?;
         }
@@ -300,8 +305,14 @@ async fn handle(
                 let reason = refused.as_ref().map(|_| "Job's prolog failed".to_string());
                 let limits = match (&job, &context) {
                     (Some(job), Some(context)) => worker.spool.step_limits(job, context),
-                    _ => None,
-                };
+                    // A step beside the batch script: the job's limits here are the script's.
+                    _ => worker.spool.batch_limits(launch.job_id),
+                }
+                .map(|limits| {
+                    worker
+                        .spool
+                        .with_step_memory(limits, launch.mem_per_node_mb)
+                });
                 let pid = worker
                     .spool
                     .launch_step(&launch, &user, reason, limits)

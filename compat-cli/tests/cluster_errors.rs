@@ -43,28 +43,10 @@ const SKIPPED: &[(&str, &str)] = &[
 /// Rows where Spur still differs from Slurm, each a known gap in the controller's submit checks (reported, not
 /// intended). They run and are listed, but do not fail the test; one that starts to match fails it, so that it
 /// moves out of this list.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "--mem=30G --wrap=true",
-        "validate_request gives no 'Memory specification can not be satisfied' detail",
-    ),
-    (
-        "--mem=10000000 --wrap=true",
-        "validate_request gives no 'Memory specification can not be satisfied' detail",
-    ),
-    (
-        "--tmp=1G --wrap=true",
-        "validate_request gives no 'Temporary disk specification can not be satisfied' detail",
-    ),
-    (
-        "--nodes=0 --wrap=true",
-        "--nodes=0 becomes 1 instead of 'Node count specification invalid'",
-    ),
-    (
-        "--dependency=afterok:-1 --wrap=true",
-        "Slurm reads job id -1 as a (wrapped) number and accepts it; Spur's parser refuses it",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "--dependency=afterok:-1 --wrap=true",
+    "Slurm reads job id -1 as a (wrapped) number and accepts it; Spur's parser refuses it",
+)];
 
 /// The scripts the vectors' generator wrote into its submit directory (`write_scripts` in
 /// conformance/vectors/gen-sbatch-values.sh).

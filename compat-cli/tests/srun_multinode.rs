@@ -328,7 +328,7 @@ fn a_no_kill_job_runs_on_without_the_node_that_died() {
 }
 
 #[test]
-fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewhere() {
+fn step_tasks_run_in_their_own_step_cgroup_on_every_node() {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("skipped: writing cgroups needs root");
         return;
@@ -356,14 +356,14 @@ fn step_tasks_are_confined_on_the_batch_node_and_in_their_own_step_cgroup_elsewh
         t.lines().count() >= 4
     });
     let lines: Vec<&str> = out.lines().collect();
-    // Task 0 runs on the batch node, inside the batch step's cgroups; task 1 on the other node in the step's
-    // own, under the job's limits there (one core of the node's two).
+    // Each node runs its task in the step's own cgroup under the job's (on the batch node beside step_batch),
+    // with the job's limits there (one core of the node's two).
     let first = &cluster.node;
     assert_eq!(
         lines[..4],
         [
             "0: Cpus_allowed_list:\t0",
-            format!("0: cpuset:/spur_{first}/uid_0/job_7300/step_batch").as_str(),
+            format!("0: cpuset:/spur_{first}/uid_0/job_7300/step_0").as_str(),
             "1: Cpus_allowed_list:\t0",
             format!("1: cpuset:/spur_{NODE_B}/uid_0/job_7300/step_0").as_str(),
         ],

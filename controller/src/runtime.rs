@@ -281,6 +281,22 @@ impl Controller {
                         signal: *signal,
                         scope: *scope,
                         step_pids: step_pids.clone(),
+                        step_ids: Vec::new(),
+                    };
+                    self.send(node, message).await;
+                }
+                Effect::SignalStepTasks {
+                    node,
+                    job_id,
+                    signal,
+                    step_ids,
+                } => {
+                    let message = ControllerToAgent::Signal {
+                        job_id: *job_id,
+                        signal: *signal,
+                        scope: spur_core::api::SignalScope::Steps,
+                        step_pids: Vec::new(),
+                        step_ids: step_ids.clone(),
                     };
                     self.send(node, message).await;
                 }

@@ -173,6 +173,9 @@ pub enum ControllerToAgent {
         /// steps' tasks.
         #[serde(default)]
         step_pids: Vec<u32>,
+        /// For [`SignalScope::Steps`]: the running steps whose tasks this node's step supervisors run.
+        #[serde(default)]
+        step_ids: Vec<u32>,
     },
     Terminate {
         job_id: u32,

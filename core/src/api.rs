@@ -228,6 +228,10 @@ pub struct ApiError {
     /// e.g. `invalid partition specified: nosuch`, printed by sbatch before the errno text.
     #[serde(default)]
     pub detail: Option<String>,
+    /// The job id a refused submission used up: slurmctld creates the job before its node checks, and salloc
+    /// names the id in `Job allocation N has been revoked.`
+    #[serde(default)]
+    pub job_id: Option<u32>,
 }
 
 impl ApiError {
@@ -235,6 +239,7 @@ impl ApiError {
         ApiError {
             errno,
             detail: None,
+            job_id: None,
         }
     }
 
@@ -242,6 +247,7 @@ impl ApiError {
         ApiError {
             errno,
             detail: Some(detail.into()),
+            job_id: None,
         }
     }
 }

@@ -82,6 +82,50 @@ pub fn bind_type(text: &str) -> &str {
     rest
 }
 
+/// Whether `--cpu-bind` asks each task to report its binding (`verbose`/`v` before the type).
+pub fn is_verbose(text: &str) -> bool {
+    text.split(',')
+        .any(|w| w.eq_ignore_ascii_case("verbose") || w.eq_ignore_ascii_case("v"))
+}
+
+/// The start of the line a task of a `--cpu-bind=verbose` step prints on its stderr before it runs, up to its pid:
+/// `cpu-bind=MASK - n1, task  0  0 [`. The task adds `PID]: mask 0x3 set` (an unbound one `PID]: mask 0x0`).
+pub fn verbose_line_start(policy_text: &str, node: &str, rank: u32, localid: u32) -> String {
+    let lower = bind_type(policy_text).to_ascii_lowercase();
+    let label = if lower == "none" || lower == "no" {
+        "NONE"
+    } else if lower.starts_with("map_cpu") {
+        "MAP"
+    } else if lower == "rank" {
+        "RANK"
+    } else {
+        "MASK"
+    };
+    format!("cpu-bind={label:<4} - {node}, task {rank:2} {localid:2} [")
+}
+
+/// Writes `mask` (a bit per CPU) as Slurm prints it after `0x` (hex, no leading zeros, `0` when empty) into `out`;
+/// returns the length. Without allocation, for the forked child.
+pub fn mask_hex(mask: &[u64; 16], out: &mut [u8; 256]) -> usize {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut len = 0;
+    for word in mask.iter().rev() {
+        for shift in (0..16).rev() {
+            let digit = ((word >> (shift * 4)) & 0xf) as usize;
+            if len == 0 && digit == 0 {
+                continue;
+            }
+            out[len] = DIGITS[digit];
+            len += 1;
+        }
+    }
+    if len == 0 {
+        out[0] = b'0';
+        len = 1;
+    }
+    len
+}
+
 /// Whether slurm.conf's `TaskPlugin` binds tasks (task/affinity).
 pub fn affinity_plugin(task_plugin: Option<&str>) -> bool {
     task_plugin.is_some_and(|v| {
@@ -227,6 +271,39 @@ mod tests {
             CpuBindPolicy::parse("none").unwrap(),
             CpuBindPolicy::Unbound
         );
+    }
+
+    /// The lines Slurm 22.05's task/affinity printed for `--cpu-bind=verbose,...` on a 2-CPU node.
+    #[test]
+    fn verbose_lines_name_the_type_the_task_and_its_mask() {
+        assert!(is_verbose("verbose"));
+        assert!(is_verbose("v,map_cpu:1,0"));
+        assert!(!is_verbose("quiet,cores"));
+        assert_eq!(
+            verbose_line_start("verbose", "vm", 0, 0),
+            "cpu-bind=MASK - vm, task  0  0 ["
+        );
+        assert_eq!(
+            verbose_line_start("verbose,map_cpu:1,0", "n1", 12, 3),
+            "cpu-bind=MAP  - n1, task 12  3 ["
+        );
+        assert_eq!(
+            verbose_line_start("v,none", "vm", 1, 1),
+            "cpu-bind=NONE - vm, task  1  1 ["
+        );
+        assert_eq!(
+            verbose_line_start("verbose,rank", "vm", 1, 1),
+            "cpu-bind=RANK - vm, task  1  1 ["
+        );
+        let mut out = [0u8; 256];
+        let hex = |bits: &[u32], out: &mut [u8; 256]| {
+            let len = mask_hex(&cpus(bits), out);
+            String::from_utf8(out[..len].to_vec()).unwrap()
+        };
+        assert_eq!(hex(&[], &mut out), "0");
+        assert_eq!(hex(&[0, 1], &mut out), "3");
+        assert_eq!(hex(&[4], &mut out), "10");
+        assert_eq!(hex(&[64], &mut out), "10000000000000000");
     }
 
     #[test]

@@ -153,6 +153,9 @@ pub struct JobSpec {
     /// waits for that before taking what there is.
     #[serde(default)]
     pub switches: Option<SwitchRequest>,
+    /// `--mincpus`: the fewest CPUs the job takes on each of its nodes (`MinCPUsNode=`).
+    #[serde(default)]
+    pub min_cpus_per_node: Option<u32>,
 }
 
 /// `--switches=count[@time]` as the controller keeps it.

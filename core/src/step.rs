@@ -47,10 +47,10 @@ impl StepRecord {
 
     /// The state a step ends in from its worst task: signalled or non-zero is FAILED, as Slurm records it.
     pub fn end_state(exit_code: u32, exit_signal: u32) -> JobBaseState {
-        if exit_code == 0 && exit_signal == 0 {
-            JobBaseState::Completed
-        } else {
-            JobBaseState::Failed
+        match (exit_code, exit_signal) {
+            (0, 0) => JobBaseState::Completed,
+            (_, crate::step_exit::OUT_OF_MEMORY_SIGNAL) => JobBaseState::OutOfMemory,
+            _ => JobBaseState::Failed,
         }
     }
 }

@@ -8,8 +8,17 @@ use crate::values::bitmap::{bit_fmt, Bitmap};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskEnd {
     Exited(i32),
-    Signaled { signal: i32, core_dumped: bool },
+    Signaled {
+        signal: i32,
+        core_dumped: bool,
+    },
+    /// The step's memory cgroup killed processes while the task ran (slurmstepd reports it so, whatever the
+    /// task's own status).
+    OutOfMemory,
 }
+
+/// Slurm's `SIG_OOM`: the signal half of an exit code for a step or job ended by its memory cgroup.
+pub const OUT_OF_MEMORY_SIGNAL: u32 = 125;
 
 impl TaskEnd {
     /// Decodes a `wait(2)` status (the Linux layout: exit code in bits 8-15, signal in bits 0-6, core flag 0x80).
@@ -30,6 +39,17 @@ impl TaskEnd {
         match self {
             TaskEnd::Exited(code) => code,
             TaskEnd::Signaled { signal, .. } => 128 + signal,
+            // srun exits 1 for a task that ran out of memory.
+            TaskEnd::OutOfMemory => 1,
+        }
+    }
+
+    /// The exit code and signal recorded for the step or job this task decided (`ExitCode=code:signal`).
+    pub fn exit_and_signal(self) -> (u32, u32) {
+        match self {
+            TaskEnd::Exited(code) => (u32::try_from(code).unwrap_or(1), 0),
+            TaskEnd::Signaled { signal, .. } => (0, u32::try_from(signal).unwrap_or(0)),
+            TaskEnd::OutOfMemory => (0, OUT_OF_MEMORY_SIGNAL),
         }
     }
 
@@ -48,6 +68,7 @@ impl TaskEnd {
                 let core = if core_dumped { " (core dumped)" } else { "" };
                 format!("{}{core}", signal_description(signal))
             }
+            TaskEnd::OutOfMemory => "Out Of Memory".to_string(),
         }
     }
 }

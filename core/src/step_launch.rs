@@ -25,6 +25,10 @@ pub struct StepLaunch {
     /// `--gpu-bind` (or the `per_task:N` `--gpus-per-task` implies): which GPUs each task sees.
     #[serde(default)]
     pub gpu_bind: Option<String>,
+    /// The step's own memory on each node in MB (srun's `--mem`, or `--mem-per-cpu` times the node's CPUs of
+    /// the step): its cgroup's limit there, under the job's; `None`: the job's.
+    #[serde(default)]
+    pub mem_per_node_mb: Option<u64>,
 }
 
 /// A step's `--cpu-bind` as its supervisors apply it ([`crate::cpu_bind`]).
@@ -94,6 +98,8 @@ pub struct NodeStepLaunch {
     pub cpu_bind: Option<CpuBindSpec>,
     #[serde(default)]
     pub gpu_bind: Option<String>,
+    #[serde(default)]
+    pub mem_per_node_mb: Option<u64>,
 }
 
 impl StepLaunch {
@@ -115,6 +121,7 @@ impl StepLaunch {
                 pty: self.pty,
                 cpu_bind: self.cpu_bind.clone(),
                 gpu_bind: self.gpu_bind.clone(),
+                mem_per_node_mb: self.mem_per_node_mb,
             })
             .collect()
     }

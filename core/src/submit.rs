@@ -63,7 +63,8 @@ pub fn resolve(
         _ => None,
     };
     let (nodes_min, nodes_max) = match r.nodes {
-        Some(count) => (count.min.max(1), Some(count.max).filter(|m| *m > 0)),
+        // `-N0` stays 0: the controller refuses it (`Node count specification invalid`), as slurmctld does.
+        Some(count) => (count.min, Some(count.max).filter(|m| *m > 0)),
         None => (1, None),
     };
     // Every node `-w` names is allocated, so the list raises the minimum node count; a maximum below it is the
@@ -234,6 +235,7 @@ pub fn resolve(
             count: s.count,
             wait_secs: s.wait_secs,
         }),
+        min_cpus_per_node: r.mincpus,
     })
 }
 

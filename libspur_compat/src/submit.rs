@@ -175,6 +175,7 @@ pub unsafe fn job_spec(d: &job_desc_msg_t) -> JobSpec {
         ntasks: set_u32(d.num_tasks),
         ntasks_per_node: set_u16(d.ntasks_per_node),
         cpus_per_task: set_u16(d.cpus_per_task).unwrap_or(1),
+        min_cpus_per_node: set_u16(d.pn_min_cpus),
         mem_per_node_mb,
         mem_per_cpu_mb,
         tmp_disk_mb: set_u32(d.pn_min_tmp_disk).map_or(0, u64::from),

@@ -81,10 +81,13 @@ pub fn launch(job_dir: &Path, spec: &LaunchSpec, stepd_binary: &Path) -> Result<
 
 /// Starts `stepd_binary --step` for one node's tasks of an srun step, its log going to `log_path`; it runs in a
 /// process group of its own, so it outlives the agent, which only reaps it. Returns the supervisor's pid.
+/// Starts a step supervisor. `pid_path` records its pid while it runs (removed when it ends under this process),
+/// so the agent can reach its tasks with signals, after an agent restart too.
 pub fn launch_step(
     spec: &crate::step_tasks::StepSupervisorSpec,
     stepd_binary: &Path,
     log_path: &Path,
+    pid_path: &Path,
 ) -> Result<u32, ClientError> {
     use std::os::unix::process::CommandExt;
     let log = std::fs::OpenOptions::new()
@@ -112,9 +115,17 @@ pub fn launch_step(
         stdin.write_all(&text)?;
     }
     let pid = child.id();
+    if let Err(e) = std::fs::write(pid_path, format!("{pid}\n")) {
+        eprintln!(
+            "spurd: cannot record step supervisor {pid} in {}: {e}",
+            pid_path.display()
+        );
+    }
     let log_path = log_path.to_path_buf();
+    let pid_path = pid_path.to_path_buf();
     std::thread::spawn(move || {
         let _ = child.wait();
+        let _ = std::fs::remove_file(&pid_path);
         // A supervisor that had nothing to complain about leaves no log behind.
         if std::fs::metadata(&log_path).is_ok_and(|m| m.len() == 0) {
             let _ = std::fs::remove_file(&log_path);

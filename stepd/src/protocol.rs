@@ -134,6 +134,20 @@ pub struct CgroupSpec {
     /// GRES device files the job was not given; opening them fails with EPERM.
     #[serde(default)]
     pub denied_devices: Vec<PathBuf>,
+    /// A step's own memory limits (`srun --mem`), written into the step's directory only; `None`: the step has
+    /// the job's.
+    #[serde(default)]
+    pub step_memory: Option<spur_core::isolation::MemoryLimits>,
+}
+
+impl CgroupSpec {
+    /// The memory limits of the directory `is_step` says: the job's, or the step's own where it has them.
+    pub fn memory_at(&self, is_step: bool) -> Option<&spur_core::isolation::MemoryLimits> {
+        match (is_step, &self.step_memory) {
+            (true, Some(own)) => Some(own),
+            _ => self.memory.as_ref(),
+        }
+    }
 }
 
 /// Contents of `started.json`.
@@ -342,6 +356,7 @@ mod tests {
                 memory: None,
                 constrain_devices: true,
                 denied_devices: vec!["/dev/nvidia1".into()],
+                step_memory: None,
             }),
             node_scripts: None,
             rlimits: Vec::new(),

@@ -24,6 +24,11 @@ pub enum Kind {
     Done,
     /// Agent → sattach, after Hello: no task of the step runs on this node.
     Absent,
+    /// Supervisor → srun, before task `rank`'s `Exited`: the memory controller killed processes of the step
+    /// while it ran, so it ended out of memory whatever its status.
+    OutOfMemory,
+    /// Supervisor → srun: a line srun prints as `slurmstepd-NODE: error: DATA`.
+    StepError,
     /// srun → supervisor: send signal `aux` to every task.
     Signal,
     /// srun → supervisor: stdin for task `rank`; empty data closes it.
@@ -39,6 +44,8 @@ impl Kind {
             Kind::Exited => 4,
             Kind::Done => 5,
             Kind::Absent => 6,
+            Kind::OutOfMemory => 7,
+            Kind::StepError => 8,
             Kind::Signal => 10,
             Kind::Stdin => 11,
         }
@@ -52,6 +59,8 @@ impl Kind {
             4 => Kind::Exited,
             5 => Kind::Done,
             6 => Kind::Absent,
+            7 => Kind::OutOfMemory,
+            8 => Kind::StepError,
             10 => Kind::Signal,
             11 => Kind::Stdin,
             _ => return None,

@@ -164,7 +164,13 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             .ok()
     });
     std::thread::spawn(move || serve_srun(reader, &stdins, &pids));
-    wait_tasks(&mut tasks, &link);
+    let oom_kills = || step_cgroups.as_ref().map_or(0, |c| c.step_oom_kills());
+    let kills_before = oom_kills();
+    let step = format!("{}.{}", launch_spec.job_id, launch_spec.step_id);
+    wait_tasks(&mut tasks, &link, &|| {
+        let kills = oom_kills().saturating_sub(kills_before);
+        (kills > 0).then(|| crate::cgroup::oom_text(&step, kills))
+    });
     for task in &tasks {
         // Whatever a task left running in its process group ends with the step.
         let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
@@ -316,6 +322,18 @@ fn start_task(
         TaskStreams::pipes()?
     };
     let env = task_env(spec, identity, rank, localid, link);
+    let bind_report = launch_spec
+        .cpu_bind
+        .as_ref()
+        .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
+        .map(|b| {
+            spur_core::cpu_bind::verbose_line_start(
+                &b.policy,
+                &launch_spec.tasks.node,
+                rank,
+                localid as u32,
+            )
+        });
     let launched = launch(&TaskLaunch {
         program,
         args,
@@ -331,6 +349,7 @@ fn start_task(
             .cpu_bind
             .as_ref()
             .and_then(|b| b.task_binding(localid as u32)),
+        bind_report: bind_report.as_deref().map(str::as_bytes),
     })
     .map_err(|e| e.to_string())?;
     // Only the task holds its ends now, so its output ends when it (and what it started) is gone.
@@ -419,8 +438,12 @@ fn serve_srun(mut reader: TcpStream, stdins: &Stdins, pids: &[i32]) {
 }
 
 /// Reaps the tasks as they end and reports each end once its output is through (or [`OUTPUT_WAIT`] passed).
-fn wait_tasks(tasks: &mut [Task], link: &Link) {
+/// Reports each task's end to srun as it happens. `out_of_memory` gives slurmstepd's line when the step's memory
+/// cgroup has killed something by then: the task then ended out of memory, and srun prints the line once, before
+/// the task's end (srun may be gone once every task is reported).
+fn wait_tasks(tasks: &mut [Task], link: &Link, out_of_memory: &dyn Fn() -> Option<String>) {
     let mut left = tasks.len();
+    let mut oom_reported = false;
     while left > 0 {
         let status = match waitpid(Pid::from_raw(-1), None) {
             Ok(status) => status,
@@ -445,6 +468,13 @@ fn wait_tasks(tasks: &mut [Task], link: &Link) {
             if output.is_finished() {
                 let _ = output.join();
             }
+        }
+        if let Some(line) = out_of_memory() {
+            if !oom_reported {
+                link.send(Frame::new(Kind::StepError, 0, 0, line.into_bytes()));
+                oom_reported = true;
+            }
+            link.send(Frame::new(Kind::OutOfMemory, task.rank, 0, Vec::new()));
         }
         link.send(Frame::new(
             Kind::Exited,

@@ -38,6 +38,9 @@ pub struct TaskLaunch<'a> {
     pub controlling_tty: bool,
     /// task/affinity: the CPUs the task is bound to among those it may use once in its cgroups.
     pub binding: Option<spur_core::cpu_bind::TaskBinding>,
+    /// `--cpu-bind=verbose`: the start of the line the task prints on its stderr before it runs
+    /// ([`spur_core::cpu_bind::verbose_line_start`]); the child adds its pid and mask.
+    pub bind_report: Option<&'a [u8]>,
 }
 
 /// Who a task runs as.
@@ -183,9 +186,10 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     for &procs in task.cgroup_procs {
         libc::write(procs, b"0".as_ptr().cast(), 1);
     }
-    if let Some(binding) = task.binding {
-        bind_cpus(binding);
-    }
+    let bound = match task.binding {
+        Some(binding) => bind_cpus(binding),
+        None => None,
+    };
     libc::setsid();
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
@@ -200,6 +204,9 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     libc::dup2(task.stdin, 0);
     libc::dup2(task.stdout, 1);
     libc::dup2(task.stderr, 2);
+    if let Some(start) = task.bind_report {
+        report_binding(start, me, bound.as_ref());
+    }
     if task.controlling_tty {
         libc::ioctl(0, libc::TIOCSCTTY, 0);
     }
@@ -226,13 +233,39 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
     libc::_exit(errno & 0xff)
 }
 
+/// Writes `start`, then `PID]: mask 0xHEX set` (`0x0` without `set` for an unbound task) and a newline on
+/// stderr, as task/affinity's verbose report. Async-signal-safe: stack memory and `write` only.
+unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
+    let mut pid_text = [0u8; PID_DIGITS_MAX + 1];
+    write_decimal(pid_text.as_mut_ptr(), pid);
+    let pid_len = pid_text.iter().position(|b| *b == 0).unwrap_or(0);
+    let mut hex = [0u8; 256];
+    let (hex_len, tail): (usize, &[u8]) = match bound {
+        Some(mask) => (spur_core::cpu_bind::mask_hex(mask, &mut hex), b" set\n"),
+        None => {
+            hex[0] = b'0';
+            (1, b"\n")
+        }
+    };
+    for part in [
+        start,
+        &pid_text[..pid_len],
+        b"]: mask 0x",
+        &hex[..hex_len],
+        tail,
+    ] {
+        libc::write(2, part.as_ptr().cast(), part.len());
+    }
+}
+
 /// Narrows the calling process's CPU affinity (what its cpuset allows, as it stands after joining its cgroups)
-/// to the binding; left as it is if nothing would remain. Async-signal-safe: stack memory and syscalls only.
-unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) {
+/// to the binding and returns the CPUs it kept; left as it is (`None`) if nothing would remain.
+/// Async-signal-safe: stack memory and syscalls only.
+unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 16]> {
     let size = std::mem::size_of::<libc::cpu_set_t>();
     let mut current: libc::cpu_set_t = std::mem::zeroed();
     if libc::sched_getaffinity(0, size, &mut current) != 0 {
-        return;
+        return None;
     }
     let mut allowed = [0u64; 16];
     for cpu in 0..1024usize {
@@ -242,7 +275,7 @@ unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) {
     }
     let mut chosen = [0u64; 16];
     if !spur_core::cpu_bind::apply(binding, &allowed, &mut chosen) {
-        return;
+        return None;
     }
     let mut set: libc::cpu_set_t = std::mem::zeroed();
     libc::CPU_ZERO(&mut set);
@@ -251,7 +284,7 @@ unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) {
             libc::CPU_SET(cpu, &mut set);
         }
     }
-    libc::sched_setaffinity(0, size, &set);
+    (libc::sched_setaffinity(0, size, &set) == 0).then_some(chosen)
 }
 
 /// Writes `value` in decimal and a NUL at `out`, which has room for [`PID_DIGITS_MAX`] digits and the NUL.
@@ -320,6 +353,7 @@ mod tests {
             cgroup_procs: &[],
             controlling_tty: false,
             binding: None,
+            bind_report: None,
         })
         .unwrap();
         drop(write);
@@ -342,6 +376,7 @@ mod tests {
             cgroup_procs: &[],
             controlling_tty: false,
             binding: None,
+            bind_report: None,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));

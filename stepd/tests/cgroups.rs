@@ -295,6 +295,47 @@ fn orphaned_cgroups_are_emptied_and_removed() {
     assert_cleaned(&node, 0, 8);
 }
 
+#[test]
+fn a_step_with_its_own_memory_limit_leaves_the_jobs_alone() {
+    if !root_only() {
+        return;
+    }
+    let node = node("stepmem");
+    let hierarchy = Hierarchy::detect().expect("a cgroup file system");
+    let limits = |mb: u64| MemoryLimits {
+        ram_bytes: mb << 20,
+        soft_bytes: mb << 20,
+        ram_swap_bytes: None,
+    };
+    let spec = CgroupSpec {
+        memory: Some(limits(500)),
+        step_memory: Some(limits(50)),
+        ..CgroupSpec::default()
+    };
+    let cgroups = cgroup::create(Some(&hierarchy), &spec, &node, 0, 9, "step_0")
+        .cgroups
+        .expect("cgroups");
+    let read = |dir: &Path| {
+        let file = if dir.join("memory.limit_in_bytes").exists() {
+            "memory.limit_in_bytes"
+        } else {
+            "memory.max"
+        };
+        fs::read_to_string(dir.join(file))
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default()
+    };
+    let step = cgroups
+        .step_dirs()
+        .into_iter()
+        .find(|d| d.to_string_lossy().contains("memory"))
+        .expect("a memory step directory");
+    assert_eq!(read(&step), (50u64 << 20).to_string());
+    assert_eq!(read(step.parent().unwrap()), (500u64 << 20).to_string());
+    assert!(cgroups.remove().is_empty());
+    assert_cleaned(&node, 0, 9);
+}
+
 /// Runs `cmd` inside the cgroups whose `cgroup.procs` are `files`; its stdout.
 fn output_in(files: Vec<fs::File>, cmd: &str) -> String {
     let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
@@ -340,6 +381,7 @@ fn v2_tree_is_made_joined_and_removed_with_a_bpf_device_filter() {
         }),
         constrain_devices: true,
         denied_devices: vec![gpus[1].clone()],
+        step_memory: None,
     };
     let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 9, cgroup::BATCH_STEP);
     let available = fs::read_to_string(root.join("cgroup.controllers")).unwrap();

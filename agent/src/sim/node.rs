@@ -521,6 +521,7 @@ mod tests {
             signal,
             scope,
             step_pids: Vec::new(),
+            step_ids: Vec::new(),
         };
         node.handle(message, now).unwrap();
     }

@@ -203,10 +203,7 @@ impl Session<'_> {
         match end {
             Waited::Ended { end, revoked } => {
                 if !revoked {
-                    let (code, signal) = match end {
-                        TaskEnd::Exited(code) => (u32::try_from(code).unwrap_or(1), 0),
-                        TaskEnd::Signaled { signal, .. } => (0, u32::try_from(signal).unwrap_or(0)),
-                    };
+                    let (code, signal) = end.exit_and_signal();
                     self.relinquish(code, signal);
                 }
                 exit_status(end)
@@ -309,6 +306,7 @@ fn exit_status(end: TaskEnd) -> u8 {
             libc::SIGHUP | libc::SIGINT | libc::SIGQUIT | libc::SIGKILL => 0,
             _ => 1,
         },
+        TaskEnd::OutOfMemory => 1,
     }
 }
 

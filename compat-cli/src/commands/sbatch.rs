@@ -264,7 +264,7 @@ fn fail(lines: &[String], code: i32) -> u8 {
 /// Slurm prints the controller's specific complaint first, then `Batch job submission failed: <errno text>`.
 fn submission_failed(error: &ClientError) -> u8 {
     match error {
-        ClientError::Api(ApiError { errno, detail }) => {
+        ClientError::Api(ApiError { errno, detail, .. }) => {
             if let Some(detail) = detail.as_ref().filter(|d| d.as_str() != errno.text()) {
                 eprintln!("sbatch: error: {detail}");
             }

@@ -281,6 +281,21 @@ impl Srun<'_> {
         exit_code(outcome.exit_code)
     }
 
+    /// The step's name: `-J`, else (inside an existing allocation, whose `SLURM_JOB_NAME` srun ignores there, as
+    /// Slurm's does) the program's name; for srun's own allocation the job's name.
+    fn step_name(&self, within_allocation: bool) -> String {
+        let from_env = matches!(
+            self.set.source(OptId::JobName),
+            Some(spur_core::options::Source::Env { .. })
+        );
+        if within_allocation && from_env {
+            if let Some(program) = self.command.first() {
+                return program.rsplit('/').next().unwrap_or(program).to_string();
+            }
+        }
+        self.spec.name.clone()
+    }
+
     /// Registers the step with the controller, which numbers it (and starts its tasks on other nodes).
     fn create_step(
         &self,
@@ -288,10 +303,11 @@ impl Srun<'_> {
         num_tasks: u32,
         num_cpus: u32,
         launch: Option<StepLaunch>,
+        within_allocation: bool,
     ) -> Result<u32, ClientError> {
         let request = ControlRequest::CreateStep {
             job_id,
-            name: self.spec.name.clone(),
+            name: self.step_name(within_allocation),
             num_tasks,
             num_cpus,
             time_limit_min: self.spec.time_limit_min,
@@ -401,10 +417,16 @@ impl Srun<'_> {
     }
 
     /// Whether srun runs the tasks itself: only a step on the one node where srun itself runs inside that job
-    /// (its batch script or one of its tasks), so the tasks inherit the job's cgroups there. Every other step
-    /// (salloc's, srun's own allocation, other nodes) is started by the nodes' agents under the job's
-    /// confinement, on the nodes the job was given, wherever srun runs.
-    fn runs_here(job_id: u32, shape: &StepShape) -> bool {
+    /// (its batch script or one of its tasks), and only without task/cgroup, where there is nothing to confine it
+    /// by. Every other step (salloc's, srun's own allocation, other nodes, any step under task/cgroup) is started
+    /// by the nodes' agents, in a cgroup of its own under the job's where task/cgroup confines jobs, on the nodes
+    /// the job was given, wherever srun runs.
+    fn runs_here(&self, job_id: u32, shape: &StepShape) -> bool {
+        if spur_core::isolation::task_cgroup_enabled(
+            self.facts.task_plugin.as_deref().unwrap_or(""),
+        ) {
+            return false;
+        }
         let inside_the_job = std::env::var("SLURM_JOB_ID").is_ok_and(|id| id == job_id.to_string());
         match shape.nodes.as_slice() {
             [node] => {
@@ -458,7 +480,7 @@ impl Srun<'_> {
                 Distribution::parse(distribution.unwrap_or("block")),
             ),
         };
-        let remote = if Self::runs_here(job_id, shape) {
+        let remote = if self.runs_here(job_id, shape) {
             None
         } else {
             let first_addr = self.facts.node_addr(&node);
@@ -535,14 +557,23 @@ impl Srun<'_> {
             self.facts.task_plugin.as_deref(),
             self.set.value(OptId::CpuBind),
         ) {
-            Ok(policy) => policy.map(|_| spur_core::step_launch::CpuBindSpec {
-                policy: self
-                    .set
-                    .value(OptId::CpuBind)
-                    .unwrap_or("cores")
-                    .to_string(),
-                cpus_per_task: self.spec.cpus_per_task.max(1),
-            }),
+            // An unbound step still goes to the tasks when they are to report it (`verbose,none`).
+            Ok(policy) => policy
+                .map(|_| ())
+                .or_else(|| {
+                    let text = self.set.value(OptId::CpuBind)?;
+                    (spur_core::cpu_bind::affinity_plugin(self.facts.task_plugin.as_deref())
+                        && spur_core::cpu_bind::is_verbose(text))
+                    .then_some(())
+                })
+                .map(|_| spur_core::step_launch::CpuBindSpec {
+                    policy: self
+                        .set
+                        .value(OptId::CpuBind)
+                        .unwrap_or("cores")
+                        .to_string(),
+                    cpus_per_task: self.spec.cpus_per_task.max(1),
+                }),
             Err(message) => {
                 eprintln!("srun: error: {message}");
                 return Err(1);
@@ -568,6 +599,7 @@ impl Srun<'_> {
             pty: self.set.is_set(OptId::Pty),
             cpu_bind: cpu_bind.clone(),
             gpu_bind: gpu_bind.clone(),
+            mem_per_node_mb: self.spec.mem_per_node_mb.filter(|m| *m > 0),
             nodes: step
                 .nodes
                 .iter()
@@ -594,7 +626,7 @@ impl Srun<'_> {
                 })
                 .collect(),
         });
-        let step_id = match self.create_step(job_id, ntasks, num_cpus, launch) {
+        let step_id = match self.create_step(job_id, ntasks, num_cpus, launch, within_allocation) {
             Ok(step_id) => step_id,
             // The job is ours and running: its first step is 0 even if the controller cannot record it.
             Err(_) if !within_allocation && remote.is_none() => 0,

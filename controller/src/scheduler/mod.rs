@@ -34,7 +34,7 @@ mod topology_tests;
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::records::PreemptMode;
+use spur_core::records::{NodeRecord, PreemptMode};
 use spur_core::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
@@ -476,8 +476,12 @@ pub fn validate_request(
         spur_core::values::constraint::parse_constraint_known(text, &known)
             .map_err(|_| ApiError::new(SlurmErrno::InvalidFeature))?;
     }
+    // Like slurmctld, a held job is judged only when it is released.
     if spec.hold {
         return Ok(());
+    }
+    if spec.nodes_min == 0 {
+        return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
     }
     let nodes: Vec<_> = part
         .nodes
@@ -487,12 +491,70 @@ pub fn validate_request(
     if (spec.nodes_min as usize) > nodes.len() {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
+    if let Some(detail) = per_node_shortfall(spec, &nodes) {
+        return Err(ApiError::with_detail(
+            SlurmErrno::RequestedNodeConfigUnavailable,
+            detail,
+        ));
+    }
     let probe = probe_record(spec, partition);
     let empty = placement::Ledger::empty();
     if place(state, &empty, &probe).is_none() {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
     Ok(())
+}
+
+/// Whether a submission refused with `error` uses up a job id: slurmctld creates the job record before it judges
+/// the request against the nodes.
+pub fn refusal_uses_job_id(error: &ApiError) -> bool {
+    matches!(
+        error.errno,
+        SlurmErrno::RequestedNodeConfigUnavailable | SlurmErrno::InvalidNodeCount
+    )
+}
+
+/// More nodes or CPUs than the whole partition has: slurmctld queues such a job with reason `PartitionConfig`
+/// (an `--immediate` one is refused with that), where other impossible requests fail its node selection.
+fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bool {
+    let Some(part) = state.partition(partition) else {
+        return false;
+    };
+    let nodes: Vec<&NodeRecord> = part
+        .nodes
+        .iter()
+        .filter_map(|n| state.nodes.get(n))
+        .collect();
+    let probe = probe_record(spec, partition);
+    let nodes_min = spec.nodes_min.max(1);
+    let per_node = placement::shared_cpus_per_node(&probe);
+    let by_tasks = spec.ntasks.unwrap_or(0) * spec.cpus_per_task.max(1);
+    let cpus = by_tasks.max(per_node * nodes_min);
+    let total: u32 = nodes.iter().map(|n| n.cpus).sum();
+    nodes_min as usize > nodes.len() || cpus > total || nodes.iter().all(|n| n.cpus < per_node)
+}
+
+/// slurmctld first keeps the partition's nodes that have the CPUs (`--mincpus`), memory and temporary disk the
+/// job asks for on each node; when none is left it says which of these, in that order, no node has.
+fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static str> {
+    let min_cpus = spec.min_cpus_per_node.unwrap_or(0);
+    if !nodes.iter().any(|n| n.cpus >= min_cpus) {
+        return Some("CPU count per node can not be satisfied");
+    }
+    let mem_mb = match (spec.mem_per_node_mb, spec.mem_per_cpu_mb) {
+        (Some(per_node), _) => per_node,
+        // The filter counts one task's CPUs (or --mincpus), not every task's: `--mem-per-cpu=20G -n2` on a 23 GB
+        // node passes it and is refused later without a detail.
+        (None, Some(per_cpu)) => per_cpu * u64::from(spec.cpus_per_task.max(min_cpus).max(1)),
+        (None, None) => 0,
+    };
+    if !nodes.iter().any(|n| n.real_memory_mb >= mem_mb) {
+        return Some("Memory specification can not be satisfied");
+    }
+    if !nodes.iter().any(|n| n.tmp_disk_mb >= spec.tmp_disk_mb) {
+        return Some("Temporary disk specification can not be satisfied");
+    }
+    None
 }
 
 /// The partition a job not yet submitted would go to.
@@ -547,7 +609,9 @@ pub fn immediate_check(
 pub fn validate_immediate(state: &ClusterState, spec: &JobSpec) -> Result<String, ApiError> {
     let partition = probe_partition(state, spec)?;
     validate_request(state, spec, &partition).map_err(|e| match e.errno {
-        SlurmErrno::RequestedNodeConfigUnavailable => {
+        SlurmErrno::RequestedNodeConfigUnavailable
+            if e.detail.is_none() && beyond_partition(state, spec, &partition) =>
+        {
             ApiError::new(SlurmErrno::RequestedPartConfigUnavailable)
         }
         _ => e,

@@ -134,7 +134,8 @@ pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
         (None, Some(total)) => total.div_ceil(nodes),
         (None, None) => 1,
     };
-    per_node_tasks.max(1) * job.spec.cpus_per_task.max(1)
+    let by_tasks = per_node_tasks.max(1) * job.spec.cpus_per_task.max(1);
+    by_tasks.max(job.spec.min_cpus_per_node.unwrap_or(0))
 }
 
 /// Memory the job needs on each node, in MB, following cons_tres: explicit `--mem`, else `--mem-per-cpu`, else the

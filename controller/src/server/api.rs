@@ -57,17 +57,26 @@ impl ApiService {
             return self.test_only(&submit);
         }
         let now = self.controller.now();
+        // Refusals the commit itself makes are left to it, so that they use up a job id as in slurmctld.
+        let unless_refused_at_commit = |checked: Result<_, ApiError>| match checked {
+            Err(e) if e.errno != SlurmErrno::RequestedNodeConfigUnavailable => Err(e),
+            _ => Ok(()),
+        };
         if submit.spec.options.contains_key("immediate") {
-            self.controller
-                .state
-                .read(|state| scheduler::validate_immediate(state, &submit.spec))?;
+            unless_refused_at_commit(
+                self.controller
+                    .state
+                    .read(|state| scheduler::validate_immediate(state, &submit.spec).map(|_| ())),
+            )?;
         }
         if submit.immediate {
             // Checked before the commit: a start Spur cannot promise is refused rather than queued. Another
             // submission may still take the resources first; the job then waits like any other.
-            self.controller
-                .state
-                .read(|state| scheduler::immediate_check(state, &submit.spec, now))?;
+            unless_refused_at_commit(
+                self.controller
+                    .state
+                    .read(|state| scheduler::immediate_check(state, &submit.spec, now)),
+            )?;
         }
         // A request id makes the submission idempotent: a client retrying after a failover gets the same job.
         let command = if request.request_id.is_empty() {

@@ -6,6 +6,7 @@ use spur_core::api::{
 };
 use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
 use spur_core::states::{JobBaseState, JobReason};
+use spur_core::step_exit::OUT_OF_MEMORY_SIGNAL;
 
 use super::{Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
@@ -14,8 +15,6 @@ const BASIC_PRIORITY_TOP: u32 = 0xFFFF_0000;
 
 /// The signal number Slurm records for a batch step that failed to launch.
 const LAUNCH_FAILURE_SIGNAL: u32 = 53;
-/// Slurm's `SIG_OOM`: the signal half of `ExitCode` for a job ended by its memory cgroup.
-const OUT_OF_MEMORY_SIGNAL: u32 = 125;
 
 /// A job occupies CPUs, memory and GRES while it runs and until its processes are confirmed gone.
 pub(super) fn holds_resources(job: &JobRecord) -> bool {
@@ -37,7 +36,15 @@ impl ClusterState {
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
             None => Vec::new(),
         };
-        crate::scheduler::validate_request(self, &spec, &partition)?;
+        if let Err(mut refusal) = crate::scheduler::validate_request(self, &spec, &partition) {
+            // slurmctld creates the job record before it checks the request against the nodes, so a refusal
+            // there uses up a job id (salloc names it as revoked).
+            if crate::scheduler::refusal_uses_job_id(&refusal) {
+                refusal.job_id = Some(self.next_job_id);
+                self.next_job_id += 1;
+            }
+            return Err(refusal);
+        }
         let mut spec = self.with_default_memory(spec, &partition);
         // Slurm caps the wait at max_switch_wait, which is also the wait of a request without one.
         if let Some(sw) = spec.switches.as_mut() {
@@ -810,13 +817,19 @@ impl ClusterState {
                 if step_pids.is_empty() {
                     return Ok(Vec::new());
                 }
-                Ok(vec![Effect::Signal {
+                let mut effects = vec![Effect::Signal {
                     node: first_node(job),
                     job_id,
                     signal,
                     scope,
                     step_pids,
-                }])
+                }];
+                effects.extend(super::steps::signal_step_tasks(
+                    job,
+                    signal,
+                    job.steps.iter().filter(|s| s.is_running()),
+                ));
+                Ok(effects)
             }
             JobBaseState::Running if !job.completing => Ok(vec![Effect::Signal {
                 node: first_node(job),

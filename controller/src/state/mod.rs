@@ -201,6 +201,14 @@ pub enum Effect {
         /// The run whose result this acknowledges, as the agent reported it.
         run: Option<u32>,
     },
+    /// Signal the tasks of these running steps that the node's step supervisors run (every step of an allocation,
+    /// and a batch job's steps under task/cgroup or on nodes other than the first).
+    SignalStepTasks {
+        node: String,
+        job_id: u32,
+        signal: i32,
+        step_ids: Vec<u32>,
+    },
     /// Start a step's tasks on one of the job's nodes.
     LaunchStep {
         node: String,

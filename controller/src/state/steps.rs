@@ -187,7 +187,7 @@ impl ClusterState {
             .as_ref()
             .and_then(|a| a.node_names.first().cloned())
             .unwrap_or_default();
-        let effects = if step.srun_pid == 0 {
+        let mut effects = if step.srun_pid == 0 {
             Vec::new()
         } else {
             vec![Effect::Signal {
@@ -198,6 +198,7 @@ impl ClusterState {
                 step_pids: vec![step.srun_pid],
             }]
         };
+        effects.extend(signal_step_tasks(job, signal, std::iter::once(step)));
         Ok(Applied {
             effects,
             ..Applied::default()
@@ -336,6 +337,31 @@ fn ranks_by_node(launch: &StepLaunch, node_list: &str) -> Vec<Vec<u32>> {
                 .filter(|tasks| &tasks.node == node)
                 .flat_map(|tasks| tasks.ranks.iter().copied())
                 .collect()
+        })
+        .collect()
+}
+
+/// For each node of `steps`, the signal its step supervisors deliver to those steps' tasks there. Steps srun runs
+/// itself are reached through srun's process instead ([`Effect::Signal`]); a node without such a supervisor
+/// ignores it.
+pub(super) fn signal_step_tasks<'a>(
+    job: &JobRecord,
+    signal: i32,
+    steps: impl Iterator<Item = &'a StepRecord>,
+) -> Vec<Effect> {
+    let mut per_node: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    for step in steps {
+        for node in spur_core::hostlist::expand(&step.node_list).unwrap_or_default() {
+            per_node.entry(node).or_default().push(step.step_id);
+        }
+    }
+    per_node
+        .into_iter()
+        .map(|(node, step_ids)| Effect::SignalStepTasks {
+            node,
+            job_id: job.job_id,
+            signal,
+            step_ids,
         })
         .collect()
 }

@@ -336,8 +336,8 @@ fn impossible_requests_are_refused_at_submit() {
         empty_partition.unwrap_err().detail.as_deref(),
         Some("invalid partition specified: (null)")
     );
-    // Refused submissions consume no job id.
-    assert_eq!(h.submit(spec("ok")), 1);
+    // Refusals by the node checks use up a job id (1 and 2 here), as in slurmctld; the others do not.
+    assert_eq!(h.submit(spec("ok")), 3);
     // A held job is not checked against the nodes, as in Slurm.
     let held = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
@@ -348,6 +348,113 @@ fn impossible_requests_are_refused_at_submit() {
         now: 0,
     });
     assert!(held.is_ok());
+}
+
+#[test]
+fn per_node_shortfalls_are_named_and_held_jobs_wait_for_release() {
+    let mut h = Harness::new();
+    let refusal = |h: &mut Harness, spec: JobSpec| {
+        let error = h
+            .apply(Command::Submit {
+                spec: Box::new(spec),
+                now: 0,
+            })
+            .unwrap_err();
+        (error.errno, error.detail)
+    };
+    let unavailable = SlurmErrno::RequestedNodeConfigUnavailable;
+    let detail = |text: &str| Some(text.to_string());
+    // The first check no node passes is named: CPUs, then memory, then temporary disk.
+    let many_cpus = JobSpec {
+        min_cpus_per_node: Some(3),
+        mem_per_node_mb: Some(1_000_000),
+        ..spec("x")
+    };
+    assert_eq!(
+        refusal(&mut h, many_cpus),
+        (
+            unavailable,
+            detail("CPU count per node can not be satisfied")
+        )
+    );
+    let much_memory = JobSpec {
+        mem_per_node_mb: Some(1_000_000),
+        tmp_disk_mb: 1_000_000,
+        ..spec("x")
+    };
+    assert_eq!(
+        refusal(&mut h, much_memory),
+        (
+            unavailable,
+            detail("Memory specification can not be satisfied")
+        )
+    );
+    // --mem-per-cpu counts one task's CPUs (or --mincpus); more tasks are refused later, without a detail.
+    let tasks = JobSpec {
+        mem_per_cpu_mb: Some(3000),
+        ntasks: Some(2),
+        ..spec("x")
+    };
+    assert_eq!(refusal(&mut h, tasks), (unavailable, None));
+    let per_cpu = JobSpec {
+        mem_per_cpu_mb: Some(3000),
+        min_cpus_per_node: Some(2),
+        ..spec("x")
+    };
+    assert_eq!(
+        refusal(&mut h, per_cpu),
+        (
+            unavailable,
+            detail("Memory specification can not be satisfied")
+        )
+    );
+    let much_disk = JobSpec {
+        tmp_disk_mb: 1_000_000,
+        ..spec("x")
+    };
+    assert_eq!(
+        refusal(&mut h, much_disk),
+        (
+            unavailable,
+            detail("Temporary disk specification can not be satisfied")
+        )
+    );
+    let no_nodes = JobSpec {
+        nodes_min: 0,
+        ..spec("x")
+    };
+    assert_eq!(
+        refusal(&mut h, no_nodes),
+        (SlurmErrno::InvalidNodeCount, None)
+    );
+    // A held job is judged when it is released, as slurmctld does.
+    for held in [
+        JobSpec {
+            nodes_min: 0,
+            hold: true,
+            ..spec("held")
+        },
+        JobSpec {
+            mem_per_node_mb: Some(1_000_000),
+            hold: true,
+            ..spec("held")
+        },
+    ] {
+        assert!(h
+            .apply(Command::Submit {
+                spec: Box::new(held),
+                now: 0,
+            })
+            .is_ok());
+    }
+    // --mincpus is what the job takes on its node.
+    let two = h.submit(JobSpec {
+        min_cpus_per_node: Some(2),
+        ..spec("two")
+    });
+    h.schedule();
+    let alloc = h.job(two).alloc.clone().unwrap();
+    assert_eq!(alloc.cpus, 2);
 }
 
 #[test]
@@ -952,15 +1059,24 @@ fn step_signals_name_the_running_steps_or_do_nothing() {
     )
     .unwrap();
     let applied = h.control(1000, to_steps).unwrap();
+    // srun's process for the tasks it runs itself, and each node's step supervisors for those they run.
     assert_eq!(
         applied.effects,
-        vec![Effect::Signal {
-            node: "n1".to_string(),
-            job_id: job,
-            signal: 10,
-            scope: SignalScope::Steps,
-            step_pids: vec![4321],
-        }]
+        vec![
+            Effect::Signal {
+                node: "n1".to_string(),
+                job_id: job,
+                signal: 10,
+                scope: SignalScope::Steps,
+                step_pids: vec![4321],
+            },
+            Effect::SignalStepTasks {
+                node: "n1".to_string(),
+                job_id: job,
+                signal: 10,
+                step_ids: vec![0],
+            }
+        ]
     );
 }
 
@@ -1213,6 +1329,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             pty: false,
             cpu_bind: None,
             gpu_bind: None,
+            mem_per_node_mb: None,
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1599,6 +1716,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         pty: false,
         cpu_bind: None,
         gpu_bind: None,
+        mem_per_node_mb: None,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

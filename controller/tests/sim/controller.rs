@@ -110,6 +110,7 @@ impl Controller {
                 ),
                 // The simulated agents run no steps, node scripts or notices.
                 Effect::Signal { .. }
+                | Effect::SignalStepTasks { .. }
                 | Effect::LaunchStep { .. }
                 | Effect::NodeEpilog { .. }
                 | Effect::AllocProlog { .. }

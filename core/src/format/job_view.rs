@@ -151,7 +151,8 @@ impl<'a> JobView<'a> {
 
     /// `MinCPUsNode`.
     pub fn min_cpus_per_node(&self) -> u32 {
-        self.job.spec.ntasks_per_node.unwrap_or(1).max(1) * self.cpus_per_task()
+        let by_tasks = self.job.spec.ntasks_per_node.unwrap_or(1).max(1) * self.cpus_per_task();
+        by_tasks.max(self.job.spec.min_cpus_per_node.unwrap_or(0))
     }
 
     /// Memory per node or per CPU, and which (`MinMemoryCPU=1G` / `MinMemoryNode=0`).

@@ -222,6 +222,15 @@ impl JobCgroups {
             .unwrap_or(0)
     }
 
+    /// How many processes the memory controller killed for hitting the step directory's own limit (v1), or in the
+    /// step (v2, which also counts what hit an ancestor's limit there).
+    pub fn step_oom_kills(&self) -> u64 {
+        let Some((tree, file)) = &self.memory else {
+            return 0;
+        };
+        fs::keyed(&tree.step_dir, file, "oom_kill").unwrap_or(0)
+    }
+
     /// Kills what is left in the step's directories and removes them, leaving the job's (other steps of the job
     /// may still run in it). Returns the directories that could not be removed.
     pub fn remove_step(self) -> Vec<String> {
@@ -304,8 +313,16 @@ fn device_of(path: &Path) -> Option<bpf::Device> {
 /// Slurm's line in the job's stderr when the memory controller killed processes of the batch step.
 pub fn oom_line(hostname: &str, job_id: u32, kills: u64) -> String {
     format!(
-        "slurmstepd-{hostname}: error: Detected {kills} oom-kill event(s) in StepId={job_id}.batch. \
-         Some of your processes may have been killed by the cgroup out-of-memory handler.\n"
+        "slurmstepd-{hostname}: error: {}\n",
+        oom_text(&format!("{job_id}.batch"), kills)
+    )
+}
+
+/// What slurmstepd says when the memory controller killed `kills` processes of step `step` (`12.batch`, `12.0`).
+pub fn oom_text(step: &str, kills: u64) -> String {
+    format!(
+        "Detected {kills} oom-kill event(s) in StepId={step}. Some of your processes may have been killed by the \
+         cgroup out-of-memory handler."
     )
 }
 

@@ -88,7 +88,7 @@ fn make_tree(
                 }
             }
             "memory" => {
-                if let Some(limits) = &spec.memory {
+                if let Some(limits) = spec.memory_at(dir == step_dir) {
                     write_memory(level, limits, warnings)?;
                 }
             }

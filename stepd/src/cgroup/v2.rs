@@ -95,7 +95,8 @@ fn make_tree(
                 fs::write(level, "cpuset.cpus", cpus)?;
             }
         }
-        if let (true, Some(limits)) = (wanted.contains(&"memory"), &spec.memory) {
+        let limits = spec.memory_at(level == &step_dir);
+        if let (true, Some(limits)) = (wanted.contains(&"memory"), limits) {
             fs::write(level, "memory.max", &limits.ram_bytes.to_string())?;
             if let Some(total) = limits.ram_swap_bytes {
                 let swap = total.saturating_sub(limits.ram_bytes);

@@ -7,6 +7,7 @@ mod detach;
 mod log;
 mod node_script;
 mod procs;
+pub use procs::{signal_children, signal_descendants};
 mod spawn;
 mod supervise;
 

@@ -38,10 +38,34 @@ pub(crate) fn signal_all(pgid: Pid, signo: i32) -> Result<(), Errno> {
     }
 }
 
+/// Sends `signo` to the children of `parent` (a step supervisor's tasks), not to their own children.
+pub fn signal_children(parent: u32, signo: i32) -> Result<(), Errno> {
+    let Ok(threads) = fs::read_dir(format!("/proc/{parent}/task")) else {
+        return Err(Errno::ESRCH);
+    };
+    let mut children: Vec<u32> = threads
+        .filter_map(|t| fs::read_to_string(t.ok()?.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect();
+    children.sort_unstable();
+    children.dedup();
+    for pid in children {
+        match signal_pid(Pid::from_raw(pid as i32), signo) {
+            Ok(()) | Err(Errno::ESRCH) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Sends `signo` to every descendant of the processes `roots` (not to the roots themselves): the tasks an
 /// `srun` started, with their own children, as Slurm signals every process of a step. Processes that exit
 /// meanwhile are skipped.
-pub(crate) fn signal_descendants(roots: &[u32], signo: i32) -> Result<(), Errno> {
+pub fn signal_descendants(roots: &[u32], signo: i32) -> Result<(), Errno> {
     let Ok(entries) = fs::read_dir("/proc") else {
         return Err(Errno::ENOENT);
     };

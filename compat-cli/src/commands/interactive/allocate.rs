@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use spur_core::api::{ControlRequest, JobListing, JobSelector, SlurmErrno, SubmitRequest};
+use spur_core::api::{
+    ApiError, ControlRequest, JobListing, JobSelector, SlurmErrno, SubmitRequest,
+};
 use spur_core::job::JobRecord;
 use spur_core::states::JobBaseState;
 
@@ -76,6 +78,16 @@ pub fn allocate(
         Ok(reply) => reply.job_id,
         Err(e) => {
             print_api_error(prog.name(), submit_lead(prog, &e), &e);
+            if let ClientError::Api(ApiError {
+                errno: SlurmErrno::RequestedNodeConfigUnavailable,
+                job_id: Some(job_id),
+                ..
+            }) = &e
+            {
+                if prog == Prog::Salloc {
+                    eprintln!("{}", prog.revoked_line(*job_id));
+                }
+            }
             return Err(1);
         }
     };

@@ -195,7 +195,7 @@ pub fn exit_code(code: i32) -> u8 {
 /// `prog: error: <detail>` (when the controller gave one) before the errno text, as Slurm prints them.
 pub fn print_api_error(prog: &str, lead: &str, error: &ClientError) {
     match error {
-        ClientError::Api(ApiError { errno, detail }) => {
+        ClientError::Api(ApiError { errno, detail, .. }) => {
             if let Some(detail) = detail.as_ref().filter(|d| d.as_str() != errno.text()) {
                 eprintln!("{prog}: error: {detail}");
             }

@@ -249,6 +249,7 @@ fn relay(
     tx: &Sender<Event>,
 ) {
     let mut finished = false;
+    let mut out_of_memory: Vec<u32> = Vec::new();
     while let Ok(Some(frame)) = Frame::read_from(&mut reader) {
         match frame.kind {
             Kind::Output => {
@@ -264,12 +265,23 @@ fn relay(
                     String::from_utf8_lossy(&frame.data)
                 );
             }
+            Kind::OutOfMemory => out_of_memory.push(frame.rank),
+            Kind::StepError => {
+                eprintln!(
+                    "slurmstepd-{node_name}: error: {}",
+                    String::from_utf8_lossy(&frame.data)
+                );
+            }
             Kind::Exited => {
                 if let Some((_, out, err)) = writers.iter_mut().find(|(r, _, _)| *r == frame.rank) {
                     out.finish();
                     err.finish();
                 }
-                let end = TaskEnd::from_wait_status(i32::try_from(frame.aux).unwrap_or(0));
+                let end = if out_of_memory.contains(&frame.rank) {
+                    TaskEnd::OutOfMemory
+                } else {
+                    TaskEnd::from_wait_status(i32::try_from(frame.aux).unwrap_or(0))
+                };
                 let _ = tx.send(Event::RankExited {
                     rank: frame.rank,
                     end,

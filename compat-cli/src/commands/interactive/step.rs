@@ -86,12 +86,12 @@ pub struct StepOutcome {
 impl StepOutcome {
     /// The exit code and signal to report for an allocation srun made itself (the task that decided srun's code).
     pub fn job_exit(&self) -> (u32, u32) {
-        let worst = self.ends.iter().max_by_key(|e| e.shell_code());
-        match worst {
-            Some(TaskEnd::Signaled { signal, .. }) => (0, u32::try_from(*signal).unwrap_or(0)),
-            Some(TaskEnd::Exited(code)) => (u32::try_from(*code).unwrap_or(1), 0),
-            None => (0, 0),
-        }
+        // A task that ran out of memory decides, as the step's state then says OUT_OF_MEMORY.
+        let worst = match self.ends.iter().find(|e| **e == TaskEnd::OutOfMemory) {
+            Some(oom) => Some(oom),
+            None => self.ends.iter().max_by_key(|e| e.shell_code()),
+        };
+        worst.map_or((0, 0), |end| end.exit_and_signal())
     }
 }
 
@@ -216,6 +216,7 @@ fn wait_status(end: TaskEnd) -> i32 {
             signal,
             core_dumped,
         } => signal | if core_dumped { 0x80 } else { 0 },
+        TaskEnd::OutOfMemory => 1 << 8,
     }
 }
 
@@ -306,6 +307,11 @@ fn start_tasks(
                 printed.as_bytes(),
             );
         }
+        let bind_report = plan
+            .cpu_bind
+            .as_ref()
+            .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
+            .map(|b| spur_core::cpu_bind::verbose_line_start(&b.policy, &plan.node, rank, rank));
         let launched = launch(&TaskLaunch {
             program,
             args,
@@ -318,6 +324,7 @@ fn start_tasks(
             cgroup_procs: &[],
             controlling_tty: terminal.is_some(),
             binding: plan.cpu_bind.as_ref().and_then(|b| b.task_binding(rank)),
+            bind_report: bind_report.as_deref().map(str::as_bytes),
         });
         drop(terminal);
         let launched = match launched {
