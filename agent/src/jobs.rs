@@ -354,11 +354,7 @@ impl JobSpool {
         user: &UserInfo,
         script_path: PathBuf,
     ) -> LaunchSpec {
-        let alloc_cpus = job.alloc.as_ref().map(|a| a.cpus).unwrap_or(1).max(1);
-        let mem_per_cpu = job.spec.mem_per_cpu_mb.or_else(|| {
-            let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
-            (job.spec.mem_per_node_mb.is_none() && mem > 0).then(|| mem / u64::from(alloc_cpus))
-        });
+        let mem_per_cpu = spur_core::env::applied_mem_per_cpu(job);
         let env_context = BatchEnvContext {
             node_name: &self.node_name,
             cluster_name: &context.cluster_name,
@@ -371,6 +367,7 @@ impl JobSpool {
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),
             topology: context.topology_addr.as_ref(),
+            het_components: &context.het_components,
         };
         let mut env = batch_environment(job, &env_context);
         if crate::login_env::wanted(&env) {

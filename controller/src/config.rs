@@ -148,6 +148,7 @@ impl ControllerConfig {
             array_summary: None,
             gres_files: Default::default(),
             topology_addr: None,
+            het_components: Vec::new(),
         };
         Ok(ControllerConfig {
             snapshot,

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, Mutex, Notify};
 
 use spur_core::agent_proto::{ArraySummary, ControllerToAgent, LaunchContext, ARRAY_IDS_SENT_MAX};
 use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::EpochSecs;
+use spur_core::job::{EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 
 use crate::app::ApplyResponse;
@@ -238,11 +238,15 @@ impl Controller {
                 Effect::Launch { node, job_id } => {
                     let job = self.state.read(|s| s.jobs.get(job_id).cloned());
                     if let Some(job) = job {
-                        if job.spec.script.is_none() {
-                            // Allocations (salloc, srun) run their work from the client.
+                        if job.spec.script.is_none() || job.is_het_follower() {
+                            // Allocations (salloc, srun) run their work from the client; a heterogeneous
+                            // job's script runs once, on its leader's first node.
                             continue;
                         }
                         let mut context = self.launch_context.clone();
+                        if let Some(het) = &job.het {
+                            context.het_components = self.state.read(|s| het_components(s, het));
+                        }
                         if let Some(text) = &job.spec.array {
                             let (ids, summary) = arrays.entry(text.clone()).or_insert_with(|| {
                                 let max = self.state.read(|s| s.settings.max_array_size);
@@ -784,4 +788,21 @@ fn node_script_record(job: &spur_core::job::JobRecord) -> spur_core::job::JobRec
     record.spec.script = None;
     record.spec.environment = Vec::new();
     record
+}
+
+/// A heterogeneous job's components as its batch script describes them, leader first, without their scripts and
+/// environments (which the launch does not need).
+fn het_components(
+    state: &crate::state::ClusterState,
+    het: &spur_core::job::HetMembership,
+) -> Vec<JobRecord> {
+    het.component_ids()
+        .filter_map(|id| state.jobs.get(&id))
+        .map(|job| {
+            let mut job = job.clone();
+            job.spec.script = None;
+            job.spec.environment.clear();
+            job
+        })
+        .collect()
 }

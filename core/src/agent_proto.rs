@@ -110,6 +110,10 @@ pub struct LaunchContext {
     /// The node's place in topology.conf's switch tree, for `SLURM_TOPOLOGY_ADDR` (`None`: the node's name).
     #[serde(default)]
     pub topology_addr: Option<crate::switch_tree::TopologyAddr>,
+    /// A heterogeneous job's leader: every component's record (leader first, scripts and environments left
+    /// out), for the batch script's `_HET_GROUP_N` variables. Empty otherwise.
+    #[serde(default)]
+    pub het_components: Vec<crate::job::JobRecord>,
 }
 
 /// Arrays up to this many tasks (Slurm's default `MaxArraySize`) still carry their task ids in a launch.

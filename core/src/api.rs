@@ -264,6 +264,10 @@ pub struct SubmitRequest {
     /// `salloc`/`srun` allocations have no batch script to run; the client runs the work.
     #[serde(default)]
     pub interactive: bool,
+    /// A heterogeneous job's components after the first (`spec`): each becomes a job of its own, with the ids
+    /// following the leader's. Empty for a plain job.
+    #[serde(default)]
+    pub het_components: Vec<JobSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -368,8 +372,11 @@ impl JobListing {
 
     pub fn selects(&self, job: &JobRecord) -> bool {
         self.job_ids.as_ref().is_none_or(|ids| {
-            ids.iter()
-                .any(|&id| job.job_id == id || job.array_job_id == Some(id))
+            ids.iter().any(|&id| {
+                job.job_id == id
+                    || job.array_job_id == Some(id)
+                    || job.het.as_ref().is_some_and(|h| h.job_id == id)
+            })
         })
     }
 }

@@ -327,6 +327,42 @@ pub struct JobRecord {
     /// The user who cancelled the job (`scancel`), for accounting's `CANCELLED by UID`.
     #[serde(default)]
     pub cancelled_by: Option<u32>,
+    /// A heterogeneous job's component: the leader's id (`HetJobId=`), this component's place (`HetJobOffset=`,
+    /// 0 for the leader) and every component's id as a hostlist-style range (`HetJobIdSet=3-4`). `None` for
+    /// plain jobs.
+    #[serde(default)]
+    pub het: Option<HetMembership>,
+}
+
+/// Where a job stands in its heterogeneous job (Slurm 22.05: one record per component, consecutive ids, the
+/// leader's id naming the whole).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HetMembership {
+    pub job_id: u32,
+    pub offset: u32,
+    /// How many components the job has; their ids are `job_id .. job_id + size`.
+    pub size: u32,
+}
+
+impl HetMembership {
+    /// `HetJobIdSet=`: the components' ids, `3-4` (Slurm prints the set as a range).
+    pub fn id_set(&self) -> String {
+        let last = self.job_id + self.size.saturating_sub(1);
+        if last == self.job_id {
+            self.job_id.to_string()
+        } else {
+            format!("{}-{last}", self.job_id)
+        }
+    }
+
+    /// The components' ids, leader first.
+    pub fn component_ids(&self) -> impl Iterator<Item = u32> {
+        self.job_id..self.job_id + self.size
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.offset == 0
+    }
 }
 
 impl JobRecord {
@@ -384,6 +420,7 @@ impl JobRecord {
             prolog_failed_node: None,
             extern_step: false,
             cancelled_by: None,
+            het: None,
         }
     }
 
@@ -406,12 +443,19 @@ impl JobRecord {
         }
     }
 
-    /// `12` or, for an array task, `12_3` (as squeue and scancel name it).
+    /// `12`, for an array task `12_3`, for a heterogeneous job's component `12+1` (as squeue and scancel name
+    /// it).
     pub fn display_id(&self) -> String {
-        match (self.array_job_id, self.array_task_id) {
-            (Some(array), Some(task)) => format!("{array}_{task}"),
+        match (self.array_job_id, self.array_task_id, &self.het) {
+            (Some(array), Some(task), _) => format!("{array}_{task}"),
+            (_, _, Some(het)) => format!("{}+{}", het.job_id, het.offset),
             _ => self.job_id.to_string(),
         }
+    }
+
+    /// A component of a heterogeneous job other than its leader: it runs no batch script of its own.
+    pub fn is_het_follower(&self) -> bool {
+        self.het.as_ref().is_some_and(|h| !h.is_leader())
     }
 
     pub fn is_finished(&self) -> bool {

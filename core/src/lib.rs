@@ -15,6 +15,7 @@ pub mod env;
 pub mod format;
 pub mod gpu_bind;
 pub mod gpu_topology;
+pub mod het_step;
 pub mod hostlist;
 pub mod isolation;
 pub mod job;

@@ -24,10 +24,15 @@ pub fn fetch_jobs() -> Result<(Vec<JobRecord>, i64), CallError> {
     Ok((jobs, now))
 }
 
-/// The job `job_id` names: the job itself, or an array's tasks when it is an array master id.
+/// The job `job_id` names: the job itself, an array's tasks when it is an array master id, or every component
+/// of a heterogeneous job when it is the leader's id.
 pub fn jobs_matching(jobs: Vec<JobRecord>, job_id: u32) -> Vec<JobRecord> {
     jobs.into_iter()
-        .filter(|j| j.job_id == job_id || j.array_job_id == Some(job_id))
+        .filter(|j| {
+            j.job_id == job_id
+                || j.array_job_id == Some(job_id)
+                || j.het.as_ref().is_some_and(|h| h.job_id == job_id)
+        })
         .collect()
 }
 
@@ -48,6 +53,11 @@ pub fn fill_job(out: &mut job_info_t, job: &JobRecord, cluster: &str, show_flags
     out.alloc_sid = job.alloc_sid;
     out.array_job_id = job.array_job_id.unwrap_or(0);
     out.array_task_id = job.array_task_id.unwrap_or(NO_VAL);
+    if let Some(het) = &job.het {
+        out.het_job_id = het.job_id;
+        out.het_job_offset = het.offset;
+        out.het_job_id_set = c_string(&het.id_set());
+    }
     out.batch_flag = u16::from(view.batch_flag());
     out.batch_host = c_opt_string(view.batch_host());
     out.cluster = c_string(cluster);

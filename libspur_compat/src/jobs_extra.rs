@@ -196,7 +196,7 @@ pub unsafe extern "C" fn slurm_allocation_lookup(
 }
 
 /// The list destructor for `slurm_het_job_lookup`'s items.
-unsafe extern "C" fn free_allocation_item(item: *mut std::ffi::c_void) {
+pub(crate) unsafe extern "C" fn free_allocation_item(item: *mut std::ffi::c_void) {
     // SAFETY: the list holds only responses made by `slurm_allocation_lookup`.
     unsafe {
         crate::submit::slurm_free_resource_allocation_response_msg(
@@ -205,9 +205,10 @@ unsafe extern "C" fn free_allocation_item(item: *mut std::ffi::c_void) {
     }
 }
 
-/// Spur has no heterogeneous jobs, so every running job is a one-component one: its allocation alone in a
-/// list, as slurmctld answers for a regular job (pending and unknown jobs fail as `slurm_allocation_lookup`).
-/// The caller frees the list with `slurm_list_destroy`.
+/// The allocation of each component of a heterogeneous job named by its leader's id, leader first; any other
+/// running job is a one-component one: its allocation alone in a list, as slurmctld answers for a regular job
+/// (pending and unknown jobs fail as `slurm_allocation_lookup`). The caller frees the list with
+/// `slurm_list_destroy`.
 ///
 /// # Safety
 /// `resp` is a valid slot for the result.
@@ -217,18 +218,30 @@ pub unsafe extern "C" fn slurm_het_job_lookup(job_id: u32, resp: *mut List) -> c
         if resp.is_null() {
             return CallError::new(libc::EINVAL).fail();
         }
-        let mut alloc = std::ptr::null_mut();
-        // SAFETY: a valid slot of our own.
-        let rc = unsafe { slurm_allocation_lookup(job_id, &mut alloc) };
-        if rc != ffi::SLURM_SUCCESS {
-            return rc;
-        }
+        let ids = match crate::jobs::fetch_jobs() {
+            Ok((jobs, _)) => jobs
+                .iter()
+                .find(|j| j.job_id == job_id)
+                .and_then(|j| j.het.as_ref())
+                .filter(|h| h.is_leader())
+                .map_or_else(|| vec![job_id], |h| h.component_ids().collect()),
+            Err(e) => return e.fail(),
+        };
         let list = crate::list::create(Some(free_allocation_item));
-        // SAFETY: a live list we just made; the caller's slot checked non-NULL.
-        unsafe {
-            crate::list::append(list, alloc as *mut std::ffi::c_void);
-            *resp = list;
+        for id in ids {
+            let mut alloc = std::ptr::null_mut();
+            // SAFETY: a valid slot of our own.
+            let rc = unsafe { slurm_allocation_lookup(id, &mut alloc) };
+            if rc != ffi::SLURM_SUCCESS {
+                // SAFETY: our own list, not handed out.
+                unsafe { crate::list::slurm_list_destroy(list) };
+                return rc;
+            }
+            // SAFETY: a live list we just made.
+            unsafe { crate::list::append(list, alloc as *mut std::ffi::c_void) };
         }
+        // SAFETY: the caller's slot, checked non-NULL.
+        unsafe { *resp = list };
         ffi::SLURM_SUCCESS
     })
 }

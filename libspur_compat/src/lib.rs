@@ -15,6 +15,7 @@ pub mod coverage;
 pub mod empty;
 pub mod errno;
 pub mod ffi;
+pub mod het;
 pub mod hostlist;
 pub mod inits;
 pub mod jobs;

@@ -24,7 +24,7 @@ const ALLOCATION_POLL_MS: u64 = 100;
 const IMMEDIATE_GRANT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The host program's name, which libslurm's log lines start with.
-fn program_name() -> String {
+pub(crate) fn program_name() -> String {
     std::env::args()
         .next()
         .and_then(|a| a.rsplit('/').next().map(str::to_string))
@@ -217,9 +217,9 @@ pub unsafe fn job_spec(d: &job_desc_msg_t) -> JobSpec {
 }
 
 /// `SLURM_BATCH_SCRIPT`: the step id of a job's batch shell.
-const SLURM_BATCH_SCRIPT: u32 = 0xffff_fffb;
+pub(crate) const SLURM_BATCH_SCRIPT: u32 = 0xffff_fffb;
 
-fn desc_held(d: *const job_desc_msg_t) -> bool {
+pub(crate) fn desc_held(d: *const job_desc_msg_t) -> bool {
     // SAFETY: only called after a successful submission of this non-NULL description.
     !d.is_null() && unsafe { (*d).priority } == 0
 }
@@ -240,6 +240,7 @@ fn submit_desc(
         test_only,
         immediate: desc.immediate != 0,
         interactive,
+        het_components: Vec::new(),
     };
     client::submit(&request)
 }
@@ -294,7 +295,7 @@ pub unsafe extern "C" fn slurm_free_submit_response_response_msg(msg: *mut submi
 }
 
 /// Slurm's `info()` line for a successful will-run test, on stderr as libslurm logs it.
-fn report_trial(job_id: u32, trial: &spur_core::api::TrialPlacement) {
+pub(crate) fn report_trial(job_id: u32, trial: &spur_core::api::TrialPlacement) {
     let when = spur_core::values::begin::format_local_time(trial.start_time, local_utc_offset());
     ffi::log_plain(&format!(
         "Job {job_id} to start at {when} using {} processors on nodes {} in partition {}",
@@ -304,7 +305,7 @@ fn report_trial(job_id: u32, trial: &spur_core::api::TrialPlacement) {
     ));
 }
 
-fn local_utc_offset() -> i32 {
+pub(crate) fn local_utc_offset() -> i32 {
     // SAFETY: localtime_r with a valid time and out-struct.
     unsafe {
         let now = libc::time(std::ptr::null_mut());
@@ -583,59 +584,68 @@ pub unsafe extern "C" fn slurm_allocate_resources_blocking(
                     return std::ptr::null_mut();
                 }
             };
-            let started = std::time::Instant::now();
-            let mut announced = false;
-            loop {
-                match allocation_granted(reply.job_id) {
-                    Ok(Some(true)) => {
-                        if announced {
-                            let name = program_name();
-                            ffi::log_plain(&format!(
-                                "{name}: job {} has been allocated resources",
-                                reply.job_id
-                            ));
-                        }
-                        return allocation_response(reply.job_id);
-                    }
-                    Ok(Some(false)) => {}
-                    Ok(None) => {
-                        ffi::set_errno(spur_core::api::SlurmErrno::InvalidJobId.code());
-                        return std::ptr::null_mut();
-                    }
-                    Err(e) => {
-                        ffi::set_errno(e.errno);
-                        return std::ptr::null_mut();
-                    }
+            match wait_for_grant(reply.job_id, timeout, pending_callback) {
+                Ok(()) => allocation_response(reply.job_id),
+                Err(errno) => {
+                    ffi::set_errno(errno);
+                    std::ptr::null_mut()
                 }
-                // slurmctld grants a free node within the request itself; Spur's scheduler answers a moment
-                // later, so only a job still pending after that moment counts as queued (announced as libslurm).
-                if !announced && started.elapsed() >= IMMEDIATE_GRANT {
-                    announced = true;
-                    let name = program_name();
-                    ffi::log_plain(&format!(
-                        "{name}: job {} queued and waiting for resources",
-                        reply.job_id
-                    ));
-                    if let Some(cb) = pending_callback {
-                        // SAFETY: the caller supplied this callback for exactly this use.
-                        unsafe { cb(reply.job_id) };
-                    }
-                }
-                if timeout > 0 && started.elapsed().as_secs() >= timeout as u64 {
-                    // Slurm revokes the request when the wait times out.
-                    let _ = client::control(&spur_core::api::ControlRequest::Cancel {
-                        job: spur_core::api::JobSelector {
-                            job_id: reply.job_id,
-                            array_task: None,
-                        },
-                    });
-                    ffi::set_errno(libc::ETIMEDOUT);
-                    return std::ptr::null_mut();
-                }
-                std::thread::sleep(std::time::Duration::from_millis(ALLOCATION_POLL_MS));
             }
         },
     )
+}
+
+/// Waits (up to `timeout` seconds; 0 waits forever) until the job is granted its nodes, saying so on stderr as
+/// libslurm does once it had to queue; a wait that times out cancels the request. `Err` is the errno to set.
+pub(crate) fn wait_for_grant(
+    job_id: u32,
+    timeout: time_t,
+    pending_callback: Option<unsafe extern "C" fn(job_id: u32)>,
+) -> Result<(), c_int> {
+    let started = std::time::Instant::now();
+    let mut announced = false;
+    loop {
+        match allocation_granted(job_id) {
+            Ok(Some(true)) => {
+                if announced {
+                    let name = program_name();
+                    ffi::log_plain(&format!(
+                        "{name}: job {} has been allocated resources",
+                        job_id
+                    ));
+                }
+                return Ok(());
+            }
+            Ok(Some(false)) => {}
+            Ok(None) => return Err(spur_core::api::SlurmErrno::InvalidJobId.code()),
+            Err(e) => return Err(e.errno),
+        }
+        // slurmctld grants a free node within the request itself; Spur's scheduler answers a moment
+        // later, so only a job still pending after that moment counts as queued (announced as libslurm).
+        if !announced && started.elapsed() >= IMMEDIATE_GRANT {
+            announced = true;
+            let name = program_name();
+            ffi::log_plain(&format!(
+                "{name}: job {} queued and waiting for resources",
+                job_id
+            ));
+            if let Some(cb) = pending_callback {
+                // SAFETY: the caller supplied this callback for exactly this use.
+                unsafe { cb(job_id) };
+            }
+        }
+        if timeout > 0 && started.elapsed().as_secs() >= timeout as u64 {
+            // Slurm revokes the request when the wait times out.
+            let _ = client::control(&spur_core::api::ControlRequest::Cancel {
+                job: spur_core::api::JobSelector {
+                    job_id,
+                    array_task: None,
+                },
+            });
+            return Err(libc::ETIMEDOUT);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(ALLOCATION_POLL_MS));
+    }
 }
 
 /// # Safety

@@ -11,13 +11,13 @@ use std::process::Stdio;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use spur_core::api::SubmitRequest;
-use spur_core::env::{salloc_environment, AllocEnvContext};
+use spur_core::env::{salloc_environment, salloc_het_environment, AllocEnvContext};
 use spur_core::job::JobRecord;
 use spur_core::options::{parse_salloc, Command, OptId, Outcome};
 use spur_core::states::JobBaseState;
 use spur_core::step_exit::TaskEnd;
 
-use super::interactive::allocate::{allocate, complete, Immediate, Prog};
+use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::interactive::{early_text, fail, job_spec, ClusterFacts, Submitter};
 use crate::client::Client;
@@ -83,11 +83,31 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
+    // A heterogeneous allocation: every later component's spec too, granted together with the first.
+    let mut het_components = Vec::new();
+    for component in parsed.components.iter().skip(1) {
+        match job_spec(
+            Command::Salloc,
+            &component.options,
+            &facts,
+            &who,
+            default_name,
+            &command,
+        ) {
+            Ok(more) => het_components.push(more),
+            Err(e) => return fail(&e.lines, e.exit_code),
+        }
+    }
+    if !het_components.is_empty() && set.is_set(OptId::Immediate) {
+        eprintln!("salloc: error: --immediate with heterogeneous job allocations is not supported by Spur yet");
+        return 1;
+    }
     let request = SubmitRequest {
         spec,
         test_only: false,
         immediate: false,
         interactive: true,
+        het_components,
     };
     let immediate =
         Immediate::from_option(set.is_set(OptId::Immediate), set.value(OptId::Immediate));
@@ -137,13 +157,20 @@ struct Session<'a> {
 impl Session<'_> {
     /// Runs the command with the allocation's environment and waits for it; returns salloc's exit code.
     fn run_command(&self, command: &[String], facts: &ClusterFacts) -> u8 {
-        let env = salloc_environment(
-            self.job,
-            &AllocEnvContext {
-                cluster_name: &facts.cluster_name,
-                slurm_conf: &facts.slurm_conf,
-            },
-        );
+        let ctx = AllocEnvContext {
+            cluster_name: &facts.cluster_name,
+            slurm_conf: &facts.slurm_conf,
+        };
+        let env = match &self.job.het {
+            Some(het) => {
+                let components: Vec<JobRecord> = het
+                    .component_ids()
+                    .filter_map(|id| fetch_job(self.client, id))
+                    .collect();
+                salloc_het_environment(&components, &ctx)
+            }
+            None => salloc_environment(self.job, &ctx),
+        };
         let program = resolve_program(&command[0], &env);
         let runnable = std::fs::metadata(&program).is_ok_and(|m| m.is_file())
             && nix::unistd::access(program.as_str(), nix::unistd::AccessFlags::X_OK).is_ok();

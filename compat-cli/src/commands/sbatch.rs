@@ -96,27 +96,29 @@ pub fn run(args: &[String]) -> u8 {
             .map(|p| u32::try_from(p.as_raw()).unwrap_or(0))
             .unwrap_or(0),
     };
-    let mut spec = match resolve(&context, set, &input) {
+    let spec = match component_spec(&context, set, &input) {
         Ok(spec) => spec,
-        Err(e) => return fail(&e.lines, e.exit_code),
+        Err(code) => return code,
     };
-    spec.rlimits = match propagated_limits(set) {
-        Ok(limits) => limits,
-        Err(word) => {
-            eprintln!("sbatch: error: Bad rlimit name: {word}");
-            eprintln!(
-                "sbatch: error: --propagate={} is not valid.",
-                set.value(OptId::Propagate).unwrap_or_default()
-            );
-            return 1;
+    // The later components of a heterogeneous job: the script runs once, with the first one.
+    let mut het_components = Vec::new();
+    for component in parsed.components.iter().skip(1) {
+        if let Some(line) = unknown_identity(&component.options) {
+            eprintln!("{line}");
+            return 255;
         }
-    };
-    // As sbatch does, whatever --export says: the job learns the submitter's scheduling priority (nice value).
-    // SAFETY: plain syscall wrapper with no pointers.
-    let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-    spec.environment.retain(|(k, _)| k != "SLURM_PRIO_PROCESS");
-    spec.environment
-        .push(("SLURM_PRIO_PROCESS".to_string(), prio.to_string()));
+        match component_spec(&context, &component.options, &input) {
+            Ok(mut more) => {
+                more.script = Some(String::new());
+                het_components.push(more);
+            }
+            Err(code) => return code,
+        }
+    }
+    // The environment goes with the script.
+    for more in &mut het_components {
+        more.environment.clear();
+    }
     let test_only = set.is_set(OptId::TestOnly);
     let failed = |e: &ClientError| {
         if test_only {
@@ -129,11 +131,17 @@ pub fn run(args: &[String]) -> u8 {
         Ok(c) => c,
         Err(e) => return failed(&e),
     };
+    if test_only && !het_components.is_empty() {
+        let mut specs = vec![spec];
+        specs.extend(het_components);
+        return het_test_only(&client, specs);
+    }
     let request = SubmitRequest {
         spec,
         test_only,
         immediate: set.is_set(OptId::Immediate),
         interactive: false,
+        het_components,
     };
     let reply = match client.submit(&request) {
         Ok(reply) => reply,
@@ -166,6 +174,36 @@ pub fn run(args: &[String]) -> u8 {
         return wait_for(&client, reply.job_id);
     }
     0
+}
+
+/// One component's job spec: resolved options, inherited limits and the submitter's nice value.
+fn component_spec(
+    context: &SubmitContext<'_>,
+    set: &OptionSet,
+    input: &ScriptInput,
+) -> Result<spur_core::job::JobSpec, u8> {
+    let mut spec = match resolve(context, set, input) {
+        Ok(spec) => spec,
+        Err(e) => return Err(fail(&e.lines, e.exit_code)),
+    };
+    spec.rlimits = match propagated_limits(set) {
+        Ok(limits) => limits,
+        Err(word) => {
+            eprintln!("sbatch: error: Bad rlimit name: {word}");
+            eprintln!(
+                "sbatch: error: --propagate={} is not valid.",
+                set.value(OptId::Propagate).unwrap_or_default()
+            );
+            return Err(1);
+        }
+    };
+    // As sbatch does, whatever --export says: the job learns the submitter's scheduling priority (nice value).
+    // SAFETY: plain syscall wrapper with no pointers.
+    let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    spec.environment.retain(|(k, _)| k != "SLURM_PRIO_PROCESS");
+    spec.environment
+        .push(("SLURM_PRIO_PROCESS".to_string(), prio.to_string()));
+    Ok(spec)
 }
 
 fn early_text(action: EarlyAction) -> String {
@@ -238,6 +276,44 @@ fn submission_failed(error: &ClientError) -> u8 {
         other => eprintln!("sbatch: error: Batch job submission failed: {other}"),
     }
     1
+}
+
+/// `--test-only` of a heterogeneous job: each component is tried on its own, and the line says, as Slurm's does,
+/// when the last of them could start, on how many processors in all and which nodes (no partition). A component
+/// that would have to share nodes with another is not noticed (docs/compatibility.md).
+fn het_test_only(client: &Client, specs: Vec<spur_core::job::JobSpec>) -> u8 {
+    let mut first_id = None;
+    let mut trials = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let request = SubmitRequest {
+            spec,
+            test_only: true,
+            immediate: false,
+            interactive: false,
+            het_components: Vec::new(),
+        };
+        match client.submit(&request) {
+            Ok(reply) => {
+                first_id.get_or_insert(reply.job_id);
+                trials.extend(reply.test_only);
+            }
+            Err(e) => return test_only_failed(&e),
+        }
+    }
+    let Some(start) = trials.iter().map(|t| t.start_time).max() else {
+        return 0;
+    };
+    let mut nodes: Vec<String> = trials.iter().flat_map(|t| t.nodes.clone()).collect();
+    nodes.sort();
+    nodes.dedup();
+    let processors: u32 = trials.iter().map(|t| t.processors).sum();
+    eprintln!(
+        "sbatch: Job {} to start at {} using {processors} processors on {}",
+        first_id.unwrap_or(0),
+        spur_core::values::begin::format_local_time(start, config::utc_offset_secs()),
+        spur_core::hostlist::compress(&nodes)
+    );
+    0
 }
 
 /// `--test-only` reports a refusal as Slurm's `slurm_perror("allocation failure")` does: the errno text only.

@@ -133,10 +133,18 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
     Ok(())
 }
 
-/// `12`, `12_3`, `12_[1-3,5]`, `12.0` (a step: the job, until steps exist).
+/// `12`, `12_3`, `12_[1-3,5]`, `12+1` (a heterogeneous job's component), `12.0` (a step: the job, until steps
+/// exist).
 fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
     let invalid = || ArgError::InvalidJobId(text.to_string());
     let base = text.split('.').next().unwrap_or(text);
+    // `93+1`: that component of a heterogeneous job alone.
+    if let Some(job_id) = spur_core::het_step::component_job_id(base) {
+        return Ok(vec![JobSelector {
+            job_id,
+            array_task: None,
+        }]);
+    }
     let (job, task) = match base.split_once('_') {
         Some((job, task)) => (job, Some(task)),
         None => (base, None),
@@ -383,10 +391,7 @@ fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, 
 }
 
 fn selects(selector: &JobSelector, job: &JobRecord) -> bool {
-    match selector.array_task {
-        None => job.job_id == selector.job_id || job.array_job_id == Some(selector.job_id),
-        Some(task) => job.array_job_id == Some(selector.job_id) && job.array_task_id == Some(task),
-    }
+    spur_core::format::squeue::id_selects(selector, job)
 }
 
 fn state_matches(wanted: &str, job: &JobRecord) -> bool {

@@ -104,12 +104,14 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
                 eprintln!("Invalid job id specified");
                 return 1;
             };
+            // An array's id brings its tasks, a heterogeneous job's leader every component; `J+N` names one
+            // component alone.
+            let exact =
+                spur_core::het_step::component_job_id(text.split('.').next().unwrap_or(text));
             jobs.into_iter()
-                .filter(|j| match selector.array_task {
-                    Some(task) => {
-                        j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task)
-                    }
-                    None => j.job_id == selector.job_id || j.array_job_id == Some(selector.job_id),
+                .filter(|j| match exact {
+                    Some(id) => j.job_id == id,
+                    None => spur_core::format::squeue::id_selects(&selector, j),
                 })
                 .collect()
         }
@@ -375,6 +377,12 @@ pub fn token(args: &[&str]) -> u8 {
 /// `12`, `12_3`; `None` for anything else.
 fn parse_job_id(text: &str) -> Option<JobSelector> {
     let base = text.split('.').next().unwrap_or(text);
+    if let Some(job_id) = spur_core::het_step::component_job_id(base) {
+        return Some(JobSelector {
+            job_id,
+            array_task: None,
+        });
+    }
     match base.split_once('_') {
         Some((job, task)) => Some(JobSelector {
             job_id: job.parse().ok()?,

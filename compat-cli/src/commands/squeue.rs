@@ -89,11 +89,14 @@ pub fn run(args: &[String]) -> u8 {
     // A single job id that the controller does not know is an error, as in Slurm.
     // (An unknown task of a known array is not: Slurm prints nothing then.)
     if let Some(ids) = &options.job_ids {
-        let id = ids[0].job_id;
+        let whole = JobSelector {
+            job_id: ids[0].job_id,
+            array_task: None,
+        };
         if ids.len() == 1
             && !jobs
                 .iter()
-                .any(|j| j.job_id == id || j.array_job_id == Some(id))
+                .any(|j| spur_core::format::squeue::id_selects(&whole, j))
         {
             eprintln!("slurm_load_jobs error: Invalid job id specified");
             return 1;

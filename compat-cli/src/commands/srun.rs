@@ -17,6 +17,8 @@ use spur_core::states::JobBaseState;
 use spur_core::step_launch::{NodeTasks, StepLaunch};
 use spur_core::step_layout::{Distribution, StepLayout};
 
+mod het;
+
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
 use super::interactive::remote::RemoteStep;
@@ -26,6 +28,7 @@ use super::interactive::{
     ClusterFacts, Submitter,
 };
 use crate::client::{Client, ClientError};
+use het::{het_requests, het_task_env, HetView};
 
 pub fn run(args: &[String]) -> u8 {
     let umask = current_umask();
@@ -48,15 +51,21 @@ pub fn run(args: &[String]) -> u8 {
     for warning in &parsed.warnings {
         eprintln!("{warning}");
     }
-    if parsed.components.len() > 1 {
-        eprintln!("srun: error: Heterogeneous job steps are not supported yet");
-        return 1;
-    }
+    let het_requests = match het_requests(&parsed) {
+        Ok(requests) => requests,
+        Err(lines) => return fail_lines(&lines),
+    };
     let Some(component) = parsed.components.first() else {
         return 1;
     };
     let set = &component.options;
-    let command = &component.command;
+    // A component without a program runs the next one's.
+    let command = parsed
+        .components
+        .iter()
+        .map(|c| &c.command)
+        .find(|c| !c.is_empty())
+        .unwrap_or(&component.command);
     let Some(program) = command.first() else {
         eprintln!("srun: fatal: No command given to execute.");
         return 1;
@@ -108,10 +117,18 @@ pub fn run(args: &[String]) -> u8 {
         client,
         events,
         umask,
+        het: None,
     };
-    match set.value(OptId::JobId) {
-        Some(job) => srun.within_allocation(job),
-        None => srun.with_new_allocation(),
+    match (set.value(OptId::JobId), het_requests) {
+        (Some(job), Some(requests)) => srun.within_het_job(job, &requests),
+        (None, Some(_)) => {
+            eprintln!(
+                "srun: error: Heterogeneous job allocations by srun are not supported by Spur yet"
+            );
+            1
+        }
+        (Some(job), None) => srun.within_allocation(job),
+        (None, None) => srun.with_new_allocation(),
     }
 }
 
@@ -128,6 +145,8 @@ struct Srun<'a> {
     client: Client,
     events: Events,
     umask: u32,
+    /// A step of a heterogeneous job spanning or choosing components (`--het-group`, `:`).
+    het: Option<HetView>,
 }
 
 impl Srun<'_> {
@@ -138,6 +157,7 @@ impl Srun<'_> {
             test_only: self.set.is_set(OptId::TestOnly),
             immediate: false,
             interactive: true,
+            het_components: Vec::new(),
         };
         if request.test_only {
             return match self.client.submit(&request) {
@@ -451,12 +471,15 @@ impl Srun<'_> {
             .first()
             .cloned()
             .unwrap_or_else(crate::config::short_hostname);
-        let layout = StepLayout::new(
-            ntasks,
-            shape.nodes.len(),
-            self.spec.ntasks_per_node,
-            Distribution::parse(distribution.unwrap_or("block")),
-        );
+        let layout = match &self.het {
+            Some(het) => het.plan.layout.clone(),
+            None => StepLayout::new(
+                ntasks,
+                shape.nodes.len(),
+                self.spec.ntasks_per_node,
+                Distribution::parse(distribution.unwrap_or("block")),
+            ),
+        };
         let remote = if self.runs_here(job_id, shape) {
             None
         } else {
@@ -512,14 +535,23 @@ impl Srun<'_> {
                 spread,
                 topology: topology.as_ref(),
             };
-            step_environment(&self.spec.environment, job, &ctx)
+            match &self.het {
+                Some(het) => het_task_env(
+                    step_environment(&self.spec.environment, &het.view, &ctx),
+                    het,
+                    node_name,
+                    &self.spec.environment,
+                ),
+                None => step_environment(&self.spec.environment, job, &ctx),
+            }
         };
-        let task_argv = match &self.multi_prog {
-            Some(file) => match file.commands(ntasks) {
+        let task_argv = match (&self.multi_prog, &self.het) {
+            (Some(file), _) => match file.commands(ntasks) {
                 Ok(commands) => Some(commands),
                 Err(lines) => return Err(fail_lines(&lines)),
             },
-            None => None,
+            (None, Some(het)) => Some(het.plan.rank_argv.clone()),
+            (None, None) => None,
         };
         let cpu_bind = match spur_core::cpu_bind::step_policy(
             self.facts.task_plugin.as_deref(),

@@ -225,6 +225,7 @@ impl Submitter {
             test_only: false,
             immediate: false,
             interactive: false,
+            het_components: Vec::new(),
         };
         let message = pb::ApiRequest {
             request_id: format!("bench-{}-{}-{n}", self.tag, std::process::id()),

@@ -232,6 +232,36 @@ impl<'s> Backfill<'s> {
         self.wait(job, forecast, desc)
     }
 
+    /// Where the job could start now, given what the pass has taken so far and the reservations made for jobs
+    /// ahead of it, without taking anything: a heterogeneous job's components are tried one by one and start
+    /// only if all fit ([`super::het`]).
+    pub(super) fn try_now(&self, job: &JobRecord) -> Option<Allocation> {
+        let state = self.state;
+        let partition = state.partition(&job.partition)?;
+        let profile = &self.profile;
+        let mut candidates = placement::candidates(state, partition, |n| profile.index_of(n));
+        if let Some(name) = job.spec.reservation.as_deref() {
+            candidates.retain(|c| {
+                state
+                    .reservations
+                    .get(name)
+                    .is_some_and(|r| r.holds_node(&c.node.name))
+            });
+        }
+        let now = profile.now();
+        let end = profile.end_of(now, duration_secs(job));
+        let window = profile.window(now, end);
+        let avail = self.book.filter(&window, job, now, end);
+        place_among(state, &candidates, 0, &avail, job).map(|(alloc, _)| alloc)
+    }
+
+    /// Takes what [`Self::try_now`] found, from now to the job's end.
+    pub(super) fn take_now(&mut self, alloc: &Allocation, job: &JobRecord) {
+        let now = self.profile.now();
+        let end = self.profile.end_of(now, duration_secs(job));
+        self.profile.reserve(alloc, now, end);
+    }
+
     /// The first job of a partition that must wait waits for `Resources`, the ones after it for `Priority`; one
     /// that only reservations keep off waits for `ReqNodeNotAvail` with the text that says why.
     fn wait(

@@ -12,6 +12,9 @@
 mod backfill;
 pub(crate) mod dependency;
 mod gpu_choice;
+mod het;
+#[cfg(test)]
+mod het_tests;
 mod placement;
 mod preempt;
 pub mod priority;
@@ -101,6 +104,30 @@ impl<'s> Engine<'s> {
                 book: reservations::Book::new(state, now),
                 now,
             }
+        }
+    }
+
+    /// Where the job could start now, taking nothing (see [`het`]).
+    fn try_now(&self, state: &ClusterState, job: &JobRecord) -> Option<Allocation> {
+        match self {
+            Engine::Backfill(planner) => planner.try_now(job),
+            Engine::Builtin {
+                ledger, book, now, ..
+            } => {
+                let end = job
+                    .time_limit_min
+                    .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
+                let avail = book.filter(ledger, job, *now, end);
+                placement::place_with(state, &avail, job)
+            }
+        }
+    }
+
+    /// Takes what [`Self::try_now`] found.
+    fn take_now(&mut self, alloc: &Allocation, job: &JobRecord) {
+        match self {
+            Engine::Backfill(planner) => planner.take_now(alloc, job),
+            Engine::Builtin { ledger, .. } => ledger.book(alloc),
         }
     }
 
@@ -227,6 +254,15 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut licenses = LicensePool::new(state);
 
     for (_, _, job) in pending {
+        if let Some(membership) = &job.het {
+            // A heterogeneous job is decided as a whole when its leader's turn comes.
+            if membership.is_leader() {
+                let group = het::Group::of(state, membership);
+                let reasons = group.decide(state, now, &mut engine, &mut licenses, &mut plan);
+                het::record_reasons(&group, reasons, &mut plan);
+            }
+            continue;
+        }
         let gated = gate(state, job, now, &mut running_per_array)
             .or_else(|| (!licenses.covers(job)).then_some(JobReason::Licenses));
         let (reason, forecast, desc) = match gated {

@@ -192,6 +192,17 @@ impl Scenario {
         Ok(applied.job_id.unwrap_or(0))
     }
 
+    /// Submits a heterogeneous job (components in order); returns the leader's id.
+    pub fn submit_het(&mut self, specs: Vec<JobSpec>) -> Result<u32, ApiError> {
+        let now = self.now;
+        let applied = self.apply(Command::SubmitHet {
+            request_id: None,
+            specs,
+            now,
+        })?;
+        Ok(applied.job_id.unwrap_or(0))
+    }
+
     /// One scheduling pass at the current time, committed; returns the plan.
     pub fn pass(&mut self) -> Result<Plan, ApiError> {
         let plan = schedule(&self.state, self.now);

@@ -42,6 +42,17 @@ impl ApiService {
         submit.spec.user_id = identity.uid;
         submit.spec.group_id = identity.gid;
         self.check_partition_access(identity, &submit.spec)?;
+        for spec in &mut submit.het_components {
+            spec.alloc_node = submit.spec.alloc_node.clone();
+            spec.user_id = identity.uid;
+            spec.group_id = identity.gid;
+        }
+        for spec in &submit.het_components {
+            self.check_partition_access(identity, spec)?;
+        }
+        if !submit.het_components.is_empty() {
+            return self.submit_het(submit, &request.request_id).await;
+        }
         if submit.test_only {
             return self.test_only(&submit);
         }
@@ -79,6 +90,39 @@ impl ApiService {
                 spec: Box::new(submit.spec),
                 now,
             }
+        };
+        let applied = self.controller.commit(command).await?;
+        let job_id = applied
+            .job_id
+            .ok_or_else(|| ApiError::new(SlurmErrno::Error))?;
+        Ok(SubmitReply {
+            job_id,
+            test_only: None,
+        })
+    }
+
+    /// A heterogeneous job: all components in one command, so they get consecutive ids or nothing is queued.
+    /// Spur has no `--test-only` or `--immediate` of a whole one yet; those are refused rather than applied to
+    /// part of the job.
+    async fn submit_het(
+        &self,
+        submit: SubmitRequest,
+        request_id: &str,
+    ) -> Result<SubmitReply, ApiError> {
+        if submit.test_only || submit.immediate {
+            return Err(ApiError::with_detail(
+                SlurmErrno::NotSupported,
+                "--test-only and --immediate of heterogeneous jobs are not supported by Spur yet",
+            ));
+        }
+        let now = self.controller.now();
+        let mut specs = Vec::with_capacity(submit.het_components.len() + 1);
+        specs.push(submit.spec);
+        specs.extend(submit.het_components);
+        let command = Command::SubmitHet {
+            request_id: (!request_id.is_empty()).then(|| request_id.to_string()),
+            specs,
+            now,
         };
         let applied = self.controller.commit(command).await?;
         let job_id = applied

@@ -230,7 +230,11 @@ impl ClusterState {
                 }
             }
         }
+        let partial = self.het_starts_whole(&starts);
         for (job_id, alloc) in starts {
+            if partial.contains(&job_id) {
+                continue;
+            }
             // The plan was made from an older state; re-check so a stale plan never double-books.
             let fits = self
                 .jobs
@@ -281,7 +285,7 @@ impl ClusterState {
         }
     }
 
-    fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
+    pub(super) fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
         for name in &alloc.node_names {
             if let Some(node) = self.nodes.get_mut(name) {
                 node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
@@ -429,6 +433,10 @@ impl ClusterState {
             self.release(&alloc, now);
         }
         self.end_running_steps(job_id, now);
+        // A requeued leader's components are requeued on their own (a requeue names them all).
+        if !requeue_pending {
+            applied.effects.extend(self.end_het_followers(job_id, now));
+        }
         if requeue_pending {
             self.return_to_queue(job_id, now);
         }
@@ -528,6 +536,14 @@ impl ClusterState {
                     signal,
                 };
                 match s.jobs.get(&id) {
+                    // A het job's other components ended with its leader just before.
+                    Some(j)
+                        if j.is_het_follower()
+                            && !holds_resources(j)
+                            && j.state != JobBaseState::Pending =>
+                    {
+                        Ok(Vec::new())
+                    }
                     Some(j) if j.state == JobBaseState::Pending => s.cancel(id, now),
                     Some(j) if holds_resources(j) => Ok(s.finish(id, outcome, now, None).effects),
                     _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
@@ -661,7 +677,7 @@ impl ClusterState {
                 if !array.is_empty() {
                     array
                 } else if self.jobs.contains_key(&selector.job_id) {
-                    vec![selector.job_id]
+                    self.het_expand(selector.job_id)
                 } else {
                     Vec::new()
                 }
@@ -699,13 +715,20 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
+        if job.is_het_follower()
+            && matches!(job.state, JobBaseState::Running | JobBaseState::Suspended)
+            && !job.completing
+        {
+            return Ok(self.cancel_het_follower(job_id, now));
+        }
         match job.state {
             JobBaseState::Pending => {
                 // Slurm keeps the pending reason a cancelled job had (`JobHeldUser`, `Dependency`, ...).
                 job.state = JobBaseState::Cancelled;
                 job.end_time = Some(now);
                 job.start_time.get_or_insert(now);
-                Ok(Vec::new())
+                // A het job waiting as a whole goes as a whole.
+                Ok(self.end_het_followers(job_id, now))
             }
             JobBaseState::Running | JobBaseState::Suspended if !job.completing => {
                 job.state = JobBaseState::Cancelled;

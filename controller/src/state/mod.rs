@@ -5,6 +5,7 @@
 
 mod accounting;
 mod config;
+mod het;
 mod jobs;
 mod licenses;
 mod node_admin;
@@ -147,6 +148,14 @@ pub enum Command {
         failed: bool,
         now: EpochSecs,
     },
+    /// A heterogeneous job: every component (the leader first), submitted together or not at all; the request id
+    /// (when the client sent one) makes it idempotent as `SubmitOnce` is.
+    SubmitHet {
+        #[serde(default)]
+        request_id: Option<String>,
+        specs: Vec<JobSpec>,
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -156,6 +165,7 @@ impl Command {
     pub fn may_change_schedule(&self) -> bool {
         match self {
             Command::Submit { spec, .. } | Command::SubmitOnce { spec, .. } => !spec.hold,
+            Command::SubmitHet { specs, .. } => specs.iter().any(|s| !s.hold),
             _ => true,
         }
     }
@@ -385,6 +395,26 @@ impl ClusterState {
             Command::StepTimeLimitReached { steps, now } => {
                 self.step_time_limit_reached(&steps, now);
                 Ok(Applied::default())
+            }
+            Command::SubmitHet {
+                request_id,
+                specs,
+                now,
+            } => {
+                if let Some(job_id) = request_id
+                    .as_deref()
+                    .and_then(|r| self.submit_requests.job_for(r))
+                {
+                    return Ok(Applied {
+                        job_id: Some(job_id),
+                        ..Default::default()
+                    });
+                }
+                let applied = self.submit_het(specs, now)?;
+                if let (Some(request_id), Some(job_id)) = (request_id, applied.job_id) {
+                    self.submit_requests.remember(request_id, job_id);
+                }
+                Ok(applied)
             }
         }
     }

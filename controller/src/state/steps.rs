@@ -55,15 +55,18 @@ impl ClusterState {
         new: NewStep,
         now: EpochSecs,
     ) -> ApplyResult {
+        // A heterogeneous job's steps are numbered by its leader and may run on any running component's nodes.
+        let sibling_nodes = self.het_sibling_nodes(new.job_id);
         let job = self.own_job_mut(caller_uid, new.job_id)?;
         if job.state != JobBaseState::Running || job.completing {
             return Err(ApiError::new(SlurmErrno::AlreadyDone));
         }
-        let job_nodes = job
+        let mut job_nodes = job
             .alloc
             .as_ref()
             .map(|a| a.node_names.clone())
             .unwrap_or_default();
+        job_nodes.extend(sibling_nodes);
         let nodes = match &new.launch {
             Some(launch) => launch_nodes(launch, &job_nodes)?,
             None => job_nodes,

@@ -31,6 +31,9 @@ pub struct BatchEnvContext<'a> {
     pub user_shell: Option<&'a str>,
     /// The node's place in topology.conf's switch tree (`None`: just the node's name).
     pub topology: Option<&'a crate::switch_tree::TopologyAddr>,
+    /// A heterogeneous job's components (the leader first), for the `_HET_GROUP_N` variables; empty for a plain
+    /// job.
+    pub het_components: &'a [JobRecord],
 }
 
 /// Facts `salloc` knows besides the job record.
@@ -255,7 +258,127 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     if let Some(gpus) = job.alloc.as_ref().and_then(|a| a.gres_indices.get("gpu")) {
         b.gpu_vars(gpus, "SLURM_JOB_GPUS");
     }
+    let het = het_vars(ctx.het_components);
+    if !het.is_empty() {
+        // Slurm gives a heterogeneous job's script each component's `-c`, not the first one's on its own.
+        b.vars.retain(|(k, _)| k != "SLURM_CPUS_PER_TASK");
+    }
+    for (key, value) in het {
+        b.set(&key, value);
+    }
     b.finish()
+}
+
+/// The allocation variables salloc gives the command it runs in a heterogeneous allocation, for each component
+/// (suffixed as in [`het_vars`]); the unsuffixed ones of a plain allocation are left out, as Slurm leaves them.
+const SALLOC_HET_GROUP_VARS: &[&str] = &[
+    "SLURM_JOBID",
+    "SLURM_JOB_CPUS_PER_NODE",
+    "SLURM_JOB_ID",
+    "SLURM_JOB_NAME",
+    "SLURM_JOB_NODELIST",
+    "SLURM_JOB_NUM_NODES",
+    "SLURM_JOB_PARTITION",
+    "SLURM_NNODES",
+    "SLURM_NODELIST",
+    "SLURM_NODE_ALIASES",
+    "SLURM_NPROCS",
+    "SLURM_NTASKS",
+    "SLURM_TASKS_PER_NODE",
+];
+
+/// The environment of the command `salloc` runs for a heterogeneous allocation (`components`: leader first):
+/// the submitter's variables, the leader's id, the task count of all components together, and each component's
+/// allocation variables under its `_HET_GROUP_N`/`_PACK_GROUP_N` suffix.
+pub fn salloc_het_environment(
+    components: &[JobRecord],
+    ctx: &AllocEnvContext<'_>,
+) -> Vec<(String, String)> {
+    let Some(leader) = components.first() else {
+        return Vec::new();
+    };
+    let mut b = EnvBuilder::new(&leader.spec.environment);
+    let mut total_tasks = 0;
+    for (offset, job) in components.iter().enumerate() {
+        let mut one = EnvBuilder::new(&[]);
+        one.allocation_vars(job, "", "");
+        one.set("SLURM_NODE_ALIASES", "(null)");
+        total_tasks += job_tasks(job, Shape::of(job).num_nodes);
+        for (key, value) in one.vars {
+            if SALLOC_HET_GROUP_VARS.contains(&key.as_str()) {
+                b.set(&format!("{key}_HET_GROUP_{offset}"), value.clone());
+                b.set(&format!("{key}_PACK_GROUP_{offset}"), value);
+            }
+        }
+    }
+    b.set("SLURM_CLUSTER_NAME", ctx.cluster_name);
+    b.set("SLURM_CONF", ctx.slurm_conf);
+    b.set("SLURM_JOB_ID", leader.job_id.to_string());
+    b.set("SLURM_NPROCS", total_tasks.to_string());
+    b.set("SLURM_NTASKS", total_tasks.to_string());
+    b.set("SLURM_SUBMIT_DIR", leader.spec.work_dir.clone());
+    b.set("SLURM_SUBMIT_HOST", leader.spec.submit_host.clone());
+    let size = components.len().to_string();
+    b.set("SLURM_HET_SIZE", size.clone());
+    b.set("SLURM_PACK_SIZE", size);
+    b.finish()
+}
+
+/// The allocation variables Slurm repeats for each component of a heterogeneous job, suffixed
+/// `_HET_GROUP_<offset>` (and `_PACK_GROUP_<offset>`, their name before 20.02).
+const HET_GROUP_VARS: &[&str] = &[
+    "SLURM_CPUS_PER_TASK",
+    "SLURM_JOB_CPUS_PER_NODE",
+    "SLURM_JOB_ID",
+    "SLURM_JOB_NAME",
+    "SLURM_JOB_NODELIST",
+    "SLURM_JOB_NUM_NODES",
+    "SLURM_JOB_PARTITION",
+    "SLURM_MEM_PER_CPU",
+    "SLURM_MEM_PER_NODE",
+    "SLURM_NPROCS",
+    "SLURM_NTASKS",
+    "SLURM_NTASKS_PER_NODE",
+    "SLURM_TASKS_PER_NODE",
+];
+
+/// What a heterogeneous job's programs learn about every component (`components`: leader first): each
+/// component's allocation variables under its group suffix, and `SLURM_HET_SIZE`. Nothing for fewer than two.
+pub fn het_vars(components: &[JobRecord]) -> Vec<(String, String)> {
+    if components.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (offset, job) in components.iter().enumerate() {
+        let mut b = EnvBuilder::new(&[]);
+        b.allocation_vars(job, "", "");
+        if let Some(mem) = applied_mem_per_cpu(job) {
+            b.set("SLURM_MEM_PER_CPU", mem.to_string());
+        }
+        if let Some(mem) = job.spec.mem_per_node_mb {
+            b.set("SLURM_MEM_PER_NODE", mem.to_string());
+        }
+        for (key, value) in b.vars {
+            if HET_GROUP_VARS.contains(&key.as_str()) {
+                out.push((format!("{key}_HET_GROUP_{offset}"), value.clone()));
+                out.push((format!("{key}_PACK_GROUP_{offset}"), value));
+            }
+        }
+    }
+    let size = components.len().to_string();
+    out.push(("SLURM_HET_SIZE".to_string(), size.clone()));
+    out.push(("SLURM_PACK_SIZE".to_string(), size));
+    out
+}
+
+/// The memory per CPU the scheduler applied to a job (`SLURM_MEM_PER_CPU`): its own, else what it was given per
+/// CPU when it asked for no memory per node.
+pub fn applied_mem_per_cpu(job: &JobRecord) -> Option<u64> {
+    let alloc_cpus = job.alloc.as_ref().map(|a| a.cpus).unwrap_or(1).max(1);
+    job.spec.mem_per_cpu_mb.or_else(|| {
+        let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
+        (job.spec.mem_per_node_mb.is_none() && mem > 0).then(|| mem / u64::from(alloc_cpus))
+    })
 }
 
 /// The environment of the command `salloc` runs on the submit host: the submitter's exported variables and the

@@ -56,7 +56,10 @@ impl<'a> JobView<'a> {
         ) {
             (Some(tasks), Some(array), _) => format!("{array}_[{tasks}]"),
             (None, Some(array), Some(task)) => format!("{array}_{task}"),
-            _ => self.job.job_id.to_string(),
+            _ => match &self.job.het {
+                Some(het) => format!("{}+{}", het.job_id, het.offset),
+                None => self.job.job_id.to_string(),
+            },
         }
     }
 

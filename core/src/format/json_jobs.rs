@@ -156,9 +156,15 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ),
         ("node_count", int(view.num_nodes())),
         ("tasks", opt_int(view.num_tasks())),
-        ("het_job_id", int(0)),
-        ("het_job_id_set", Json::str("")),
-        ("het_job_offset", int(0)),
+        ("het_job_id", int(j.het.as_ref().map_or(0, |h| h.job_id))),
+        (
+            "het_job_id_set",
+            Json::str(j.het.as_ref().map_or_else(String::new, |h| h.id_set())),
+        ),
+        (
+            "het_job_offset",
+            int(j.het.as_ref().map_or(0, |h| h.offset)),
+        ),
         ("partition", Json::str(j.partition.clone())),
         ("prefer", Json::str("")),
         (
@@ -370,6 +376,22 @@ mod tests {
         let out = jobs(&[job], &ctx());
         assert_eq!(field(&out[0], "cpus"), &Json::Int(2));
         assert_eq!(field(&out[0], "tasks"), &Json::Int(2));
+    }
+
+    /// Checked against a live Slurm 22.05 (`squeue --json` of `sbatch -H --wrap true : -n1`, second component).
+    #[test]
+    fn a_het_component_names_its_job_and_place() {
+        let mut job = crate::format::test_records::pending();
+        job.job_id = 40;
+        job.het = Some(crate::job::HetMembership {
+            job_id: 39,
+            offset: 1,
+            size: 2,
+        });
+        let out = jobs(&[job], &ctx());
+        assert_eq!(field(&out[0], "het_job_id"), &Json::Int(39));
+        assert_eq!(field(&out[0], "het_job_id_set"), &Json::str("39-40"));
+        assert_eq!(field(&out[0], "het_job_offset"), &Json::Int(1));
     }
 
     /// Checked against a live Slurm 22.05 (`sbatch --array=1-4%2`, an unlimited running job).

@@ -101,7 +101,17 @@ fn render_one(
             let _ = write!(r.out, "ArrayTaskThrottle={limit} ");
         }
     }
+    if let Some(het) = &j.het {
+        let _ = write!(
+            r.out,
+            "HetJobId={} HetJobOffset={} ",
+            het.job_id, het.offset
+        );
+    }
     let _ = write!(r.out, "JobName={}", spec.name);
+    if let Some(het) = &j.het {
+        r.line(format_args!("HetJobIdSet={}", het.id_set()));
+    }
     r.line(format_args!(
         "UserId={}({}) GroupId={}({}) MCS_label=N/A",
         ctx.user_name(spec.user_id),

@@ -190,7 +190,12 @@ fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
 /// `12` selects job 12 or every task of array 12; `12_3` only task 3 of array 12.
 pub fn id_selects(id: &JobSelector, job: &JobRecord) -> bool {
     match id.array_task {
-        None => id.job_id == job.job_id || Some(id.job_id) == job.array_job_id,
+        // A heterogeneous job's leader id names every component.
+        None => {
+            id.job_id == job.job_id
+                || Some(id.job_id) == job.array_job_id
+                || job.het.as_ref().is_some_and(|h| h.job_id == id.job_id)
+        }
         Some(task) => Some(id.job_id) == job.array_job_id && Some(task) == job.array_task_id,
     }
 }

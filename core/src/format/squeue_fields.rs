@@ -470,10 +470,17 @@ impl JobField {
                 option_or_star(spec, "cores-per-socket"),
                 option_or_star(spec, "threads-per-core")
             )),
+            F::HetJobId | F::HetJobIdSet | F::HetJobOffset => {
+                Cell::cut(job.job.het.as_ref().map_or_else(
+                    || "N/A".to_string(),
+                    |h| match self {
+                        F::HetJobId => h.job_id.to_string(),
+                        F::HetJobIdSet => h.id_set(),
+                        _ => h.offset.to_string(),
+                    },
+                ))
+            }
             F::CoreSpec
-            | F::HetJobId
-            | F::HetJobIdSet
-            | F::HetJobOffset
             | F::NtasksPerCore
             | F::NtasksPerSocket
             | F::CpusPerTres

@@ -89,6 +89,7 @@ pub fn running() -> JobRecord {
         prolog_failed_node: None,
         extern_step: false,
         cancelled_by: None,
+        het: None,
     }
 }
 

@@ -19,6 +19,7 @@ pub mod directives;
 pub mod env;
 pub mod error;
 pub mod help;
+pub mod het;
 pub mod resolve;
 pub mod set;
 pub mod table;
@@ -129,6 +130,7 @@ where
             command: Vec::new(),
         });
     }
+    het::propagate(&mut components);
     Ok(Outcome::Run(Parsed {
         cmd,
         components,
@@ -174,6 +176,7 @@ fn parse_interactive<E: EnvLookup + ?Sized>(
             command,
         });
     }
+    het::propagate(&mut components);
     let positional = cl.positional().to_vec();
     if cmd == Command::Srun && positional.is_empty() {
         return Err(ctx.fatal(ErrorKind::NoCommand, "No command given to execute."));

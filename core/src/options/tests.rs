@@ -378,7 +378,8 @@ fn heterogeneous_components_merge_by_index() {
         vec![
             (Some("a"), Some("p0"), Some("q")),
             (Some("b"), Some("p1"), Some("q")),
-            (None, Some("p2"), Some("q"))
+            // `--job-name` runs on from the component before (Slurm's propagated options).
+            (Some("b"), Some("p2"), Some("q"))
         ]
     );
 }

@@ -155,6 +155,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         prolog_failed_node: None,
         extern_step: false,
         cancelled_by: None,
+        het: None,
     }
 }
 

@@ -413,6 +413,7 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
         test_only: false,
         immediate: false,
         interactive: false,
+        het_components: Vec::new(),
     };
     match caller.client().and_then(|c| c.submit(&request)) {
         // slurmctld answers a held submission with ESLURM_JOB_HELD beside the job id; slurmrestd passes it on.
