@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{parse_job_id, text, Cluster, ClusterOptions};
+use common::{text, Cluster, ClusterOptions};
 
 const NODE_B: &str = "spurhetb";
 const NODE_C: &str = "spurhetc";
@@ -21,25 +21,8 @@ fn three_nodes() -> Cluster {
     })
 }
 
-/// Submits with Spur's srun first in PATH (the machine may have Slurm's installed); returns the leader's id.
 fn sbatch(cluster: &Cluster, args: &[&str]) -> u32 {
-    let bin = cluster.dir.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin dir");
-    let _ = std::os::unix::fs::symlink(cluster.spur_bin(), bin.join("srun"));
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut all = vec!["--parsable"];
-    all.extend_from_slice(args);
-    let out = cluster
-        .command(cluster.dir.path(), "sbatch", &all)
-        .env("PATH", path)
-        .output()
-        .expect("sbatch");
-    assert!(out.status.success(), "{out:?}");
-    parse_job_id(&text(&out.stdout))
+    cluster.submit_with_spur_srun(args)
 }
 
 fn env_value(env: &str, key: &str) -> String {

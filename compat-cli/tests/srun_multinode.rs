@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{parse_job_id, text, Cluster, ClusterOptions};
+use common::{text, Cluster, ClusterOptions};
 
 const NODE_B: &str = "spurtestb";
 const NODE_C: &str = "spurtestc";
@@ -18,25 +18,8 @@ fn three_nodes() -> Cluster {
     })
 }
 
-/// Submits a batch job whose script finds Spur's srun first in PATH (the machine may have Slurm's installed).
 fn submit_with_spur_path(cluster: &Cluster, args: &[&str]) -> u32 {
-    let bin = cluster.dir.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin dir");
-    let _ = std::os::unix::fs::symlink(cluster.spur_bin(), bin.join("srun"));
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut all = vec!["--parsable"];
-    all.extend_from_slice(args);
-    let out = cluster
-        .command(cluster.dir.path(), "sbatch", &all)
-        .env("PATH", path)
-        .output()
-        .expect("sbatch");
-    assert!(out.status.success(), "{out:?}");
-    parse_job_id(&text(&out.stdout))
+    cluster.submit_with_spur_srun(args)
 }
 
 fn sorted_lines(bytes: &[u8]) -> Vec<String> {

@@ -363,6 +363,28 @@ impl Cluster {
         self.bin_dir.join("spur")
     }
 
+    /// `sbatch --parsable ARGS` for a script that finds Spur's srun first in PATH (the machine may have Slurm's
+    /// installed); the job's id (a heterogeneous job's leader's).
+    pub fn submit_with_spur_srun(&self, args: &[&str]) -> u32 {
+        let bin = self.dir.path().join("bin");
+        std::fs::create_dir_all(&bin).expect("bin dir");
+        let _ = std::os::unix::fs::symlink(self.spur_bin(), bin.join("srun"));
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut all = vec!["--parsable"];
+        all.extend_from_slice(args);
+        let out = self
+            .command(self.dir.path(), "sbatch", &all)
+            .env("PATH", path)
+            .output()
+            .expect("sbatch");
+        assert!(out.status.success(), "{out:?}");
+        parse_job_id(&text(&out.stdout))
+    }
+
     pub fn run(&self, command: &str, args: &[&str]) -> Output {
         self.run_in(self.dir.path(), command, args)
     }

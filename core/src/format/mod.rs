@@ -22,6 +22,7 @@ pub mod json_nodes;
 pub mod json_partitions;
 pub mod json_reservations;
 pub mod node_view;
+pub mod print_fields;
 pub mod sacct;
 pub mod scontrol_config;
 pub mod scontrol_job;

@@ -5,6 +5,7 @@
 use crate::accounting::{Row, RowKind};
 use crate::states::JobBaseState;
 
+use super::print_fields;
 use super::time::{iso, long_minutes, long_secs};
 use super::units;
 
@@ -136,24 +137,7 @@ pub const LONG_FORMAT: &str = "JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxVMS
      TRESUsageInMaxTask,TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,TRESUsageOutMax,\
      TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,TRESUsageOutTot";
 
-/// One chosen column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
-    pub name: &'static str,
-    /// Negative: left-justified.
-    pub width: i32,
-}
-
-/// How the table is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Layout {
-    #[default]
-    Columns,
-    /// `-p`: `|` after every field.
-    Parsable,
-    /// `-P`: `|` between fields.
-    Parsable2,
-}
+pub use super::print_fields::{Column, Layout};
 
 /// What the rows need besides the records: names of users and groups, the cluster, the clock's UTC offset.
 #[derive(Debug, Clone, Default)]
@@ -195,94 +179,29 @@ pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
         .collect()
 }
 
-/// `--helpformat`: the field names, four to a line, each padded to 20 (the last of a line to 19).
+/// `--helpformat`: the field names, four to a line.
 pub fn help_format() -> String {
-    let mut out = String::new();
-    for row in FIELDS.chunks(4) {
-        for (name, _) in row {
-            out.push_str(&format!("{name:<20}"));
-        }
-        out.pop();
-        out.push('\n');
-    }
-    out
+    print_fields::help_format(FIELDS)
 }
 
 /// The header and the dashes (`-n` prints neither).
 pub fn header(columns: &[Column], layout: Layout, ctx: &Context) -> String {
-    match layout {
-        Layout::Columns => {
-            let mut out = String::new();
-            for column in columns {
-                let width = column.width.unsigned_abs() as usize;
-                let name: String = column.name.chars().take(width).collect();
-                out.push_str(&pad(&name, column.width));
-                out.push(' ');
-            }
-            out.push('\n');
-            for column in columns {
-                out.push_str(&"-".repeat(column.width.unsigned_abs() as usize));
-                out.push(' ');
-            }
-            out.push('\n');
-            out
-        }
-        layout => {
-            let names: Vec<String> = columns.iter().map(|c| c.name.to_string()).collect();
-            joined(&names, layout, ctx)
-        }
-    }
+    print_fields::header(columns, layout, delimiter(ctx))
 }
 
 /// One row's line.
 pub fn line(row: &Row<'_>, columns: &[Column], layout: Layout, ctx: &Context) -> String {
     let values: Vec<String> = columns.iter().map(|c| value(c.name, row, ctx)).collect();
-    match layout {
-        Layout::Columns => {
-            let mut out = String::new();
-            for (column, value) in columns.iter().zip(&values) {
-                out.push_str(&pad(&truncate(value, column.width), column.width));
-                out.push(' ');
-            }
-            out.push('\n');
-            out
-        }
-        layout => joined(&values, layout, ctx),
-    }
+    print_fields::line(columns, &values, layout, delimiter(ctx))
 }
 
-fn joined(values: &[String], layout: Layout, ctx: &Context) -> String {
-    let delimiter = if ctx.delimiter.is_empty() {
+/// `--delimiter`, `|` when not given.
+fn delimiter(ctx: &Context) -> &str {
+    if ctx.delimiter.is_empty() {
         "|"
     } else {
         ctx.delimiter.as_str()
-    };
-    let mut out = values.join(delimiter);
-    if layout == Layout::Parsable {
-        out.push_str(delimiter);
     }
-    out.push('\n');
-    out
-}
-
-fn pad(text: &str, width: i32) -> String {
-    let w = width.unsigned_abs() as usize;
-    if width < 0 {
-        format!("{text:<w$}")
-    } else {
-        format!("{text:>w$}")
-    }
-}
-
-/// Longer than the column: cut, with `+` as the last character.
-fn truncate(text: &str, width: i32) -> String {
-    let w = width.unsigned_abs() as usize;
-    if text.chars().count() <= w || w == 0 {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(w - 1).collect();
-    cut.push('+');
-    cut
 }
 
 /// The row's id: `12`, `12_3`, `12.batch`, `12_3.0`; `raw` uses the job's own id for array tasks.

@@ -3,6 +3,7 @@
 use crate::hostlist;
 use crate::step_usage::{Extreme, Figure, StepRef, StepTotals, StepUsage};
 
+use super::print_fields;
 use super::time::long_secs;
 
 /// Every field `sstat --helpformat` lists, with its default width (negative: left-justified).
@@ -72,24 +73,7 @@ pub const DEFAULT_FORMAT: &str = "JobID,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,Av
 /// `-i`/`--pidformat`.
 pub const PID_FORMAT: &str = "JobID,Nodelist,Pids";
 
-/// One chosen column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
-    pub name: &'static str,
-    /// Negative: left-justified.
-    pub width: i32,
-}
-
-/// How the table is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Layout {
-    #[default]
-    Columns,
-    /// `-p`: `|` after every field.
-    Parsable,
-    /// `-P`: `|` between fields.
-    Parsable2,
-}
+pub use super::print_fields::{Column, Layout};
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -119,18 +103,9 @@ pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
         .collect()
 }
 
-/// `--helpformat`: the field names, four to a line, each padded to 20.
+/// `--helpformat`: the field names, four to a line.
 pub fn help_format() -> String {
-    let mut out = String::new();
-    for row in FIELDS.chunks(4) {
-        for (name, _) in row {
-            out.push_str(&format!("{name:<20}"));
-        }
-        // Slurm pads the last name of every row to 19.
-        out.pop();
-        out.push('\n');
-    }
-    out
+    print_fields::help_format(FIELDS)
 }
 
 /// The header (and dashes) as sstat prints them before any step.
@@ -138,26 +113,7 @@ pub fn header(columns: &[Column], options: &Options) -> String {
     if options.no_header {
         return String::new();
     }
-    let names: Vec<String> = columns.iter().map(|c| c.name.to_string()).collect();
-    match options.layout {
-        Layout::Columns => {
-            let mut out = String::new();
-            for (column, name) in columns.iter().zip(&names) {
-                let width = column.width.unsigned_abs() as usize;
-                let name: String = name.chars().take(width).collect();
-                out.push_str(&pad(&name, column.width));
-                out.push(' ');
-            }
-            out.push('\n');
-            for column in columns {
-                out.push_str(&"-".repeat(column.width.unsigned_abs() as usize));
-                out.push(' ');
-            }
-            out.push('\n');
-            out
-        }
-        Layout::Parsable | Layout::Parsable2 => row_text(&names, options.layout),
-    }
+    print_fields::header(columns, options.layout, "|")
 }
 
 /// One step's line.
@@ -167,47 +123,7 @@ pub fn row(step: &StepUsage, columns: &[Column], options: &Options) -> String {
         .iter()
         .map(|c| value(c.name, step, &totals, options.no_convert))
         .collect();
-    match options.layout {
-        Layout::Columns => {
-            let mut out = String::new();
-            for (column, value) in columns.iter().zip(&values) {
-                out.push_str(&pad(&truncate(value, column.width), column.width));
-                out.push(' ');
-            }
-            out.push('\n');
-            out
-        }
-        layout => row_text(&values, layout),
-    }
-}
-
-fn row_text(values: &[String], layout: Layout) -> String {
-    let mut out = values.join("|");
-    if layout == Layout::Parsable {
-        out.push('|');
-    }
-    out.push('\n');
-    out
-}
-
-fn pad(text: &str, width: i32) -> String {
-    let w = width.unsigned_abs() as usize;
-    if width < 0 {
-        format!("{text:<w$}")
-    } else {
-        format!("{text:>w$}")
-    }
-}
-
-/// Longer than the column: cut, with `+` as the last character.
-fn truncate(text: &str, width: i32) -> String {
-    let w = width.unsigned_abs() as usize;
-    if text.chars().count() <= w || w == 0 {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(w - 1).collect();
-    cut.push('+');
-    cut
+    print_fields::line(columns, &values, options.layout, "|")
 }
 
 fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
