@@ -238,6 +238,24 @@ show_logs_and_die() {
     exit 1
 }
 
+# spurctld, started again (up to five times) when it could not bind its address yet: a multinode controller
+# binds the bridge address made a moment before, and once in CI the kernel refused it ("Cannot assign requested
+# address").
+start_ctld() {
+    local attempt
+    for attempt in 1 2 3 4 5; do
+        SLURM_CONF=$CONF SPUR_LOCAL_SOCKET=$LOCAL_SOCKET setsid "$BIN_DIR/spurctld" "$@" </dev/null \
+            >"$RUNDIR/log/spurctld.log" 2>&1 &
+        printf '%s\n' "$!" >"$RUNDIR/spurctld.pid"
+        sleep 0.2
+        spur_pid "$RUNDIR/spurctld.pid" spurctld >/dev/null && return 0
+        grep -q "Cannot assign requested address" "$RUNDIR/log/spurctld.log" || break
+        log "spurctld could not bind its address yet (attempt $attempt); starting it again"
+        sleep 0.5
+    done
+    show_logs_and_die "spurctld exited at once"
+}
+
 # Both daemons stay in the foreground: start them in the background in a session of their own (so the caller's
 # terminal or process group does not take them down), with stdin closed and output to their logs. MN_EXEC, when
 # set, is a prefix (a node's namespaces) that execs the daemon in place.
@@ -316,7 +334,7 @@ main() {
         mn_hosts_add
         listen=(--listen "$MN_CTLD_ADDR:$CTLD_PORT")
     fi
-    start_daemon spurctld "$RUNDIR/spurctld.pid" "$RUNDIR/log/spurctld.log" -f "$CONF" ${listen[@]+"${listen[@]}"}
+    start_ctld -f "$CONF" ${listen[@]+"${listen[@]}"}
     wait_ctld
     start_agents
     wait_idle
