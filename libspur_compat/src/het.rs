@@ -9,10 +9,8 @@ use spur_core::api::{SubmitRequest, TrialPlacement};
 use spur_core::job::JobSpec;
 
 use crate::client::{self, CallError};
-use crate::ffi::{self, c_calloc, guard};
-use crate::submit::{
-    allocation_response, desc_held, job_spec, program_name, wait_for_grant, SLURM_BATCH_SCRIPT,
-};
+use crate::ffi::{self, guard};
+use crate::submit::{allocation_response, answer_submit, job_spec, program_name, wait_for_grant};
 
 /// The descriptions a list holds, in order (NULL items are skipped).
 ///
@@ -78,22 +76,8 @@ pub unsafe extern "C" fn slurm_submit_batch_het_job(
             return CallError::new(ffi::SLURM_ERROR).fail();
         };
         match client::submit(&request) {
-            Ok(reply) => {
-                let resp = c_calloc::<submit_response_msg_t>(1);
-                if resp.is_null() {
-                    return CallError::new(libc::ENOMEM).fail();
-                }
-                // SAFETY: fresh allocation; caller's slot checked non-NULL.
-                unsafe {
-                    (*resp).job_id = reply.job_id;
-                    (*resp).step_id = SLURM_BATCH_SCRIPT;
-                    if desc_held(descs[0]) {
-                        (*resp).error_code = spur_core::api::SlurmErrno::JobHeld.code() as u32;
-                    }
-                    *slurm_alloc_msg = resp;
-                }
-                ffi::SLURM_SUCCESS
-            }
+            // SAFETY: the caller's slot was checked non-NULL; the leader's description is valid.
+            Ok(reply) => unsafe { answer_submit(slurm_alloc_msg, reply.job_id, descs[0]) },
             Err(e) => e.fail(),
         }
     })

@@ -257,26 +257,37 @@ pub unsafe extern "C" fn slurm_submit_batch_job(
             return CallError::new(libc::EINVAL).fail();
         }
         match submit_desc(job_desc_msg, false, false) {
-            Ok(reply) => {
-                let resp = c_calloc::<submit_response_msg_t>(1);
-                if resp.is_null() {
-                    return CallError::new(libc::ENOMEM).fail();
-                }
-                // SAFETY: fresh allocation; caller's slot checked non-NULL.
-                unsafe {
-                    (*resp).job_id = reply.job_id;
-                    // As slurmctld answers: the batch step, and ESLURM_JOB_HELD for a job submitted held.
-                    (*resp).step_id = SLURM_BATCH_SCRIPT;
-                    if desc_held(job_desc_msg) {
-                        (*resp).error_code = spur_core::api::SlurmErrno::JobHeld.code() as u32;
-                    }
-                    *slurm_alloc_msg = resp;
-                }
-                ffi::SLURM_SUCCESS
-            }
+            // SAFETY: the caller's slot was checked non-NULL.
+            Ok(reply) => unsafe { answer_submit(slurm_alloc_msg, reply.job_id, job_desc_msg) },
             Err(e) => e.fail(),
         }
     })
+}
+
+/// Fills `*slot` with a fresh submit response, as slurmctld answers a batch submission: the job id, the batch
+/// step, and ESLURM_JOB_HELD for a job submitted held (`desc`, the job's or its leader's description).
+///
+/// # Safety
+/// `slot` is a valid, non-NULL pointer; `desc` as for [`desc_held`].
+pub(crate) unsafe fn answer_submit(
+    slot: *mut *mut submit_response_msg_t,
+    job_id: u32,
+    desc: *const job_desc_msg_t,
+) -> c_int {
+    let resp = c_calloc::<submit_response_msg_t>(1);
+    if resp.is_null() {
+        return CallError::new(libc::ENOMEM).fail();
+    }
+    // SAFETY: fresh allocation; the caller vouches for `slot`.
+    unsafe {
+        (*resp).job_id = job_id;
+        (*resp).step_id = SLURM_BATCH_SCRIPT;
+        if desc_held(desc) {
+            (*resp).error_code = spur_core::api::SlurmErrno::JobHeld.code() as u32;
+        }
+        *slot = resp;
+    }
+    ffi::SLURM_SUCCESS
 }
 
 /// # Safety
