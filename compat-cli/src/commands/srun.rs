@@ -290,7 +290,7 @@ impl Srun<'_> {
         );
         if within_allocation && from_env {
             if let Some(program) = self.command.first() {
-                return program.rsplit('/').next().unwrap_or(program).to_string();
+                return program_name(program);
             }
         }
         self.spec.name.clone()
