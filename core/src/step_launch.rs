@@ -25,8 +25,8 @@ pub struct StepLaunch {
     /// `--gpu-bind` (or the `per_task:N` `--gpus-per-task` implies): which GPUs each task sees.
     #[serde(default)]
     pub gpu_bind: Option<String>,
-    /// The step's own memory on each node in MB (srun's `--mem`, or `--mem-per-cpu` times the node's CPUs of
-    /// the step): its cgroup's limit there, under the job's; `None`: the job's.
+    /// The step's own memory on each node in MB (srun's `--mem`; `--mem-per-cpu` is per node, in
+    /// [`NodeTasks::mem_mb`]): its cgroup's limit there, under the job's; `None`: the job's.
     #[serde(default)]
     pub mem_per_node_mb: Option<u64>,
 }
@@ -61,6 +61,20 @@ pub struct NodeTasks {
     /// `--multi-prog`: each of `ranks`' own command, in the same order; empty: every task runs the step's argv.
     #[serde(default)]
     pub argv: Vec<Vec<String>>,
+    /// The step's memory on this node in MB when it differs from node to node (srun's `--mem-per-cpu` times
+    /// the step's CPUs here); `None`: [`StepLaunch::mem_per_node_mb`].
+    #[serde(default)]
+    pub mem_mb: Option<u64>,
+}
+
+impl NodeTasks {
+    /// `--mem-per-cpu` as this node's share of the step: the step's CPUs here are its tasks here times their
+    /// CPUs each, as Slurm sizes a step's memory cgroup.
+    pub fn mem_for_cpus(&self, mem_per_cpu_mb: u64, cpus_per_task: u32) -> u64 {
+        mem_per_cpu_mb
+            .saturating_mul(self.ranks.len() as u64)
+            .saturating_mul(u64::from(cpus_per_task.max(1)))
+    }
 }
 
 /// `sattach`'s request to one node of a running step: where to connect and what to present.
@@ -121,12 +135,58 @@ impl StepLaunch {
                 pty: self.pty,
                 cpu_bind: self.cpu_bind.clone(),
                 gpu_bind: self.gpu_bind.clone(),
-                mem_per_node_mb: self.mem_per_node_mb,
+                mem_per_node_mb: tasks.mem_mb.or(self.mem_per_node_mb),
             })
             .collect()
     }
 
     pub fn num_tasks(&self) -> u32 {
         self.nodes.iter().map(|n| n.ranks.len() as u32).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, ranks: Vec<u32>, mem_mb: Option<u64>) -> NodeTasks {
+        NodeTasks {
+            node: name.into(),
+            node_id: 0,
+            ranks,
+            env: Vec::new(),
+            argv: Vec::new(),
+            mem_mb,
+        }
+    }
+
+    #[test]
+    fn memory_per_cpu_follows_the_steps_cpus_on_each_node() {
+        // Slurm gave `srun -n2 --mem-per-cpu=60M` a 120 MB step cgroup on a node running both tasks.
+        assert_eq!(node("a", vec![0, 1], None).mem_for_cpus(60, 1), 120);
+        assert_eq!(node("a", vec![0], None).mem_for_cpus(60, 4), 240);
+        assert_eq!(node("a", vec![0], None).mem_for_cpus(60, 0), 60);
+        let launch = StepLaunch {
+            argv: vec!["true".into()],
+            work_dir: "/".into(),
+            io_addr: "127.0.0.1:1".into(),
+            io_key: "k".into(),
+            kill_wait_secs: 1,
+            nodes: vec![
+                node("a", vec![0, 1], Some(120)),
+                node("b", vec![2], Some(60)),
+                node("c", vec![3], None),
+            ],
+            pty: false,
+            cpu_bind: None,
+            gpu_bind: None,
+            mem_per_node_mb: Some(500),
+        };
+        let per_node: Vec<_> = launch
+            .per_node(1, 0, 0, 0)
+            .iter()
+            .map(|l| l.mem_per_node_mb)
+            .collect();
+        assert_eq!(per_node, vec![Some(120), Some(60), Some(500)]);
     }
 }

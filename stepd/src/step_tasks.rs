@@ -129,19 +129,28 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     }
     let identity = identity(spec)?;
     let step_cgroups = own_cgroups(spec);
-    let cgroup_procs = match &step_cgroups {
-        Some(cgroups) => cgroups.attach_files().unwrap_or_else(|e| {
-            eprintln!("spurstepd --step: cannot open the step's cgroups: {e}");
-            Vec::new()
-        }),
+    // Without cgroups of its own the step's tasks join the batch step's (their limits are the job's).
+    let shared_procs = match &step_cgroups {
+        Some(_) => Vec::new(),
         None => {
             crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id)
         }
     };
-    let cgroup_fds: Vec<i32> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
     let stdins: Stdins = Arc::new(Mutex::new(BTreeMap::new()));
     let mut tasks: Vec<Task> = Vec::new();
     for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
+        let own_procs = match &step_cgroups {
+            Some(cgroups) => cgroups.attach_files(rank).unwrap_or_else(|e| {
+                eprintln!("spurstepd --step: cannot open task {rank}'s cgroups: {e}");
+                Vec::new()
+            }),
+            None => Vec::new(),
+        };
+        let cgroup_fds: Vec<i32> = own_procs
+            .iter()
+            .chain(&shared_procs)
+            .map(AsRawFd::as_raw_fd)
+            .collect();
         match start_task(spec, identity.as_ref(), &cgroup_fds, rank, localid, &link) {
             Ok((task, stdin)) => {
                 if let Ok(mut stdins) = stdins.lock() {

@@ -169,7 +169,7 @@ fn memory_within_the_limit_completes() {
          if grep -q '^0::/spur_' /proc/self/cgroup; then\n\
            cat /sys/fs/cgroup$(grep '^0::' /proc/self/cgroup | cut -d: -f3)/memory.max\n\
          else\n\
-           cat /sys/fs/cgroup/memory$(grep -o 'memory:.*' /proc/self/cgroup | cut -d: -f2)/memory.limit_in_bytes\n\
+           cat /sys/fs/cgroup/memory$(grep -o 'memory:.*' /proc/self/cgroup | cut -d: -f2)/../memory.limit_in_bytes\n\
          fi",
         CgroupSpec {
             memory: Some(MemoryLimits {
@@ -270,7 +270,7 @@ fn orphaned_cgroups_are_emptied_and_removed() {
     let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 7, cgroup::BATCH_STEP);
     assert!(setup.warnings.is_empty(), "{:?}", setup.warnings);
     let cgroups = setup.cgroups.unwrap();
-    let mut sleeper = sleeper_in(cgroups.attach_files().unwrap());
+    let mut sleeper = sleeper_in(cgroups.attach_files(0).unwrap());
     let pid = sleeper.id();
     let cgroup_file = fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
     assert!(cgroup_file.contains(&format!("spur_{node}/uid_0/job_7/step_batch")));
@@ -334,6 +334,66 @@ fn a_step_with_its_own_memory_limit_leaves_the_jobs_alone() {
     assert_eq!(read(step.parent().unwrap()), (500u64 << 20).to_string());
     assert!(cgroups.remove().is_empty());
     assert_cleaned(&node, 0, 9);
+}
+
+#[test]
+fn each_task_accounts_memory_and_devices_below_its_step() {
+    if !root_only() {
+        return;
+    }
+    let node = node("pertask");
+    let hierarchy = Hierarchy::detect().expect("a cgroup file system");
+    let spec = CgroupSpec {
+        cpus: Some("0".into()),
+        memory: Some(MemoryLimits {
+            ram_bytes: 300 * MB,
+            soft_bytes: 300 * MB,
+            ram_swap_bytes: None,
+        }),
+        constrain_devices: true,
+        ..CgroupSpec::default()
+    };
+    let cgroups = cgroup::create(Some(&hierarchy), &spec, &node, 0, 12, "step_0")
+        .cgroups
+        .expect("cgroups");
+    let shown = output_in(
+        cgroups.attach_files(3).unwrap(),
+        "grep spur_ /proc/self/cgroup | cut -d: -f2- | sort",
+    );
+    let rel = cgroup::job_rel_path(&node, 0, 12).join("step_0");
+    let rel = rel.display();
+    let expected = if is_v2() {
+        format!(":/{rel}\n")
+    } else {
+        // As slurmstepd 22.05 on v1: memory and devices per task, cpuset and freezer per step.
+        format!("cpuset:/{rel}\ndevices:/{rel}/task_3\nfreezer:/{rel}\nmemory:/{rel}/task_3\n")
+    };
+    assert_eq!(shown, expected);
+    if !is_v2() {
+        // The task's directory has no limit of its own: the step's bounds it.
+        let task = Path::new(cgroup::CGROUP_ROOT)
+            .join("memory")
+            .join(cgroup::job_rel_path(&node, 0, 12))
+            .join("step_0/task_3");
+        let limit: u64 = fs::read_to_string(task.join("memory.limit_in_bytes"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(limit > 300 * MB, "{limit}");
+    }
+    assert!(cgroups.remove_step().is_empty());
+    for dir in job_dirs(&node, 0, 12) {
+        if dir.exists() {
+            assert!(!dir.join("step_0").exists(), "{}", dir.display());
+            fs::remove_dir(&dir).unwrap();
+        }
+    }
+    for dir in job_dirs(&node, 0, 12) {
+        let _ = fs::remove_dir(dir.parent().unwrap());
+        let _ = fs::remove_dir(dir.parent().unwrap().parent().unwrap());
+    }
+    assert_cleaned(&node, 0, 12);
 }
 
 /// Runs `cmd` inside the cgroups whose `cgroup.procs` are `files`; its stdout.
@@ -413,10 +473,10 @@ fn v2_tree_is_made_joined_and_removed_with_a_bpf_device_filter() {
         gpus[1].display()
     );
     assert_eq!(
-        output_in(cgroups.attach_files().unwrap(), &probe),
+        output_in(cgroups.attach_files(0).unwrap(), &probe),
         "No such device or address\nOperation not permitted\n"
     );
-    let mut sleeper = sleeper_in(cgroups.attach_files().unwrap());
+    let mut sleeper = sleeper_in(cgroups.attach_files(0).unwrap());
     let procs = fs::read_to_string(step.join("cgroup.procs")).unwrap();
     assert_eq!(procs.trim(), sleeper.id().to_string());
     assert_eq!(cgroups.oom_kills(), 0);

@@ -610,7 +610,7 @@ impl Srun<'_> {
                         nodes: &step.nodes,
                         node_id: index as u32,
                     };
-                    NodeTasks {
+                    let mut tasks = NodeTasks {
                         node: name.clone(),
                         node_id: index as u32,
                         ranks: step.layout.node_ranks[index].clone(),
@@ -622,7 +622,16 @@ impl Srun<'_> {
                         }),
                         // The supervisor puts the step id the controller gives in.
                         env: env_for(name, Some(spread), 0),
+                        mem_mb: None,
+                    };
+                    if self.spec.mem_per_node_mb.is_none() {
+                        tasks.mem_mb = self
+                            .spec
+                            .mem_per_cpu_mb
+                            .filter(|m| *m > 0)
+                            .map(|m| tasks.mem_for_cpus(m, self.spec.cpus_per_task));
                     }
+                    tasks
                 })
                 .collect(),
         });

@@ -1339,6 +1339,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
                     ranks: vec![i as u32],
                     env: Vec::new(),
                     argv: Vec::new(),
+                    mem_mb: None,
                 })
                 .collect(),
         };
@@ -1723,6 +1724,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
             ranks: vec![0, 1],
             env: vec![("A".to_string(), "1".to_string())],
             argv: Vec::new(),
+            mem_mb: None,
         }],
     };
     let create = |node: &str| ControlRequest::CreateStep {

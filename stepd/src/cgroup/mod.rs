@@ -134,6 +134,14 @@ pub fn create_extern(
 struct Tree {
     job_dir: PathBuf,
     step_dir: PathBuf,
+    /// Whether each task gets `task_<rank>` below the step (Slurm does for v1 memory and devices, which account
+    /// and filter per task; the step's limits still bound all of them).
+    per_task: bool,
+}
+
+/// The leaf of one task below its step, named after the task's rank in the step, as in Slurm.
+pub fn task_dir_name(rank: u32) -> String {
+    format!("task_{rank}")
 }
 
 /// The cgroups made for one job; remove them with [`JobCgroups::remove`] once its processes are gone.
@@ -195,11 +203,23 @@ pub fn create(
 }
 
 impl JobCgroups {
-    /// `cgroup.procs` of every step directory, opened for the child to join before it execs.
-    pub fn attach_files(&self) -> std::io::Result<Vec<File>> {
+    /// `cgroup.procs` of the directories task `rank` joins before it execs: the step directory, or on mounts
+    /// that account per task the task's own `task_<rank>` below it, made here. A task directory has no limits
+    /// of its own (the step's bound it), and v1 devices copies the step's rules into it when it is made.
+    pub fn attach_files(&self, rank: u32) -> std::io::Result<Vec<File>> {
         self.trees
             .iter()
-            .map(|t| fs::open_procs(&t.step_dir))
+            .map(|t| {
+                if !t.per_task {
+                    return fs::open_procs(&t.step_dir);
+                }
+                let dir = t.step_dir.join(task_dir_name(rank));
+                match std::fs::create_dir(&dir) {
+                    Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+                    _ => {}
+                }
+                fs::open_procs(&dir)
+            })
             .collect()
     }
 
@@ -208,27 +228,37 @@ impl JobCgroups {
         self.trees.iter().map(|t| t.step_dir.clone()).collect()
     }
 
-    /// How many processes the memory controller killed in the job. v1 counts a kill only in the cgroup whose
-    /// limit was hit (the step's, or the job's when both are full), v2 also in every ancestor: the larger of the
-    /// two counters is right for both.
+    /// How many processes the memory controller killed in the job. v1 counts a kill only in the cgroup of the
+    /// process killed (the step's or one of its tasks'), v2 also in every ancestor: the larger of the step's sum
+    /// and the job's counter is right for both.
     pub fn oom_kills(&self) -> u64 {
         let Some((tree, file)) = &self.memory else {
             return 0;
         };
-        [&tree.step_dir, &tree.job_dir]
-            .iter()
-            .filter_map(|dir| fs::keyed(dir, file, "oom_kill"))
-            .max()
-            .unwrap_or(0)
+        let in_job = fs::keyed(&tree.job_dir, file, "oom_kill").unwrap_or(0);
+        in_job.max(self.step_oom_kills())
     }
 
-    /// How many processes the memory controller killed for hitting the step directory's own limit (v1), or in the
-    /// step (v2, which also counts what hit an ancestor's limit there).
+    /// How many processes of the step the memory controller killed: in the step's directory and, where tasks
+    /// have directories of their own, in theirs (v1 counts a kill only where the process was).
     pub fn step_oom_kills(&self) -> u64 {
         let Some((tree, file)) = &self.memory else {
             return 0;
         };
-        fs::keyed(&tree.step_dir, file, "oom_kill").unwrap_or(0)
+        let in_step = fs::keyed(&tree.step_dir, file, "oom_kill").unwrap_or(0);
+        if !tree.per_task {
+            return in_step;
+        }
+        let in_tasks: u64 = std::fs::read_dir(&tree.step_dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("task_"))
+                    .filter_map(|e| fs::keyed(&e.path(), file, "oom_kill"))
+                    .sum()
+            })
+            .unwrap_or(0);
+        in_step + in_tasks
     }
 
     /// Kills what is left in the step's directories and removes them, leaving the job's (other steps of the job

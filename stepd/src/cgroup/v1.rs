@@ -96,7 +96,11 @@ fn make_tree(
             _ => {}
         }
     }
-    Ok(Tree { job_dir, step_dir })
+    Ok(Tree {
+        job_dir,
+        step_dir,
+        per_task: matches!(controller, "memory" | "devices"),
+    })
 }
 
 fn make_dir(dir: &Path) -> std::io::Result<()> {

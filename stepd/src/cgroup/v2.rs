@@ -106,7 +106,13 @@ fn make_tree(
             }
         }
     }
-    Ok(Tree { job_dir, step_dir })
+    // Tasks stay in the step directory: v2 keeps no per-task accounting that a task directory would add, and
+    // a child of the step would need the step's controllers delegated to it to be worth having.
+    Ok(Tree {
+        job_dir,
+        step_dir,
+        per_task: false,
+    })
 }
 
 /// Attaches the device filter to the job's directory, so the step and anything below it are covered.

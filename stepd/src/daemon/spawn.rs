@@ -87,7 +87,7 @@ fn try_spawn(
     let exec = ExecArgs::new(spec)?;
     let cgroup_procs = match cgroups {
         Some(c) => c
-            .attach_files()
+            .attach_files(0)
             .map_err(|e| format!("cannot open the job's cgroup: {e}"))?,
         None => Vec::new(),
     };
