@@ -454,10 +454,15 @@ fn busy_nodes_and_pending_allocations() {
         "srun: error: Unable to allocate resources: Requested nodes are busy\n"
     );
     assert_eq!(srun.status.code(), Some(1));
+    // Each refusal uses up a job id (srun's the one after the blocker's); salloc names its own as revoked.
     let salloc = cluster.run("salloc", &["-I", "true"]);
     assert_eq!(
         String::from_utf8_lossy(&salloc.stderr),
-        "salloc: error: Unable to allocate resources: Requested nodes are busy\n"
+        format!(
+            "salloc: Job allocation {} has been revoked.\n\
+             salloc: error: Unable to allocate resources: Requested nodes are busy\n",
+            blocker + 2
+        )
     );
     assert_eq!(salloc.status.code(), Some(1));
     let waited = cluster.run("srun", &["--immediate=1", "true"]);

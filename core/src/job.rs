@@ -156,6 +156,10 @@ pub struct JobSpec {
     /// `--mincpus`: the fewest CPUs the job takes on each of its nodes (`MinCPUsNode=`).
     #[serde(default)]
     pub min_cpus_per_node: Option<u32>,
+    /// `--immediate` without seconds (salloc, srun): the controller starts the job as it takes it in or fails it,
+    /// using up its job id as slurmctld does.
+    #[serde(default)]
+    pub immediate: bool,
 }
 
 /// `--switches=count[@time]` as the controller keeps it.

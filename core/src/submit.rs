@@ -236,6 +236,7 @@ pub fn resolve(
             wait_secs: s.wait_secs,
         }),
         min_cpus_per_node: r.mincpus,
+        immediate: false,
     })
 }
 

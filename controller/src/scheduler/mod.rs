@@ -510,7 +510,11 @@ pub fn validate_request(
 pub fn refusal_uses_job_id(error: &ApiError) -> bool {
     matches!(
         error.errno,
-        SlurmErrno::RequestedNodeConfigUnavailable | SlurmErrno::InvalidNodeCount
+        SlurmErrno::RequestedNodeConfigUnavailable
+            | SlurmErrno::InvalidNodeCount
+            | SlurmErrno::RequestedPartConfigUnavailable
+            | SlurmErrno::NotTopPriority
+            | SlurmErrno::NodesBusy
     )
 }
 
@@ -537,7 +541,13 @@ fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bo
 /// slurmctld first keeps the partition's nodes that have the CPUs (`--mincpus`), memory and temporary disk the
 /// job asks for on each node; when none is left it says which of these, in that order, no node has.
 fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static str> {
-    let min_cpus = spec.min_cpus_per_node.unwrap_or(0);
+    // What slurmctld keeps as the job's CPUs per node: `--mincpus`, or a task's CPUs times the tasks each node
+    // must run (`-N2 --ntasks-per-node=3`, `-c3`), whichever is larger.
+    let per_task = spec.cpus_per_task.max(1);
+    let min_cpus = spec
+        .min_cpus_per_node
+        .unwrap_or(0)
+        .max(per_task.saturating_mul(spec.ntasks_per_node.unwrap_or(1).max(1)));
     if !nodes.iter().any(|n| n.cpus >= min_cpus) {
         return Some("CPU count per node can not be satisfied");
     }
@@ -545,7 +555,7 @@ fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static 
         (Some(per_node), _) => per_node,
         // The filter counts one task's CPUs (or --mincpus), not every task's: `--mem-per-cpu=20G -n2` on a 23 GB
         // node passes it and is refused later without a detail.
-        (None, Some(per_cpu)) => per_cpu * u64::from(spec.cpus_per_task.max(min_cpus).max(1)),
+        (None, Some(per_cpu)) => per_cpu * u64::from(min_cpus.max(1)),
         (None, None) => 0,
     };
     if !nodes.iter().any(|n| n.real_memory_mb >= mem_mb) {

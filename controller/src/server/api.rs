@@ -62,20 +62,16 @@ impl ApiService {
             Err(e) if e.errno != SlurmErrno::RequestedNodeConfigUnavailable => Err(e),
             _ => Ok(()),
         };
-        if submit.spec.options.contains_key("immediate") {
+        let mut submit = submit;
+        if submit.immediate {
+            // The commit itself decides: the job starts in the pass right after it, or is refused there and uses
+            // up its id (salloc names it as revoked), as in slurmctld.
+            submit.spec.immediate = true;
+        } else if submit.spec.options.contains_key("immediate") {
             unless_refused_at_commit(
                 self.controller
                     .state
                     .read(|state| scheduler::validate_immediate(state, &submit.spec).map(|_| ())),
-            )?;
-        }
-        if submit.immediate {
-            // Checked before the commit: a start Spur cannot promise is refused rather than queued. Another
-            // submission may still take the resources first; the job then waits like any other.
-            unless_refused_at_commit(
-                self.controller
-                    .state
-                    .read(|state| scheduler::immediate_check(state, &submit.spec, now)),
             )?;
         }
         // A request id makes the submission idempotent: a client retrying after a failover gets the same job.

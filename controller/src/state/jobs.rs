@@ -36,7 +36,12 @@ impl ClusterState {
                 .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
             None => Vec::new(),
         };
-        if let Err(mut refusal) = crate::scheduler::validate_request(self, &spec, &partition) {
+        let checked = if spec.immediate {
+            crate::scheduler::immediate_check(self, &spec, now)
+        } else {
+            crate::scheduler::validate_request(self, &spec, &partition)
+        };
+        if let Err(mut refusal) = checked {
             // slurmctld creates the job record before it checks the request against the nodes, so a refusal
             // there uses up a job id (salloc names it as revoked).
             if crate::scheduler::refusal_uses_job_id(&refusal) {

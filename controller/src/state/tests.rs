@@ -377,6 +377,26 @@ fn per_node_shortfalls_are_named_and_held_jobs_wait_for_release() {
             detail("CPU count per node can not be satisfied")
         )
     );
+    // A task's CPUs times the tasks each node runs are the job's CPUs per node too (`-c3`,
+    // `-N2 --ntasks-per-node=3` on 2-CPU nodes).
+    for shape in [
+        JobSpec {
+            cpus_per_task: 3,
+            ..spec("x")
+        },
+        JobSpec {
+            ntasks_per_node: Some(3),
+            ..spec("x")
+        },
+    ] {
+        assert_eq!(
+            refusal(&mut h, shape),
+            (
+                unavailable,
+                detail("CPU count per node can not be satisfied")
+            )
+        );
+    }
     let much_memory = JobSpec {
         mem_per_node_mb: Some(1_000_000),
         tmp_disk_mb: 1_000_000,
@@ -1482,7 +1502,23 @@ fn immediate_requests_start_now_or_are_refused() {
     h.schedule();
     let busy = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
     assert_eq!(busy.errno, SlurmErrno::NodesBusy);
+    // Submitted with --immediate, the commit refuses it and uses up its job id, as slurmctld does (salloc then
+    // says the allocation was revoked); the next job gets the following id.
+    let now = h.now;
+    let refused = h
+        .apply(Command::Submit {
+            spec: Box::new(JobSpec {
+                immediate: true,
+                ..spec("now")
+            }),
+            now,
+        })
+        .unwrap_err();
+    assert_eq!(refused.errno, SlurmErrno::NodesBusy);
+    assert_eq!(refused.job_id, Some(big + 1));
+    assert!(!h.state.jobs.contains_key(&(big + 1)));
     let waiting = h.submit(spec("w"));
+    assert_eq!(waiting, big + 2);
     h.schedule();
     assert_eq!(h.job(waiting).state, JobBaseState::Pending);
     let behind = immediate_check(&h.state, &one_cpu, h.now).unwrap_err();
@@ -1498,6 +1534,11 @@ fn immediate_requests_start_now_or_are_refused() {
     h.schedule();
     h.finish(waiting, 0, 0);
     assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());
+    let started = h.submit(JobSpec {
+        immediate: true,
+        ..spec("now")
+    });
+    assert_eq!(h.schedule(), vec![started]);
 }
 
 #[test]

@@ -77,16 +77,33 @@ pub fn allocate(
     let job_id = match client.submit(&request) {
         Ok(reply) => reply.job_id,
         Err(e) => {
-            print_api_error(prog.name(), submit_lead(prog, &e), &e);
-            if let ClientError::Api(ApiError {
-                errno: SlurmErrno::RequestedNodeConfigUnavailable,
-                job_id: Some(job_id),
-                ..
-            }) = &e
-            {
-                if prog == Prog::Salloc {
-                    eprintln!("{}", prog.revoked_line(*job_id));
+            // A refusal that used up a job id: salloc names the job as revoked (srun does not). slurmctld's
+            // revoke of an `-I` job reaches salloc before the error; the node-selection refusal's after it.
+            let revoked = match &e {
+                // slurmctld refuses `-N0` before it tells salloc of the job it made.
+                ClientError::Api(ApiError {
+                    errno,
+                    job_id: Some(job_id),
+                    ..
+                }) if prog == Prog::Salloc && *errno != SlurmErrno::InvalidNodeCount => {
+                    Some((*job_id, *errno))
                 }
+                _ => None,
+            };
+            let revoked_first = |errno: SlurmErrno| {
+                matches!(
+                    errno,
+                    SlurmErrno::NotTopPriority
+                        | SlurmErrno::NodesBusy
+                        | SlurmErrno::RequestedPartConfigUnavailable
+                )
+            };
+            if let Some((job_id, _)) = revoked.filter(|(_, errno)| revoked_first(*errno)) {
+                eprintln!("{}", prog.revoked_line(job_id));
+            }
+            print_api_error(prog.name(), submit_lead(prog, &e), &e);
+            if let Some((job_id, _)) = revoked.filter(|(_, errno)| !revoked_first(*errno)) {
+                eprintln!("{}", prog.revoked_line(job_id));
             }
             return Err(1);
         }
