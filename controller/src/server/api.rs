@@ -62,7 +62,6 @@ impl ApiService {
             Err(e) if e.errno != SlurmErrno::RequestedNodeConfigUnavailable => Err(e),
             _ => Ok(()),
         };
-        let mut submit = submit;
         if submit.immediate {
             // The commit itself decides: the job starts in the pass right after it, or is refused there and uses
             // up its id (salloc names it as revoked), as in slurmctld.
