@@ -353,6 +353,11 @@ async fn handle(
                         let _ = outbox.blocking_send(message);
                     }
                 }
+                // The controller holds the node (and the job COMPLETING) until this arrives.
+                let done = AgentToController::EpilogFinished { job_id: job.job_id };
+                if let Ok(message) = envelope(&done) {
+                    let _ = outbox.blocking_send(message);
+                }
             });
         }
         ControllerToAgent::RunProlog {

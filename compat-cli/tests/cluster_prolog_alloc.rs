@@ -339,3 +339,75 @@ fn a_failing_epilog_drains_its_node() {
         lines == wanted
     });
 }
+
+/// As slurmctld: a job stays COMPLETING until the epilog has finished on each of its nodes, and a node takes no
+/// new job while an epilog runs there (`completing` in sinfo), so a site's clean-up never runs under the next job.
+#[test]
+fn other_nodes_epilogs_hold_the_job_completing_and_their_nodes_closed() {
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let dir = scripts.path().display().to_string();
+    let epilog = scripts.path().join("epilog.sh");
+    // Slow on the job's other nodes only; each records when it finished.
+    std::fs::write(
+        &epilog,
+        format!(
+            "#!/bin/bash\n[[ $SLURMD_NODENAME == {NODE_B} ]] && sleep 4\n\
+             date +%s.%N > {dir}/epilog.$SLURMD_NODENAME.$SLURM_JOB_ID\n"
+        ),
+    )
+    .expect("write epilog");
+    std::fs::set_permissions(&epilog, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: format!("Epilog={}\nFirstJobId=4500\n", epilog.display()),
+        ..ClusterOptions::default()
+    });
+    let job = cluster.wrap(
+        "true",
+        &[
+            "-N2",
+            "-w",
+            &format!("{},{NODE_B}", cluster.node),
+            "-o",
+            "/dev/null",
+        ],
+    );
+    let state = |id: u32| {
+        let out = cluster.run(
+            "squeue",
+            &["-h", "-t", "all", "-j", &id.to_string(), "-o", "%T"],
+        );
+        text(&out.stdout).trim().to_string()
+    };
+    cluster.expect_within(Duration::from_secs(20), "the job's end", || {
+        state(job) == "COMPLETING"
+    });
+    let marker = scripts.path().join(format!("epilog.{NODE_B}.{job}"));
+    assert!(!marker.exists(), "still COMPLETING after the epilog");
+    let sinfo = cluster.run("sinfo", &["-h", "-n", NODE_B, "-o", "%T"]);
+    assert_eq!(text(&sinfo.stdout), "completing\n");
+    // A job for that node waits for the epilog.
+    let next = cluster.wrap(
+        "date +%s.%N",
+        &["-w", NODE_B, "-o", &format!("{dir}/next.out")],
+    );
+    assert_eq!(
+        cluster.wait_for_end(next, Duration::from_secs(30)),
+        "COMPLETED"
+    );
+    assert_eq!(state(job), "COMPLETED");
+    let seconds = |path: PathBuf| -> f64 {
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .trim()
+            .parse()
+            .expect("a time")
+    };
+    let epilog_done = seconds(marker);
+    let next_started = seconds(scripts.path().join("next.out"));
+    assert!(
+        next_started >= epilog_done,
+        "the next job ran at {next_started}, before the epilog ended at {epilog_done}"
+    );
+}

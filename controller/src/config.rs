@@ -360,6 +360,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
         prolog_alloc: prolog_flags.iter().any(|f| f == "alloc"),
         prolog_contain: prolog_flags.iter().any(|f| f == "contain"),
+        node_epilog: conf.epilog().is_some_and(|e| !e.trim().is_empty()),
         accounting: accounting_enabled(conf),
         // Filled in by `ControllerConfig::load`, which reads slurmdbd.conf.
         accounting_keep_secs: None,

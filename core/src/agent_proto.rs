@@ -85,6 +85,9 @@ pub enum AgentToController {
         request_id: u64,
         usage: Vec<(crate::step_usage::StepRef, crate::step_usage::NodeUsage)>,
     },
+    /// The answer to [`ControllerToAgent::RunEpilog`], whether the epilog ran, failed (then `EpilogFailed` came
+    /// first) or there is none: the node may take new jobs again.
+    EpilogFinished { job_id: u32 },
 }
 
 /// Cluster facts a supervisor needs to build the job's environment (`SLURM_CLUSTER_NAME`, `SLURM_CONF`, ...).

@@ -322,6 +322,11 @@ pub struct JobRecord {
     /// is left the job runs with reason `Prolog`, its batch script is not started and salloc waits.
     #[serde(default)]
     pub prolog_pending: Vec<String>,
+    /// The nodes other than the batch node (every node of an allocation) whose `Epilog` has not yet finished
+    /// since the job ended: the job stays COMPLETING and those nodes take no new job until each has answered,
+    /// as in Slurm.
+    #[serde(default)]
+    pub epilog_pending: Vec<String>,
     /// The node whose allocation prolog failed, ending the job (salloc says `Prolog failure on node N`).
     #[serde(default)]
     pub prolog_failed_node: Option<String>,
@@ -421,6 +426,7 @@ impl JobRecord {
             preempt_suspended: false,
             notices: Vec::new(),
             prolog_pending: Vec::new(),
+            epilog_pending: Vec::new(),
             prolog_failed_node: None,
             extern_step: false,
             cancelled_by: None,
@@ -482,10 +488,16 @@ impl JobRecord {
         crate::values::filename::expand_filename(pattern, &ctx)
     }
 
+    /// COMPLETING: the job's end is not yet confirmed by its batch node, or an epilog still runs on its other
+    /// nodes.
+    pub fn is_completing(&self) -> bool {
+        self.completing || !self.epilog_pending.is_empty()
+    }
+
     /// The state as Slurm packs it: base plus COMPLETING and REQUEUE flags.
     pub fn full_state(&self) -> JobState {
         let mut state = JobState::new(self.state);
-        if self.completing {
+        if self.is_completing() {
             state = state.with(JobStateFlag::Completing);
         }
         if self.requeue_pending {

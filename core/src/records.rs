@@ -93,6 +93,9 @@ pub struct NodeRecord {
     pub reserved: bool,
     #[serde(default)]
     pub maintenance: bool,
+    /// Ended jobs whose `Epilog` still runs here (COMPLETING): the node takes no new job meanwhile.
+    #[serde(default)]
+    pub epilogs_running: u32,
 }
 
 impl NodeRecord {
@@ -141,13 +144,18 @@ impl NodeRecord {
         if self.reserved {
             state = state.with(NodeStateFlag::Reserved);
         }
+        if self.epilogs_running > 0 {
+            state = state.with(NodeStateFlag::Completing);
+        }
         state
     }
 
-    /// Down nodes, drained nodes and nodes that stopped answering accept no new work.
+    /// Down nodes, drained nodes, nodes that stopped answering and nodes still running an ended job's epilog
+    /// accept no new work.
     pub fn accepts_work(&self) -> bool {
         !self.drain
             && !self.not_responding
+            && self.epilogs_running == 0
             && !matches!(
                 self.base_state,
                 NodeBaseState::Down | NodeBaseState::Unknown

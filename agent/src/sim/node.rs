@@ -146,10 +146,14 @@ impl SimNode {
                     failed: false,
                 });
             }
-            // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step),
-            // no node scripts, and have no stderr to write to.
+            // Nor an epilog: the node is free again at once.
+            ControllerToAgent::RunEpilog { job, .. } => {
+                self.answers
+                    .push(AgentToController::EpilogFinished { job_id: job.job_id });
+            }
+            // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step)
+            // and have no stderr to write to.
             ControllerToAgent::LaunchStep { .. }
-            | ControllerToAgent::RunEpilog { .. }
             | ControllerToAgent::Notify { .. }
             | ControllerToAgent::AttachStep(_) => {}
         }

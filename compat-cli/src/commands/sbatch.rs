@@ -341,7 +341,7 @@ fn wait_for(client: &Client, job_id: u32) -> u8 {
         let Some(job) = jobs.iter().find(|j| j.job_id == job_id) else {
             return 0;
         };
-        if job.is_finished() && !job.completing {
+        if job.is_finished() && !job.is_completing() {
             let code = if job.exit_signal != 0 {
                 1
             } else {

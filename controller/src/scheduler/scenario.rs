@@ -177,9 +177,22 @@ impl Scenario {
         Ok(())
     }
 
+    /// Commits `command`. The scenario's nodes have no epilog: each answers at once that it ran, as their agents
+    /// would.
     pub fn apply(&mut self, command: Command) -> Result<crate::state::Applied, ApiError> {
         self.index += 1;
-        self.state.apply(self.index, command)
+        let applied = self.state.apply(self.index, command)?;
+        for effect in &applied.effects {
+            if let crate::state::Effect::NodeEpilog { node, job } = effect {
+                let now = self.now;
+                self.apply(Command::EpilogFinished {
+                    job_id: job.job_id,
+                    node: node.clone(),
+                    now,
+                })?;
+            }
+        }
+        Ok(applied)
     }
 
     /// Submits a job; returns its id.

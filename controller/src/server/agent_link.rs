@@ -175,6 +175,17 @@ async fn serve_reports(
                 tracing::warn!(node, job_id, "epilog failed");
                 drain(&controller, &node, "Epilog error").await;
             }
+            Ok(AgentToController::EpilogFinished { job_id }) => {
+                let command = Command::EpilogFinished {
+                    job_id,
+                    node: node.clone(),
+                    now: controller.now(),
+                };
+                // A report lost here is given up when the agent registers again (the epilog ran or died with it).
+                if let Err(e) = controller.commit(command).await {
+                    tracing::error!(node, job_id, "cannot record the epilog's end: {e}");
+                }
+            }
             Ok(AgentToController::PrologFinished {
                 job_id,
                 run,

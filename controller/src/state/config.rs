@@ -66,6 +66,10 @@ pub struct Settings {
     /// `PrologFlags=Contain`: as `Alloc`, and every job has an extern step on its nodes.
     #[serde(default)]
     pub prolog_contain: bool,
+    /// slurm.conf names an `Epilog`: an ended job's other nodes are held until theirs has run (state/epilog.rs).
+    /// Without one there is nothing to wait for, so nodes are free as soon as the job ends.
+    #[serde(default)]
+    pub node_epilog: bool,
     /// Jobs' accounting records are kept after MinJobAge purges them (`sacct`): every `AccountingStorageType`
     /// but an explicit `accounting_storage/none` (docs/accounting.md).
     #[serde(default = "default_true")]
@@ -140,6 +144,7 @@ impl Default for Settings {
             max_switch_wait_secs: DEFAULT_MAX_SWITCH_WAIT_SECS,
             prolog_alloc: false,
             prolog_contain: false,
+            node_epilog: false,
             accounting: true,
             accounting_keep_secs: None,
         }
@@ -274,6 +279,7 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         gpu_topology: Default::default(),
         reserved: false,
         maintenance: false,
+        epilogs_running: 0,
     };
     update_shape(&mut node, &def);
     node

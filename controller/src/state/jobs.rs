@@ -420,8 +420,8 @@ impl ClusterState {
             let ended = Box::new(job.clone());
             applied
                 .effects
-                .extend(epilog_nodes.into_iter().map(|node| Effect::NodeEpilog {
-                    node,
+                .extend(epilog_nodes.iter().map(|node| Effect::NodeEpilog {
+                    node: node.clone(),
                     job: ended.clone(),
                 }));
         }
@@ -436,6 +436,10 @@ impl ClusterState {
                 });
             }
             self.release(&alloc, now);
+        }
+        // A requeued job goes back to the queue at once and is not held for its epilogs.
+        if !requeue_pending {
+            self.hold_for_epilogs(job_id, &epilog_nodes);
         }
         self.end_running_steps(job_id, now);
         // A requeued leader's components are requeued on their own (a requeue names them all).
@@ -952,6 +956,7 @@ impl ClusterState {
     }
 
     fn return_to_queue(&mut self, job_id: u32, now: EpochSecs) {
+        self.end_epilog_holds(job_id);
         if let Some(job) = self.jobs.get_mut(&job_id) {
             job.state = JobBaseState::Pending;
             job.completing = false;
@@ -1290,7 +1295,7 @@ impl ClusterState {
             .values()
             .filter(|job| {
                 job.is_finished()
-                    && !job.completing
+                    && !job.is_completing()
                     && job.end_time.is_some_and(|end| now - end >= age)
             })
             .map(|job| job.job_id)

@@ -5,6 +5,7 @@
 
 mod accounting;
 mod config;
+mod epilog;
 mod het;
 mod jobs;
 mod licenses;
@@ -154,6 +155,13 @@ pub enum Command {
         #[serde(default)]
         request_id: Option<String>,
         specs: Vec<JobSpec>,
+        now: EpochSecs,
+    },
+    /// A node other than the batch node finished the epilog of an ended job (or had none to run): the job is no
+    /// longer COMPLETING there and the node takes new jobs again.
+    EpilogFinished {
+        job_id: u32,
+        node: String,
         now: EpochSecs,
     },
 }
@@ -416,6 +424,10 @@ impl ClusterState {
                 }
                 Ok(applied)
             }
+            Command::EpilogFinished { job_id, node, now } => {
+                self.epilog_finished(job_id, &node, now);
+                Ok(Applied::default())
+            }
         }
     }
 
@@ -432,7 +444,11 @@ impl ClusterState {
         let mut cpus: BTreeMap<&str, u32> = BTreeMap::new();
         let mut mem: BTreeMap<&str, u64> = BTreeMap::new();
         let mut gres: BTreeMap<(&str, &str), Vec<u32>> = BTreeMap::new();
+        let mut epilogs: BTreeMap<&str, u32> = BTreeMap::new();
         for job in self.jobs.values() {
+            for node in &job.epilog_pending {
+                *epilogs.entry(node).or_default() += 1;
+            }
             if job.job_id >= self.next_job_id {
                 return Err(format!(
                     "job {} is not below next_job_id {}",
@@ -462,6 +478,13 @@ impl ClusterState {
             }
         }
         for node in self.nodes.values() {
+            let waited = epilogs.get(node.name.as_str()).copied().unwrap_or(0);
+            if waited != node.epilogs_running {
+                return Err(format!(
+                    "node {}: {} jobs wait for its epilog, node says {}",
+                    node.name, waited, node.epilogs_running
+                ));
+            }
             let used_cpus = cpus.get(node.name.as_str()).copied().unwrap_or(0);
             if used_cpus != node.alloc_cpus || used_cpus > node.cpus {
                 return Err(format!(

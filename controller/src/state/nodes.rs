@@ -44,6 +44,7 @@ impl ClusterState {
             node.reason = None;
         }
         let mut applied = Applied::default();
+        self.drop_epilog_holds(&reg.name);
         self.reconcile_node_jobs(&reg, now, &mut applied);
         applied.effects.extend(self.prologs_owed(&reg.name));
         self.stop_stale_jobs(&reg, now, &mut applied);

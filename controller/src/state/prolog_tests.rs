@@ -239,3 +239,127 @@ fn an_allocation_runs_its_epilog_on_every_node() {
         .collect();
     assert_eq!(epilogs, vec!["a1", "a2"]);
 }
+
+/// Applies `command` as the log would, without the scenario's agents answering the epilogs it asks for.
+fn apply_unanswered(s: &mut Scenario, index: u64, command: Command) -> Applied {
+    let applied = s.state.apply(index, command).expect("apply");
+    s.state.check_invariants().expect("invariants");
+    applied
+}
+
+#[test]
+fn without_an_epilog_the_nodes_are_free_when_the_job_ends() {
+    let (mut s, id, _) = allocated_on_two_nodes(false, false, true);
+    let now = s.now + 5;
+    apply_unanswered(
+        &mut s,
+        1_000,
+        Command::Finished {
+            job_id: id,
+            outcome: Outcome::Exited { code: 0, signal: 0 },
+            now,
+            run: None,
+        },
+    );
+    assert!(!s.state.jobs[&id].is_completing());
+    assert!(s.state.nodes["a2"].accepts_work());
+}
+
+#[test]
+fn other_nodes_epilogs_keep_the_job_completing_and_the_nodes_closed() {
+    for batch in [true, false] {
+        let (mut s, id, _) = allocated_on_two_nodes(false, false, batch);
+        s.state.settings.node_epilog = true;
+        let now = s.now + 5;
+        let ended = apply_unanswered(
+            &mut s,
+            1_000,
+            Command::Finished {
+                job_id: id,
+                outcome: Outcome::Exited { code: 0, signal: 0 },
+                now,
+                run: None,
+            },
+        );
+        // The batch node ran its epilog before the job's end was reported; an allocation's nodes all run one.
+        let expected: Vec<&str> = if batch { vec!["a2"] } else { vec!["a1", "a2"] };
+        let asked: Vec<&str> = ended
+            .effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::NodeEpilog { node, .. } => Some(node.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked, expected);
+        let ended_job = &s.state.jobs[&id];
+        assert_eq!(ended_job.state, JobBaseState::Completed);
+        assert!(
+            ended_job.is_completing(),
+            "COMPLETING until the epilogs answer"
+        );
+        for name in &expected {
+            let n = &s.state.nodes[*name];
+            assert!(!n.accepts_work(), "{name} takes no job during the epilog");
+            assert!(n
+                .full_state()
+                .has(spur_core::states::NodeStateFlag::Completing));
+        }
+        // Nothing starts on a node while its epilog runs.
+        let next = {
+            let mut spec = job(1, 100, 0, None);
+            spec.nodes_min = 2;
+            spec.ntasks = Some(2);
+            s.submit(spec).expect("submit")
+        };
+        s.pass().expect("pass");
+        assert_eq!(s.state.jobs[&next].state, JobBaseState::Pending);
+        // A report for a node not waited for changes nothing; the last one frees the job and its nodes.
+        let mut index = 2_000;
+        for name in expected.iter().chain(["a2"].iter()) {
+            index += 1;
+            apply_unanswered(
+                &mut s,
+                index,
+                Command::EpilogFinished {
+                    job_id: id,
+                    node: name.to_string(),
+                    now,
+                },
+            );
+        }
+        assert!(!s.state.jobs[&id].is_completing());
+        assert!(s.state.nodes["a2"].accepts_work());
+        s.pass().expect("pass");
+        assert_eq!(s.state.jobs[&next].state, JobBaseState::Running);
+    }
+}
+
+#[test]
+fn a_registering_agent_gives_up_the_epilogs_it_owed() {
+    let (mut s, id, _) = allocated_on_two_nodes(false, false, true);
+    s.state.settings.node_epilog = true;
+    let now = s.now + 5;
+    apply_unanswered(
+        &mut s,
+        1_000,
+        Command::Finished {
+            job_id: id,
+            outcome: Outcome::Exited { code: 0, signal: 0 },
+            now,
+            run: None,
+        },
+    );
+    assert_eq!(s.state.nodes["a2"].epilogs_running, 1);
+    let def = node("a2", 4, 4_000, 0);
+    apply_unanswered(
+        &mut s,
+        1_001,
+        Command::RegisterNode {
+            registration: Box::new(registration(&def, now)),
+            now,
+        },
+    );
+    assert_eq!(s.state.nodes["a2"].epilogs_running, 0);
+    assert!(!s.state.jobs[&id].is_completing());
+}

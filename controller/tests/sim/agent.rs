@@ -37,6 +37,10 @@ pub enum ToAgent {
         job_id: u32,
         run: Option<u32>,
     },
+    /// Run slurm.conf's `Epilog` for an ended job (simulated nodes have none: they answer at once).
+    RunEpilog {
+        job_id: u32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -52,6 +56,9 @@ pub enum ToController {
         signal: u32,
         end: EpochSecs,
         run: Option<u32>,
+    },
+    EpilogFinished {
+        job_id: u32,
     },
 }
 
@@ -75,6 +82,9 @@ pub struct Agent {
     welcomed: Option<u64>,
     hello_sent_at: Option<Millis>,
     heartbeat_at: Millis,
+    /// Epilogs run and not yet reported; as the real agent, one not sent before the session ends is lost (the
+    /// controller stops waiting for it when the node registers).
+    epilogs_done: Vec<u32>,
 }
 
 impl Agent {
@@ -87,6 +97,7 @@ impl Agent {
             welcomed: None,
             hello_sent_at: None,
             heartbeat_at: 0,
+            epilogs_done: Vec::new(),
         }
     }
 
@@ -95,6 +106,7 @@ impl Agent {
     pub fn disconnected(&mut self) {
         self.welcomed = None;
         self.hello_sent_at = None;
+        self.epilogs_done.clear();
         for report in self.unacked.values_mut() {
             report.sent_at = None;
         }
@@ -159,6 +171,7 @@ impl Agent {
                     self.unacked.remove(&job_id);
                 }
             }
+            ToAgent::RunEpilog { job_id } => self.epilogs_done.push(job_id),
         }
     }
 
@@ -259,6 +272,9 @@ impl Agent {
                     run: report.run,
                 });
             }
+        }
+        for job_id in self.epilogs_done.drain(..) {
+            send(ToController::EpilogFinished { job_id });
         }
         if now >= self.heartbeat_at {
             self.heartbeat_at = now + HEARTBEAT_EVERY_MS;

@@ -108,11 +108,13 @@ impl Controller {
                         run: *run,
                     },
                 ),
-                // The simulated agents run no steps, node scripts or notices.
+                Effect::NodeEpilog { node, job } => {
+                    (node, ToAgent::RunEpilog { job_id: job.job_id })
+                }
+                // The simulated agents run no steps, allocation prologs or notices.
                 Effect::Signal { .. }
                 | Effect::SignalStepTasks { .. }
                 | Effect::LaunchStep { .. }
-                | Effect::NodeEpilog { .. }
                 | Effect::AllocProlog { .. }
                 | Effect::Notify { .. } => continue,
             };

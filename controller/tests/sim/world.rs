@@ -368,6 +368,16 @@ impl World {
                     self.send_to_agent(node, ToAgent::FinishedAck { job_id, run });
                 }
             }
+            ToController::EpilogFinished { job_id } => {
+                self.controller.seen(node, self.now);
+                let command = Command::EpilogFinished {
+                    job_id,
+                    node: self.defs[node].name.clone(),
+                    now: epoch(self.now),
+                };
+                // A failed commit (the controller crashed meanwhile) loses the report, as the real link does.
+                let _ = self.commit(command);
+            }
         }
     }
 

@@ -87,7 +87,7 @@ impl<'a> JobView<'a> {
 
     /// `PENDING`, `RUNNING`, ... with the COMPLETING flag winning, as `job_state_string` does.
     pub fn state_long(&self) -> &'static str {
-        if self.job.completing {
+        if self.job.is_completing() {
             "COMPLETING"
         } else {
             self.job.state.long_name()
@@ -96,7 +96,7 @@ impl<'a> JobView<'a> {
 
     /// `PD`, `R`, `CG`, ...
     pub fn state_compact(&self) -> &'static str {
-        if self.job.completing {
+        if self.job.is_completing() {
             "CG"
         } else {
             self.job.state.compact_name()

@@ -20,7 +20,7 @@ fn draining(node: &NodeRecord) -> bool {
 /// `node_state_string_compact`: `IDLE`, `MIX`, `ALLOC`, `DRAIN`, `DRNG`, `DOWN`, `UNK`, plus `*` when the node
 /// does not respond.
 pub(crate) fn state_compact(node: &NodeRecord) -> String {
-    if reservation_flagged(node) {
+    if spelled_from_flags(node) {
         return node.full_state().compact_name();
     }
     let base = if node.drain {
@@ -45,7 +45,7 @@ pub(crate) fn state_compact(node: &NodeRecord) -> String {
 
 /// `node_state_string`: `IDLE`, `MIXED`, `ALLOCATED`, `DRAINED`, `DRAINING`, `DOWN`, `UNKNOWN` (+ `*`).
 pub(crate) fn state_long(node: &NodeRecord) -> String {
-    if reservation_flagged(node) {
+    if spelled_from_flags(node) {
         return node.full_state().long_name();
     }
     let base = if node.drain {
@@ -61,8 +61,9 @@ pub(crate) fn state_long(node: &NodeRecord) -> String {
 }
 
 /// A node an active reservation holds: Slurm's full state-string rules decide (`RESV`, `MAINT`, `IDLE+RESERVED`).
-fn reservation_flagged(node: &NodeRecord) -> bool {
-    node.reserved || node.maintenance
+/// States whose spelling the full state machinery decides: reservations and epilogs still running (`comp`).
+fn spelled_from_flags(node: &NodeRecord) -> bool {
+    node.reserved || node.maintenance || node.epilogs_running > 0
 }
 
 fn base_long(state: NodeBaseState) -> &'static str {
@@ -87,7 +88,7 @@ fn with_star(base: &str, node: &NodeRecord) -> String {
 
 /// `node_state_string_complete`: the base state and every flag, `IDLE+DRAIN+NOT_RESPONDING`.
 pub(crate) fn state_complete(node: &NodeRecord) -> String {
-    if reservation_flagged(node) {
+    if spelled_from_flags(node) {
         return node.full_state().complete_name();
     }
     let mut out = base_long(node.base_state).to_string();

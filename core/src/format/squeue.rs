@@ -173,15 +173,15 @@ fn parse_state(name: &str) -> Option<StateMatch> {
 fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
     match states {
         None => {
-            job.completing
+            job.is_completing()
                 || matches!(
                     job.state,
                     JobBaseState::Pending | JobBaseState::Running | JobBaseState::Suspended
                 )
         }
         Some(list) => list.iter().any(|m| match m {
-            StateMatch::State(s) => *s == job.state && !job.completing,
-            StateMatch::Completing => job.completing,
+            StateMatch::State(s) => *s == job.state && !job.is_completing(),
+            StateMatch::Completing => job.is_completing(),
             StateMatch::Never => false,
         }),
     }

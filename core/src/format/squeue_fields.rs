@@ -640,7 +640,7 @@ fn reason_list(job: &JobView<'_>) -> Cell<'static> {
         job.job.state,
         S::Pending | S::Timeout | S::OutOfMemory | S::Deadline | S::Failed
     );
-    if failed && !job.job.completing {
+    if failed && !job.job.is_completing() {
         Cell::cut(format!("({})", job.reason_text()))
     } else {
         Cell::whole(job.node_list())

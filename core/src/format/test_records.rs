@@ -86,6 +86,7 @@ pub fn running() -> JobRecord {
         preempt_suspended: false,
         notices: Vec::new(),
         prolog_pending: Vec::new(),
+        epilog_pending: Vec::new(),
         prolog_failed_node: None,
         extern_step: false,
         cancelled_by: None,
@@ -168,6 +169,7 @@ pub fn node(name: &str) -> NodeRecord {
         gpu_topology: Default::default(),
         reserved: false,
         maintenance: false,
+        epilogs_running: 0,
     }
 }
 

@@ -152,6 +152,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         preempt_suspended: false,
         notices: Vec::new(),
         prolog_pending: Vec::new(),
+        epilog_pending: Vec::new(),
         prolog_failed_node: None,
         extern_step: false,
         cancelled_by: None,
@@ -210,6 +211,7 @@ pub fn vm_node() -> NodeRecord {
         gpu_topology: Default::default(),
         reserved: false,
         maintenance: false,
+        epilogs_running: 0,
     }
 }
 
