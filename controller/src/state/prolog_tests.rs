@@ -247,20 +247,25 @@ fn apply_unanswered(s: &mut Scenario, index: u64, command: Command) -> Applied {
     applied
 }
 
-#[test]
-fn without_an_epilog_the_nodes_are_free_when_the_job_ends() {
-    let (mut s, id, _) = allocated_on_two_nodes(false, false, true);
-    let now = s.now + 5;
+/// The job's batch script (or allocation) ended with 0 at `now`.
+fn end_unanswered(s: &mut Scenario, job_id: u32, now: EpochSecs) -> Applied {
     apply_unanswered(
-        &mut s,
+        s,
         1_000,
         Command::Finished {
-            job_id: id,
+            job_id,
             outcome: Outcome::Exited { code: 0, signal: 0 },
             now,
             run: None,
         },
-    );
+    )
+}
+
+#[test]
+fn without_an_epilog_the_nodes_are_free_when_the_job_ends() {
+    let (mut s, id, _) = allocated_on_two_nodes(false, false, true);
+    let now = s.now + 5;
+    end_unanswered(&mut s, id, now);
     assert!(!s.state.jobs[&id].is_completing());
     assert!(s.state.nodes["a2"].accepts_work());
 }
@@ -271,16 +276,7 @@ fn other_nodes_epilogs_keep_the_job_completing_and_the_nodes_closed() {
         let (mut s, id, _) = allocated_on_two_nodes(false, false, batch);
         s.state.settings.node_epilog = true;
         let now = s.now + 5;
-        let ended = apply_unanswered(
-            &mut s,
-            1_000,
-            Command::Finished {
-                job_id: id,
-                outcome: Outcome::Exited { code: 0, signal: 0 },
-                now,
-                run: None,
-            },
-        );
+        let ended = end_unanswered(&mut s, id, now);
         // The batch node ran its epilog before the job's end was reported; an allocation's nodes all run one.
         let expected: Vec<&str> = if batch { vec!["a2"] } else { vec!["a1", "a2"] };
         let asked: Vec<&str> = ended
@@ -340,16 +336,7 @@ fn a_registering_agent_gives_up_the_epilogs_it_owed() {
     let (mut s, id, _) = allocated_on_two_nodes(false, false, true);
     s.state.settings.node_epilog = true;
     let now = s.now + 5;
-    apply_unanswered(
-        &mut s,
-        1_000,
-        Command::Finished {
-            job_id: id,
-            outcome: Outcome::Exited { code: 0, signal: 0 },
-            now,
-            run: None,
-        },
-    );
+    end_unanswered(&mut s, id, now);
     assert_eq!(s.state.nodes["a2"].epilogs_running, 1);
     let def = node("a2", 4, 4_000, 0);
     apply_unanswered(
