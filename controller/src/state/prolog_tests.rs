@@ -229,15 +229,18 @@ fn an_allocation_runs_its_epilog_on_every_node() {
             now,
         })
         .expect("complete");
-    let epilogs: Vec<&str> = applied
-        .effects
+    assert_eq!(epilog_nodes(&applied.effects), vec!["a1", "a2"]);
+}
+
+/// The nodes `effects` ask to run the epilog, in order.
+fn epilog_nodes(effects: &[Effect]) -> Vec<&str> {
+    effects
         .iter()
         .filter_map(|e| match e {
             Effect::NodeEpilog { node, .. } => Some(node.as_str()),
             _ => None,
         })
-        .collect();
-    assert_eq!(epilogs, vec!["a1", "a2"]);
+        .collect()
 }
 
 /// Applies `command` as the log would, without the scenario's agents answering the epilogs it asks for.
@@ -279,15 +282,7 @@ fn other_nodes_epilogs_keep_the_job_completing_and_the_nodes_closed() {
         let ended = end_unanswered(&mut s, id, now);
         // The batch node ran its epilog before the job's end was reported; an allocation's nodes all run one.
         let expected: Vec<&str> = if batch { vec!["a2"] } else { vec!["a1", "a2"] };
-        let asked: Vec<&str> = ended
-            .effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::NodeEpilog { node, .. } => Some(node.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(asked, expected);
+        assert_eq!(epilog_nodes(&ended.effects), expected);
         let ended_job = &s.state.jobs[&id];
         assert_eq!(ended_job.state, JobBaseState::Completed);
         assert!(
