@@ -21,6 +21,10 @@ pub struct Isolation {
     pub node_mem_mb: u64,
     /// Per GPU device file, the cores of its NUMA node: a GPU job's cores are taken there first (docs/gpus.md).
     pub gpu_cores: BTreeMap<String, BTreeSet<u32>>,
+    /// spurd's `--job-pids-max`: the most processes and threads a job may have on this node.
+    pub pids_max: Option<u64>,
+    /// spurd's `--require-confinement`: a job whose limits cannot all be applied does not start.
+    pub required: bool,
 }
 
 /// Reads `cgroup.conf` from the directory of `slurm_conf`. `Ok(None)` when jobs are not confined: TaskPlugin
@@ -99,6 +103,8 @@ impl Isolation {
             constrain_devices: self.conf.constrain_devices,
             denied_devices: denied.into_iter().map(Into::into).collect(),
             step_memory: None,
+            pids_max: self.pids_max,
+            required: self.required,
         }
     }
 }
@@ -118,6 +124,8 @@ mod tests {
                 ("/dev/nvidia1".to_string(), [4, 5, 6, 7].into()),
             ]
             .into(),
+            pids_max: None,
+            required: false,
         };
         let context = LaunchContext {
             gres_files: [(

@@ -44,6 +44,14 @@ struct Args {
     /// nothing is executed, jobs run for their declared time (docs/simulation.md).
     #[arg(long, value_name = "HOSTLIST")]
     simulate: Option<String>,
+    /// Under task/cgroup: the most processes and threads one job may have on this node (its cgroup's
+    /// `pids.max`; Slurm 22.05 has no such setting, so it is spurd's). Default: unlimited.
+    #[arg(long, env = "SPUR_JOB_PIDS_MAX", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    job_pids_max: Option<u64>,
+    /// Under task/cgroup: a job whose limits cannot all be applied (spurd not root, a controller not mounted, a
+    /// device filter refused) fails to launch instead of running with a warning in its supervisor's log.
+    #[arg(long, env = "SPUR_REQUIRE_CONFINEMENT")]
+    require_confinement: bool,
     /// With --simulate: seconds a job runs when it declares no SPUR_SIM_RUNTIME (default: until its time limit).
     #[arg(long, value_name = "SECS", requires = "simulate", value_parser = parse_sim_runtime)]
     sim_runtime: Option<std::time::Duration>,
@@ -136,15 +144,24 @@ async fn main() -> anyhow::Result<()> {
     )
     .with_isolation(settings.cgroup.clone().map(|conf| {
         if !nix::unistd::geteuid().is_root() {
-            tracing::warn!(
-                "cgroup.conf constrains jobs, but spurd is not root: jobs run unconfined"
-            );
+            if args.require_confinement {
+                tracing::error!(
+                    "cgroup.conf constrains jobs and confinement is required, but spurd is not root: no job \
+                     can start here"
+                );
+            } else {
+                tracing::warn!(
+                    "cgroup.conf constrains jobs, but spurd is not root: jobs run unconfined"
+                );
+            }
         }
         spur_agent::isolation::Isolation {
             conf,
             node_cpus: facts.cpus,
             node_mem_mb: facts.real_memory_mb,
             gpu_cores,
+            pids_max: args.job_pids_max,
+            required: args.require_confinement,
         }
     }));
     tracing::info!(

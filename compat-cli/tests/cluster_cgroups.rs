@@ -38,7 +38,7 @@ fn job_cgroups(node: &str, job_id: u32) -> Vec<PathBuf> {
     if root.join("cgroup.controllers").exists() {
         return vec![root.join(rel)];
     }
-    ["freezer", "cpuset", "memory", "devices"]
+    ["freezer", "cpuset", "memory", "devices", "pids"]
         .iter()
         .map(|c| root.join(c).join(&rel))
         .collect()
@@ -187,4 +187,32 @@ fn cgroups_of_a_crashed_supervisor_are_cleaned_by_the_agent() {
             std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "));
         assert!(!alive, "job process {pid} survived its cgroup's removal");
     }
+}
+
+/// spurd's `--job-pids-max` (here through `SPUR_JOB_PIDS_MAX`): the job's cgroup counts every process and thread
+/// of the job on the node, its steps' included, against one limit.
+#[test]
+fn the_agents_pids_limit_is_the_jobs() {
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_conf: "TaskPlugin=task/cgroup\nFirstJobId=3901\n".into(),
+        cgroup_conf: Some(CGROUP_CONF.into()),
+        agent_env: vec![("SPUR_JOB_PIDS_MAX".into(), "40".into())],
+        ..ClusterOptions::default()
+    });
+    let limit = "d=$(grep -e :pids: -e ^0:: /proc/self/cgroup | head -n1 | cut -d: -f3); \
+                 for f in /sys/fs/cgroup/pids$d/../pids.max /sys/fs/cgroup$d/../pids.max; do \
+                 [ -f $f ] && cat $f && break; done";
+    let spur = cluster.spur_bin().display().to_string();
+    let job = cluster.submit(
+        &format!("#!/bin/bash\n{limit}\n{spur} srun bash -c '{limit}'\n"),
+        &["-o", "pids.out"],
+    );
+    let state = cluster.wait_for_end(job, LONG);
+    let out = std::fs::read_to_string(cluster.dir.path().join("pids.out")).unwrap_or_default();
+    assert_eq!(state, "COMPLETED", "{out}");
+    if !is_root() {
+        return;
+    }
+    assert_eq!(out, "40\n40\n", "{}", cluster.logs());
+    assert_cgroups_removed(&cluster, job);
 }

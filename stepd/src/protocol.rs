@@ -138,6 +138,14 @@ pub struct CgroupSpec {
     /// the job's.
     #[serde(default)]
     pub step_memory: Option<spur_core::isolation::MemoryLimits>,
+    /// The most processes and threads the job may have on the node (`pids.max` of its cgroup; spurd's
+    /// `--job-pids-max`, Slurm 22.05 has no such setting); `None`: unlimited.
+    #[serde(default)]
+    pub pids_max: Option<u64>,
+    /// The job must not run unless every limit here could be applied (spurd's `--require-confinement`); otherwise
+    /// what cannot be enforced is logged and the job runs.
+    #[serde(default)]
+    pub required: bool,
 }
 
 impl CgroupSpec {
@@ -357,6 +365,8 @@ mod tests {
                 constrain_devices: true,
                 denied_devices: vec!["/dev/nvidia1".into()],
                 step_memory: None,
+                pids_max: Some(512),
+                required: true,
             }),
             node_scripts: None,
             rlimits: Vec::new(),

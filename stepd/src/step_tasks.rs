@@ -128,7 +128,14 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         return Ok(());
     }
     let identity = identity(spec)?;
-    let step_cgroups = own_cgroups(spec);
+    let step_cgroups = match own_cgroups(spec) {
+        Ok(cgroups) => cgroups,
+        Err(reason) => {
+            eprintln!("spurstepd --step: step not started: {reason}");
+            refuse(&link, &launch_spec.tasks.ranks, &reason);
+            return Ok(());
+        }
+    };
     // Without cgroups of its own the step's tasks join the batch step's (their limits are the job's).
     let shared_procs = match &step_cgroups {
         Some(_) => Vec::new(),
@@ -194,9 +201,12 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
 }
 
 /// The step's own cgroups under the job's on this node, made before any task starts, when the agent sent the
-/// job's limits here; what cannot be enforced is logged and the step runs anyway, as a batch job does.
-fn own_cgroups(spec: &StepSupervisorSpec) -> Option<crate::cgroup::JobCgroups> {
-    let limits = spec.cgroup.as_ref()?;
+/// job's limits here; what cannot be enforced is logged and the step runs anyway, as a batch job does, unless
+/// confinement is required (then the reason the step cannot start here).
+fn own_cgroups(spec: &StepSupervisorSpec) -> Result<Option<crate::cgroup::JobCgroups>, String> {
+    let Some(limits) = spec.cgroup.as_ref() else {
+        return Ok(None);
+    };
     let launch = &spec.launch;
     let setup = crate::cgroup::create(
         crate::cgroup::Hierarchy::detect().as_ref(),
@@ -209,7 +219,7 @@ fn own_cgroups(spec: &StepSupervisorSpec) -> Option<crate::cgroup::JobCgroups> {
     for warning in &setup.warnings {
         eprintln!("spurstepd --step: warning: {warning}");
     }
-    setup.cgroups
+    setup.enforced(limits, false)
 }
 
 /// Tells srun that none of this node's tasks can start: an error line and exit status 1 for each.

@@ -42,7 +42,7 @@ fn job_dirs(node: &str, uid: u32, job_id: u32) -> Vec<PathBuf> {
     if is_v2() {
         return vec![Path::new(cgroup::CGROUP_ROOT).join(rel)];
     }
-    ["freezer", "cpuset", "memory", "devices"]
+    ["freezer", "cpuset", "memory", "devices", "pids"]
         .iter()
         .map(|c| Path::new(cgroup::CGROUP_ROOT).join(c).join(&rel))
         .collect()
@@ -396,6 +396,87 @@ fn each_task_accounts_memory_and_devices_below_its_step() {
     assert_cleaned(&node, 0, 12);
 }
 
+#[test]
+fn the_job_pids_limit_bounds_its_processes() {
+    if !root_only() {
+        return;
+    }
+    let node = node("pids");
+    let hierarchy = Hierarchy::detect().expect("a cgroup file system");
+    let spec = CgroupSpec {
+        pids_max: Some(4),
+        ..CgroupSpec::default()
+    };
+    let cgroups = cgroup::create(Some(&hierarchy), &spec, &node, 0, 13, "step_0")
+        .cgroups
+        .expect("cgroups");
+    // Python forks without bash's retries: it (one process) gets three children before EAGAIN.
+    let forks = "import os, time\nn = 0\nfor _ in range(10):\n    try:\n        pid = os.fork()\n    \
+                 except OSError:\n        break\n    if pid == 0:\n        time.sleep(1)\n        os._exit(0)\n    \
+                 n += 1\nprint(n)";
+    let shown = output_in(
+        cgroups.attach_files(0).unwrap(),
+        &format!("exec /usr/bin/python3 -c '{forks}'"),
+    );
+    assert_eq!(shown, "3\n");
+    let job_dir = if is_v2() {
+        Path::new(cgroup::CGROUP_ROOT).join(cgroup::job_rel_path(&node, 0, 13))
+    } else {
+        Path::new(cgroup::CGROUP_ROOT)
+            .join("pids")
+            .join(cgroup::job_rel_path(&node, 0, 13))
+    };
+    assert_eq!(
+        fs::read_to_string(job_dir.join("pids.max")).unwrap().trim(),
+        "4"
+    );
+    assert!(cgroups.remove().is_empty());
+    assert_cleaned(&node, 0, 13);
+}
+
+#[test]
+fn required_confinement_refuses_what_cannot_be_enforced() {
+    if !root_only() {
+        return;
+    }
+    let node = node("required");
+    let hierarchy = Hierarchy::detect().expect("a cgroup file system");
+    let spec = CgroupSpec {
+        constrain_devices: true,
+        denied_devices: vec![PathBuf::from("/etc/hostname")],
+        required: true,
+        ..CgroupSpec::default()
+    };
+    let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 14, "step_batch");
+    let refused = setup.enforced(&spec, true).unwrap_err();
+    assert_eq!(
+        refused,
+        "confinement required but not possible: /etc/hostname is not a device node: not confined"
+    );
+    assert_cleaned(&node, 0, 14);
+    // Not required: the same job runs, with the warning.
+    let relaxed = CgroupSpec {
+        required: false,
+        ..spec.clone()
+    };
+    let setup = cgroup::create(Some(&hierarchy), &relaxed, &node, 0, 14, "step_batch");
+    assert_eq!(setup.warnings.len(), 1);
+    let cgroups = setup.enforced(&relaxed, true).unwrap().expect("cgroups");
+    assert!(cgroups.remove().is_empty());
+    assert_cleaned(&node, 0, 14);
+    // A batch job whose confinement is required and impossible never starts.
+    let job = confined_job("required", "echo ran", spec);
+    job.launch();
+    let result = job.wait_result();
+    assert!(
+        matches!(result.outcome, Outcome::LaunchFailed { ref message } if message.contains("not a device node")),
+        "{:?}",
+        result.outcome
+    );
+    assert_eq!(job.stdout(), "");
+    assert_cleaned(&node, 0, 41);
+}
+
 /// Runs `cmd` inside the cgroups whose `cgroup.procs` are `files`; its stdout.
 fn output_in(files: Vec<fs::File>, cmd: &str) -> String {
     let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
@@ -441,7 +522,7 @@ fn v2_tree_is_made_joined_and_removed_with_a_bpf_device_filter() {
         }),
         constrain_devices: true,
         denied_devices: vec![gpus[1].clone()],
-        step_memory: None,
+        ..CgroupSpec::default()
     };
     let setup = cgroup::create(Some(&hierarchy), &spec, &node, 0, 9, cgroup::BATCH_STEP);
     let available = fs::read_to_string(root.join("cgroup.controllers")).unwrap();

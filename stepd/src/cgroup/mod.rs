@@ -158,6 +158,31 @@ pub struct Setup {
     pub warnings: Vec<String>,
 }
 
+impl Setup {
+    /// With `spec.required`, the job (`whole_job`) or step must not start when any limit could not be applied:
+    /// the reason, after the directories made for it are removed. `Ok`: the cgroups to run in (if any).
+    pub fn enforced(
+        self,
+        spec: &CgroupSpec,
+        whole_job: bool,
+    ) -> Result<Option<JobCgroups>, String> {
+        if !spec.required || (self.warnings.is_empty() && self.cgroups.is_some()) {
+            return Ok(self.cgroups);
+        }
+        let _ = match self.cgroups {
+            Some(cgroups) if whole_job => cgroups.remove(),
+            Some(cgroups) => cgroups.remove_step(),
+            None => Vec::new(),
+        };
+        let why = if self.warnings.is_empty() {
+            "no cgroup could be made".to_string()
+        } else {
+            self.warnings.join("; ")
+        };
+        Err(format!("confinement required but not possible: {why}"))
+    }
+}
+
 /// How often making a job's directories is retried when a parent vanishes under it: another job of the same
 /// user may remove the `uid_<n>` directory (its last job ended) between our mkdirs.
 pub(crate) const CREATE_ATTEMPTS: usize = 3;

@@ -1,5 +1,6 @@
 //! cgroup v1: one directory tree per controller. `freezer` always holds the job (it tracks every process the
-//! job forks, whatever else is confined); `cpuset`, `memory` and `devices` are used when the spec asks for them.
+//! job forks, whatever else is confined); `cpuset`, `memory`, `devices` and `pids` are used when the spec asks
+//! for them.
 //! Limits are written at the job and at the step level, as Slurm does.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use crate::protocol::CgroupSpec;
 use spur_core::isolation::MemoryLimits;
 
 /// Every controller Spur may use, in the order directories are made.
-pub(crate) const CONTROLLERS: [&str; 4] = ["freezer", "cpuset", "memory", "devices"];
+pub(crate) const CONTROLLERS: [&str; 5] = ["freezer", "cpuset", "memory", "devices", "pids"];
 
 pub(super) fn create(
     root: &Path,
@@ -25,6 +26,7 @@ pub(super) fn create(
             "cpuset" => spec.cpus.is_some(),
             "memory" => spec.memory.is_some(),
             "devices" => spec.constrain_devices,
+            "pids" => spec.pids_max.is_some(),
             _ => true,
         };
         if !wanted {
@@ -93,6 +95,12 @@ fn make_tree(
                 }
             }
             "devices" => deny_devices(level, &spec.denied_devices, warnings)?,
+            // One count for the whole job: its steps share it.
+            "pids" if dir == job_dir => {
+                if let Some(max) = spec.pids_max {
+                    fs::write(level, "pids.max", &max.to_string())?;
+                }
+            }
             _ => {}
         }
     }

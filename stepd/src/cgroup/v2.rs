@@ -23,6 +23,9 @@ pub(super) fn create(
     if spec.memory.is_some() {
         wanted.push("memory");
     }
+    if spec.pids_max.is_some() {
+        wanted.push("pids");
+    }
     wanted.retain(|c| {
         let ok = has(c);
         if !ok {
@@ -88,6 +91,9 @@ fn make_tree(
     match std::fs::create_dir(&step_dir) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
         _ => {}
+    }
+    if let (true, Some(max)) = (wanted.contains(&"pids"), spec.pids_max) {
+        fs::write(&job_dir, "pids.max", &max.to_string())?;
     }
     for level in [&job_dir, &step_dir] {
         if wanted.contains(&"cpuset") {

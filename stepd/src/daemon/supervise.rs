@@ -79,7 +79,15 @@ impl Supervisor {
             let result = node_script::run_epilog(&self.spec, result);
             return finish(&result);
         }
-        let cgroups = self.setup_cgroups();
+        let cgroups = match self.setup_cgroups() {
+            Ok(cgroups) => cgroups,
+            Err(message) => {
+                slog!("job {} not started: {message}", self.spec.job_id);
+                let result = launch_failed_result(self.spec.job_id, message);
+                let result = node_script::run_epilog(&self.spec, result);
+                return finish(&result);
+            }
+        };
         let spawned = spawn_job(&self.spec, self.euid, cgroups.as_ref());
         let result = match spawned {
             Spawned::LaunchFailed(message) => {
@@ -133,9 +141,11 @@ impl Supervisor {
     }
 
     /// Makes the job's cgroups before anything of the job runs; what cannot be enforced is logged and the job
-    /// runs anyway.
-    fn setup_cgroups(&self) -> Option<JobCgroups> {
-        let spec = self.spec.cgroup.as_ref()?;
+    /// runs anyway, unless confinement is required (then the reason it cannot start).
+    fn setup_cgroups(&self) -> Result<Option<JobCgroups>, String> {
+        let Some(spec) = self.spec.cgroup.as_ref() else {
+            return Ok(None);
+        };
         let hierarchy = cgroup::Hierarchy::detect();
         let setup = cgroup::create(
             hierarchy.as_ref(),
@@ -151,7 +161,7 @@ impl Supervisor {
         if let Some(c) = &setup.cgroups {
             slog!("job {} confined to {:?}", self.spec.job_id, c.step_dirs());
         }
-        setup.cgroups
+        setup.enforced(spec, true)
     }
 
     fn write_started(&self, job: &Job) {
