@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use spur_controller::scheduler::scenario::{job, node, partition, with_gpu_files, Scenario};
+use spur_controller::scheduler::scenario::{
+    job, node, partition, plan_digest, with_gpu_files, Scenario,
+};
 use spur_controller::scheduler::schedule;
 use spur_controller::state::Settings;
 use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
@@ -89,21 +91,30 @@ fn time_passes(s: &Scenario) -> (Duration, usize, usize) {
     let mut times = Vec::with_capacity(RUNS);
     let mut starts = 0;
     let mut forecasts = 0;
+    let mut digest = None;
     for _ in 0..RUNS {
         let began = Instant::now();
         let plan = schedule(&s.state, s.now);
         times.push(began.elapsed());
         starts = plan.starts.len();
         forecasts = plan.forecasts.iter().filter(|(_, f)| f.is_some()).count();
+        // The pass is pure: every run must decide the same. The digest lets a change meant only for speed be
+        // compared with the plan of the build before it.
+        let this = plan_digest(&plan);
+        if digest.is_some_and(|d| d != this) {
+            panic!("two passes over the same state planned differently");
+        }
+        digest = Some(this);
     }
     times.sort();
     println!(
-        "    median {:>9.1?}  min {:>9.1?}  max {:>9.1?}  ({} starts, {} reservations)",
+        "    median {:>9.1?}  min {:>9.1?}  max {:>9.1?}  ({} starts, {} reservations, plan {:016x})",
         times[RUNS / 2],
         times[0],
         times[RUNS - 1],
         starts,
-        forecasts
+        forecasts,
+        digest.unwrap_or_default()
     );
     (times[RUNS / 2], starts, forecasts)
 }

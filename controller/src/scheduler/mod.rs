@@ -16,6 +16,8 @@ mod het;
 #[cfg(test)]
 mod het_tests;
 mod placement;
+#[cfg(test)]
+mod plan_digest_tests;
 mod preempt;
 pub mod priority;
 mod profile;
