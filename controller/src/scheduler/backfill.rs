@@ -67,10 +67,17 @@ pub(super) struct Backfill<'s> {
 }
 
 impl<'s> Backfill<'s> {
-    /// `holding`: the jobs that hold resources (running or completing with an allocation).
-    pub(super) fn new(state: &'s ClusterState, now: EpochSecs, holding: &[&'s JobRecord]) -> Self {
+    /// `holding`: the jobs that hold resources (running or completing with an allocation); `asked_gres`: the GRES
+    /// names pending jobs request.
+    pub(super) fn new(
+        state: &'s ClusterState,
+        now: EpochSecs,
+        holding: &[&'s JobRecord],
+        asked_gres: &[&str],
+    ) -> Self {
         let settings = state.settings.backfill.clone();
-        let profile = Profile::build(state, now, i64::from(settings.resolution_secs), holding);
+        let resolution = i64::from(settings.resolution_secs);
+        let profile = Profile::build(state, now, resolution, holding, asked_gres);
         Backfill {
             state,
             settings,

@@ -37,7 +37,7 @@ impl Lcg {
 
     /// True once in `n` draws.
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 
