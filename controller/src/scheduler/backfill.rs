@@ -324,7 +324,13 @@ impl<'s> Backfill<'s> {
             let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
             let mut required_at = t0;
             let mut node_starts: Vec<EpochSecs> = Vec::new();
-            for candidate in candidates.iter().filter(|c| filter.admits(c.node)) {
+            let mut searched: Vec<NodeSearch> = Vec::new();
+            let mut unsearched_from = candidates.len();
+            let admitted = candidates
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| filter.admits(c.node));
+            for (at, candidate) in admitted {
                 let node = candidate.node;
                 let required = filter.requires(node);
                 if !node.accepts_work() {
@@ -340,6 +346,7 @@ impl<'s> Backfill<'s> {
                     && filter.required_count() == 0
                     && best[wanted - 1] == t0
                 {
+                    unsearched_from = at;
                     break;
                 }
                 let bound = if full && !required && !whole_search {
@@ -349,14 +356,12 @@ impl<'s> Backfill<'s> {
                 };
                 let cpus = job_cpus(job, node);
                 let mem = job_mem_mb(self.state, job, node, cpus);
-                let earliest = self.profile.earliest_on(
-                    candidate.idx,
-                    t0,
-                    bound,
-                    duration,
-                    self.book.blocks_on(&node.name),
-                    |used| fits_quickly(used, job, node, cpus, mem),
-                );
+                let blocks = self.book.blocks_on(&node.name);
+                let earliest =
+                    self.profile
+                        .earliest_on(candidate.idx, t0, bound, duration, blocks, |used| {
+                            fits_quickly(used, job, node, cpus, mem)
+                        });
                 match (earliest, required) {
                     (Some(t), true) => required_at = required_at.max(t),
                     (None, true) => return None,
@@ -368,6 +373,12 @@ impl<'s> Backfill<'s> {
                     best.insert(at, t);
                     best.truncate(wanted);
                 }
+                searched.push(NodeSearch {
+                    at,
+                    earliest,
+                    bound,
+                    reserved: !blocks.is_empty(),
+                });
             }
             if best.len() < wanted {
                 return None;
@@ -376,7 +387,15 @@ impl<'s> Backfill<'s> {
             let end = self.profile.end_of(t, duration);
             let window = self.profile.window(t, end);
             let avail = self.book.filter(&window, job, t, end);
-            if let Some((alloc, _)) = place_among(self.state, candidates, 0, &avail, job) {
+            // Placing on every candidate again would repeat most of the search: the nodes the search found no
+            // room on by `t` have none at `t` either, so only the others (in the same order) are offered.
+            let may_fit: Vec<Candidate<'_>> = searched
+                .iter()
+                .filter(|n| n.may_fit_at(t))
+                .map(|n| candidates[n.at])
+                .chain(candidates[unsearched_from..].iter().copied())
+                .collect();
+            if let Some((alloc, _)) = place_among(self.state, &may_fit, 0, &avail, job) {
                 return Some((t, alloc));
             }
             t0 = if whole_search {
@@ -386,6 +405,32 @@ impl<'s> Backfill<'s> {
             };
         }
         None
+    }
+}
+
+/// What the earliest-start search found on one node.
+struct NodeSearch {
+    /// The node's position among the candidates.
+    at: usize,
+    /// The earliest start on the node in `[t0, bound]`.
+    earliest: Option<EpochSecs>,
+    bound: EpochSecs,
+    /// Reservations hold the node at times: the search also tries their ends, which are not always steps.
+    reserved: bool,
+}
+
+impl NodeSearch {
+    /// Whether the job may fit on the node from `t` (at or after the round's `t0`). The search tried `t0` and
+    /// the node's step times after it, in order; a window starting at `t` covers every step that a window starting
+    /// at the last of those times before `t` covers (and takes no less on each), so a node on which none of them
+    /// up to `t` fitted has no room at `t`. Nodes held by reservations (whose ends are tried too, unaligned with
+    /// steps) and nodes searched only up to a bound before `t` are not known, so they may.
+    fn may_fit_at(&self, t: EpochSecs) -> bool {
+        self.reserved
+            || match self.earliest {
+                Some(e) => e <= t,
+                None => self.bound < t,
+            }
     }
 }
 
