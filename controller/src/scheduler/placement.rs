@@ -459,6 +459,10 @@ pub(super) fn fits_quickly(
         return false;
     }
     job.spec.gres.iter().all(|request| {
+        if let (NodeUse::Steps(steps), None) = (used, &request.gres_type) {
+            // Any type will do: the units of every offer of the name, which the layout holds as one run.
+            return steps.free_in(&request.name, 0..u32::MAX) >= request.count;
+        }
         let mut base = 0u32;
         let mut free = 0u64;
         for offer in node.gres.iter().filter(|g| g.name == request.name) {

@@ -63,6 +63,17 @@ impl NodeSteps<'_> {
         first..last
     }
 
+    /// The steps that overlap `[starts[first], end)` (or a window starting later in that step). Windows cover a
+    /// few steps, so a walk finds the end sooner than a binary search.
+    fn span_from(&self, first: usize, end: EpochSecs) -> Range<usize> {
+        let after = first + 1;
+        let last = self.starts[after.min(self.starts.len())..]
+            .iter()
+            .position(|&s| s >= end)
+            .map_or(self.starts.len(), |n| after + n);
+        first..last
+    }
+
     fn use_over(&self, steps: Range<usize>) -> NodeUse<'_> {
         let words = self.layout.words();
         NodeUse::Steps(StepsUse {
@@ -245,11 +256,22 @@ impl<'s> Profile<'s> {
     ) -> Option<EpochSecs> {
         let steps = self.nodes.get(idx)?;
         if blocks.is_empty() {
-            let later = steps.starts.iter().copied().filter(|&s| s > from);
-            return std::iter::once(from)
-                .chain(later)
-                .take_while(|&t| t <= horizon)
-                .find(|&t| fits(steps.use_over(steps.span(t, self.end_of(t, duration_secs)))));
+            // `from`, then each step time after it: the step each window starts in is known, so only its end is
+            // looked for. This runs for every node in every reservation search, mostly to try one time.
+            let mut first = steps
+                .starts
+                .partition_point(|&s| s <= from)
+                .saturating_sub(1);
+            let mut t = from;
+            while t <= horizon {
+                let end = self.end_of(t, duration_secs);
+                if fits(steps.use_over(steps.span_from(first, end))) {
+                    return Some(t);
+                }
+                first += 1;
+                t = *steps.starts.get(first)?;
+            }
+            return None;
         }
         // Reservations on the node: the end of one is also a time the node may become usable.
         let mut times: Vec<EpochSecs> = steps
