@@ -44,23 +44,17 @@ pub(super) struct Backfill<'s> {
     settings: BackfillSettings,
     profile: Profile<'s>,
     book: Book<'s>,
-    /// Per shape: whether reservations alone kept it from starting now (and which text says so).
-    held_off: HashMap<Shape<'s>, Option<&'static str>>,
+    /// Each shape of job met in the pass, numbered (its hash is computed once per job), and what the pass
+    /// learned about it.
+    shapes: HashMap<Shape<'s>, usize>,
+    memos: Vec<ShapeMemo>,
     candidates: HashMap<(&'s str, Option<&'s str>), Vec<Candidate<'s>>>,
     blocked_partitions: HashSet<&'s str>,
-    /// Requests of a shape that did not fit now; what is taken only grows during a pass, so neither will the next.
-    failed_now: HashSet<Shape<'s>>,
-    /// Where, among its partition's candidates, the last job of a shape started: the nodes before did not fit it
-    /// and will not for the next job of that shape.
-    first_fit: HashMap<Shape<'s>, usize>,
     /// The same for plain requests: a request asking at least as much skips the nodes before that position.
     fit_positions: Vec<(Demand<'s>, usize)>,
     /// Plain requests that did not fit now: a job asking at least as much of everything, for at least as long,
     /// does not fit either.
     failed_demands: Vec<Demand<'s>>,
-    /// The earliest start found for a shape (`None`: none in the window); the next job of that shape cannot start
-    /// sooner, so its search begins there.
-    earliest_found: HashMap<Shape<'s>, Option<EpochSecs>>,
     reservations_made: usize,
     /// Plain requests searched for a start, with the earliest found (`None`: none in the window).
     searched: Vec<(Demand<'s>, Option<EpochSecs>)>,
@@ -83,14 +77,12 @@ impl<'s> Backfill<'s> {
             settings,
             profile,
             book: Book::new(state, now),
-            held_off: HashMap::new(),
+            shapes: HashMap::new(),
+            memos: Vec::new(),
             candidates: HashMap::new(),
             blocked_partitions: HashSet::new(),
-            failed_now: HashSet::new(),
-            first_fit: HashMap::new(),
             fit_positions: Vec::new(),
             failed_demands: Vec::new(),
-            earliest_found: HashMap::new(),
             reservations_made: 0,
             searched: Vec::new(),
         }
@@ -118,7 +110,11 @@ impl<'s> Backfill<'s> {
             all
         });
         let candidates = &self.candidates[&key];
-        let shape = Shape::of(job);
+        let next = self.memos.len();
+        let shape = *self.shapes.entry(Shape::of(job)).or_insert(next);
+        if shape == next {
+            self.memos.push(ShapeMemo::default());
+        }
         let duration = duration_secs(job);
         let now = self.profile.now();
         let mut end_now = self.profile.end_of(now, duration);
@@ -136,12 +132,12 @@ impl<'s> Backfill<'s> {
             .as_ref()
             .is_some_and(|d| self.failed_demands.iter().any(|f| d.covers(f)));
         if dominated {
-            self.failed_now.insert(shape.clone());
+            self.memos[shape].failed_now = true;
         }
-        if !self.failed_now.contains(&shape) {
+        if !self.memos[shape].failed_now {
             let end = end_now;
             let window = self.profile.window(now, end);
-            let mut skip = self.first_fit.get(&shape).copied().unwrap_or(0);
+            let mut skip = self.memos[shape].first_fit;
             if let Some(d) = &demand {
                 for (smaller, at) in &self.fit_positions {
                     if *at > skip && d.covers(smaller) {
@@ -156,7 +152,7 @@ impl<'s> Backfill<'s> {
                 .is_some_and(|(alloc, _)| !switches::within_request(state, job, alloc, now));
             if let Some((alloc, at)) = placed.filter(|_| !spans_too_many) {
                 self.profile.reserve(&alloc, now, end);
-                self.first_fit.insert(shape, at);
+                self.memos[shape].first_fit = at;
                 if let Some(d) = demand {
                     let room = self.fit_positions.len() < FAILED_DEMANDS_MAX;
                     match self.fit_positions.iter_mut().find(|(known, _)| *known == d) {
@@ -172,7 +168,7 @@ impl<'s> Backfill<'s> {
             if spans_too_many {
                 return self.wait(job, None, None);
             }
-            self.failed_now.insert(shape.clone());
+            self.memos[shape].failed_now = true;
             if let Some(d) = &demand {
                 if self.failed_demands.len() < FAILED_DEMANDS_MAX {
                     self.failed_demands.push(d.clone());
@@ -187,8 +183,8 @@ impl<'s> Backfill<'s> {
                 desc: None,
             };
         }
-        let desc = match self.held_off.get(&shape) {
-            Some(known) => *known,
+        let desc = match self.memos[shape].held_off {
+            Some(known) => known,
             None => {
                 let desc = held_off_by_reservations(
                     state,
@@ -198,7 +194,7 @@ impl<'s> Backfill<'s> {
                     candidates,
                     end_now,
                 );
-                self.held_off.insert(shape.clone(), desc);
+                self.memos[shape].held_off = Some(desc);
                 desc
             }
         };
@@ -207,9 +203,9 @@ impl<'s> Backfill<'s> {
         }
         self.reservations_made += 1;
         // What is known of smaller requests bounds this one's search: it cannot start before any of them could.
-        let mut from = match self.earliest_found.get(&shape) {
+        let mut from = match self.memos[shape].earliest_found {
             Some(None) => return self.wait(job, None, desc),
-            Some(Some(t)) => *t,
+            Some(Some(t)) => t,
             None => now,
         };
         if let Some(d) = &demand {
@@ -222,7 +218,7 @@ impl<'s> Backfill<'s> {
         }
         let found = self.earliest(job, candidates, from, duration);
         let earliest = found.as_ref().map(|(t, _)| *t);
-        self.earliest_found.insert(shape, earliest);
+        self.memos[shape].earliest_found = Some(earliest);
         if let Some(d) = demand {
             if self.searched.len() < FAILED_DEMANDS_MAX {
                 self.searched.push((d, earliest));
@@ -506,6 +502,21 @@ impl<'s> Shape<'s> {
     }
 }
 
+/// What the pass learned about one shape of job.
+#[derive(Debug, Default)]
+struct ShapeMemo {
+    /// A job of the shape did not fit now; what is taken only grows during a pass, so neither will the next.
+    failed_now: bool,
+    /// Where, among its partition's candidates, the last job of the shape started: the nodes before did not fit
+    /// it and will not for the next job of the shape.
+    first_fit: usize,
+    /// Whether reservations alone kept it from starting now (and which text says so), once known.
+    held_off: Option<Option<&'static str>>,
+    /// The earliest start found (`None`: none in the window), once searched; the next job of the shape cannot
+    /// start sooner, so its search begins there.
+    earliest_found: Option<Option<EpochSecs>>,
+}
+
 /// A request reduced to amounts per node, for jobs without node lists, constraint, exclusivity, scratch disk or
 /// typed GRES; `covers` orders them.
 #[derive(Debug, Clone, PartialEq)]
@@ -560,12 +571,13 @@ impl<'s> Demand<'s> {
 
     /// Whether this request asks at least as much as `other` of everything, on as many nodes, for as long.
     fn covers(&self, other: &Demand<'_>) -> bool {
-        self.partition == other.partition
-            && self.reservation == other.reservation
-            && self.nodes >= other.nodes
+        // Numbers first: most pairs differ there, and the names cost a string comparison each.
+        self.nodes >= other.nodes
             && self.cpus >= other.cpus
             && self.mem_mb >= other.mem_mb
             && self.end >= other.end
+            && self.partition == other.partition
+            && self.reservation == other.reservation
             && other.gres.iter().all(|(name, count)| {
                 self.gres
                     .iter()
