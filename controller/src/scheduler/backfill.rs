@@ -521,13 +521,14 @@ struct ShapeMemo {
 /// typed GRES; `covers` orders them.
 #[derive(Debug, Clone, PartialEq)]
 struct Demand<'s> {
-    partition: &'s str,
-    reservation: Option<&'s str>,
+    // The derived equality compares in this order: numbers, which tell most demands apart, before names.
     nodes: u32,
     cpus: u32,
     mem_mb: u64,
-    gres: Vec<(&'s str, u64)>,
     end: EpochSecs,
+    gres: Vec<(&'s str, u64)>,
+    partition: &'s str,
+    reservation: Option<&'s str>,
 }
 
 impl<'s> Demand<'s> {

@@ -53,14 +53,14 @@ impl NodeSteps<'_> {
         i
     }
 
-    /// The steps that overlap `[start, end)`.
+    /// The steps that overlap `[start, end)`. Most windows start now, in the first step.
     fn span(&self, start: EpochSecs, end: EpochSecs) -> Range<usize> {
-        let first = self
-            .starts
-            .partition_point(|&s| s <= start)
-            .saturating_sub(1);
-        let last = self.starts.partition_point(|&s| s < end).max(first + 1);
-        first..last
+        let first = if self.starts.first().is_none_or(|&s| start <= s) {
+            0
+        } else {
+            self.starts.partition_point(|&s| s <= start) - 1
+        };
+        self.span_from(first, end)
     }
 
     /// The steps that overlap `[starts[first], end)` (or a window starting later in that step). Windows cover a
