@@ -152,3 +152,100 @@ impl StepsUse<'_> {
             .any(|word| word & bit != 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use spur_core::records::NodeGres;
+
+    use super::super::scenario::{node, partition, Scenario};
+    use super::*;
+    use crate::state::Settings;
+
+    fn offer(name: &str, gres_type: Option<&str>, count: u64) -> NodeGres {
+        NodeGres {
+            name: name.to_string(),
+            gres_type: gres_type.map(str::to_string),
+            count,
+            files: Vec::new(),
+        }
+    }
+
+    /// A node offering `gpu:a100:2`, `mps:100`, `gpu:h100:2` and `nic:4`, as the state holds it.
+    fn scenario() -> Scenario {
+        let mut def = node("n1", 8, 8_000, 0);
+        def.gres = vec![
+            offer("gpu", Some("a100"), 2),
+            offer("mps", None, 100),
+            offer("gpu", Some("h100"), 2),
+            offer("nic", None, 4),
+        ];
+        let parts = vec![partition("p", &["n1".to_string()], true)];
+        Scenario::new(vec![def], parts, Settings::default(), 1_000_000).unwrap()
+    }
+
+    fn view<'a>(
+        layout: &'a UnitLayout<'a>,
+        steps: &'a [u64],
+        amounts: &'a [Amounts],
+    ) -> StepsUse<'a> {
+        StepsUse {
+            amounts,
+            units: steps,
+            layout,
+        }
+    }
+
+    #[test]
+    fn units_are_numbered_across_offers_and_words() {
+        let s = scenario();
+        let layout = UnitLayout::of(&s.state.nodes["n1"], &["mps", "gpu"]);
+        // gpu: 4 units (one word), mps: 100 (two words); nic is asked for by nobody.
+        assert_eq!(layout.words(), 3);
+        let mut step = vec![0; layout.words()];
+        layout.mark(&mut step, "gpu", &[1, 2, 9], true);
+        layout.mark(&mut step, "mps", &[0, 63, 64, 99, 150], true);
+        layout.mark(&mut step, "nic", &[0], true);
+        let amounts = [Amounts::default()];
+        let used = view(&layout, &step, &amounts);
+        // The a100s are units 0-1, the h100s 2-3; the index 9 beyond the node's units is not kept.
+        assert_eq!(used.free_in("gpu", 0..2), 1);
+        assert_eq!(used.free_in("gpu", 2..4), 1);
+        assert_eq!(used.free_in("gpu", 0..u32::MAX), 2);
+        assert!(used.is_taken("gpu", 2) && !used.is_taken("gpu", 3));
+        assert_eq!(used.free_in("mps", 0..100), 96);
+        assert_eq!(used.free_in("mps", 60..70), 8);
+        assert!(used.is_taken("mps", 64) && !used.is_taken("mps", 65));
+        // A name the layout does not hold never looks free.
+        assert_eq!(used.free_in("nic", 0..4), 0);
+        assert!(used.is_taken("nic", 1));
+
+        layout.mark(&mut step, "mps", &[63, 64], false);
+        let used = view(&layout, &step, &amounts);
+        assert_eq!(used.free_in("mps", 60..70), 10);
+    }
+
+    #[test]
+    fn a_span_takes_what_any_of_its_steps_takes() {
+        let s = scenario();
+        let layout = UnitLayout::of(&s.state.nodes["n1"], &["gpu"]);
+        assert_eq!(layout.words(), 1);
+        let mut steps = vec![0; 2];
+        layout.mark(&mut steps[..1], "gpu", &[0], true);
+        layout.mark(&mut steps[1..], "gpu", &[3], true);
+        let amounts = [
+            Amounts {
+                cpus: 2,
+                mem_mb: 500,
+            },
+            Amounts {
+                cpus: 6,
+                mem_mb: 100,
+            },
+        ];
+        let used = view(&layout, &steps, &amounts);
+        assert_eq!((used.cpus(), used.mem_mb()), (6, 500));
+        assert_eq!(used.free_in("gpu", 0..4), 2);
+        let first = view(&layout, &steps[..1], &amounts[..1]);
+        assert_eq!(first.free_in("gpu", 0..4), 3);
+    }
+}
