@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use spur_controller::scheduler::scenario::{job, node, partition, with_gpu_files, Scenario};
+use spur_controller::scheduler::scenario::{
+    job, node, partition, plan_digest, with_gpu_files, Scenario,
+};
 use spur_controller::scheduler::schedule;
 use spur_controller::state::Settings;
 use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
@@ -85,25 +87,56 @@ fn build(nodes: usize, topology: bool) -> Scenario {
     s
 }
 
+/// CPU time of this thread: on a machine shared with other builds a pass's wall time includes the time it waited
+/// for a core, which this leaves out.
+fn thread_cpu() -> Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_THREAD) {
+        Ok(usage) => {
+            let (user, system) = (usage.user_time(), usage.system_time());
+            let micros = |t: nix::sys::time::TimeVal| {
+                Duration::from_secs(t.tv_sec().max(0) as u64)
+                    + Duration::from_micros(t.tv_usec().max(0) as u64)
+            };
+            micros(user) + micros(system)
+        }
+        Err(_) => Duration::ZERO,
+    }
+}
+
 fn time_passes(s: &Scenario) -> (Duration, usize, usize) {
     let mut times = Vec::with_capacity(RUNS);
+    let mut cpu = Vec::with_capacity(RUNS);
     let mut starts = 0;
     let mut forecasts = 0;
+    let mut digest = None;
     for _ in 0..RUNS {
-        let began = Instant::now();
+        let (began, began_cpu) = (Instant::now(), thread_cpu());
         let plan = schedule(&s.state, s.now);
         times.push(began.elapsed());
+        cpu.push(thread_cpu().saturating_sub(began_cpu));
         starts = plan.starts.len();
         forecasts = plan.forecasts.iter().filter(|(_, f)| f.is_some()).count();
+        // The pass is pure: every run must decide the same. The digest lets a change meant only for speed be
+        // compared with the plan of the build before it.
+        let this = plan_digest(&plan);
+        if digest.is_some_and(|d| d != this) {
+            panic!("two passes over the same state planned differently");
+        }
+        digest = Some(this);
     }
     times.sort();
+    cpu.sort();
     println!(
-        "    median {:>9.1?}  min {:>9.1?}  max {:>9.1?}  ({} starts, {} reservations)",
+        "    median {:>9.1?}  min {:>9.1?}  max {:>9.1?}  cpu median {:>9.1?}  ({} starts, {} reservations, \
+         plan {:016x})",
         times[RUNS / 2],
         times[0],
         times[RUNS - 1],
+        cpu[RUNS / 2],
         starts,
-        forecasts
+        forecasts,
+        digest.unwrap_or_default()
     );
     (times[RUNS / 2], starts, forecasts)
 }

@@ -44,46 +44,45 @@ pub(super) struct Backfill<'s> {
     settings: BackfillSettings,
     profile: Profile<'s>,
     book: Book<'s>,
-    /// Per shape: whether reservations alone kept it from starting now (and which text says so).
-    held_off: HashMap<Shape<'s>, Option<&'static str>>,
+    /// Each shape of job met in the pass, numbered (its hash is computed once per job), and what the pass
+    /// learned about it.
+    shapes: HashMap<Shape<'s>, usize>,
+    memos: Vec<ShapeMemo>,
     candidates: HashMap<(&'s str, Option<&'s str>), Vec<Candidate<'s>>>,
     blocked_partitions: HashSet<&'s str>,
-    /// Requests of a shape that did not fit now; what is taken only grows during a pass, so neither will the next.
-    failed_now: HashSet<Shape<'s>>,
-    /// Where, among its partition's candidates, the last job of a shape started: the nodes before did not fit it
-    /// and will not for the next job of that shape.
-    first_fit: HashMap<Shape<'s>, usize>,
     /// The same for plain requests: a request asking at least as much skips the nodes before that position.
     fit_positions: Vec<(Demand<'s>, usize)>,
     /// Plain requests that did not fit now: a job asking at least as much of everything, for at least as long,
     /// does not fit either.
     failed_demands: Vec<Demand<'s>>,
-    /// The earliest start found for a shape (`None`: none in the window); the next job of that shape cannot start
-    /// sooner, so its search begins there.
-    earliest_found: HashMap<Shape<'s>, Option<EpochSecs>>,
     reservations_made: usize,
     /// Plain requests searched for a start, with the earliest found (`None`: none in the window).
     searched: Vec<(Demand<'s>, Option<EpochSecs>)>,
 }
 
 impl<'s> Backfill<'s> {
-    /// `holding`: the jobs that hold resources (running or completing with an allocation).
-    pub(super) fn new(state: &'s ClusterState, now: EpochSecs, holding: &[&'s JobRecord]) -> Self {
+    /// `holding`: the jobs that hold resources (running or completing with an allocation); `asked_gres`: the GRES
+    /// names pending jobs request.
+    pub(super) fn new(
+        state: &'s ClusterState,
+        now: EpochSecs,
+        holding: &[&'s JobRecord],
+        asked_gres: &[&str],
+    ) -> Self {
         let settings = state.settings.backfill.clone();
-        let profile = Profile::build(state, now, i64::from(settings.resolution_secs), holding);
+        let resolution = i64::from(settings.resolution_secs);
+        let profile = Profile::build(state, now, resolution, holding, asked_gres);
         Backfill {
             state,
             settings,
             profile,
             book: Book::new(state, now),
-            held_off: HashMap::new(),
+            shapes: HashMap::new(),
+            memos: Vec::new(),
             candidates: HashMap::new(),
             blocked_partitions: HashSet::new(),
-            failed_now: HashSet::new(),
-            first_fit: HashMap::new(),
             fit_positions: Vec::new(),
             failed_demands: Vec::new(),
-            earliest_found: HashMap::new(),
             reservations_made: 0,
             searched: Vec::new(),
         }
@@ -111,7 +110,11 @@ impl<'s> Backfill<'s> {
             all
         });
         let candidates = &self.candidates[&key];
-        let shape = Shape::of(job);
+        let next = self.memos.len();
+        let shape = *self.shapes.entry(Shape::of(job)).or_insert(next);
+        if shape == next {
+            self.memos.push(ShapeMemo::default());
+        }
         let duration = duration_secs(job);
         let now = self.profile.now();
         let mut end_now = self.profile.end_of(now, duration);
@@ -129,12 +132,12 @@ impl<'s> Backfill<'s> {
             .as_ref()
             .is_some_and(|d| self.failed_demands.iter().any(|f| d.covers(f)));
         if dominated {
-            self.failed_now.insert(shape.clone());
+            self.memos[shape].failed_now = true;
         }
-        if !self.failed_now.contains(&shape) {
+        if !self.memos[shape].failed_now {
             let end = end_now;
             let window = self.profile.window(now, end);
-            let mut skip = self.first_fit.get(&shape).copied().unwrap_or(0);
+            let mut skip = self.memos[shape].first_fit;
             if let Some(d) = &demand {
                 for (smaller, at) in &self.fit_positions {
                     if *at > skip && d.covers(smaller) {
@@ -149,7 +152,7 @@ impl<'s> Backfill<'s> {
                 .is_some_and(|(alloc, _)| !switches::within_request(state, job, alloc, now));
             if let Some((alloc, at)) = placed.filter(|_| !spans_too_many) {
                 self.profile.reserve(&alloc, now, end);
-                self.first_fit.insert(shape, at);
+                self.memos[shape].first_fit = at;
                 if let Some(d) = demand {
                     let room = self.fit_positions.len() < FAILED_DEMANDS_MAX;
                     match self.fit_positions.iter_mut().find(|(known, _)| *known == d) {
@@ -165,7 +168,7 @@ impl<'s> Backfill<'s> {
             if spans_too_many {
                 return self.wait(job, None, None);
             }
-            self.failed_now.insert(shape.clone());
+            self.memos[shape].failed_now = true;
             if let Some(d) = &demand {
                 if self.failed_demands.len() < FAILED_DEMANDS_MAX {
                     self.failed_demands.push(d.clone());
@@ -180,8 +183,8 @@ impl<'s> Backfill<'s> {
                 desc: None,
             };
         }
-        let desc = match self.held_off.get(&shape) {
-            Some(known) => *known,
+        let desc = match self.memos[shape].held_off {
+            Some(known) => known,
             None => {
                 let desc = held_off_by_reservations(
                     state,
@@ -191,7 +194,7 @@ impl<'s> Backfill<'s> {
                     candidates,
                     end_now,
                 );
-                self.held_off.insert(shape.clone(), desc);
+                self.memos[shape].held_off = Some(desc);
                 desc
             }
         };
@@ -200,9 +203,9 @@ impl<'s> Backfill<'s> {
         }
         self.reservations_made += 1;
         // What is known of smaller requests bounds this one's search: it cannot start before any of them could.
-        let mut from = match self.earliest_found.get(&shape) {
+        let mut from = match self.memos[shape].earliest_found {
             Some(None) => return self.wait(job, None, desc),
-            Some(Some(t)) => *t,
+            Some(Some(t)) => t,
             None => now,
         };
         if let Some(d) = &demand {
@@ -215,7 +218,7 @@ impl<'s> Backfill<'s> {
         }
         let found = self.earliest(job, candidates, from, duration);
         let earliest = found.as_ref().map(|(t, _)| *t);
-        self.earliest_found.insert(shape, earliest);
+        self.memos[shape].earliest_found = Some(earliest);
         if let Some(d) = demand {
             if self.searched.len() < FAILED_DEMANDS_MAX {
                 self.searched.push((d, earliest));
@@ -317,7 +320,13 @@ impl<'s> Backfill<'s> {
             let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
             let mut required_at = t0;
             let mut node_starts: Vec<EpochSecs> = Vec::new();
-            for candidate in candidates.iter().filter(|c| filter.admits(c.node)) {
+            let mut searched: Vec<NodeSearch> = Vec::new();
+            let mut unsearched_from = candidates.len();
+            let admitted = candidates
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| filter.admits(c.node));
+            for (at, candidate) in admitted {
                 let node = candidate.node;
                 let required = filter.requires(node);
                 if !node.accepts_work() {
@@ -333,6 +342,7 @@ impl<'s> Backfill<'s> {
                     && filter.required_count() == 0
                     && best[wanted - 1] == t0
                 {
+                    unsearched_from = at;
                     break;
                 }
                 let bound = if full && !required && !whole_search {
@@ -342,14 +352,12 @@ impl<'s> Backfill<'s> {
                 };
                 let cpus = job_cpus(job, node);
                 let mem = job_mem_mb(self.state, job, node, cpus);
-                let earliest = self.profile.earliest_on(
-                    candidate.idx,
-                    t0,
-                    bound,
-                    duration,
-                    self.book.blocks_on(&node.name),
-                    |used| fits_quickly(used, job, node, cpus, mem),
-                );
+                let blocks = self.book.blocks_on(&node.name);
+                let earliest =
+                    self.profile
+                        .earliest_on(candidate.idx, t0, bound, duration, blocks, |used| {
+                            fits_quickly(used, job, node, cpus, mem)
+                        });
                 match (earliest, required) {
                     (Some(t), true) => required_at = required_at.max(t),
                     (None, true) => return None,
@@ -361,6 +369,12 @@ impl<'s> Backfill<'s> {
                     best.insert(at, t);
                     best.truncate(wanted);
                 }
+                searched.push(NodeSearch {
+                    at,
+                    earliest,
+                    bound,
+                    reserved: !blocks.is_empty(),
+                });
             }
             if best.len() < wanted {
                 return None;
@@ -369,7 +383,15 @@ impl<'s> Backfill<'s> {
             let end = self.profile.end_of(t, duration);
             let window = self.profile.window(t, end);
             let avail = self.book.filter(&window, job, t, end);
-            if let Some((alloc, _)) = place_among(self.state, candidates, 0, &avail, job) {
+            // Placing on every candidate again would repeat most of the search: the nodes the search found no
+            // room on by `t` have none at `t` either, so only the others (in the same order) are offered.
+            let may_fit: Vec<Candidate<'_>> = searched
+                .iter()
+                .filter(|n| n.may_fit_at(t))
+                .map(|n| candidates[n.at])
+                .chain(candidates[unsearched_from..].iter().copied())
+                .collect();
+            if let Some((alloc, _)) = place_among(self.state, &may_fit, 0, &avail, job) {
                 return Some((t, alloc));
             }
             t0 = if whole_search {
@@ -379,6 +401,32 @@ impl<'s> Backfill<'s> {
             };
         }
         None
+    }
+}
+
+/// What the earliest-start search found on one node.
+struct NodeSearch {
+    /// The node's position among the candidates.
+    at: usize,
+    /// The earliest start on the node in `[t0, bound]`.
+    earliest: Option<EpochSecs>,
+    bound: EpochSecs,
+    /// Reservations hold the node at times: the search also tries their ends, which are not always steps.
+    reserved: bool,
+}
+
+impl NodeSearch {
+    /// Whether the job may fit on the node from `t` (at or after the round's `t0`). The search tried `t0` and
+    /// the node's step times after it, in order; a window starting at `t` covers every step that a window starting
+    /// at the last of those times before `t` covers (and takes no less on each), so a node on which none of them
+    /// up to `t` fitted has no room at `t`. Nodes held by reservations (whose ends are tried too, unaligned with
+    /// steps) and nodes searched only up to a bound before `t` are not known, so they may.
+    fn may_fit_at(&self, t: EpochSecs) -> bool {
+        self.reserved
+            || match self.earliest {
+                Some(e) => e <= t,
+                None => self.bound < t,
+            }
     }
 }
 
@@ -454,17 +502,33 @@ impl<'s> Shape<'s> {
     }
 }
 
+/// What the pass learned about one shape of job.
+#[derive(Debug, Default)]
+struct ShapeMemo {
+    /// A job of the shape did not fit now; what is taken only grows during a pass, so neither will the next.
+    failed_now: bool,
+    /// Where, among its partition's candidates, the last job of the shape started: the nodes before did not fit
+    /// it and will not for the next job of the shape.
+    first_fit: usize,
+    /// Whether reservations alone kept it from starting now (and which text says so), once known.
+    held_off: Option<Option<&'static str>>,
+    /// The earliest start found (`None`: none in the window), once searched; the next job of the shape cannot
+    /// start sooner, so its search begins there.
+    earliest_found: Option<Option<EpochSecs>>,
+}
+
 /// A request reduced to amounts per node, for jobs without node lists, constraint, exclusivity, scratch disk or
 /// typed GRES; `covers` orders them.
 #[derive(Debug, Clone, PartialEq)]
 struct Demand<'s> {
-    partition: &'s str,
-    reservation: Option<&'s str>,
+    // The derived equality compares in this order: numbers, which tell most demands apart, before names.
     nodes: u32,
     cpus: u32,
     mem_mb: u64,
-    gres: Vec<(&'s str, u64)>,
     end: EpochSecs,
+    gres: Vec<(&'s str, u64)>,
+    partition: &'s str,
+    reservation: Option<&'s str>,
 }
 
 impl<'s> Demand<'s> {
@@ -508,12 +572,13 @@ impl<'s> Demand<'s> {
 
     /// Whether this request asks at least as much as `other` of everything, on as many nodes, for as long.
     fn covers(&self, other: &Demand<'_>) -> bool {
-        self.partition == other.partition
-            && self.reservation == other.reservation
-            && self.nodes >= other.nodes
+        // Numbers first: most pairs differ there, and the names cost a string comparison each.
+        self.nodes >= other.nodes
             && self.cpus >= other.cpus
             && self.mem_mb >= other.mem_mb
             && self.end >= other.end
+            && self.partition == other.partition
+            && self.reservation == other.reservation
             && other.gres.iter().all(|(name, count)| {
                 self.gres
                     .iter()

@@ -16,6 +16,8 @@ mod het;
 #[cfg(test)]
 mod het_tests;
 mod placement;
+#[cfg(test)]
+mod plan_digest_tests;
 mod preempt;
 pub mod priority;
 mod profile;
@@ -30,6 +32,7 @@ mod switches;
 mod tests;
 #[cfg(test)]
 mod topology_tests;
+mod unit_bits;
 
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
@@ -94,9 +97,16 @@ enum Engine<'s> {
 }
 
 impl<'s> Engine<'s> {
-    fn new(state: &'s ClusterState, now: EpochSecs, holding: &[&'s JobRecord]) -> Self {
+    fn new(
+        state: &'s ClusterState,
+        now: EpochSecs,
+        holding: &[&'s JobRecord],
+        asked_gres: &[&str],
+    ) -> Self {
         if state.settings.backfill.enabled {
-            Engine::Backfill(Box::new(backfill::Backfill::new(state, now, holding)))
+            Engine::Backfill(Box::new(backfill::Backfill::new(
+                state, now, holding, asked_gres,
+            )))
         } else {
             Engine::Builtin {
                 ledger: placement::Ledger::from_state(state),
@@ -184,9 +194,18 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut holding: Vec<&JobRecord> = Vec::new();
     let mut grace_over: Vec<&JobRecord> = Vec::new();
     let mut suspended: Vec<&JobRecord> = Vec::new();
+    // The GRES names pending jobs ask for: the only ones placement looks at (and so the backfill profile keeps).
+    // Every job this pass can place is among them, heterogeneous components included (a settled held one stops
+    // at its hold).
+    let mut asked_gres: Vec<&str> = Vec::new();
     for job in state.jobs.values() {
         if job.state == JobBaseState::Pending && !settled_while_held(job) {
             pending.push(job);
+            for request in &job.spec.gres {
+                if !asked_gres.contains(&request.name.as_str()) {
+                    asked_gres.push(&request.name);
+                }
+            }
         }
         // A requeued job can be pending and still completing on its old nodes.
         if job.alloc.is_some() && (job.completing || job.state == JobBaseState::Running) {
@@ -249,7 +268,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
         return plan;
     }
 
-    let mut engine = Engine::new(state, now, &holding);
+    let mut engine = Engine::new(state, now, &holding, &asked_gres);
     let mut running_per_array = ArrayCounts::new(state);
     let mut licenses = LicensePool::new(state);
 

@@ -1,11 +1,13 @@
 //! Where a job fits: CPUs, memory and GRES per node, with a scratch ledger so one pass never double-books.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use spur_core::job::{Allocation, JobRecord};
 use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
 
 use super::gpu_choice;
+use super::unit_bits::StepsUse;
 
 use crate::state::ClusterState;
 
@@ -222,8 +224,8 @@ pub(super) trait Availability {
 pub(super) enum NodeUse<'a> {
     Idle,
     One(&'a Usage),
-    /// Consecutive periods: a unit is taken if any period takes it, and the peak counts for CPUs and memory.
-    Span(&'a [Usage]),
+    /// Consecutive periods of the backfill profile.
+    Steps(StepsUse<'a>),
 }
 
 impl NodeUse<'_> {
@@ -231,7 +233,7 @@ impl NodeUse<'_> {
         match self {
             NodeUse::Idle => 0,
             NodeUse::One(u) => u.cpus,
-            NodeUse::Span(us) => us.iter().map(|u| u.cpus).max().unwrap_or(0),
+            NodeUse::Steps(s) => s.cpus(),
         }
     }
 
@@ -239,32 +241,44 @@ impl NodeUse<'_> {
         match self {
             NodeUse::Idle => 0,
             NodeUse::One(u) => u.mem_mb,
-            NodeUse::Span(us) => us.iter().map(|u| u.mem_mb).max().unwrap_or(0),
+            NodeUse::Steps(s) => s.mem_mb(),
         }
     }
 
-    /// The units of one GRES taken as a bit set, when every index fits in it (else `None`).
-    fn gres_taken_bits(&self, name: &str) -> Option<u128> {
-        let bits = |u: &Usage| -> Option<u128> {
-            u.gres.get(name).map_or(Some(0), |taken| {
-                taken
-                    .iter()
-                    .try_fold(0u128, |acc, &i| (i < 128).then(|| acc | (1u128 << i)))
-            })
-        };
+    /// How many units of `name` in `range` are free.
+    fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
         match self {
-            NodeUse::Idle => Some(0),
-            NodeUse::One(u) => bits(u),
-            NodeUse::Span(us) => us.iter().try_fold(0u128, |acc, u| Some(acc | bits(u)?)),
+            NodeUse::Idle => u64::from(range.end - range.start),
+            NodeUse::One(u) => {
+                let Some(taken) = u.gres.get(name) else {
+                    return u64::from(range.end - range.start);
+                };
+                // As a bit set when every index fits in one.
+                let bits = taken
+                    .iter()
+                    .try_fold(0u128, |acc, &i| (i < 128).then(|| acc | (1u128 << i)));
+                match bits {
+                    Some(bits) if range.end <= 128 => {
+                        let count = range.end - range.start;
+                        let span = if count >= 128 {
+                            u128::MAX
+                        } else {
+                            ((1u128 << count) - 1) << range.start
+                        };
+                        u64::from(count - (bits & span).count_ones())
+                    }
+                    _ => range.filter(|i| !taken.contains(i)).count() as u64,
+                }
+            }
+            NodeUse::Steps(s) => s.free_in(name, range),
         }
     }
 
     fn gres_taken(&self, name: &str, index: u32) -> bool {
-        let taken = |u: &Usage| u.gres.get(name).is_some_and(|v| v.contains(&index));
         match self {
             NodeUse::Idle => false,
-            NodeUse::One(u) => taken(u),
-            NodeUse::Span(us) => us.iter().any(taken),
+            NodeUse::One(u) => u.gres.get(name).is_some_and(|v| v.contains(&index)),
+            NodeUse::Steps(s) => s.is_taken(name, index),
         }
     }
 }
@@ -445,26 +459,17 @@ pub(super) fn fits_quickly(
         return false;
     }
     job.spec.gres.iter().all(|request| {
-        let taken = used.gres_taken_bits(&request.name);
+        if let (NodeUse::Steps(steps), None) = (used, &request.gres_type) {
+            // Any type will do: the units of every offer of the name, which the layout holds as one run.
+            return steps.free_in(&request.name, 0..u32::MAX) >= request.count;
+        }
         let mut base = 0u32;
         let mut free = 0u64;
         for offer in node.gres.iter().filter(|g| g.name == request.name) {
             let count = u32::try_from(offer.count).unwrap_or(u32::MAX);
             let end = base.saturating_add(count);
             if request.gres_type.is_none() || request.gres_type == offer.gres_type {
-                free += match taken {
-                    Some(bits) if end <= 128 => {
-                        let span = if count >= 128 {
-                            u128::MAX
-                        } else {
-                            ((1u128 << count) - 1) << base
-                        };
-                        u64::from(count - (bits & span).count_ones())
-                    }
-                    _ => (base..end)
-                        .filter(|i| !used.gres_taken(&request.name, *i))
-                        .count() as u64,
-                };
+                free += used.free_in(&request.name, base..end);
             }
             base = end;
         }

@@ -4,12 +4,14 @@
 //! to `bf_resolution`, which bounds how many steps a node can have.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 
-use super::placement::{Availability, Candidate, NodeUse, Usage};
+use super::placement::{Availability, Candidate, NodeUse};
 use super::reservations::Block;
+use super::unit_bits::{Amounts, StepsUse, UnitLayout};
 use crate::state::ClusterState;
 
 /// The end of a window that never ends (no time limit).
@@ -20,17 +22,20 @@ pub(super) struct Profile<'s> {
     now: EpochSecs,
     resolution_secs: i64,
     index: HashMap<&'s str, usize>,
-    nodes: Vec<NodeSteps>,
+    nodes: Vec<NodeSteps<'s>>,
 }
 
-/// `usages[i]` holds from `starts[i]` until `starts[i + 1]` (the last one for ever); `starts[0]` is now.
+/// Step `i` holds from `starts[i]` until `starts[i + 1]` (the last one for ever); `starts[0]` is now. Its CPUs and
+/// memory are `amounts[i]`, its GRES units the `i`-th run of `layout.words()` words of `units`.
 #[derive(Debug)]
-struct NodeSteps {
+struct NodeSteps<'s> {
     starts: Vec<EpochSecs>,
-    usages: Vec<Usage>,
+    amounts: Vec<Amounts>,
+    units: Vec<u64>,
+    layout: UnitLayout<'s>,
 }
 
-impl NodeSteps {
+impl NodeSteps<'_> {
     /// The index of the step that begins at `t`, splitting the one that holds at `t` if needed.
     fn split_at(&mut self, t: EpochSecs) -> usize {
         let i = self.starts.partition_point(|&s| s <= t);
@@ -38,38 +43,93 @@ impl NodeSteps {
             return i - 1;
         }
         // Every t asked for is at or after now, so a step before it exists.
-        let previous = self.usages[i.saturating_sub(1)].clone();
+        let previous = i.saturating_sub(1);
         self.starts.insert(i, t);
-        self.usages.insert(i, previous);
+        self.amounts.insert(i, self.amounts[previous]);
+        let words = self.layout.words();
+        self.units
+            .extend_from_within(previous * words..(previous + 1) * words);
+        self.units[i * words..].rotate_right(words);
         i
     }
 
-    /// The steps that overlap `[start, end)`.
-    fn span(&self, start: EpochSecs, end: EpochSecs) -> &[Usage] {
-        let first = self
-            .starts
-            .partition_point(|&s| s <= start)
-            .saturating_sub(1);
-        let last = self.starts.partition_point(|&s| s < end).max(first + 1);
-        &self.usages[first..last]
+    /// The steps that overlap `[start, end)`. Most windows start now, in the first step.
+    fn span(&self, start: EpochSecs, end: EpochSecs) -> Range<usize> {
+        let first = if self.starts.first().is_none_or(|&s| start <= s) {
+            0
+        } else {
+            self.starts.partition_point(|&s| s <= start) - 1
+        };
+        self.span_from(first, end)
+    }
+
+    /// The steps that overlap `[starts[first], end)` (or a window starting later in that step). Windows cover a
+    /// few steps, so a walk finds the end sooner than a binary search.
+    fn span_from(&self, first: usize, end: EpochSecs) -> Range<usize> {
+        let after = first + 1;
+        let last = self.starts[after.min(self.starts.len())..]
+            .iter()
+            .position(|&s| s >= end)
+            .map_or(self.starts.len(), |n| after + n);
+        first..last
+    }
+
+    fn use_over(&self, steps: Range<usize>) -> NodeUse<'_> {
+        let words = self.layout.words();
+        NodeUse::Steps(StepsUse {
+            units: &self.units[steps.start * words..steps.end * words],
+            amounts: &self.amounts[steps],
+            layout: &self.layout,
+        })
+    }
+
+    /// Adds (`taken`) or removes the allocation's share in `steps`.
+    fn apply(&mut self, alloc: &Allocation, steps: Range<usize>, taken: bool) {
+        let words = self.layout.words();
+        for i in steps {
+            let amounts = &mut self.amounts[i];
+            if taken {
+                amounts.cpus += alloc.cpus;
+                amounts.mem_mb += alloc.mem_mb;
+            } else {
+                amounts.cpus = amounts.cpus.saturating_sub(alloc.cpus);
+                amounts.mem_mb = amounts.mem_mb.saturating_sub(alloc.mem_mb);
+            }
+            let step = &mut self.units[i * words..(i + 1) * words];
+            for (name, units) in &alloc.gres_indices {
+                self.layout.mark(step, name, units, taken);
+            }
+        }
     }
 }
 
 impl<'s> Profile<'s> {
-    /// `holding` are the jobs that hold resources; the others release nothing.
+    /// `holding` are the jobs that hold resources; the others release nothing. `asked_gres`: every GRES name a
+    /// pending job requests (see [`UnitLayout`]).
     pub(super) fn build(
         state: &'s ClusterState,
         now: EpochSecs,
         resolution_secs: i64,
         holding: &[&'s JobRecord],
+        asked_gres: &[&str],
     ) -> Self {
         let mut index = HashMap::with_capacity(state.nodes.len());
         let mut nodes = Vec::with_capacity(state.nodes.len());
         for (i, node) in state.nodes.values().enumerate() {
             index.insert(node.name.as_str(), i);
+            let layout = UnitLayout::of(node, asked_gres);
+            let mut units = vec![0; layout.words()];
+            for (name, taken) in &node.alloc_gres {
+                layout.mark(&mut units, name, taken, true);
+            }
             nodes.push(NodeSteps {
                 starts: vec![now],
-                usages: vec![Usage::of_node(node)],
+                amounts: vec![Amounts {
+                    cpus: node.alloc_cpus,
+                    mem_mb: node.alloc_mem_mb,
+                }],
+                units,
+                layout,
             });
         }
         let mut profile = Profile {
@@ -108,9 +168,8 @@ impl<'s> Profile<'s> {
         for (i, end, alloc) in releases {
             let steps = &mut profile.nodes[i];
             let from = steps.split_at(end);
-            for usage in &mut steps.usages[from..] {
-                usage.remove(alloc);
-            }
+            let all = steps.starts.len();
+            steps.apply(alloc, from..all, false);
         }
         profile
     }
@@ -172,9 +231,7 @@ impl<'s> Profile<'s> {
             } else {
                 steps.split_at(end)
             };
-            for usage in &mut steps.usages[first..last] {
-                usage.add(alloc);
-            }
+            steps.apply(alloc, first..last, true);
         }
     }
 
@@ -199,11 +256,22 @@ impl<'s> Profile<'s> {
     ) -> Option<EpochSecs> {
         let steps = self.nodes.get(idx)?;
         if blocks.is_empty() {
-            let later = steps.starts.iter().copied().filter(|&s| s > from);
-            return std::iter::once(from)
-                .chain(later)
-                .take_while(|&t| t <= horizon)
-                .find(|&t| fits(span_use(steps.span(t, self.end_of(t, duration_secs)))));
+            // `from`, then each step time after it: the step each window starts in is known, so only its end is
+            // looked for. This runs for every node in every reservation search, mostly to try one time.
+            let mut first = steps
+                .starts
+                .partition_point(|&s| s <= from)
+                .saturating_sub(1);
+            let mut t = from;
+            while t <= horizon {
+                let end = self.end_of(t, duration_secs);
+                if fits(steps.use_over(steps.span_from(first, end))) {
+                    return Some(t);
+                }
+                first += 1;
+                t = *steps.starts.get(first)?;
+            }
+            return None;
         }
         // Reservations on the node: the end of one is also a time the node may become usable.
         let mut times: Vec<EpochSecs> = steps
@@ -221,15 +289,8 @@ impl<'s> Profile<'s> {
             .find(|&t| {
                 let end = self.end_of(t, duration_secs);
                 !blocks.iter().any(|b| t < b.end && b.start < end)
-                    && fits(span_use(steps.span(t, end)))
+                    && fits(steps.use_over(steps.span(t, end)))
             })
-    }
-}
-
-fn span_use(usages: &[Usage]) -> NodeUse<'_> {
-    match usages {
-        [one] => NodeUse::One(one),
-        many => NodeUse::Span(many),
     }
 }
 
@@ -246,6 +307,6 @@ impl Availability for Window<'_, '_> {
             return None;
         }
         let steps = self.profile.nodes.get(candidate.idx)?;
-        Some(span_use(steps.span(self.start, self.end)))
+        Some(steps.use_over(steps.span(self.start, self.end)))
     }
 }

@@ -245,3 +245,53 @@ impl Scenario {
         Ok(())
     }
 }
+
+/// A fingerprint of everything a plan decides (starts with their nodes, CPUs, memory and GRES units, reasons,
+/// forecasts, priorities, preemptions, resumes), so a change meant only to make the scheduler faster can be
+/// checked to decide exactly as before, at any size. FNV-1a over a canonical text: stable across builds and
+/// platforms, unlike the standard hasher.
+pub fn plan_digest(plan: &Plan) -> u64 {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for (id, alloc) in &plan.starts {
+        let _ = write!(
+            text,
+            "S{id}:{}:{}:{}",
+            alloc.node_names.join(","),
+            alloc.cpus,
+            alloc.mem_mb
+        );
+        for (gres, units) in &alloc.gres_indices {
+            let _ = write!(text, ":{gres}={units:?}");
+        }
+        text.push(';');
+    }
+    for (id, reason) in &plan.reasons {
+        let _ = write!(text, "R{id}:{reason:?};");
+    }
+    for (id, forecast) in &plan.forecasts {
+        match forecast {
+            Some(f) => {
+                let _ = write!(text, "F{id}:{}:{};", f.start, f.nodes);
+            }
+            None => {
+                let _ = write!(text, "F{id}:-;");
+            }
+        }
+    }
+    for (id, desc) in &plan.reason_descs {
+        let _ = write!(text, "D{id}:{desc};");
+    }
+    for (id, priority) in &plan.priorities {
+        let _ = write!(text, "P{id}:{priority};");
+    }
+    for (id, mode) in &plan.preemptions {
+        let _ = write!(text, "X{id}:{mode:?};");
+    }
+    for id in &plan.resumes {
+        let _ = write!(text, "U{id};");
+    }
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
