@@ -229,6 +229,8 @@ fn digests(backfill: bool, topology: bool, seed: u64) -> Vec<u64> {
     let mut out = Vec::new();
     for _ in 0..PASSES {
         out.push(plan_digest(&s.pass().unwrap()));
+        // The mixed nodes offer `gpu` twice (a100 and h100): one ledger for the name.
+        s.state.check_invariants().unwrap();
         s.now += 60 * rng.pick(&[2, 7, 15, 45]);
         let running: Vec<u32> = s
             .state

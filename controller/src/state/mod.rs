@@ -499,25 +499,26 @@ impl ClusterState {
                     node.name, used_mem, node.alloc_mem_mb
                 ));
             }
-            for g in &node.gres {
-                let mut used = gres
-                    .remove(&(node.name.as_str(), g.name.as_str()))
-                    .unwrap_or_default();
+            // A name offered more than once (`gpu:a100:2,gpu:h100:2`) is one ledger: check it once.
+            let names: std::collections::BTreeSet<&str> =
+                node.gres.iter().map(|g| g.name.as_str()).collect();
+            for name in names {
+                let mut used = gres.remove(&(node.name.as_str(), name)).unwrap_or_default();
                 used.sort_unstable();
                 let before = used.len();
                 used.dedup();
                 if used.len() != before {
                     return Err(format!(
-                        "node {}: a {} unit is allocated twice",
-                        node.name, g.name
+                        "node {}: a {name} unit is allocated twice",
+                        node.name
                     ));
                 }
-                let mut ledger = node.alloc_gres.get(&g.name).cloned().unwrap_or_default();
+                let mut ledger = node.alloc_gres.get(name).cloned().unwrap_or_default();
                 ledger.sort_unstable();
                 if ledger != used {
                     return Err(format!(
-                        "node {}: {} ledger {:?} != jobs {:?}",
-                        node.name, g.name, ledger, used
+                        "node {}: {name} ledger {ledger:?} != jobs {used:?}",
+                        node.name
                     ));
                 }
             }
