@@ -289,8 +289,6 @@ pub struct AcctChange {
     pub names: Vec<String>,
     /// Associations added or modified: (account, user).
     pub assocs: Vec<(String, Option<String>)>,
-    /// Associations a default-QOS change left alone because they may not use it: (default QOS, account, user).
-    pub refused_default_qos: Vec<(String, String, String)>,
 }
 
 /// Why sacctmgr's request changed nothing; the texts are sacctmgr's.
@@ -314,6 +312,10 @@ pub enum AcctError {
     NotAssociatedWithDefault {
         account: String,
         users: Vec<String>,
+    },
+    /// A default QOS that these associations may not use: (default QOS, account, user).
+    DefaultQosNotAllowed {
+        rows: Vec<(String, String, String)>,
     },
 }
 
@@ -347,6 +349,18 @@ impl AcctError {
                     " Can't modify because these users aren't associated with new default account '{account}'..."
                 )];
                 out.extend(users.iter().map(|u| format!("  U = {u} C = {cluster}")));
+                out
+            }
+            AcctError::DefaultQosNotAllowed { rows } => {
+                let mut out = vec![
+                    " These associations don't have access to their default qos.".to_string(),
+                    " Please give them access before they the default can be set to this.".into(),
+                ];
+                out.extend(rows.iter().map(|(qos, account, user)| {
+                    format!(
+                        "  DefQOS = {qos:<10} C = {cluster:<10} A = {account:<20} U = {user:<9}"
+                    )
+                }));
                 out
             }
         }
@@ -881,6 +895,7 @@ impl AcctDb {
             }
         }
         let mut change = AcctChange::default();
+        let mut refused = Vec::new();
         for name in &users {
             if let Some(user) = self.users.get_mut(name) {
                 if let Some(account) = default_account {
@@ -904,14 +919,15 @@ impl AcctDb {
                 {
                     continue;
                 }
-                let refused = set_assoc(assoc, set);
-                if let Some(qos) = refused {
-                    change
-                        .refused_default_qos
-                        .push((qos, assoc.account.clone(), user.clone()));
+                if let Some(qos) = set_assoc(assoc, set) {
+                    refused.push((qos, assoc.account.clone(), user.clone()));
                 }
                 change.assocs.push((assoc.account.clone(), Some(user)));
             }
+        }
+        // sacctmgr refuses the whole change when one association could not use its new default.
+        if !refused.is_empty() {
+            return Err(AcctError::DefaultQosNotAllowed { rows: refused });
         }
         if change.names.is_empty() && change.assocs.is_empty() {
             return Err(AcctError::NothingModified);

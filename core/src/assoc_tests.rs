@@ -239,8 +239,9 @@ fn user_modifications_touch_their_associations() {
     assert_eq!(a.qos, names(&["high", "normal"]));
     assert_eq!(a.default_qos.as_deref(), Some("high"));
     assert_eq!(a.shares, 10);
-    // A default the association may not use is refused and reported.
-    let change = d
+    // A default the association may not use refuses the whole change.
+    let before = d.clone();
+    let refused = d
         .apply(&AcctRequest::ModifyUsers {
             names: names(&["u"]),
             accounts: Vec::new(),
@@ -252,11 +253,14 @@ fn user_modifications_touch_their_associations() {
                 ..Default::default()
             },
         })
-        .unwrap();
+        .unwrap_err();
     assert_eq!(
-        change.refused_default_qos,
-        vec![("normal".to_string(), "a".to_string(), "u".to_string())]
+        refused,
+        AcctError::DefaultQosNotAllowed {
+            rows: vec![("normal".to_string(), "a".to_string(), "u".to_string())]
+        }
     );
+    assert_eq!(d, before);
     d.apply(&AcctRequest::DeleteUsers {
         names: names(&["u"]),
         accounts: Vec::new(),

@@ -274,7 +274,7 @@ pub struct Style {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ControlAddress {
     pub host: String,
-    pub port: u16,
+    pub port: u32,
 }
 
 fn render(columns: &[Column], rows: &[Vec<String>], style: Style) -> String {
