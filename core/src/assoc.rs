@@ -743,33 +743,33 @@ impl AcctDb {
         for name in &deleted {
             self.accounts.remove(name);
         }
-        // Sub-accounts move up to the deleted account's parent, as slurmdbd re-parents them.
-        let parents: BTreeMap<String, Option<String>> = self
-            .assocs
-            .iter()
-            .filter(|a| a.user.is_none() && deleted.contains(&a.account))
-            .map(|a| (a.account.clone(), a.parent.clone()))
-            .collect();
-        self.assocs.retain(|a| !deleted.contains(&a.account));
-        for assoc in &mut self.assocs {
-            while let Some(parent) = assoc.parent.clone().filter(|p| parents.contains_key(p)) {
-                assoc.parent = parents.get(&parent).cloned().flatten();
+        // slurmdbd drops the whole subtree of associations (sub-accounts' and their users'); the sub-accounts
+        // and the users stay, without them.
+        let mut doomed: Vec<String> = deleted.clone();
+        loop {
+            let more: Vec<String> = self
+                .assocs
+                .iter()
+                .filter(|a| a.user.is_none())
+                .filter(|a| a.parent.as_ref().is_some_and(|p| doomed.contains(p)))
+                .filter(|a| !doomed.contains(&a.account))
+                .map(|a| a.account.clone())
+                .collect();
+            if more.is_empty() {
+                break;
             }
+            doomed.extend(more);
         }
-        self.forget_users_without_assocs();
+        self.assocs.retain(|a| !doomed.contains(&a.account));
         Ok(AcctChange {
             names: deleted,
             ..Default::default()
         })
     }
 
-    fn forget_users_without_assocs(&mut self) {
+    /// A user whose default account lost its association defaults to another of theirs.
+    fn fix_default_accounts(&mut self) {
         let assocs = &self.assocs;
-        self.users.retain(|name, _| {
-            assocs
-                .iter()
-                .any(|a| a.user.as_deref() == Some(name.as_str()))
-        });
         for user in self.users.values_mut() {
             let keeps_default = assocs.iter().any(|a| {
                 a.user.as_deref() == Some(user.name.as_str()) && a.account == user.default_account
@@ -954,11 +954,18 @@ impl AcctDb {
             }
             !hit
         });
-        if self.assocs.len() == before {
+        if accounts.is_empty() {
+            for name in names {
+                if self.users.remove(name).is_some() && !deleted.contains(name) {
+                    deleted.push(name.clone());
+                }
+            }
+        }
+        if self.assocs.len() == before && deleted.is_empty() {
             return Err(AcctError::NothingDeleted);
         }
         deleted.sort();
-        self.forget_users_without_assocs();
+        self.fix_default_accounts();
         Ok(AcctChange {
             names: deleted,
             ..Default::default()

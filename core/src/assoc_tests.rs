@@ -171,19 +171,19 @@ fn accounts_and_users_form_slurms_tree() {
         d.user_assoc("bob", "acct1", None).unwrap().qos,
         names(&["normal"])
     );
-    // Deleting acct1 drops its associations; acct2 moves up to root; alice, left without any, goes.
+    // Deleting acct1 drops the associations of its whole subtree (as slurmdbd); acct2 and the users stay.
     d.apply(&AcctRequest::DeleteAccounts {
         names: names(&["acct1"]),
     })
     .unwrap();
-    assert!(!d.users.contains_key("alice"));
-    assert_eq!(d.users["bob"].default_account, "acct2");
+    assert!(d.users.contains_key("alice"));
+    assert!(d.accounts.contains_key("acct2"));
     assert_eq!(
         d.tree_order()
             .iter()
             .map(|a| a.account.as_str())
             .collect::<Vec<_>>(),
-        vec!["root", "root", "acct2", "acct2"]
+        vec!["root", "root"]
     );
     assert_eq!(
         d.apply(&AcctRequest::DeleteAccounts {
