@@ -233,9 +233,9 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut pending: Vec<(u32, u32, &JobRecord)> = pending
         .into_iter()
         .map(|(priority, job)| {
-            let tier = state
-                .partition(&job.partition)
-                .map_or(1, |p| p.priority_tier);
+            // With preempt/qos the QOS priority takes the tier's place, so a preemptor is not overtaken by the
+            // job it requeued.
+            let tier = state.preempt_rank(job);
             (tier, priority, job)
         })
         .collect();

@@ -84,3 +84,205 @@ fn default_qos(assoc: &spur_core::assoc::Association) -> String {
         _ => DEFAULT_QOS.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use spur_core::api::{ApiError, ControlRequest, SlurmErrno};
+    use spur_core::assoc::{AcctRequest, AssocSet, ListEdit, QosSet};
+
+    use crate::scheduler::scenario::{job, node, partition, Scenario};
+    use crate::state::{Command, Settings};
+
+    fn cluster(settings: Settings) -> Scenario {
+        let nodes = vec!["n1".to_string()];
+        Scenario::new(
+            vec![node("n1", 2, 4000, 0)],
+            vec![partition("debug", &nodes, true)],
+            settings,
+            1_000,
+        )
+        .unwrap()
+    }
+
+    fn acct(s: &mut Scenario, uid: u32, request: AcctRequest) -> Result<(), ApiError> {
+        let now = s.now;
+        let applied = s.apply(Command::Control {
+            caller_uid: uid,
+            request: ControlRequest::Accounting { request },
+            now,
+        })?;
+        assert!(matches!(applied.acct, Some(Ok(_))), "{applied:?}");
+        s.state.check_invariants().unwrap();
+        Ok(())
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// QOS `high` (priority 100), account `proj` with user alice (the scenario's jobs' user) in it.
+    fn entities(s: &mut Scenario) {
+        let high = QosSet {
+            priority: Some(100),
+            ..Default::default()
+        };
+        acct(
+            s,
+            0,
+            AcctRequest::AddQos {
+                names: names(&["high", "other"]),
+                set: high,
+            },
+        )
+        .unwrap();
+        acct(
+            s,
+            0,
+            AcctRequest::AddAccounts {
+                names: names(&["proj"]),
+                parent: None,
+                description: None,
+                organization: None,
+                set: AssocSet::default(),
+            },
+        )
+        .unwrap();
+        let set = AssocSet {
+            qos: Some(ListEdit::Add(names(&["high"]))),
+            ..Default::default()
+        };
+        acct(
+            s,
+            0,
+            AcctRequest::AddUsers {
+                names: names(&["alice"]),
+                accounts: names(&["proj"]),
+                partitions: Vec::new(),
+                default_account: None,
+                admin: None,
+                set,
+            },
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_new_cluster_has_slurmdbds_entities_and_only_admins_change_them() {
+        let mut s = cluster(Settings::default());
+        assert_eq!(s.state.acct.qos[0].name, "normal");
+        assert_eq!(s.state.acct.cluster, Settings::default().cluster_name);
+        let refused = acct(
+            &mut s,
+            1000,
+            AcctRequest::AddQos {
+                names: names(&["x"]),
+                set: QosSet::default(),
+            },
+        );
+        assert_eq!(refused.unwrap_err().errno, SlurmErrno::AccessDenied);
+        assert!(s.state.acct.qos("x").is_none());
+    }
+
+    #[test]
+    fn without_enforcement_jobs_name_what_they_like() {
+        let mut s = cluster(Settings::default());
+        let mut spec = job(1, 100, 0, None);
+        spec.qos = Some("nosuch".into());
+        spec.account = Some("nosuch".into());
+        let id = s.submit(spec).unwrap();
+        assert_eq!(s.state.jobs[&id].spec.qos.as_deref(), Some("nosuch"));
+    }
+
+    #[test]
+    fn enforcement_checks_account_and_qos_and_fills_defaults() {
+        let mut s = cluster(Settings {
+            enforce_associations: true,
+            enforce_qos: true,
+            ..Settings::default()
+        });
+        let refused = s.submit(job(1, 100, 0, None)).unwrap_err();
+        assert_eq!(
+            refused.errno,
+            SlurmErrno::InvalidAccount,
+            "no association yet"
+        );
+        entities(&mut s);
+        let id = s.submit(job(1, 100, 0, None)).unwrap();
+        let spec = &s.state.jobs[&id].spec;
+        assert_eq!(
+            (spec.account.as_deref(), spec.qos.as_deref()),
+            (Some("proj"), Some("normal"))
+        );
+        let mut other = job(1, 100, 0, None);
+        other.qos = Some("other".into());
+        assert_eq!(s.submit(other).unwrap_err().errno, SlurmErrno::InvalidQos);
+        let mut root_acct = job(1, 100, 0, None);
+        root_acct.account = Some("root".into());
+        assert_eq!(
+            s.submit(root_acct).unwrap_err().errno,
+            SlurmErrno::InvalidAccount
+        );
+        let mut high = job(1, 100, 0, None);
+        high.qos = Some("high".into());
+        assert!(s.submit(high).is_ok());
+        // A default QOS on the association is what jobs without --qos get.
+        let set = AssocSet {
+            default_qos: Some(Some("high".into())),
+            ..Default::default()
+        };
+        acct(
+            &mut s,
+            0,
+            AcctRequest::ModifyUsers {
+                names: names(&["alice"]),
+                accounts: Vec::new(),
+                default_account: None,
+                admin: None,
+                set,
+            },
+        )
+        .unwrap();
+        let id = s.submit(job(1, 100, 0, None)).unwrap();
+        assert_eq!(s.state.jobs[&id].spec.qos.as_deref(), Some("high"));
+    }
+
+    #[test]
+    fn the_qos_factor_is_the_qos_priority_over_the_highest() {
+        let weights = spur_core::priority::PriorityWeights {
+            qos: 1000,
+            ..spur_core::priority::PriorityWeights::from_conf(
+                &spur_core::conf::SlurmConf::parse_str(
+                    "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\n",
+                    "slurm.conf",
+                )
+                .unwrap(),
+            )
+            .unwrap()
+        };
+        let mut s = cluster(Settings {
+            priority: Some(weights.clone()),
+            ..Settings::default()
+        });
+        entities(&mut s);
+        acct(
+            &mut s,
+            0,
+            AcctRequest::ModifyQos {
+                names: names(&["other"]),
+                set: QosSet {
+                    priority: Some(200),
+                    ..Default::default()
+                },
+            },
+        )
+        .unwrap();
+        let mut high = job(1, 100, 0, None);
+        high.qos = Some("high".into());
+        let high = s.submit(high).unwrap();
+        let plain = s.submit(job(1, 100, 0, None)).unwrap();
+        let rows = crate::scheduler::priority::factor_rows(&s.state, &weights, s.now);
+        let qos_of = |id: u32| rows.iter().find(|r| r.job_id == id).map(|r| r.qos);
+        assert_eq!(qos_of(high), Some(500.0));
+        assert_eq!(qos_of(plain), Some(0.0));
+    }
+}
