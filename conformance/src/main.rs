@@ -358,7 +358,7 @@ fn prolog_conf(targets: &Path) -> String {
 /// associations their users need with sacctmgr), the QOS priority factor alone, and preemption by QOS (no QOS
 /// preempts another until a case lists one in `Preempt=`).
 pub const ACCOUNTING_CONF: &str = "AccountingStorageType=accounting_storage/slurmdbd\nMinJobAge=5\n\
-    AccountingStorageEnforce=associations,qos\nPriorityType=priority/multifactor\nPriorityWeightQOS=1000\n\
+    AccountingStorageEnforce=associations,limits,qos\nPriorityType=priority/multifactor\nPriorityWeightQOS=1000\n\
     PreemptType=preempt/qos\nPreemptMode=REQUEUE\n";
 
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.

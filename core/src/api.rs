@@ -68,6 +68,8 @@ pub enum SlurmErrno {
     InvalidAccount,
     /// ESLURM_INVALID_QOS: a QOS that does not exist or that the job's association may not use.
     InvalidQos,
+    /// ESLURM_ACCOUNTING_POLICY: the submission breaks a QOS limit checked at submit (`MaxSubmitJobsPerUser`).
+    AccountingPolicy,
 }
 
 impl SlurmErrno {
@@ -116,6 +118,7 @@ impl SlurmErrno {
             SlurmErrno::NotSupported => 2036,
             SlurmErrno::InvalidAccount => 2045,
             SlurmErrno::InvalidQos => 2066,
+            SlurmErrno::AccountingPolicy => 2050,
         }
     }
 
@@ -179,6 +182,9 @@ impl SlurmErrno {
                 "Invalid account or account/partition combination specified"
             }
             SlurmErrno::InvalidQos => "Invalid qos specification",
+            SlurmErrno::AccountingPolicy => {
+                "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
+            }
         }
     }
 
@@ -187,7 +193,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 42] = [
+const ALL_ERRNOS: [SlurmErrno; 43] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -230,6 +236,7 @@ const ALL_ERRNOS: [SlurmErrno; 42] = [
     SlurmErrno::NotSupported,
     SlurmErrno::InvalidAccount,
     SlurmErrno::InvalidQos,
+    SlurmErrno::AccountingPolicy,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.

@@ -366,7 +366,19 @@ impl AcctError {
         }
     }
 
+    /// Whether sacctmgr prints the lines on stderr (the rest go to stdout).
     pub fn on_stderr(&self) -> bool {
+        matches!(
+            self,
+            AcctError::BadQos { .. }
+                | AcctError::ParentMissing { .. }
+                | AcctError::AccountMissing { .. }
+                | AcctError::RootAccount
+        )
+    }
+
+    /// Whether sacctmgr prefixes the lines with `sacctmgr: error: `.
+    pub fn is_logged(&self) -> bool {
         matches!(self, AcctError::BadQos { .. })
     }
 }

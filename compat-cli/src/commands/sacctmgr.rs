@@ -75,26 +75,26 @@ const HELP: &str = "sacctmgr [OPTIONS] COMMAND ENTITY [NAMES] [where CONDITIONS]
 fn no_entity(verb: Verb) {
     match verb {
         Verb::Show => {
-            println!("No valid entity in list command");
-            println!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Configuration\",");
-            println!(
+            eprintln!("No valid entity in list command");
+            eprintln!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Configuration\",");
+            eprintln!(
                 "\"Event\", \"Federation\", \"Problem\", \"QOS\", \"Resource\", \"Reservation\","
             );
-            println!(
+            eprintln!(
                 "\"RunAwayJobs\", \"Stats\", \"Transaction\", \"TRES\", \"User\", or \"WCKey\""
             );
         }
         Verb::Add => {
-            println!("No valid entity in add command");
-            println!("Input line must include \"Account\", \"Cluster\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", or \"User\"");
+            eprintln!("No valid entity in add command");
+            eprintln!("Input line must include \"Account\", \"Cluster\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", or \"User\"");
         }
         Verb::Modify => {
-            println!("No valid entity in modify command");
-            println!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Federation\", \"Job\", \"QOS\", \"Resource\", or \"User\"");
+            eprintln!("No valid entity in modify command");
+            eprintln!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Federation\", \"Job\", \"QOS\", \"Resource\", or \"User\"");
         }
         Verb::Delete => {
-            println!("No valid entity in delete command");
-            println!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Configuration\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+            eprintln!("No valid entity in delete command");
+            eprintln!("Input line must include \"Account\", \"Association\", \"Cluster\", \"Configuration\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", \"User\", or \"WCKey\"");
         }
     }
 }
@@ -261,8 +261,10 @@ fn commit(
 
 fn print_error(e: &AcctError, cluster: &str) -> u8 {
     for line in e.lines(cluster) {
-        if e.on_stderr() {
+        if e.is_logged() {
             eprintln!("sacctmgr: error: {line}");
+        } else if e.on_stderr() {
+            eprintln!("{line}");
         } else {
             println!("{line}");
         }

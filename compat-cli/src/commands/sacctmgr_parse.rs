@@ -343,7 +343,7 @@ fn qos_request(
     match verb {
         Verb::Add if names.is_empty() => Err(Refused {
             lines: vec![" Need name of qos to add.".into()],
-            stderr: false,
+            stderr: true,
         }),
         Verb::Add => Ok(AcctRequest::AddQos { names, set }),
         Verb::Modify => Ok(AcctRequest::ModifyQos { names, set }),
@@ -373,7 +373,7 @@ fn account_request(
     match verb {
         Verb::Add if names.is_empty() => Err(Refused {
             lines: vec![" Need name of account to add.".into()],
-            stderr: false,
+            stderr: true,
         }),
         Verb::Add => Ok(AcctRequest::AddAccounts {
             names,
@@ -419,11 +419,11 @@ fn user_request(
     match verb {
         Verb::Add if names.is_empty() => Err(Refused {
             lines: vec![" Need name of user to add.".into()],
-            stderr: false,
+            stderr: true,
         }),
         Verb::Add if accounts.is_empty() && default_account.is_none() => Err(Refused {
             lines: vec![" Need name of account to add user to.".into()],
-            stderr: false,
+            stderr: true,
         }),
         Verb::Add => Ok(AcctRequest::AddUsers {
             names,

@@ -19,6 +19,7 @@ mod placement;
 mod preempt;
 pub mod priority;
 mod profile;
+mod qos_limits;
 #[cfg(test)]
 mod reservation_tests;
 mod reservations;
@@ -252,6 +253,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut engine = Engine::new(state, now, &holding);
     let mut running_per_array = ArrayCounts::new(state);
     let mut licenses = LicensePool::new(state);
+    let mut qos_limits = qos_limits::QosLimits::new(state);
 
     for (_, _, job) in pending {
         if let Some(membership) = &job.het {
@@ -264,6 +266,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
             continue;
         }
         let gated = gate(state, job, now, &mut running_per_array)
+            .or_else(|| qos_limits.gate(state, job))
             .or_else(|| (!licenses.covers(job)).then_some(JobReason::Licenses));
         let (reason, forecast, desc) = match gated {
             Some(reason) => (reason, None, None),
@@ -272,6 +275,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;
@@ -291,6 +295,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;

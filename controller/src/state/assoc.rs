@@ -64,11 +64,41 @@ impl ClusterState {
         if self.settings.enforce_qos && !allowed {
             return Err(ApiError::new(SlurmErrno::InvalidQos));
         }
+        if self.settings.enforce_limits {
+            self.check_submit_limit(spec, &qos)?;
+        }
         if spec.account.is_none() {
             spec.account = Some(account);
         }
         if spec.qos.is_none() {
             spec.qos = Some(qos);
+        }
+        Ok(())
+    }
+}
+
+impl ClusterState {
+    /// `MaxSubmitJobsPerUser`: the user's pending and running jobs of the QOS, this one included.
+    fn check_submit_limit(&self, spec: &JobSpec, qos: &str) -> Result<(), ApiError> {
+        let Some(max) = self
+            .acct
+            .qos(qos)
+            .and_then(|q| q.limits.max_submit_jobs_per_user)
+        else {
+            return Ok(());
+        };
+        let live = self
+            .jobs
+            .values()
+            .filter(|j| j.spec.user_id == spec.user_id && !j.state.is_finished())
+            .filter(|j| j.spec.qos.as_deref().unwrap_or(DEFAULT_QOS) == qos)
+            .count();
+        if live >= max as usize {
+            // slurmctld names the limit in the message sbatch prints before the error.
+            return Err(ApiError::with_detail(
+                SlurmErrno::AccountingPolicy,
+                spur_core::states::JobReason::QosMaxSubJob.name(),
+            ));
         }
         Ok(())
     }
@@ -284,5 +314,61 @@ mod tests {
         let qos_of = |id: u32| rows.iter().find(|r| r.job_id == id).map(|r| r.qos);
         assert_eq!(qos_of(high), Some(500.0));
         assert_eq!(qos_of(plain), Some(0.0));
+    }
+
+    #[test]
+    fn qos_limits_hold_jobs_back_and_refuse_submissions() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = cluster(Settings {
+            enforce_associations: true,
+            enforce_qos: true,
+            enforce_limits: true,
+            ..Settings::default()
+        });
+        entities(&mut s);
+        let limits = QosSet {
+            max_wall_min: Some(Some(10)),
+            max_jobs_per_user: Some(Some(1)),
+            max_submit_jobs_per_user: Some(Some(3)),
+            ..Default::default()
+        };
+        acct(
+            &mut s,
+            0,
+            AcctRequest::ModifyQos {
+                names: names(&["high"]),
+                set: limits,
+            },
+        )
+        .unwrap();
+        let submit = |s: &mut Scenario, minutes: u32| {
+            let mut spec = job(1, 100, 0, Some(minutes));
+            spec.qos = Some("high".into());
+            s.submit(spec)
+        };
+        let long = submit(&mut s, 20).unwrap();
+        let first = submit(&mut s, 5).unwrap();
+        let second = submit(&mut s, 5).unwrap();
+        s.pass().unwrap();
+        let job = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        assert_eq!(
+            job(&s, long),
+            (JobBaseState::Pending, JobReason::QosMaxWallPerJob)
+        );
+        assert_eq!(job(&s, first).0, JobBaseState::Running);
+        assert_eq!(
+            job(&s, second),
+            (JobBaseState::Pending, JobReason::QosMaxJobPerUser)
+        );
+        let refused = submit(&mut s, 5).unwrap_err();
+        assert_eq!(refused.errno, SlurmErrno::AccountingPolicy);
+        assert_eq!(
+            refused.detail.as_deref(),
+            Some("QOSMaxSubmitJobPerUserLimit")
+        );
+        // Once the first ends, the second may run.
+        s.finish(first).unwrap();
+        s.pass().unwrap();
+        assert_eq!(job(&s, second).0, JobBaseState::Running);
     }
 }
