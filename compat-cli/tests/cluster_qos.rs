@@ -65,7 +65,8 @@ fn sacctmgr_changes_are_kept_and_enforced() {
             "show",
             "assoc",
             "format=account,user,qos",
-            &format!("where user={user}"),
+            "where",
+            &format!("user={user}"),
         ],
     );
     assert_eq!(assoc, format!("root|{user}|hi,normal\n"));
