@@ -13,6 +13,7 @@ use std::process::ExitCode;
 /// The Slurm commands this binary answers to, for symlink installation and `spur --list`.
 pub const COMMANDS: &[&str] = &[
     "sacct",
+    "sacctmgr",
     "salloc",
     "sattach",
     "sbatch",

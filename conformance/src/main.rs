@@ -353,10 +353,13 @@ fn prolog_conf(targets: &Path) -> String {
 }
 
 /// slurm.conf lines of a `both --accounting` run: accounting through slurmdbd (Slurm's up.sh then starts
-/// MariaDB and slurmdbd and adds their address; Spur keeps the records itself), and a short MinJobAge so the cases
-/// see records of jobs already purged from the live table.
-pub const ACCOUNTING_CONF: &str =
-    "AccountingStorageType=accounting_storage/slurmdbd\nMinJobAge=5\n";
+/// MariaDB and slurmdbd and adds their address; Spur keeps the records itself), a short MinJobAge so the cases
+/// see records of jobs already purged from the live table, associations and QOS enforced (the cases add the
+/// associations their users need with sacctmgr), the QOS priority factor alone, and preemption by QOS (no QOS
+/// preempts another until a case lists one in `Preempt=`).
+pub const ACCOUNTING_CONF: &str = "AccountingStorageType=accounting_storage/slurmdbd\nMinJobAge=5\n\
+    AccountingStorageEnforce=associations,limits,qos\nPriorityType=priority/multifactor\nPriorityWeightQOS=1000\n\
+    PreemptType=preempt/qos\nPreemptMode=REQUEUE\n";
 
 /// How `both` brings its targets up: node count (none: the single-node targets) and run directories.
 struct Shape {

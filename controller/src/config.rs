@@ -327,6 +327,12 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
     }
     let prolog_flags = conf.prolog_flags();
+    let enforce: Vec<String> = conf
+        .get_str("AccountingStorageEnforce")
+        .unwrap_or("")
+        .split(',')
+        .map(|w| w.trim().to_ascii_lowercase())
+        .collect();
     let settings = Settings {
         min_job_age_secs: conf.min_job_age(),
         kill_wait_secs: u32::from(conf.kill_wait()),
@@ -364,6 +370,19 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         accounting: accounting_enabled(conf),
         // Filled in by `ControllerConfig::load`, which reads slurmdbd.conf.
         accounting_keep_secs: None,
+        enforce_associations: enforce.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "associations" | "limits" | "qos" | "safe" | "all"
+            )
+        }),
+        enforce_qos: enforce.iter().any(|w| matches!(w.as_str(), "qos" | "all")),
+        enforce_limits: enforce
+            .iter()
+            .any(|w| matches!(w.as_str(), "limits" | "safe" | "all")),
+        preempt_by_qos: conf
+            .get_str("PreemptType")
+            .is_some_and(|t| t.eq_ignore_ascii_case("preempt/qos")),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -459,11 +478,13 @@ fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32
     }
 }
 
-/// `PreemptType=preempt/partition_prio`: the cluster's `PreemptMode` (default OFF, which partitions may
-/// override); other preemption types are not acted on.
+/// `PreemptType=preempt/partition_prio` or `preempt/qos`: the cluster's `PreemptMode` (default OFF, which
+/// partitions and QOS may override); other preemption types are not acted on.
 fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
     let kind = conf.get_str("PreemptType")?;
-    if !kind.eq_ignore_ascii_case("preempt/partition_prio") {
+    if !kind.eq_ignore_ascii_case("preempt/partition_prio")
+        && !kind.eq_ignore_ascii_case("preempt/qos")
+    {
         return None;
     }
     Some(

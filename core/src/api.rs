@@ -64,6 +64,12 @@ pub enum SlurmErrno {
     InvalidNodeState,
     /// ESLURM_NOT_SUPPORTED.
     NotSupported,
+    /// ESLURM_INVALID_ACCOUNT: with `AccountingStorageEnforce`, an account without an association for the user.
+    InvalidAccount,
+    /// ESLURM_INVALID_QOS: a QOS that does not exist or that the job's association may not use.
+    InvalidQos,
+    /// ESLURM_ACCOUNTING_POLICY: the submission breaks a QOS limit checked at submit (`MaxSubmitJobsPerUser`).
+    AccountingPolicy,
 }
 
 impl SlurmErrno {
@@ -110,6 +116,9 @@ impl SlurmErrno {
             SlurmErrno::PartitionInUse => 2075,
             SlurmErrno::InvalidNodeState => 2028,
             SlurmErrno::NotSupported => 2036,
+            SlurmErrno::InvalidAccount => 2045,
+            SlurmErrno::InvalidQos => 2066,
+            SlurmErrno::AccountingPolicy => 2050,
         }
     }
 
@@ -169,6 +178,13 @@ impl SlurmErrno {
             SlurmErrno::PartitionInUse => "Partition is in use",
             SlurmErrno::InvalidNodeState => "Invalid node state specified",
             SlurmErrno::NotSupported => "Requested operation not supported on this system",
+            SlurmErrno::InvalidAccount => {
+                "Invalid account or account/partition combination specified"
+            }
+            SlurmErrno::InvalidQos => "Invalid qos specification",
+            SlurmErrno::AccountingPolicy => {
+                "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
+            }
         }
     }
 
@@ -177,7 +193,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 40] = [
+const ALL_ERRNOS: [SlurmErrno; 43] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -218,6 +234,9 @@ const ALL_ERRNOS: [SlurmErrno; 40] = [
     SlurmErrno::PartitionInUse,
     SlurmErrno::InvalidNodeState,
     SlurmErrno::NotSupported,
+    SlurmErrno::InvalidAccount,
+    SlurmErrno::InvalidQos,
+    SlurmErrno::AccountingPolicy,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -339,6 +358,8 @@ pub enum Query {
         #[serde(default)]
         select: Option<crate::accounting::Filter>,
     },
+    /// `sacctmgr show|list`: every QOS, account, user and association. Answered with [`QueryReply::AcctDb`].
+    AcctDb,
 }
 
 /// Which jobs a listing asks for.
@@ -443,6 +464,10 @@ pub enum QueryReply {
         records: Vec<crate::accounting::JobAccounting>,
         cluster: String,
         now: i64,
+    },
+    /// The accounting entities (`sacctmgr show`).
+    AcctDb {
+        db: crate::assoc::AcctDb,
     },
 }
 
@@ -630,6 +655,11 @@ pub enum ControlRequest {
     DeleteNode {
         nodes: String,
     },
+    /// `sacctmgr add|modify|delete`: a change of the accounting entities (administrators only); the reply's
+    /// `acct` says what changed or why nothing did.
+    Accounting {
+        request: crate::assoc::AcctRequest,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -652,6 +682,9 @@ pub struct ControlReply {
     /// The name of the reservation a `CreateReservation` made.
     #[serde(default)]
     pub reservation: Option<String>,
+    /// What an `Accounting` request changed, or why it changed nothing.
+    #[serde(default)]
+    pub acct: Option<crate::assoc::AcctResult>,
 }
 
 #[cfg(test)]

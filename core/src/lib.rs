@@ -7,6 +7,7 @@
 pub mod accounting;
 pub mod agent_proto;
 pub mod api;
+pub mod assoc;
 pub mod auth;
 pub mod conf;
 pub mod controllers;

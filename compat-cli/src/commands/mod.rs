@@ -4,6 +4,8 @@ pub mod admin;
 mod interactive;
 mod rest;
 pub mod sacct;
+pub mod sacctmgr;
+mod sacctmgr_parse;
 pub mod salloc;
 pub mod sattach;
 pub mod sbatch;
@@ -22,6 +24,7 @@ pub mod sstat;
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
         "sacct" => sacct::run(args),
+        "sacctmgr" => sacctmgr::run(args),
         "salloc" => salloc::run(args),
         "sattach" => sattach::run(args),
         "sbatch" => sbatch::run(args),

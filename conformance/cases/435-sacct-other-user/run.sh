@@ -3,7 +3,9 @@
 # A throwaway local user; both targets authenticate it (MUNGE or peer credentials).
 u=spurcase435
 useradd -M -s /bin/sh "$u" 2>/dev/null
-trap '_cleanup_jobs; userdel "$u" 2>/dev/null' EXIT
+# The accounting targets enforce associations: the user needs one to submit.
+sacctmgr -i add user "$u" account=root >/dev/null
+trap '_cleanup_jobs; sacctmgr -i delete user "$u" >/dev/null 2>&1; userdel "$u" 2>/dev/null' EXIT
 as_user() {
     (cd /tmp && runuser -u "$u" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
         ${SPUR_LOCAL_SOCKET:+SPUR_LOCAL_SOCKET="$SPUR_LOCAL_SOCKET"} "$@" 2>&1)

@@ -21,6 +21,7 @@ mod plan_digest_tests;
 mod preempt;
 pub mod priority;
 mod profile;
+mod qos_limits;
 #[cfg(test)]
 mod reservation_tests;
 mod reservations;
@@ -252,9 +253,9 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut pending: Vec<(u32, u32, &JobRecord)> = pending
         .into_iter()
         .map(|(priority, job)| {
-            let tier = state
-                .partition(&job.partition)
-                .map_or(1, |p| p.priority_tier);
+            // With preempt/qos the QOS priority takes the tier's place, so a preemptor is not overtaken by the
+            // job it requeued.
+            let tier = state.preempt_rank(job);
             (tier, priority, job)
         })
         .collect();
@@ -271,6 +272,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     let mut engine = Engine::new(state, now, &holding, &asked_gres);
     let mut running_per_array = ArrayCounts::new(state);
     let mut licenses = LicensePool::new(state);
+    let mut qos_limits = qos_limits::QosLimits::new(state);
 
     for (_, _, job) in pending {
         if let Some(membership) = &job.het {
@@ -283,6 +285,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
             continue;
         }
         let gated = gate(state, job, now, &mut running_per_array)
+            .or_else(|| qos_limits.gate(state, job))
             .or_else(|| (!licenses.covers(job)).then_some(JobReason::Licenses));
         let (reason, forecast, desc) = match gated {
             Some(reason) => (reason, None, None),
@@ -291,6 +294,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;
@@ -310,6 +314,7 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;

@@ -1,6 +1,6 @@
-//! `PreemptType=preempt/partition_prio`: a job that cannot start for lack of resources takes them from running
-//! jobs of partitions with a lower `PriorityTier`, when those partitions' `PreemptMode` (their own, else the
-//! cluster's) is `CANCEL`, `REQUEUE`, or `SUSPEND` with `GANG` in the cluster's mode. Pure: the pass names the
+//! `PreemptType=preempt/partition_prio` and `preempt/qos`: a job that cannot start for lack of resources takes
+//! them from running jobs of partitions with a lower `PriorityTier` (or, with `preempt/qos`, of the QOS its own
+//! QOS lists in `Preempt=`), when those partitions' (QOS') `PreemptMode` (their own, else the cluster's) is `CANCEL`, `REQUEUE`, or `SUSPEND` with `GANG` in the cluster's mode. Pure: the pass names the
 //! victims, the state machine ends, requeues or suspends them when it applies the plan (or starts their
 //! `GraceTime`, after which [`ends_after_grace`] names them again), and the waiting job starts in a later pass, once
 //! their resources are back. [`resumable`] names the suspended victims whose CPUs are free again.
@@ -32,18 +32,11 @@ pub fn victims(
     now: EpochSecs,
 ) -> Option<Preemption> {
     let default_mode = state.settings.preempt?;
-    let tier_of = |partition: &str| state.partition(partition).map_or(1, |p| p.priority_tier);
-    let mode_of = |partition: &str| {
-        state
-            .partition(partition)
-            .and_then(|p| p.preempt_mode)
-            .unwrap_or(default_mode)
-    };
+    let mode_of = |j: &JobRecord| state.own_preempt_mode(j).unwrap_or(default_mode);
     // Slurm suspends only with its gang scheduler running (`GANG` in the cluster's mode).
     let takes = |mode: PreemptMode| {
         mode.preempts() || (mode == PreemptMode::Suspend && state.settings.preempt_gang)
     };
-    let tier = tier_of(&job.partition);
     let lower: Vec<&JobRecord> = state
         .jobs
         .values()
@@ -51,8 +44,8 @@ pub fn victims(
             j.alloc.is_some()
                 && !j.preempt_suspended
                 && (started_and_live(j) || j.completing)
-                && tier_of(&j.partition) < tier
-                && takes(mode_of(&j.partition))
+                && state.outranks(job, j)
+                && takes(mode_of(j))
         })
         .collect();
     if lower.is_empty() {
@@ -85,10 +78,11 @@ pub fn victims(
         .into_iter()
         .filter(|j| j.preemptable_time.is_some_and(|t| t <= now))
         .collect();
-    // Cheapest first: the lowest tier, then the lowest priority, then the most recently started.
+    // Cheapest first: the lowest tier (or QOS priority), then the lowest priority, then the most recently started.
     candidates.sort_by(|a, b| {
-        tier_of(&a.partition)
-            .cmp(&tier_of(&b.partition))
+        state
+            .preempt_rank(a)
+            .cmp(&state.preempt_rank(b))
             .then(a.priority.cmp(&b.priority))
             .then(b.start_time.cmp(&a.start_time))
             .then(b.job_id.cmp(&a.job_id))
@@ -98,7 +92,7 @@ pub fn victims(
         let Some(alloc) = &victim.alloc else {
             continue;
         };
-        let mode = mode_of(&victim.partition);
+        let mode = mode_of(victim);
         give_back(&mut ledger, alloc, mode == PreemptMode::Suspend);
         if mode == PreemptMode::Suspend {
             at_once.release_cpus(alloc);
@@ -135,8 +129,7 @@ pub fn ends_after_grace(state: &ClusterState, over: &[&JobRecord]) -> Vec<(u32, 
     over.iter()
         .map(|j| {
             let mode = state
-                .partition(&j.partition)
-                .and_then(|p| p.preempt_mode)
+                .own_preempt_mode(j)
                 .or(state.settings.preempt)
                 .filter(|m| m.preempts())
                 .unwrap_or(PreemptMode::Cancel);
@@ -152,10 +145,10 @@ pub fn resumable(state: &ClusterState, mut suspended: Vec<&JobRecord>) -> Vec<u3
     if suspended.is_empty() {
         return Vec::new();
     }
-    let tier_of = |j: &JobRecord| state.partition(&j.partition).map_or(1, |p| p.priority_tier);
     suspended.sort_by(|a, b| {
-        tier_of(b)
-            .cmp(&tier_of(a))
+        state
+            .preempt_rank(b)
+            .cmp(&state.preempt_rank(a))
             .then(b.priority.cmp(&a.priority))
             .then(a.job_id.cmp(&b.job_id))
     });
@@ -568,5 +561,99 @@ mod tests {
         assert_eq!(s.pass().unwrap().resumes, vec![victim]);
         assert_eq!(state_of(&s, victim), JobBaseState::Running);
         s.state.check_invariants().unwrap();
+    }
+
+    /// Sends an accounting change through the log as root would (`sacctmgr -i`).
+    fn acct(s: &mut Scenario, request: spur_core::assoc::AcctRequest) {
+        let now = s.now;
+        let applied = s
+            .apply(Command::Control {
+                caller_uid: 0,
+                request: spur_core::api::ControlRequest::Accounting { request },
+                now,
+            })
+            .unwrap();
+        assert!(matches!(applied.acct, Some(Ok(_))), "{applied:?}");
+    }
+
+    /// `preempt/qos` on one 2-CPU node: QOS `high` may preempt `normal` (the cluster's `REQUEUE`), `scav` (its
+    /// own `CANCEL`); `peer` preempts nobody.
+    fn qos_cluster() -> Scenario {
+        use spur_core::assoc::{AcctRequest, ListEdit, QosSet};
+        let mut s = cluster_with(
+            None,
+            0,
+            Settings {
+                preempt: Some(PreemptMode::Requeue),
+                preempt_by_qos: true,
+                ..Settings::default()
+            },
+        );
+        let add = |names: &[&str], set: QosSet| AcctRequest::AddQos {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            set,
+        };
+        let scav = QosSet {
+            preempt_mode: Some(Some(PreemptMode::Cancel)),
+            ..Default::default()
+        };
+        acct(&mut s, add(&["scav"], scav));
+        acct(&mut s, add(&["peer"], QosSet::default()));
+        let high = QosSet {
+            priority: Some(100),
+            preempt: Some(ListEdit::Set(vec!["normal".into(), "scav".into()])),
+            ..Default::default()
+        };
+        acct(&mut s, add(&["high"], high));
+        s
+    }
+
+    fn submit_qos(s: &mut Scenario, qos: Option<&str>) -> u32 {
+        let mut spec = job(2, 1000, 0, Some(10));
+        spec.partition = Some("debug".into());
+        spec.qos = qos.map(str::to_string);
+        spec.requeue = true;
+        s.submit(spec).unwrap()
+    }
+
+    #[test]
+    fn qos_preemption_follows_the_preempt_list_and_the_victims_mode() {
+        let mut s = qos_cluster();
+        let plain = submit_qos(&mut s, None);
+        s.pass().unwrap();
+        assert_eq!(state_of(&s, plain), JobBaseState::Running);
+        let urgent = submit_qos(&mut s, Some("high"));
+        let plan = s.pass().unwrap();
+        assert_eq!(plan.preemptions, vec![(plain, PreemptMode::Requeue)]);
+        terminated(&mut s, plain);
+        s.pass().unwrap();
+        assert_eq!(state_of(&s, urgent), JobBaseState::Running);
+        s.state.check_invariants().unwrap();
+        // Same partition, no tiers: a QOS that lists nobody waits.
+        let mut t = qos_cluster();
+        let plain = submit_qos(&mut t, None);
+        t.pass().unwrap();
+        let peer = submit_qos(&mut t, Some("peer"));
+        assert!(t.pass().unwrap().preemptions.is_empty());
+        assert_eq!(state_of(&t, peer), JobBaseState::Pending);
+        assert_eq!(state_of(&t, plain), JobBaseState::Running);
+    }
+
+    #[test]
+    fn a_qos_of_its_own_mode_is_cancelled() {
+        let mut s = qos_cluster();
+        let scav = submit_qos(&mut s, Some("scav"));
+        s.pass().unwrap();
+        submit_qos(&mut s, Some("high"));
+        let plan = s.pass().unwrap();
+        assert_eq!(plan.preemptions, vec![(scav, PreemptMode::Cancel)]);
+        assert_eq!(state_of(&s, scav), JobBaseState::Preempted);
+        // A high job never preempts another high job.
+        let mut t = qos_cluster();
+        let first = submit_qos(&mut t, Some("high"));
+        t.pass().unwrap();
+        submit_qos(&mut t, Some("high"));
+        assert!(t.pass().unwrap().preemptions.is_empty());
+        assert_eq!(state_of(&t, first), JobBaseState::Running);
     }
 }

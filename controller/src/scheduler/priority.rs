@@ -81,14 +81,32 @@ fn factors_of(
         .partition(&job.partition)
         .map_or(1, |p| p.priority_job_factor);
     let size = JobSize::of(job, job_factor);
-    priority::factors(
+    let mut factors = priority::factors(
         weights,
         job,
         &size,
         &totals.cluster,
         totals.for_partition(&job.partition),
         weights.calc_time(now),
-    )
+    );
+    factors.qos = qos_factor(&state.acct, job);
+    factors
+}
+
+/// The job's QOS priority over the highest QOS priority (Slurm's normalisation); a job without a QOS has
+/// `normal`'s, and a QOS that does not exist counts nothing.
+pub fn qos_factor(acct: &spur_core::assoc::AcctDb, job: &JobRecord) -> f64 {
+    let max = acct.max_qos_priority();
+    if max == 0 {
+        return 0.0;
+    }
+    let name = job
+        .spec
+        .qos
+        .as_deref()
+        .unwrap_or(spur_core::assoc::DEFAULT_QOS);
+    acct.qos(name)
+        .map_or(0.0, |q| f64::from(q.priority) / f64::from(max))
 }
 
 /// The job's multifactor priority at `now`, or `None` where it must not change (held, set by an administrator).

@@ -41,11 +41,20 @@ impl ApiService {
         // The job runs as whoever the credential proves; the body's `Caller` and spec ids are not believed.
         submit.spec.user_id = identity.uid;
         submit.spec.group_id = identity.gid;
+        // Associations are by user name: the controller's own lookup of the proven uid, not the client's word.
+        let user_name = nix::unistd::User::from_uid(identity.uid.into())
+            .ok()
+            .flatten()
+            .map(|u| u.name);
+        if let Some(name) = &user_name {
+            submit.spec.user_name.clone_from(name);
+        }
         self.check_partition_access(identity, &submit.spec)?;
         for spec in &mut submit.het_components {
             spec.alloc_node = submit.spec.alloc_node.clone();
             spec.user_id = identity.uid;
             spec.group_id = identity.gid;
+            spec.user_name.clone_from(&submit.spec.user_name);
         }
         for spec in &submit.het_components {
             self.check_partition_access(identity, spec)?;
@@ -404,6 +413,9 @@ impl ApiService {
                         .collect(),
                 }
             }
+            Query::AcctDb => QueryReply::AcctDb {
+                db: state.acct.clone(),
+            },
             Query::Accounting {
                 job_ids,
                 user_ids,
@@ -555,6 +567,7 @@ impl ApiService {
             failures: applied.failures,
             step_id: applied.step_id,
             reservation: applied.reservation,
+            acct: applied.acct,
         })
     }
 }

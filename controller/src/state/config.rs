@@ -77,6 +77,19 @@ pub struct Settings {
     /// How long purged jobs' records are kept after they ended, in seconds; `None` keeps them for ever.
     #[serde(default)]
     pub accounting_keep_secs: Option<u32>,
+    /// `AccountingStorageEnforce` with `associations` (or `limits`, `qos`, `safe`, which imply it): a job's user
+    /// needs an association in the job's account.
+    #[serde(default)]
+    pub enforce_associations: bool,
+    /// `AccountingStorageEnforce=qos`: a job's QOS must be one its association may use.
+    #[serde(default)]
+    pub enforce_qos: bool,
+    /// `AccountingStorageEnforce=limits`: QOS and association limits hold jobs back.
+    #[serde(default)]
+    pub enforce_limits: bool,
+    /// `PreemptType=preempt/qos`: jobs preempt by their QOS's `Preempt` lists instead of partition tiers.
+    #[serde(default)]
+    pub preempt_by_qos: bool,
 }
 
 fn default_true() -> bool {
@@ -147,6 +160,10 @@ impl Default for Settings {
             node_epilog: false,
             accounting: true,
             accounting_keep_secs: None,
+            enforce_associations: false,
+            enforce_qos: false,
+            enforce_limits: false,
+            preempt_by_qos: false,
         }
     }
 }
@@ -190,6 +207,7 @@ impl ClusterState {
             self.next_job_id = snapshot.settings.first_job_id;
         }
         self.settings = snapshot.settings;
+        self.seed_accounting_entities();
         let mut all_partitions = snapshot.partitions;
         let kept = self.runtime_partitions_outside(&all_partitions);
         self.runtime_partitions

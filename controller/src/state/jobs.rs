@@ -51,6 +51,7 @@ impl ClusterState {
             return Err(refusal);
         }
         let mut spec = self.with_default_memory(spec, &partition);
+        self.resolve_job_assoc(&mut spec, &partition)?;
         // Slurm caps the wait at max_switch_wait, which is also the wait of a request without one.
         if let Some(sw) = spec.switches.as_mut() {
             let cap = self.settings.max_switch_wait_secs;
@@ -613,6 +614,7 @@ impl ClusterState {
             ControlRequest::DeleteReservation { name } => {
                 self.delete_reservation(caller_uid, &name, now)
             }
+            ControlRequest::Accounting { request } => self.accounting_request(caller_uid, &request),
         }
     }
 

@@ -4,6 +4,7 @@
 //! leader's runtime performs; followers and replays drop them, and agents reconcile on reconnect.
 
 mod accounting;
+mod assoc;
 mod config;
 mod epilog;
 mod het;
@@ -255,6 +256,9 @@ pub struct Applied {
     /// The reservation a `CreateReservation` made.
     #[serde(default)]
     pub reservation: Option<String>,
+    /// What an accounting request (`sacctmgr`) changed, or why it changed nothing.
+    #[serde(default)]
+    pub acct: Option<spur_core::assoc::AcctResult>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -292,6 +296,9 @@ pub struct ClusterState {
     /// Accounting records of jobs purged from `jobs` (live jobs' records are made from `jobs`), by job id.
     #[serde(default)]
     pub accounting: BTreeMap<u32, spur_core::accounting::JobAccounting>,
+    /// QOS, accounts, users and associations (`sacctmgr`), seeded as slurmdbd seeds a new cluster.
+    #[serde(default)]
+    pub acct: spur_core::assoc::AcctDb,
 }
 
 impl ClusterState {

@@ -134,8 +134,49 @@ impl ClusterState {
         let Some(job) = self.jobs.get(job_id) else {
             return false;
         };
-        let partition = self.partition(&job.partition).and_then(|p| p.preempt_mode);
-        cluster != PreemptMode::Off && partition.unwrap_or(cluster) != PreemptMode::Off
+        cluster != PreemptMode::Off
+            && self.own_preempt_mode(job).unwrap_or(cluster) != PreemptMode::Off
+    }
+
+    /// The job's QOS: the one it runs under, else `normal`.
+    pub(crate) fn job_qos(&self, job: &JobRecord) -> Option<&spur_core::assoc::Qos> {
+        self.acct.qos(
+            job.spec
+                .qos
+                .as_deref()
+                .unwrap_or(spur_core::assoc::DEFAULT_QOS),
+        )
+    }
+
+    /// Whether `job` may take `victim`'s resources: with `preempt/qos`, its QOS lists the victim's in
+    /// `Preempt=`; with `preempt/partition_prio`, the victim's partition has a lower `PriorityTier`.
+    pub(crate) fn outranks(&self, job: &JobRecord, victim: &JobRecord) -> bool {
+        if self.settings.preempt_by_qos {
+            let victim_qos = self.job_qos(victim).map(|q| q.name.as_str());
+            return self
+                .job_qos(job)
+                .zip(victim_qos)
+                .is_some_and(|(q, v)| q.preempt.iter().any(|p| p == v));
+        }
+        self.preempt_rank(victim) < self.preempt_rank(job)
+    }
+
+    /// The victim's own `PreemptMode`: its QOS's (`preempt/qos`) or its partition's; `None`: the cluster's.
+    pub(crate) fn own_preempt_mode(&self, victim: &JobRecord) -> Option<PreemptMode> {
+        if self.settings.preempt_by_qos {
+            return self.job_qos(victim).and_then(|q| q.preempt_mode);
+        }
+        self.partition(&victim.partition)
+            .and_then(|p| p.preempt_mode)
+    }
+
+    /// Which victims go first (lowest first): their QOS's priority (`preempt/qos`) or partition's tier.
+    pub(crate) fn preempt_rank(&self, job: &JobRecord) -> u32 {
+        if self.settings.preempt_by_qos {
+            return self.job_qos(job).map_or(0, |q| q.priority);
+        }
+        self.partition(&job.partition)
+            .map_or(1, |p| p.priority_tier)
     }
 
     /// The victim's partition's `GraceTime`, when it has one that applies: Slurm 22.05's gang scheduler, which
@@ -143,6 +184,12 @@ impl ClusterState {
     fn grace_secs(&self, job: &JobRecord) -> Option<u32> {
         if self.settings.preempt_gang {
             return None;
+        }
+        if self.settings.preempt_by_qos {
+            return self
+                .job_qos(job)
+                .map(|q| q.grace_time_secs)
+                .filter(|g| *g > 0);
         }
         self.partition(&job.partition)
             .map(|p| p.grace_time_secs)

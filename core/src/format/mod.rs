@@ -24,6 +24,7 @@ pub mod json_reservations;
 pub mod node_view;
 pub mod print_fields;
 pub mod sacct;
+pub mod sacctmgr;
 pub mod scontrol_config;
 pub mod scontrol_job;
 mod scontrol_job_details;

@@ -1,0 +1,288 @@
+use super::*;
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn db() -> AcctDb {
+    AcctDb::initial("c1")
+}
+
+#[test]
+fn a_new_cluster_has_normal_root_and_root_user() {
+    let d = db();
+    assert_eq!(d.qos.len(), 1);
+    assert_eq!(d.qos[0].name, "normal");
+    assert_eq!(d.qos[0].id, 1);
+    assert_eq!(d.users["root"].admin, AdminLevel::Administrator);
+    let order: Vec<(String, Option<String>)> = d
+        .tree_order()
+        .iter()
+        .map(|a| (a.account.clone(), a.user.clone()))
+        .collect();
+    assert_eq!(
+        order,
+        vec![("root".into(), None), ("root".into(), Some("root".into()))]
+    );
+}
+
+#[test]
+fn qos_add_modify_delete_as_sacctmgr() {
+    let mut d = db();
+    let set = QosSet {
+        priority: Some(100),
+        preempt: Some(ListEdit::Set(names(&["normal"]))),
+        ..Default::default()
+    };
+    let change = d
+        .apply(&AcctRequest::AddQos {
+            names: names(&["high"]),
+            set: set.clone(),
+        })
+        .unwrap();
+    assert_eq!(change.names, names(&["high"]));
+    assert_eq!(
+        d.apply(&AcctRequest::AddQos {
+            names: names(&["high"]),
+            set
+        }),
+        Err(AcctError::NothingAdded)
+    );
+    let bad = QosSet {
+        preempt: Some(ListEdit::Set(names(&["nosuch"]))),
+        ..Default::default()
+    };
+    let before = d.clone();
+    assert_eq!(
+        d.apply(&AcctRequest::ModifyQos {
+            names: names(&["high"]),
+            set: bad
+        }),
+        Err(AcctError::BadQos {
+            name: "nosuch".into(),
+            valid: names(&["normal", "high"])
+        })
+    );
+    assert_eq!(d, before, "a refused request changes nothing");
+    d.apply(&AcctRequest::AddQos {
+        names: names(&["low"]),
+        set: QosSet::default(),
+    })
+    .unwrap();
+    let all = d
+        .apply(&AcctRequest::ModifyQos {
+            names: Vec::new(),
+            set: QosSet {
+                grace_time_secs: Some(30),
+                ..Default::default()
+            },
+        })
+        .unwrap();
+    assert_eq!(all.names, names(&["normal", "high", "low"]));
+    d.apply(&AcctRequest::ModifyQos {
+        names: names(&["high"]),
+        set: QosSet {
+            preempt: Some(ListEdit::Add(names(&["low"]))),
+            ..Default::default()
+        },
+    })
+    .unwrap();
+    assert_eq!(d.qos("high").unwrap().preempt, names(&["low", "normal"]));
+    d.apply(&AcctRequest::DeleteQos {
+        names: names(&["low"]),
+    })
+    .unwrap();
+    assert_eq!(d.qos("high").unwrap().preempt, names(&["normal"]));
+    assert_eq!(
+        d.apply(&AcctRequest::DeleteQos {
+            names: names(&["low"])
+        }),
+        Err(AcctError::NothingDeleted)
+    );
+    assert_eq!(d.max_qos_priority(), 100);
+}
+
+fn add_account(d: &mut AcctDb, name: &str, parent: Option<&str>) -> Result<AcctChange, AcctError> {
+    d.apply(&AcctRequest::AddAccounts {
+        names: names(&[name]),
+        parent: parent.map(str::to_string),
+        description: None,
+        organization: None,
+        set: AssocSet::default(),
+    })
+}
+
+fn add_user(
+    d: &mut AcctDb,
+    name: &str,
+    accounts: &[&str],
+    set: AssocSet,
+) -> Result<AcctChange, AcctError> {
+    d.apply(&AcctRequest::AddUsers {
+        names: names(&[name]),
+        accounts: names(accounts),
+        partitions: Vec::new(),
+        default_account: None,
+        admin: None,
+        set,
+    })
+}
+
+#[test]
+fn accounts_and_users_form_slurms_tree() {
+    let mut d = db();
+    add_account(&mut d, "acct1", None).unwrap();
+    add_account(&mut d, "acct2", Some("acct1")).unwrap();
+    assert_eq!(d.accounts["acct2"].organization, "acct1");
+    assert_eq!(d.accounts["acct2"].description, "acct2");
+    assert_eq!(
+        add_account(&mut d, "acct3", Some("nosuch")),
+        Err(AcctError::ParentMissing {
+            parent: "nosuch".into()
+        })
+    );
+    add_user(&mut d, "bob", &["acct2", "acct1"], AssocSet::default()).unwrap();
+    add_user(&mut d, "alice", &["acct1"], AssocSet::default()).unwrap();
+    assert_eq!(
+        add_user(&mut d, "dave", &["nosuch"], AssocSet::default()),
+        Err(AcctError::AccountMissing {
+            account: "nosuch".into()
+        })
+    );
+    let order: Vec<String> = d
+        .tree_order()
+        .iter()
+        .map(|a| format!("{}/{}", a.account, a.user.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        order,
+        names(&[
+            "root/",
+            "root/root",
+            "acct1/",
+            "acct1/alice",
+            "acct1/bob",
+            "acct2/",
+            "acct2/bob"
+        ])
+    );
+    assert_eq!(d.users["bob"].default_account, "acct2");
+    assert_eq!(
+        d.user_assoc("bob", "acct1", None).unwrap().qos,
+        names(&["normal"])
+    );
+    // Deleting acct1 drops the associations of its whole subtree (as slurmdbd); acct2 and the users stay.
+    d.apply(&AcctRequest::DeleteAccounts {
+        names: names(&["acct1"]),
+    })
+    .unwrap();
+    assert!(d.users.contains_key("alice"));
+    assert!(d.accounts.contains_key("acct2"));
+    assert_eq!(
+        d.tree_order()
+            .iter()
+            .map(|a| a.account.as_str())
+            .collect::<Vec<_>>(),
+        vec!["root", "root"]
+    );
+    assert_eq!(
+        d.apply(&AcctRequest::DeleteAccounts {
+            names: names(&["root"])
+        }),
+        Err(AcctError::RootAccount)
+    );
+}
+
+#[test]
+fn user_modifications_touch_their_associations() {
+    let mut d = db();
+    d.apply(&AcctRequest::AddQos {
+        names: names(&["high"]),
+        set: QosSet::default(),
+    })
+    .unwrap();
+    add_account(&mut d, "a", None).unwrap();
+    add_account(&mut d, "b", None).unwrap();
+    add_user(&mut d, "u", &["a"], AssocSet::default()).unwrap();
+    assert_eq!(
+        d.apply(&AcctRequest::ModifyUsers {
+            names: names(&["u"]),
+            accounts: Vec::new(),
+            default_account: Some("b".into()),
+            admin: None,
+            set: AssocSet::default(),
+        }),
+        Err(AcctError::NotAssociatedWithDefault {
+            account: "b".into(),
+            users: names(&["u"])
+        })
+    );
+    let change = d
+        .apply(&AcctRequest::ModifyUsers {
+            names: names(&["u"]),
+            accounts: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                qos: Some(ListEdit::Add(names(&["high"]))),
+                default_qos: Some(Some("high".into())),
+                shares: Some(10),
+                ..Default::default()
+            },
+        })
+        .unwrap();
+    assert_eq!(
+        change.assocs,
+        vec![("a".to_string(), Some("u".to_string()))]
+    );
+    let a = d.user_assoc("u", "a", None).unwrap();
+    assert_eq!(a.qos, names(&["high", "normal"]));
+    assert_eq!(a.default_qos.as_deref(), Some("high"));
+    assert_eq!(a.shares, 10);
+    // A default the association may not use refuses the whole change.
+    let before = d.clone();
+    let refused = d
+        .apply(&AcctRequest::ModifyUsers {
+            names: names(&["u"]),
+            accounts: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                qos: Some(ListEdit::Set(names(&["high"]))),
+                default_qos: Some(Some("normal".into())),
+                ..Default::default()
+            },
+        })
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        AcctError::DefaultQosNotAllowed {
+            rows: vec![("normal".to_string(), "a".to_string(), "u".to_string())]
+        }
+    );
+    assert_eq!(d, before);
+    d.apply(&AcctRequest::DeleteUsers {
+        names: names(&["u"]),
+        accounts: Vec::new(),
+    })
+    .unwrap();
+    assert!(!d.users.contains_key("u"));
+    assert_eq!(
+        d.apply(&AcctRequest::DeleteUsers {
+            names: names(&["u"]),
+            accounts: Vec::new()
+        }),
+        Err(AcctError::NothingDeleted)
+    );
+}
+
+#[test]
+fn the_database_travels_as_json_and_old_state_reads_empty() {
+    let d = db();
+    let json = serde_json::to_string(&d).unwrap();
+    assert_eq!(serde_json::from_str::<AcctDb>(&json).unwrap(), d);
+    assert_eq!(
+        serde_json::from_str::<AcctDb>("{}").unwrap(),
+        AcctDb::default()
+    );
+}
