@@ -419,28 +419,12 @@ pub fn account_table(db: &AcctDb, names: &[String], chosen: &Chosen, style: Styl
             "Org" => account.organization.clone(),
             _ => String::new(),
         };
-        let assocs: Vec<Option<&Association>> = if chosen.uses_assoc() {
-            db.tree_order()
-                .into_iter()
-                .filter(|a| a.account == account.name)
-                .map(Some)
-                .collect()
-        } else {
-            vec![None]
-        };
-        for assoc in assocs {
-            rows.push(
-                chosen
-                    .columns
-                    .iter()
-                    .map(|(source, i, _)| match (source, assoc) {
-                        (Source::Own, _) => own(ACCOUNT_FIELDS[*i].names[0]),
-                        (Source::Assoc, Some(a)) => assoc_value(db, a, ASSOC_FIELDS[*i].names[0]),
-                        (Source::Assoc, None) => String::new(),
-                    })
-                    .collect(),
-            );
-        }
+        let assocs = db
+            .tree_order()
+            .into_iter()
+            .filter(|a| a.account == account.name)
+            .collect();
+        push_rows(&mut rows, db, chosen, ACCOUNT_FIELDS, assocs, own);
     }
     render(&chosen.columns(Entity::Account), &rows, style)
 }
@@ -459,26 +443,39 @@ pub fn user_table(db: &AcctDb, names: &[String], chosen: &Chosen, style: Style) 
             .filter(|a| a.user.as_deref() == Some(user.name.as_str()))
             .collect();
         assocs.sort_by(|a, b| (&a.account, &a.partition).cmp(&(&b.account, &b.partition)));
-        let assocs: Vec<Option<&Association>> = if chosen.uses_assoc() {
-            assocs.into_iter().map(Some).collect()
-        } else {
-            vec![None]
-        };
-        for assoc in assocs {
-            rows.push(
-                chosen
-                    .columns
-                    .iter()
-                    .map(|(source, i, _)| match (source, assoc) {
-                        (Source::Own, _) => own(USER_FIELDS[*i].names[0]),
-                        (Source::Assoc, Some(a)) => assoc_value(db, a, ASSOC_FIELDS[*i].names[0]),
-                        (Source::Assoc, None) => String::new(),
-                    })
-                    .collect(),
-            );
-        }
+        push_rows(&mut rows, db, chosen, USER_FIELDS, assocs, own);
     }
     render(&chosen.columns(Entity::User), &rows, style)
+}
+
+/// The rows of one account or user: with association columns one per association of it (none without any), else
+/// one; its own columns from `own`, named as in `own_fields`.
+fn push_rows(
+    rows: &mut Vec<Vec<String>>,
+    db: &AcctDb,
+    chosen: &Chosen,
+    own_fields: &[Field],
+    assocs: Vec<&Association>,
+    own: impl Fn(&str) -> String,
+) {
+    let assocs: Vec<Option<&Association>> = if chosen.uses_assoc() {
+        assocs.into_iter().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    for assoc in assocs {
+        rows.push(
+            chosen
+                .columns
+                .iter()
+                .map(|(source, i, _)| match (source, assoc) {
+                    (Source::Own, _) => own(own_fields[*i].names[0]),
+                    (Source::Assoc, Some(a)) => assoc_value(db, a, ASSOC_FIELDS[*i].names[0]),
+                    (Source::Assoc, None) => String::new(),
+                })
+                .collect(),
+        );
+    }
 }
 
 fn user_value(user: &User, field: &str) -> String {

@@ -123,6 +123,17 @@ fn associations_users_and_accounts() {
          \x20    acct1                   d1                   o1 \n\
          \x20     root default root account                 root \n"
     );
+    // withassoc: one row per association of each user (rows of the users' own columns and the associations').
+    let with = Style {
+        layout: Layout::Parsable2,
+        noheader: true,
+    };
+    let users = user_table(&db, &[], &default_columns(Entity::User, true), with);
+    assert_eq!(users.lines().count(), 2, "{users}");
+    assert!(users.lines().any(|l| l.starts_with("bob|acct1|None|")), "{users}");
+    let accounts = account_table(&db, &[], &default_columns(Entity::Account, true), with);
+    // root has two associations (the account's and user root's), acct1 two (the account's and bob's).
+    assert_eq!(accounts.lines().count(), 4, "{accounts}");
     let style = Style {
         layout: Layout::Parsable2,
         noheader: true,
