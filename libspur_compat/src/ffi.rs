@@ -21,8 +21,14 @@ pub const SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR: i32 = 1800;
 /// `ESLURM_INTERNAL`-like failure of the shim itself (a caught panic): Slurm's plain `SLURM_ERROR`.
 pub const SHIM_INTERNAL: i32 = SLURM_ERROR;
 
+thread_local! {
+    /// Whether the export running on this thread set errno itself (see [`guard`]).
+    static ERRNO_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Sets C `errno` (thread-local), which is what `slurm_get_errno()` reads in libslurm too.
 pub fn set_errno(code: i32) {
+    ERRNO_SET.with(|set| set.set(true));
     // SAFETY: __errno_location returns this thread's errno slot, valid for the thread's life.
     unsafe { *libc::__errno_location() = code };
 }
@@ -33,15 +39,28 @@ pub fn errno() -> i32 {
 }
 
 /// Runs an export's body; a panic becomes `fallback` with errno set, never an unwind into C.
+///
+/// As libslurm's, an export changes `errno` only when it reports an error: what the system calls under it left
+/// there (an `EAGAIN` from a socket read that was simply retried) is put back as the caller had it.
 pub fn guard<R>(name: &str, fallback: R, body: impl FnOnce() -> R) -> R {
-    match catch_unwind(AssertUnwindSafe(body)) {
+    let caller_errno = errno();
+    let outer_set = ERRNO_SET.with(|set| set.replace(false));
+    let result = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(_) => {
             log(&format!("internal error in {name}"));
             set_errno(SHIM_INTERNAL);
             fallback
         }
+    };
+    let set_here = ERRNO_SET.with(|set| set.replace(outer_set));
+    if set_here {
+        ERRNO_SET.with(|set| set.set(true));
+    } else {
+        // SAFETY: as in set_errno; this restores without marking it set.
+        unsafe { *libc::__errno_location() = caller_errno };
     }
+    result
 }
 
 /// One line on stderr; never panics (stderr may be closed in a daemon host).
@@ -220,5 +239,47 @@ pub(crate) fn deliver_message<T, R>(
             SLURM_SUCCESS
         }
         Err(e) => e.fail(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw_errno(code: i32) {
+        // SAFETY: as in set_errno; a system call's leftover, not the shim's own setting.
+        unsafe { *libc::__errno_location() = code };
+    }
+
+    #[test]
+    fn exports_change_errno_only_when_they_report_an_error() {
+        raw_errno(7);
+        // A success whose system calls left EAGAIN behind gives the caller its errno back.
+        let rc = guard("ok", -1, || {
+            raw_errno(libc::EAGAIN);
+            0
+        });
+        assert_eq!((rc, errno()), (0, 7));
+        let rc = guard("fails", 0, || {
+            set_errno(2017);
+            -1
+        });
+        assert_eq!((rc, errno()), (-1, 2017));
+        // An export calling another that succeeds keeps the error it set itself.
+        let rc = guard("outer", 0, || {
+            set_errno(2024);
+            guard("inner", -1, || {
+                raw_errno(libc::EAGAIN);
+                0
+            });
+            -1
+        });
+        assert_eq!((rc, errno()), (-1, 2024));
+        // An error set by an export called inside another stays when the outer one passes it on.
+        raw_errno(0);
+        let rc = guard("outer", -1, || {
+            guard("inner", 0, || crate::client::CallError::new(2017).fail())
+        });
+        assert_eq!((rc, errno()), (-1, 2017));
     }
 }

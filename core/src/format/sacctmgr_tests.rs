@@ -130,7 +130,10 @@ fn associations_users_and_accounts() {
     };
     let users = user_table(&db, &[], &default_columns(Entity::User, true), with);
     assert_eq!(users.lines().count(), 2, "{users}");
-    assert!(users.lines().any(|l| l.starts_with("bob|acct1|None|")), "{users}");
+    assert!(
+        users.lines().any(|l| l.starts_with("bob|acct1|None|")),
+        "{users}"
+    );
     let accounts = account_table(&db, &[], &default_columns(Entity::Account, true), with);
     // root has two associations (the account's and user root's), acct1 two (the account's and bob's).
     assert_eq!(accounts.lines().count(), 4, "{accounts}");
