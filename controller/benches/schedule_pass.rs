@@ -8,11 +8,10 @@
 use std::time::{Duration, Instant};
 
 use spur_controller::scheduler::scenario::{
-    job, node, partition, plan_digest, with_gpu_files, Scenario,
+    job, node, partition, plan_digest, two_xgmi_islands, with_gpu_files, Scenario,
 };
 use spur_controller::scheduler::schedule;
 use spur_controller::state::Settings;
-use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
 
 const PENDING_JOBS: usize = 10_000;
 const RUNS: usize = 7;
@@ -31,27 +30,6 @@ impl Lcg {
     }
 }
 
-/// Eight GPUs named as `with_gpu_files` names them: XGMI inside [0-3] and [4-7], two NUMA nodes.
-fn two_islands() -> GpuTopology {
-    let devices = (0..8u32)
-        .map(|i| GpuDevice {
-            file: format!("/dev/dri/renderD{}", 128 + i),
-            numa_node: Some(i / 4),
-            pci_bus_id: None,
-        })
-        .collect();
-    let mut t = GpuTopology::new(devices);
-    for a in 0..8 {
-        for b in 0..8 {
-            if a / 4 == b / 4 {
-                t.connect(a, b, Link::Fabric { links: 1, hops: 1 });
-            }
-        }
-    }
-    t.fill_from_numa();
-    t
-}
-
 fn build(nodes: usize, topology: bool) -> Scenario {
     let names: Vec<String> = (1..=nodes).map(|i| format!("gpu{i:05}")).collect();
     let defs: Vec<_> = names
@@ -66,7 +44,7 @@ fn build(nodes: usize, topology: bool) -> Scenario {
     };
     if topology {
         for def in &defs {
-            if let Err(e) = s.report_gpus(def, two_islands()) {
+            if let Err(e) = s.report_gpus(def, two_xgmi_islands()) {
                 panic!("register: {e}");
             }
         }

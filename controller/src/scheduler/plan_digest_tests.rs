@@ -6,14 +6,15 @@
 
 use spur_core::api::ControlRequest;
 use spur_core::conf::TopologyConf;
-use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
 use spur_core::job::{EpochSecs, GresRequest, JobSpec, SwitchRequest};
 use spur_core::records::NodeGres;
 use spur_core::reservation::{ReservationFlag, ReservationRequest};
 use spur_core::states::JobBaseState;
 use spur_core::switch_tree::SwitchTree;
 
-use super::scenario::{job, node, partition, plan_digest, with_gpu_files, Scenario};
+use super::scenario::{
+    job, node, partition, plan_digest, two_xgmi_islands, with_gpu_files, Scenario,
+};
 use crate::state::{BackfillSettings, Command, NodeDefinition, Settings};
 
 const T0: EpochSecs = 1_800_000_000;
@@ -39,26 +40,6 @@ impl Lcg {
     fn one_in(&mut self, n: u64) -> bool {
         self.next().is_multiple_of(n)
     }
-}
-
-fn two_islands() -> GpuTopology {
-    let devices = (0..8u32)
-        .map(|i| GpuDevice {
-            file: format!("/dev/dri/renderD{}", 128 + i),
-            numa_node: Some(i / 4),
-            pci_bus_id: None,
-        })
-        .collect();
-    let mut t = GpuTopology::new(devices);
-    for a in 0..8 {
-        for b in 0..8 {
-            if a / 4 == b / 4 {
-                t.connect(a, b, Link::Fabric { links: 1, hops: 1 });
-            }
-        }
-    }
-    t.fill_from_numa();
-    t
 }
 
 /// 24 GPU nodes `g01-g24` (8 untyped-requestable a100s; the first 12 report XGMI islands), 8 mixed nodes
@@ -158,7 +139,7 @@ fn cluster(backfill: bool, topology: bool) -> Scenario {
     ];
     let mut s = Scenario::new(defs.clone(), parts, settings, T0).unwrap();
     for def in defs.iter().take(12) {
-        s.report_gpus(def, two_islands()).unwrap();
+        s.report_gpus(def, two_xgmi_islands()).unwrap();
     }
     reserve(&mut s, "maint", "g[20-24]", T0 + 2 * 3600, 180, true);
     reserve(&mut s, "resv", "c[5-6]", T0, 120, false);

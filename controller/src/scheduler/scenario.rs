@@ -50,6 +50,28 @@ pub fn node(name: &str, cpus: u32, mem_mb: u64, gpus: u64) -> NodeDefinition {
     }
 }
 
+/// Eight GPUs named as [`with_gpu_files`] names them, in two XGMI islands ([0-3] and [4-7]) on two NUMA nodes.
+pub fn two_xgmi_islands() -> GpuTopology {
+    use spur_core::gpu_topology::{GpuDevice, Link};
+    let devices = (0..8u32)
+        .map(|i| GpuDevice {
+            file: format!("/dev/dri/renderD{}", 128 + i),
+            numa_node: Some(i / 4),
+            pci_bus_id: None,
+        })
+        .collect();
+    let mut t = GpuTopology::new(devices);
+    for a in 0..8 {
+        for b in 0..8 {
+            if a / 4 == b / 4 {
+                t.connect(a, b, Link::Fabric { links: 1, hops: 1 });
+            }
+        }
+    }
+    t.fill_from_numa();
+    t
+}
+
 /// The same node with a device file per GPU: `/dev/dri/renderD128` and up, as gres.conf `File=` names them.
 pub fn with_gpu_files(mut def: NodeDefinition) -> NodeDefinition {
     for gres in def.gres.iter_mut().filter(|g| g.name == "gpu") {
