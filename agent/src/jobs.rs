@@ -43,6 +43,8 @@ pub struct JobSpool {
     epilog: Option<PathBuf>,
     task_prolog: Option<PathBuf>,
     task_epilog: Option<PathBuf>,
+    /// When this machine booted (`/proc/stat` btime); job directories older than that are a past boot's.
+    booted_at: Option<i64>,
 }
 
 impl JobSpool {
@@ -63,7 +65,25 @@ impl JobSpool {
             epilog: None,
             task_prolog: None,
             task_epilog: None,
+            booted_at: None,
         })
+    }
+
+    /// Lets the spool tell a past boot's job directories from this one's (see [`JobSpool::orphaned_jobs`]).
+    pub fn with_boot_time(mut self, booted_at: i64) -> Self {
+        self.booted_at = (booted_at > 0).then_some(booted_at);
+        self
+    }
+
+    /// The job's directory was last changed before this machine booted: no supervisor of it can be alive, its
+    /// files may have lost what was not yet on disk (they are not fsynced), and the pids it recorded now belong to
+    /// other processes. A directory being launched into right now is always newer than the boot.
+    pub fn from_earlier_boot(&self, job_id: u32) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Some(booted_at) = self.booted_at else {
+            return false;
+        };
+        std::fs::metadata(self.job_dir(job_id)).is_ok_and(|m| m.mtime() < booted_at)
     }
 
     /// The spool directory itself (job directories and the wake socket live in it).
@@ -269,12 +289,13 @@ impl JobSpool {
     }
 
     /// A supervisor that died without writing a result (killed with -9, machine crash) left a job nobody runs.
+    /// A directory without a pid file is a launch in progress, unless it is from before the boot.
     pub fn orphaned_jobs(&self) -> Vec<u32> {
         self.known_jobs()
             .into_iter()
             .filter(|&id| {
                 let dir = self.job_dir(id);
-                let launched = dir.join(protocol::PID_FILE).exists();
+                let launched = dir.join(protocol::PID_FILE).exists() || self.from_earlier_boot(id);
                 launched
                     && !spur_stepd::is_alive(&dir)
                     && !matches!(spur_stepd::read_result(&dir), Ok(Some(_)))

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod discover;
 pub mod gpus;
+pub mod in_flight;
 pub mod isolation;
 pub mod jobs;
 pub mod login_env;

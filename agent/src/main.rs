@@ -136,6 +136,7 @@ async fn main() -> anyhow::Result<()> {
         facts.hostname,
     )
     .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?
+    .with_boot_time(facts.boot_time)
     .with_node_scripts(
         settings.prolog.clone(),
         settings.epilog.clone(),

@@ -137,12 +137,25 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
     // The first heartbeat goes out with the first scan, so the controller has load and memory figures at once.
     let mut last_heartbeat: Option<Instant> = None;
     let mut sent_results: HashMap<(u32, Option<u32>), Instant> = HashMap::new();
+    let mut launches = crate::in_flight::InFlightLaunches::default();
     loop {
         tokio::select! {
             message = inbound.message() => {
                 let Some(reply) = message? else { return Ok(()) };
                 let message: ControllerToAgent = from_doc(reply.body.as_ref())?;
-                handle(agent, message, &outbox).await?;
+                if let Some(job_id) = message.job_id() {
+                    launches.settle(job_id).await?;
+                }
+                match message {
+                    ControllerToAgent::Launch { job, context }
+                        if !agent.spool.older_run_alive(job.job_id, job.restarts) =>
+                    {
+                        let worker = agent.clone();
+                        launches.start(job.job_id, async move { launch_job(&worker, job, context).await });
+                    }
+                    message => handle(agent, message, &outbox).await?,
+                }
+                launches.reap().await?;
             }
             Ok(_) = recv_wake(wake.as_ref(), &mut wake_buf) => {
                 // A supervisor just wrote its result: report it now (only results not sent yet go out).
@@ -444,7 +457,14 @@ fn record_orphans(spool: &JobSpool) {
             job_id,
             "spurstepd vanished without a result; killing what is left of the job"
         );
-        if let Ok(Some(started)) = spur_stepd::read_started(&spool.job_dir(job_id)) {
+        // After a reboot the recorded pid names some other process.
+        let started = match spool.from_earlier_boot(job_id) {
+            true => None,
+            false => spur_stepd::read_started(&spool.job_dir(job_id))
+                .ok()
+                .flatten(),
+        };
+        if let Some(started) = started {
             if let Ok(pgid) = i32::try_from(started.pid) {
                 // The script led its own process group; nothing else may remain once its supervisor is gone.
                 let _ = nix::sys::signal::killpg(
@@ -555,6 +575,28 @@ mod tests {
             .iter()
             .map(|o| (o.job_id, o.run))
             .collect()
+    }
+
+    #[test]
+    fn a_directory_from_before_the_boot_is_orphaned_even_without_a_pid_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // Launched in this boot, supervisor not started yet (no pid file): a launch in progress.
+        let this_boot = spool(&dir).with_boot_time(now() - 60);
+        std::fs::create_dir_all(this_boot.job_dir(5)).unwrap();
+        this_boot.record_run(5, 0).unwrap();
+        assert!(!this_boot.from_earlier_boot(5));
+        assert!(this_boot.orphaned_jobs().is_empty());
+        assert_eq!(this_boot.running_jobs(), vec![5]);
+        // The same directory seen after a reboot (its files may have lost their unsynced contents).
+        let next_boot = spool(&dir).with_boot_time(now() + 60);
+        assert!(next_boot.from_earlier_boot(5));
+        assert_eq!(next_boot.orphaned_jobs(), vec![5]);
+        record_orphans(&next_boot);
+        assert!(next_boot.orphaned_jobs().is_empty());
+        assert!(next_boot.running_jobs().is_empty());
+        let outcome = next_boot.finished_jobs();
+        assert_eq!(outcome.len(), 1);
+        assert_eq!((outcome[0].job_id, outcome[0].run), (5, Some(0)));
     }
 
     #[test]

@@ -240,6 +240,26 @@ pub enum ControllerToAgent {
     },
 }
 
+impl ControllerToAgent {
+    /// The job the message is about, so an agent can keep each job's messages in order while it handles
+    /// different jobs' at once.
+    pub fn job_id(&self) -> Option<u32> {
+        match self {
+            Self::Launch { job, .. }
+            | Self::RunEpilog { job, .. }
+            | Self::RunProlog { job, .. } => Some(job.job_id),
+            Self::Signal { job_id, .. }
+            | Self::Terminate { job_id, .. }
+            | Self::FinishedAck { job_id, .. }
+            | Self::MeasureSteps { job_id, .. }
+            | Self::Notify { job_id, .. } => Some(*job_id),
+            Self::LaunchStep { launch, .. } => Some(launch.job_id),
+            Self::AttachStep(order) => Some(order.job_id),
+            Self::Welcome { .. } | Self::Rejected { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
