@@ -549,7 +549,7 @@ fn partition_of(
         hidden: p.hidden,
         root_only: p.root_only,
         disable_root_jobs: p.disable_root_jobs.unwrap_or(disable_root_jobs),
-        oversubscribe: format!("{:?}", p.over_subscribe).to_ascii_uppercase(),
+        oversubscribe: oversubscribe_text(p.over_subscribe),
         max_mem_per_node_mb: match p.max_mem {
             Some(MemPer::Node(mb)) => Some(mb),
             _ => None,
@@ -781,5 +781,16 @@ mod tests {
         assert!(read_switch_tree(&path, &none, &snapshot.nodes)
             .unwrap()
             .is_empty());
+    }
+}
+
+/// `OverSubscribe=` as Slurm writes it (`scontrol show partition`, sinfo `%h`) and the scheduler reads it back.
+fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
+    use spur_core::conf::OverSubscribe;
+    match value {
+        OverSubscribe::Exclusive => "EXCLUSIVE".to_string(),
+        OverSubscribe::No => "NO".to_string(),
+        OverSubscribe::Yes(n) => format!("YES:{n}"),
+        OverSubscribe::Force(n) => format!("FORCE:{n}"),
     }
 }

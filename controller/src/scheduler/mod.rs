@@ -44,7 +44,7 @@ use spur_core::states::{JobBaseState, JobReason};
 use crate::state::ClusterState;
 
 pub use dependency::{dependency_status, describe as describe_dependency, DependencyStatus};
-pub use placement::{allocation_fits, job_cpus, job_mem_mb, place};
+pub use placement::{allocation_fits, job_cpus, job_mem_mb, place, sharing_of};
 
 /// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
 pub const JOBS_PER_PASS_MAX: usize = 10_000;

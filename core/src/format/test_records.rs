@@ -154,6 +154,8 @@ pub fn node(name: &str) -> NodeRecord {
         reason_uid: None,
         alloc_cpus: 0,
         alloc_mem_mb: 0,
+        alloc_shared_cpus: 0,
+        alloc_share_slots: 0,
         alloc_gres: BTreeMap::new(),
         partitions: vec!["gpu".into()],
         boot_time: Some(NOW - 3600),

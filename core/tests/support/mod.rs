@@ -196,6 +196,8 @@ pub fn vm_node() -> NodeRecord {
         reason_uid: None,
         alloc_cpus: 0,
         alloc_mem_mb: 0,
+        alloc_shared_cpus: 0,
+        alloc_share_slots: 0,
         alloc_gres: BTreeMap::new(),
         partitions: vec!["debug".into()],
         boot_time: Some(1_796_048_242),
