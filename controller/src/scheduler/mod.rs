@@ -15,6 +15,8 @@ mod gpu_choice;
 mod het;
 #[cfg(test)]
 mod het_tests;
+#[cfg(test)]
+mod oversubscribe_tests;
 mod placement;
 #[cfg(test)]
 mod plan_digest_tests;
