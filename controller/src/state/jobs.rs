@@ -82,9 +82,12 @@ impl ClusterState {
             record.time_limit_min = time_limit_min;
             record.alloc_sid = spec.submit_sid;
             record.hold = hold;
-            // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it.
-            record.sharing = resolved_sharing(state, &record)
-                .filter(|r| *r == spur_core::oversubscribe::ResolvedSharing::WholeNode);
+            // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
+            // `--oversubscribe` request still shows until the scheduler turns it down.
+            record.sharing = resolved_sharing(state, &record).filter(|r| {
+                *r == spur_core::oversubscribe::ResolvedSharing::WholeNode
+                    && !spur_core::oversubscribe::asks_oversubscribe(&record.spec)
+            });
             if hold.is_some() {
                 record.reason = JobReason::HeldUser;
                 // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
