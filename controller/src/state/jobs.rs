@@ -119,11 +119,11 @@ impl ClusterState {
 
     /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked
     /// for no memory, so `scontrol show job` says `MinMemoryCPU=` and the TRES include the memory from the
-    /// start. Exclusive jobs without a memory request keep taking whole nodes.
+    /// start. So does Slurm 22.05 for `--exclusive` jobs: they get the memory per CPU for each CPU of the node,
+    /// not the node's memory (`TRES=cpu=2,mem=2G` on the reference node), and sharing nodes with them stays possible.
     fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
         if spec.mem_per_node_mb.is_none()
             && spec.mem_per_cpu_mb.is_none()
-            && !spec.exclusive
             && self.settings.memory_is_consumable
         {
             spec.mem_per_cpu_mb = self
