@@ -562,6 +562,17 @@ fn partition_of(
     })
 }
 
+/// `OverSubscribe=` as Slurm writes it (`scontrol show partition`, sinfo `%h`) and the scheduler reads it back.
+fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
+    use spur_core::conf::OverSubscribe;
+    match value {
+        OverSubscribe::Exclusive => "EXCLUSIVE".to_string(),
+        OverSubscribe::No => "NO".to_string(),
+        OverSubscribe::Yes(n) => format!("YES:{n}"),
+        OverSubscribe::Force(n) => format!("FORCE:{n}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +656,22 @@ mod tests {
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
         assert!(!snapshot.settings.preempt_gang);
         assert_eq!(snapshot.settings.preempt_exempt_secs, 0);
+    }
+
+    #[test]
+    fn oversubscribe_is_kept_as_slurm_writes_it() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=a Nodes=ALL Default=YES\nPartitionName=b Nodes=ALL OverSubscribe=YES\n\
+                    PartitionName=c Nodes=ALL OverSubscribe=FORCE:2\n\
+                    PartitionName=d Nodes=ALL OverSubscribe=EXCLUSIVE\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        let shown: Vec<&str> = snapshot
+            .partitions
+            .iter()
+            .map(|p| p.oversubscribe.as_str())
+            .collect();
+        assert_eq!(shown, vec!["NO", "YES:4", "FORCE:2", "EXCLUSIVE"]);
     }
 
     #[test]
@@ -781,16 +808,5 @@ mod tests {
         assert!(read_switch_tree(&path, &none, &snapshot.nodes)
             .unwrap()
             .is_empty());
-    }
-}
-
-/// `OverSubscribe=` as Slurm writes it (`scontrol show partition`, sinfo `%h`) and the scheduler reads it back.
-fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
-    use spur_core::conf::OverSubscribe;
-    match value {
-        OverSubscribe::Exclusive => "EXCLUSIVE".to_string(),
-        OverSubscribe::No => "NO".to_string(),
-        OverSubscribe::Yes(n) => format!("YES:{n}"),
-        OverSubscribe::Force(n) => format!("FORCE:{n}"),
     }
 }

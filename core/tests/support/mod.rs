@@ -108,6 +108,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         core_ids: opt(c["cores"]).map_or_else(Vec::new, |ids| {
             ids.split(',').map(|i| i.parse().unwrap()).collect()
         }),
+        oversubscribe: 0,
     });
     JobRecord {
         job_id: c["id"].parse().unwrap(),
@@ -142,6 +143,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         dependency_status: opt(c["dependency"]).map(str::to_string),
         tres_req: Some(c["tres"].to_string()),
         tres_alloc: None,
+        sharing: None,
         state_desc: None,
         steps: Vec::new(),
         next_step_id: 0,
