@@ -238,3 +238,36 @@ fn invariants_catch_more_sharing_than_the_partition_allows() {
     s.state.nodes.get_mut("n1").unwrap().alloc_share_slots -= share_slots(1, 2);
     assert!(s.state.check_invariants().is_err());
 }
+
+#[test]
+fn a_stale_plan_never_shares_beyond_the_limit() {
+    let mut s = cluster("FORCE:2", 2, 0, true);
+    let ids = submit(&mut s, vec![one_cpu(); 5]);
+    let plan = super::schedule(&s.state, s.now);
+    assert_eq!(plan.starts.len(), 4);
+    // A plan that would also start the fifth job on the full cores, as a stale one could.
+    let mut starts = plan.starts.clone();
+    starts.push((ids[4], plan.starts[0].1.clone()));
+    let now = s.now;
+    s.apply(crate::state::Command::Schedule {
+        starts,
+        reasons: Vec::new(),
+        now,
+        forecasts: Vec::new(),
+        priorities: Vec::new(),
+        preemptions: Vec::new(),
+        reason_descs: Vec::new(),
+        resumes: Vec::new(),
+    })
+    .unwrap();
+    s.state.check_invariants().unwrap();
+    assert_eq!(running(&s, &ids), 4);
+    assert_eq!(s.state.jobs[&ids[4]].state, JobBaseState::Pending);
+    // Nor beside jobs with cores of their own: a plan sharing a core of a NO partition's job is refused.
+    let mut s = cluster("NO", 2, 0, true);
+    let own = s.submit(one_cpu()).unwrap();
+    pass(&mut s);
+    let mut forged = s.state.jobs[&own].alloc.clone().unwrap();
+    forged.oversubscribe = 2;
+    assert!(!super::allocation_fits(&s.state, &forged));
+}
