@@ -549,7 +549,7 @@ fn partition_of(
         hidden: p.hidden,
         root_only: p.root_only,
         disable_root_jobs: p.disable_root_jobs.unwrap_or(disable_root_jobs),
-        oversubscribe: format!("{:?}", p.over_subscribe).to_ascii_uppercase(),
+        oversubscribe: oversubscribe_text(p.over_subscribe),
         max_mem_per_node_mb: match p.max_mem {
             Some(MemPer::Node(mb)) => Some(mb),
             _ => None,
@@ -560,6 +560,17 @@ fn partition_of(
         grace_time_secs: p.grace_time,
         preempt_gang: false,
     })
+}
+
+/// `OverSubscribe=` as Slurm writes it (`scontrol show partition`, sinfo `%h`) and the scheduler reads it back.
+fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
+    use spur_core::conf::OverSubscribe;
+    match value {
+        OverSubscribe::Exclusive => "EXCLUSIVE".to_string(),
+        OverSubscribe::No => "NO".to_string(),
+        OverSubscribe::Yes(n) => format!("YES:{n}"),
+        OverSubscribe::Force(n) => format!("FORCE:{n}"),
+    }
 }
 
 #[cfg(test)]
@@ -645,6 +656,22 @@ mod tests {
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
         assert!(!snapshot.settings.preempt_gang);
         assert_eq!(snapshot.settings.preempt_exempt_secs, 0);
+    }
+
+    #[test]
+    fn oversubscribe_is_kept_as_slurm_writes_it() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=a Nodes=ALL Default=YES\nPartitionName=b Nodes=ALL OverSubscribe=YES\n\
+                    PartitionName=c Nodes=ALL OverSubscribe=FORCE:2\n\
+                    PartitionName=d Nodes=ALL OverSubscribe=EXCLUSIVE\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        let shown: Vec<&str> = snapshot
+            .partitions
+            .iter()
+            .map(|p| p.oversubscribe.as_str())
+            .collect();
+        assert_eq!(shown, vec!["NO", "YES:4", "FORCE:2", "EXCLUSIVE"]);
     }
 
     #[test]

@@ -71,7 +71,8 @@ fn percent_bytes(mb: u64, percent: f64) -> u64 {
 
 /// Concrete cores for a job that needs `count` of the node's `node_cpus`: the lowest ids no other job holds,
 /// so that two agents (or one agent after a restart) given the same jobs choose the same cores. When the busy
-/// set leaves too few, the lowest ids are taken regardless: a job is never refused for a bookkeeping mismatch.
+/// set leaves too few (jobs sharing cores, or a bookkeeping mismatch, which must never refuse a job), the free
+/// ones are completed with the lowest busy ids.
 pub fn pick_cores(count: u32, node_cpus: u32, busy: &BTreeSet<u32>) -> Vec<u32> {
     pick_cores_near(count, node_cpus, busy, &BTreeSet::new())
 }
@@ -88,13 +89,17 @@ pub fn pick_cores_near(
     let free = (0..node_cpus).filter(|c| !busy.contains(c));
     let mut ordered: Vec<u32> = free.clone().filter(|c| near.contains(c)).collect();
     ordered.extend(free.filter(|c| !near.contains(c)));
-    if ordered.len() >= want {
-        let mut cores = ordered[..want].to_vec();
-        cores.sort_unstable();
-        cores
-    } else {
-        (0..node_cpus.max(1)).take(want).collect()
-    }
+    // Too few free: the job shares cores (`OverSubscribe=`), or the books disagree, which must not refuse it. It
+    // gets every free core and then the lowest busy ones.
+    ordered.truncate(want);
+    let short = want - ordered.len();
+    ordered.extend(
+        (0..node_cpus.max(1))
+            .filter(|c| busy.contains(c))
+            .take(short),
+    );
+    ordered.sort_unstable();
+    ordered
 }
 
 /// The kernel's list syntax for cpusets: `0-3,8,10-11`.
@@ -238,7 +243,10 @@ mod tests {
         let busy: BTreeSet<u32> = [0, 2].into();
         assert_eq!(pick_cores(2, 4, &busy), vec![1, 3]);
         assert_eq!(pick_cores(1, 4, &BTreeSet::new()), vec![0]);
-        assert_eq!(pick_cores(3, 4, &busy), vec![0, 1, 2]);
+        // Too few free (cores shared under OverSubscribe=): both free ones, then the lowest busy one.
+        assert_eq!(pick_cores(3, 4, &busy), vec![0, 1, 3]);
+        let all: BTreeSet<u32> = [0, 1].into();
+        assert_eq!(pick_cores(1, 2, &all), vec![0]);
         assert_eq!(pick_cores(9, 2, &BTreeSet::new()), vec![0, 1]);
         // Cores near the job's GPUs first, then the lowest others.
         let near: BTreeSet<u32> = [4, 5, 6, 7].into();

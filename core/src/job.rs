@@ -199,6 +199,10 @@ pub struct Allocation {
     /// Core indices bound on each node (`job_resources` in `squeue --json`); empty means the first `cpus` cores.
     #[serde(default)]
     pub core_ids: Vec<u32>,
+    /// Up to this many jobs may hold each of its cores (`OverSubscribe=FORCE:N`, or `YES:N` with
+    /// `--oversubscribe`); 0 or 1: the cores are the job's own. See [`crate::oversubscribe`].
+    #[serde(default)]
+    pub oversubscribe: u16,
 }
 
 /// Who put a hold on a job: users may release only their own holds.
@@ -291,6 +295,10 @@ pub struct JobRecord {
     /// (`job requeued in held state`); cleared when the reason changes.
     #[serde(default)]
     pub state_desc: Option<String>,
+    /// What the partition's `OverSubscribe=` made of the job's sharing when it was last judged (squeue `%h`);
+    /// `None`: the job's own `--exclusive`/`--oversubscribe` speak.
+    #[serde(default)]
+    pub sharing: Option<crate::oversubscribe::ResolvedSharing>,
     /// The steps `srun` registered, in order of their ids.
     #[serde(default)]
     pub steps: Vec<crate::step::StepRecord>,
@@ -417,6 +425,7 @@ impl JobRecord {
             tres_req: None,
             tres_alloc: None,
             state_desc: None,
+            sharing: None,
             steps: Vec::new(),
             next_step_id: 0,
             suspend_time: None,

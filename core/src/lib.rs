@@ -24,6 +24,7 @@ pub mod listing;
 pub mod multi_prog;
 pub mod name_cache;
 pub mod options;
+pub mod oversubscribe;
 pub mod partition_spec;
 pub mod priority;
 pub mod records;

@@ -58,6 +58,13 @@ pub struct NodeRecord {
     pub alloc_cpus: u32,
     #[serde(default)]
     pub alloc_mem_mb: u64,
+    /// CPUs of the jobs here that share their cores (`OverSubscribe=`), counted apart from `alloc_cpus` (the
+    /// CPUs of jobs whose cores are their own); their sum may exceed the node's CPUs.
+    #[serde(default)]
+    pub alloc_shared_cpus: u32,
+    /// What those jobs book, in [`crate::oversubscribe::SLOTS_PER_CORE`] units per core.
+    #[serde(default)]
+    pub alloc_share_slots: u64,
     /// GRES units in use, by GRES name, as device indices.
     #[serde(default)]
     pub alloc_gres: BTreeMap<String, Vec<u32>>,
@@ -99,6 +106,14 @@ pub struct NodeRecord {
 }
 
 impl NodeRecord {
+    /// The CPUs in use as Slurm counts them (`CPUAlloc=`, sinfo's `A/I/O/T`): cores shared by several jobs
+    /// count once, and sharing jobs spread over idle cores first.
+    pub fn cpus_in_use(&self) -> u32 {
+        self.alloc_cpus
+            .saturating_add(self.alloc_shared_cpus)
+            .min(self.cpus.max(self.alloc_cpus))
+    }
+
     /// The device files of the GPU units in the order the scheduler numbers them, or `None` when a unit has none.
     pub fn gpu_unit_files(&self) -> Option<Vec<String>> {
         let mut files = Vec::new();

@@ -29,7 +29,7 @@ pub struct SelectNodeInfo {
 pub fn of(node: &NodeRecord) -> *mut dynamic_plugin_data_t {
     let tres = node_view::alloc_tres(node);
     let info = SelectNodeInfo {
-        alloc_cpus: u16::try_from(node.alloc_cpus).unwrap_or(u16::MAX),
+        alloc_cpus: u16::try_from(node.cpus_in_use()).unwrap_or(u16::MAX),
         alloc_mem_mb: node.alloc_mem_mb,
         alloc_tres: (!tres.is_empty()).then_some(tres),
     };

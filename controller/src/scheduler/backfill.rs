@@ -302,6 +302,7 @@ impl<'s> Backfill<'s> {
         duration: Option<i64>,
     ) -> Option<(EpochSecs, Allocation)> {
         let filter = NodeFilter::of(job)?;
+        let sharing = placement::sharing_of(self.state, job);
         let horizon = self
             .profile
             .now()
@@ -350,13 +351,13 @@ impl<'s> Backfill<'s> {
                 } else {
                     horizon
                 };
-                let cpus = job_cpus(job, node);
+                let cpus = job_cpus(job, node, sharing);
                 let mem = job_mem_mb(self.state, job, node, cpus);
                 let blocks = self.book.blocks_on(&node.name);
                 let earliest =
                     self.profile
                         .earliest_on(candidate.idx, t0, bound, duration, blocks, |used| {
-                            fits_quickly(used, job, node, cpus, mem)
+                            fits_quickly(used, job, node, cpus, mem, sharing)
                         });
                 match (earliest, required) {
                     (Some(t), true) => required_at = required_at.max(t),
@@ -463,6 +464,8 @@ struct Shape<'s> {
     ntasks_per_node: Option<u32>,
     cpus_per_task: u32,
     exclusive: bool,
+    /// `--oversubscribe`, which decides whether the job shares in an `OverSubscribe=YES` partition.
+    oversubscribe: bool,
     mem_per_node_mb: Option<u64>,
     mem_per_cpu_mb: Option<u64>,
     tmp_disk_mb: u64,
@@ -485,6 +488,7 @@ impl<'s> Shape<'s> {
             ntasks_per_node: spec.ntasks_per_node,
             cpus_per_task: spec.cpus_per_task,
             exclusive: spec.exclusive,
+            oversubscribe: spur_core::oversubscribe::asks_oversubscribe(spec),
             mem_per_node_mb: spec.mem_per_node_mb,
             mem_per_cpu_mb: spec.mem_per_cpu_mb,
             tmp_disk_mb: spec.tmp_disk_mb,
@@ -534,7 +538,9 @@ struct Demand<'s> {
 impl<'s> Demand<'s> {
     fn of(state: &ClusterState, job: &'s JobRecord, end: EpochSecs) -> Option<Self> {
         let spec = &job.spec;
-        let plain = !spec.exclusive
+        // A job that shares cores or takes whole nodes fits by other rules than its CPU count.
+        let plain = placement::sharing_of(state, job)
+            == spur_core::oversubscribe::JobSharing::OWN_CORES
             && spec.required_nodes.is_none()
             && spec.excluded_nodes.is_none()
             && spec.constraint.is_none()

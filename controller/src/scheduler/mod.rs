@@ -15,6 +15,8 @@ mod gpu_choice;
 mod het;
 #[cfg(test)]
 mod het_tests;
+#[cfg(test)]
+mod oversubscribe_tests;
 mod placement;
 #[cfg(test)]
 mod plan_digest_tests;
@@ -44,7 +46,7 @@ use spur_core::states::{JobBaseState, JobReason};
 use crate::state::ClusterState;
 
 pub use dependency::{dependency_status, describe as describe_dependency, DependencyStatus};
-pub use placement::{allocation_fits, job_cpus, job_mem_mb, place};
+pub use placement::{allocation_fits, job_cpus, job_mem_mb, place, sharing_of};
 
 /// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
 pub const JOBS_PER_PASS_MAX: usize = 10_000;

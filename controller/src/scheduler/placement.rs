@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use spur_core::job::{Allocation, JobRecord};
+use spur_core::oversubscribe::{self, JobSharing, PartitionSharing};
 use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
 
 use super::gpu_choice;
@@ -22,7 +23,10 @@ pub struct Ledger {
 /// What is taken on one node: CPUs, memory and GRES unit indices per GRES name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Usage {
+    /// CPUs of jobs whose cores are their own.
     pub(super) cpus: u32,
+    /// What jobs sharing cores book ([`oversubscribe::SLOTS_PER_CORE`] a core).
+    pub(super) share_slots: u64,
     pub(super) mem_mb: u64,
     pub(super) gres: BTreeMap<String, Vec<u32>>,
 }
@@ -31,13 +35,14 @@ impl Usage {
     pub(super) fn of_node(node: &NodeRecord) -> Usage {
         Usage {
             cpus: node.alloc_cpus,
+            share_slots: node.alloc_share_slots,
             mem_mb: node.alloc_mem_mb,
             gres: node.alloc_gres.clone(),
         }
     }
 
     pub(super) fn add(&mut self, alloc: &Allocation) {
-        self.cpus += alloc.cpus;
+        self.add_cpus(alloc);
         self.mem_mb += alloc.mem_mb;
         for (gres, idx) in &alloc.gres_indices {
             self.gres.entry(gres.clone()).or_default().extend(idx);
@@ -45,7 +50,7 @@ impl Usage {
     }
 
     pub(super) fn remove(&mut self, alloc: &Allocation) {
-        self.cpus = self.cpus.saturating_sub(alloc.cpus);
+        self.remove_cpus(alloc);
         self.mem_mb = self.mem_mb.saturating_sub(alloc.mem_mb);
         for (gres, idx) in &alloc.gres_indices {
             if let Some(used) = self.gres.get_mut(gres) {
@@ -54,6 +59,24 @@ impl Usage {
                     self.gres.remove(gres);
                 }
             }
+        }
+    }
+}
+
+impl Usage {
+    fn add_cpus(&mut self, alloc: &Allocation) {
+        if alloc.shares_cores() {
+            self.share_slots += alloc.share_slots();
+        } else {
+            self.cpus += alloc.cpus;
+        }
+    }
+
+    fn remove_cpus(&mut self, alloc: &Allocation) {
+        if alloc.shares_cores() {
+            self.share_slots = self.share_slots.saturating_sub(alloc.share_slots());
+        } else {
+            self.cpus = self.cpus.saturating_sub(alloc.cpus);
         }
     }
 }
@@ -97,35 +120,52 @@ impl Ledger {
     pub fn release_cpus(&mut self, alloc: &Allocation) {
         for name in &alloc.node_names {
             if let Some(usage) = self.used.get_mut(name) {
-                usage.cpus = usage.cpus.saturating_sub(alloc.cpus);
+                usage.remove_cpus(alloc);
             }
         }
     }
 
     /// Books the CPUs of `alloc` where every one of its nodes has them free; `false` (nothing booked) otherwise.
     pub fn take_cpus(&mut self, state: &ClusterState, alloc: &Allocation) -> bool {
+        let sharing = JobSharing {
+            whole_node: false,
+            per_core: alloc.oversubscribe.max(1),
+        };
         let fits = alloc.node_names.iter().all(|name| {
-            let used = self.used.get(name).map_or(0, |u| u.cpus);
+            let (own, slots) = self
+                .used
+                .get(name)
+                .map_or((0, 0), |u| (u.cpus, u.share_slots));
             state
                 .nodes
                 .get(name)
-                .is_some_and(|n| used + alloc.cpus <= n.cpus)
+                .is_some_and(|n| oversubscribe::cpus_fit(own, slots, n.cpus, alloc.cpus, sharing))
         });
         if fits {
             for name in &alloc.node_names {
-                self.used.entry(name.clone()).or_default().cpus += alloc.cpus;
+                self.used.entry(name.clone()).or_default().add_cpus(alloc);
             }
         }
         fits
     }
 }
 
-/// CPUs the job needs on each of its nodes.
-pub fn job_cpus(job: &JobRecord, node: &NodeRecord) -> u32 {
-    if job.spec.exclusive {
+/// CPUs the job needs on each of its nodes, sharing as `sharing` says (see [`sharing_of`]).
+pub fn job_cpus(job: &JobRecord, node: &NodeRecord, sharing: JobSharing) -> u32 {
+    if sharing.whole_node {
         return node.cpus;
     }
     shared_cpus_per_node(job)
+}
+
+/// How the job shares nodes in its partition (`OverSubscribe=`, `--exclusive`, `--oversubscribe`).
+pub fn sharing_of(state: &ClusterState, job: &JobRecord) -> JobSharing {
+    let partition = state
+        .partition(&job.partition)
+        .map_or(PartitionSharing::No, |p| {
+            PartitionSharing::parse(&p.oversubscribe)
+        });
+    JobSharing::resolve(partition, &job.spec)
 }
 
 /// CPUs per node of a job that does not take whole nodes.
@@ -235,6 +275,24 @@ impl NodeUse<'_> {
             NodeUse::One(u) => u.cpus,
             NodeUse::Steps(s) => s.cpus(),
         }
+    }
+
+    fn share_slots(&self) -> u64 {
+        match self {
+            NodeUse::Idle => 0,
+            NodeUse::One(u) => u.share_slots,
+            NodeUse::Steps(s) => s.share_slots(),
+        }
+    }
+
+    /// Whether `cpus` more CPUs of a job sharing as `sharing` fit.
+    fn cpus_fit(&self, node: &NodeRecord, cpus: u32, sharing: JobSharing) -> bool {
+        let own = self.cpus();
+        // Most placements share nothing and fail on their own CPUs: look at the sharing load only after.
+        if !sharing.shares() && own + cpus > node.cpus {
+            return false;
+        }
+        oversubscribe::cpus_fit(own, self.share_slots(), node.cpus, cpus, sharing)
     }
 
     fn mem_mb(&self) -> u64 {
@@ -370,6 +428,7 @@ pub(super) fn place_greedy(
     if filter.required_count() > wanted {
         return None;
     }
+    let sharing = sharing_of(state, job);
     let skip = if filter.required_count() > 0 { 0 } else { skip };
     let mut chosen: Vec<&NodeRecord> = Vec::new();
     let mut first_at = 0;
@@ -399,9 +458,9 @@ pub(super) fn place_greedy(
         let Some(used) = avail.node_use(*candidate) else {
             continue;
         };
-        let cpus = job_cpus(job, node);
+        let cpus = job_cpus(job, node, sharing);
         let mem = job_mem_mb(state, job, node, cpus);
-        if !fits_quickly(used, job, node, cpus, mem) {
+        if !fits_quickly(used, job, node, cpus, mem, sharing) {
             continue;
         }
         // An allocation books the same CPUs and memory on each of its nodes, so a job whose share depends on the
@@ -410,7 +469,7 @@ pub(super) fn place_greedy(
         if !chosen.is_empty() && (cpus != cpus_per_node || mem != mem_per_node) {
             continue;
         }
-        let Some(picks) = fits_node(used, job, node, cpus, mem) else {
+        let Some(picks) = fits_node(used, job, node, cpus, mem, sharing) else {
             continue;
         };
         // An allocation names one set of GRES indices for all its nodes, so later nodes must have those free.
@@ -438,6 +497,11 @@ pub(super) fn place_greedy(
         mem_mb: mem_per_node,
         gres_indices: gres_picks,
         core_ids: Vec::new(),
+        oversubscribe: if sharing.shares() {
+            sharing.per_core
+        } else {
+            0
+        },
     };
     Some((alloc, first_at))
 }
@@ -449,11 +513,10 @@ pub(super) fn fits_quickly(
     node: &NodeRecord,
     cpus: u32,
     mem: u64,
+    sharing: JobSharing,
 ) -> bool {
-    let used_cpus = used.cpus();
-    if used_cpus + cpus > node.cpus
+    if !used.cpus_fit(node, cpus, sharing)
         || used.mem_mb() + mem > node.real_memory_mb
-        || (job.spec.exclusive && used_cpus > 0)
         || job.spec.tmp_disk_mb > node.tmp_disk_mb
     {
         return false;
@@ -491,12 +554,9 @@ pub(super) fn fits_node(
     node: &NodeRecord,
     cpus: u32,
     mem: u64,
+    sharing: JobSharing,
 ) -> Option<BTreeMap<String, Vec<u32>>> {
-    let used_cpus = used.cpus();
-    if used_cpus + cpus > node.cpus || used.mem_mb() + mem > node.real_memory_mb {
-        return None;
-    }
-    if job.spec.exclusive && used_cpus > 0 {
+    if !used.cpus_fit(node, cpus, sharing) || used.mem_mb() + mem > node.real_memory_mb {
         return None;
     }
     if job.spec.tmp_disk_mb > node.tmp_disk_mb {
@@ -573,7 +633,7 @@ pub fn allocation_fits(state: &ClusterState, alloc: &Allocation) -> bool {
             idx.iter().all(|i| !used.is_some_and(|u| u.contains(i)))
         });
         node.accepts_work()
-            && node.alloc_cpus + alloc.cpus <= node.cpus
+            && node.cpus_fit(alloc)
             && node.alloc_mem_mb + alloc.mem_mb <= node.real_memory_mb
             && gres_free
     })

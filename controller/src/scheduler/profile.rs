@@ -89,11 +89,9 @@ impl NodeSteps<'_> {
         for i in steps {
             let amounts = &mut self.amounts[i];
             if taken {
-                amounts.cpus += alloc.cpus;
-                amounts.mem_mb += alloc.mem_mb;
+                amounts.add(alloc);
             } else {
-                amounts.cpus = amounts.cpus.saturating_sub(alloc.cpus);
-                amounts.mem_mb = amounts.mem_mb.saturating_sub(alloc.mem_mb);
+                amounts.remove(alloc);
             }
             let step = &mut self.units[i * words..(i + 1) * words];
             for (name, units) in &alloc.gres_indices {
@@ -127,6 +125,7 @@ impl<'s> Profile<'s> {
                 amounts: vec![Amounts {
                     cpus: node.alloc_cpus,
                     mem_mb: node.alloc_mem_mb,
+                    share_slots: node.alloc_share_slots,
                 }],
                 units,
                 layout,

@@ -70,6 +70,7 @@ fn fitting_positions<'c>(
     avail: &impl Availability,
     job: &JobRecord,
 ) -> BTreeMap<&'c str, usize> {
+    let sharing = super::placement::sharing_of(state, job);
     candidates
         .iter()
         .enumerate()
@@ -80,9 +81,16 @@ fn fitting_positions<'c>(
             let Some(used) = avail.node_use(**c) else {
                 return false;
             };
-            let cpus = job_cpus(job, node);
+            let cpus = job_cpus(job, node, sharing);
             // The same test as choosing units, without allocating them (the greedy pass over the chosen nodes does).
-            fits_quickly(used, job, node, cpus, job_mem_mb(state, job, node, cpus))
+            fits_quickly(
+                used,
+                job,
+                node,
+                cpus,
+                job_mem_mb(state, job, node, cpus),
+                sharing,
+            )
         })
         .map(|(at, c)| (c.node.name.as_str(), at))
         .collect()

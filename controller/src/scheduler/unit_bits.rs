@@ -14,8 +14,31 @@ use spur_core::records::NodeRecord;
 /// CPUs and memory taken on a node during one step of the profile.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Amounts {
+    /// CPUs of jobs whose cores are their own.
     pub(super) cpus: u32,
     pub(super) mem_mb: u64,
+    /// What jobs sharing cores book (`OverSubscribe=`), in share units.
+    pub(super) share_slots: u64,
+}
+
+impl Amounts {
+    pub(super) fn add(&mut self, alloc: &spur_core::job::Allocation) {
+        if alloc.shares_cores() {
+            self.share_slots += alloc.share_slots();
+        } else {
+            self.cpus += alloc.cpus;
+        }
+        self.mem_mb += alloc.mem_mb;
+    }
+
+    pub(super) fn remove(&mut self, alloc: &spur_core::job::Allocation) {
+        if alloc.shares_cores() {
+            self.share_slots = self.share_slots.saturating_sub(alloc.share_slots());
+        } else {
+            self.cpus = self.cpus.saturating_sub(alloc.cpus);
+        }
+        self.mem_mb = self.mem_mb.saturating_sub(alloc.mem_mb);
+    }
 }
 
 /// Where each requested GRES name's units of one node sit in that node's words.
@@ -103,6 +126,14 @@ impl StepsUse<'_> {
 
     pub(super) fn mem_mb(&self) -> u64 {
         self.amounts.iter().map(|a| a.mem_mb).max().unwrap_or(0)
+    }
+
+    pub(super) fn share_slots(&self) -> u64 {
+        self.amounts
+            .iter()
+            .map(|a| a.share_slots)
+            .max()
+            .unwrap_or(0)
     }
 
     /// How many of the units `range` of `name` no step takes. A name the layout does not hold was asked for by
@@ -236,14 +267,19 @@ mod tests {
             Amounts {
                 cpus: 2,
                 mem_mb: 500,
+                share_slots: 0,
             },
             Amounts {
                 cpus: 6,
                 mem_mb: 100,
+                share_slots: 7,
             },
         ];
         let used = view(&layout, &steps, &amounts);
-        assert_eq!((used.cpus(), used.mem_mb()), (6, 500));
+        assert_eq!(
+            (used.cpus(), used.mem_mb(), used.share_slots()),
+            (6, 500, 7)
+        );
         assert_eq!(used.free_in("gpu", 0..4), 2);
         let first = view(&layout, &steps[..1], &amounts[..1]);
         assert_eq!(first.free_in("gpu", 0..4), 3);

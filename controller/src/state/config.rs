@@ -282,6 +282,8 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         reason_uid: None,
         alloc_cpus: 0,
         alloc_mem_mb: 0,
+        alloc_shared_cpus: 0,
+        alloc_share_slots: 0,
         alloc_gres: Default::default(),
         partitions,
         boot_time: None,

@@ -82,6 +82,12 @@ impl ClusterState {
             record.time_limit_min = time_limit_min;
             record.alloc_sid = spec.submit_sid;
             record.hold = hold;
+            // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
+            // `--oversubscribe` request still shows until the scheduler turns it down.
+            record.sharing = resolved_sharing(state, &record).filter(|r| {
+                *r == spur_core::oversubscribe::ResolvedSharing::WholeNode
+                    && !spur_core::oversubscribe::asks_oversubscribe(&record.spec)
+            });
             if hold.is_some() {
                 record.reason = JobReason::HeldUser;
                 // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
@@ -113,11 +119,11 @@ impl ClusterState {
 
     /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked
     /// for no memory, so `scontrol show job` says `MinMemoryCPU=` and the TRES include the memory from the
-    /// start. Exclusive jobs without a memory request keep taking whole nodes.
+    /// start. So does Slurm 22.05 for `--exclusive` jobs: they get the memory per CPU for each CPU of the node,
+    /// not the node's memory (`TRES=cpu=2,mem=2G` on the reference node), and sharing nodes with them stays possible.
     fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
         if spec.mem_per_node_mb.is_none()
             && spec.mem_per_cpu_mb.is_none()
-            && !spec.exclusive
             && self.settings.memory_is_consumable
         {
             spec.mem_per_cpu_mb = self
@@ -205,6 +211,10 @@ impl ClusterState {
     ) -> Applied {
         let mut applied = Applied::default();
         for (job_id, reason) in reasons {
+            // Slurm resolves a job's sharing against its partition whenever it tries to place it.
+            if matches!(reason, JobReason::Resources | JobReason::NodeNotAvail) {
+                self.note_sharing(job_id);
+            }
             let kill = reason == JobReason::DepInvalid
                 && self
                     .jobs
@@ -237,6 +247,9 @@ impl ClusterState {
             }
         }
         let partial = self.het_starts_whole(&starts);
+        for (job_id, _) in &starts {
+            self.note_sharing(*job_id);
+        }
         for (job_id, alloc) in starts {
             if partial.contains(&job_id) {
                 continue;
@@ -279,7 +292,7 @@ impl ClusterState {
     fn book(&mut self, alloc: &Allocation) {
         for name in &alloc.node_names {
             if let Some(node) = self.nodes.get_mut(name) {
-                node.alloc_cpus += alloc.cpus;
+                node.book_cpus(alloc);
                 node.alloc_mem_mb += alloc.mem_mb;
                 for (gres, idx) in &alloc.gres_indices {
                     node.alloc_gres.entry(gres.clone()).or_default().extend(idx);
@@ -294,7 +307,7 @@ impl ClusterState {
     pub(super) fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
         for name in &alloc.node_names {
             if let Some(node) = self.nodes.get_mut(name) {
-                node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
+                node.release_cpus(alloc);
                 node.alloc_mem_mb = node.alloc_mem_mb.saturating_sub(alloc.mem_mb);
                 for (gres, idx) in &alloc.gres_indices {
                     if let Some(used) = node.alloc_gres.get_mut(gres) {
@@ -1323,4 +1336,29 @@ fn reason_is_eligible(reason: JobReason) -> bool {
         reason,
         JobReason::NoReason | JobReason::Resources | JobReason::Priority
     )
+}
+
+/// What the job's partition makes of its sharing, as slurmctld records it on the job (squeue `%h`).
+fn resolved_sharing(
+    state: &ClusterState,
+    job: &JobRecord,
+) -> Option<spur_core::oversubscribe::ResolvedSharing> {
+    use spur_core::oversubscribe::{PartitionSharing, ResolvedSharing};
+    let partition = PartitionSharing::parse(&state.partition(&job.partition)?.oversubscribe);
+    let sharing = crate::scheduler::sharing_of(state, job);
+    ResolvedSharing::of(partition, sharing)
+}
+
+impl ClusterState {
+    /// Records [`resolved_sharing`] on a job the scheduler tried to place; an earlier outcome stays otherwise,
+    /// as in Slurm.
+    fn note_sharing(&mut self, job_id: u32) {
+        let resolved = self
+            .jobs
+            .get(&job_id)
+            .and_then(|job| resolved_sharing(self, job));
+        if let (Some(resolved), Some(job)) = (resolved, self.jobs.get_mut(&job_id)) {
+            job.sharing = Some(resolved);
+        }
+    }
 }

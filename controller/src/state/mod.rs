@@ -448,7 +448,8 @@ impl ClusterState {
 
     /// Invariants every reachable state keeps; tests and the simulator call this after each apply.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let mut cpus: BTreeMap<&str, u32> = BTreeMap::new();
+        // Per node: CPUs of jobs with cores of their own, CPUs of jobs sharing cores, and what those book.
+        let mut cpus: BTreeMap<&str, (u32, u32, u64)> = BTreeMap::new();
         let mut mem: BTreeMap<&str, u64> = BTreeMap::new();
         let mut gres: BTreeMap<(&str, &str), Vec<u32>> = BTreeMap::new();
         let mut epilogs: BTreeMap<&str, u32> = BTreeMap::new();
@@ -468,7 +469,21 @@ impl ClusterState {
                     // A job suspended by preemption lent its CPUs to the preemptor.
                     let held_cpus = if job.preempt_suspended { 0 } else { alloc.cpus };
                     for node in &alloc.node_names {
-                        *cpus.entry(node).or_default() += held_cpus;
+                        let booked = cpus.entry(node).or_default();
+                        if alloc.shares_cores() {
+                            if self.nodes.get(node).is_some_and(|n| alloc.cpus > n.cpus) {
+                                return Err(format!(
+                                    "job {} shares {} CPUs of node {node}, more than it has",
+                                    job.job_id, alloc.cpus
+                                ));
+                            }
+                            if held_cpus > 0 {
+                                booked.1 += alloc.cpus;
+                                booked.2 += alloc.share_slots();
+                            }
+                        } else {
+                            booked.0 += held_cpus;
+                        }
                         *mem.entry(node).or_default() += alloc.mem_mb;
                         for (name, idx) in &alloc.gres_indices {
                             gres.entry((node, name)).or_default().extend(idx);
@@ -492,11 +507,26 @@ impl ClusterState {
                     node.name, waited, node.epilogs_running
                 ));
             }
-            let used_cpus = cpus.get(node.name.as_str()).copied().unwrap_or(0);
+            let (used_cpus, shared_cpus, slots) =
+                cpus.get(node.name.as_str()).copied().unwrap_or_default();
             if used_cpus != node.alloc_cpus || used_cpus > node.cpus {
                 return Err(format!(
                     "node {}: {} CPUs allocated to jobs, node says {} of {}",
                     node.name, used_cpus, node.alloc_cpus, node.cpus
+                ));
+            }
+            if shared_cpus != node.alloc_shared_cpus || slots != node.alloc_share_slots {
+                return Err(format!(
+                    "node {}: jobs share {} CPUs ({} units), node says {} ({} units)",
+                    node.name, shared_cpus, slots, node.alloc_shared_cpus, node.alloc_share_slots
+                ));
+            }
+            // Cores of one's own are never shared, and shared ones hold no more jobs than their partitions allow.
+            let shared_cores = slots.div_ceil(spur_core::oversubscribe::SLOTS_PER_CORE);
+            if u64::from(used_cpus) + shared_cores > u64::from(node.cpus) {
+                return Err(format!(
+                    "node {}: {} CPUs of jobs' own and {} cores' worth of shared CPUs on {} CPUs",
+                    node.name, used_cpus, shared_cores, node.cpus
                 ));
             }
             let used_mem = mem.get(node.name.as_str()).copied().unwrap_or(0);

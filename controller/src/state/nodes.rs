@@ -265,9 +265,9 @@ impl ClusterState {
             ) {
                 return;
             }
-            node.base_state = if node.alloc_cpus == 0 {
+            node.base_state = if node.cpus_in_use() == 0 {
                 NodeBaseState::Idle
-            } else if node.alloc_cpus >= node.cpus {
+            } else if node.cpus_in_use() >= node.cpus {
                 NodeBaseState::Allocated
             } else {
                 NodeBaseState::Mixed

@@ -91,17 +91,16 @@ impl ClusterState {
             let Some(alloc) = job.alloc.clone() else {
                 continue;
             };
-            let fits = alloc.node_names.iter().all(|name| {
-                self.nodes
-                    .get(name)
-                    .is_some_and(|n| n.alloc_cpus + alloc.cpus <= n.cpus)
-            });
+            let fits = alloc
+                .node_names
+                .iter()
+                .all(|name| self.nodes.get(name).is_some_and(|n| n.cpus_fit(&alloc)));
             if !fits {
                 continue;
             }
             for name in &alloc.node_names {
                 if let Some(node) = self.nodes.get_mut(name) {
-                    node.alloc_cpus += alloc.cpus;
+                    node.book_cpus(&alloc);
                 }
             }
             for name in &alloc.node_names {
@@ -243,7 +242,7 @@ impl ClusterState {
         };
         for name in &alloc.node_names {
             if let Some(node) = self.nodes.get_mut(name) {
-                node.alloc_cpus = node.alloc_cpus.saturating_sub(alloc.cpus);
+                node.release_cpus(&alloc);
             }
         }
         for name in &alloc.node_names {

@@ -1437,7 +1437,8 @@ fn jobs_without_a_memory_request_record_the_default() {
         ),
         (Some(300), None)
     );
-    assert_eq!(h.job(exclusive).spec.mem_per_cpu_mb, None);
+    // As in Slurm 22.05 (`MinMemoryCPU=1G`, `TRES=cpu=2,mem=2G` for `--exclusive` on the reference node).
+    assert_eq!(h.job(exclusive).spec.mem_per_cpu_mb, Some(100));
 }
 
 #[test]

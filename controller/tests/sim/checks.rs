@@ -229,17 +229,39 @@ fn audit_accounting(record: &spur_core::accounting::JobAccounting, end: Final) {
 }
 
 /// Computed from the jobs alone (not the nodes' ledgers, which `check_invariants` compares): no node gives more
-/// CPUs or memory than it has, and no GPU to two jobs.
+/// CPUs or memory than it has, and no GPU to two jobs. CPUs shared under `OverSubscribe=` count as their share
+/// (`1/N` of a core each), and a job shares cores only as its partition lets it.
 fn check_capacity(state: &ClusterState) {
-    let mut cpus: BTreeMap<&str, u32> = BTreeMap::new();
+    use spur_core::oversubscribe::{node_slots, share_slots, JobSharing, PartitionSharing};
+    let mut cpus: BTreeMap<&str, u64> = BTreeMap::new();
     let mut mem: BTreeMap<&str, u64> = BTreeMap::new();
     let mut gpus: BTreeMap<&str, Vec<(u32, u32)>> = BTreeMap::new();
     for job in state.jobs.values().filter(|j| holds_resources(j)) {
         let Some(alloc) = &job.alloc else {
             panic!("job {} holds resources without an allocation", job.job_id);
         };
+        let partition = state
+            .partition(&job.partition)
+            .map_or(PartitionSharing::No, |p| {
+                PartitionSharing::parse(&p.oversubscribe)
+            });
+        let allowed = JobSharing::resolve(partition, &job.spec);
+        let booked = if allowed.shares() {
+            allowed.per_core
+        } else {
+            0
+        };
+        assert_eq!(
+            alloc.oversubscribe, booked,
+            "job {} in {}: shares cores with {} jobs, its partition allows {booked}",
+            job.job_id, job.partition, alloc.oversubscribe
+        );
         for node in &alloc.node_names {
-            *cpus.entry(node).or_default() += alloc.cpus;
+            *cpus.entry(node).or_default() += if alloc.shares_cores() {
+                share_slots(alloc.cpus, alloc.oversubscribe)
+            } else {
+                node_slots(alloc.cpus)
+            };
             *mem.entry(node).or_default() += alloc.mem_mb;
             for idx in alloc
                 .gres_indices
@@ -255,9 +277,9 @@ fn check_capacity(state: &ClusterState) {
         let name = node.name.as_str();
         let used = cpus.get(name).copied().unwrap_or(0);
         assert!(
-            used <= node.cpus,
-            "node {name}: {used} CPUs allocated of {}",
-            node.cpus
+            used <= node_slots(node.cpus),
+            "node {name}: {used} share units of CPUs allocated of {}",
+            node_slots(node.cpus)
         );
         let used = mem.get(name).copied().unwrap_or(0);
         assert!(

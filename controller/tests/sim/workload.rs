@@ -98,6 +98,18 @@ fn job_spec(rng: &mut Rng, defs: &[NodeDefinition], name: &str) -> JobSpec {
         .iter()
         .all(|d| d.cpus == chosen[0].cpus && d.real_memory_mb == chosen[0].real_memory_mb);
     spec.exclusive = one_size && rng.chance(50);
+    // Partitions over the same nodes that share cores (world.rs): some jobs go there, some asking -s.
+    let partition = match rng.between(0, 9) {
+        0 | 1 => Some("force"),
+        2 | 3 => Some("yes"),
+        4 if one_size => Some("whole"),
+        _ => None,
+    };
+    spec.partition = partition.map(str::to_string);
+    if rng.chance(500) {
+        spec.options
+            .insert("oversubscribe".to_string(), String::new());
+    }
     spec.requeue = rng.chance(500);
     if rng.chance(100) {
         spec.array = Some(format!("0-{}", rng.between(1, 3)));

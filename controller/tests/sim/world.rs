@@ -147,7 +147,12 @@ impl World {
                 ..Settings::default()
             },
             nodes: defs.clone(),
-            partitions: vec![scenario::partition("main", &names, true)],
+            partitions: vec![
+                scenario::partition("main", &names, true),
+                shared_partition("force", &names, "FORCE:2"),
+                shared_partition("yes", &names, "YES:3"),
+                shared_partition("whole", &names, "EXCLUSIVE"),
+            ],
         };
         // Some seeds run on a calm network, the others on a hostile one.
         let faults = if rng.chance(200) {
@@ -724,5 +729,17 @@ impl World {
             "jobs {jobs:?}, nodes {nodes:?}, busy agents {busy:?}, pending submissions {}",
             self.client.pending.len()
         )
+    }
+}
+
+/// A partition over the same nodes with this `OverSubscribe=`.
+fn shared_partition(
+    name: &str,
+    nodes: &[String],
+    oversubscribe: &str,
+) -> spur_core::records::PartitionRecord {
+    spur_core::records::PartitionRecord {
+        oversubscribe: oversubscribe.to_string(),
+        ..scenario::partition(name, nodes, false)
     }
 }

@@ -199,7 +199,14 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
             "resv_name",
             Json::str(spec.reservation.as_deref().unwrap_or("")),
         ),
-        ("shared", Json::Null),
+        (
+            "shared",
+            match crate::oversubscribe::label(spec, j.sharing) {
+                "YES" => Json::str("shared"),
+                "NO" => Json::str("none"),
+                _ => Json::Null,
+            },
+        ),
         (
             "show_flags",
             Json::Arr(vec![
@@ -376,6 +383,27 @@ mod tests {
         let out = jobs(&[job], &ctx());
         assert_eq!(field(&out[0], "cpus"), &Json::Int(2));
         assert_eq!(field(&out[0], "tasks"), &Json::Int(2));
+    }
+
+    /// Checked against a live Slurm 22.05: null for a plain job, `shared` for `-s` or a job of an
+    /// `OverSubscribe=FORCE:2` partition the scheduler tried, `none` for `--exclusive`.
+    #[test]
+    fn shared_follows_the_jobs_sharing() {
+        use crate::oversubscribe::ResolvedSharing;
+        let mut job = crate::format::test_records::pending();
+        let shared =
+            |job: &JobRecord| field(&jobs(std::slice::from_ref(job), &ctx())[0], "shared").clone();
+        assert_eq!(shared(&job), Json::Null);
+        job.spec.exclusive = true;
+        assert_eq!(shared(&job), Json::str("none"));
+        job.sharing = Some(ResolvedSharing::Shares);
+        assert_eq!(shared(&job), Json::str("shared"));
+        job.spec.exclusive = false;
+        job.sharing = None;
+        job.spec
+            .options
+            .insert("oversubscribe".to_string(), String::new());
+        assert_eq!(shared(&job), Json::str("shared"));
     }
 
     /// Checked against a live Slurm 22.05 (`squeue --json` of `sbatch -H --wrap true : -n1`, second component).

@@ -74,8 +74,8 @@ pub fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
         ("tres", Json::str(node_view::cfg_tres(n))),
         ("slurmd_version", Json::str(n.version.clone())),
         ("alloc_memory", big(n.alloc_mem_mb)),
-        ("alloc_cpus", int(n.alloc_cpus)),
-        ("idle_cpus", int(n.cpus.saturating_sub(n.alloc_cpus))),
+        ("alloc_cpus", int(n.cpus_in_use())),
+        ("idle_cpus", int(n.cpus.saturating_sub(n.cpus_in_use()))),
         (
             "tres_used",
             if alloc_tres.is_empty() {
@@ -86,7 +86,7 @@ pub fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
         ),
         // Without TRESBillingWeights slurmctld weighs a node's allocation by its CPUs (checked against 22.05: an
         // idle node 0.0, one CPU allocated 1.0).
-        ("tres_weighted", Json::Float(f64::from(n.alloc_cpus))),
+        ("tres_weighted", Json::Float(f64::from(n.cpus_in_use()))),
     ])
 }
 

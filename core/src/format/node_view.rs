@@ -175,11 +175,11 @@ pub fn cfg_tres(node: &NodeRecord) -> String {
 
 /// `AllocTRES=cpu=2,mem=2G`, empty when nothing is allocated.
 pub fn alloc_tres(node: &NodeRecord) -> String {
-    if node.alloc_cpus == 0 && node.alloc_mem_mb == 0 {
+    if node.cpus_in_use() == 0 && node.alloc_mem_mb == 0 {
         return String::new();
     }
     let mem = (node.alloc_mem_mb > 0).then_some(node.alloc_mem_mb);
-    units::tres(Some(node.alloc_cpus.into()), mem, None, None)
+    units::tres(Some(node.cpus_in_use().into()), mem, None, None)
 }
 
 /// Features as Slurm prints them: comma-joined, `None` when there are none (`(null)`).

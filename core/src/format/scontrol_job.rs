@@ -242,13 +242,7 @@ fn render_one(
     }
     r.line(format_args!(
         "OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
-        if spec.exclusive {
-            "NO"
-        } else if spec.options.contains_key("oversubscribe") {
-            "YES"
-        } else {
-            "OK"
-        },
+        crate::oversubscribe::label(spec, job.job.sharing),
         spec.licenses.as_deref().unwrap_or("(null)")
     ));
     r.line(format_args!("Command={}", null(&spec.command)));

@@ -26,7 +26,9 @@ fn render_one(node: &NodeRecord, one_liner: bool, ctx: &FormatContext) -> String
         .map_or_else(|| "N/A".to_string(), |l| format!("{l:.2}"));
     lines.push(format!(
         "CPUAlloc={} CPUEfctv={} CPUTot={} CPULoad={load}",
-        node.alloc_cpus, node.cpus, node.cpus
+        node.cpus_in_use(),
+        node.cpus,
+        node.cpus
     ));
     let features = node_view::features(node).unwrap_or_else(|| "(null)".to_string());
     lines.push(format!("AvailableFeatures={features}"));

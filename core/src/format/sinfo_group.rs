@@ -83,7 +83,7 @@ impl<'a> SinfoRecord<'a> {
         let (mut alloc, mut idle, mut other, mut total) = (0u64, 0u64, 0u64, 0u64);
         for node in &self.nodes {
             let cpus = u64::from(node.cpus);
-            let used = u64::from(node.alloc_cpus).min(cpus);
+            let used = u64::from(node.cpus_in_use()).min(cpus);
             alloc += used;
             total += cpus;
             if node_view::cpus_unavailable(node) {

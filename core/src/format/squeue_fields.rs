@@ -617,13 +617,7 @@ fn node_expr(nodes: &Option<String>) -> String {
 }
 
 fn oversubscribe(job: &JobView<'_>) -> &'static str {
-    if job.job.spec.exclusive {
-        "NO"
-    } else if job.job.spec.options.contains_key("oversubscribe") {
-        "YES"
-    } else {
-        "OK"
-    }
+    crate::oversubscribe::label(&job.job.spec, job.job.sharing)
 }
 
 fn pending_secs(job: &JobView<'_>, now: i64) -> i64 {

@@ -108,6 +108,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         core_ids: opt(c["cores"]).map_or_else(Vec::new, |ids| {
             ids.split(',').map(|i| i.parse().unwrap()).collect()
         }),
+        oversubscribe: 0,
     });
     JobRecord {
         job_id: c["id"].parse().unwrap(),
@@ -142,6 +143,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         dependency_status: opt(c["dependency"]).map(str::to_string),
         tres_req: Some(c["tres"].to_string()),
         tres_alloc: None,
+        sharing: None,
         state_desc: None,
         steps: Vec::new(),
         next_step_id: 0,
@@ -196,6 +198,8 @@ pub fn vm_node() -> NodeRecord {
         reason_uid: None,
         alloc_cpus: 0,
         alloc_mem_mb: 0,
+        alloc_shared_cpus: 0,
+        alloc_share_slots: 0,
         alloc_gres: BTreeMap::new(),
         partitions: vec!["debug".into()],
         boot_time: Some(1_796_048_242),
