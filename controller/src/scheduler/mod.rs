@@ -509,15 +509,14 @@ pub fn validate_request(
     if spec.nodes_min == 0 {
         return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
     }
-    let nodes: Vec<_> = part
-        .nodes
-        .iter()
-        .filter_map(|n| state.nodes.get(n))
-        .collect();
-    if (spec.nodes_min as usize) > nodes.len() {
+    // Lazily: with thousands of nodes, looking every one up by name for each submission was nearly all of its
+    // cost, while the checks below stop at the first node that qualifies.
+    let nodes = || part.nodes.iter().filter_map(|n| state.nodes.get(n));
+    let nodes_min = spec.nodes_min as usize;
+    if nodes_min > part.nodes.len() || (nodes_min > 1 && nodes().nth(nodes_min - 1).is_none()) {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
-    if let Some(detail) = per_node_shortfall(spec, &nodes) {
+    if let Some(detail) = per_node_shortfall(spec, nodes) {
         return Err(ApiError::with_detail(
             SlurmErrno::RequestedNodeConfigUnavailable,
             detail,
@@ -566,7 +565,10 @@ fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bo
 
 /// slurmctld first keeps the partition's nodes that have the CPUs (`--mincpus`), memory and temporary disk the
 /// job asks for on each node; when none is left it says which of these, in that order, no node has.
-fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static str> {
+fn per_node_shortfall<'s, I>(spec: &JobSpec, nodes: impl Fn() -> I) -> Option<&'static str>
+where
+    I: Iterator<Item = &'s NodeRecord>,
+{
     // What slurmctld keeps as the job's CPUs per node: `--mincpus`, or a task's CPUs times the tasks each node
     // must run (`-N2 --ntasks-per-node=3`, `-c3`), whichever is larger.
     let per_task = spec.cpus_per_task.max(1);
@@ -574,7 +576,7 @@ fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static 
         .min_cpus_per_node
         .unwrap_or(0)
         .max(per_task.saturating_mul(spec.ntasks_per_node.unwrap_or(1).max(1)));
-    if !nodes.iter().any(|n| n.cpus >= min_cpus) {
+    if !nodes().any(|n| n.cpus >= min_cpus) {
         return Some("CPU count per node can not be satisfied");
     }
     let mem_mb = match (spec.mem_per_node_mb, spec.mem_per_cpu_mb) {
@@ -584,10 +586,10 @@ fn per_node_shortfall(spec: &JobSpec, nodes: &[&NodeRecord]) -> Option<&'static 
         (None, Some(per_cpu)) => per_cpu * u64::from(min_cpus.max(1)),
         (None, None) => 0,
     };
-    if !nodes.iter().any(|n| n.real_memory_mb >= mem_mb) {
+    if !nodes().any(|n| n.real_memory_mb >= mem_mb) {
         return Some("Memory specification can not be satisfied");
     }
-    if !nodes.iter().any(|n| n.tmp_disk_mb >= spec.tmp_disk_mb) {
+    if !nodes().any(|n| n.tmp_disk_mb >= spec.tmp_disk_mb) {
         return Some("Temporary disk specification can not be satisfied");
     }
     None
