@@ -383,6 +383,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         preempt_by_qos: conf
             .get_str("PreemptType")
             .is_some_and(|t| t.eq_ignore_ascii_case("preempt/qos")),
+        fairshare: spur_core::fairshare::FairShareSettings::from_conf(conf),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
