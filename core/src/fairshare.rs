@@ -199,6 +199,52 @@ impl FairShareUsage {
     }
 }
 
+/// The association keys a job's usage goes to: its user association and every account above it (empty when it
+/// has none).
+pub fn assoc_chain(
+    acct: &AcctDb,
+    user: &str,
+    account: Option<&str>,
+    partition: &str,
+) -> Vec<String> {
+    Chains::new(acct).of(acct, user, account, partition)
+}
+
+/// `sshare`'s `TRESRunMins`: what the running jobs of an association (and its subtree) hold times the minutes
+/// they have left of their time limit (no limit: Slurm's `INFINITE`, 4294967295 minutes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TresRunMins {
+    pub cpu: u64,
+    pub mem_mb: u64,
+    pub node: u64,
+}
+
+impl TresRunMins {
+    /// `cpu=N,mem=N,...` in Slurm's TRES order; billing is the CPUs (no `TRESBillingWeights`).
+    pub fn text(&self) -> String {
+        format!(
+            "cpu={},mem={},energy=0,node={},billing={},fs/disk=0,vmem=0,pages=0",
+            self.cpu, self.mem_mb, self.node, self.cpu
+        )
+    }
+
+    /// A job holding `cpus`, `mem_mb` and `nodes` with `minutes_left`.
+    pub fn of(cpus: u64, mem_mb: u64, nodes: u64, minutes_left: u64) -> TresRunMins {
+        TresRunMins {
+            cpu: cpus.saturating_mul(minutes_left),
+            mem_mb: mem_mb.saturating_mul(minutes_left),
+            node: nodes.saturating_mul(minutes_left),
+        }
+    }
+
+    pub fn add(&mut self, other: &TresRunMins) {
+        self.cpu = self.cpu.saturating_add(other.cpu);
+        self.mem_mb = self.mem_mb.saturating_add(other.mem_mb);
+        self.node = self.node.saturating_add(other.node);
+    }
+}
+
 /// Each account's chain of keys up to root, built once per accrual so jobs find theirs without walking the tree.
 struct Chains<'a> {
     parents: HashMap<&'a str, Option<&'a str>>,

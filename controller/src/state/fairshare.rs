@@ -4,7 +4,7 @@
 //! so every replica holds the same usage (docs/scheduling.md, Fair-share).
 
 use spur_core::assoc::DEFAULT_QOS;
-use spur_core::fairshare::JobUse;
+use spur_core::fairshare::{assoc_chain, JobUse, TresRunMins};
 use spur_core::job::{EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 
@@ -36,6 +36,40 @@ impl ClusterState {
                     .jobs
                     .values()
                     .any(|j| j.start_time.is_some() && j.end_time.is_some_and(|end| end > last)))
+    }
+
+    /// `sshare`'s `TRESRunMins` of every association with running jobs (and the accounts above them).
+    pub fn tres_run_mins(&self, now: EpochSecs) -> std::collections::BTreeMap<String, TresRunMins> {
+        let mut out: std::collections::BTreeMap<String, TresRunMins> = Default::default();
+        for job in self.jobs.values() {
+            let (Some(start), Some(alloc)) = (job.start_time, job.alloc.as_ref()) else {
+                continue;
+            };
+            if job.end_time.is_some() {
+                continue;
+            }
+            let minutes_left = match job.time_limit_min {
+                Some(limit) => (i64::from(limit) * 60 - (now - start)).max(0) as u64 / 60,
+                None => u64::from(u32::MAX),
+            };
+            let nodes = alloc.node_names.len().max(1) as u64;
+            let held = TresRunMins::of(
+                u64::from(alloc.cpus) * nodes,
+                alloc.mem_mb * nodes,
+                nodes,
+                minutes_left,
+            );
+            let chain = assoc_chain(
+                &self.acct,
+                &job.spec.user_name,
+                job.spec.account.as_deref(),
+                &job.partition,
+            );
+            for key in chain {
+                out.entry(key).or_default().add(&held);
+            }
+        }
+        out
     }
 
     pub(super) fn accrue_usage(&mut self, now: EpochSecs) {
