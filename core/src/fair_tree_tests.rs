@@ -256,3 +256,43 @@ fn the_table_finds_a_jobs_association() {
     );
     assert_eq!(table.factor(&db, "nobody", None, "debug"), 0.0);
 }
+
+#[test]
+fn real_slurms_ranking_after_three_jobs() {
+    // Real Slurm 22.05 (sshare -a -l) after root ran 2 CPUs and spurfs1 (in fa) and spurfs2 (in fb) 1 CPU each
+    // for about 100 s: FairShare root 1/7, spurfs1 2/7, u1 and u3 5/7, spurfs2 6/7, u2 1; LevelFS root's user
+    // 0.048783, fa 0.975566, fb 2.926698, spurfs1 0.125, spurfs2 0.5. (Its u4 had Fairshare=parent, which Spur
+    // does not take: u4's place is left empty here, so the ranks are those of 7 users less one.)
+    let mut db = example();
+    add_user(&mut db, "spurfs1", "fa", 1);
+    add_user(&mut db, "spurfs2", "fb", 1);
+    // Usage as fractions of root's, as its EffectvUsage column showed them.
+    let u = usage(&[
+        ("root", 1.0),
+        ("root|root", 0.499978),
+        ("fa", 0.250011),
+        ("fa|spurfs1", 0.250011),
+        ("fb", 0.250011),
+        ("fb|spurfs2", 0.250011),
+    ]);
+    let rows = shares(&db, &u, true);
+    let lf = |key: &str| row(&rows, key).level_fs.unwrap();
+    for (key, slurm) in [
+        ("root|root", 0.048783),
+        ("fa", 0.975566),
+        ("fb", 2.926698),
+        ("fa|spurfs1", 0.125),
+        ("fb|spurfs2", 0.5),
+    ] {
+        assert!((lf(key) / slurm - 1.0).abs() < 1e-5, "{key}: {}", lf(key));
+    }
+    // 6 users: fb's u2 6, spurfs2 5; fa's u1 4 and fc's u3 tied with it (fc unused, infinite like u1) 4;
+    // spurfs1 2; root's user 1.
+    let f = |key: &str| format!("{:.6}", factor(&rows, key) * 6.0);
+    assert_eq!(f("fb|u2"), "6.000000");
+    assert_eq!(f("fb|spurfs2"), "5.000000");
+    assert_eq!(f("fa|u1"), "4.000000");
+    assert_eq!(f("fc|u3"), "4.000000");
+    assert_eq!(f("fa|spurfs1"), "2.000000");
+    assert_eq!(f("root|root"), "1.000000");
+}
