@@ -64,16 +64,21 @@ pub fn shares(acct: &AcctDb, usage: &FairShareUsage, fair_tree: bool) -> Vec<Ass
 /// in, built once per pass.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FactorTable {
-    by_user: HashMap<(String, String), Vec<(Option<String>, f64)>>,
+    /// user → account → the factor of each of its associations there (`None`: every partition).
+    by_user: HashMap<String, HashMap<String, PartitionFactors>>,
 }
+
+type PartitionFactors = Vec<(Option<String>, f64)>;
 
 impl FactorTable {
     pub fn new(acct: &AcctDb, usage: &FairShareUsage, fair_tree: bool) -> FactorTable {
-        let mut by_user: HashMap<(String, String), Vec<(Option<String>, f64)>> = HashMap::new();
+        let mut by_user: HashMap<String, HashMap<String, PartitionFactors>> = HashMap::new();
         for row in shares(acct, usage, fair_tree) {
             if let (Some(user), Some(factor)) = (row.user, row.fairshare) {
                 by_user
-                    .entry((user, row.account))
+                    .entry(user)
+                    .or_default()
+                    .entry(row.account)
                     .or_default()
                     .push((row.partition, factor));
             }
@@ -91,7 +96,7 @@ impl FactorTable {
                 None => return 0.0,
             },
         };
-        let Some(list) = self.by_user.get(&(user.to_string(), account.to_string())) else {
+        let Some(list) = self.by_user.get(user).and_then(|a| a.get(account)) else {
             return 0.0;
         };
         list.iter()
