@@ -38,7 +38,7 @@ pub struct AssocShare {
     pub effective_usage: f64,
     /// Fair Tree's level fair-share (may be infinite); `None` for root's account and under classic.
     pub level_fs: Option<f64>,
-    /// The fair-share factor, for user associations.
+    /// The fair-share factor: of user associations under Fair Tree, of every association under classic.
     pub fairshare: Option<f64>,
 }
 
@@ -268,9 +268,15 @@ impl Tree {
         }
     }
 
+    /// Every association gets a factor here, accounts and root included, as sshare shows them; root's shares
+    /// are the whole (1).
     fn classic(&mut self) {
         for i in 0..self.rows.len() {
-            let Some(p) = self.parent[i] else { continue };
+            let Some(p) = self.parent[i] else {
+                self.rows[i].norm_shares = 1.0;
+                self.rows[i].fairshare = Some(0.5);
+                continue;
+            };
             let own = self.rows[i].norm_shares;
             if self.parent[p].is_some() {
                 self.rows[i].norm_shares = own * self.rows[p].norm_shares;
@@ -281,14 +287,12 @@ impl Tree {
             } else {
                 actual + (self.rows[p].effective_usage - actual) * own
             };
-            if self.rows[i].is_user() {
-                let s = self.rows[i].norm_shares;
-                self.rows[i].fairshare = Some(if s > 0.0 {
-                    (-self.rows[i].effective_usage / s).exp2()
-                } else {
-                    0.0
-                });
-            }
+            let s = self.rows[i].norm_shares;
+            self.rows[i].fairshare = Some(if s > 0.0 {
+                (-self.rows[i].effective_usage / s).exp2()
+            } else {
+                0.0
+            });
         }
     }
 }

@@ -296,3 +296,45 @@ fn real_slurms_ranking_after_three_jobs() {
     assert_eq!(f("fa|spurfs1"), "2.000000");
     assert_eq!(f("root|root"), "1.000000");
 }
+
+#[test]
+fn classic_matches_real_slurm() {
+    // Real Slurm 22.05 with PriorityFlags=NO_FAIR_TREE (sshare -a -l -P) while spurfs1 (in fc, under fa) and
+    // spurfs2 (in fb) each ran one CPU: half of the usage each.
+    let mut db = AcctDb::initial("c");
+    add_account(&mut db, "fa", None, 10);
+    add_account(&mut db, "fb", None, 30);
+    add_account(&mut db, "fc", Some("fa"), 5);
+    add_user(&mut db, "u1", "fa", 2);
+    add_user(&mut db, "spurfs1", "fc", 3);
+    add_user(&mut db, "u3", "fc", 7);
+    add_user(&mut db, "spurfs2", "fb", 1);
+    let u = usage(&[
+        ("root", 2.0),
+        ("fa", 1.0),
+        ("fc", 1.0),
+        ("fc|spurfs1", 1.0),
+        ("fb", 1.0),
+        ("fb|spurfs2", 1.0),
+    ]);
+    let rows = shares(&db, &u, false);
+    let shown = |key: &str| {
+        let r = row(&rows, key);
+        format!(
+            "{:.6}|{:.6}|{:.6}|{:.6}",
+            r.norm_shares,
+            r.norm_usage,
+            r.effective_usage,
+            r.fairshare.unwrap()
+        )
+    };
+    assert_eq!(shown("root"), "1.000000|1.000000|1.000000|0.500000");
+    assert_eq!(shown("root|root"), "0.024390|0.000000|0.000000|1.000000");
+    assert_eq!(shown("fa"), "0.243902|0.500000|0.500000|0.241484");
+    assert_eq!(shown("fa|u1"), "0.069686|0.000000|0.142857|0.241484");
+    assert_eq!(shown("fc"), "0.174216|0.500000|0.500000|0.136787");
+    assert_eq!(shown("fc|spurfs1"), "0.052265|0.500000|0.500000|0.001319");
+    assert_eq!(shown("fc|u3"), "0.121951|0.000000|0.350000|0.136787");
+    assert_eq!(shown("fb"), "0.731707|0.500000|0.500000|0.622725");
+    assert_eq!(shown("fb|spurfs2"), "0.731707|0.500000|0.500000|0.622725");
+}

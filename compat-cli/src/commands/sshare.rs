@@ -87,7 +87,7 @@ pub fn run(args: &[String]) -> u8 {
     let cluster = config::load_slurm_conf()
         .and_then(|c| c.cluster_name().map(str::to_string))
         .unwrap_or_default();
-    let options = SshareOptions {
+    let mut options = SshareOptions {
         all: parsed.has("all"),
         accounts: list("accounts"),
         users: list("users"),
@@ -98,16 +98,15 @@ pub fn run(args: &[String]) -> u8 {
         layout,
         caller,
         cluster,
+        classic: false,
     };
-    let columns = match parsed.value("format") {
-        Some(text) => match sshare::parse_format(text) {
-            Ok(columns) => columns,
-            Err(error) => {
-                eprintln!("sshare: error: {error}");
-                return 1;
-            }
-        },
-        None => sshare::default_columns(&options),
+    let format = match parsed.value("format").map(sshare::parse_format) {
+        Some(Ok(columns)) => Some(columns),
+        Some(Err(error)) => {
+            eprintln!("sshare: error: {error}");
+            return 1;
+        }
+        None => None,
     };
     let client = match Client::from_environment() {
         Ok(c) => c,
@@ -123,6 +122,8 @@ pub fn run(args: &[String]) -> u8 {
         Ok(_) => return controller_error("Unexpected message received"),
         Err(e) => return controller_error(&e.to_string()),
     };
+    options.classic = !fair_tree;
+    let columns = format.unwrap_or_else(|| sshare::default_columns(&options));
     if let Some(cluster) = parsed.value("cluster") {
         println!("CLUSTER: {cluster}");
     }

@@ -47,6 +47,8 @@ pub struct SshareOptions {
     pub caller: String,
     /// ClusterName, for the Cluster field.
     pub cluster: String,
+    /// `PriorityFlags=NO_FAIR_TREE`: `-l` has no LevelFS.
+    pub classic: bool,
 }
 
 /// `-e`: the fields four to a line, each padded to 18 (the last of a line to 17).
@@ -73,8 +75,11 @@ pub fn default_columns(options: &SshareOptions) -> Vec<Column> {
         names.push("NormUsage");
     }
     names.extend(["EffectvUsage", "FairShare"]);
+    if options.long && !options.classic {
+        names.push("LevelFS");
+    }
     if options.long {
-        names.extend(["LevelFS", "GrpTRESMins", "TRESRunMins"]);
+        names.extend(["GrpTRESMins", "TRESRunMins"]);
     }
     names.into_iter().filter_map(|n| column(n, None)).collect()
 }

@@ -216,3 +216,29 @@ fn running_jobs_show_in_tres_run_mins() {
         text.contains("u2|cpu=20,mem=1000,energy=0,node=10,billing=20,fs/disk=0,vmem=0,pages=0\n")
     );
 }
+
+#[test]
+fn classic_long_has_no_level_fs_and_accounts_have_factors() {
+    let classic = SshareOptions {
+        long: true,
+        classic: true,
+        all: true,
+        ..options()
+    };
+    let rows = shares(&db(), &FairShareUsage::default(), false);
+    let text = render(
+        &rows,
+        &BTreeMap::new(),
+        &default_columns(&classic),
+        &classic,
+    );
+    // Real sshare under NO_FAIR_TREE.
+    assert_eq!(
+        text.lines().next(),
+        Some("Account                    User  RawShares  NormShares    RawUsage   NormUsage  EffectvUsage  FairShare                    GrpTRESMins                    TRESRunMins ")
+    );
+    assert_eq!(
+        text.lines().nth(2),
+        Some("root                                          1.000000           0                  1.000000   0.500000                                cpu=0,mem=0,energy=0,node=0,b+ ")
+    );
+}
