@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::assoc::AcctDb;
+use crate::assoc::{AcctDb, Association, ROOT_ACCOUNT};
 use crate::fairshare::{assoc_key, FairShareUsage};
 
 /// One association as `sshare` shows it, with the factor its users' jobs get.
@@ -114,7 +114,7 @@ struct Tree {
 
 impl Tree {
     fn new(acct: &AcctDb, usage: &FairShareUsage) -> Tree {
-        let order = acct.tree_order();
+        let order = tree_order(acct);
         let account_row: BTreeMap<&str, usize> = order
             .iter()
             .enumerate()
@@ -295,6 +295,44 @@ impl Tree {
             });
         }
     }
+}
+
+/// The associations in sacctmgr's tree order (as [`AcctDb::tree_order`]), grouped once so that a pass over a
+/// large tree costs O(n log n) rather than a scan of every association per account.
+fn tree_order(acct: &AcctDb) -> Vec<&Association> {
+    let mut users: HashMap<&str, Vec<&Association>> = HashMap::new();
+    let mut sub_accounts: HashMap<&str, Vec<&Association>> = HashMap::new();
+    let mut roots = Vec::new();
+    for a in &acct.assocs {
+        match (&a.user, &a.parent) {
+            (Some(_), _) => users.entry(&a.account).or_default().push(a),
+            (None, Some(parent)) => sub_accounts.entry(parent).or_default().push(a),
+            (None, None) if a.account == ROOT_ACCOUNT => roots.push(a),
+            (None, None) => {}
+        }
+    }
+    for list in users.values_mut() {
+        list.sort_by(|a, b| (&a.user, &a.partition).cmp(&(&b.user, &b.partition)));
+    }
+    for list in sub_accounts.values_mut() {
+        list.sort_by(|a, b| a.account.cmp(&b.account));
+    }
+    let mut out = Vec::with_capacity(acct.assocs.len());
+    // Depth first without recursion: each account, its users, then its sub-accounts in name order.
+    let mut stack: Vec<&Association> = roots.into_iter().take(1).collect();
+    while let Some(account) = stack.pop() {
+        if out.len() > acct.assocs.len() {
+            break;
+        }
+        out.push(account);
+        if let Some(list) = users.get(account.account.as_str()) {
+            out.extend(list.iter().copied());
+        }
+        if let Some(list) = sub_accounts.get(account.account.as_str()) {
+            stack.extend(list.iter().rev().copied());
+        }
+    }
+    out
 }
 
 struct Ranking {

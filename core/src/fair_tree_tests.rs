@@ -338,3 +338,59 @@ fn classic_matches_real_slurm() {
     assert_eq!(shown("fb"), "0.731707|0.500000|0.500000|0.622725");
     assert_eq!(shown("fb|spurfs2"), "0.731707|0.500000|0.500000|0.622725");
 }
+
+#[test]
+fn tree_order_is_sacctmgrs() {
+    let mut db = example();
+    add_user(&mut db, "a0", "fc", 1);
+    add_account(&mut db, "fd", Some("fa"), 1);
+    add_account(&mut db, "aa", Some("fa"), 1);
+    add_user(&mut db, "zz", "aa", 1);
+    db.apply(&AcctRequest::AddUsers {
+        names: names(&["u1"]),
+        accounts: names(&["fa"]),
+        partitions: names(&["gpu"]),
+        default_account: None,
+        admin: None,
+        set: AssocSet::default(),
+    })
+    .unwrap();
+    let fast: Vec<&crate::assoc::Association> = super::tree_order(&db);
+    assert_eq!(fast, db.tree_order());
+}
+
+#[test]
+fn a_large_tree_is_ranked_quickly() {
+    // 100 accounts of 50 users each, every user with some usage: one pass's table.
+    let mut db = AcctDb::initial("c");
+    let mut pairs = Vec::new();
+    for a in 0..100 {
+        let account = format!("a{a}");
+        add_account(&mut db, &account, None, 1 + a % 7);
+        let users: Vec<String> = (0..50).map(|u| format!("u{a}x{u}")).collect();
+        db.apply(&AcctRequest::AddUsers {
+            names: users.clone(),
+            accounts: vec![account.clone()],
+            partitions: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet::default(),
+        })
+        .unwrap();
+        for (i, user) in users.iter().enumerate() {
+            pairs.push((format!("{account}|{user}"), (i + a as usize) as f64));
+        }
+        pairs.push((account, 1000.0));
+    }
+    pairs.push(("root".to_string(), 200_000.0));
+    let u = FairShareUsage {
+        last_calc: Some(0),
+        raw: pairs.into_iter().collect(),
+    };
+    let started = std::time::Instant::now();
+    let table = FactorTable::new(&db, &u, true);
+    let spent = started.elapsed();
+    assert!(table.factor(&db, "u3x7", Some("a3"), "p") > 0.0);
+    // Generous for a debug build on a loaded machine; the point is no quadratic walk.
+    assert!(spent < std::time::Duration::from_secs(2), "{spent:?}");
+}
