@@ -326,6 +326,14 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
     {
         tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
     }
+    if priority
+        .as_ref()
+        .is_some_and(|w| w.fairshare > 0 && w.age_ignored)
+    {
+        tracing::warn!(
+            "Fairshare can only be calculated with accounting_storage/slurmdbd; the fair-share factor stays 0"
+        );
+    }
     let prolog_flags = conf.prolog_flags();
     let enforce: Vec<String> = conf
         .get_str("AccountingStorageEnforce")

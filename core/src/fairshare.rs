@@ -71,6 +71,9 @@ pub struct FairShareSettings {
     pub reset: UsageReset,
     /// Slurm 22.05's default Fair Tree algorithm; `PriorityFlags=NO_FAIR_TREE` turns it off for the classic one.
     pub fair_tree: bool,
+    /// `AccountingStorageType=accounting_storage/slurmdbd`: Slurm's multifactor plugin counts usage and computes
+    /// fair-share only then (otherwise the factor is 0, as without associations).
+    pub with_slurmdbd: bool,
 }
 
 impl Default for FairShareSettings {
@@ -79,6 +82,7 @@ impl Default for FairShareSettings {
             half_life_secs: DEFAULT_HALF_LIFE_SECS,
             reset: UsageReset::None,
             fair_tree: true,
+            with_slurmdbd: true,
         }
     }
 }
@@ -100,6 +104,7 @@ impl FairShareSettings {
             fair_tree: !flags
                 .split(',')
                 .any(|f| f.trim().eq_ignore_ascii_case("NO_FAIR_TREE")),
+            with_slurmdbd: conf.accounting_storage_type() == "accounting_storage/slurmdbd",
         }
     }
 

@@ -217,6 +217,12 @@ fn settings_come_from_slurm_conf() {
     let none = parse("PriorityDecayHalfLife=0\n");
     let s = FairShareSettings::from_conf(&none);
     assert_eq!((s.half_life_secs, s.fair_tree), (0, true));
+    assert!(
+        !s.with_slurmdbd,
+        "no AccountingStorageType: Slurm computes no fair-share"
+    );
+    let dbd = parse("AccountingStorageType=accounting_storage/slurmdbd\n");
+    assert!(FairShareSettings::from_conf(&dbd).with_slurmdbd);
     assert_eq!(s.decay(1_000_000), 1.0);
     assert_eq!(FairShareSettings::default().half_life_secs, 7 * 86_400);
 }

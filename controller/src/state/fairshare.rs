@@ -11,9 +11,13 @@ use spur_core::states::JobBaseState;
 use super::ClusterState;
 
 impl ClusterState {
-    /// Usage is counted under `priority/multifactor` with accounting, as Slurm's multifactor plugin counts it.
+    /// Usage is counted under `priority/multifactor` with `accounting_storage/slurmdbd`, as Slurm's multifactor
+    /// plugin counts it (without slurmdbd it has no associations; Spur keeps them all the same, but the factor
+    /// stays Slurm's 0).
     pub fn counts_usage(&self) -> bool {
-        self.settings.priority.is_some() && self.settings.accounting
+        self.settings.priority.is_some()
+            && self.settings.accounting
+            && self.settings.fairshare.with_slurmdbd
     }
 
     /// Whether the leader should commit an accrual at `now`: never yet, a `PriorityCalcPeriod` since the last, or

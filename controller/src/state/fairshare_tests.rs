@@ -190,6 +190,20 @@ fn usage_travels_in_snapshots_and_old_snapshots_have_none() {
 }
 
 #[test]
+fn without_slurmdbd_nothing_is_counted() {
+    let mut s = cluster(10_000);
+    s.state.settings.fairshare.with_slurmdbd = false;
+    assert!(!s.state.counts_usage());
+    let id = s.submit(job(2, 100, 0, None)).unwrap();
+    s.pass().unwrap();
+    s.now = 1_100;
+    s.finish(id).unwrap();
+    assert!(!s.state.usage_accrual_due(1_100));
+    let rows = crate::scheduler::priority::factor_rows(&s.state, &weights(10_000), s.now);
+    assert!(rows.iter().all(|r| r.fairshare == 0.0));
+}
+
+#[test]
 fn without_multifactor_nothing_is_counted() {
     let nodes = vec!["n1".to_string()];
     let s = Scenario::new(
