@@ -164,10 +164,12 @@ fn find_long<'a>(specs: &'a [Spec], name: &str) -> Result<&'a Spec, Option<Vec<&
     if let Some(spec) = specs.iter().find(|s| s.long == name) {
         return Ok(spec);
     }
-    let matches: Vec<&Spec> = specs
+    let mut matches: Vec<&Spec> = specs
         .iter()
         .filter(|s| !name.is_empty() && s.long.starts_with(name))
         .collect();
+    // One long option may have two short letters (sshare's `-n` and `-h`): a prefix of it is not ambiguous.
+    matches.dedup_by_key(|s| s.long);
     match matches.as_slice() {
         [one] => Ok(one),
         [] => Err(None),

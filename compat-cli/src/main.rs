@@ -24,6 +24,7 @@ pub const COMMANDS: &[&str] = &[
     "sprio",
     "squeue",
     "srun",
+    "sshare",
     "sstat",
 ];
 

@@ -326,6 +326,14 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
     {
         tracing::warn!("PriorityWeightAge can only be used with SlurmDBD, ignoring");
     }
+    if priority
+        .as_ref()
+        .is_some_and(|w| w.fairshare > 0 && w.age_ignored)
+    {
+        tracing::warn!(
+            "Fairshare can only be calculated with accounting_storage/slurmdbd; the fair-share factor stays 0"
+        );
+    }
     let prolog_flags = conf.prolog_flags();
     let enforce: Vec<String> = conf
         .get_str("AccountingStorageEnforce")
@@ -383,6 +391,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         preempt_by_qos: conf
             .get_str("PreemptType")
             .is_some_and(|t| t.eq_ignore_ascii_case("preempt/qos")),
+        fairshare: spur_core::fairshare::FairShareSettings::from_conf(conf),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),

@@ -580,7 +580,7 @@ impl Controller {
         }
     }
 
-    /// Time limits, liveness of nodes and purging of old jobs.
+    /// Time limits, liveness of nodes, fair-share usage and purging of old jobs.
     pub async fn run_housekeeping(self: Arc<Self>) {
         loop {
             tokio::time::sleep(HOUSEKEEPING_INTERVAL).await;
@@ -622,6 +622,11 @@ impl Controller {
                 }
             }
             self.check_liveness(now).await;
+            if self.state.read(|s| s.usage_accrual_due(now)) {
+                if let Err(e) = self.commit(Command::AccrueUsage { now }).await {
+                    tracing::error!("usage accrual commit failed: {e}");
+                }
+            }
             let purge_due = self.state.read(|s| {
                 let age = i64::from(s.settings.min_job_age_secs);
                 s.jobs.values().any(|j| {

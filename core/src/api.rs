@@ -360,6 +360,8 @@ pub enum Query {
     },
     /// `sacctmgr show|list`: every QOS, account, user and association. Answered with [`QueryReply::AcctDb`].
     AcctDb,
+    /// `sshare`: the associations with their fair-share usage. Answered with [`QueryReply::Shares`].
+    Shares,
 }
 
 /// Which jobs a listing asks for.
@@ -468,6 +470,16 @@ pub enum QueryReply {
     /// The accounting entities (`sacctmgr show`).
     AcctDb {
         db: crate::assoc::AcctDb,
+    },
+    /// What `sshare` shows: the associations, their usage and how the factor is computed (the client ranks them
+    /// with [`crate::fair_tree::shares`], as the scheduler does), and the running jobs' `TRESRunMins` by
+    /// association key.
+    Shares {
+        db: crate::assoc::AcctDb,
+        usage: crate::fairshare::FairShareUsage,
+        fair_tree: bool,
+        #[serde(default)]
+        run_mins: std::collections::BTreeMap<String, crate::fairshare::TresRunMins>,
     },
 }
 

@@ -13,6 +13,8 @@ pub mod conf;
 pub mod controllers;
 pub mod cpu_bind;
 pub mod env;
+pub mod fair_tree;
+pub mod fairshare;
 pub mod format;
 pub mod gpu_bind;
 pub mod gpu_topology;

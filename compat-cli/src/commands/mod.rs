@@ -19,6 +19,7 @@ pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod srun;
+pub mod sshare;
 pub mod sstat;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
@@ -33,6 +34,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sinfo" => sinfo::run(args),
         "sprio" => sprio::run(args),
         "squeue" => squeue::run(args),
+        "sshare" => sshare::run(args),
         "srun" => srun::run(args),
         "sstat" => sstat::run(args),
         "slurmrestd" => rest::run(args),

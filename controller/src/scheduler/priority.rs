@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use spur_core::fair_tree::FactorTable;
 use spur_core::job::{EpochSecs, JobRecord};
 use spur_core::priority::{self, ClusterTotals, Factors, JobFactors, JobSize, PriorityWeights};
 use spur_core::records::NodeRecord;
@@ -17,6 +18,8 @@ use crate::state::ClusterState;
 pub struct Totals {
     pub cluster: ClusterTotals,
     pub partitions: BTreeMap<String, ClusterTotals>,
+    /// Each user association's fair-share factor, when `PriorityWeightFairshare` weighs it.
+    pub fairshare: Option<FactorTable>,
 }
 
 impl Totals {
@@ -36,9 +39,22 @@ impl Totals {
                 (p.name.clone(), sum_nodes(nodes, max_partition_job_factor))
             })
             .collect();
+        let fairshare = state
+            .settings
+            .priority
+            .as_ref()
+            .filter(|w| w.fairshare > 0 && state.counts_usage())
+            .map(|_| {
+                FactorTable::new(
+                    &state.acct,
+                    &state.usage,
+                    state.settings.fairshare.fair_tree,
+                )
+            });
         Totals {
             cluster,
             partitions,
+            fairshare,
         }
     }
 
@@ -90,6 +106,14 @@ fn factors_of(
         weights.calc_time(now),
     );
     factors.qos = qos_factor(&state.acct, job);
+    if let Some(table) = &totals.fairshare {
+        factors.fairshare = table.factor(
+            &state.acct,
+            &job.spec.user_name,
+            job.spec.account.as_deref(),
+            &job.partition,
+        );
+    }
     factors
 }
 

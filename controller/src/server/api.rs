@@ -416,6 +416,12 @@ impl ApiService {
             Query::AcctDb => QueryReply::AcctDb {
                 db: state.acct.clone(),
             },
+            Query::Shares => QueryReply::Shares {
+                db: state.acct.clone(),
+                usage: state.usage.clone(),
+                fair_tree: state.settings.fairshare.fair_tree,
+                run_mins: state.tres_run_mins(now),
+            },
             Query::Accounting {
                 job_ids,
                 user_ids,

@@ -90,6 +90,9 @@ pub struct Settings {
     /// `PreemptType=preempt/qos`: jobs preempt by their QOS's `Preempt` lists instead of partition tiers.
     #[serde(default)]
     pub preempt_by_qos: bool,
+    /// `PriorityDecayHalfLife`, `PriorityUsageResetPeriod` and Fair Tree or not (`PriorityFlags=NO_FAIR_TREE`).
+    #[serde(default)]
+    pub fairshare: spur_core::fairshare::FairShareSettings,
 }
 
 fn default_true() -> bool {
@@ -164,6 +167,7 @@ impl Default for Settings {
             enforce_qos: false,
             enforce_limits: false,
             preempt_by_qos: false,
+            fairshare: Default::default(),
         }
     }
 }
@@ -208,6 +212,9 @@ impl ClusterState {
         }
         self.settings = snapshot.settings;
         self.seed_accounting_entities();
+        if self.settings.fairshare.reset == spur_core::fairshare::UsageReset::Now {
+            self.usage.reset();
+        }
         let mut all_partitions = snapshot.partitions;
         let kept = self.runtime_partitions_outside(&all_partitions);
         self.runtime_partitions

@@ -62,6 +62,10 @@ impl ClusterState {
                 .and_then(|p| p.default_time_min.or(p.max_time_min))
         });
         let first_id = self.next_job_id;
+        // What the factors are relative to does not change as the tasks are added: once per submission, not per
+        // task (the fair-share table walks every association).
+        let totals = (self.settings.priority.is_some() && !spec.hold)
+            .then(|| crate::scheduler::priority::Totals::of(self));
         let make = |state: &mut ClusterState, array_task: Option<u32>| {
             let job_id = state.next_job_id;
             state.next_job_id += 1;
@@ -94,10 +98,9 @@ impl ClusterState {
                 // then on; the scheduler, which skips unchanged held jobs, would leave it Unknown.
                 record.last_sched_eval = Some(now);
             }
-            if let (Some(weights), None) = (&state.settings.priority, hold) {
-                let totals = crate::scheduler::priority::Totals::of(state);
+            if let (Some(weights), None, Some(totals)) = (&state.settings.priority, hold, &totals) {
                 if let Some(p) =
-                    crate::scheduler::priority::recomputed(state, weights, &totals, &record, now)
+                    crate::scheduler::priority::recomputed(state, weights, totals, &record, now)
                 {
                     record.priority = p;
                 }

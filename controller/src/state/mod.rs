@@ -7,6 +7,7 @@ mod accounting;
 mod assoc;
 mod config;
 mod epilog;
+mod fairshare;
 mod het;
 mod jobs;
 mod licenses;
@@ -165,6 +166,11 @@ pub enum Command {
         node: String,
         now: EpochSecs,
     },
+    /// priority/multifactor: count the usage of running and recently ended jobs up to `now` and decay the rest
+    /// (state/fairshare.rs).
+    AccrueUsage {
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -299,6 +305,9 @@ pub struct ClusterState {
     /// QOS, accounts, users and associations (`sacctmgr`), seeded as slurmdbd seeds a new cluster.
     #[serde(default)]
     pub acct: spur_core::assoc::AcctDb,
+    /// Each association's decayed usage, for fair-share (priority/multifactor).
+    #[serde(default)]
+    pub usage: spur_core::fairshare::FairShareUsage,
 }
 
 impl ClusterState {
@@ -394,6 +403,7 @@ impl ClusterState {
                 now,
             } => Ok(self.node_responding(&name, responding, now)),
             Command::Purge { now } => {
+                self.accrue_usage(now);
                 self.purge(now);
                 self.expire_accounting(now);
                 self.expire_reservations(now);
@@ -433,6 +443,10 @@ impl ClusterState {
             }
             Command::EpilogFinished { job_id, node, now } => {
                 self.epilog_finished(job_id, &node, now);
+                Ok(Applied::default())
+            }
+            Command::AccrueUsage { now } => {
+                self.accrue_usage(now);
                 Ok(Applied::default())
             }
         }

@@ -419,6 +419,9 @@ impl World {
                 now,
             });
         }
+        if self.controller.state.usage_accrual_due(now) {
+            let _ = self.commit(Command::AccrueUsage { now });
+        }
         if self.controller.purge_due(now) {
             let _ = self.commit(Command::Purge { now });
         }

@@ -39,6 +39,7 @@ pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;
+pub mod sshare;
 pub mod sstat;
 pub mod steps;
 pub mod time;
