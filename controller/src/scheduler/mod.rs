@@ -511,7 +511,7 @@ pub fn validate_request(
     }
     // Lazily: with thousands of nodes, looking every one up by name for each submission was nearly all of its
     // cost, while the checks below stop at the first node that qualifies.
-    let nodes = || part.nodes.iter().filter_map(|n| state.nodes.get(n));
+    let nodes = || state.nodes_named(&part.nodes).map(|(_, node)| node);
     let nodes_min = spec.nodes_min as usize;
     if nodes_min > part.nodes.len() || (nodes_min > 1 && nodes().nth(nodes_min - 1).is_none()) {
         return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
@@ -549,10 +549,9 @@ fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bo
     let Some(part) = state.partition(partition) else {
         return false;
     };
-    let nodes: Vec<&NodeRecord> = part
-        .nodes
-        .iter()
-        .filter_map(|n| state.nodes.get(n))
+    let nodes: Vec<&NodeRecord> = state
+        .nodes_named(&part.nodes)
+        .map(|(_, node)| node)
         .collect();
     let probe = probe_record(spec, partition);
     let nodes_min = spec.nodes_min.max(1);

@@ -235,14 +235,12 @@ pub(super) struct Candidate<'s> {
 /// The partition's nodes in Slurm's order of preference: lower weight first, then configuration order.
 pub(super) fn candidates<'s>(
     state: &'s ClusterState,
-    partition: &PartitionRecord,
+    partition: &'s PartitionRecord,
     index_of: impl Fn(&str) -> Option<usize>,
 ) -> Vec<Candidate<'s>> {
-    let mut nodes: Vec<Candidate<'s>> = partition
-        .nodes
-        .iter()
-        .filter_map(|n| {
-            let (name, node) = state.nodes.get_key_value(n)?;
+    let mut nodes: Vec<Candidate<'s>> = state
+        .nodes_named(&partition.nodes)
+        .filter_map(|(name, node)| {
             Some(Candidate {
                 idx: index_of(name)?,
                 node,

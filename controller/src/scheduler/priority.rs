@@ -35,7 +35,7 @@ impl Totals {
             .partitions
             .iter()
             .map(|p| {
-                let nodes = p.nodes.iter().filter_map(|n| state.nodes.get(n));
+                let nodes = state.nodes_named(&p.nodes).map(|(_, node)| node);
                 (p.name.clone(), sum_nodes(nodes, max_partition_job_factor))
             })
             .collect();

@@ -460,6 +460,38 @@ impl ClusterState {
         self.partitions.iter().find(|p| p.name == name)
     }
 
+    /// The records of the nodes `names` lists, in that order (unknown names skipped). Partitions list their
+    /// nodes mostly in the map's own order, so each name is first tried as the map's next key after the previous
+    /// one and looked up only when it is not: a partition of 10,000 nodes costs 10,000 steps instead of as many
+    /// lookups (each a dozen name comparisons), which was most of a submission's cost at that size.
+    pub fn nodes_named<'s>(
+        &'s self,
+        names: &'s [String],
+    ) -> impl Iterator<Item = (&'s String, &'s NodeRecord)> + 's {
+        use std::ops::Bound;
+        let mut after: Option<std::collections::btree_map::Range<'s, String, NodeRecord>> = None;
+        names.iter().filter_map(move |name| {
+            if let Some((key, node)) = after.as_mut().and_then(Iterator::next) {
+                if key == name {
+                    return Some((key, node));
+                }
+            }
+            let mut from = self
+                .nodes
+                .range::<str, _>((Bound::Included(name.as_str()), Bound::Unbounded));
+            match from.next() {
+                Some((key, node)) if key == name => {
+                    after = Some(from);
+                    Some((key, node))
+                }
+                _ => {
+                    after = None;
+                    None
+                }
+            }
+        })
+    }
+
     /// Invariants every reachable state keeps; tests and the simulator call this after each apply.
     pub fn check_invariants(&self) -> Result<(), String> {
         // Per node: CPUs of jobs with cores of their own, CPUs of jobs sharing cores, and what those book.

@@ -2160,3 +2160,41 @@ fn notify_of_an_interactive_allocation_is_kept_for_its_client() {
     let kept: Vec<(u32, String)> = (3..=10).map(|n| (n, format!("m{}", n - 1))).collect();
     assert_eq!(h.job(job).notices, kept);
 }
+
+#[test]
+fn nodes_named_follows_the_list_whatever_its_order() {
+    let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let mut state = ClusterState::new();
+    state
+        .apply(
+            1,
+            Command::ApplyConfig(Box::new(ConfigSnapshot {
+                cluster: ClusterConfig::default(),
+                settings: Settings::default(),
+                nodes: ["a1", "a2", "a3", "b1", "b2"]
+                    .iter()
+                    .map(|n| node(n, 2, 0))
+                    .collect(),
+                partitions: vec![partition("all", &["a1"], true)],
+            })),
+        )
+        .unwrap();
+    let walk = |list: &[String]| -> Vec<String> {
+        state.nodes_named(list).map(|(n, _)| n.clone()).collect()
+    };
+    // In the map's order, with gaps, backwards, unknown names and repeats.
+    for list in [
+        names(&["a1", "a2", "a3", "b1", "b2"]),
+        names(&["a1", "a3", "b2"]),
+        names(&["b2", "b1", "a1"]),
+        names(&["a2", "zz", "a3", "a0", "b1", "b1"]),
+        names(&[]),
+    ] {
+        let expected: Vec<String> = list
+            .iter()
+            .filter(|n| state.nodes.contains_key(*n))
+            .cloned()
+            .collect();
+        assert_eq!(walk(&list), expected, "{list:?}");
+    }
+}
