@@ -14,6 +14,7 @@ use spur_core::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HIN
 use spur_core::states::JobReason;
 
 const RUNS: usize = 5;
+const STREAM_RUNS: usize = 1;
 const T0: i64 = 1_800_000_000;
 
 /// A held batch job as `slurm_submit_batch_job` leaves it in the controller (script and one variable).
@@ -95,6 +96,45 @@ fn main() {
         time(|| postcard::from_bytes::<JobList>(&packed).expect("a listing it packed"));
     report("decode (client, postcard)", &t, packed.len());
 
+    if wanted("stream") {
+        struct Count;
+        impl<'de> serde::de::Visitor<'de> for Count {
+            type Value = usize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("jobs")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<usize, A::Error> {
+                let mut n = 0;
+                while let Some(job) = seq.next_element::<JobRecord>()? {
+                    n += job.spec.name.len();
+                }
+                Ok(n)
+            }
+        }
+        struct Seed;
+        impl<'de> serde::de::DeserializeSeed<'de> for Seed {
+            type Value = usize;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+                d.deserialize_seq(Count)
+            }
+        }
+        let runs: usize = std::env::var("STREAM_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(STREAM_RUNS);
+        for _ in 1..runs {
+            let mut de = postcard::Deserializer::from_bytes(&packed);
+            serde::de::DeserializeSeed::deserialize(Seed, &mut de).expect("stream");
+        }
+        let (t, _n) = time(|| {
+            let mut de = postcard::Deserializer::from_bytes(&packed);
+            serde::de::DeserializeSeed::deserialize(Seed, &mut de).expect("stream")
+        });
+        report("stream decode (drop each)", &t, packed.len());
+    }
     let ctx = FormatContext::new(T0 + 3_600, 0).with_user(1000, "alice");
     if wanted("squeue (render)") {
         let default = squeue::SqueueOptions::default();

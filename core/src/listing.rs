@@ -91,7 +91,7 @@ pub fn pack<T: Serialize + ?Sized>(value: &T, capacity: usize) -> postcard::Resu
 }
 
 /// postcard's output into a `Vec` whose room the caller chose (postcard's own `AllocVec` starts empty).
-struct Packing(Vec<u8>);
+pub(crate) struct Packing(pub(crate) Vec<u8>);
 
 impl postcard::ser_flavors::Flavor for Packing {
     type Output = Vec<u8>;
@@ -112,7 +112,7 @@ impl postcard::ser_flavors::Flavor for Packing {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
@@ -123,7 +123,7 @@ mod tests {
 
     /// A record with every kind of field set to something other than its default: a positional encoding that
     /// lost its place anywhere would not read it back equal.
-    fn populated() -> JobRecord {
+    pub(crate) fn populated() -> JobRecord {
         let spec = JobSpec {
             name: "train".into(),
             user_id: 1000,

@@ -14,17 +14,8 @@ use crate::states::JobBaseState;
 /// Folds pending tasks of each array into one view (kept where its first task appeared); everything else passes
 /// through unchanged.
 pub(crate) fn fold_pending_tasks<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>> {
-    type Key<'k> = (u32, &'k str, &'k str);
-    let key = |job: &'a JobRecord| -> Option<Key<'a>> {
-        let array = job.array_job_id?;
-        job.array_task_id?;
-        (job.state == JobBaseState::Pending).then_some((
-            array,
-            job.spec.name.as_str(),
-            job.partition.as_str(),
-        ))
-    };
-    let mut members: BTreeMap<Key<'a>, Vec<&'a JobRecord>> = BTreeMap::new();
+    let key = fold_key;
+    let mut members: BTreeMap<FoldKey<'a>, Vec<&'a JobRecord>> = BTreeMap::new();
     for job in jobs {
         if let Some(k) = key(job) {
             members.entry(k).or_default().push(job);
@@ -44,7 +35,21 @@ pub(crate) fn fold_pending_tasks<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>>
     views
 }
 
-fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
+/// What pending tasks fold by: their array, name and partition.
+pub(crate) type FoldKey<'k> = (u32, &'k str, &'k str);
+
+/// The fold `job` belongs to; `None` for anything but a pending array task.
+pub(crate) fn fold_key(job: &JobRecord) -> Option<FoldKey<'_>> {
+    let array = job.array_job_id?;
+    job.array_task_id?;
+    (job.state == JobBaseState::Pending).then_some((
+        array,
+        job.spec.name.as_str(),
+        job.partition.as_str(),
+    ))
+}
+
+pub(crate) fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
     let representative = group
         .iter()
         .copied()

@@ -39,6 +39,7 @@ pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
 mod squeue_sort;
+mod squeue_table;
 pub mod sstat;
 pub mod steps;
 pub mod time;
