@@ -6,7 +6,8 @@ use spur_core::api::{
     ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
     SubmitRequest,
 };
-use spur_core::wire::{from_doc, pb, to_doc, DocKind};
+use spur_core::listing_rows::ListField;
+use spur_core::wire::{from_doc, listing_doc, pb, to_doc, DocKind, ListingDoc};
 
 /// Slurm's MessageTimeout default: how long a client waits for the controller.
 pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -22,6 +23,12 @@ pub enum ClientError {
     /// No credential could be made (munged unreachable, ...): Slurm's clients fail the same way.
     #[error("Protocol authentication error ({0})")]
     Auth(String),
+}
+
+/// A listing's answer: rows (for [`spur_core::listing_rows::Rows::parse`]) or whole records.
+pub enum ListingReply {
+    Rows(Vec<u8>),
+    Jobs(JobList),
 }
 
 pub struct Client {
@@ -144,6 +151,28 @@ impl Client {
     /// build.
     pub fn job_list(&self, listing: JobListing) -> Result<JobList, ClientError> {
         Self::decode(self.call("Query", Self::request(&Query::JobListing(listing))?)?)
+    }
+
+    /// A listing as rows of `fields` ([`spur_core::listing_rows`]) when the controller is this build, else as
+    /// records.
+    pub fn job_rows(
+        &self,
+        listing: JobListing,
+        fields: &[ListField],
+    ) -> Result<ListingReply, ClientError> {
+        let listing = JobListing {
+            fields: Some(fields.iter().map(|f| f.name().to_string()).collect()),
+            ..listing
+        };
+        let mut reply = self.call("Query", Self::request(&Query::JobListing(listing))?)?;
+        if reply.error_code == 0 {
+            let body = reply.body.take();
+            match listing_doc(body).map_err(|e| ClientError::Protocol(e.to_string()))? {
+                ListingDoc::Rows(bytes) => return Ok(ListingReply::Rows(bytes)),
+                ListingDoc::Other(body) => reply.body = body,
+            }
+        }
+        Self::decode(reply).map(ListingReply::Jobs)
     }
 
     pub fn control(&self, request: &ControlRequest) -> Result<ControlReply, ClientError> {

@@ -8,13 +8,13 @@
 use std::time::{Duration, Instant};
 
 use spur_core::api::JobList;
-use spur_core::format::{scontrol_job, squeue, FormatContext};
+use spur_core::format::{scontrol_job, squeue, squeue_needs, FormatContext};
 use spur_core::job::{HoldKind, JobRecord, JobSpec};
 use spur_core::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HINT};
+use spur_core::listing_rows::{RowWriter, Rows};
 use spur_core::states::JobReason;
 
 const RUNS: usize = 5;
-const STREAM_RUNS: usize = 1;
 const T0: i64 = 1_800_000_000;
 
 /// A held batch job as `slurm_submit_batch_job` leaves it in the controller (script and one variable).
@@ -96,45 +96,6 @@ fn main() {
         time(|| postcard::from_bytes::<JobList>(&packed).expect("a listing it packed"));
     report("decode (client, postcard)", &t, packed.len());
 
-    if wanted("stream") {
-        struct Count;
-        impl<'de> serde::de::Visitor<'de> for Count {
-            type Value = usize;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("jobs")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<usize, A::Error> {
-                let mut n = 0;
-                while let Some(job) = seq.next_element::<JobRecord>()? {
-                    n += job.spec.name.len();
-                }
-                Ok(n)
-            }
-        }
-        struct Seed;
-        impl<'de> serde::de::DeserializeSeed<'de> for Seed {
-            type Value = usize;
-            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
-                d.deserialize_seq(Count)
-            }
-        }
-        let runs: usize = std::env::var("STREAM_RUNS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(STREAM_RUNS);
-        for _ in 1..runs {
-            let mut de = postcard::Deserializer::from_bytes(&packed);
-            serde::de::DeserializeSeed::deserialize(Seed, &mut de).expect("stream");
-        }
-        let (t, _n) = time(|| {
-            let mut de = postcard::Deserializer::from_bytes(&packed);
-            serde::de::DeserializeSeed::deserialize(Seed, &mut de).expect("stream")
-        });
-        report("stream decode (drop each)", &t, packed.len());
-    }
     let ctx = FormatContext::new(T0 + 3_600, 0).with_user(1000, "alice");
     if wanted("squeue (render)") {
         let default = squeue::SqueueOptions::default();
@@ -148,6 +109,37 @@ fn main() {
         };
         let (t, out) = time(|| squeue::render(&decoded.jobs, &short, &ctx));
         report("squeue -h -o \"%i %t\" (render)", &t, out.len());
+    }
+    // The rows path squeue takes: the controller writes rows of the fields the table reads, the client reads
+    // them into one record at a time and feeds its table.
+    let squeue_rows = |what: &str, opts: &squeue::SqueueOptions| {
+        let fields = squeue_needs::listed_fields(opts);
+        let (t, bytes) = time(|| {
+            let mut rows = RowWriter::new(&fields, jobs.len());
+            for job in &jobs {
+                rows.push(job).expect("writes");
+            }
+            rows.finish(T0).expect("finishes")
+        });
+        report(&format!("{what} rows: encode"), &t, bytes.len());
+        let (t, out) = time(|| {
+            let rows = Rows::parse(&bytes).expect("parses");
+            let mut table = squeue::Table::new(opts, &ctx);
+            rows.for_each(&fields, |job| table.push(job))
+                .expect("reads");
+            table.finish()
+        });
+        report(&format!("{what} rows: decode + render"), &t, out.len());
+    };
+    if wanted("squeue rows") {
+        squeue_rows("squeue", &squeue::SqueueOptions::default());
+    }
+    if wanted("squeue -h -o \"%i %t\" rows") {
+        let short = squeue::SqueueOptions {
+            no_header: true,
+            ..squeue::SqueueOptions::default().with_format("%i %t")
+        };
+        squeue_rows("squeue -h -o \"%i %t\"", &short);
     }
     if wanted("scontrol show job (render)") {
         let (t, out) = time(|| scontrol_job::render(&decoded.jobs, false, &ctx));

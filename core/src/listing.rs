@@ -68,6 +68,15 @@ pub enum ListedJob<'a> {
     Owned(Box<JobRecord>),
 }
 
+impl ListedJob<'_> {
+    pub fn record(&self) -> &JobRecord {
+        match self {
+            ListedJob::Borrowed(job) => job,
+            ListedJob::Owned(job) => job,
+        }
+    }
+}
+
 impl Serialize for ListedJob<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -96,11 +105,13 @@ pub(crate) struct Packing(pub(crate) Vec<u8>);
 impl postcard::ser_flavors::Flavor for Packing {
     type Output = Vec<u8>;
 
+    #[inline]
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
         self.0.push(data);
         Ok(())
     }
 
+    #[inline]
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
         self.0.extend_from_slice(data);
         Ok(())

@@ -55,13 +55,13 @@ macro_rules! list_fields {
                 }
             }
 
-            fn write(self, job: &JobRecord, out: &mut Vec<u8>) -> postcard::Result<()> {
+            fn write(self, job: &JobRecord, out: &mut Writer) -> postcard::Result<()> {
                 match self {
-                    $(ListField::$variant => put(listed_value!(&job.$($path).+ $(, $listed)?), out),)*
+                    $(ListField::$variant => listed_value!(&job.$($path).+ $(, $listed)?).serialize(out),)*
                 }
             }
 
-            fn read(self, input: &mut &[u8], job: &mut JobRecord) -> postcard::Result<()> {
+            fn read(self, input: &mut Reader<'_>, job: &mut JobRecord) -> postcard::Result<()> {
                 match self {
                     $(ListField::$variant => take(input, &mut job.$($path).+),)*
                 }
@@ -179,15 +179,12 @@ impl ListField {
     }
 }
 
-fn put<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> postcard::Result<()> {
-    *out = postcard::serialize_with_flavor::<T, _, _>(value, Packing(std::mem::take(out)))?;
-    Ok(())
-}
+/// Rows are written by one serializer and read by one deserializer, field after field.
+type Writer = postcard::Serializer<Packing>;
+type Reader<'de> = postcard::Deserializer<'de, postcard::de_flavors::Slice<'de>>;
 
-fn take<T: DeserializeOwned>(input: &mut &[u8], slot: &mut T) -> postcard::Result<()> {
-    let (value, rest) = postcard::take_from_bytes(input)?;
-    *slot = value;
-    *input = rest;
+fn take<T: DeserializeOwned>(input: &mut Reader<'_>, slot: &mut T) -> postcard::Result<()> {
+    *slot = T::deserialize(input)?;
     Ok(())
 }
 
@@ -207,9 +204,11 @@ pub struct JobRows;
 /// Builds a [`JobRows`] document, one job at a time (the controller, under its state's read lock).
 pub struct RowWriter<'f> {
     fields: &'f [ListField],
-    rows: Vec<u8>,
+    rows: Writer,
     count: u32,
     owners: BTreeSet<(u32, u32)>,
+    /// The owner of the row before: a queue lists the same owner many times in a row.
+    last_owner: Option<(u32, u32)>,
 }
 
 impl<'f> RowWriter<'f> {
@@ -220,9 +219,12 @@ impl<'f> RowWriter<'f> {
             .try_reserve_exact(jobs_hint.saturating_mul(ROW_BYTES_HINT * fields.len().min(32) / 8));
         RowWriter {
             fields,
-            rows,
+            rows: postcard::Serializer {
+                output: Packing(rows),
+            },
             count: 0,
             owners: BTreeSet::new(),
+            last_owner: None,
         }
     }
 
@@ -231,7 +233,11 @@ impl<'f> RowWriter<'f> {
             field.write(job, &mut self.rows)?;
         }
         self.count += 1;
-        self.owners.insert((job.spec.user_id, job.spec.group_id));
+        let owner = (job.spec.user_id, job.spec.group_id);
+        if self.last_owner != Some(owner) {
+            self.owners.insert(owner);
+            self.last_owner = Some(owner);
+        }
         Ok(())
     }
 
@@ -243,7 +249,7 @@ impl<'f> RowWriter<'f> {
             owners: self.owners.into_iter().collect(),
         };
         let mut out = postcard::to_allocvec(&head)?;
-        out.extend_from_slice(&self.rows);
+        out.extend_from_slice(&self.rows.output.0);
         Ok(out)
     }
 }
@@ -286,7 +292,7 @@ impl<'a> Rows<'a> {
         fields: &[ListField],
         mut each: impl FnMut(&JobRecord),
     ) -> postcard::Result<()> {
-        let mut input = self.rows;
+        let mut input = postcard::Deserializer::from_bytes(self.rows);
         let mut job = blank_record();
         for _ in 0..self.count {
             for field in fields {

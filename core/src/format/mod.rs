@@ -38,6 +38,7 @@ mod sinfo_group;
 pub mod sprio;
 pub mod squeue;
 mod squeue_fields;
+pub mod squeue_needs;
 mod squeue_sort;
 mod squeue_table;
 pub mod sstat;
