@@ -6,7 +6,8 @@ use spur_core::api::{
     ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
     SubmitRequest,
 };
-use spur_core::listing_rows::ListField;
+use spur_core::job::JobRecord;
+use spur_core::listing_rows::{ListField, Rows};
 use spur_core::wire::{from_doc, listing_doc, pb, to_doc, DocKind, ListingDoc};
 
 /// Slurm's MessageTimeout default: how long a client waits for the controller.
@@ -29,6 +30,47 @@ pub enum ClientError {
 pub enum ListingReply {
     Rows(Vec<u8>),
     Jobs(JobList),
+}
+
+impl ListingReply {
+    /// The controller's clock and each listed job's owner and group (the names to look up).
+    pub fn head(&self) -> Result<(i64, Vec<(u32, u32)>), ClientError> {
+        match self {
+            ListingReply::Rows(bytes) => {
+                let rows = Rows::parse(bytes).map_err(malformed)?;
+                Ok((rows.now, rows.owners))
+            }
+            ListingReply::Jobs(list) => Ok((
+                list.now,
+                list.jobs
+                    .iter()
+                    .map(|j| (j.spec.user_id, j.spec.group_id))
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Calls `each` with every listed job: records, or rows of `fields` read into one reused record.
+    pub fn for_each(
+        &self,
+        fields: &[ListField],
+        each: impl FnMut(&JobRecord),
+    ) -> Result<(), ClientError> {
+        match self {
+            ListingReply::Rows(bytes) => {
+                let rows = Rows::parse(bytes).map_err(malformed)?;
+                rows.for_each(fields, each).map_err(malformed)
+            }
+            ListingReply::Jobs(list) => {
+                list.jobs.iter().for_each(each);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn malformed(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Protocol(format!("malformed job rows: {e}"))
 }
 
 pub struct Client {

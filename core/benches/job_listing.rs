@@ -11,7 +11,7 @@ use spur_core::api::JobList;
 use spur_core::format::{scontrol_job, squeue, squeue_needs, FormatContext};
 use spur_core::job::{HoldKind, JobRecord, JobSpec};
 use spur_core::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HINT};
-use spur_core::listing_rows::{RowWriter, Rows};
+use spur_core::listing_rows::{ListField, RowWriter, Rows};
 use spur_core::states::JobReason;
 
 const RUNS: usize = 5;
@@ -140,6 +140,24 @@ fn main() {
             ..squeue::SqueueOptions::default().with_format("%i %t")
         };
         squeue_rows("squeue -h -o \"%i %t\"", &short);
+    }
+    if wanted("scontrol show job rows") {
+        let fields = ListField::ALL;
+        let (t, bytes) = time(|| {
+            let mut rows = RowWriter::new(fields, jobs.len());
+            for job in &jobs {
+                rows.push(job).expect("writes");
+            }
+            rows.finish(T0).expect("finishes")
+        });
+        report("scontrol show job rows: encode", &t, bytes.len());
+        let (t, out) = time(|| {
+            let rows = Rows::parse(&bytes).expect("parses");
+            let mut show = scontrol_job::Show::new(false, None, &ctx);
+            rows.for_each(fields, |job| show.push(job)).expect("reads");
+            show.finish()
+        });
+        report("scontrol show job rows: decode + render", &t, out.len());
     }
     if wanted("scontrol show job (render)") {
         let (t, out) = time(|| scontrol_job::render(&decoded.jobs, false, &ctx));

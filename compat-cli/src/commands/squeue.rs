@@ -3,9 +3,8 @@
 use spur_core::api::{JobList, JobListing, JobSelector};
 use spur_core::format::{json, squeue, squeue_needs, FormatContext};
 use spur_core::job::JobRecord;
-use spur_core::listing_rows::Rows;
 
-use crate::client::{Client, ListingReply};
+use crate::client::Client;
 use crate::config;
 use crate::getopt::{self, opt, Spec};
 
@@ -85,42 +84,34 @@ pub fn run(args: &[String]) -> u8 {
     }
     // The table reads rows of just the fields it prints, sorts and filters by, one job at a time.
     let fields = squeue_needs::listed_fields(&options);
-    let bytes = match client.job_rows(listing, &fields) {
-        Ok(ListingReply::Rows(bytes)) => bytes,
-        Ok(ListingReply::Jobs(JobList { jobs, now })) => {
-            let ctx = context(&jobs, now);
-            let mut table = squeue::Table::new(&options, &ctx);
-            let mut lookup = SingleId::new(&options);
-            for job in &jobs {
-                lookup.see(job);
-                table.push(job);
-            }
-            return print_table(lookup, table);
-        }
+    let listed = client
+        .job_rows(listing, &fields)
+        .and_then(|reply| reply.head().map(|head| (reply, head)));
+    let (reply, (now, owners)) = match listed {
+        Ok(listed) => listed,
         Err(e) => {
             eprintln!("slurm_load_jobs error: {e}");
             return 1;
         }
     };
-    let rows = match Rows::parse(&bytes) {
-        Ok(rows) => rows,
-        Err(e) => {
-            eprintln!("slurm_load_jobs error: Unexpected message received ({e})");
-            return 1;
-        }
-    };
-    let ctx = config::format_context(rows.now, rows.owners.iter().copied());
+    let ctx = config::format_context(now, owners.into_iter());
     let mut table = squeue::Table::new(&options, &ctx);
     let mut lookup = SingleId::new(&options);
-    let read = rows.for_each(&fields, |job| {
+    let read = reply.for_each(&fields, |job| {
         lookup.see(job);
         table.push(job);
     });
     if let Err(e) = read {
-        eprintln!("slurm_load_jobs error: Unexpected message received ({e})");
+        eprintln!("slurm_load_jobs error: {e}");
         return 1;
     }
-    print_table(lookup, table)
+    if lookup.unknown() {
+        eprintln!("slurm_load_jobs error: Invalid job id specified");
+        return 1;
+    }
+    print!("{}", table.finish());
+    super::release_at_exit(reply);
+    0
 }
 
 /// A single job id that the controller does not know is an error, as in Slurm. (An unknown task of a known array
@@ -154,15 +145,6 @@ impl SingleId {
     fn unknown(&self) -> bool {
         self.wanted.is_some() && !self.seen
     }
-}
-
-fn print_table(lookup: SingleId, table: squeue::Table<'_>) -> u8 {
-    if lookup.unknown() {
-        eprintln!("slurm_load_jobs error: Invalid job id specified");
-        return 1;
-    }
-    print!("{}", table.finish());
-    0
 }
 
 /// `--steps` and `--json`: from whole records.

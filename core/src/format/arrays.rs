@@ -49,6 +49,40 @@ pub(crate) fn fold_key(job: &JobRecord) -> Option<FoldKey<'_>> {
     ))
 }
 
+/// Pending array tasks kept aside while a listing streams past, by fold, each fold's tasks in the order they came.
+#[derive(Default)]
+pub(crate) struct KeptTasks {
+    pub(crate) folds: Vec<Vec<JobRecord>>,
+    index: BTreeMap<(u32, String, String), usize>,
+}
+
+/// What [`KeptTasks::keep`] did with a job.
+pub(crate) enum Kept {
+    /// Not a pending array task: the caller prints it.
+    No,
+    /// The first task of a new fold, whose line goes where this job would have gone.
+    NewFold(usize),
+    /// Another task of a fold already placed.
+    Joined,
+}
+
+impl KeptTasks {
+    pub(crate) fn keep(&mut self, job: &JobRecord) -> Kept {
+        let Some((array, name, partition)) = fold_key(job) else {
+            return Kept::No;
+        };
+        let key = (array, name.to_string(), partition.to_string());
+        if let Some(&fold) = self.index.get(&key) {
+            self.folds[fold].push(job.clone());
+            return Kept::Joined;
+        }
+        let fold = self.folds.len();
+        self.index.insert(key, fold);
+        self.folds.push(vec![job.clone()]);
+        Kept::NewFold(fold)
+    }
+}
+
 pub(crate) fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
     let representative = group
         .iter()

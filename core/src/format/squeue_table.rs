@@ -3,10 +3,8 @@
 //! rows into one reused record). Pending array tasks are the exception: they are kept until every job is in,
 //! because they fold into one line per array (`24_[1-3]`).
 
-use std::collections::BTreeMap;
-
 use crate::api::JobSelector;
-use crate::format::arrays::{fold_group, fold_key};
+use crate::format::arrays::{fold_group, Kept, KeptTasks};
 use crate::format::columns::{render_line, render_line_into};
 use crate::format::job_view::JobView;
 use crate::format::squeue::{selected, SqueueOptions};
@@ -31,9 +29,7 @@ pub struct Table<'c> {
     starts: Vec<Option<i64>>,
     /// `opts.sort.len()` values per row.
     values: Vec<SortValue>,
-    /// Pending array tasks by fold, each fold in the order its tasks came.
-    folds: Vec<Vec<JobRecord>>,
-    fold_of: BTreeMap<(u32, String, String), usize>,
+    kept: KeptTasks,
 }
 
 impl<'c> Table<'c> {
@@ -57,8 +53,7 @@ impl<'c> Table<'c> {
             rows: Vec::new(),
             starts: Vec::new(),
             values: Vec::new(),
-            folds: Vec::new(),
-            fold_of: BTreeMap::new(),
+            kept: KeptTasks::default(),
         }
     }
 
@@ -67,29 +62,21 @@ impl<'c> Table<'c> {
         if !selected(job, &self.opts) {
             return;
         }
-        match fold_key(job) {
-            None => {
+        match self.kept.keep(job) {
+            Kept::No => {
                 let start = self.lines.len();
                 self.write_line(&JobView::single(job));
                 let end = self.lines.len();
                 self.add_row(Row::Text { start, end }, &JobView::single(job));
             }
-            Some((array, name, partition)) => {
-                let key = (array, name.to_string(), partition.to_string());
-                match self.fold_of.get(&key) {
-                    Some(&fold) => self.folds[fold].push(job.clone()),
-                    None => {
-                        let fold = self.folds.len();
-                        self.fold_of.insert(key, fold);
-                        self.folds.push(vec![job.clone()]);
-                        // Sort values are taken when the fold is complete.
-                        self.rows.push(Row::Fold(fold));
-                        self.starts.push(None);
-                        self.values
-                            .extend(std::iter::repeat_n(SortValue::Equal, self.opts.sort.len()));
-                    }
-                }
+            Kept::NewFold(fold) => {
+                // Sort values are taken when the fold is complete.
+                self.rows.push(Row::Fold(fold));
+                self.starts.push(None);
+                self.values
+                    .extend(std::iter::repeat_n(SortValue::Equal, self.opts.sort.len()));
             }
+            Kept::Joined => {}
         }
     }
 
@@ -111,7 +98,7 @@ impl<'c> Table<'c> {
 
     /// The output: the date line and header as asked, then the rows in squeue's order.
     pub fn finish(mut self) -> String {
-        let folds = std::mem::take(&mut self.folds);
+        let folds = std::mem::take(&mut self.kept.folds);
         let mut fold_text: Vec<(usize, usize)> = Vec::with_capacity(folds.len());
         let keys = self.opts.sort.len();
         let fold_rows: Vec<(usize, usize)> = (self.rows.iter().enumerate())
