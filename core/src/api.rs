@@ -375,7 +375,7 @@ pub struct JobListing {
     /// Rows of just these fields ([`crate::listing_rows::ListField::name`]) instead of records: answered with a
     /// `JobRows` document when the caller announced this build's packed schema and the controller knows every
     /// name, else with the usual [`JobList`] (callers read either).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub fields: Option<Vec<String>>,
 }
 

@@ -229,8 +229,12 @@ impl<'f> RowWriter<'f> {
     }
 
     pub fn push(&mut self, job: &JobRecord) -> postcard::Result<()> {
-        for field in self.fields {
-            field.write(job, &mut self.rows)?;
+        if every_field(self.fields) {
+            crate::listing::slim(|| job.serialize(&mut self.rows))?;
+        } else {
+            for field in self.fields {
+                field.write(job, &mut self.rows)?;
+            }
         }
         self.count += 1;
         let owner = (job.spec.user_id, job.spec.group_id);
@@ -293,6 +297,12 @@ impl<'a> Rows<'a> {
         mut each: impl FnMut(&JobRecord),
     ) -> postcard::Result<()> {
         let mut input = postcard::Deserializer::from_bytes(self.rows);
+        if every_field(fields) {
+            for _ in 0..self.count {
+                each(&JobRecord::deserialize(&mut input)?);
+            }
+            return Ok(());
+        }
         let mut job = blank_record();
         for _ in 0..self.count {
             for field in fields {
@@ -302,6 +312,12 @@ impl<'a> Rows<'a> {
         }
         Ok(())
     }
+}
+
+/// Rows of every field are whole listed records in the model's own order: the derived encoding and decoding of a
+/// whole record is faster than a hundred fields one by one (and reads back the same record).
+fn every_field(fields: &[ListField]) -> bool {
+    fields == ListField::ALL
 }
 
 /// The record rows are read into: every field at its default.
@@ -453,6 +469,10 @@ mod tests {
             job.spec.environment.clear();
         }
         assert_eq!(round_trip(&jobs, ListField::ALL), expected);
+        // Field by field (any other list is written that way) reads back the same.
+        let mut reversed = ListField::ALL.to_vec();
+        reversed.reverse();
+        assert_eq!(round_trip(&jobs, &reversed), expected);
     }
 
     #[test]
