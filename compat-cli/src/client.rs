@@ -6,7 +6,9 @@ use spur_core::api::{
     ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
     SubmitRequest,
 };
-use spur_core::wire::{from_doc, pb, to_doc, DocKind};
+use spur_core::job::JobRecord;
+use spur_core::listing_rows::{ListField, Rows};
+use spur_core::wire::{from_doc, listing_doc, pb, to_doc, DocKind, ListingDoc};
 
 /// Slurm's MessageTimeout default: how long a client waits for the controller.
 pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -22,6 +24,53 @@ pub enum ClientError {
     /// No credential could be made (munged unreachable, ...): Slurm's clients fail the same way.
     #[error("Protocol authentication error ({0})")]
     Auth(String),
+}
+
+/// A listing's answer: rows (for [`spur_core::listing_rows::Rows::parse`]) or whole records.
+pub enum ListingReply {
+    Rows(Vec<u8>),
+    Jobs(JobList),
+}
+
+impl ListingReply {
+    /// The controller's clock and each listed job's owner and group (the names to look up).
+    pub fn head(&self) -> Result<(i64, Vec<(u32, u32)>), ClientError> {
+        match self {
+            ListingReply::Rows(bytes) => {
+                let rows = Rows::parse(bytes).map_err(malformed)?;
+                Ok((rows.now, rows.owners))
+            }
+            ListingReply::Jobs(list) => Ok((
+                list.now,
+                list.jobs
+                    .iter()
+                    .map(|j| (j.spec.user_id, j.spec.group_id))
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Calls `each` with every listed job: records, or rows of `fields` read into one reused record.
+    pub fn for_each(
+        &self,
+        fields: &[ListField],
+        each: impl FnMut(&JobRecord),
+    ) -> Result<(), ClientError> {
+        match self {
+            ListingReply::Rows(bytes) => {
+                let rows = Rows::parse(bytes).map_err(malformed)?;
+                rows.for_each(fields, each).map_err(malformed)
+            }
+            ListingReply::Jobs(list) => {
+                list.jobs.iter().for_each(each);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn malformed(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Protocol(format!("malformed job rows: {e}"))
 }
 
 pub struct Client {
@@ -144,6 +193,28 @@ impl Client {
     /// build.
     pub fn job_list(&self, listing: JobListing) -> Result<JobList, ClientError> {
         Self::decode(self.call("Query", Self::request(&Query::JobListing(listing))?)?)
+    }
+
+    /// A listing as rows of `fields` ([`spur_core::listing_rows`]) when the controller is this build, else as
+    /// records.
+    pub fn job_rows(
+        &self,
+        listing: JobListing,
+        fields: &[ListField],
+    ) -> Result<ListingReply, ClientError> {
+        let listing = JobListing {
+            fields: Some(fields.iter().map(|f| f.name().to_string()).collect()),
+            ..listing
+        };
+        let mut reply = self.call("Query", Self::request(&Query::JobListing(listing))?)?;
+        if reply.error_code == 0 {
+            let body = reply.body.take();
+            match listing_doc(body).map_err(|e| ClientError::Protocol(e.to_string()))? {
+                ListingDoc::Rows(bytes) => return Ok(ListingReply::Rows(bytes)),
+                ListingDoc::Other(body) => reply.body = body,
+            }
+        }
+        Self::decode(reply).map(ListingReply::Jobs)
     }
 
     pub fn control(&self, request: &ControlRequest) -> Result<ControlReply, ClientError> {

@@ -9,7 +9,8 @@ use std::time::Duration;
 use common::{text, Cluster};
 use spur_auth::ClientAuth;
 use spur_core::api::{JobList, JobListing, Query};
-use spur_core::wire::{from_doc, pb, to_doc, MODEL_SCHEMA};
+use spur_core::listing_rows::{ListField, Rows};
+use spur_core::wire::{from_doc, listing_doc, pb, to_doc, ListingDoc, MODEL_SCHEMA};
 
 /// The reply document to `query`, announcing `accept_packed_schema`.
 fn ask(cluster: &Cluster, query: &Query, accept_packed_schema: &str) -> pb::Doc {
@@ -133,4 +134,79 @@ fn listings_are_slim_packed_for_the_same_build_and_filtered_by_job() {
     assert!(shown.contains("BatchFlag=1"), "{shown}");
     let picked = cluster.squeue("%i", &["-j", &ids[5].to_string()]);
     assert_eq!(picked, [ids[5].to_string()]);
+}
+
+#[test]
+fn tables_read_rows_of_the_fields_they_print() {
+    let cluster = Cluster::start();
+    let dir = cluster.subdir("rows");
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let out = cluster
+            .command(
+                &dir,
+                "sbatch",
+                &["--hold", "--parsable", "-J", "rowjob", "--wrap", "true"],
+            )
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run sbatch");
+        assert!(out.status.success(), "sbatch: {}", text(&out.stderr));
+        ids.push(text(&out.stdout).trim().parse::<u32>().expect("job id"));
+    }
+    let fields = [ListField::JobId, ListField::SpecName];
+    let listing = |names: Vec<String>| {
+        Query::JobListing(JobListing {
+            fields: Some(names),
+            ..JobListing::default()
+        })
+    };
+    let names = || fields.iter().map(|f| f.name().to_string()).collect();
+
+    let doc = ask(&cluster, &listing(names()), MODEL_SCHEMA);
+    assert_eq!(doc.kind, "JobRows");
+    let Ok(ListingDoc::Rows(bytes)) = listing_doc(Some(doc)) else {
+        panic!("rows expected");
+    };
+    let rows = Rows::parse(&bytes).expect("rows");
+    assert_eq!(rows.len(), 3);
+    let me = (
+        nix::unistd::getuid().as_raw(),
+        nix::unistd::getgid().as_raw(),
+    );
+    assert_eq!(rows.owners, vec![me]);
+    let mut read = Vec::new();
+    rows.for_each(&fields, |job| {
+        read.push((job.job_id, job.spec.name.clone(), job.spec.work_dir.clone()))
+    })
+    .expect("read");
+    let expected: Vec<_> = ids
+        .iter()
+        .map(|id| (*id, "rowjob".to_string(), String::new()))
+        .collect();
+    assert_eq!(read, expected, "only the fields asked for travel");
+
+    // A client of another build, or a field this controller does not know, gets records.
+    for (names, schema) in [
+        (names(), "0.0.0-other"),
+        (vec!["spec.nonesuch".to_string()], MODEL_SCHEMA),
+    ] {
+        let doc = ask(&cluster, &listing(names), schema);
+        let list: JobList = from_doc(Some(&doc)).expect("records");
+        assert_eq!(list.jobs.len(), 3);
+    }
+
+    // squeue reads rows, and still tells an unknown job id from a known one.
+    let shown = cluster.squeue("%i %j %t", &[]);
+    assert_eq!(shown.len(), 3);
+    assert!(shown.iter().all(|l| l.ends_with(" rowjob PD")), "{shown:?}");
+    let out = cluster
+        .command(&dir, "squeue", &["-j", "999999"])
+        .output()
+        .expect("run squeue");
+    assert!(!out.status.success());
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "slurm_load_jobs error: Invalid job id specified"
+    );
 }

@@ -8,9 +8,10 @@
 use std::time::{Duration, Instant};
 
 use spur_core::api::JobList;
-use spur_core::format::{scontrol_job, squeue, FormatContext};
+use spur_core::format::{scontrol_job, squeue, squeue_needs, FormatContext};
 use spur_core::job::{HoldKind, JobRecord, JobSpec};
 use spur_core::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HINT};
+use spur_core::listing_rows::{ListField, RowWriter, Rows};
 use spur_core::states::JobReason;
 
 const RUNS: usize = 5;
@@ -108,6 +109,55 @@ fn main() {
         };
         let (t, out) = time(|| squeue::render(&decoded.jobs, &short, &ctx));
         report("squeue -h -o \"%i %t\" (render)", &t, out.len());
+    }
+    // The rows path squeue takes: the controller writes rows of the fields the table reads, the client reads
+    // them into one record at a time and feeds its table.
+    let squeue_rows = |what: &str, opts: &squeue::SqueueOptions| {
+        let fields = squeue_needs::listed_fields(opts);
+        let (t, bytes) = time(|| {
+            let mut rows = RowWriter::new(&fields, jobs.len());
+            for job in &jobs {
+                rows.push(job).expect("writes");
+            }
+            rows.finish(T0).expect("finishes")
+        });
+        report(&format!("{what} rows: encode"), &t, bytes.len());
+        let (t, out) = time(|| {
+            let rows = Rows::parse(&bytes).expect("parses");
+            let mut table = squeue::Table::new(opts, &ctx);
+            rows.for_each(&fields, |job| table.push(job))
+                .expect("reads");
+            table.finish()
+        });
+        report(&format!("{what} rows: decode + render"), &t, out.len());
+    };
+    if wanted("squeue rows") {
+        squeue_rows("squeue", &squeue::SqueueOptions::default());
+    }
+    if wanted("squeue -h -o \"%i %t\" rows") {
+        let short = squeue::SqueueOptions {
+            no_header: true,
+            ..squeue::SqueueOptions::default().with_format("%i %t")
+        };
+        squeue_rows("squeue -h -o \"%i %t\"", &short);
+    }
+    if wanted("scontrol show job rows") {
+        let fields = ListField::ALL;
+        let (t, bytes) = time(|| {
+            let mut rows = RowWriter::new(fields, jobs.len());
+            for job in &jobs {
+                rows.push(job).expect("writes");
+            }
+            rows.finish(T0).expect("finishes")
+        });
+        report("scontrol show job rows: encode", &t, bytes.len());
+        let (t, out) = time(|| {
+            let rows = Rows::parse(&bytes).expect("parses");
+            let mut show = scontrol_job::Show::new(false, None, &ctx);
+            rows.for_each(fields, |job| show.push(job)).expect("reads");
+            show.finish()
+        });
+        report("scontrol show job rows: decode + render", &t, out.len());
     }
     if wanted("scontrol show job (render)") {
         let (t, out) = time(|| scontrol_job::render(&decoded.jobs, false, &ctx));

@@ -374,6 +374,11 @@ pub struct JobListing {
     /// from the granted record; `slurm_job_batch_script` prints the script).
     #[serde(default)]
     pub whole_records: bool,
+    /// Rows of just these fields ([`crate::listing_rows::ListField::name`]) instead of records: answered with a
+    /// `JobRows` document when the caller announced this build's packed schema and the controller knows every
+    /// name, else with the usual [`JobList`] (callers read either).
+    #[serde(default)]
+    pub fields: Option<Vec<String>>,
 }
 
 impl JobListing {
@@ -381,7 +386,7 @@ impl JobListing {
     pub fn job(job_id: u32) -> Self {
         JobListing {
             job_ids: Some(vec![job_id]),
-            whole_records: false,
+            ..JobListing::default()
         }
     }
 

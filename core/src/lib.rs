@@ -23,6 +23,7 @@ pub mod hostlist;
 pub mod isolation;
 pub mod job;
 pub mod listing;
+pub mod listing_rows;
 pub mod multi_prog;
 pub mod name_cache;
 pub mod options;

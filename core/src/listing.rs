@@ -68,6 +68,15 @@ pub enum ListedJob<'a> {
     Owned(Box<JobRecord>),
 }
 
+impl ListedJob<'_> {
+    pub fn record(&self) -> &JobRecord {
+        match self {
+            ListedJob::Borrowed(job) => job,
+            ListedJob::Owned(job) => job,
+        }
+    }
+}
+
 impl Serialize for ListedJob<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -91,16 +100,18 @@ pub fn pack<T: Serialize + ?Sized>(value: &T, capacity: usize) -> postcard::Resu
 }
 
 /// postcard's output into a `Vec` whose room the caller chose (postcard's own `AllocVec` starts empty).
-struct Packing(Vec<u8>);
+pub(crate) struct Packing(pub(crate) Vec<u8>);
 
 impl postcard::ser_flavors::Flavor for Packing {
     type Output = Vec<u8>;
 
+    #[inline]
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
         self.0.push(data);
         Ok(())
     }
 
+    #[inline]
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
         self.0.extend_from_slice(data);
         Ok(())
@@ -112,7 +123,7 @@ impl postcard::ser_flavors::Flavor for Packing {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
@@ -123,7 +134,7 @@ mod tests {
 
     /// A record with every kind of field set to something other than its default: a positional encoding that
     /// lost its place anywhere would not read it back equal.
-    fn populated() -> JobRecord {
+    pub(crate) fn populated() -> JobRecord {
         let spec = JobSpec {
             name: "train".into(),
             user_id: 1000,

@@ -132,6 +132,46 @@ pub fn from_doc<T: DeserializeOwned + DocKind>(doc: Option<&pb::Doc>) -> Result<
     })
 }
 
+/// The kind of a [`crate::listing_rows::JobRows`] document (rows of a job listing, always packed).
+pub const JOB_ROWS_KIND: &str = "JobRows";
+
+/// A job listing's rows as a document ([`crate::listing_rows::RowWriter::finish`]'s bytes).
+pub fn rows_doc(bytes: Vec<u8>) -> pb::Doc {
+    pb::Doc {
+        kind: JOB_ROWS_KIND.to_string(),
+        version: DOC_VERSION,
+        json: bytes,
+        packed_schema: MODEL_SCHEMA.to_string(),
+    }
+}
+
+/// A listing's reply document: rows, or anything else (a [`crate::api::JobList`] from a controller that sent
+/// records instead), left for [`from_doc`].
+#[derive(Debug)]
+pub enum ListingDoc {
+    /// The bytes for [`crate::listing_rows::Rows::parse`].
+    Rows(Vec<u8>),
+    Other(Option<pb::Doc>),
+}
+
+/// Tells rows from other replies; rows packed by another build of the model are refused.
+pub fn listing_doc(doc: Option<pb::Doc>) -> Result<ListingDoc, WireError> {
+    let doc = match doc {
+        Some(doc) if doc.kind == JOB_ROWS_KIND => doc,
+        other => return Ok(ListingDoc::Other(other)),
+    };
+    if doc.version > DOC_VERSION {
+        return Err(WireError::TooNew(doc.version));
+    }
+    if doc.packed_schema != MODEL_SCHEMA {
+        return Err(WireError::ForeignPacked {
+            kind: JOB_ROWS_KIND,
+            schema: doc.packed_schema,
+        });
+    }
+    Ok(ListingDoc::Rows(doc.json))
+}
+
 macro_rules! doc_kinds {
     ($($ty:ty => $name:literal),* $(,)?) => {
         $(impl DocKind for $ty { const KIND: &'static str = $name; })*
@@ -164,6 +204,7 @@ mod tests {
         let query = Query::JobListing(JobListing {
             job_ids: Some(vec![3, 5]),
             whole_records: true,
+            fields: Some(vec!["spec.name".into()]),
         });
         let packed = to_doc_for(&query, MODEL_SCHEMA).expect("pack");
         assert_eq!(packed.packed_schema, MODEL_SCHEMA);

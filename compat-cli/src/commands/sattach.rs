@@ -233,7 +233,7 @@ fn find_step(client: &Client, options: &Options) -> Result<StepRecord, String> {
     let invalid = || ApiError::new(SlurmErrno::InvalidJobId).to_string();
     let listing = JobListing {
         job_ids: Some(vec![options.job_id]),
-        whole_records: false,
+        ..JobListing::default()
     };
     let jobs = match client.job_list(listing) {
         Ok(list) => list.jobs,

@@ -7,6 +7,7 @@ use spur_core::api::{
 };
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
 use spur_core::job::JobRecord;
+use spur_core::listing_rows::ListField;
 use spur_core::values::time::{parse_time_limit, TimeLimit};
 
 use super::scontrol::Flags;
@@ -94,11 +95,23 @@ pub fn show_steps(id: Option<&str>, flags: Flags) -> u8 {
 }
 
 pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
-    let Some((client, jobs, now)) = load_jobs("slurm_load_jobs error") else {
+    let Some(client) = client("slurm_load_jobs error") else {
         return 1;
     };
-    let selected: Vec<_> = match id {
-        None => jobs,
+    // Every field, as rows read one at a time into one record: the records are never all held at once.
+    let fields = ListField::ALL;
+    let listed = client
+        .job_rows(JobListing::default(), fields)
+        .and_then(|reply| reply.head().map(|head| (reply, head)));
+    let (reply, (now, owners)) = match listed {
+        Ok(listed) => listed,
+        Err(e) => {
+            eprintln!("slurm_load_jobs error: {e}");
+            return 1;
+        }
+    };
+    let wanted = match id {
+        None => None,
         Some(text) => {
             let Some(selector) = parse_job_id(text) else {
                 eprintln!("Invalid job id specified");
@@ -108,26 +121,10 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
             // component alone.
             let exact =
                 spur_core::het_step::component_job_id(text.split('.').next().unwrap_or(text));
-            jobs.into_iter()
-                .filter(|j| match exact {
-                    Some(id) => j.job_id == id,
-                    None => spur_core::format::squeue::id_selects(&selector, j),
-                })
-                .collect()
+            Some((selector, exact))
         }
     };
-    if selected.is_empty() {
-        if id.is_some() {
-            eprintln!("slurm_load_jobs error: Invalid job id specified");
-            return 1;
-        }
-        println!("No jobs in the system");
-        return 0;
-    }
-    let ctx = config::format_context(
-        now,
-        selected.iter().map(|j| (j.spec.user_id, j.spec.group_id)),
-    );
+    let ctx = config::format_context(now, owners.into_iter());
     // `-d` names each allocation's GRES with the type its node has them under.
     let nodes = if flags.details {
         match client.query(&Query::Nodes) {
@@ -140,11 +137,31 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
     let details = flags
         .details
         .then_some(scontrol_job::Details { nodes: &nodes });
-    print!(
-        "{}",
-        scontrol_job::render_with_details(&selected, flags.one_liner, details.as_ref(), &ctx)
-    );
-    super::release_at_exit(selected);
+    let mut show = scontrol_job::Show::new(flags.one_liner, details.as_ref(), &ctx);
+    let read = reply.for_each(fields, |job| {
+        let chosen = match &wanted {
+            None => true,
+            Some((_, Some(exact))) => job.job_id == *exact,
+            Some((selector, None)) => spur_core::format::squeue::id_selects(selector, job),
+        };
+        if chosen {
+            show.push(job);
+        }
+    });
+    if let Err(e) = read {
+        eprintln!("slurm_load_jobs error: {e}");
+        return 1;
+    }
+    if show.is_empty() {
+        if id.is_some() {
+            eprintln!("slurm_load_jobs error: Invalid job id specified");
+            return 1;
+        }
+        println!("No jobs in the system");
+        return 0;
+    }
+    print!("{}", show.finish());
+    super::release_at_exit(reply);
     0
 }
 

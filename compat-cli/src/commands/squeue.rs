@@ -1,7 +1,7 @@
 //! `squeue`: the job queue in Slurm's layouts (default, `-l`, `--start`, `-o`, `-O`, `--json`) and filters.
 
 use spur_core::api::{JobList, JobListing, JobSelector};
-use spur_core::format::{json, squeue, FormatContext};
+use spur_core::format::{json, squeue, squeue_needs, FormatContext};
 use spur_core::job::JobRecord;
 
 use crate::client::Client;
@@ -79,6 +79,81 @@ pub fn run(args: &[String]) -> u8 {
             .map(|ids| ids.iter().map(|id| id.job_id).collect()),
         ..JobListing::default()
     };
+    if parsed.has("steps") || parsed.has("json") {
+        return print_records(&parsed, &options, &client, listing);
+    }
+    // The table reads rows of just the fields it prints, sorts and filters by, one job at a time.
+    let fields = squeue_needs::listed_fields(&options);
+    let listed = client
+        .job_rows(listing, &fields)
+        .and_then(|reply| reply.head().map(|head| (reply, head)));
+    let (reply, (now, owners)) = match listed {
+        Ok(listed) => listed,
+        Err(e) => {
+            eprintln!("slurm_load_jobs error: {e}");
+            return 1;
+        }
+    };
+    let ctx = config::format_context(now, owners.into_iter());
+    let mut table = squeue::Table::new(&options, &ctx);
+    let mut lookup = SingleId::new(&options);
+    let read = reply.for_each(&fields, |job| {
+        lookup.see(job);
+        table.push(job);
+    });
+    if let Err(e) = read {
+        eprintln!("slurm_load_jobs error: {e}");
+        return 1;
+    }
+    if lookup.unknown() {
+        eprintln!("slurm_load_jobs error: Invalid job id specified");
+        return 1;
+    }
+    print!("{}", table.finish());
+    super::release_at_exit(reply);
+    0
+}
+
+/// A single job id that the controller does not know is an error, as in Slurm. (An unknown task of a known array
+/// is not: Slurm prints nothing then.)
+struct SingleId {
+    wanted: Option<JobSelector>,
+    seen: bool,
+}
+
+impl SingleId {
+    fn new(options: &squeue::SqueueOptions) -> SingleId {
+        let wanted = match options.job_ids.as_deref() {
+            Some([id]) => Some(JobSelector {
+                job_id: id.job_id,
+                array_task: None,
+            }),
+            _ => None,
+        };
+        SingleId {
+            wanted,
+            seen: false,
+        }
+    }
+
+    fn see(&mut self, job: &JobRecord) {
+        if let Some(id) = &self.wanted {
+            self.seen |= squeue::id_selects(id, job);
+        }
+    }
+
+    fn unknown(&self) -> bool {
+        self.wanted.is_some() && !self.seen
+    }
+}
+
+/// `--steps` and `--json`: from whole records.
+fn print_records(
+    parsed: &getopt::Parsed,
+    options: &squeue::SqueueOptions,
+    client: &Client,
+    listing: JobListing,
+) -> u8 {
     let (jobs, now) = match client.job_list(listing) {
         Ok(JobList { jobs, now }) => (jobs, now),
         Err(e) => {
@@ -86,41 +161,26 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    // A single job id that the controller does not know is an error, as in Slurm.
-    // (An unknown task of a known array is not: Slurm prints nothing then.)
-    if let Some(ids) = &options.job_ids {
-        let whole = JobSelector {
-            job_id: ids[0].job_id,
-            array_task: None,
-        };
-        if ids.len() == 1
-            && !jobs
-                .iter()
-                .any(|j| spur_core::format::squeue::id_selects(&whole, j))
-        {
-            eprintln!("slurm_load_jobs error: Invalid job id specified");
-            return 1;
-        }
+    let mut lookup = SingleId::new(options);
+    jobs.iter().for_each(|job| lookup.see(job));
+    if lookup.unknown() {
+        eprintln!("slurm_load_jobs error: Invalid job id specified");
+        return 1;
     }
     let ctx = context(&jobs, now);
     if parsed.has("steps") {
-        return print_steps(&parsed, &options, &jobs, &ctx);
+        return print_steps(parsed, options, &jobs, &ctx);
     }
-    if parsed.has("json") {
-        let selected: Vec<JobRecord> = jobs
-            .into_iter()
-            .filter(|j| {
-                options
-                    .job_ids
-                    .as_ref()
-                    .is_none_or(|ids| ids.iter().any(|id| squeue::id_selects(id, j)))
-            })
-            .collect();
-        println!("{}", json::squeue_json(&selected, &ctx));
-        return 0;
-    }
-    print!("{}", squeue::render(&jobs, &options, &ctx));
-    super::release_at_exit(jobs);
+    let selected: Vec<JobRecord> = jobs
+        .into_iter()
+        .filter(|j| {
+            options
+                .job_ids
+                .as_ref()
+                .is_none_or(|ids| ids.iter().any(|id| squeue::id_selects(id, j)))
+        })
+        .collect();
+    println!("{}", json::squeue_json(&selected, &ctx));
     0
 }
 

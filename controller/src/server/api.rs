@@ -11,7 +11,8 @@ use spur_core::api::{
 use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::controllers::{ControllerChange, ControllerList};
 use spur_core::listing::{self, JobListRef, ListedJob};
-use spur_core::wire::{from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
+use spur_core::listing_rows::{ListField, RowWriter};
+use spur_core::wire::{self, from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
 
 use super::access;
 use super::auth::Authenticator;
@@ -246,23 +247,11 @@ impl ApiService {
         accept_packed: &str,
     ) -> Result<pb::Doc, ApiError> {
         let now = self.controller.now();
+        if let Some(fields) = rows_asked(listing, accept_packed) {
+            return self.job_rows(identity, listing, &fields, now);
+        }
         self.controller.state.read(|state| {
-            let jobs = state
-                .jobs
-                .values()
-                .filter(|job| {
-                    listing.selects(job) && self.may_see(state, identity, job.spec.user_id)
-                })
-                .map(|job| match job.spec.dependency.as_deref() {
-                    None => ListedJob::Borrowed(job),
-                    Some(dep) => {
-                        let mut job = Box::new(job.clone());
-                        job.dependency_status =
-                            Some(scheduler::describe_dependency(state, &job, dep, now));
-                        ListedJob::Owned(job)
-                    }
-                })
-                .collect::<Vec<_>>();
+            let jobs = self.listed_jobs(state, identity, listing, now);
             let reserve = jobs.len() * listing::PACKED_JOB_BYTES_HINT;
             let list = JobListRef { jobs, now };
             let encoded = if listing.whole_records {
@@ -272,6 +261,52 @@ impl ApiService {
             };
             encoded.map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
         })
+    }
+
+    /// The jobs `listing` selects that `identity` may see, in id order: borrowed from the state, or copied where
+    /// the dependency's state is filled in.
+    fn listed_jobs<'s>(
+        &self,
+        state: &'s crate::state::ClusterState,
+        identity: &Identity,
+        listing: &JobListing,
+        now: i64,
+    ) -> Vec<ListedJob<'s>> {
+        state
+            .jobs
+            .values()
+            .filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
+            .map(|job| match job.spec.dependency.as_deref() {
+                None => ListedJob::Borrowed(job),
+                Some(dep) => {
+                    let mut job = Box::new(job.clone());
+                    job.dependency_status =
+                        Some(scheduler::describe_dependency(state, &job, dep, now));
+                    ListedJob::Owned(job)
+                }
+            })
+            .collect()
+    }
+
+    /// A listing as rows of `fields`, written while reading the state.
+    fn job_rows(
+        &self,
+        identity: &Identity,
+        listing: &JobListing,
+        fields: &[ListField],
+        now: i64,
+    ) -> Result<pb::Doc, ApiError> {
+        let bytes = self.controller.state.read(|state| {
+            let jobs = self.listed_jobs(state, identity, listing, now);
+            let mut rows = RowWriter::new(fields, jobs.len());
+            for job in &jobs {
+                rows.push(job.record())?;
+            }
+            rows.finish(now)
+        });
+        bytes
+            .map(wire::rows_doc)
+            .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()))
     }
 
     /// sstat: the job's owner (or an administrator) asks the leader, which has the agents' sessions.
@@ -726,4 +761,17 @@ impl pb::controller_server::Controller for ApiService {
             leader: self.controller.is_leader(),
         }))
     }
+}
+
+/// The fields of a listing to answer with rows: asked for, by a caller of this build's model (rows are packed),
+/// without whole records, and every name known here. Anything else gets records.
+fn rows_asked(listing: &JobListing, accept_packed: &str) -> Option<Vec<ListField>> {
+    if listing.whole_records || accept_packed != wire::MODEL_SCHEMA {
+        return None;
+    }
+    let names = listing.fields.as_ref()?;
+    names
+        .iter()
+        .map(|name| ListField::from_name(name))
+        .collect()
 }

@@ -14,17 +14,8 @@ use crate::states::JobBaseState;
 /// Folds pending tasks of each array into one view (kept where its first task appeared); everything else passes
 /// through unchanged.
 pub(crate) fn fold_pending_tasks<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>> {
-    type Key<'k> = (u32, &'k str, &'k str);
-    let key = |job: &'a JobRecord| -> Option<Key<'a>> {
-        let array = job.array_job_id?;
-        job.array_task_id?;
-        (job.state == JobBaseState::Pending).then_some((
-            array,
-            job.spec.name.as_str(),
-            job.partition.as_str(),
-        ))
-    };
-    let mut members: BTreeMap<Key<'a>, Vec<&'a JobRecord>> = BTreeMap::new();
+    let key = fold_key;
+    let mut members: BTreeMap<FoldKey<'a>, Vec<&'a JobRecord>> = BTreeMap::new();
     for job in jobs {
         if let Some(k) = key(job) {
             members.entry(k).or_default().push(job);
@@ -44,7 +35,55 @@ pub(crate) fn fold_pending_tasks<'a>(jobs: &[&'a JobRecord]) -> Vec<JobView<'a>>
     views
 }
 
-fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
+/// What pending tasks fold by: their array, name and partition.
+pub(crate) type FoldKey<'k> = (u32, &'k str, &'k str);
+
+/// The fold `job` belongs to; `None` for anything but a pending array task.
+pub(crate) fn fold_key(job: &JobRecord) -> Option<FoldKey<'_>> {
+    let array = job.array_job_id?;
+    job.array_task_id?;
+    (job.state == JobBaseState::Pending).then_some((
+        array,
+        job.spec.name.as_str(),
+        job.partition.as_str(),
+    ))
+}
+
+/// Pending array tasks kept aside while a listing streams past, by fold, each fold's tasks in the order they came.
+#[derive(Default)]
+pub(crate) struct KeptTasks {
+    pub(crate) folds: Vec<Vec<JobRecord>>,
+    index: BTreeMap<(u32, String, String), usize>,
+}
+
+/// What [`KeptTasks::keep`] did with a job.
+pub(crate) enum Kept {
+    /// Not a pending array task: the caller prints it.
+    No,
+    /// The first task of a new fold, whose line goes where this job would have gone.
+    NewFold(usize),
+    /// Another task of a fold already placed.
+    Joined,
+}
+
+impl KeptTasks {
+    pub(crate) fn keep(&mut self, job: &JobRecord) -> Kept {
+        let Some((array, name, partition)) = fold_key(job) else {
+            return Kept::No;
+        };
+        let key = (array, name.to_string(), partition.to_string());
+        if let Some(&fold) = self.index.get(&key) {
+            self.folds[fold].push(job.clone());
+            return Kept::Joined;
+        }
+        let fold = self.folds.len();
+        self.index.insert(key, fold);
+        self.folds.push(vec![job.clone()]);
+        Kept::NewFold(fold)
+    }
+}
+
+pub(crate) fn fold_group<'a>(group: &[&'a JobRecord]) -> JobView<'a> {
     let representative = group
         .iter()
         .copied()

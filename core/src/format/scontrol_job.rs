@@ -4,7 +4,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::format::arrays::fold_pending_tasks;
+use crate::format::arrays::{fold_group, Kept, KeptTasks};
 use crate::format::job_view::JobView;
 pub use crate::format::scontrol_job_details::Details;
 use crate::format::scontrol_job_details::{derived_exit_code, resource_lines};
@@ -27,12 +27,93 @@ pub fn render_with_details(
     details: Option<&Details<'_>>,
     ctx: &FormatContext,
 ) -> String {
-    let refs: Vec<&JobRecord> = jobs.iter().collect();
-    let mut out = String::new();
-    for view in &fold_pending_tasks(&refs) {
-        render_one(&mut out, view, one_liner, details, ctx);
+    let mut show = Show::new(one_liner, details, ctx);
+    jobs.iter().for_each(|job| show.push(job));
+    show.finish()
+}
+
+/// `scontrol show job` fed one job at a time in the controller's order ([`Show::push`]), so that a listing of
+/// 100,000 jobs is never held as 100,000 records: each record is written as it comes, except pending array tasks,
+/// kept until the end and written as one folded record where their first task came.
+pub struct Show<'c> {
+    one_liner: bool,
+    details: Option<&'c Details<'c>>,
+    ctx: &'c FormatContext,
+    text: String,
+    /// Where each fold's record goes: its place in `text`.
+    fold_at: Vec<usize>,
+    kept: KeptTasks,
+    shown: usize,
+}
+
+impl<'c> Show<'c> {
+    pub fn new(
+        one_liner: bool,
+        details: Option<&'c Details<'c>>,
+        ctx: &'c FormatContext,
+    ) -> Show<'c> {
+        Show {
+            one_liner,
+            details,
+            ctx,
+            text: String::new(),
+            fold_at: Vec::new(),
+            kept: KeptTasks::default(),
+            shown: 0,
+        }
     }
-    out
+
+    pub fn push(&mut self, job: &JobRecord) {
+        match self.kept.keep(job) {
+            Kept::No => {
+                let view = JobView::single(job);
+                render_one(
+                    &mut self.text,
+                    &view,
+                    self.one_liner,
+                    self.details,
+                    self.ctx,
+                );
+                self.shown += 1;
+            }
+            Kept::NewFold(_) => {
+                self.fold_at.push(self.text.len());
+                self.shown += 1;
+            }
+            Kept::Joined => {}
+        }
+    }
+
+    /// How many records the output holds (a fold is one).
+    pub fn len(&self) -> usize {
+        self.shown
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shown == 0
+    }
+
+    pub fn finish(self) -> String {
+        if self.fold_at.is_empty() {
+            return self.text;
+        }
+        let mut out = String::with_capacity(self.text.len());
+        let mut from = 0;
+        for (fold, at) in self.kept.folds.iter().zip(&self.fold_at) {
+            out.push_str(&self.text[from..*at]);
+            from = *at;
+            let tasks: Vec<&JobRecord> = fold.iter().collect();
+            render_one(
+                &mut out,
+                &fold_group(&tasks),
+                self.one_liner,
+                self.details,
+                self.ctx,
+            );
+        }
+        out.push_str(&self.text[from..]);
+        out
+    }
 }
 
 /// Writes a record's lines (each a list of `Key=Value` items joined by spaces) straight into the output, with

@@ -3,15 +3,10 @@
 //! `-O`, `-l`, `--start`).
 
 use crate::api::JobSelector;
-use crate::format::arrays::fold_pending_tasks;
-use crate::format::columns::{
-    parse_long, parse_short_or_all, render_line, render_line_into, Layout,
-};
-use crate::format::job_view::JobView;
+use crate::format::columns::{parse_long, parse_short_or_all, Layout};
 pub use crate::format::squeue_fields::JobField;
-use crate::format::squeue_sort::sort_jobs;
 pub use crate::format::squeue_sort::{parse_sort, SortField, SortKey, DEFAULT_SORT};
-use crate::format::time::ctime;
+pub use crate::format::squeue_table::Table;
 use crate::format::{FormatContext, FormatError};
 use crate::job::JobRecord;
 use crate::states::JobBaseState;
@@ -200,7 +195,7 @@ pub fn id_selects(id: &JobSelector, job: &JobRecord) -> bool {
     }
 }
 
-fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
+pub(crate) fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
     state_selected(job, &opts.states)
         && opts
             .partitions
@@ -233,59 +228,9 @@ fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
 
 /// Renders squeue's output for `jobs` (in the controller's order, which breaks ties like Slurm's job table).
 pub fn render(jobs: &[JobRecord], opts: &SqueueOptions, ctx: &FormatContext) -> String {
-    let mut out = String::new();
-    if opts.print_date {
-        out.push_str(&ctime(ctx.now, ctx.utc_offset_secs));
-        out.push('\n');
-    }
-    if !opts.no_header {
-        out.push_str(&render_line(&opts.layout, |f, _| f.header()));
-        out.push('\n');
-    }
-    let chosen: Vec<&JobRecord> = jobs.iter().filter(|j| selected(j, opts)).collect();
-    // Asked for by its own id, a single array task prints as `12_3` even while pending (Slurm loads just that job).
-    let single_task = matches!(
-        opts.job_ids.as_deref(),
-        Some([JobSelector {
-            array_task: Some(_),
-            ..
-        }])
-    );
-    let opts = &SqueueOptions {
-        expand_arrays: opts.expand_arrays || single_task,
-        ..opts.clone()
-    };
-    let mut rows = fold_pending_tasks(&chosen);
-    sort_jobs(&mut rows, &opts.sort, ctx);
-    let mut line = |view: &JobView<'_>| {
-        render_line_into(&mut out, &opts.layout, |f, _| f.value(view, ctx));
-        out.push('\n');
-    };
-    for row in &rows {
-        if opts.expand_arrays && row.array_tasks.is_some() {
-            expand(row, &chosen).iter().for_each(&mut line);
-        } else {
-            line(row);
-        }
-    }
-    out
-}
-
-/// With `-r` a folded record still sorts as one, then prints one line per task.
-fn expand<'a>(row: &JobView<'a>, jobs: &[&'a JobRecord]) -> Vec<JobView<'a>> {
-    let mut tasks: Vec<&JobRecord> = jobs
-        .iter()
-        .copied()
-        .filter(|j| {
-            j.state == JobBaseState::Pending
-                && j.array_job_id == row.job.array_job_id
-                && j.array_task_id.is_some()
-                && j.spec.name == row.job.spec.name
-                && j.partition == row.job.partition
-        })
-        .collect();
-    tasks.sort_by_key(|j| j.array_task_id);
-    tasks.into_iter().map(JobView::single).collect()
+    let mut table = Table::new(opts, ctx);
+    jobs.iter().for_each(|job| table.push(job));
+    table.finish()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! squeue's `-S`/`--sort`: parsing the key list (`P,t,-p`) and ordering job records the way Slurm does, including
 //! its quirks (state sorts by the state's *text*, unknown start times sort last).
 
-use std::cmp::Ordering;
+use std::borrow::Cow;
 
 use crate::format::job_view::JobView;
 use crate::format::{FormatContext, FormatError};
@@ -114,21 +114,39 @@ fn letter_field(c: char) -> Option<SortField> {
     })
 }
 
-/// Sorts rows like squeue: a pre-sort by start time, latest first, then one stable pass per key from the last key to
-/// the first.
+/// A job's value for one sort key. Within a key every job has the same kind of value, which compares as the field
+/// does in Slurm; the values are taken once per job, so the jobs need not be kept around to be sorted.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum SortValue {
+    /// Keys Slurm accepts but does not order by.
+    Equal,
+    Number(i128),
+    Pair(u32, u32),
+    Text(Cow<'static, str>),
+}
+
+/// The order squeue prints rows in, as indices into the rows: `starts[i]` is row `i`'s start key
+/// ([`start_key`]) and `values[i * keys.len() + k]` its value for `keys[k]` ([`sort_value`]). A pre-sort by start
+/// time, latest first, then one stable pass per key from the last key to the first.
 ///
 /// Slurm's start-time comparison puts a job without a start time after every other job whichever the direction, and
 /// two such jobs always compare as "second first"; through glibc's merge sort that reverses their order on every
 /// start-time pass. So held jobs list newest first by default, and `-S S` turns them back.
-pub(crate) fn sort_jobs(rows: &mut Vec<JobView<'_>>, keys: &[SortKey], ctx: &FormatContext) {
-    sort_by_start(rows, true, ctx.now);
-    for key in keys.iter().rev() {
+pub(crate) fn sort_order(
+    starts: &[Option<i64>],
+    values: &[SortValue],
+    keys: &[SortKey],
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..starts.len()).collect();
+    sort_by_start(&mut order, starts, true);
+    for (k, key) in keys.iter().enumerate().rev() {
         if key.key == SortField::StartTime {
-            sort_by_start(rows, key.descending, ctx.now);
+            sort_by_start(&mut order, starts, key.descending);
             continue;
         }
-        rows.sort_by(|a, b| {
-            let ord = compare(key.key, a, b, ctx);
+        let value = |row: usize| &values[row * keys.len() + k];
+        order.sort_by(|&a, &b| {
+            let ord = value(a).cmp(value(b));
             if key.descending {
                 ord.reverse()
             } else {
@@ -136,27 +154,27 @@ pub(crate) fn sort_jobs(rows: &mut Vec<JobView<'_>>, keys: &[SortKey], ctx: &For
             }
         });
     }
+    order
 }
 
-/// One start-time pass: known start times in order, then the jobs without one, reversed.
-fn sort_by_start(rows: &mut Vec<JobView<'_>>, descending: bool, now: i64) {
-    let (mut known, unknown): (Vec<_>, Vec<_>) = rows
-        .drain(..)
-        .partition(|row| start_key(row, now).is_some());
-    known.sort_by(|a, b| {
-        let ord = start_key(a, now).cmp(&start_key(b, now));
+/// One start-time pass: known start times in order, then the rows without one, reversed.
+fn sort_by_start(order: &mut Vec<usize>, starts: &[Option<i64>], descending: bool) {
+    let (mut known, unknown): (Vec<usize>, Vec<usize>) =
+        order.drain(..).partition(|&row| starts[row].is_some());
+    known.sort_by(|&a, &b| {
+        let ord = starts[a].cmp(&starts[b]);
         if descending {
             ord.reverse()
         } else {
             ord
         }
     });
-    rows.extend(known);
-    rows.extend(unknown.into_iter().rev());
+    order.extend(known);
+    order.extend(unknown.into_iter().rev());
 }
 
 /// `None` for a job without a start time; a pending job's past start counts as now.
-fn start_key(job: &JobView<'_>, now: i64) -> Option<i64> {
+pub(crate) fn start_key(job: &JobView<'_>, now: i64) -> Option<i64> {
     match job.job.start_time {
         None | Some(0) => None,
         Some(start) if job.is_pending() && start < now => Some(now),
@@ -164,43 +182,46 @@ fn start_key(job: &JobView<'_>, now: i64) -> Option<i64> {
     }
 }
 
-fn compare(field: SortField, a: &JobView<'_>, b: &JobView<'_>, ctx: &FormatContext) -> Ordering {
+/// `job`'s value for sorting by `field`.
+pub(crate) fn sort_value(field: SortField, a: &JobView<'_>, ctx: &FormatContext) -> SortValue {
     use SortField as S;
-    let (ja, jb) = (a.job, b.job);
+    use SortValue::{Equal, Number, Pair, Text};
+    let ja = a.job;
+    let text = |s: &str| Text(Cow::Owned(s.to_string()));
     match field {
-        S::BatchHost => a
-            .batch_host()
-            .unwrap_or("")
-            .cmp(b.batch_host().unwrap_or("")),
-        S::Cluster | S::Sockets | S::Cores | S::Threads | S::Sct | S::Reservation | S::Ignored => {
-            Ordering::Equal
+        S::BatchHost => text(a.batch_host().unwrap_or("")),
+        // Sorted by its own pass (`sort_by_start`), never through a value.
+        S::Cluster
+        | S::Sockets
+        | S::Cores
+        | S::Threads
+        | S::Sct
+        | S::Reservation
+        | S::Ignored
+        | S::StartTime => Equal,
+        S::NumCpus => Number(a.num_cpus().into()),
+        S::MinTmpDisk => Number(ja.spec.tmp_disk_mb.into()),
+        S::NumNodes => Number(a.num_nodes().into()),
+        S::EndTime => Number(a.end_time().unwrap_or(0).into()),
+        S::GroupName => Text(Cow::Owned(ctx.group_name(ja.spec.group_id))),
+        S::GroupId => Number(ja.spec.group_id.into()),
+        S::JobId => {
+            let (array, task) = id_key(a);
+            Pair(array, task)
         }
-        S::NumCpus => a.num_cpus().cmp(&b.num_cpus()),
-        S::MinTmpDisk => ja.spec.tmp_disk_mb.cmp(&jb.spec.tmp_disk_mb),
-        S::NumNodes => a.num_nodes().cmp(&b.num_nodes()),
-        S::EndTime => a.end_time().unwrap_or(0).cmp(&b.end_time().unwrap_or(0)),
-        S::GroupName => ctx
-            .group_name(ja.spec.group_id)
-            .cmp(&ctx.group_name(jb.spec.group_id)),
-        S::GroupId => ja.spec.group_id.cmp(&jb.spec.group_id),
-        S::JobId => id_key(a).cmp(&id_key(b)),
-        S::Name => ja.spec.name.cmp(&jb.spec.name),
-        S::TimeLimit => limit_key(ja.time_limit_min).cmp(&limit_key(jb.time_limit_min)),
-        S::TimeLeft => time_left(a, ctx.now).cmp(&time_left(b, ctx.now)),
-        S::MinMemory => a.min_memory().0.cmp(&b.min_memory().0),
-        S::TimeUsed => a.time_used(ctx.now).cmp(&b.time_used(ctx.now)),
-        S::NodeList => first_node(a).cmp(&first_node(b)),
-        S::Priority => ja.priority.cmp(&jb.priority),
-        S::Partition => ja.partition.cmp(&jb.partition),
-        // Sorted by its own pass (`sort_by_start`), never through this comparison.
-        S::StartTime => Ordering::Equal,
-        S::StateCompact => a.state_compact().cmp(b.state_compact()),
-        S::State => a.state_long().cmp(b.state_long()),
-        S::UserName => ctx
-            .user_name(ja.spec.user_id)
-            .cmp(&ctx.user_name(jb.spec.user_id)),
-        S::UserId => ja.spec.user_id.cmp(&jb.spec.user_id),
-        S::SubmitTime => ja.submit_time.cmp(&jb.submit_time),
+        S::Name => text(&ja.spec.name),
+        S::TimeLimit => Number(limit_key(ja.time_limit_min).into()),
+        S::TimeLeft => Number(time_left(a, ctx.now).into()),
+        S::MinMemory => Number(a.min_memory().0.into()),
+        S::TimeUsed => Number(a.time_used(ctx.now).into()),
+        S::NodeList => Text(Cow::Owned(first_node(a))),
+        S::Priority => Number(ja.priority.into()),
+        S::Partition => text(&ja.partition),
+        S::StateCompact => Text(Cow::Borrowed(a.state_compact())),
+        S::State => Text(Cow::Borrowed(a.state_long())),
+        S::UserName => Text(Cow::Owned(ctx.user_name(ja.spec.user_id))),
+        S::UserId => Number(ja.spec.user_id.into()),
+        S::SubmitTime => Number(ja.submit_time.into()),
     }
 }
 
