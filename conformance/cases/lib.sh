@@ -14,6 +14,7 @@
 #   fields ID KEY...       `KEY=value` lines for the given keys, in the order asked
 #   slurm_env FILE         the SLURM_* and GPU lines of an `env` dump, sorted
 #   wait_acct ID...        until sacct shows each job ended, named (slurmdbd records jobs a few seconds late)
+#   drop_partitions_on_exit P...  delete partitions the case created, on exit, after its jobs have ended
 #
 # On exit every remembered job is cancelled, so a failing case leaves nothing behind.
 
@@ -26,6 +27,21 @@ _cleanup_jobs() {
     scancel $(sort -u "$_JOBS_FILE") >/dev/null 2>&1 || true
 }
 trap _cleanup_jobs EXIT
+
+# On exit, once the case's jobs have been cancelled and have ended, delete these partitions the case created (a
+# partition with jobs still completing cannot be deleted, and a leftover one changes later cases' sinfo).
+drop_partitions_on_exit() {
+    _PARTITIONS_TO_DROP=("$@")
+    trap _drop_partitions EXIT
+}
+
+_drop_partitions() {
+    local p
+    _cleanup_jobs
+    # shellcheck disable=SC2046
+    [[ -s $_JOBS_FILE ]] && wait_done $(sort -u "$_JOBS_FILE") >/dev/null 2>&1
+    for p in "${_PARTITIONS_TO_DROP[@]}"; do scontrol delete partition="$p" >/dev/null 2>&1; done
+}
 
 track() {
     local id

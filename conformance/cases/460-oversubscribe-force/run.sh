@@ -1,12 +1,6 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-# The partition goes once its jobs have ended: a partition with jobs still completing cannot be deleted.
-cleanup() {
-    _cleanup_jobs
-    [[ -s $_JOBS_FILE ]] && wait_done $(sort -u "$_JOBS_FILE") >/dev/null 2>&1
-    scontrol delete partition=p460 >/dev/null 2>&1
-}
-trap cleanup EXIT
+drop_partitions_on_exit p460
 h=$(hostname -s)
 scontrol create partitionname=p460 nodes="$h" oversubscribe=FORCE:2 2>&1; echo "rc=$?"
 sinfo -h -p p460 -o '%P %h'

@@ -1,12 +1,6 @@
 #!/usr/bin/env bash
 . "$CASE_LIB"
-# The partition goes once its jobs have ended: a partition with jobs still completing cannot be deleted.
-cleanup() {
-    _cleanup_jobs
-    [[ -s $_JOBS_FILE ]] && wait_done $(sort -u "$_JOBS_FILE") >/dev/null 2>&1
-    scontrol delete partition=p463 >/dev/null 2>&1
-}
-trap cleanup EXIT
+drop_partitions_on_exit p463
 h=$(hostname -s)
 # --exclusive without a memory request: every CPU, and the default memory per CPU for each (not the node's).
 e=$(submit -J e463 --exclusive --wrap 'sleep 300')
