@@ -48,3 +48,21 @@ pub fn run(command: &str, args: &[String]) -> u8 {
 fn release_at_exit<T>(records: T) {
     std::mem::forget(records);
 }
+
+/// A listing's rows with its head: the controller's clock and each job owner once (uid, gid).
+type LoadedRows = (crate::client::ListingReply, i64, Vec<(u32, u32)>);
+
+/// The rows of `fields` of a listing with its head, or the exit code after slurm_load_jobs' error line.
+fn load_job_rows(
+    client: &crate::client::Client,
+    listing: spur_core::api::JobListing,
+    fields: &[spur_core::listing_rows::ListField],
+) -> Result<LoadedRows, u8> {
+    let listed = client
+        .job_rows(listing, fields)
+        .and_then(|reply| reply.head().map(|(now, owners)| (reply, now, owners)));
+    listed.map_err(|e| {
+        eprintln!("slurm_load_jobs error: {e}");
+        1
+    })
+}

@@ -100,15 +100,9 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
     };
     // Every field, as rows read one at a time into one record: the records are never all held at once.
     let fields = ListField::ALL;
-    let listed = client
-        .job_rows(JobListing::default(), fields)
-        .and_then(|reply| reply.head().map(|head| (reply, head)));
-    let (reply, (now, owners)) = match listed {
+    let (reply, now, owners) = match super::load_job_rows(&client, JobListing::default(), fields) {
         Ok(listed) => listed,
-        Err(e) => {
-            eprintln!("slurm_load_jobs error: {e}");
-            return 1;
-        }
+        Err(code) => return code,
     };
     let wanted = match id {
         None => None,

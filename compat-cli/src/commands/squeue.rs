@@ -84,15 +84,9 @@ pub fn run(args: &[String]) -> u8 {
     }
     // The table reads rows of just the fields it prints, sorts and filters by, one job at a time.
     let fields = squeue_needs::listed_fields(&options);
-    let listed = client
-        .job_rows(listing, &fields)
-        .and_then(|reply| reply.head().map(|head| (reply, head)));
-    let (reply, (now, owners)) = match listed {
+    let (reply, now, owners) = match super::load_job_rows(&client, listing, &fields) {
         Ok(listed) => listed,
-        Err(e) => {
-            eprintln!("slurm_load_jobs error: {e}");
-            return 1;
-        }
+        Err(code) => return code,
     };
     let ctx = config::format_context(now, owners.into_iter());
     let mut table = squeue::Table::new(&options, &ctx);
