@@ -6,15 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{text, Cluster, ClusterOptions, LONG};
-
-fn me() -> String {
-    let out = std::process::Command::new("id")
-        .arg("-un")
-        .output()
-        .expect("id -un");
-    text(&out.stdout).trim().to_string()
-}
+use common::{current_user_name, Cluster, ClusterOptions, LONG};
 
 /// Usage never decays (half-life 0), so the numbers below hold however long the test takes.
 const FAIRSHARE: &str = "AccountingStorageType=accounting_storage/slurmdbd\n\
@@ -56,7 +48,7 @@ fn the_association_that_used_more_gets_the_lower_fairshare_factor() {
         extra_conf: FAIRSHARE.to_string(),
         ..ClusterOptions::default()
     });
-    let user = me();
+    let user = current_user_name();
     for account in ["heavy", "light"] {
         cluster.ok("sacctmgr", &["-i", "add", "account", account]);
     }

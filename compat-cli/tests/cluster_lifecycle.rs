@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{field_of, golden, text, Cluster, ClusterOptions, LONG, SHORT};
+use common::{current_user_name, field_of, golden, text, Cluster, ClusterOptions, LONG, SHORT};
 
 /// `slurmstepd-HOST: error: *** JOB N ON HOST CANCELLED AT <time>[ DUE TO ...] ***`, Slurm's notice in the
 /// job's output when it is cancelled or times out. Returns the line.
@@ -335,7 +335,7 @@ fn holds_and_releases() {
     );
     // The default layout, as in the capture 70-scontrol-hold-update.txt.
     let default = cluster.ok("squeue", &["-j", &job.to_string()]);
-    let user = whoami();
+    let user = current_user_name();
     assert_eq!(
         default,
         format!(
@@ -419,20 +419,12 @@ fn scancel_by_name_and_user() {
         assert_eq!(cluster.wait_for_end(*job, SHORT), "CANCELLED");
     }
     assert_eq!(cluster.job_field(keeper, "JobState"), "PENDING");
-    let me = whoami();
+    let me = current_user_name();
     let other = cluster.wrap("sleep 120", &["-J", "other"]);
     cluster.ok("scancel", &["-u", &me]);
     for job in [keeper, other] {
         assert_eq!(cluster.wait_for_end(job, LONG), "CANCELLED");
     }
-}
-
-fn whoami() -> String {
-    let out = std::process::Command::new("id")
-        .arg("-un")
-        .output()
-        .unwrap();
-    text(&out.stdout).trim().to_string()
 }
 
 #[test]

@@ -4,16 +4,7 @@
 
 mod common;
 
-use common::{text, Cluster, ClusterOptions, LONG};
-
-/// The user running the tests (the cluster's jobs run as them); root and SlurmUser may change accounting.
-fn me() -> String {
-    let out = std::process::Command::new("id")
-        .arg("-un")
-        .output()
-        .expect("id -un");
-    text(&out.stdout).trim().to_string()
-}
+use common::{current_user_name, text, Cluster, ClusterOptions, LONG};
 
 const ACCOUNTING: &str = "AccountingStorageType=accounting_storage/slurmdbd\n\
     AccountingStorageEnforce=associations,qos\n";
@@ -24,7 +15,7 @@ fn sacctmgr_changes_are_kept_and_enforced() {
         extra_conf: ACCOUNTING.to_string(),
         ..ClusterOptions::default()
     });
-    let user = me();
+    let user = current_user_name();
     let added = cluster.ok("sacctmgr", &["-i", "add", "qos", "hi", "priority=10"]);
     assert_eq!(
         added,
@@ -90,7 +81,7 @@ fn a_qos_preempts_the_qos_it_lists() {
         ),
         ..ClusterOptions::default()
     });
-    let user = me();
+    let user = current_user_name();
     cluster.ok(
         "sacctmgr",
         &[

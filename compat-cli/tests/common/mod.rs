@@ -628,6 +628,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The name of the user running the tests (the test clusters' jobs run as them).
+#[allow(dead_code)]
+pub fn current_user_name() -> String {
+    let out = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .expect("id -un");
+    text(&out.stdout).trim().to_string()
+}
+
 /// The value of `Key=` in a `scontrol show ... -o` line (up to the next space).
 pub fn field_of(line: &str, field: &str) -> String {
     let key = format!("{field}=");
