@@ -279,6 +279,20 @@ pub enum AcctRequest {
     },
 }
 
+impl AcctRequest {
+    /// `sacctmgr add user NAME account=ACCOUNT` with the association settings `set` and nothing else.
+    pub fn add_user(name: &str, account: &str, set: AssocSet) -> AcctRequest {
+        AcctRequest::AddUsers {
+            names: vec![name.to_string()],
+            accounts: vec![account.to_string()],
+            partitions: Vec::new(),
+            default_account: None,
+            admin: None,
+            set,
+        }
+    }
+}
+
 /// The outcome of an accounting request: what changed, or why nothing did.
 pub type AcctResult = Result<AcctChange, AcctError>;
 

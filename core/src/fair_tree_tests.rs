@@ -25,15 +25,8 @@ fn add_account(db: &mut AcctDb, name: &str, parent: Option<&str>, shares: u32) {
 }
 
 fn add_user(db: &mut AcctDb, name: &str, account: &str, shares: u32) {
-    db.apply(&AcctRequest::AddUsers {
-        names: names(&[name]),
-        accounts: names(&[account]),
-        partitions: Vec::new(),
-        default_account: None,
-        admin: None,
-        set: shares_set(shares),
-    })
-    .unwrap();
+    db.apply(&AcctRequest::add_user(name, account, shares_set(shares)))
+        .unwrap();
 }
 
 fn usage(pairs: &[(&str, f64)]) -> FairShareUsage {

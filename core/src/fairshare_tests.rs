@@ -19,15 +19,8 @@ fn db() -> AcctDb {
         .unwrap();
     }
     for (user, account) in [("alice", "phys"), ("bob", "chem"), ("carol", "sub")] {
-        db.apply(&AcctRequest::AddUsers {
-            names: names(&[user]),
-            accounts: names(&[account]),
-            partitions: Vec::new(),
-            default_account: None,
-            admin: None,
-            set: AssocSet::default(),
-        })
-        .unwrap();
+        db.apply(&AcctRequest::add_user(user, account, AssocSet::default()))
+            .unwrap();
     }
     db
 }

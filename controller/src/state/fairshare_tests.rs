@@ -45,14 +45,7 @@ fn cluster(fairshare_weight: u32) -> Scenario {
                 organization: None,
                 set: AssocSet::default(),
             },
-            AcctRequest::AddUsers {
-                names: names(&[user]),
-                accounts: names(&[account]),
-                partitions: Vec::new(),
-                default_account: None,
-                admin: None,
-                set: AssocSet::default(),
-            },
+            AcctRequest::add_user(user, account, AssocSet::default()),
         ];
         for request in requests {
             s.apply(Command::Control {

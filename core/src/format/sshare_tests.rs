@@ -24,17 +24,14 @@ fn db() -> AcctDb {
         .unwrap();
     }
     for (user, account, shares) in [("u1", "fa", 2), ("u2", "fb", 1), ("u3", "fc", 7)] {
-        db.apply(&AcctRequest::AddUsers {
-            names: names(&[user]),
-            accounts: names(&[account]),
-            partitions: Vec::new(),
-            default_account: None,
-            admin: None,
-            set: AssocSet {
+        db.apply(&AcctRequest::add_user(
+            user,
+            account,
+            AssocSet {
                 shares: Some(shares),
                 ..Default::default()
             },
-        })
+        ))
         .unwrap();
     }
     db
