@@ -103,14 +103,19 @@ fn running_jobs_accrue_cpu_seconds_on_their_association_and_accounts() {
     );
 }
 
-#[test]
-fn the_user_with_more_usage_gets_the_lower_fairshare_factor() {
-    let mut s = cluster(10_000);
+/// Alice's job of 2 CPUs runs from 1,000 to 1,100 and its usage is accrued: 200 CPU-seconds.
+fn alice_used_200_cpu_seconds(s: &mut Scenario) {
     let id = s.submit(job(2, 100, 0, None)).unwrap();
     s.pass().unwrap();
     s.now = 1_100;
     s.finish(id).unwrap();
     s.apply(Command::AccrueUsage { now: 1_100 }).unwrap();
+}
+
+#[test]
+fn the_user_with_more_usage_gets_the_lower_fairshare_factor() {
+    let mut s = cluster(10_000);
+    alice_used_200_cpu_seconds(&mut s);
     let alice = s.submit(job(1, 100, 0, None)).unwrap();
     let bob = s.submit(bobs(1)).unwrap();
     let rows = crate::scheduler::priority::factor_rows(&s.state, &weights(10_000), s.now);
@@ -148,11 +153,7 @@ fn purge_counts_a_jobs_last_seconds_before_forgetting_it() {
 #[test]
 fn without_a_fairshare_weight_priorities_do_not_change() {
     let mut s = cluster(0);
-    let id = s.submit(job(2, 100, 0, None)).unwrap();
-    s.pass().unwrap();
-    s.now = 1_100;
-    s.finish(id).unwrap();
-    s.apply(Command::AccrueUsage { now: 1_100 }).unwrap();
+    alice_used_200_cpu_seconds(&mut s);
     assert_eq!(
         s.state.usage.raw_of("root"),
         200.0,
@@ -168,11 +169,7 @@ fn without_a_fairshare_weight_priorities_do_not_change() {
 #[test]
 fn usage_travels_in_snapshots_and_old_snapshots_have_none() {
     let mut s = cluster(10_000);
-    let id = s.submit(job(2, 100, 0, None)).unwrap();
-    s.pass().unwrap();
-    s.now = 1_100;
-    s.finish(id).unwrap();
-    s.apply(Command::AccrueUsage { now: 1_100 }).unwrap();
+    alice_used_200_cpu_seconds(&mut s);
     let json = serde_json::to_value(&s.state).unwrap();
     let back: crate::state::ClusterState = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(back.usage, s.state.usage);
