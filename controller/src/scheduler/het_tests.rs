@@ -135,18 +135,7 @@ fn a_plan_starting_part_of_a_job_starts_none_of_it() {
     let leader = s.submit_het(vec![one_cpu(), one_cpu()]).unwrap();
     let plan = super::schedule(&s.state, s.now);
     let partial: Vec<_> = plan.starts.into_iter().take(1).collect();
-    let now = s.now;
-    s.apply(Command::Schedule {
-        starts: partial,
-        reasons: Vec::new(),
-        now,
-        forecasts: Vec::new(),
-        priorities: Vec::new(),
-        preemptions: Vec::new(),
-        reason_descs: Vec::new(),
-        resumes: Vec::new(),
-    })
-    .unwrap();
+    s.commit_starts(partial).unwrap();
     assert_eq!(s.state.jobs[&leader].state, JobBaseState::Pending);
     s.state.check_invariants().unwrap();
 }

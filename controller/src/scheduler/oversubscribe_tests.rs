@@ -248,18 +248,7 @@ fn a_stale_plan_never_shares_beyond_the_limit() {
     // A plan that would also start the fifth job on the full cores, as a stale one could.
     let mut starts = plan.starts.clone();
     starts.push((ids[4], plan.starts[0].1.clone()));
-    let now = s.now;
-    s.apply(crate::state::Command::Schedule {
-        starts,
-        reasons: Vec::new(),
-        now,
-        forecasts: Vec::new(),
-        priorities: Vec::new(),
-        preemptions: Vec::new(),
-        reason_descs: Vec::new(),
-        resumes: Vec::new(),
-    })
-    .unwrap();
+    s.commit_starts(starts).unwrap();
     s.state.check_invariants().unwrap();
     assert_eq!(running(&s, &ids), 4);
     assert_eq!(s.state.jobs[&ids[4]].state, JobBaseState::Pending);

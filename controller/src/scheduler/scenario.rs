@@ -255,6 +255,25 @@ impl Scenario {
         Ok(plan)
     }
 
+    /// Commits a plan made by hand that only starts `starts` (tests of how the state machine checks a stale or
+    /// partial plan).
+    pub fn commit_starts(
+        &mut self,
+        starts: Vec<(u32, spur_core::job::Allocation)>,
+    ) -> Result<crate::state::Applied, ApiError> {
+        let now = self.now;
+        self.apply(Command::Schedule {
+            starts,
+            reasons: Vec::new(),
+            now,
+            forecasts: Vec::new(),
+            priorities: Vec::new(),
+            preemptions: Vec::new(),
+            reason_descs: Vec::new(),
+            resumes: Vec::new(),
+        })
+    }
+
     /// The job's batch script exited 0 now.
     pub fn finish(&mut self, job_id: u32) -> Result<(), ApiError> {
         let now = self.now;
