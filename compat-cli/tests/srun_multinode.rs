@@ -529,7 +529,13 @@ fn a_pty_shell_runs_on_the_first_node_of_a_multi_node_step() {
 
 #[test]
 fn sstat_measures_a_step_on_every_node_it_runs_on() {
-    let cluster = three_nodes();
+    // The agents count a step's processes by the job id and node name in their environment; other tests' clusters
+    // on this host use the same node names and also start at job 1, so this one numbers its jobs apart.
+    let cluster = Cluster::start_with(ClusterOptions {
+        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
+        extra_conf: "FirstJobId=3221000\n".to_string(),
+        ..ClusterOptions::default()
+    });
     // A sleep length no other test uses, to know when every task runs.
     let job = submit_with_spur_path(
         &cluster,

@@ -25,21 +25,7 @@ pub struct HaCluster {
 
 /// A port free on every controller address (each controller binds its own).
 pub fn free_port_on_all() -> u16 {
-    for _ in 0..50 {
-        let Ok(first) = std::net::TcpListener::bind((ADDRS[0], 0)) else {
-            continue;
-        };
-        let Ok(port) = first.local_addr().map(|a| a.port()) else {
-            continue;
-        };
-        if ADDRS[1..]
-            .iter()
-            .all(|a| std::net::TcpListener::bind((*a, port)).is_ok())
-        {
-            return port;
-        }
-    }
-    panic!("no port free on all of {ADDRS:?}");
+    super::ports::reserve_port(&ADDRS)
 }
 
 impl HaCluster {

@@ -5,9 +5,9 @@
 
 pub mod golden;
 pub mod ha;
+pub mod ports;
 pub mod rest;
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -48,10 +48,7 @@ pub fn bin_dir() -> PathBuf {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+    ports::reserve_port(&["127.0.0.1"])
 }
 
 pub fn short_hostname() -> String {

@@ -116,10 +116,7 @@ pub struct RestDaemon {
 impl RestDaemon {
     /// `spur slurmrestd ARGS 127.0.0.1:<free port> unix:<dir>/rest.sock` with `conf` as slurm.conf.
     pub fn start(bin_dir: &Path, conf: &Path, dir: &Path, args: &[&str]) -> RestDaemon {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
+        let port = super::ports::reserve_port(&["127.0.0.1"]);
         let tcp: SocketAddr = format!("127.0.0.1:{port}").parse().expect("address");
         let unix = dir.join("rest.sock");
         let log = std::fs::OpenOptions::new()
