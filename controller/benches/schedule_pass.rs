@@ -3,7 +3,8 @@
 //! over one full `schedule` pass. Two cases per size: an idle cluster (the pass fills it and reserves for the
 //! rest) and a busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the
 //! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md. With
-//! `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU units are chosen by links.
+//! `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU units are chosen by links. With
+//! `--finished` a third case adds 90,000 finished jobs (kept for MinJobAge) to the busy cluster.
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,37 @@ impl Lcg {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         from[((self.0 >> 33) % from.len() as u64) as usize]
+    }
+}
+
+/// Finished jobs still kept (MinJobAge) in the `--finished` case: what five minutes at 300 jobs/s leave.
+const FINISHED_JOBS: u32 = 90_000;
+
+/// Adds jobs that were submitted held and cancelled: finished records the state keeps until MinJobAge.
+fn add_finished(s: &mut Scenario) {
+    use spur_controller::state::Command;
+    use spur_core::api::{ControlRequest, JobSelector};
+    for _ in 0..FINISHED_JOBS {
+        let mut spec = job(1, 1_000, 0, Some(10));
+        spec.hold = true;
+        let job_id = match s.submit(spec) {
+            Ok(id) => id,
+            Err(e) => panic!("submit: {e}"),
+        };
+        let now = s.now;
+        let cancel = Command::Control {
+            caller_uid: 0,
+            request: ControlRequest::Cancel {
+                job: JobSelector {
+                    job_id,
+                    array_task: None,
+                },
+            },
+            now,
+        };
+        if let Err(e) = s.apply(cancel) {
+            panic!("cancel: {e}");
+        }
     }
 }
 
@@ -125,6 +157,7 @@ fn main() {
         None => vec![1_000, 10_000],
     };
     let topology = std::env::args().any(|a| a == "--topology");
+    let finished = std::env::args().any(|a| a == "--finished");
     for nodes in sizes {
         let began = Instant::now();
         let mut s = build(nodes, topology);
@@ -141,5 +174,10 @@ fn main() {
         s.now += 300;
         println!("  busy cluster (first plan committed, 5 min later):");
         time_passes(&s);
+        if finished {
+            add_finished(&mut s);
+            println!("  busy cluster with {FINISHED_JOBS} finished jobs kept:");
+            time_passes(&s);
+        }
     }
 }

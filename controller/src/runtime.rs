@@ -719,7 +719,7 @@ fn node_gres_files(
 pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs
-        .values()
+        .live()
         .filter(|j| j.state == JobBaseState::Running && !j.completing && !j.warning_signal_sent)
         .filter(|j| match (j.spec.signal, j.time_limit_min) {
             (Some((_, before, _)), Some(limit)) => {
@@ -737,7 +737,7 @@ pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
 pub fn expired_jobs(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs
-        .values()
+        .live()
         .filter(|j| j.state == JobBaseState::Running && !j.completing)
         // Suspended time does not count, as in Slurm (the time limit moves with each resume).
         .filter(|j| {
@@ -763,7 +763,7 @@ const LEADERSHIP_POLL: Duration = Duration::from_millis(100);
 pub fn expired_steps(state: &ClusterState, now: EpochSecs) -> Vec<(u32, u32)> {
     state
         .jobs
-        .values()
+        .live()
         .filter(|j| j.state == JobBaseState::Running && !j.completing)
         .flat_map(|j| {
             j.steps

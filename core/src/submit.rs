@@ -271,8 +271,9 @@ fn job_environment(export: Option<&str>, env: &[(String, String)]) -> Vec<(Strin
     out
 }
 
-/// `--export`: `ALL` (default) passes the whole environment, `NONE` none of it, a list only the named variables
-/// (plus `SLURM_*`), and `NAME=value` items set values; `ALL,NAME=value` adds to everything.
+/// `--export`: `ALL` (default) passes the whole environment, `NONE` only the variables named `SLURM*`, a list
+/// only the named variables (plus `SLURM_*`), and `NAME=value` items set values; `ALL,NAME=value` adds to
+/// everything.
 pub fn exported_environment(
     export: Option<&str>,
     env: &[(String, String)],
@@ -284,7 +285,12 @@ pub fn exported_environment(
     let mut out: Vec<(String, String)> = if all {
         env.to_vec()
     } else if none && items.len() == 1 {
-        Vec::new()
+        // sbatch keeps every variable whose name starts with `SLURM` (`SLURMD_PORT` too), where a list below
+        // keeps only `SLURM_*`.
+        env.iter()
+            .filter(|(k, _)| k.starts_with("SLURM"))
+            .cloned()
+            .collect()
     } else {
         env.iter()
             .filter(|(k, _)| k.starts_with("SLURM_"))
@@ -326,7 +332,22 @@ mod tests {
     #[test]
     fn export_all_none_and_lists() {
         assert_eq!(exported_environment(None, &env()), env());
-        assert_eq!(exported_environment(Some("NONE"), &env()), vec![]);
+        assert_eq!(
+            exported_environment(Some("NONE"), &env()),
+            vec![("SLURM_CONF".into(), "/etc/slurm.conf".into())]
+        );
+        let mut with_port = env();
+        with_port.push(("SLURMD_PORT".into(), "7818".into()));
+        assert_eq!(
+            exported_environment(Some("NONE"), &with_port),
+            vec![
+                ("SLURM_CONF".into(), "/etc/slurm.conf".into()),
+                ("SLURMD_PORT".into(), "7818".into())
+            ]
+        );
+        assert!(!exported_environment(Some("HOME"), &with_port)
+            .iter()
+            .any(|(k, _)| k == "SLURMD_PORT"));
         let listed = exported_environment(Some("HOME,FOO=bar"), &env());
         assert_eq!(
             listed,

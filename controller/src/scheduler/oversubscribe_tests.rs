@@ -228,6 +228,7 @@ fn invariants_catch_more_sharing_than_the_partition_allows() {
     let alloc = extra.alloc.clone().unwrap();
     s.state.nodes.get_mut("n1").unwrap().book_cpus(&alloc);
     s.state.jobs.insert(extra.job_id, extra);
+    s.state.jobs.settle();
     let err = s.state.check_invariants().unwrap_err();
     assert!(err.contains("shared CPUs on 2 CPUs"), "{err}");
 

@@ -27,7 +27,7 @@ impl<'s> QosLimits<'s> {
         let enforced = state.settings.enforce_limits;
         let mut running = BTreeMap::new();
         if enforced {
-            for job in state.jobs.values() {
+            for job in state.jobs.live() {
                 if matches!(job.state, JobBaseState::Running | JobBaseState::Suspended) {
                     *running
                         .entry((job.spec.user_id, qos_name(job)))

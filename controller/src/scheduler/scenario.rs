@@ -227,6 +227,31 @@ impl Scenario {
         Ok(applied.job_id.unwrap_or(0))
     }
 
+    /// Submits a job as the API does: placed first when nothing waits ahead of it, then committed as
+    /// `SubmitAndStart` (or as a plain submission). Returns its id and whether it was placed before the commit.
+    pub fn submit_as_leader(&mut self, spec: JobSpec) -> Result<(u32, bool), ApiError> {
+        let now = self.now;
+        let start = self
+            .state
+            .submission_preview(&spec, now)
+            .and_then(|job| super::start_on_submission(&self.state, &job, now));
+        let placed = start.is_some();
+        let command = match start {
+            Some(start) => Command::SubmitAndStart {
+                request_id: None,
+                spec: Box::new(spec),
+                now,
+                start,
+            },
+            None => Command::Submit {
+                spec: Box::new(spec),
+                now,
+            },
+        };
+        let applied = self.apply(command)?;
+        Ok((applied.job_id.unwrap_or(0), placed))
+    }
+
     /// Submits a heterogeneous job (components in order); returns the leader's id.
     pub fn submit_het(&mut self, specs: Vec<JobSpec>) -> Result<u32, ApiError> {
         let now = self.now;

@@ -471,6 +471,7 @@ fn nice_lowers_a_multifactor_priority_and_a_held_job_keeps_zero() {
     assert_eq!(s.state.jobs[&id].priority, 1000 + 1000 - 300);
     s.state.jobs.get_mut(&id).unwrap().hold = Some(spur_core::job::HoldKind::User);
     s.state.jobs.get_mut(&id).unwrap().priority = 0;
+    s.state.jobs.settle();
     s.pass().unwrap();
     assert_eq!(s.state.jobs[&id].priority, 0);
 }

@@ -83,8 +83,25 @@ impl ApiService {
                     .read(|state| scheduler::validate_immediate(state, &submit.spec).map(|_| ())),
             )?;
         }
+        // As slurmctld does for a job that is the top priority when it arrives, a job that nothing else waits
+        // ahead of is placed now and started by the commit that creates it.
+        let start = if self.controller.is_leader() {
+            self.controller.state.read(|state| {
+                let job = state.submission_preview(&submit.spec, now)?;
+                scheduler::start_on_submission(state, &job, now)
+            })
+        } else {
+            None
+        };
         // A request id makes the submission idempotent: a client retrying after a failover gets the same job.
-        let command = if request.request_id.is_empty() {
+        let command = if let Some(start) = start {
+            Command::SubmitAndStart {
+                request_id: (!request.request_id.is_empty()).then(|| request.request_id.clone()),
+                spec: Box::new(submit.spec),
+                now,
+                start,
+            }
+        } else if request.request_id.is_empty() {
             Command::Submit {
                 spec: Box::new(submit.spec),
                 now,

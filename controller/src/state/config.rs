@@ -27,6 +27,9 @@ pub struct Settings {
     /// `SchedulerParameters=kill_invalid_depend`: cancel jobs whose dependency can never be satisfied.
     #[serde(default)]
     pub kill_invalid_depend: bool,
+    /// `SchedulerParameters=defer`: no job is started as it is submitted; the next pass decides.
+    #[serde(default)]
+    pub defer: bool,
     /// `SchedulerType` and the backfill options of `SchedulerParameters`.
     #[serde(default)]
     pub backfill: BackfillSettings,
@@ -148,6 +151,7 @@ impl Default for Settings {
             admin_uids: vec![0],
             cluster_name: "cluster".to_string(),
             kill_invalid_depend: false,
+            defer: false,
             enable_user_top: false,
             private_jobs: false,
             licenses: std::collections::BTreeMap::new(),

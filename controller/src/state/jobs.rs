@@ -26,14 +26,103 @@ pub(crate) fn started_and_live(job: &JobRecord) -> bool {
     matches!(job.state, JobBaseState::Running | JobBaseState::Suspended)
 }
 
+/// Why a submission is refused: `Checked` refusals come from checking the request against the nodes, which
+/// slurmctld does after creating the job record (so they use up a job id).
+enum Refusal {
+    Before(ApiError),
+    Checked(ApiError),
+}
+
+/// A submission checked and resolved (partition, default memory, association, time limit), before it gets ids.
+struct PreparedSubmission {
+    spec: JobSpec,
+    partition: String,
+    tasks: Vec<u32>,
+    time_limit_min: Option<u32>,
+}
+
 impl ClusterState {
     pub(super) fn submit(&mut self, spec: JobSpec, now: EpochSecs) -> ApplyResult {
-        let partition = self.resolve_partition(&spec)?;
-        self.check_job_reservation(&spec)?;
-        self.check_licenses(&spec)?;
+        let prepared = match self.prepare_submission(spec, now) {
+            Ok(prepared) => prepared,
+            Err(Refusal::Checked(mut refusal)) => {
+                // slurmctld creates the job record before it checks the request against the nodes, so a refusal
+                // there uses up a job id (salloc names it as revoked).
+                if crate::scheduler::refusal_uses_job_id(&refusal) {
+                    refusal.job_id = Some(self.next_job_id);
+                    self.next_job_id += 1;
+                }
+                return Err(refusal);
+            }
+            Err(Refusal::Before(refusal)) => return Err(refusal),
+        };
+        let first_id = self.next_job_id;
+        // What the factors are relative to does not change as the tasks are added: once per submission, not per
+        // task (the fair-share table walks every association).
+        let totals = (self.settings.priority.is_some() && !prepared.spec.hold)
+            .then(|| crate::scheduler::priority::Totals::of(self));
+        let tasks: Vec<Option<u32>> = if prepared.tasks.is_empty() {
+            vec![None]
+        } else {
+            prepared.tasks.iter().copied().map(Some).collect()
+        };
+        for array_task in tasks {
+            let job_id = self.next_job_id;
+            self.next_job_id += 1;
+            self.submissions += 1;
+            let record = self.pending_record(
+                &prepared,
+                job_id,
+                self.submissions,
+                array_task.map(|task| (first_id, task)),
+                totals.as_ref(),
+                now,
+            );
+            self.jobs.insert(job_id, record);
+        }
+        Ok(Applied {
+            job_id: Some(first_id),
+            ..Default::default()
+        })
+    }
+
+    /// The record a submission of `spec` at `now` would create, as `submit` would make it, without changing the
+    /// state: what the leader places before it commits the submission (see `Command::SubmitAndStart`). `None` for
+    /// what would be refused, and for arrays and held jobs, which are never started as they are submitted.
+    pub fn submission_preview(&self, spec: &JobSpec, now: EpochSecs) -> Option<JobRecord> {
+        if spec.array.is_some() || spec.hold || spec.immediate {
+            return None;
+        }
+        let prepared = self.prepare_submission(spec.clone(), now).ok()?;
+        let totals = self
+            .settings
+            .priority
+            .is_some()
+            .then(|| crate::scheduler::priority::Totals::of(self));
+        Some(self.pending_record(
+            &prepared,
+            self.next_job_id,
+            self.submissions + 1,
+            None,
+            totals.as_ref(),
+            now,
+        ))
+    }
+
+    /// Everything a submission is checked for and resolved to before it gets a job id.
+    fn prepare_submission(
+        &self,
+        spec: JobSpec,
+        now: EpochSecs,
+    ) -> Result<PreparedSubmission, Refusal> {
+        let partition = self.resolve_partition(&spec).map_err(Refusal::Before)?;
+        self.check_job_reservation(&spec).map_err(Refusal::Before)?;
+        self.check_licenses(&spec).map_err(Refusal::Before)?;
         let tasks = match &spec.array {
             Some(text) => crate::scheduler::array_task_ids(text, self.settings.max_array_size)
-                .map_err(|detail| ApiError::with_detail(SlurmErrno::InvalidArray, detail))?,
+                .map_err(|detail| {
+                    Refusal::Before(ApiError::with_detail(SlurmErrno::InvalidArray, detail))
+                })?,
             None => Vec::new(),
         };
         let checked = if spec.immediate {
@@ -41,17 +130,10 @@ impl ClusterState {
         } else {
             crate::scheduler::validate_request(self, &spec, &partition)
         };
-        if let Err(mut refusal) = checked {
-            // slurmctld creates the job record before it checks the request against the nodes, so a refusal
-            // there uses up a job id (salloc names it as revoked).
-            if crate::scheduler::refusal_uses_job_id(&refusal) {
-                refusal.job_id = Some(self.next_job_id);
-                self.next_job_id += 1;
-            }
-            return Err(refusal);
-        }
+        checked.map_err(Refusal::Checked)?;
         let mut spec = self.with_default_memory(spec, &partition);
-        self.resolve_job_assoc(&mut spec, &partition)?;
+        self.resolve_job_assoc(&mut spec, &partition)
+            .map_err(Refusal::Before)?;
         // Slurm caps the wait at max_switch_wait, which is also the wait of a request without one.
         if let Some(sw) = spec.switches.as_mut() {
             let cap = self.settings.max_switch_wait_secs;
@@ -61,63 +143,61 @@ impl ClusterState {
             self.partition(&partition)
                 .and_then(|p| p.default_time_min.or(p.max_time_min))
         });
-        let first_id = self.next_job_id;
-        // What the factors are relative to does not change as the tasks are added: once per submission, not per
-        // task (the fair-share table walks every association).
-        let totals = (self.settings.priority.is_some() && !spec.hold)
-            .then(|| crate::scheduler::priority::Totals::of(self));
-        let make = |state: &mut ClusterState, array_task: Option<u32>| {
-            let job_id = state.next_job_id;
-            state.next_job_id += 1;
-            state.submissions += 1;
-            let priority = BASIC_PRIORITY_TOP
-                .saturating_sub(u32::try_from(state.submissions).unwrap_or(u32::MAX))
-                .saturating_add_signed(-spec.nice);
-            let hold = spec.hold.then_some(HoldKind::User);
-            let mut record = JobRecord::pending(
-                job_id,
-                spec.clone(),
-                partition.clone(),
-                now,
-                if spec.hold { 0 } else { priority },
-            );
-            record.array_job_id = array_task.map(|_| first_id);
-            record.array_task_id = array_task;
-            record.time_limit_min = time_limit_min;
-            record.alloc_sid = spec.submit_sid;
-            record.hold = hold;
-            // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
-            // `--oversubscribe` request still shows until the scheduler turns it down.
-            record.sharing = resolved_sharing(state, &record).filter(|r| {
-                *r == spur_core::oversubscribe::ResolvedSharing::WholeNode
-                    && !spur_core::oversubscribe::asks_oversubscribe(&record.spec)
-            });
-            if hold.is_some() {
-                record.reason = JobReason::HeldUser;
-                // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
-                // then on; the scheduler, which skips unchanged held jobs, would leave it Unknown.
-                record.last_sched_eval = Some(now);
-            }
-            if let (Some(weights), None, Some(totals)) = (&state.settings.priority, hold, &totals) {
-                if let Some(p) =
-                    crate::scheduler::priority::recomputed(state, weights, totals, &record, now)
-                {
-                    record.priority = p;
-                }
-            }
-            state.jobs.insert(job_id, record);
-        };
-        if tasks.is_empty() {
-            make(self, None);
-        } else {
-            for task in tasks {
-                make(self, Some(task));
+        Ok(PreparedSubmission {
+            spec,
+            partition,
+            tasks,
+            time_limit_min,
+        })
+    }
+
+    /// A pending job's record as its submission (the `submission`th since the cluster began) creates it.
+    fn pending_record(
+        &self,
+        prepared: &PreparedSubmission,
+        job_id: u32,
+        submission: u64,
+        array: Option<(u32, u32)>,
+        totals: Option<&crate::scheduler::priority::Totals>,
+        now: EpochSecs,
+    ) -> JobRecord {
+        let spec = &prepared.spec;
+        let priority = BASIC_PRIORITY_TOP
+            .saturating_sub(u32::try_from(submission).unwrap_or(u32::MAX))
+            .saturating_add_signed(-spec.nice);
+        let hold = spec.hold.then_some(HoldKind::User);
+        let mut record = JobRecord::pending(
+            job_id,
+            spec.clone(),
+            prepared.partition.clone(),
+            now,
+            if spec.hold { 0 } else { priority },
+        );
+        record.array_job_id = array.map(|(first_id, _)| first_id);
+        record.array_task_id = array.map(|(_, task)| task);
+        record.time_limit_min = prepared.time_limit_min;
+        record.alloc_sid = spec.submit_sid;
+        record.hold = hold;
+        // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
+        // `--oversubscribe` request still shows until the scheduler turns it down.
+        record.sharing = resolved_sharing(self, &record).filter(|r| {
+            *r == spur_core::oversubscribe::ResolvedSharing::WholeNode
+                && !spur_core::oversubscribe::asks_oversubscribe(&record.spec)
+        });
+        if hold.is_some() {
+            record.reason = JobReason::HeldUser;
+            // slurmctld evaluates every job once as it is submitted, so a held job shows LastSchedEval from
+            // then on; the scheduler, which skips unchanged held jobs, would leave it Unknown.
+            record.last_sched_eval = Some(now);
+        }
+        if let (Some(weights), None, Some(totals)) = (&self.settings.priority, hold, totals) {
+            if let Some(p) =
+                crate::scheduler::priority::recomputed(self, weights, totals, &record, now)
+            {
+                record.priority = p;
             }
         }
-        Ok(Applied {
-            job_id: Some(first_id),
-            ..Default::default()
-        })
+        record
     }
 
     /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked

@@ -9,6 +9,7 @@ mod config;
 mod epilog;
 mod fairshare;
 mod het;
+mod job_table;
 mod jobs;
 mod licenses;
 mod node_admin;
@@ -35,6 +36,7 @@ use crate::scheduler::Forecast;
 pub use config::{
     BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
 };
+pub use job_table::{is_live, JobTable};
 pub(crate) use jobs::started_and_live;
 pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
@@ -171,6 +173,17 @@ pub enum Command {
     AccrueUsage {
         now: EpochSecs,
     },
+    /// A submission the leader placed before committing it, because nothing else waited for the resources: the
+    /// job is created and started in one entry, as slurmctld starts a job that is the top priority when it is
+    /// submitted. `start` is re-checked like a `Schedule` start; one that no longer fits leaves the job pending
+    /// for the next pass. The request id (when the client sent one) makes it idempotent as `SubmitOnce` is.
+    SubmitAndStart {
+        #[serde(default)]
+        request_id: Option<String>,
+        spec: Box<JobSpec>,
+        now: EpochSecs,
+        start: Allocation,
+    },
 }
 
 impl Command {
@@ -179,7 +192,9 @@ impl Command {
     /// submissions (workflow tools stage whole graphs that way) asks for no passes over the queue.
     pub fn may_change_schedule(&self) -> bool {
         match self {
-            Command::Submit { spec, .. } | Command::SubmitOnce { spec, .. } => !spec.hold,
+            Command::Submit { spec, .. }
+            | Command::SubmitOnce { spec, .. }
+            | Command::SubmitAndStart { spec, .. } => !spec.hold,
             Command::SubmitHet { specs, .. } => specs.iter().any(|s| !s.hold),
             _ => true,
         }
@@ -277,7 +292,7 @@ pub struct ClusterState {
     pub nodes: BTreeMap<String, NodeRecord>,
     /// Partitions in configuration order (sinfo lists them so).
     pub partitions: Vec<PartitionRecord>,
-    pub jobs: BTreeMap<u32, JobRecord>,
+    pub jobs: JobTable,
     pub next_job_id: u32,
     /// priority/basic hands out decreasing priorities in submission order.
     pub submissions: u64,
@@ -321,6 +336,12 @@ impl ClusterState {
 
     /// The only mutation entry point.
     pub fn apply(&mut self, log_index: u64, command: Command) -> ApplyResult {
+        let result = self.apply_command(log_index, command);
+        self.jobs.settle();
+        result
+    }
+
+    fn apply_command(&mut self, log_index: u64, command: Command) -> ApplyResult {
         self.last_applied_index = log_index;
         match command {
             Command::ApplyConfig(snapshot) => {
@@ -445,6 +466,31 @@ impl ClusterState {
                 self.epilog_finished(job_id, &node, now);
                 Ok(Applied::default())
             }
+            Command::SubmitAndStart {
+                request_id,
+                spec,
+                now,
+                start,
+            } => {
+                if let Some(job_id) = request_id
+                    .as_deref()
+                    .and_then(|r| self.submit_requests.job_for(r))
+                {
+                    return Ok(Applied {
+                        job_id: Some(job_id),
+                        ..Default::default()
+                    });
+                }
+                let mut applied = self.submit(*spec, now)?;
+                if let Some(job_id) = applied.job_id {
+                    if let Some(request_id) = request_id {
+                        self.submit_requests.remember(request_id, job_id);
+                    }
+                    let started = self.apply_schedule(vec![(job_id, start)], Vec::new(), now);
+                    applied.effects.extend(started.effects);
+                }
+                Ok(applied)
+            }
             Command::AccrueUsage { now } => {
                 self.accrue_usage(now);
                 Ok(Applied::default())
@@ -494,6 +540,7 @@ impl ClusterState {
 
     /// Invariants every reachable state keeps; tests and the simulator call this after each apply.
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.jobs.index_matches()?;
         // Per node: CPUs of jobs with cores of their own, CPUs of jobs sharing cores, and what those book.
         let mut cpus: BTreeMap<&str, (u32, u32, u64)> = BTreeMap::new();
         let mut mem: BTreeMap<&str, u64> = BTreeMap::new();

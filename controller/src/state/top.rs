@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn top_is_for_administrators_unless_enabled() {
         let mut state = ClusterState::new();
-        state.jobs = jobs(&[(1, 1000, "debug", 100), (2, 1000, "debug", 50)]);
+        state.jobs = jobs(&[(1, 1000, "debug", 100), (2, 1000, "debug", 50)]).into();
         let denied = state.top(1000, "2").unwrap_err();
         assert_eq!(denied.errno, SlurmErrno::AccessDenied);
         state.settings.enable_user_top = true;
@@ -238,7 +238,7 @@ mod tests {
     fn updates_of_priority_and_nice_follow_slurm() {
         use spur_core::api::{ControlRequest, JobSelector, JobUpdate};
         let mut state = ClusterState::new();
-        state.jobs = jobs(&[(1, 1000, "debug", 2800), (2, 1000, "debug", 2800)]);
+        state.jobs = jobs(&[(1, 1000, "debug", 2800), (2, 1000, "debug", 2800)]).into();
         let update = |job_id: u32, update: JobUpdate| ControlRequest::UpdateJob {
             job: JobSelector {
                 job_id,

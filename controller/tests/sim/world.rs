@@ -460,10 +460,31 @@ impl World {
             .collect();
         for i in due.into_iter().rev() {
             let request = &self.client.pending[i];
-            let command = Command::SubmitOnce {
-                request_id: request.name.clone(),
-                spec: Box::new(request.spec.clone()),
-                now: epoch(self.now),
+            let now = epoch(self.now);
+            // As the API does: a job nothing waits ahead of is placed before its submission is committed.
+            let start = self
+                .controller
+                .state
+                .submission_preview(&request.spec, now)
+                .and_then(|job| {
+                    spur_controller::scheduler::start_on_submission(
+                        &self.controller.state,
+                        &job,
+                        now,
+                    )
+                });
+            let command = match start {
+                Some(start) => Command::SubmitAndStart {
+                    request_id: Some(request.name.clone()),
+                    spec: Box::new(request.spec.clone()),
+                    now,
+                    start,
+                },
+                None => Command::SubmitOnce {
+                    request_id: request.name.clone(),
+                    spec: Box::new(request.spec.clone()),
+                    now,
+                },
             };
             let result = self.commit(command);
             let answer_lost = self.rng.chance(self.faults.drop_per_mille * 2);
