@@ -1,4 +1,4 @@
-//! Turning the process the agent started into a daemon that outlives the agent: double fork with `setsid`,
+//! Turning the process the agent started into a daemon that outlives the agent: `setsid` and a fork,
 //! stdio moved to `/dev/null` and `stepd.log`, every inherited descriptor closed. The original process
 //! waits on a pipe until the daemon says it is ready (pid file written, socket listening) and exits with
 //! that verdict, so the agent's launch call is synchronous and cannot hang on a leaked pipe.
@@ -40,28 +40,40 @@ impl ReadyPipe {
 
 /// Detaches from the caller. Returns only in the daemon; the original process exits with 0 once the daemon
 /// reports ready, or prints the daemon's error and exits with 1.
+///
+/// The original process first leaves the agent's session (`setsid`), so that its terminal or process-group
+/// signals do not reach the job, and then forks once: the daemon is in the new session without leading it, so
+/// it can never acquire a controlling terminal, and it is reparented once the original exits. That is what the
+/// classic double fork gives, with one fork (and one process exit) less per job. A caller that made us a
+/// process group leader (setsid refuses those) gets the double fork.
 pub(crate) fn daemonize(job_dir: &Path) -> Result<ReadyPipe, StepdError> {
     let (read_end, write_end) =
         pipe2(OFlag::O_CLOEXEC).map_err(|e| StepdError::Detach("pipe", e))?;
+    let left_session = setsid().is_ok();
     // SAFETY: spurstepd has not started any thread yet, so the child may run arbitrary code.
     match unsafe { fork() }.map_err(|e| StepdError::Detach("fork", e))? {
         ForkResult::Parent { child } => {
             drop(write_end);
             let mut verdict = String::new();
             let _ = fs::File::from(read_end).read_to_string(&mut verdict);
-            let _ = waitpid(child, None);
+            // The intermediate child of a double fork is reaped; a daemon forked once is not waited for (it
+            // runs the job), and is reparented as this process exits.
+            if !left_session {
+                let _ = waitpid(child, None);
+            }
             std::process::exit(report_verdict(&verdict));
         }
         ForkResult::Child => {}
     }
     drop(read_end);
-    // Leave the agent's session so that its terminal or process-group signals do not reach us.
-    setsid().map_err(|e| StepdError::Detach("setsid", e))?;
-    // SAFETY: still single-threaded.
-    match unsafe { fork() }.map_err(|e| StepdError::Detach("fork", e))? {
-        // SAFETY: _exit skips destructors and atexit handlers, which belong to the daemon now.
-        ForkResult::Parent { .. } => unsafe { libc::_exit(0) },
-        ForkResult::Child => {}
+    if !left_session {
+        setsid().map_err(|e| StepdError::Detach("setsid", e))?;
+        // SAFETY: still single-threaded.
+        match unsafe { fork() }.map_err(|e| StepdError::Detach("fork", e))? {
+            // SAFETY: _exit skips destructors and atexit handlers, which belong to the daemon now.
+            ForkResult::Parent { .. } => unsafe { libc::_exit(0) },
+            ForkResult::Child => {}
+        }
     }
     chdir(job_dir).map_err(|e| StepdError::Detach("chdir", e))?;
     umask(Mode::from_bits_truncate(0o022));
