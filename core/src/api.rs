@@ -379,6 +379,11 @@ pub struct JobListing {
     /// name, else with the usual [`JobList`] (callers read either).
     #[serde(default)]
     pub fields: Option<Vec<String>>,
+    /// Only jobs that wait, run, are suspended or are completing: what `squeue` shows unless `-t` names a
+    /// finished state. The controller then walks its index of those instead of every job kept for `MinJobAge`;
+    /// a controller that does not know the field lists them all, and the caller's own filter still applies.
+    #[serde(default)]
+    pub live_only: bool,
 }
 
 impl JobListing {

@@ -205,6 +205,7 @@ mod tests {
             job_ids: Some(vec![3, 5]),
             whole_records: true,
             fields: Some(vec!["spec.name".into()]),
+            live_only: true,
         });
         let packed = to_doc_for(&query, MODEL_SCHEMA).expect("pack");
         assert_eq!(packed.packed_schema, MODEL_SCHEMA);

@@ -77,6 +77,9 @@ pub fn run(args: &[String]) -> u8 {
             .job_ids
             .as_ref()
             .map(|ids| ids.iter().map(|id| id.job_id).collect()),
+        // `--json` dumps every job whatever the filters say, as Slurm's does.
+        live_only: !parsed.has("json")
+            && spur_core::format::squeue::selects_only_live(&options.states),
         ..JobListing::default()
     };
     if parsed.has("steps") || parsed.has("json") {

@@ -289,10 +289,12 @@ impl ApiService {
         listing: &JobListing,
         now: i64,
     ) -> Vec<ListedJob<'s>> {
-        state
-            .jobs
-            .values()
-            .filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
+        let jobs: Box<dyn Iterator<Item = &spur_core::job::JobRecord>> = if listing.live_only {
+            Box::new(state.jobs.live())
+        } else {
+            Box::new(state.jobs.values())
+        };
+        jobs.filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
             .map(|job| match job.spec.dependency.as_deref() {
                 None => ListedJob::Borrowed(job),
                 Some(dep) => {

@@ -165,6 +165,18 @@ fn parse_state(name: &str) -> Option<StateMatch> {
     }
 }
 
+/// Whether every job the state filter can select waits, runs, is suspended or completes (then the controller
+/// need not list finished jobs: `JobListing::live_only`).
+pub fn selects_only_live(states: &Option<Vec<StateMatch>>) -> bool {
+    match states {
+        None => true,
+        Some(list) => list.iter().all(|m| match m {
+            StateMatch::State(s) => !s.is_finished(),
+            StateMatch::Completing | StateMatch::Never => true,
+        }),
+    }
+}
+
 fn state_selected(job: &JobRecord, states: &Option<Vec<StateMatch>>) -> bool {
     match states {
         None => {
@@ -256,6 +268,20 @@ mod tests {
             parse_states("bogus").unwrap_err().to_string(),
             "Invalid job state specified: bogus"
         );
+    }
+
+    #[test]
+    fn only_filters_of_unfinished_states_leave_finished_jobs_out_of_the_listing() {
+        let live = |spec: Option<&str>| {
+            let states = spec.map_or(Ok(None), parse_states).unwrap();
+            selects_only_live(&states)
+        };
+        assert!(live(None));
+        assert!(live(Some("PD,R,S,CG")));
+        assert!(live(Some("so")));
+        for finished in ["all", "CD", "R,F", "cancelled", "TO", "OOM"] {
+            assert!(!live(Some(finished)), "{finished}");
+        }
     }
 
     #[test]
