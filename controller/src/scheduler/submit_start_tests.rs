@@ -4,7 +4,7 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::job::{EpochSecs, HoldKind, JobSpec};
+use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
 use spur_core::states::{JobBaseState, JobReason};
 
 use super::scenario::{job, node, partition, Scenario};
@@ -21,6 +21,22 @@ fn cluster(settings: Settings) -> Scenario {
         T0,
     )
     .unwrap()
+}
+
+/// The record `spec` would get and where it would start, decided as the leader does before committing.
+fn placed(s: &Scenario, spec: &JobSpec) -> (JobRecord, Allocation) {
+    let preview = s.state.submission_preview(spec, T0).unwrap();
+    let start = super::start_on_submission(&s.state, &preview, T0).unwrap();
+    (preview, start)
+}
+
+fn submit_and_start(request_id: Option<&str>, spec: JobSpec, start: Allocation) -> Command {
+    Command::SubmitAndStart {
+        request_id: request_id.map(str::to_string),
+        spec: Box::new(spec),
+        now: T0,
+        start,
+    }
 }
 
 fn shapes() -> Vec<JobSpec> {
@@ -79,15 +95,9 @@ fn a_job_placed_at_submission_gets_the_start_the_next_pass_would_give_it() {
 fn the_commit_that_creates_the_job_launches_it() {
     let mut s = cluster(Settings::default());
     let spec = job(1, 100, 0, Some(10));
-    let preview = s.state.submission_preview(&spec, T0).unwrap();
-    let start = super::start_on_submission(&s.state, &preview, T0).unwrap();
+    let (preview, start) = placed(&s, &spec);
     let applied = s
-        .apply(Command::SubmitAndStart {
-            request_id: Some("req-1".to_string()),
-            spec: Box::new(spec.clone()),
-            now: T0,
-            start: start.clone(),
-        })
+        .apply(submit_and_start(Some("req-1"), spec.clone(), start.clone()))
         .unwrap();
     let id = applied.job_id.unwrap();
     assert_eq!(id, preview.job_id);
@@ -102,12 +112,7 @@ fn the_commit_that_creates_the_job_launches_it() {
     assert_eq!(s.state.jobs[&id].alloc.as_ref(), Some(&start));
     // A retry of the same request gets the same job and starts nothing again.
     let again = s
-        .apply(Command::SubmitAndStart {
-            request_id: Some("req-1".to_string()),
-            spec: Box::new(spec),
-            now: T0,
-            start,
-        })
+        .apply(submit_and_start(Some("req-1"), spec, start))
         .unwrap();
     assert_eq!(again.job_id, Some(id));
     assert!(again.effects.is_empty());
@@ -119,20 +124,14 @@ fn the_commit_that_creates_the_job_launches_it() {
 fn a_placement_that_went_stale_leaves_the_job_to_the_pass() {
     let mut s = cluster(Settings::default());
     let whole = job(4, 100, 0, Some(10));
-    let preview = s.state.submission_preview(&whole, T0).unwrap();
-    let start = super::start_on_submission(&s.state, &preview, T0).unwrap();
+    let (_, start) = placed(&s, &whole);
     // Before that submission commits, other jobs take every CPU of both nodes.
     for _ in 0..2 {
         let (_, placed) = s.submit_as_leader(job(4, 100, 0, Some(10))).unwrap();
         assert!(placed);
     }
     let id = s
-        .apply(Command::SubmitAndStart {
-            request_id: None,
-            spec: Box::new(whole),
-            now: T0,
-            start,
-        })
+        .apply(submit_and_start(None, whole, start))
         .unwrap()
         .job_id
         .unwrap();

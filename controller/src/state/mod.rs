@@ -341,6 +341,29 @@ impl ClusterState {
         result
     }
 
+    /// A submission carrying the client's request id is applied once: a retry (after a lost answer or a
+    /// failover) gets the job the first attempt created, and nothing is submitted again.
+    fn submit_once(
+        &mut self,
+        request_id: Option<String>,
+        submit: impl FnOnce(&mut Self) -> ApplyResult,
+    ) -> ApplyResult {
+        if let Some(job_id) = request_id
+            .as_deref()
+            .and_then(|r| self.submit_requests.job_for(r))
+        {
+            return Ok(Applied {
+                job_id: Some(job_id),
+                ..Default::default()
+            });
+        }
+        let applied = submit(self)?;
+        if let (Some(request_id), Some(job_id)) = (request_id, applied.job_id) {
+            self.submit_requests.remember(request_id, job_id);
+        }
+        Ok(applied)
+    }
+
     fn apply_command(&mut self, log_index: u64, command: Command) -> ApplyResult {
         self.last_applied_index = log_index;
         match command {
@@ -353,19 +376,7 @@ impl ClusterState {
                 request_id,
                 spec,
                 now,
-            } => match self.submit_requests.job_for(&request_id) {
-                Some(job_id) => Ok(Applied {
-                    job_id: Some(job_id),
-                    ..Default::default()
-                }),
-                None => {
-                    let applied = self.submit(*spec, now)?;
-                    if let Some(job_id) = applied.job_id {
-                        self.submit_requests.remember(request_id, job_id);
-                    }
-                    Ok(applied)
-                }
-            },
+            } => self.submit_once(Some(request_id), |s| s.submit(*spec, now)),
             Command::Schedule {
                 starts,
                 reasons,
@@ -446,22 +457,7 @@ impl ClusterState {
                 request_id,
                 specs,
                 now,
-            } => {
-                if let Some(job_id) = request_id
-                    .as_deref()
-                    .and_then(|r| self.submit_requests.job_for(r))
-                {
-                    return Ok(Applied {
-                        job_id: Some(job_id),
-                        ..Default::default()
-                    });
-                }
-                let applied = self.submit_het(specs, now)?;
-                if let (Some(request_id), Some(job_id)) = (request_id, applied.job_id) {
-                    self.submit_requests.remember(request_id, job_id);
-                }
-                Ok(applied)
-            }
+            } => self.submit_once(request_id, |s| s.submit_het(specs, now)),
             Command::EpilogFinished { job_id, node, now } => {
                 self.epilog_finished(job_id, &node, now);
                 Ok(Applied::default())
@@ -471,26 +467,14 @@ impl ClusterState {
                 spec,
                 now,
                 start,
-            } => {
-                if let Some(job_id) = request_id
-                    .as_deref()
-                    .and_then(|r| self.submit_requests.job_for(r))
-                {
-                    return Ok(Applied {
-                        job_id: Some(job_id),
-                        ..Default::default()
-                    });
-                }
-                let mut applied = self.submit(*spec, now)?;
+            } => self.submit_once(request_id, |s| {
+                let mut applied = s.submit(*spec, now)?;
                 if let Some(job_id) = applied.job_id {
-                    if let Some(request_id) = request_id {
-                        self.submit_requests.remember(request_id, job_id);
-                    }
-                    let started = self.apply_schedule(vec![(job_id, start)], Vec::new(), now);
+                    let started = s.apply_schedule(vec![(job_id, start)], Vec::new(), now);
                     applied.effects.extend(started.effects);
                 }
                 Ok(applied)
-            }
+            }),
             Command::AccrueUsage { now } => {
                 self.accrue_usage(now);
                 Ok(Applied::default())
