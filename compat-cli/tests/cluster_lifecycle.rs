@@ -611,3 +611,19 @@ fn finished_jobs_are_purged_after_min_job_age() {
     let next = cluster.wrap("true", &[]);
     assert!(next > job);
 }
+
+/// On an idle cluster the commit that creates a job also starts it (`Command::SubmitAndStart`, as slurmctld starts
+/// a top-priority job at submission): it runs by the time sbatch has printed its id. A job that cannot start then
+/// is left to the scheduling pass.
+#[test]
+fn a_job_that_fits_an_idle_cluster_runs_when_sbatch_returns() {
+    let cluster = Cluster::start();
+    let first = cluster.wrap("sleep 60", &["-n1"]);
+    assert_eq!(cluster.job_field(first, "JobState"), "RUNNING");
+    let whole_node = cluster.wrap("true", &["-n2"]);
+    assert_eq!(cluster.job_field(whole_node, "JobState"), "PENDING");
+    cluster.expect_within(SHORT, "the pass gives the waiting job its reason", || {
+        cluster.job_field(whole_node, "Reason") == "Resources"
+    });
+    cluster.ok("scancel", &[&first.to_string(), &whole_node.to_string()]);
+}
