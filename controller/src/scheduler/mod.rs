@@ -196,32 +196,49 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     schedule_with(state, now, None)
 }
 
-/// The most running and waiting jobs for which [`start_on_submission`] runs a pass of its own: beyond that a
+/// The most running and waiting jobs for which [`placed_at_submission`] runs a pass of its own: beyond that a
 /// pass costs enough that one per submission would cost more than the coalesced passes after a burst of them.
 const SUBMISSION_PASS_LIVE_MAX: usize = 4096;
 
-/// Where `job`, about to be submitted (its record as `ClusterState::submission_preview` makes it), would start
-/// right now if nothing else is waiting: the start of the pass that would follow its submission, decided before
-/// the submission is committed, so the job is created and started in one log entry (one fsync less between
-/// sbatch and the job's start). `None` leaves the job to that pass: another job waits (and may come first), the
-/// start needs preemption, or the job cannot start now.
-pub fn start_on_submission(
+/// Where a job submitted now as `spec` would start right away, decided before the submission is committed so
+/// that one log entry creates and starts it (`Command::SubmitAndStart`; one commit less between sbatch and the
+/// job's start), as slurmctld starts a job that is the top priority when it arrives. `None` leaves the job to the
+/// pass that follows every submission: another job waits (and may come first), the submission would be refused,
+/// the start needs preemption, or the job cannot start now. What the queue says is checked before the job's record
+/// is made, so a submission to a busy cluster pays for nothing here.
+pub fn placed_at_submission(
     state: &ClusterState,
-    job: &JobRecord,
+    spec: &JobSpec,
     now: EpochSecs,
 ) -> Option<Allocation> {
-    if state.settings.defer || job.het.is_some() || job.array_job_id.is_some() || job.hold.is_some()
-    {
+    if !nothing_waits(state) {
         return None;
     }
+    let job = state.submission_preview(spec, now)?;
+    start_on_submission(state, &job, now)
+}
+
+/// No job waits for a pass (held ones it settled do not count), and few enough run that a pass of its own per
+/// submission stays cheap; `SchedulerParameters=defer` says never to start jobs at submission.
+fn nothing_waits(state: &ClusterState) -> bool {
     // The newest jobs are the likeliest to wait, so a busy queue is found at once.
-    if state.jobs.live_count() > SUBMISSION_PASS_LIVE_MAX
-        || state
+    !state.settings.defer
+        && state.jobs.live_count() <= SUBMISSION_PASS_LIVE_MAX
+        && !state
             .jobs
             .live()
             .rev()
             .any(|j| j.state == JobBaseState::Pending && !settled_while_held(j))
-    {
+}
+
+/// The start of `job` (its record as `ClusterState::submission_preview` makes it) in the pass that would follow
+/// its submission, when that pass starts it without preempting anything.
+fn start_on_submission(
+    state: &ClusterState,
+    job: &JobRecord,
+    now: EpochSecs,
+) -> Option<Allocation> {
+    if job.het.is_some() || job.array_job_id.is_some() || job.hold.is_some() {
         return None;
     }
     let plan = schedule_with(state, now, Some(job));
@@ -234,7 +251,7 @@ pub fn start_on_submission(
         .map(|(_, alloc)| alloc)
 }
 
-/// A pass over the state's queue and, when given, one job not in the state yet (see [`start_on_submission`]).
+/// A pass over the state's queue and, when given, one job not in the state yet (see [`placed_at_submission`]).
 fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>) -> Plan {
     // One walk over the live jobs (finished ones are not indexed) finds what to consider, what holds resources
     // (for the backfill profile) and what preemption left to finish: with 100,000 jobs the walk itself is most of

@@ -231,24 +231,9 @@ impl Scenario {
     /// `SubmitAndStart` (or as a plain submission). Returns its id and whether it was placed before the commit.
     pub fn submit_as_leader(&mut self, spec: JobSpec) -> Result<(u32, bool), ApiError> {
         let now = self.now;
-        let start = self
-            .state
-            .submission_preview(&spec, now)
-            .and_then(|job| super::start_on_submission(&self.state, &job, now));
+        let start = super::placed_at_submission(&self.state, &spec, now);
         let placed = start.is_some();
-        let command = match start {
-            Some(start) => Command::SubmitAndStart {
-                request_id: None,
-                spec: Box::new(spec),
-                now,
-                start,
-            },
-            None => Command::Submit {
-                spec: Box::new(spec),
-                now,
-            },
-        };
-        let applied = self.apply(command)?;
+        let applied = self.apply(Command::submission(spec, now, None, start))?;
         Ok((applied.job_id.unwrap_or(0), placed))
     }
 

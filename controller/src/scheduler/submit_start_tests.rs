@@ -1,4 +1,4 @@
-//! Jobs started by the commit that submits them (`start_on_submission` and `Command::SubmitAndStart`): the
+//! Jobs started by the commit that submits them (`placed_at_submission` and `Command::SubmitAndStart`): the
 //! same start the pass after a plain submission would make, never ahead of a waiting job, and nothing a stale
 //! placement could double-book.
 
@@ -26,7 +26,7 @@ fn cluster(settings: Settings) -> Scenario {
 /// The record `spec` would get and where it would start, decided as the leader does before committing.
 fn placed(s: &Scenario, spec: &JobSpec) -> (JobRecord, Allocation) {
     let preview = s.state.submission_preview(spec, T0).unwrap();
-    let start = super::start_on_submission(&s.state, &preview, T0).unwrap();
+    let start = super::placed_at_submission(&s.state, spec, T0).unwrap();
     (preview, start)
 }
 
@@ -157,8 +157,8 @@ fn a_waiting_job_is_never_overtaken_at_submission() {
     // A small job fits on n2 now, but a job waits: the pass decides (backfill, against the wide job's
     // reservation), not the submission.
     let small = job(1, 100, 0, Some(600));
-    let preview = s.state.submission_preview(&small, T0).unwrap();
-    assert_eq!(super::start_on_submission(&s.state, &preview, T0), None);
+    assert!(s.state.submission_preview(&small, T0).is_some());
+    assert_eq!(super::placed_at_submission(&s.state, &small, T0), None);
 }
 
 #[test]
@@ -170,6 +170,7 @@ fn held_array_and_deferred_submissions_wait_for_a_pass() {
     array.array = Some("0-3".to_string());
     for spec in [held, array] {
         assert_eq!(s.state.submission_preview(&spec, T0), None);
+        assert_eq!(super::placed_at_submission(&s.state, &spec, T0), None);
     }
     let mut deferred = cluster(Settings {
         defer: true,
@@ -194,5 +195,6 @@ fn a_refused_submission_is_not_placed_and_is_refused_as_before() {
     let mut s = cluster(Settings::default());
     let too_big = job(64, 100, 0, Some(10));
     assert_eq!(s.state.submission_preview(&too_big, T0), None);
+    assert_eq!(super::placed_at_submission(&s.state, &too_big, T0), None);
     assert!(s.submit_as_leader(too_big).is_err());
 }

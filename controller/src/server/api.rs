@@ -83,36 +83,18 @@ impl ApiService {
                     .read(|state| scheduler::validate_immediate(state, &submit.spec).map(|_| ())),
             )?;
         }
-        // As slurmctld does for a job that is the top priority when it arrives, a job that nothing else waits
-        // ahead of is placed now and started by the commit that creates it.
+        // A job nothing waits ahead of is placed now and started by the commit that creates it (only the leader
+        // commits, so only it looks).
         let start = if self.controller.is_leader() {
-            self.controller.state.read(|state| {
-                let job = state.submission_preview(&submit.spec, now)?;
-                scheduler::start_on_submission(state, &job, now)
-            })
+            self.controller
+                .state
+                .read(|state| scheduler::placed_at_submission(state, &submit.spec, now))
         } else {
             None
         };
         // A request id makes the submission idempotent: a client retrying after a failover gets the same job.
-        let command = if let Some(start) = start {
-            Command::SubmitAndStart {
-                request_id: (!request.request_id.is_empty()).then(|| request.request_id.clone()),
-                spec: Box::new(submit.spec),
-                now,
-                start,
-            }
-        } else if request.request_id.is_empty() {
-            Command::Submit {
-                spec: Box::new(submit.spec),
-                now,
-            }
-        } else {
-            Command::SubmitOnce {
-                request_id: request.request_id.clone(),
-                spec: Box::new(submit.spec),
-                now,
-            }
-        };
+        let request_id = (!request.request_id.is_empty()).then(|| request.request_id.clone());
+        let command = Command::submission(submit.spec, now, request_id, start);
         let applied = self.controller.commit(command).await?;
         let job_id = applied
             .job_id

@@ -187,6 +187,32 @@ pub enum Command {
 }
 
 impl Command {
+    /// The command that submits `spec` at `now`: created and started in one entry where the leader placed it
+    /// (`start`, see `scheduler::placed_at_submission`), else queued; applied once per request id when the
+    /// client sent one.
+    pub fn submission(
+        spec: JobSpec,
+        now: EpochSecs,
+        request_id: Option<String>,
+        start: Option<Allocation>,
+    ) -> Command {
+        let spec = Box::new(spec);
+        match (start, request_id) {
+            (Some(start), request_id) => Command::SubmitAndStart {
+                request_id,
+                spec,
+                now,
+                start,
+            },
+            (None, Some(request_id)) => Command::SubmitOnce {
+                request_id,
+                spec,
+                now,
+            },
+            (None, None) => Command::Submit { spec, now },
+        }
+    }
+
     /// Whether applying this can change what a scheduling pass decides. A job submitted held can neither start
     /// nor change another job's chances (its hold reason is recorded at submission), so a burst of held
     /// submissions (workflow tools stage whole graphs that way) asks for no passes over the queue.

@@ -462,30 +462,13 @@ impl World {
             let request = &self.client.pending[i];
             let now = epoch(self.now);
             // As the API does: a job nothing waits ahead of is placed before its submission is committed.
-            let start = self
-                .controller
-                .state
-                .submission_preview(&request.spec, now)
-                .and_then(|job| {
-                    spur_controller::scheduler::start_on_submission(
-                        &self.controller.state,
-                        &job,
-                        now,
-                    )
-                });
-            let command = match start {
-                Some(start) => Command::SubmitAndStart {
-                    request_id: Some(request.name.clone()),
-                    spec: Box::new(request.spec.clone()),
-                    now,
-                    start,
-                },
-                None => Command::SubmitOnce {
-                    request_id: request.name.clone(),
-                    spec: Box::new(request.spec.clone()),
-                    now,
-                },
-            };
+            let start = spur_controller::scheduler::placed_at_submission(
+                &self.controller.state,
+                &request.spec,
+                now,
+            );
+            let command =
+                Command::submission(request.spec.clone(), now, Some(request.name.clone()), start);
             let result = self.commit(command);
             let answer_lost = self.rng.chance(self.faults.drop_per_mille * 2);
             if answer_lost {
