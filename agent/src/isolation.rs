@@ -49,7 +49,7 @@ pub fn load(slurm_conf: &Path, task_plugin: &str) -> Result<Option<CgroupConf>, 
 }
 
 impl Isolation {
-    /// The cores next to the job's GPUs: its `gpu` units named by the node's device files.
+    /// The cores next to the job's GPUs: its `gpu` units (or its shards' GPU) named by the node's device files.
     fn cores_near_gpus(
         &self,
         alloc: Option<&Allocation>,
@@ -58,11 +58,12 @@ impl Isolation {
         let (Some(alloc), Some(files)) = (alloc, context.gres_files.get(GPU_GRES)) else {
             return BTreeSet::new();
         };
-        alloc
+        // A job of shards is next to the GPU they belong to.
+        let gpus = alloc
             .gres_indices
             .get(GPU_GRES)
-            .into_iter()
-            .flatten()
+            .unwrap_or(&alloc.shard_gpus);
+        gpus.iter()
             .filter_map(|&i| files.get(usize::try_from(i).ok()?))
             .filter_map(|file| self.gpu_cores.get(file))
             .flatten()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::{GresConf, SlurmConf, TopologyConf};
 use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
+use spur_core::gpu_shard::{shard_unit_files, SHARD_GRES};
 use spur_core::gpu_topology::GpuTopology;
 use spur_core::records::{
     ClusterConfig, NodeGres, PartitionRecord, PartitionState, PreemptMode, GPU_GRES,
@@ -439,7 +440,7 @@ fn node_gres(
     let Some(spec) = spec.filter(|s| !s.is_empty()) else {
         return Ok((Vec::new(), None));
     };
-    let requests = spur_core::values::gres::parse_gres(spec, known)
+    let requests = spur_core::values::gres::parse_node_gres(spec, known)
         .map_err(|e| ConfigError::Invalid(format!("node {node}: Gres={spec}: {e}")))?;
     let in_nodes = |expr: &str, name: &str| {
         spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
@@ -471,8 +472,55 @@ fn node_gres(
                 files,
             }
         })
-        .collect();
+        .collect::<Vec<NodeGres>>();
+    let gres = with_shards_on_gpus(gres, &records, &gpu_files, node);
     Ok((gres, GpuTopology::from_gres_links(&gpu_files, &gpu_links)))
+}
+
+/// Gives the node's shard offers one device file per shard (the GPU it belongs to, see
+/// [`spur_core::gpu_shard`]) and, when they name no type, their GPUs' type, as slurmctld shows them
+/// (`shard:a100:8`).
+fn with_shards_on_gpus(
+    mut gres: Vec<NodeGres>,
+    records: &[&spur_core::conf::GresRecord],
+    gpu_files: &[String],
+    node: &str,
+) -> Vec<NodeGres> {
+    let gpu_types: Vec<Option<String>> = gres
+        .iter()
+        .filter(|g| g.name == GPU_GRES)
+        .map(|g| g.gres_type.clone())
+        .collect();
+    for offer in gres.iter_mut().filter(|g| g.name == SHARD_GRES) {
+        let mut files = Vec::new();
+        for rec in records.iter().filter(|rec| {
+            rec.name == SHARD_GRES
+                && (offer.gres_type.is_none()
+                    || rec.type_name.is_none()
+                    || rec.type_name == offer.gres_type)
+        }) {
+            let rec_files = rec.files().unwrap_or_default();
+            files.extend(shard_unit_files(rec.count, &rec_files, gpu_files));
+        }
+        if u64::try_from(files.len()).ok() != Some(offer.count) && !gpu_files.is_empty() {
+            // slurmctld marks such a node INVAL; Spur keeps it and never hands out the shards it cannot place.
+            tracing::warn!(
+                "gres/shard on node {node} configured for {} resources but {} found",
+                offer.count,
+                files.len()
+            );
+        }
+        offer.files = files;
+        if offer.gres_type.is_none() {
+            let mut types = gpu_types.iter();
+            if let Some(first @ Some(_)) = types.next() {
+                if types.all(|t| t == first) {
+                    offer.gres_type = first.clone();
+                }
+            }
+        }
+    }
+    gres
 }
 
 fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32>, ConfigError> {
@@ -628,6 +676,50 @@ mod tests {
         // Without Links= Slurm's lowest-index choice stays.
         let g2 = snapshot.nodes.iter().find(|n| n.name == "g2").unwrap();
         assert_eq!(g2.gpu_links, None);
+    }
+
+    #[test]
+    fn shards_get_a_gpu_file_each_and_their_gpus_type() {
+        let conf = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=ctl\nGresTypes=gpu,shard\n\
+             NodeName=g1 CPUs=8 Gres=gpu:a100:4,shard:8\nNodeName=g2 CPUs=8 Gres=gpu:a100:2,shard:6\n\
+             PartitionName=p Nodes=ALL Default=YES\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let gres = GresConf::parse_str(
+            "NodeName=g1 Name=gpu Type=a100 File=/dev/nvidia[0-3]\n\
+             NodeName=g1 Name=shard Count=8 File=/dev/nvidia[0-3]\n\
+             NodeName=g2 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n\
+             NodeName=g2 Name=shard Count=6\n",
+            "gres.conf",
+        )
+        .unwrap();
+        let snapshot = snapshot_of(&conf, &gres).unwrap();
+        let shard_of = |node: &str| {
+            let def = snapshot.nodes.iter().find(|n| n.name == node).unwrap();
+            def.gres.iter().find(|g| g.name == "shard").unwrap().clone()
+        };
+        let g1 = shard_of("g1");
+        assert_eq!(g1.gres_type.as_deref(), Some("a100"));
+        assert_eq!(
+            g1.files[..3],
+            ["/dev/nvidia0", "/dev/nvidia0", "/dev/nvidia1"]
+        );
+        assert_eq!(g1.files.len(), 8);
+        // Without File= the shards spread over the node's GPUs.
+        let g2 = shard_of("g2");
+        assert_eq!(
+            g2.files,
+            [
+                "/dev/nvidia0",
+                "/dev/nvidia0",
+                "/dev/nvidia0",
+                "/dev/nvidia1",
+                "/dev/nvidia1",
+                "/dev/nvidia1"
+            ]
+        );
     }
 
     #[test]

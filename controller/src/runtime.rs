@@ -690,7 +690,6 @@ fn log_pass(controller: &Controller, spent: Duration, starts: usize) {
     );
 }
 
-/// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
 /// The node's GRES device files per GRES name, in the order the scheduler numbers the units.
 fn node_gres_files(
     state: &ClusterState,
@@ -716,6 +715,7 @@ fn node_gres_files(
     files
 }
 
+/// Running jobs whose `--signal` warning is due: `secs` before the end of their time limit.
 pub fn warning_signals_due(state: &ClusterState, now: EpochSecs) -> Vec<u32> {
     state
         .jobs

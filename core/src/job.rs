@@ -203,6 +203,10 @@ pub struct Allocation {
     /// `--oversubscribe`); 0 or 1: the cores are the job's own. See [`crate::oversubscribe`].
     #[serde(default)]
     pub oversubscribe: u16,
+    /// The GPU units its `shard` units belong to (a job's shards on a node come from one GPU, the same on each
+    /// of its nodes): what its tasks see and may open. Empty for a job without shards.
+    #[serde(default)]
+    pub shard_gpus: Vec<u32>,
 }
 
 /// Who put a hold on a job: users may release only their own holds.

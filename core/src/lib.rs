@@ -17,6 +17,7 @@ pub mod fair_tree;
 pub mod fairshare;
 pub mod format;
 pub mod gpu_bind;
+pub mod gpu_shard;
 pub mod gpu_topology;
 pub mod het_step;
 pub mod hostlist;

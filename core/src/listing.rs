@@ -188,6 +188,7 @@ pub(crate) mod tests {
             gres_indices: BTreeMap::from([("gpu".into(), vec![0, 1, 2, 3, 4, 5, 6, 7])]),
             core_ids: vec![0, 1, 2],
             oversubscribe: 0,
+            shard_gpus: Vec::new(),
         });
         job.exit_code = 3;
         job.dependency_status = Some("afterok:7(unfulfilled)".into());

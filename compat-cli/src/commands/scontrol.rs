@@ -86,6 +86,11 @@ fn is_prefix_of(word: &str, keyword: &str, min_len: usize) -> bool {
 }
 
 fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
+    // scontrol shows one entity, or all of a kind: `show node n1 n2` is refused whatever the entity.
+    if rest.len() > 1 {
+        eprintln!("too many arguments for keyword:show");
+        return 1;
+    }
     let entity = given.to_ascii_lowercase();
     // `hostlistsorted` before `hostlist`, and `hostnames` by its own prefix, so abbreviations resolve as in Slurm.
     if entity.len() > "hostlist".len() && "hostlistsorted".starts_with(&entity) {
@@ -116,10 +121,6 @@ fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {
         return scontrol_ops::show_config();
     }
     if !entity.is_empty() && "topology".starts_with(&entity) {
-        if rest.len() > 1 {
-            eprintln!("too many arguments for keyword:show");
-            return 1;
-        }
         return scontrol_ops::show_topology(rest.first().copied());
     }
     if entity.len() >= 2 && "licenses".starts_with(&entity) {

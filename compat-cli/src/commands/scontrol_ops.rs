@@ -197,7 +197,7 @@ pub fn show_nodes(name: Option<&str>, flags: Flags) -> u8 {
     let ctx = config::format_context(now, reason_users);
     print!(
         "{}",
-        scontrol_node::render(&selected, flags.one_liner, &ctx)
+        scontrol_node::render_with_details(&selected, flags.one_liner, flags.details, &ctx)
     );
     0
 }

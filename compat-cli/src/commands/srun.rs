@@ -11,8 +11,10 @@ use std::path::PathBuf;
 
 use spur_core::api::{ControlRequest, SlurmErrno, SubmitRequest};
 use spur_core::env::{default_distribution, step_environment, StepEnvContext, StepSpread};
-use spur_core::job::{JobRecord, JobSpec, OpenMode};
+use spur_core::gpu_shard::SHARD_GRES;
+use spur_core::job::{GresRequest, JobRecord, JobSpec, OpenMode};
 use spur_core::options::{parse_srun, Command, OptId, OptionSet, Outcome};
+use spur_core::records::GPU_GRES;
 use spur_core::states::JobBaseState;
 use spur_core::step_launch::{NodeTasks, StepLaunch};
 use spur_core::step_layout::{Distribution, StepLayout};
@@ -181,11 +183,8 @@ impl Srun<'_> {
             Ok(job) => job,
             Err(code) => return code,
         };
-        let gpus = job
-            .alloc
-            .as_ref()
-            .and_then(|a| a.gres_indices.get("gpu"))
-            .cloned();
+        // The step of srun's own allocation has all of it.
+        let devices = step_devices(&job, &JobSpec::default()).unwrap_or_default();
         let distribution = self.set.value(OptId::Distribution).map(str::to_string);
         let shape = match self.step_shape(&job) {
             Ok(shape) => shape,
@@ -196,20 +195,14 @@ impl Srun<'_> {
             }
         };
         let cpus = job.alloc.as_ref().map_or(1, |a| a.cpus) * shape.nodes.len() as u32;
-        let (step_id, outcome) = match self.run(
-            &job,
-            &shape,
-            cpus,
-            gpus.as_deref(),
-            distribution.as_deref(),
-            false,
-        ) {
-            Ok(ran) => ran,
-            Err(code) => {
-                complete(&self.client, job.job_id, 1, 0);
-                return code;
-            }
-        };
+        let (step_id, outcome) =
+            match self.run(&job, &shape, cpus, &devices, distribution.as_deref(), false) {
+                Ok(ran) => ran,
+                Err(code) => {
+                    complete(&self.client, job.job_id, 1, 0);
+                    return code;
+                }
+            };
         self.complete_step(job.job_id, step_id, &outcome);
         let (code, signal) = outcome.job_exit();
         complete(&self.client, job.job_id, code, signal);
@@ -252,8 +245,8 @@ impl Srun<'_> {
             );
             return 1;
         }
-        let gpus = match step_gpus(&job, &self.spec) {
-            Ok(gpus) => gpus,
+        let devices = match step_devices(&job, &self.spec) {
+            Ok(devices) => devices,
             Err(lines) => {
                 for line in lines {
                     eprintln!("srun: error: {line}");
@@ -270,7 +263,7 @@ impl Srun<'_> {
             &job,
             &shape,
             wanted.max(1),
-            gpus.as_deref(),
+            &devices,
             Some(&distribution),
             true,
         ) {
@@ -460,7 +453,7 @@ impl Srun<'_> {
         job: &JobRecord,
         shape: &StepShape,
         num_cpus: u32,
-        gpus: Option<&[u32]>,
+        devices: &StepDevices,
         distribution: Option<&str>,
         within_allocation: bool,
     ) -> Result<(u32, StepOutcome), u8> {
@@ -530,7 +523,8 @@ impl Srun<'_> {
                 prio_process: current_priority(),
                 distribution,
                 within_allocation,
-                gpus,
+                gpus: devices.gpus.as_deref(),
+                shards: devices.shards,
                 label: self.set.is_set(OptId::Label),
                 spread,
                 topology: topology.as_ref(),
@@ -694,42 +688,87 @@ struct StepShape {
     ntasks: u32,
 }
 
-/// The step's GPUs inside an allocation: the first ones the step asks for, or all the job's; Slurm refuses a step
-/// that wants more than the job has.
-fn step_gpus(job: &JobRecord, step: &JobSpec) -> Result<Option<Vec<u32>>, Vec<String>> {
-    let job_gpus = job.alloc.as_ref().and_then(|a| a.gres_indices.get("gpu"));
-    let wanted = step.gres.iter().find(|g| g.name == "gpu");
-    match (job_gpus, wanted) {
-        (None, None) => Ok(None),
-        (Some(gpus), None) => Ok(Some(gpus.clone())),
+/// The GPUs (and shards) a step gets inside an allocation.
+#[derive(Debug, Default, PartialEq)]
+struct StepDevices {
+    gpus: Option<Vec<u32>>,
+    /// For a job of shards: the step's share of them (`SLURM_SHARDS_ON_NODE`).
+    shards: Option<u64>,
+}
+
+/// The step's GPUs inside an allocation: the first ones the step asks for, or all the job's; in a job of shards,
+/// the shards' GPU and as many of them as the step asks for, or all. Slurm refuses a step that wants more than
+/// the job has, or GRES the job has none of.
+fn step_devices(job: &JobRecord, step: &JobSpec) -> Result<StepDevices, Vec<String>> {
+    let alloc = job.alloc.as_ref();
+    let job_gpus = alloc.and_then(|a| a.gres_indices.get(GPU_GRES));
+    let job_shards = alloc.and_then(|a| a.gres_indices.get(SHARD_GRES));
+    let asked = |name: &str| step.gres.iter().find(|g| g.name == name);
+    let refused = |first: String| {
+        vec![
+            first,
+            format!(
+                "Unable to create step for job {}: {}",
+                job.job_id,
+                SlurmErrno::InvalidGres.text()
+            ),
+        ]
+    };
+    let more_than_job = |request: &GresRequest, name: &str, have: &str| {
+        let job_request = job
+            .spec
+            .gres
+            .iter()
+            .find(|g| g.name == name)
+            .map_or_else(|| have.to_string(), gres_text);
+        refused(format!(
+            "Step requested gres_per_node={} is more than the job's gres_per_node={job_request}",
+            gres_text(request)
+        ))
+    };
+    let not_in_job = |request: &GresRequest| {
+        refused(format!(
+            "Step requested GRES ({}:{}) not found in the job",
+            request.name,
+            request.gres_type.as_deref().unwrap_or("(null)")
+        ))
+    };
+    if let (Some(shards), Some(alloc)) = (job_shards, alloc) {
+        if let Some(request) = asked(GPU_GRES) {
+            return Err(not_in_job(request));
+        }
+        let have = u64::try_from(shards.len()).unwrap_or(u64::MAX);
+        let count = match asked(SHARD_GRES) {
+            Some(request) if request.count > have => {
+                return Err(more_than_job(request, SHARD_GRES, "shard:0"))
+            }
+            Some(request) => request.count,
+            None => have,
+        };
+        return Ok(StepDevices {
+            gpus: Some(alloc.shard_gpus.clone()),
+            shards: Some(count),
+        });
+    }
+    if let (Some(request), Some(_)) = (asked(SHARD_GRES), job_gpus) {
+        return Err(not_in_job(request));
+    }
+    let gpus = match (job_gpus, asked(GPU_GRES)) {
+        (None, None) => None,
+        (Some(gpus), None) => Some(gpus.clone()),
         (gpus, Some(request)) => {
             let have = gpus.map_or(0, Vec::len);
             let count = usize::try_from(request.count).unwrap_or(usize::MAX);
             if count > have {
-                let job_request = job
-                    .spec
-                    .gres
-                    .iter()
-                    .find(|g| g.name == "gpu")
-                    .map_or_else(|| "gpu:0".to_string(), gres_text);
-                return Err(vec![
-                    format!(
-                        "Step requested gres_per_node={} is more than the job's gres_per_node={job_request}",
-                        gres_text(request)
-                    ),
-                    format!(
-                        "Unable to create step for job {}: {}",
-                        job.job_id,
-                        SlurmErrno::InvalidGres.text()
-                    ),
-                ]);
+                return Err(more_than_job(request, GPU_GRES, "gpu:0"));
             }
-            Ok(gpus.map(|g| g[..count].to_vec()))
+            gpus.map(|g| g[..count].to_vec())
         }
-    }
+    };
+    Ok(StepDevices { gpus, shards: None })
 }
 
-fn gres_text(request: &spur_core::job::GresRequest) -> String {
+fn gres_text(request: &GresRequest) -> String {
     match &request.gres_type {
         Some(t) => format!("{}:{t}:{}", request.name, request.count),
         None => format!("{}:{}", request.name, request.count),
@@ -802,25 +841,30 @@ fn fail_lines(lines: &[String]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::{Allocation, GresRequest};
+    use spur_core::job::Allocation;
 
-    fn job_with_gpus(gpus: &[u32]) -> JobRecord {
+    fn job_with(name: &str, units: &[u32], shard_gpus: &[u32]) -> JobRecord {
         let mut job = JobRecord::pending(5, JobSpec::default(), "debug".to_string(), 0, 0);
         let mut alloc = Allocation::default();
-        alloc.gres_indices.insert("gpu".to_string(), gpus.to_vec());
+        alloc.gres_indices.insert(name.to_string(), units.to_vec());
+        alloc.shard_gpus = shard_gpus.to_vec();
         job.alloc = Some(alloc);
         job.spec.gres = vec![GresRequest {
-            name: "gpu".to_string(),
+            name: name.to_string(),
             gres_type: None,
-            count: gpus.len() as u64,
+            count: units.len() as u64,
         }];
         job
     }
 
-    fn asking(count: u64) -> JobSpec {
+    fn job_with_gpus(gpus: &[u32]) -> JobRecord {
+        job_with("gpu", gpus, &[])
+    }
+
+    fn asking_for(name: &str, count: u64) -> JobSpec {
         JobSpec {
             gres: vec![GresRequest {
-                name: "gpu".to_string(),
+                name: name.to_string(),
                 gres_type: None,
                 count,
             }],
@@ -828,15 +872,61 @@ mod tests {
         }
     }
 
+    fn asking(count: u64) -> JobSpec {
+        asking_for("gpu", count)
+    }
+
+    fn gpus_only(gpus: &[u32]) -> StepDevices {
+        StepDevices {
+            gpus: Some(gpus.to_vec()),
+            shards: None,
+        }
+    }
+
     #[test]
     fn steps_get_the_jobs_gpus_or_the_first_they_ask_for() {
         let job = job_with_gpus(&[2, 3]);
-        assert_eq!(step_gpus(&job, &JobSpec::default()), Ok(Some(vec![2, 3])));
-        assert_eq!(step_gpus(&job, &asking(1)), Ok(Some(vec![2])));
-        let refused = step_gpus(&job_with_gpus(&[0]), &asking(2)).unwrap_err();
+        assert_eq!(
+            step_devices(&job, &JobSpec::default()),
+            Ok(gpus_only(&[2, 3]))
+        );
+        assert_eq!(step_devices(&job, &asking(1)), Ok(gpus_only(&[2])));
+        let refused = step_devices(&job_with_gpus(&[0]), &asking(2)).unwrap_err();
         assert_eq!(
             refused[0],
             "Step requested gres_per_node=gpu:2 is more than the job's gres_per_node=gpu:1"
+        );
+        assert_eq!(
+            refused[1],
+            "Unable to create step for job 5: Invalid generic resource (gres) specification"
+        );
+        let refused = step_devices(&job, &asking_for("shard", 1)).unwrap_err();
+        assert_eq!(
+            refused[0],
+            "Step requested GRES (shard:(null)) not found in the job"
+        );
+    }
+
+    #[test]
+    fn steps_of_a_job_of_shards_see_its_gpu_and_their_share() {
+        // Shards 4 and 5 of GPU 2.
+        let job = job_with("shard", &[4, 5], &[2]);
+        let all = StepDevices {
+            gpus: Some(vec![2]),
+            shards: Some(2),
+        };
+        assert_eq!(step_devices(&job, &JobSpec::default()), Ok(all));
+        let one = step_devices(&job, &asking_for("shard", 1)).unwrap();
+        assert_eq!(one.shards, Some(1));
+        let refused = step_devices(&job, &asking_for("shard", 3)).unwrap_err();
+        assert_eq!(
+            refused[0],
+            "Step requested gres_per_node=shard:3 is more than the job's gres_per_node=shard:2"
+        );
+        let refused = step_devices(&job, &asking(1)).unwrap_err();
+        assert_eq!(
+            refused[0],
+            "Step requested GRES (gpu:(null)) not found in the job"
         );
         assert_eq!(
             refused[1],

@@ -29,6 +29,9 @@ mod reservation_tests;
 mod reservations;
 pub mod scenario;
 #[cfg(test)]
+mod shard_tests;
+mod shards;
+#[cfg(test)]
 mod submit_start_tests;
 #[cfg(test)]
 mod switch_tests;
@@ -41,8 +44,9 @@ mod unit_bits;
 
 use serde::{Deserialize, Serialize};
 use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
+use spur_core::gpu_shard::SHARD_GRES;
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::records::{NodeRecord, PreemptMode};
+use spur_core::records::{NodeRecord, PreemptMode, GPU_GRES};
 use spur_core::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
@@ -282,6 +286,12 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
         }
         if job.preempt_suspended && !job.completing {
             suspended.push(job);
+        }
+    }
+    // Shards and whole GPUs of a node exclude each other, so placing either looks at both.
+    for (asked, also) in [(GPU_GRES, SHARD_GRES), (SHARD_GRES, GPU_GRES)] {
+        if asked_gres.contains(&asked) && !asked_gres.contains(&also) {
+            asked_gres.push(also);
         }
     }
     let mut plan = Plan {

@@ -3,11 +3,13 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use spur_core::gpu_shard::{ShardLayout, SHARD_GRES};
 use spur_core::job::{Allocation, JobRecord};
 use spur_core::oversubscribe::{self, JobSharing, PartitionSharing};
 use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
 
 use super::gpu_choice;
+use super::shards;
 use super::unit_bits::StepsUse;
 
 use crate::state::ClusterState;
@@ -302,7 +304,7 @@ impl NodeUse<'_> {
     }
 
     /// How many units of `name` in `range` are free.
-    fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
+    pub(super) fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
         match self {
             NodeUse::Idle => u64::from(range.end - range.start),
             NodeUse::One(u) => {
@@ -330,7 +332,7 @@ impl NodeUse<'_> {
         }
     }
 
-    fn gres_taken(&self, name: &str, index: u32) -> bool {
+    pub(super) fn gres_taken(&self, name: &str, index: u32) -> bool {
         match self {
             NodeUse::Idle => false,
             NodeUse::One(u) => u.gres.get(name).is_some_and(|v| v.contains(&index)),
@@ -431,6 +433,7 @@ pub(super) fn place_greedy(
     let mut chosen: Vec<&NodeRecord> = Vec::new();
     let mut first_at = 0;
     let mut gres_picks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let mut shard_gpus: Vec<u32> = Vec::new();
     let mut cpus_per_node = 0;
     let mut mem_per_node = 0;
     // Required nodes first, so `-w` is always honoured, then the rest in preference order.
@@ -471,10 +474,18 @@ pub(super) fn place_greedy(
             continue;
         };
         // An allocation names one set of GRES indices for all its nodes, so later nodes must have those free.
-        if !chosen.is_empty() && !units_free(used, job, node, &gres_picks) {
+        let same_units_free = || {
+            units_free(used, job, node, &gres_picks)
+                && shards::units_compatible(used, node, &gres_picks, &shard_gpus)
+        };
+        if !chosen.is_empty() && !same_units_free() {
             continue;
         }
         if chosen.is_empty() {
+            shard_gpus = match (shards::layout(node), picks.get(SHARD_GRES)) {
+                (Some(layout), Some(shards)) => layout.gpus_of(shards),
+                _ => Vec::new(),
+            };
             gres_picks = picks;
             cpus_per_node = cpus;
             mem_per_node = mem;
@@ -500,6 +511,7 @@ pub(super) fn place_greedy(
         } else {
             0
         },
+        shard_gpus,
     };
     Some((alloc, first_at))
 }
@@ -519,7 +531,16 @@ pub(super) fn fits_quickly(
     {
         return false;
     }
+    let shards = shards::layout(node);
     job.spec.gres.iter().all(|request| {
+        if let Some(layout) = &shards {
+            if request.name == SHARD_GRES {
+                return shards::choose(used, node, layout, request).is_some();
+            }
+            if request.name == GPU_GRES {
+                return free_whole_gpus(used, node, layout, request).len() as u64 >= request.count;
+            }
+        }
         if let (NodeUse::Steps(steps), None) = (used, &request.gres_type) {
             // Any type will do: the units of every offer of the name, which the layout holds as one run.
             return steps.free_in(&request.name, 0..u32::MAX) >= request.count;
@@ -536,6 +557,28 @@ pub(super) fn fits_quickly(
         }
         free >= request.count
     })
+}
+
+/// The GPU units of the requested type that are free and have none of their shards taken.
+fn free_whole_gpus(
+    used: NodeUse<'_>,
+    node: &NodeRecord,
+    layout: &ShardLayout,
+    request: &spur_core::job::GresRequest,
+) -> Vec<u32> {
+    let mut base = 0u32;
+    let mut free = Vec::new();
+    for offer in node.gres.iter().filter(|g| g.name == GPU_GRES) {
+        let count = u32::try_from(offer.count).unwrap_or(u32::MAX);
+        let end = base.saturating_add(count);
+        if request.gres_type.is_none() || request.gres_type == offer.gres_type {
+            free.extend((base..end).filter(|&gpu| {
+                !used.gres_taken(GPU_GRES, gpu) && shards::gpu_whole_free(used, layout, gpu)
+            }));
+        }
+        base = end;
+    }
+    free
 }
 
 fn expand_opt(list: Option<&str>) -> Option<Vec<String>> {
@@ -560,8 +603,17 @@ pub(super) fn fits_node(
     if job.spec.tmp_disk_mb > node.tmp_disk_mb {
         return None;
     }
+    let shards = shards::layout(node);
     let mut picks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for request in &job.spec.gres {
+        if let (Some(layout), true) = (&shards, request.name == SHARD_GRES) {
+            let (_, chosen) = shards::choose(used, node, layout, request)?;
+            picks
+                .entry(request.name.clone())
+                .or_default()
+                .extend(chosen);
+            continue;
+        }
         let mut base = 0u32;
         let mut free: Vec<u32> = Vec::new();
         for offer in node.gres.iter().filter(|g| g.name == request.name) {
@@ -571,7 +623,13 @@ pub(super) fn fits_node(
                 free.extend(
                     (base..base.saturating_add(count))
                         .filter(|i| !used.gres_taken(&request.name, *i))
-                        .filter(|i| !picks.get(&request.name).is_some_and(|p| p.contains(i))),
+                        .filter(|i| !picks.get(&request.name).is_some_and(|p| p.contains(i)))
+                        .filter(|i| {
+                            request.name != GPU_GRES
+                                || shards
+                                    .as_ref()
+                                    .is_none_or(|l| shards::gpu_whole_free(used, l, *i))
+                        }),
                 );
             }
             base = base.saturating_add(count);
@@ -634,5 +692,6 @@ pub fn allocation_fits(state: &ClusterState, alloc: &Allocation) -> bool {
             && node.cpus_fit(alloc)
             && node.alloc_mem_mb + alloc.mem_mb <= node.real_memory_mb
             && gres_free
+            && shards::allocation_compatible(node, alloc)
     })
 }

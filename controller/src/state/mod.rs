@@ -662,6 +662,21 @@ impl ClusterState {
                     ));
                 }
             }
+            // A GPU is either held whole or shared out in shards, never both.
+            if let Some(layout) = spur_core::gpu_shard::ShardLayout::of(&node.gres) {
+                let shards = node.alloc_gres.get(spur_core::gpu_shard::SHARD_GRES);
+                let sharded = layout.gpus_of(shards.map_or(&[], Vec::as_slice));
+                let whole = node.alloc_gres.get(spur_core::records::GPU_GRES);
+                if let Some(gpu) = sharded
+                    .iter()
+                    .find(|g| whole.is_some_and(|w| w.contains(g)))
+                {
+                    return Err(format!(
+                        "node {}: GPU {gpu} is held whole and in shards",
+                        node.name
+                    ));
+                }
+            }
         }
         if let Some(((node, name), _)) = gres.into_iter().next() {
             return Err(format!("job holds {name} on {node}, which offers none"));

@@ -69,7 +69,13 @@ fn job_spec(rng: &mut Rng, defs: &[NodeDefinition], name: &str) -> JobSpec {
     let mem_max = chosen.iter().map(|d| d.real_memory_mb).min().unwrap_or(1);
     let gpus_max = chosen
         .iter()
-        .map(|d| d.gres.iter().map(|g| g.count).sum::<u64>())
+        .map(|d| {
+            d.gres
+                .iter()
+                .filter(|g| g.name == "gpu")
+                .map(|g| g.count)
+                .sum::<u64>()
+        })
         .min()
         .unwrap_or(0);
     let cpus = u32::try_from(rng.between(1, u64::from(cpus_max.div_ceil(2)))).unwrap_or(1);
@@ -87,10 +93,16 @@ fn job_spec(rng: &mut Rng, defs: &[NodeDefinition], name: &str) -> JobSpec {
     spec.nodes_min = u32::try_from(nodes).unwrap_or(1);
     spec.ntasks = Some(cpus * spec.nodes_min);
     if gpus > 0 {
+        // Some ask for shards of one GPU (two per GPU) instead of whole GPUs.
+        let (name, count) = if rng.chance(300) {
+            ("shard", rng.between(1, 2))
+        } else {
+            ("gpu", gpus)
+        };
         spec.gres = vec![GresRequest {
-            name: "gpu".to_string(),
+            name: name.to_string(),
             gres_type: None,
-            count: gpus,
+            count,
         }];
     }
     // An allocation books one share on all its nodes, so whole-node jobs span only nodes of one size.

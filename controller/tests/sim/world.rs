@@ -133,7 +133,18 @@ impl World {
                 } else {
                     0
                 };
-                scenario::node(&format!("n{i}"), cpus, rng.between(2, 16) * 1024, gpus)
+                let mut def =
+                    scenario::node(&format!("n{i}"), cpus, rng.between(2, 16) * 1024, gpus);
+                // Two shards on each GPU (gres/shard): jobs of shards and whole-GPU jobs share the node.
+                if gpus > 0 {
+                    def.gres.push(spur_core::records::NodeGres {
+                        name: "shard".to_string(),
+                        gres_type: Some("a100".to_string()),
+                        count: gpus * 2,
+                        files: Vec::new(),
+                    });
+                }
+                def
             })
             .collect();
         let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();

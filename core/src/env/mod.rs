@@ -255,8 +255,14 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
         b.set("SLURM_ARRAY_TASK_MAX", array.max.to_string());
         b.set("SLURM_ARRAY_TASK_STEP", array.step.to_string());
     }
-    if let Some(gpus) = job.alloc.as_ref().and_then(|a| a.gres_indices.get("gpu")) {
-        b.gpu_vars(gpus, "SLURM_JOB_GPUS");
+    if let Some(alloc) = &job.alloc {
+        if let Some(gpus) = alloc.gres_indices.get(crate::records::GPU_GRES) {
+            b.gpu_vars(gpus, "SLURM_JOB_GPUS");
+        } else if let Some(shards) = alloc.gres_indices.get(crate::gpu_shard::SHARD_GRES) {
+            // A job of shards sees the GPU they belong to, as Slurm's gres/shard shows it.
+            b.gpu_vars(&alloc.shard_gpus, "SLURM_JOB_GPUS");
+            b.set("SLURM_SHARDS_ON_NODE", shards.len().to_string());
+        }
     }
     let het = het_vars(ctx.het_components);
     if !het.is_empty() {

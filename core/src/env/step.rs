@@ -36,8 +36,10 @@ pub struct StepEnvContext<'a> {
     /// Whether the step runs inside an allocation made before (salloc, a batch job), which adds the
     /// heterogeneous-job pack variables srun sets there.
     pub within_allocation: bool,
-    /// The step's GPU indices, when the allocation has GPUs.
+    /// The step's GPU indices, when the allocation has GPUs (for a job of shards: the GPU they belong to).
     pub gpus: Option<&'a [u32]>,
+    /// The step's shards on the node (`SLURM_SHARDS_ON_NODE`), when the allocation has shards.
+    pub shards: Option<u64>,
     /// `--label` was given: srun tells the tasks (`SLURM_LABELIO=1`).
     pub label: bool,
     /// For a step across several nodes (or on another node than srun's): where its tasks run and which of
@@ -135,6 +137,9 @@ pub fn step_environment(
     }
     if let Some(gpus) = ctx.gpus {
         b.gpu_vars(gpus, "SLURM_STEP_GPUS");
+    }
+    if let Some(shards) = ctx.shards {
+        b.set("SLURM_SHARDS_ON_NODE", shards.to_string());
     }
     if let Some(spread) = ctx.spread {
         let per_node = spread.layout.tasks_per_node_text();

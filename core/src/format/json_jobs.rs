@@ -281,7 +281,12 @@ fn gres_detail(view: &JobView<'_>) -> Vec<Json> {
                 .iter()
                 .find(|g| g.name == *name)
                 .and_then(|g| g.gres_type.clone());
-            let mut sorted = idx.clone();
+            // Shards are shown by the GPU they belong to, as in `scontrol -d show job`.
+            let mut sorted = if name == crate::gpu_shard::SHARD_GRES {
+                alloc.shard_gpus.clone()
+            } else {
+                idx.clone()
+            };
             sorted.sort_unstable();
             let ranges = crate::format::arrays::format_task_ids(&sorted);
             let head = match kind {

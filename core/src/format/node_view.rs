@@ -3,6 +3,7 @@
 
 use crate::format::arrays::format_task_ids;
 use crate::format::units;
+use crate::gpu_shard::{ShardLayout, SHARD_GRES};
 use crate::records::{NodeBaseState, NodeRecord};
 
 /// Slurm's node state bits, used where Slurm sorts by the numeric state.
@@ -146,6 +147,10 @@ pub fn gres_used(node: &NodeRecord) -> Option<String> {
         .iter()
         .map(|g| {
             let mut idx: Vec<u32> = node.alloc_gres.get(&g.name).cloned().unwrap_or_default();
+            if g.name == SHARD_GRES {
+                // slurmctld shows the GPUs that shards are taken from, and counts those.
+                idx = ShardLayout::of(&node.gres).map_or_else(Vec::new, |l| l.gpus_of(&idx));
+            }
             idx.sort_unstable();
             idx.dedup();
             let used = idx.len();

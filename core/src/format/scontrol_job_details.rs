@@ -3,6 +3,7 @@
 
 use crate::format::arrays::format_task_ids;
 use crate::format::job_view::JobView;
+use crate::gpu_shard::SHARD_GRES;
 use crate::records::NodeRecord;
 
 /// Facts `-d` needs beyond the job records: the nodes, for the GRES types they hold.
@@ -39,6 +40,14 @@ pub(crate) fn resource_lines(job: &JobView<'_>, details: &Details<'_>) -> Vec<St
         .filter(|(_, ids)| !ids.is_empty())
         .map(|(name, ids)| (gres_label(job, first_node, name), ids.clone()))
         .collect();
+    // Shards count as shards, and their indices are the GPU they belong to.
+    let indices_of = |label: &str, ids: &[u32]| -> Vec<u32> {
+        if label.split(':').next() == Some(SHARD_GRES) {
+            alloc.shard_gpus.clone()
+        } else {
+            ids.to_vec()
+        }
+    };
     let job_gres = if gres.is_empty() {
         "(null)".to_string()
     } else {
@@ -50,7 +59,7 @@ pub(crate) fn resource_lines(job: &JobView<'_>, details: &Details<'_>) -> Vec<St
     let node_gres = gres
         .iter()
         .map(|(label, ids)| {
-            let mut sorted = ids.clone();
+            let mut sorted = indices_of(label, ids);
             sorted.sort_unstable();
             format!("{label}:{}(IDX:{})", ids.len(), format_task_ids(&sorted))
         })
@@ -75,6 +84,8 @@ pub(crate) fn resource_lines(job: &JobView<'_>, details: &Details<'_>) -> Vec<St
 
 /// `gpu:a100`: the GRES name with the type the node has it under (or the job asked for), `gpu` without one.
 fn gres_label(job: &JobView<'_>, node: Option<&NodeRecord>, name: &str) -> String {
+    // Shards take their type from their GPUs on the node, but slurmctld names only the one the job asked for.
+    let node = node.filter(|_| name != SHARD_GRES);
     let gres_type = node
         .and_then(|n| n.gres.iter().find(|g| g.name == name))
         .and_then(|g| g.gres_type.clone())

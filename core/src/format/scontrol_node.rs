@@ -7,13 +7,23 @@ use crate::records::NodeRecord;
 
 /// Renders `scontrol show node` for `nodes` in the given order.
 pub fn render(nodes: &[NodeRecord], one_liner: bool, ctx: &FormatContext) -> String {
+    render_with_details(nodes, one_liner, false, ctx)
+}
+
+/// [`render`], with `scontrol -d`'s GRES lines (`GresDrain=`, `GresUsed=` with device indices) when `details`.
+pub fn render_with_details(
+    nodes: &[NodeRecord],
+    one_liner: bool,
+    details: bool,
+    ctx: &FormatContext,
+) -> String {
     nodes
         .iter()
-        .map(|n| render_one(n, one_liner, ctx))
+        .map(|n| render_one(n, one_liner, details, ctx))
         .collect()
 }
 
-fn render_one(node: &NodeRecord, one_liner: bool, ctx: &FormatContext) -> String {
+fn render_one(node: &NodeRecord, one_liner: bool, details: bool, ctx: &FormatContext) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut first = format!("NodeName={} ", node.name);
     if !node.arch.is_empty() {
@@ -37,6 +47,13 @@ fn render_one(node: &NodeRecord, one_liner: bool, ctx: &FormatContext) -> String
         "Gres={}",
         node_view::gres(node).unwrap_or_else(|| "(null)".to_string())
     ));
+    if details {
+        lines.push("GresDrain=N/A".to_string());
+        lines.push(format!(
+            "GresUsed={}",
+            node_view::gres_used(node).unwrap_or_else(|| "(null)".to_string())
+        ));
+    }
     let mut addr = String::new();
     if !node.addr.is_empty() {
         addr.push_str(&format!("NodeAddr={} ", node.addr));

@@ -62,6 +62,7 @@ pub fn running() -> JobRecord {
             gres_indices: BTreeMap::new(),
             core_ids: Vec::new(),
             oversubscribe: 0,
+            shard_gpus: Vec::new(),
         }),
         exit_code: 0,
         exit_signal: 0,

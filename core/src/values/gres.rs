@@ -122,8 +122,16 @@ fn parse_item(item: &str, known: &[&str]) -> Result<GresRequest, GresError> {
     Ok(req)
 }
 
-/// The rules across items: one name typed and untyped, GPUs with shards.
-fn check_combination(reqs: &[GresRequest]) -> Result<(), GresError> {
+/// What a list of items is: a job's request, or what a node offers (slurm.conf `Gres=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Items {
+    Request,
+    Offer,
+}
+
+/// The rules across items: one name typed and untyped; a request may not ask for GPUs and shards together (a
+/// node offers both).
+fn check_combination(reqs: &[GresRequest], items: Items) -> Result<(), GresError> {
     for (i, a) in reqs.iter().enumerate() {
         if reqs[i + 1..]
             .iter()
@@ -133,7 +141,7 @@ fn check_combination(reqs: &[GresRequest]) -> Result<(), GresError> {
         }
     }
     let has = |name: &str| reqs.iter().any(|r| r.name == name);
-    if has("gpu") && has("shard") {
+    if items == Items::Request && has("gpu") && has("shard") {
         return Err(GresError::Invalid);
     }
     Ok(())
@@ -143,6 +151,7 @@ fn check_combination(reqs: &[GresRequest]) -> Result<(), GresError> {
 fn parse_items<'a>(
     items: impl Iterator<Item = &'a str>,
     known: &[&str],
+    kind: Items,
 ) -> Result<Vec<GresRequest>, GresError> {
     let mut reqs = Vec::new();
     let mut controller_error = false;
@@ -159,7 +168,7 @@ fn parse_items<'a>(
             Err(e) => return Err(e),
         }
     }
-    check_combination(&reqs)?;
+    check_combination(&reqs, kind)?;
     if controller_error {
         return Err(GresError::InvalidTres);
     }
@@ -168,7 +177,12 @@ fn parse_items<'a>(
 
 /// Parses `--gres` against the configured GRES names (`GresTypes`).
 pub fn parse_gres(spec: &str, known: &[&str]) -> Result<Vec<GresRequest>, GresError> {
-    parse_items(spec.split(','), known)
+    parse_items(spec.split(','), known, Items::Request)
+}
+
+/// Parses a node's `Gres=` from slurm.conf: the items of [`parse_gres`], where GPUs and their shards go together.
+pub fn parse_node_gres(spec: &str, known: &[&str]) -> Result<Vec<GresRequest>, GresError> {
+    parse_items(spec.split(','), known, Items::Offer)
 }
 
 /// Parses `--gpus`, `--gpus-per-node`, `--gpus-per-task` and `--gpus-per-socket`: `[type:]count` items of `gpu`.
@@ -183,7 +197,7 @@ pub fn parse_gpus(spec: &str, known: &[&str]) -> Result<Vec<GresRequest>, GresEr
             }
         })
         .collect();
-    parse_items(items.iter().map(String::as_str), known)
+    parse_items(items.iter().map(String::as_str), known, Items::Request)
 }
 
 /// Formats requests as scontrol's `TresPerNode=`/`TresPerJob=`/`TresPerTask=`: `gres:gpu:a100:2,gres:shard:1`.

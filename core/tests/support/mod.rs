@@ -109,6 +109,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
             ids.split(',').map(|i| i.parse().unwrap()).collect()
         }),
         oversubscribe: 0,
+        shard_gpus: Vec::new(),
     });
     JobRecord {
         job_id: c["id"].parse().unwrap(),

@@ -90,11 +90,17 @@ impl Srun<'_> {
             plan,
             spans_components,
         });
-        let (step_id, outcome) =
-            match self.run(&leader, &shape, num_cpus, None, Some("block"), true) {
-                Ok(ran) => ran,
-                Err(code) => return code,
-            };
+        let (step_id, outcome) = match self.run(
+            &leader,
+            &shape,
+            num_cpus,
+            &super::StepDevices::default(),
+            Some("block"),
+            true,
+        ) {
+            Ok(ran) => ran,
+            Err(code) => return code,
+        };
         self.complete_step(leader_id, step_id, &outcome);
         exit_code(outcome.exit_code)
     }
