@@ -160,6 +160,12 @@ pub struct JobSpec {
     /// using up its job id as slurmctld does.
     #[serde(default)]
     pub immediate: bool,
+    /// `--cpus-per-gpu`: on each node at least this many CPUs for each GPU the job gets there.
+    #[serde(default)]
+    pub cpus_per_gpu: Option<u32>,
+    /// `--mem-per-gpu` (MB, above 0): the job's memory on each node is this much for each GPU it gets there.
+    #[serde(default)]
+    pub mem_per_gpu_mb: Option<u64>,
 }
 
 /// `--switches=count[@time]` as the controller keeps it.

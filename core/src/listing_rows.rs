@@ -171,6 +171,8 @@ list_fields! {
     SpecSwitches = "spec.switches" => spec.switches,
     SpecMinCpusPerNode = "spec.min_cpus_per_node" => spec.min_cpus_per_node,
     SpecImmediate = "spec.immediate" => spec.immediate,
+    SpecCpusPerGpu = "spec.cpus_per_gpu" => spec.cpus_per_gpu,
+    SpecMemPerGpuMb = "spec.mem_per_gpu_mb" => spec.mem_per_gpu_mb,
 }
 
 impl ListField {
@@ -455,8 +457,10 @@ mod tests {
             switches: _,
             min_cpus_per_node: _,
             immediate: _,
+            cpus_per_gpu: _,
+            mem_per_gpu_mb: _,
         } = spec;
-        assert_eq!(ListField::ALL.len(), 100);
+        assert_eq!(ListField::ALL.len(), 102);
         for field in ListField::ALL {
             assert_eq!(ListField::from_name(field.name()), Some(*field));
         }

@@ -86,10 +86,23 @@ pub fn resolve(
         .into_iter()
         .map(gres_request)
         .collect();
-    for text in [r.gpus.as_deref(), set.value(OptId::GpusPerNode)]
-        .into_iter()
-        .flatten()
-    {
+    // `--gpus-per-node` is a per-node request like `--gres` (`TresPerNode=`); `--gpus` is the job's (`TresPerJob=`), so
+    // the text is taken between the two.
+    let gres_text = |gres: &[GresRequest]| {
+        (!gres.is_empty()).then(|| {
+            gres.iter()
+                .map(|g| match &g.gres_type {
+                    Some(t) => format!("gres:{}:{}:{}", g.name, t, g.count),
+                    None => format!("gres:{}:{}", g.name, g.count),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+    };
+    let add_gpus = |text: Option<&str>, gres: &mut Vec<GresRequest>| -> Result<(), OptError> {
+        let Some(text) = text else {
+            return Ok(());
+        };
         let gpus = parse_gpus(text, ctx.gres_types).map_err(|e| {
             err.error(
                 ErrorKind::InvalidValue(OptId::Gpus),
@@ -103,16 +116,26 @@ pub fn resolve(
                 gres.push(request);
             }
         }
+        Ok(())
+    };
+    add_gpus(set.value(OptId::GpusPerNode), &mut gres)?;
+    let gres_text = gres_text(&gres);
+    add_gpus(r.gpus.as_deref(), &mut gres)?;
+    // `--gpus-per-socket=N` on the `--sockets-per-node` it requires: N for each of those sockets on every node.
+    let sockets = set
+        .value(OptId::SocketsPerNode)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|n| *n > 0);
+    if let (Some(text), Some(sockets)) = (set.value(OptId::GpusPerSocket), sockets) {
+        let mut per_socket = Vec::new();
+        add_gpus(Some(text), &mut per_socket)?;
+        for mut request in per_socket {
+            request.count = request.count.saturating_mul(sockets);
+            if !gres.iter().any(|g| g.name == request.name) {
+                gres.push(request);
+            }
+        }
     }
-    let gres_text = (!gres.is_empty()).then(|| {
-        gres.iter()
-            .map(|g| match &g.gres_type {
-                Some(t) => format!("gres:{}:{}:{}", g.name, t, g.count),
-                None => format!("gres:{}:{}", g.name, g.count),
-            })
-            .collect::<Vec<_>>()
-            .join(",")
-    });
     // `--gpus-per-task`: each node needs the GPUs of the tasks it runs (`TresPerTask=`, not `TresPerNode=`, so
     // after `gres_text`).
     if let Some(text) = set.value(OptId::GpusPerTask) {
@@ -237,6 +260,12 @@ pub fn resolve(
         }),
         min_cpus_per_node: r.mincpus,
         immediate: false,
+        cpus_per_gpu: set
+            .value(OptId::CpusPerGpu)
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n > 0),
+        // Slurm takes `--mem-per-gpu=0` for no memory option at all.
+        mem_per_gpu_mb: r.mem_per_gpu.map(|m| m.0).filter(|m| *m > 0),
     })
 }
 

@@ -468,6 +468,8 @@ struct Shape<'s> {
     oversubscribe: bool,
     mem_per_node_mb: Option<u64>,
     mem_per_cpu_mb: Option<u64>,
+    mem_per_gpu_mb: Option<u64>,
+    cpus_per_gpu: Option<u32>,
     tmp_disk_mb: u64,
     gres: Vec<(&'s str, Option<&'s str>, u64)>,
     required_nodes: Option<&'s str>,
@@ -491,6 +493,8 @@ impl<'s> Shape<'s> {
             oversubscribe: spur_core::oversubscribe::asks_oversubscribe(spec),
             mem_per_node_mb: spec.mem_per_node_mb,
             mem_per_cpu_mb: spec.mem_per_cpu_mb,
+            mem_per_gpu_mb: spec.mem_per_gpu_mb,
+            cpus_per_gpu: spec.cpus_per_gpu,
             tmp_disk_mb: spec.tmp_disk_mb,
             gres: spec
                 .gres

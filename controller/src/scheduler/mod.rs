@@ -17,6 +17,8 @@ mod het;
 mod het_tests;
 #[cfg(test)]
 mod oversubscribe_tests;
+#[cfg(test)]
+mod per_gpu_tests;
 mod placement;
 #[cfg(test)]
 mod plan_digest_tests;
@@ -288,11 +290,13 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
             suspended.push(job);
         }
     }
-    // Shards and whole GPUs of a node exclude each other, so placing either looks at both.
-    for (asked, also) in [(GPU_GRES, SHARD_GRES), (SHARD_GRES, GPU_GRES)] {
-        if asked_gres.contains(&asked) && !asked_gres.contains(&also) {
-            asked_gres.push(also);
-        }
+    // A job given whole nodes takes their GPUs, so GPUs are always looked at; shards and whole GPUs of a node
+    // exclude each other, so placing either looks at both.
+    if !asked_gres.contains(&GPU_GRES) {
+        asked_gres.push(GPU_GRES);
+    }
+    if !asked_gres.contains(&SHARD_GRES) {
+        asked_gres.push(SHARD_GRES);
     }
     let mut plan = Plan {
         preemptions: preempt::ends_after_grace(state, &grace_over),

@@ -179,16 +179,43 @@ pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
         (None, None) => 1,
     };
     let by_tasks = per_node_tasks.max(1) * job.spec.cpus_per_task.max(1);
-    by_tasks.max(job.spec.min_cpus_per_node.unwrap_or(0))
+    // `--cpus-per-gpu`: at least that many for each GPU the job gets on the node.
+    let by_gpus = job.spec.cpus_per_gpu.map_or(0, |per_gpu| {
+        u32::try_from(gpus_per_node(job))
+            .unwrap_or(u32::MAX)
+            .saturating_mul(per_gpu)
+    });
+    by_tasks
+        .max(by_gpus)
+        .max(job.spec.min_cpus_per_node.unwrap_or(0))
 }
 
-/// Memory the job needs on each node, in MB, following cons_tres: explicit `--mem`, else `--mem-per-cpu`, else the
-/// partition's or cluster's DefMemPerCPU, else (memory being consumable) the whole node.
+/// The whole GPUs the job gets on each of its nodes.
+pub(super) fn gpus_per_node(job: &JobRecord) -> u64 {
+    job.spec
+        .gres
+        .iter()
+        .filter(|g| g.name == GPU_GRES)
+        .map(|g| g.count)
+        .sum()
+}
+
+/// Memory the job needs on each node, in MB, following cons_tres: explicit `--mem`, else `--mem-per-cpu`, else
+/// `--mem-per-gpu` times its GPUs on the node, else the partition's or cluster's DefMemPerCPU, else (memory being
+/// consumable) the whole node.
 pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus: u32) -> u64 {
     if !state.settings.memory_is_consumable {
         return 0;
     }
-    if job.spec.exclusive && job.spec.mem_per_node_mb.is_none() && job.spec.mem_per_cpu_mb.is_none()
+    let per_gpu = job
+        .spec
+        .mem_per_gpu_mb
+        .map(|per_gpu| per_gpu.saturating_mul(gpus_per_node(job)))
+        .filter(|mem| *mem > 0);
+    if job.spec.exclusive
+        && job.spec.mem_per_node_mb.is_none()
+        && job.spec.mem_per_cpu_mb.is_none()
+        && per_gpu.is_none()
     {
         return node.real_memory_mb;
     }
@@ -196,6 +223,7 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
         (Some(0), _) => node.real_memory_mb,
         (Some(mem), _) => mem,
         (None, Some(per_cpu)) => per_cpu * u64::from(cpus),
+        (None, None) if per_gpu.is_some() => per_gpu.unwrap_or(0),
         (None, None) => {
             let default = state
                 .partition(&job.partition)
@@ -645,6 +673,17 @@ pub(super) fn fits_node(
             }
             // Without links, Slurm's choice: the lowest free units.
             _ => chosen.extend(&free[..need]),
+        }
+    }
+    // A job given whole nodes to itself gets their GPUs too, as in Slurm (its tasks see every GPU of the node).
+    if sharing.whole_node && !sharing.shares() && !picks.contains_key(GPU_GRES) {
+        let gpus = u32::try_from(node.gpu_unit_count()).unwrap_or(u32::MAX);
+        let all: Vec<u32> = (0..gpus).collect();
+        if all.iter().any(|&gpu| used.gres_taken(GPU_GRES, gpu)) {
+            return None;
+        }
+        if !all.is_empty() {
+            picks.insert(GPU_GRES.to_string(), all);
         }
     }
     Some(picks)

@@ -207,6 +207,7 @@ impl ClusterState {
     fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
         if spec.mem_per_node_mb.is_none()
             && spec.mem_per_cpu_mb.is_none()
+            && spec.mem_per_gpu_mb.is_none()
             && self.settings.memory_is_consumable
         {
             spec.mem_per_cpu_mb = self

@@ -383,7 +383,9 @@ pub fn applied_mem_per_cpu(job: &JobRecord) -> Option<u64> {
     let alloc_cpus = job.alloc.as_ref().map(|a| a.cpus).unwrap_or(1).max(1);
     job.spec.mem_per_cpu_mb.or_else(|| {
         let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
-        (job.spec.mem_per_node_mb.is_none() && mem > 0).then(|| mem / u64::from(alloc_cpus))
+        // Memory per GPU is not per CPU: Slurm leaves SLURM_MEM_PER_CPU out then.
+        (job.spec.mem_per_node_mb.is_none() && job.spec.mem_per_gpu_mb.is_none() && mem > 0)
+            .then(|| mem / u64::from(alloc_cpus))
     })
 }
 
@@ -450,9 +452,17 @@ fn repeated(value: u32, nodes: usize) -> String {
 /// The job's task count: `-n`, else one per node (times `--ntasks-per-node`).
 fn job_tasks(job: &JobRecord, nodes: usize) -> u32 {
     let nodes_u32 = u32::try_from(nodes).unwrap_or(1);
+    // Without a task count slurmctld counts a task per `-c` CPUs of the allocation (`--exclusive`, `--mincpus`,
+    // `--cpus-per-gpu` give more than one).
+    let by_cpus = || {
+        job.alloc
+            .as_ref()
+            .map_or(1, |a| a.cpus / job.spec.cpus_per_task.max(1))
+            .max(1)
+    };
     job.spec
         .ntasks
-        .unwrap_or_else(|| job.spec.ntasks_per_node.unwrap_or(1) * nodes_u32)
+        .unwrap_or_else(|| job.spec.ntasks_per_node.unwrap_or_else(by_cpus) * nodes_u32)
 }
 
 /// Tasks spread over `nodes` as evenly as Slurm's block layout does, in run-length text (`2(x2),1`).

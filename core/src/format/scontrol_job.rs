@@ -8,7 +8,9 @@ use crate::format::arrays::{fold_group, Kept, KeptTasks};
 use crate::format::job_view::JobView;
 pub use crate::format::scontrol_job_details::Details;
 use crate::format::scontrol_job_details::{derived_exit_code, resource_lines};
-use crate::format::squeue_fields::{tres_per_job, tres_per_node, tres_per_task};
+use crate::format::squeue_fields::{
+    cpus_per_tres, mem_per_tres, tres_per_job, tres_per_node, tres_per_socket, tres_per_task,
+};
 use crate::format::time::{long_minutes, long_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
@@ -299,7 +301,10 @@ fn render_one(
     ));
     r.line(format_args!("TRES={}", job.tres_shown()));
     r.line(format_args!(
-        "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
+        "Socks/Node={} NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
+        spec.options
+            .get("sockets-per-node")
+            .map_or("*", String::as_str),
         spec.ntasks_per_node.unwrap_or(0)
     ));
     if let Some(details) = details {
@@ -341,11 +346,20 @@ fn render_one(
         r.line(format_args!("Switches={}@{}", sw.count, long_secs(wait)));
     }
     r.text("Power=");
+    if let Some(t) = cpus_per_tres(job) {
+        r.line(format_args!("CpusPerTres={t}"));
+    }
+    if let Some(t) = mem_per_tres(job) {
+        r.line(format_args!("MemPerTres={t}"));
+    }
     if let Some(t) = tres_per_job(job) {
         r.line(format_args!("TresPerJob={t}"));
     }
     if let Some(t) = tres_per_node(job) {
         r.line(format_args!("TresPerNode={t}"));
+    }
+    if let Some(t) = tres_per_socket(job) {
+        r.line(format_args!("TresPerSocket={t}"));
     }
     if let Some(t) = tres_per_task(job) {
         r.line(format_args!("TresPerTask={t}"));

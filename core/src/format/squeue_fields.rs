@@ -480,14 +480,12 @@ impl JobField {
                     },
                 ))
             }
-            F::CoreSpec
-            | F::NtasksPerCore
-            | F::NtasksPerSocket
-            | F::CpusPerTres
-            | F::MemPerTres
-            | F::TresBind
-            | F::TresFreq
-            | F::TresPerSocket => Cell::cut("N/A"),
+            F::CoreSpec | F::NtasksPerCore | F::NtasksPerSocket | F::TresBind | F::TresFreq => {
+                Cell::cut("N/A")
+            }
+            F::TresPerSocket => Cell::cut(tres_per_socket(job).unwrap_or_else(|| "N/A".into())),
+            F::CpusPerTres => Cell::cut(cpus_per_tres(job).unwrap_or_else(|| "N/A".into())),
+            F::MemPerTres => Cell::cut(mem_per_tres(job).unwrap_or_else(|| "N/A".into())),
             F::ResizeTime => Cell::whole("N/A"),
             F::CpusPerTask => Cell::cut(job.cpus_per_task().to_string()),
             F::Deadline => time(job.job.spec.deadline),
@@ -659,6 +657,19 @@ fn raw_stdio(job: &JobView<'_>, stream: StdStream) -> String {
     pattern.unwrap_or_else(|| format!("{}/slurm-{}.out", spec.work_dir, job.job.job_id))
 }
 
+/// `CpusPerTres=`: `--cpus-per-gpu`.
+pub(crate) fn cpus_per_tres(job: &JobView<'_>) -> Option<String> {
+    job.job.spec.cpus_per_gpu.map(|n| format!("gres:gpu:{n}"))
+}
+
+/// `MemPerTres=`: `--mem-per-gpu`, in MB.
+pub(crate) fn mem_per_tres(job: &JobView<'_>) -> Option<String> {
+    job.job
+        .spec
+        .mem_per_gpu_mb
+        .map(|mb| format!("gres:gpu:{mb}"))
+}
+
 /// `TresPerJob=`: `--gpus`.
 pub(crate) fn tres_per_job(job: &JobView<'_>) -> Option<String> {
     job.job.spec.options.get("gpus").map(|g| gpu_tres(g))
@@ -681,6 +692,15 @@ pub(crate) fn tres_per_node(job: &JobView<'_>) -> Option<String> {
         return Some(parts.join(","));
     }
     spec.options.get("gpus-per-node").map(|g| gpu_tres(g))
+}
+
+/// `TresPerSocket=`: `--gpus-per-socket`.
+pub(crate) fn tres_per_socket(job: &JobView<'_>) -> Option<String> {
+    job.job
+        .spec
+        .options
+        .get("gpus-per-socket")
+        .map(|g| gpu_tres(g))
 }
 
 /// `TresPerTask=`: `--gpus-per-task`.

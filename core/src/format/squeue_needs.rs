@@ -51,11 +51,17 @@ fn column_needs(field: JobField) -> &'static [&'static [ListField]] {
         F::BatchHost => &[&[L::SpecScript, L::Alloc], ALLOC_NODE],
         F::Command => &[&[L::SpecCommand]],
         F::Comment => &[&[L::SpecComment]],
-        F::Cores | F::Sockets | F::Threads | F::Sct | F::TresPerJob | F::TresPerTask => {
-            &[&[L::SpecOptions, L::SpecExclusive]]
-        }
+        F::Cores
+        | F::Sockets
+        | F::Threads
+        | F::Sct
+        | F::TresPerJob
+        | F::TresPerSocket
+        | F::TresPerTask => &[&[L::SpecOptions, L::SpecExclusive]],
         F::OverSubscribe => &[&[L::SpecOptions, L::SpecExclusive, L::Sharing]],
         F::CpusPerTask => &[&[L::SpecCpusPerTask]],
+        F::CpusPerTres => &[&[L::SpecCpusPerGpu]],
+        F::MemPerTres => &[&[L::SpecMemPerGpuMb]],
         F::Deadline => &[&[L::SpecDeadline]],
         F::Dependency => &[&[L::DependencyStatus, L::SpecDependency]],
         F::EligibleTime => &[&[L::EligibleTime]],
@@ -112,11 +118,9 @@ fn column_needs(field: JobField) -> &'static [&'static [ListField]] {
         | F::Container
         | F::Contiguous
         | F::CoreSpec
-        | F::CpusPerTres
         | F::DelayBoot
         | F::DerivedExitCode
         | F::McsLabel
-        | F::MemPerTres
         | F::MinTime
         | F::Network
         | F::NtasksPerBoard
@@ -138,7 +142,6 @@ fn column_needs(field: JobField) -> &'static [&'static [ListField]] {
         | F::SystemComment
         | F::TresBind
         | F::TresFreq
-        | F::TresPerSocket
         | F::WcKey => &[],
     }
 }

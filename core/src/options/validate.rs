@@ -133,6 +133,26 @@ pub fn check_late(ctx: &ErrCtx, set: &OptionSet) -> Result<(), OptError> {
             "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
         ));
     }
+    // Slurm checks the GPU options together; each refusal is followed by the generic GRES error.
+    let gres_refusal = |id: OptId, reason: &str| {
+        ctx.error(
+            ErrorKind::InvalidValue(id),
+            ExitClass::One,
+            &[reason, "Invalid generic resource (gres) specification"],
+        )
+    };
+    if set.is_set(OptId::CpusPerGpu) && set.is_set(OptId::CpusPerTask) {
+        return Err(gres_refusal(
+            OptId::CpusPerGpu,
+            "--cpus-per-gpu is mutually exclusive with --cpus-per-task",
+        ));
+    }
+    if set.is_set(OptId::GpusPerSocket) && !set.is_set(OptId::SocketsPerNode) {
+        return Err(gres_refusal(
+            OptId::GpusPerSocket,
+            "--gpus-per-socket option requires --sockets-per-node specification",
+        ));
+    }
     if let Some(v) = set.value(OptId::Hint) {
         if let Some(t) = v.split(',').find(|t| !is_one_of(t, HINTS)) {
             let msg = format!("unrecognized --hint argument \"{t}\", see --hint=help");
