@@ -675,8 +675,10 @@ pub(super) fn fits_node(
             _ => chosen.extend(&free[..need]),
         }
     }
-    // A job given whole nodes to itself gets their GPUs too, as in Slurm (its tasks see every GPU of the node).
-    if sharing.whole_node && !sharing.shares() && !picks.contains_key(GPU_GRES) {
+    // A job given whole nodes to itself gets their GPUs too, as in Slurm (its tasks see every GPU of the node);
+    // a job of shards keeps to its shards.
+    let asks_gpus = picks.contains_key(GPU_GRES) || picks.contains_key(SHARD_GRES);
+    if sharing.whole_node && !sharing.shares() && !asks_gpus {
         let gpus = u32::try_from(node.gpu_unit_count()).unwrap_or(u32::MAX);
         let all: Vec<u32> = (0..gpus).collect();
         if all.iter().any(|&gpu| used.gres_taken(GPU_GRES, gpu)) {

@@ -174,4 +174,21 @@ fn the_apply_check_refuses_a_whole_gpu_whose_shards_are_taken() {
     forged.gres_indices = [("shard".to_string(), vec![1])].into();
     forged.shard_gpus = vec![1];
     assert!(!super::allocation_fits(&s.state, &forged));
+    // One allocation holding GPU 1 whole and shards of it.
+    forged.gres_indices = [("gpu".to_string(), vec![1]), ("shard".to_string(), vec![2])].into();
+    forged.shard_gpus = vec![1];
+    assert!(!super::allocation_fits(&s.state, &forged));
+}
+
+#[test]
+fn a_whole_node_job_of_shards_keeps_to_its_shards() {
+    let def = shard_node("g1", 2, 4);
+    let names = vec![def.name.clone()];
+    let mut whole = partition("whole", &names, true);
+    whole.oversubscribe = "EXCLUSIVE".to_string();
+    let mut s = Scenario::new(vec![def], vec![whole], Settings::default(), T0).unwrap();
+    let id = run(&mut s, shards(2, 60));
+    let a = alloc(&s, id);
+    assert_eq!(a.gres_indices.get("gpu"), None);
+    assert_eq!(a.shard_gpus, vec![0]);
 }

@@ -82,8 +82,11 @@ pub(super) fn units_compatible(
                 .iter()
                 .all(|&gpu| !used.gres_taken(GPU_GRES, gpu))
     });
-    let gpus_fit =
-        gpus.is_none_or(|gpus| gpus.iter().all(|&gpu| gpu_whole_free(used, &layout, gpu)));
+    // Nor may one allocation hold a GPU whole and shards of it.
+    let gpus_fit = gpus.is_none_or(|gpus| {
+        gpus.iter()
+            .all(|&gpu| gpu_whole_free(used, &layout, gpu) && !shard_gpus.contains(&gpu))
+    });
     shards_fit && gpus_fit
 }
 
@@ -91,6 +94,10 @@ pub(super) fn units_compatible(
 pub(super) fn allocation_compatible(node: &NodeRecord, alloc: &Allocation) -> bool {
     if !alloc.gres_indices.contains_key(SHARD_GRES) && !alloc.gres_indices.contains_key(GPU_GRES) {
         return true;
+    }
+    // Without shards on the node only a shard allocation can be wrong, and needs no books to tell.
+    if !node.gres.iter().any(|g| g.name == SHARD_GRES) {
+        return !alloc.gres_indices.contains_key(SHARD_GRES);
     }
     let usage = super::placement::Usage::of_node(node);
     units_compatible(

@@ -672,8 +672,8 @@ impl ClusterState {
                     .find(|g| whole.is_some_and(|w| w.contains(g)))
                 {
                     return Err(format!(
-                        "node {}: GPU {gpu} is held whole and in shards",
-                        node.name
+                        "node {}: GPU {gpu} is held whole and in shards ({:?})",
+                        node.name, node.alloc_gres
                     ));
                 }
             }

@@ -71,7 +71,10 @@ impl Controller {
         let index = u64::try_from(self.log.len()).unwrap_or(u64::MAX);
         let result = self.state.apply(index, command);
         if let Err(e) = self.state.check_invariants() {
-            panic!("state invariant broken after log index {index}: {e}");
+            panic!(
+                "state invariant broken after log index {index}: {e}\n{:?}",
+                self.log.last()
+            );
         }
         result
     }
