@@ -5,6 +5,7 @@ cat > show.sh <<'SCRIPT'
 echo "cuda=$CUDA_VISIBLE_DEVICES cpus_per_gpu=$SLURM_CPUS_PER_GPU mem_per_gpu=$SLURM_MEM_PER_GPU mem_per_cpu=$SLURM_MEM_PER_CPU cpus_on_node=$SLURM_CPUS_ON_NODE job_cpus=$SLURM_JOB_CPUS_PER_NODE tasks_per_node=$SLURM_TASKS_PER_NODE ntasks=$SLURM_NTASKS gpus=$SLURM_GPUS"
 SCRIPT
 chmod +x show.sh
+# One after the other: which GPUs a job gets depends on what else runs.
 for args in "--gres=gpu:2 --cpus-per-gpu=1" "--gres=gpu:2 --mem-per-gpu=500" "--gpus=2 --cpus-per-gpu=1 --mem-per-gpu=100" \
     "--gres=gpu:1 --cpus-per-gpu=2 -n 1" "--gres=gpu:1 --mem-per-gpu=0" "--cpus-per-gpu=2" "--exclusive" "--mincpus=2" "-c 2"; do
     echo "== $args"
