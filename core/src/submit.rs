@@ -99,13 +99,13 @@ pub fn resolve(
                 .join(",")
         })
     };
-    let add_gpus = |text: Option<&str>, gres: &mut Vec<GresRequest>| -> Result<(), OptError> {
-        let Some(text) = text else {
+    let add_gpus = |option: OptId, gres: &mut Vec<GresRequest>| -> Result<(), OptError> {
+        let Some(text) = set.value(option) else {
             return Ok(());
         };
         let gpus = parse_gpus(text, ctx.gres_types).map_err(|e| {
             err.error(
-                ErrorKind::InvalidValue(OptId::Gpus),
+                ErrorKind::InvalidValue(option),
                 ExitClass::One,
                 &[&e.to_string()],
             )
@@ -118,17 +118,17 @@ pub fn resolve(
         }
         Ok(())
     };
-    add_gpus(set.value(OptId::GpusPerNode), &mut gres)?;
+    add_gpus(OptId::GpusPerNode, &mut gres)?;
     let gres_text = gres_text(&gres);
-    add_gpus(r.gpus.as_deref(), &mut gres)?;
+    add_gpus(OptId::Gpus, &mut gres)?;
     // `--gpus-per-socket=N` on the `--sockets-per-node` it requires: N for each of those sockets on every node.
     let sockets = set
         .value(OptId::SocketsPerNode)
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|n| *n > 0);
-    if let (Some(text), Some(sockets)) = (set.value(OptId::GpusPerSocket), sockets) {
+    if let Some(sockets) = sockets {
         let mut per_socket = Vec::new();
-        add_gpus(Some(text), &mut per_socket)?;
+        add_gpus(OptId::GpusPerSocket, &mut per_socket)?;
         for mut request in per_socket {
             request.count = request.count.saturating_mul(sockets);
             if !gres.iter().any(|g| g.name == request.name) {

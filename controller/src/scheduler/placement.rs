@@ -219,12 +219,12 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
     {
         return node.real_memory_mb;
     }
-    match (job.spec.mem_per_node_mb, job.spec.mem_per_cpu_mb) {
-        (Some(0), _) => node.real_memory_mb,
-        (Some(mem), _) => mem,
-        (None, Some(per_cpu)) => per_cpu * u64::from(cpus),
-        (None, None) if per_gpu.is_some() => per_gpu.unwrap_or(0),
-        (None, None) => {
+    match (job.spec.mem_per_node_mb, job.spec.mem_per_cpu_mb, per_gpu) {
+        (Some(0), _, _) => node.real_memory_mb,
+        (Some(mem), _, _) => mem,
+        (None, Some(per_cpu), _) => per_cpu * u64::from(cpus),
+        (None, None, Some(per_gpu)) => per_gpu,
+        (None, None, None) => {
             let default = state
                 .partition(&job.partition)
                 .and_then(|p| p.def_mem_per_cpu_mb)
