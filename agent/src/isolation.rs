@@ -8,7 +8,7 @@ use std::path::Path;
 use spur_core::agent_proto::LaunchContext;
 use spur_core::conf::CgroupConf;
 use spur_core::isolation::{cpu_list, denied_devices, memory_limits, pick_cores_near};
-use spur_core::job::{Allocation, JobRecord};
+use spur_core::job::{Allocation, JobRecord, UnitsOnNode};
 use spur_core::records::GPU_GRES;
 use spur_stepd::protocol::CgroupSpec;
 
@@ -48,21 +48,28 @@ pub fn load(slurm_conf: &Path, task_plugin: &str) -> Result<Option<CgroupConf>, 
     Ok(conf.constrains_anything().then_some(conf))
 }
 
+/// The job's GRES units on this node (a node outside the allocation, which never runs the job, gets its first
+/// node's).
+fn units_here<'a>(alloc: &'a Allocation, node: &str) -> UnitsOnNode<'a> {
+    alloc
+        .units_on_node(node)
+        .unwrap_or((&alloc.gres_indices, &alloc.shard_gpus))
+}
+
 impl Isolation {
     /// The cores next to the job's GPUs: its `gpu` units (or its shards' GPU) named by the node's device files.
     fn cores_near_gpus(
         &self,
         alloc: Option<&Allocation>,
+        node: &str,
         context: &LaunchContext,
     ) -> BTreeSet<u32> {
         let (Some(alloc), Some(files)) = (alloc, context.gres_files.get(GPU_GRES)) else {
             return BTreeSet::new();
         };
+        let (units, shard_gpus) = units_here(alloc, node);
         // A job of shards is next to the GPU they belong to.
-        let gpus = alloc
-            .gres_indices
-            .get(GPU_GRES)
-            .unwrap_or(&alloc.shard_gpus);
+        let gpus = units.get(GPU_GRES).map_or(shard_gpus, Vec::as_slice);
         gpus.iter()
             .filter_map(|&i| files.get(usize::try_from(i).ok()?))
             .filter_map(|file| self.gpu_cores.get(file))
@@ -76,6 +83,7 @@ impl Isolation {
     pub fn spec_for(
         &self,
         job: &JobRecord,
+        node: &str,
         context: &LaunchContext,
         busy_cores: &BTreeSet<u32>,
     ) -> CgroupSpec {
@@ -84,7 +92,7 @@ impl Isolation {
             let given = alloc.map(|a| a.core_ids.clone()).unwrap_or_default();
             let cores = if given.is_empty() {
                 let count = alloc.map_or(1, |a| a.cpus);
-                let near = self.cores_near_gpus(alloc, context);
+                let near = self.cores_near_gpus(alloc, node, context);
                 pick_cores_near(count, self.node_cpus, busy_cores, &near)
             } else {
                 given
@@ -93,7 +101,9 @@ impl Isolation {
         });
         let memory = memory_limits(&self.conf, alloc.map_or(0, |a| a.mem_mb), self.node_mem_mb);
         let denied = if self.conf.constrain_devices {
-            let indices = alloc.map(|a| a.gres_indices.clone()).unwrap_or_default();
+            let indices = alloc
+                .map(|a| units_here(a, node).0.clone())
+                .unwrap_or_default();
             denied_devices(&context.gres_files, &indices)
         } else {
             Vec::new()
@@ -113,6 +123,7 @@ impl Isolation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spur_core::job::NodeUnits;
 
     #[test]
     fn gpu_jobs_prefer_the_cores_of_their_gpus() {
@@ -141,12 +152,31 @@ mod tests {
             gres_indices: [("gpu".to_string(), vec![1])].into(),
             ..Allocation::default()
         };
-        let near = isolation.cores_near_gpus(Some(&alloc), &context);
+        let near = isolation.cores_near_gpus(Some(&alloc), "n1", &context);
         assert_eq!(near, [4, 5, 6, 7].into());
         assert!(isolation
-            .cores_near_gpus(Some(&Allocation::default()), &context)
+            .cores_near_gpus(Some(&Allocation::default()), "n1", &context)
             .is_empty());
-        assert!(isolation.cores_near_gpus(None, &context).is_empty());
+        assert!(isolation.cores_near_gpus(None, "n1", &context).is_empty());
+        // A two-node job with GPU 1 on n1 and GPU 0 on n2: each node's cores are next to its own GPU.
+        let mut two_nodes = Allocation {
+            node_names: vec!["n1".into(), "n2".into()],
+            cpus: 2,
+            ..Allocation::default()
+        };
+        two_nodes.set_node_units(vec![
+            NodeUnits {
+                gres_indices: [("gpu".to_string(), vec![1])].into(),
+                shard_gpus: Vec::new(),
+            },
+            NodeUnits {
+                gres_indices: [("gpu".to_string(), vec![0])].into(),
+                shard_gpus: Vec::new(),
+            },
+        ]);
+        let on = |node| isolation.cores_near_gpus(Some(&two_nodes), node, &context);
+        assert_eq!(on("n1"), [4, 5, 6, 7].into());
+        assert_eq!(on("n2"), [0, 1, 2, 3].into());
     }
 
     #[test]

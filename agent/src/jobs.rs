@@ -432,7 +432,7 @@ impl JobSpool {
             cgroup: self
                 .isolation
                 .as_ref()
-                .map(|i| i.spec_for(job, context, &self.busy_cores(job.job_id))),
+                .map(|i| i.spec_for(job, &self.node_name, context, &self.busy_cores(job.job_id))),
             node_scripts: self.node_scripts(job, context, user).map(|mut scripts| {
                 // `PrologFlags=Alloc` ran it here when the job was allocated.
                 if self.prolog_ran(job) {
@@ -629,7 +629,7 @@ impl JobSpool {
         if let Some(spec) = kept {
             return Some(spec);
         }
-        let spec = isolation.spec_for(job, context, &busy);
+        let spec = isolation.spec_for(job, &self.node_name, context, &busy);
         if let Some(dir) = record.parent() {
             let _ = std::fs::create_dir_all(dir);
         }

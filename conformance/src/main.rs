@@ -326,13 +326,16 @@ pub const PRIORITY_CONF: &str = "PriorityType=priority/multifactor\nPriorityWeig
 /// slurm.conf lines of a `both --access` run: users see only their own jobs, partition `grp` takes only the
 /// members of group `spurcaseacc` (which the cases create; Slurm learns it on `scontrol reconfigure`), `rooto`
 /// only root's submissions, `noroot` no jobs of root; `acct` and `deny` have account and QOS lists (shown, enforced by neither without
-/// accounting).
+/// accounting); `gpudef` has GPU job defaults (`DefCpuPerGPU`, `DefMemPerGPU`, which `scontrol create` cannot set),
+/// `billed` billing weights (`TRESBillingWeights`, the first partition with them, so also the node's).
 pub const ACCESS_CONF: &str = "PrivateData=jobs\nLicenses=fluent:3,ansys\n\
     PartitionName=grp Nodes=ALL MaxTime=INFINITE State=UP AllowGroups=spurcaseacc\n\
     PartitionName=rooto Nodes=ALL MaxTime=INFINITE State=UP RootOnly=YES\n\
     PartitionName=noroot Nodes=ALL MaxTime=INFINITE State=UP DisableRootJobs=YES\n\
     PartitionName=acct Nodes=ALL MaxTime=INFINITE State=UP AllowAccounts=acc1,acc2 AllowQos=normal\n\
-    PartitionName=deny Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=bad DenyQos=low\n";
+    PartitionName=deny Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=bad DenyQos=low\n\
+    PartitionName=gpudef Nodes=ALL MaxTime=INFINITE State=UP DefCpuPerGPU=2 DefMemPerGPU=1000\n\
+    PartitionName=billed Nodes=ALL MaxTime=INFINITE State=UP TRESBillingWeights=CPU=0.5,Mem=0.25G,Node=3\n";
 
 /// slurm.conf line of a `both --topology` run: the switches of conf/topology.conf, which both targets' up.sh
 /// render beside slurm.conf (and which neither reads without this line).

@@ -143,7 +143,11 @@ pub fn run(opts: &RunOptions, target_env: &Exports) -> Result<RunRecord, RunErro
         facts.run_dir,
         out.display()
     );
-    let (parallel, serial): (Vec<&Case>, Vec<&Case>) = cases.iter().partition(|c| c.spec.parallel);
+    let (mut parallel, serial): (Vec<&Case>, Vec<&Case>) =
+        cases.iter().partition(|c| c.spec.parallel);
+    // The slow cases (a minute of waiting for a time limit) go first: started last, one of them kept a slot busy
+    // long after the other had run out of cases. The sort is stable, so the rest keep their order.
+    parallel.sort_by_key(|c| std::cmp::Reverse(c.spec.timeout_s));
     let errors = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {

@@ -394,6 +394,11 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .get_str("PreemptType")
             .is_some_and(|t| t.eq_ignore_ascii_case("preempt/qos")),
         fairshare: spur_core::fairshare::FairShareSettings::from_conf(conf),
+        def_cpus_per_gpu: conf
+            .get_u64("DefCPUPerGPU")
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0),
+        def_mem_per_gpu_mb: conf.get_u64("DefMemPerGPU").filter(|m| *m > 0),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),
@@ -523,6 +528,21 @@ fn with_shards_on_gpus(
     gres
 }
 
+/// A partition's `TRESBillingWeights`, checked as slurmctld checks them (it refuses to start on a weight it
+/// cannot read or a TRES it does not know).
+fn billing_weights(p: &PartitionConf) -> Result<Option<String>, ConfigError> {
+    let Some(text) = p
+        .tres_billing_weights
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    spur_core::billing::BillingWeights::parse(text)
+        .map_err(|e| ConfigError::Invalid(format!("partition {}: {e}", p.name)))?;
+    Ok(Some(text.trim().to_string()))
+}
+
 fn minutes(value: Option<&str>, key: &str, partition: &str) -> Result<Option<u32>, ConfigError> {
     match value {
         None => Ok(None),
@@ -614,6 +634,12 @@ fn partition_of(
         },
         def_mem_per_cpu_mb,
         def_mem_per_node_mb,
+        tres_billing_weights: billing_weights(p)?,
+        def_cpus_per_gpu: p
+            .def_cpu_per_gpu
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0),
+        def_mem_per_gpu_mb: p.def_mem_per_gpu.filter(|m| *m > 0),
         preempt_mode: p.preempt_mode.as_deref().and_then(PreemptMode::parse),
         grace_time_secs: p.grace_time,
         preempt_gang: false,
@@ -758,6 +784,40 @@ mod tests {
         assert_eq!(preemption(&off), None, "no PreemptType: no preemption");
         assert!(!snapshot.settings.preempt_gang);
         assert_eq!(snapshot.settings.preempt_exempt_secs, 0);
+    }
+
+    #[test]
+    fn billing_weights_and_gpu_defaults_are_read_and_bad_weights_refused() {
+        let text = "ClusterName=c\nSlurmctldHost=h\nDefCpuPerGPU=3\nDefMemPerGPU=500\n\
+                    NodeName=n1 CPUs=2 State=UNKNOWN\n\
+                    PartitionName=a Nodes=ALL Default=YES\n\
+                    PartitionName=b Nodes=ALL TRESBillingWeights=CPU=1.0,Mem=0.25G DefCpuPerGPU=2\n";
+        let conf = SlurmConf::parse_str(text, "slurm.conf").unwrap();
+        let snapshot = snapshot_of(&conf, &GresConf::default()).unwrap();
+        let b = &snapshot.partitions[1];
+        assert_eq!(b.tres_billing_weights.as_deref(), Some("CPU=1.0,Mem=0.25G"));
+        assert_eq!((b.def_cpus_per_gpu, b.def_mem_per_gpu_mb), (Some(2), None));
+        assert_eq!(snapshot.partitions[0].tres_billing_weights, None);
+        assert_eq!(
+            (
+                snapshot.settings.def_cpus_per_gpu,
+                snapshot.settings.def_mem_per_gpu_mb
+            ),
+            (Some(3), Some(500))
+        );
+        let bad = SlurmConf::parse_str(
+            "ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=2\n\
+             PartitionName=a Nodes=ALL TRESBillingWeights=CPU=1,Bogus=2\n",
+            "slurm.conf",
+        )
+        .unwrap();
+        let err = snapshot_of(&bad, &GresConf::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("TRES weight 'Bogus' is not a configured TRES type."),
+            "{err}"
+        );
     }
 
     #[test]

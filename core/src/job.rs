@@ -166,6 +166,14 @@ pub struct JobSpec {
     /// `--mem-per-gpu` (MB, above 0): the job's memory on each node is this much for each GPU it gets there.
     #[serde(default)]
     pub mem_per_gpu_mb: Option<u64>,
+    /// The partition's (else the cluster's) `DefCpuPerGPU`, set by the controller at submission for a job that
+    /// asks for GPUs without `-c` or `--cpus-per-gpu`: it then sizes the job as `--cpus-per-gpu` would.
+    #[serde(default)]
+    pub def_cpus_per_gpu: Option<u32>,
+    /// The partition's (else the cluster's) `DefMemPerGPU` in MB, set likewise for a job that asks for GPUs
+    /// without `--mem-per-gpu`; it sizes the job's memory only when it gave neither `--mem` nor `--mem-per-cpu`.
+    #[serde(default)]
+    pub def_mem_per_gpu_mb: Option<u64>,
 }
 
 /// `--switches=count[@time]` as the controller keeps it.
@@ -180,6 +188,29 @@ pub struct SwitchRequest {
 }
 
 impl JobSpec {
+    /// CPUs per GPU that size the job: `--cpus-per-gpu`, else `DefCpuPerGPU`.
+    pub fn cpus_per_gpu_in_effect(&self) -> Option<u32> {
+        self.cpus_per_gpu.or(self.def_cpus_per_gpu)
+    }
+
+    /// Memory per GPU that sizes the job: `--mem-per-gpu`, else `DefMemPerGPU` when no other memory was asked for.
+    pub fn mem_per_gpu_in_effect(&self) -> Option<u64> {
+        self.mem_per_gpu_mb.or_else(|| {
+            self.def_mem_per_gpu_mb
+                .filter(|_| self.mem_per_node_mb.is_none() && self.mem_per_cpu_mb.is_none())
+        })
+    }
+
+    /// The GRES units the job asks for over `nodes` nodes, per name (requests of several types of one name add
+    /// up: `gpu:a100:1,gpu:h100:1` is two GPUs).
+    pub fn gres_totals(&self, nodes: u64) -> BTreeMap<String, u64> {
+        let mut totals = BTreeMap::new();
+        for g in &self.gres {
+            *totals.entry(g.name.clone()).or_insert(0) += g.count.saturating_mul(nodes);
+        }
+        totals
+    }
+
     /// The host shown as `AllocNode`: the controller's name for the submitter's address, else the name the
     /// submitter gave.
     pub fn alloc_node(&self) -> &str {
@@ -213,6 +244,66 @@ pub struct Allocation {
     /// of its nodes): what its tasks see and may open. Empty for a job without shards.
     #[serde(default)]
     pub shard_gpus: Vec<u32>,
+    /// Each node's GRES units, in `node_names` order, when they differ between the job's nodes (Slurm picks a
+    /// multi-node job's GPUs node by node); the first is `gres_indices` and `shard_gpus`. Empty when every node
+    /// has the same units, as for every single-node job.
+    #[serde(default)]
+    pub node_units: Vec<NodeUnits>,
+}
+
+/// One node's GRES units in an [`Allocation`] whose nodes hold different ones.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodeUnits {
+    /// Device indices per GRES name on this node.
+    #[serde(default)]
+    pub gres_indices: BTreeMap<String, Vec<u32>>,
+    /// The GPUs this node's shards belong to.
+    #[serde(default)]
+    pub shard_gpus: Vec<u32>,
+}
+
+/// One node's GRES units in an [`Allocation`]: indices per GRES name, and the GPUs its shards belong to.
+pub type UnitsOnNode<'a> = (&'a BTreeMap<String, Vec<u32>>, &'a [u32]);
+
+impl Allocation {
+    /// The GRES units (indices per name, and the GPUs of its shards) on the allocation's `i`-th node.
+    pub fn units_on(&self, i: usize) -> UnitsOnNode<'_> {
+        match self.node_units.get(i) {
+            Some(node) => (&node.gres_indices, &node.shard_gpus),
+            None => (&self.gres_indices, &self.shard_gpus),
+        }
+    }
+
+    /// How many units of each GRES the allocation holds over all its nodes.
+    pub fn gres_counts(&self) -> BTreeMap<String, u64> {
+        let mut counts = BTreeMap::new();
+        for at in 0..self.node_names.len() {
+            for (name, units) in self.units_on(at).0 {
+                *counts.entry(name.clone()).or_insert(0) += units.len() as u64;
+            }
+        }
+        counts
+    }
+
+    /// [`Allocation::units_on`] by node name; `None` for a node outside the allocation.
+    pub fn units_on_node(&self, node: &str) -> Option<UnitsOnNode<'_>> {
+        let i = self.node_names.iter().position(|n| n == node)?;
+        Some(self.units_on(i))
+    }
+
+    /// Builds the per-node record from each node's units: left empty when all nodes have the same, and the
+    /// first node's units become `gres_indices`/`shard_gpus` either way.
+    pub fn set_node_units(&mut self, mut units: Vec<NodeUnits>) {
+        let uniform = units.windows(2).all(|w| w[0] == w[1]);
+        if let Some(first) = units.first() {
+            self.gres_indices = first.gres_indices.clone();
+            self.shard_gpus = first.shard_gpus.clone();
+        }
+        if uniform {
+            units.clear();
+        }
+        self.node_units = units;
+    }
 }
 
 /// Who put a hold on a job: users may release only their own holds.
@@ -359,6 +450,10 @@ pub struct JobRecord {
     /// plain jobs.
     #[serde(default)]
     pub het: Option<HetMembership>,
+    /// Its partition's `TRESBillingWeights` (taken when it is submitted and again when it starts): what its
+    /// `billing` TRES and fair-share usage weigh its TRES by ([`crate::billing`]). `None` bills its CPUs.
+    #[serde(default)]
+    pub billing_weights: Option<String>,
 }
 
 /// Where a job stands in its heterogeneous job (Slurm 22.05: one record per component, consecutive ids, the
@@ -450,6 +545,7 @@ impl JobRecord {
             extern_step: false,
             cancelled_by: None,
             het: None,
+            billing_weights: None,
         }
     }
 
@@ -523,5 +619,29 @@ impl JobRecord {
             state = state.with(JobStateFlag::Requeue);
         }
         state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gres_requests_of_one_name_add_up_over_types_and_nodes() {
+        let spec = JobSpec {
+            gres: ["a100", "h100"]
+                .iter()
+                .map(|t| GresRequest {
+                    name: "gpu".into(),
+                    gres_type: Some(t.to_string()),
+                    count: 1,
+                })
+                .collect(),
+            ..JobSpec::default()
+        };
+        assert_eq!(
+            spec.gres_totals(3),
+            BTreeMap::from([("gpu".to_string(), 6)])
+        );
     }
 }

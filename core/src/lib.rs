@@ -9,6 +9,7 @@ pub mod agent_proto;
 pub mod api;
 pub mod assoc;
 pub mod auth;
+pub mod billing;
 pub mod conf;
 pub mod controllers;
 pub mod cpu_bind;

@@ -189,6 +189,7 @@ pub(crate) mod tests {
             core_ids: vec![0, 1, 2],
             oversubscribe: 0,
             shard_gpus: Vec::new(),
+            node_units: Vec::new(),
         });
         job.exit_code = 3;
         job.dependency_status = Some("afterok:7(unfulfilled)".into());

@@ -173,6 +173,9 @@ list_fields! {
     SpecImmediate = "spec.immediate" => spec.immediate,
     SpecCpusPerGpu = "spec.cpus_per_gpu" => spec.cpus_per_gpu,
     SpecMemPerGpuMb = "spec.mem_per_gpu_mb" => spec.mem_per_gpu_mb,
+    SpecDefCpusPerGpu = "spec.def_cpus_per_gpu" => spec.def_cpus_per_gpu,
+    SpecDefMemPerGpuMb = "spec.def_mem_per_gpu_mb" => spec.def_mem_per_gpu_mb,
+    BillingWeights = "billing_weights" => billing_weights,
 }
 
 impl ListField {
@@ -401,6 +404,7 @@ mod tests {
             cancelled_by: _,
             het: _,
             sharing: _,
+            billing_weights: _,
             spec,
         } = job.clone();
         let JobSpec {
@@ -459,8 +463,10 @@ mod tests {
             immediate: _,
             cpus_per_gpu: _,
             mem_per_gpu_mb: _,
+            def_cpus_per_gpu: _,
+            def_mem_per_gpu_mb: _,
         } = spec;
-        assert_eq!(ListField::ALL.len(), 102);
+        assert_eq!(ListField::ALL.len(), 105);
         for field in ListField::ALL {
             assert_eq!(ListField::from_name(field.name()), Some(*field));
         }

@@ -70,6 +70,10 @@ pub struct NodeRecord {
     pub alloc_gres: BTreeMap<String, Vec<u32>>,
     #[serde(default)]
     pub partitions: Vec<String>,
+    /// `TRESBillingWeights` of the first partition (in slurm.conf's order) holding the node that has them, which
+    /// slurmctld weighs the node's TRES by (`billing=` of `CfgTRES`); `None` bills its CPUs.
+    #[serde(default)]
+    pub billing_weights: Option<String>,
     #[serde(default)]
     pub boot_time: Option<EpochSecs>,
     #[serde(default)]
@@ -228,6 +232,15 @@ pub struct PartitionRecord {
     pub def_mem_per_cpu_mb: Option<u64>,
     #[serde(default)]
     pub def_mem_per_node_mb: Option<u64>,
+    /// `TRESBillingWeights` as configured (see [`crate::billing`]); `None` bills CPUs.
+    #[serde(default)]
+    pub tres_billing_weights: Option<String>,
+    /// `DefCpuPerGPU`: CPUs per GPU for this partition's jobs that ask for GPUs without `-c`/`--cpus-per-gpu`.
+    #[serde(default)]
+    pub def_cpus_per_gpu: Option<u32>,
+    /// `DefMemPerGPU` in MB, for this partition's jobs that ask for GPUs without memory options.
+    #[serde(default)]
+    pub def_mem_per_gpu_mb: Option<u64>,
     /// The partition's `PreemptMode`: what happens to its jobs when a higher-tier job preempts them; `None` takes
     /// the cluster's.
     #[serde(default)]
@@ -269,6 +282,9 @@ impl PartitionRecord {
             max_mem_per_node_mb: None,
             def_mem_per_cpu_mb: None,
             def_mem_per_node_mb: None,
+            tres_billing_weights: None,
+            def_cpus_per_gpu: None,
+            def_mem_per_gpu_mb: None,
             preempt_mode: None,
             grace_time_secs: 0,
             preempt_gang: false,

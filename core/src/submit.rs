@@ -266,6 +266,9 @@ pub fn resolve(
             .filter(|n| *n > 0),
         // Slurm takes `--mem-per-gpu=0` for no memory option at all.
         mem_per_gpu_mb: r.mem_per_gpu.map(|m| m.0).filter(|m| *m > 0),
+        // The controller fills in the partition's defaults.
+        def_cpus_per_gpu: None,
+        def_mem_per_gpu_mb: None,
     })
 }
 

@@ -177,6 +177,7 @@ fn print_records(
                 .is_none_or(|ids| ids.iter().any(|id| squeue::id_selects(id, j)))
         })
         .collect();
+    let ctx = with_node_gres(client, &selected, ctx);
     println!("{}", json::squeue_json(&selected, &ctx));
     0
 }
@@ -341,4 +342,24 @@ fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, Strin
         }
     }
     Ok(options)
+}
+
+/// `gres_detail` names GRES by the type their node has them under: the nodes are asked for only when a listed
+/// job holds GRES.
+pub(crate) fn with_node_gres(
+    client: &Client,
+    jobs: &[JobRecord],
+    ctx: FormatContext,
+) -> FormatContext {
+    let holds_gres = jobs
+        .iter()
+        .filter_map(|j| j.alloc.as_ref())
+        .any(|a| !a.gres_indices.is_empty() || !a.node_units.is_empty());
+    if !holds_gres {
+        return ctx;
+    }
+    match client.query(&spur_core::api::Query::Nodes) {
+        Ok(spur_core::api::QueryReply::Nodes { nodes, .. }) => ctx.with_node_gres(&nodes),
+        _ => ctx,
+    }
 }

@@ -523,7 +523,7 @@ impl Srun<'_> {
                 prio_process: current_priority(),
                 distribution,
                 within_allocation,
-                gpus: devices.gpus.as_deref(),
+                gpus: devices.gpus_on(node_name),
                 shards: devices.shards,
                 label: self.set.is_set(OptId::Label),
                 spread,
@@ -694,15 +694,41 @@ struct StepDevices {
     gpus: Option<Vec<u32>>,
     /// For a job of shards: the step's share of them (`SLURM_SHARDS_ON_NODE`).
     shards: Option<u64>,
+    /// Each node's GPUs, in the allocation's node order, when the job's nodes hold different ones; `gpus` is the
+    /// first node's.
+    node_gpus: Vec<(String, Option<Vec<u32>>)>,
+}
+
+impl StepDevices {
+    /// The step's GPUs on `node`.
+    fn gpus_on(&self, node: &str) -> Option<&[u32]> {
+        match self.node_gpus.iter().find(|(name, _)| name == node) {
+            Some((_, gpus)) => gpus.as_deref(),
+            None => self.gpus.as_deref(),
+        }
+    }
 }
 
 /// The step's GPUs inside an allocation: the first ones the step asks for, or all the job's; in a job of shards,
 /// the shards' GPU and as many of them as the step asks for, or all. Slurm refuses a step that wants more than
 /// the job has, or GRES the job has none of.
 fn step_devices(job: &JobRecord, step: &JobSpec) -> Result<StepDevices, Vec<String>> {
+    let mut devices = step_devices_on(job, step, 0)?;
+    if let Some(alloc) = job.alloc.as_ref().filter(|a| !a.node_units.is_empty()) {
+        for (at, node) in alloc.node_names.iter().enumerate() {
+            let here = step_devices_on(job, step, at)?;
+            devices.node_gpus.push((node.clone(), here.gpus));
+        }
+    }
+    Ok(devices)
+}
+
+/// [`step_devices`] on the allocation's `at`-th node.
+fn step_devices_on(job: &JobRecord, step: &JobSpec, at: usize) -> Result<StepDevices, Vec<String>> {
     let alloc = job.alloc.as_ref();
-    let job_gpus = alloc.and_then(|a| a.gres_indices.get(GPU_GRES));
-    let job_shards = alloc.and_then(|a| a.gres_indices.get(SHARD_GRES));
+    let units = alloc.map(|a| a.units_on(at));
+    let job_gpus = units.and_then(|(units, _)| units.get(GPU_GRES));
+    let job_shards = units.and_then(|(units, _)| units.get(SHARD_GRES));
     let asked = |name: &str| step.gres.iter().find(|g| g.name == name);
     let refused = |first: String| {
         vec![
@@ -733,7 +759,7 @@ fn step_devices(job: &JobRecord, step: &JobSpec) -> Result<StepDevices, Vec<Stri
             request.gres_type.as_deref().unwrap_or("(null)")
         ))
     };
-    if let (Some(shards), Some(alloc)) = (job_shards, alloc) {
+    if let (Some(shards), Some((_, shard_gpus))) = (job_shards, units) {
         if let Some(request) = asked(GPU_GRES) {
             return Err(not_in_job(request));
         }
@@ -746,8 +772,9 @@ fn step_devices(job: &JobRecord, step: &JobSpec) -> Result<StepDevices, Vec<Stri
             None => have,
         };
         return Ok(StepDevices {
-            gpus: Some(alloc.shard_gpus.clone()),
+            gpus: Some(shard_gpus.to_vec()),
             shards: Some(count),
+            node_gpus: Vec::new(),
         });
     }
     if let (Some(request), Some(_)) = (asked(SHARD_GRES), job_gpus) {
@@ -765,7 +792,11 @@ fn step_devices(job: &JobRecord, step: &JobSpec) -> Result<StepDevices, Vec<Stri
             gpus.map(|g| g[..count].to_vec())
         }
     };
-    Ok(StepDevices { gpus, shards: None })
+    Ok(StepDevices {
+        gpus,
+        shards: None,
+        node_gpus: Vec::new(),
+    })
 }
 
 fn gres_text(request: &GresRequest) -> String {
@@ -880,7 +911,30 @@ mod tests {
         StepDevices {
             gpus: Some(gpus.to_vec()),
             shards: None,
+            node_gpus: Vec::new(),
         }
+    }
+
+    #[test]
+    fn each_node_of_a_step_gets_its_own_gpus() {
+        use spur_core::job::NodeUnits;
+        let mut job = job_with("gpu", &[1, 3], &[]);
+        let mut alloc = Allocation {
+            node_names: vec!["n1".into(), "n2".into()],
+            ..Default::default()
+        };
+        let gpus = |ids: &[u32]| NodeUnits {
+            gres_indices: [("gpu".to_string(), ids.to_vec())].into(),
+            shard_gpus: Vec::new(),
+        };
+        alloc.set_node_units(vec![gpus(&[1, 3]), gpus(&[0, 2])]);
+        job.alloc = Some(alloc);
+        let all = step_devices(&job, &JobSpec::default()).unwrap();
+        assert_eq!(all.gpus_on("n1"), Some(&[1, 3][..]));
+        assert_eq!(all.gpus_on("n2"), Some(&[0, 2][..]));
+        let first = step_devices(&job, &asking(1)).unwrap();
+        assert_eq!(first.gpus_on("n1"), Some(&[1][..]));
+        assert_eq!(first.gpus_on("n2"), Some(&[0][..]));
     }
 
     #[test]
@@ -914,6 +968,7 @@ mod tests {
         let all = StepDevices {
             gpus: Some(vec![2]),
             shards: Some(2),
+            node_gpus: Vec::new(),
         };
         assert_eq!(step_devices(&job, &JobSpec::default()), Ok(all));
         let one = step_devices(&job, &asking_for("shard", 1)).unwrap();

@@ -493,8 +493,8 @@ impl<'s> Shape<'s> {
             oversubscribe: spur_core::oversubscribe::asks_oversubscribe(spec),
             mem_per_node_mb: spec.mem_per_node_mb,
             mem_per_cpu_mb: spec.mem_per_cpu_mb,
-            mem_per_gpu_mb: spec.mem_per_gpu_mb,
-            cpus_per_gpu: spec.cpus_per_gpu,
+            mem_per_gpu_mb: spec.mem_per_gpu_in_effect(),
+            cpus_per_gpu: spec.cpus_per_gpu_in_effect(),
             tmp_disk_mb: spec.tmp_disk_mb,
             gres: spec
                 .gres

@@ -16,6 +16,8 @@ mod het;
 #[cfg(test)]
 mod het_tests;
 #[cfg(test)]
+mod node_units_tests;
+#[cfg(test)]
 mod oversubscribe_tests;
 #[cfg(test)]
 mod per_gpu_tests;

@@ -89,3 +89,82 @@ fn a_job_sized_beyond_any_node_is_refused() {
         );
     }
 }
+
+/// A cluster whose partition `gpu` has `DefCpuPerGPU=2`, `DefMemPerGPU=1000`, and whose own defaults (for the
+/// partition `other`) are three CPUs and 500 MB per GPU.
+fn with_defaults() -> Scenario {
+    let names = vec!["g1".to_string()];
+    let mut gpu = partition("gpu", &names, true);
+    gpu.def_cpus_per_gpu = Some(2);
+    gpu.def_mem_per_gpu_mb = Some(1000);
+    let settings = Settings {
+        def_cpus_per_gpu: Some(3),
+        def_mem_per_gpu_mb: Some(500),
+        def_mem_per_cpu_mb: Some(100),
+        ..Settings::default()
+    };
+    Scenario::new(
+        vec![node("g1", 8, 16_000, 4)],
+        vec![gpu, partition("other", &names, false)],
+        settings,
+        T0,
+    )
+    .unwrap()
+}
+
+#[test]
+fn gpu_defaults_size_jobs_that_do_not_say() {
+    let mut s = with_defaults();
+    let plain = s.submit(gpu_job(1)).unwrap();
+    let mut with_c = gpu_job(1);
+    with_c.options.insert("cpus-per-task".into(), "1".into());
+    let with_c = s.submit(with_c).unwrap();
+    let mut with_mem = gpu_job(1);
+    with_mem.mem_per_node_mb = Some(700);
+    let with_mem = s.submit(with_mem).unwrap();
+    s.pass().unwrap();
+    // Two CPUs and 1000 MB for the GPU; -c keeps the CPU default off, --mem the memory one.
+    assert_eq!(booked(&s, plain), (2, 1000));
+    assert_eq!(booked(&s, with_c), (1, 1000));
+    assert_eq!(booked(&s, with_mem), (2, 700));
+    let spec = &s.state.jobs[&with_mem].spec;
+    assert_eq!(
+        (spec.def_cpus_per_gpu, spec.def_mem_per_gpu_mb),
+        (Some(2), Some(1000))
+    );
+    assert_eq!(spec.mem_per_cpu_mb, None);
+}
+
+#[test]
+fn the_clusters_gpu_defaults_apply_where_the_partition_has_none() {
+    let mut s = with_defaults();
+    let mut other = gpu_job(1);
+    other.partition = Some("other".into());
+    let other = s.submit(other).unwrap();
+    // Without GPUs neither default applies, and DefMemPerCPU does.
+    let mut cpu_only = job(1, 0, 0, Some(60));
+    cpu_only.mem_per_node_mb = None;
+    let cpu_only = s.submit(cpu_only).unwrap();
+    s.pass().unwrap();
+    assert_eq!(booked(&s, other), (3, 500));
+    assert_eq!(booked(&s, cpu_only), (1, 100));
+    let spec = &s.state.jobs[&cpu_only].spec;
+    assert_eq!(
+        (spec.def_cpus_per_gpu, spec.def_mem_per_gpu_mb),
+        (None, None)
+    );
+}
+
+#[test]
+fn gpus_the_default_cannot_feed_are_refused() {
+    let mut s = with_defaults();
+    // Three GPUs at the cluster's three CPUs is nine CPUs: more than the node's eight.
+    let mut three = gpu_job(3);
+    three.partition = Some("other".into());
+    assert_eq!(
+        s.submit(three.clone()).unwrap_err().errno,
+        SlurmErrno::RequestedNodeConfigUnavailable
+    );
+    three.options.insert("cpus-per-task".into(), "1".into());
+    assert!(s.submit(three).is_ok());
+}

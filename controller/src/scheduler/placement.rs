@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use spur_core::gpu_shard::{ShardLayout, SHARD_GRES};
-use spur_core::job::{Allocation, JobRecord};
+use spur_core::job::{Allocation, JobRecord, NodeUnits};
 use spur_core::oversubscribe::{self, JobSharing, PartitionSharing};
 use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
 
@@ -43,18 +43,20 @@ impl Usage {
         }
     }
 
-    pub(super) fn add(&mut self, alloc: &Allocation) {
+    /// Adds what `alloc` takes on its `at`-th node.
+    pub(super) fn add(&mut self, alloc: &Allocation, at: usize) {
         self.add_cpus(alloc);
         self.mem_mb += alloc.mem_mb;
-        for (gres, idx) in &alloc.gres_indices {
+        for (gres, idx) in alloc.units_on(at).0 {
             self.gres.entry(gres.clone()).or_default().extend(idx);
         }
     }
 
-    pub(super) fn remove(&mut self, alloc: &Allocation) {
+    /// Takes back what `alloc` took on its `at`-th node.
+    pub(super) fn remove(&mut self, alloc: &Allocation, at: usize) {
         self.remove_cpus(alloc);
         self.mem_mb = self.mem_mb.saturating_sub(alloc.mem_mb);
-        for (gres, idx) in &alloc.gres_indices {
+        for (gres, idx) in alloc.units_on(at).0 {
             if let Some(used) = self.gres.get_mut(gres) {
                 used.retain(|i| !idx.contains(i));
                 if used.is_empty() {
@@ -104,16 +106,16 @@ impl Ledger {
     }
 
     pub fn book(&mut self, alloc: &Allocation) {
-        for name in &alloc.node_names {
-            self.used.entry(name.clone()).or_default().add(alloc);
+        for (at, name) in alloc.node_names.iter().enumerate() {
+            self.used.entry(name.clone()).or_default().add(alloc, at);
         }
     }
 
     /// Gives back what `alloc` took (a job that is leaving or would be preempted).
     pub fn release(&mut self, alloc: &Allocation) {
-        for name in &alloc.node_names {
+        for (at, name) in alloc.node_names.iter().enumerate() {
             if let Some(usage) = self.used.get_mut(name) {
-                usage.remove(alloc);
+                usage.remove(alloc, at);
             }
         }
     }
@@ -179,8 +181,8 @@ pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
         (None, None) => 1,
     };
     let by_tasks = per_node_tasks.max(1) * job.spec.cpus_per_task.max(1);
-    // `--cpus-per-gpu`: at least that many for each GPU the job gets on the node.
-    let by_gpus = job.spec.cpus_per_gpu.map_or(0, |per_gpu| {
+    // `--cpus-per-gpu` (or `DefCpuPerGPU`): at least that many for each GPU the job gets on the node.
+    let by_gpus = job.spec.cpus_per_gpu_in_effect().map_or(0, |per_gpu| {
         u32::try_from(gpus_per_node(job))
             .unwrap_or(u32::MAX)
             .saturating_mul(per_gpu)
@@ -209,7 +211,7 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
     }
     let per_gpu = job
         .spec
-        .mem_per_gpu_mb
+        .mem_per_gpu_in_effect()
         .map(|per_gpu| per_gpu.saturating_mul(gpus_per_node(job)))
         .filter(|mem| *mem > 0);
     if job.spec.exclusive
@@ -460,8 +462,8 @@ pub(super) fn place_greedy(
     let skip = if filter.required_count() > 0 { 0 } else { skip };
     let mut chosen: Vec<&NodeRecord> = Vec::new();
     let mut first_at = 0;
-    let mut gres_picks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    let mut shard_gpus: Vec<u32> = Vec::new();
+    // Each node's own GRES units, as slurmctld picks a multi-node job's GPUs node by node.
+    let mut node_units: Vec<NodeUnits> = Vec::new();
     let mut cpus_per_node = 0;
     let mut mem_per_node = 0;
     // Required nodes first, so `-w` is always honoured, then the rest in preference order.
@@ -501,24 +503,19 @@ pub(super) fn place_greedy(
         let Some(picks) = fits_node(used, job, node, cpus, mem, sharing) else {
             continue;
         };
-        // An allocation names one set of GRES indices for all its nodes, so later nodes must have those free.
-        let same_units_free = || {
-            units_free(used, job, node, &gres_picks)
-                && shards::units_compatible(used, node, &gres_picks, &shard_gpus)
-        };
-        if !chosen.is_empty() && !same_units_free() {
-            continue;
-        }
         if chosen.is_empty() {
-            shard_gpus = match (shards::layout(node), picks.get(SHARD_GRES)) {
-                (Some(layout), Some(shards)) => layout.gpus_of(shards),
-                _ => Vec::new(),
-            };
-            gres_picks = picks;
             cpus_per_node = cpus;
             mem_per_node = mem;
             first_at = at;
         }
+        let shard_gpus = match (shards::layout(node), picks.get(SHARD_GRES)) {
+            (Some(layout), Some(shards)) => layout.gpus_of(shards),
+            _ => Vec::new(),
+        };
+        node_units.push(NodeUnits {
+            gres_indices: picks,
+            shard_gpus,
+        });
         chosen.push(node);
     }
     let all_required = filter
@@ -528,19 +525,19 @@ pub(super) fn place_greedy(
     if chosen.len() < wanted || !all_required {
         return None;
     }
-    let alloc = Allocation {
+    let mut alloc = Allocation {
         node_names: chosen.iter().map(|n| n.name.clone()).collect(),
         cpus: cpus_per_node,
         mem_mb: mem_per_node,
-        gres_indices: gres_picks,
         core_ids: Vec::new(),
         oversubscribe: if sharing.shares() {
             sharing.per_core
         } else {
             0
         },
-        shard_gpus,
+        ..Allocation::default()
     };
+    alloc.set_node_units(node_units);
     Some((alloc, first_at))
 }
 
@@ -691,48 +688,24 @@ pub(super) fn fits_node(
     Some(picks)
 }
 
-/// Whether the node has exactly these GRES units, of the requested types, and none is taken.
-fn units_free(
-    used: NodeUse<'_>,
-    job: &JobRecord,
-    node: &NodeRecord,
-    picks: &BTreeMap<String, Vec<u32>>,
-) -> bool {
-    picks.iter().all(|(name, indices)| {
-        let wanted_type = job
-            .spec
-            .gres
-            .iter()
-            .find(|r| &r.name == name)
-            .and_then(|r| r.gres_type.as_ref());
-        indices.iter().all(|&i| {
-            let mut base = 0u32;
-            let offer = node.gres.iter().filter(|g| &g.name == name).find(|g| {
-                let count = u32::try_from(g.count).unwrap_or(u32::MAX);
-                let holds = i >= base && i < base.saturating_add(count);
-                base = base.saturating_add(count);
-                holds
-            });
-            offer.is_some_and(|o| wanted_type.is_none() || o.gres_type.as_ref() == wanted_type)
-                && !used.gres_taken(name, i)
-        })
-    })
-}
-
 /// The plan-apply check: every node of the allocation still has room for it.
 pub fn allocation_fits(state: &ClusterState, alloc: &Allocation) -> bool {
-    alloc.node_names.iter().all(|name| {
-        let Some(node) = state.nodes.get(name) else {
-            return false;
-        };
-        let gres_free = alloc.gres_indices.iter().all(|(gres, idx)| {
-            let used = node.alloc_gres.get(gres);
-            idx.iter().all(|i| !used.is_some_and(|u| u.contains(i)))
-        });
-        node.accepts_work()
-            && node.cpus_fit(alloc)
-            && node.alloc_mem_mb + alloc.mem_mb <= node.real_memory_mb
-            && gres_free
-            && shards::allocation_compatible(node, alloc)
-    })
+    let units_recorded =
+        alloc.node_units.is_empty() || alloc.node_units.len() == alloc.node_names.len();
+    units_recorded
+        && alloc.node_names.iter().enumerate().all(|(at, name)| {
+            let Some(node) = state.nodes.get(name) else {
+                return false;
+            };
+            let (units, shard_gpus) = alloc.units_on(at);
+            let gres_free = units.iter().all(|(gres, idx)| {
+                let used = node.alloc_gres.get(gres);
+                idx.iter().all(|i| !used.is_some_and(|u| u.contains(i)))
+            });
+            node.accepts_work()
+                && node.cpus_fit(alloc)
+                && node.alloc_mem_mb + alloc.mem_mb <= node.real_memory_mb
+                && gres_free
+                && shards::allocation_compatible(node, units, shard_gpus)
+        })
 }

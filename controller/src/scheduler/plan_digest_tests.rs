@@ -198,10 +198,12 @@ fn random_job(rng: &mut Lcg, topology: bool) -> JobSpec {
     spec
 }
 
-/// The digests of `PASSES` passes (recorded from the scheduler before the speed work of 2026-12-02, and again when
+/// The digests of `PASSES` passes (recorded from the scheduler before the speed work of 2026-12-02; again when
 /// whole-node jobs started taking their nodes' GPUs, which changed only those jobs' GRES indices: the digests
-/// without GRES stayed equal; each assertion prints the digests found, pass by pass): between passes the clock
-/// moves on, some running jobs end and more arrive.
+/// without GRES stayed equal; and again when a multi-node job's GPUs came to be picked node by node: the plans
+/// first differ at multi-node GPU jobs, which now start on the preferred nodes with each node's own free GPUs
+/// where they used to need the same indices free everywhere. Each assertion prints the digests found, pass by
+/// pass): between passes the clock moves on, some running jobs end and more arrive.
 fn digests(backfill: bool, topology: bool, seed: u64) -> Vec<u64> {
     let mut s = cluster(backfill, topology);
     let mut rng = Lcg(seed);
@@ -239,16 +241,16 @@ fn backfill_plans_are_unchanged() {
     assert_eq!(
         digests(true, false, 7),
         [
-            0x0eefbbb880955c8b,
-            0xf6e14ec90325775b,
-            0xfb1fa69ae5c82234,
-            0x6fceda5778af8055,
-            0x736b20453c59cb6e,
-            0x705461b0d1d5f971,
-            0x44b6461509abcd32,
-            0x7b6e5b4e816b1b5d,
-            0x5db694384e7de3fd,
-            0x70ccbdff8e7ce95e,
+            0x1558e40bb2022a84,
+            0x981c15c166f9de50,
+            0x7bcbf6c07b8a8986,
+            0x0b3473ce46aae4d0,
+            0x43aa5c3734bf9c39,
+            0x5de6978870eae832,
+            0xc63b136fe763b209,
+            0xfe8c3585040a2041,
+            0xf1440ecb60aa3088,
+            0x76df0e0a1f324588,
         ]
     );
 }
@@ -258,16 +260,16 @@ fn backfill_plans_under_a_switch_tree_are_unchanged() {
     assert_eq!(
         digests(true, true, 11),
         [
-            0xd902bcb9d3cdcc39,
-            0x88c073d895ee0191,
-            0x170c95b9b044932d,
-            0xebc45d2d9950c9c1,
-            0xd4c2a4f8d0a06c43,
-            0x5a39d20f5826b81d,
-            0x21615bfaa513464f,
-            0x9d478222013095c0,
-            0xa7368ffe5d32d6a6,
-            0x309b5af6b0c08553,
+            0xa269cf9eb7abb5ff,
+            0xce399801719db0f3,
+            0x2757073f6f84c6ac,
+            0x442d2ac419c7a42b,
+            0x36d9f2efb00d35e0,
+            0x26a7e172793c3f55,
+            0x6c584e64396b1ddc,
+            0xb1f7af37fe92e009,
+            0xfe907e8769f4169d,
+            0x9d9129d45e099936,
         ]
     );
 }
@@ -277,16 +279,16 @@ fn builtin_plans_are_unchanged() {
     assert_eq!(
         digests(false, false, 13),
         [
-            0x0d62708e259ee228,
+            0xc04fc10c5baede60,
             0x17bc047bc6e15c46,
-            0x6db28a61cd6caca3,
+            0x536d0ac514738d70,
             0x4ee75c090cd4d132,
-            0xd31e058bf097150f,
+            0xd81e0c0217378574,
             0xb4b704c98b74c9db,
             0x1c6238de05502410,
-            0xd72391c871fc47fb,
-            0x7b0a27dc89f6f333,
-            0xe2f510e9e6b954f4,
+            0x5cebb296f86bdb27,
+            0x2377a313ba2a5892,
+            0xb3ef565623ba176e,
         ]
     );
 }

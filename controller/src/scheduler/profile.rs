@@ -83,8 +83,8 @@ impl NodeSteps<'_> {
         })
     }
 
-    /// Adds (`taken`) or removes the allocation's share in `steps`.
-    fn apply(&mut self, alloc: &Allocation, steps: Range<usize>, taken: bool) {
+    /// Adds (`taken`) or removes the share of the allocation's `at`-th node in `steps`.
+    fn apply(&mut self, alloc: &Allocation, at: usize, steps: Range<usize>, taken: bool) {
         let words = self.layout.words();
         for i in steps {
             let amounts = &mut self.amounts[i];
@@ -94,7 +94,7 @@ impl NodeSteps<'_> {
                 amounts.remove(alloc);
             }
             let step = &mut self.units[i * words..(i + 1) * words];
-            for (name, units) in &alloc.gres_indices {
+            for (name, units) in alloc.units_on(at).0 {
                 self.layout.mark(step, name, units, taken);
             }
         }
@@ -137,7 +137,7 @@ impl<'s> Profile<'s> {
             index,
             nodes,
         };
-        let mut releases: Vec<(usize, EpochSecs, &Allocation)> = Vec::new();
+        let mut releases: Vec<(usize, EpochSecs, &Allocation, usize)> = Vec::new();
         for &job in holding {
             let Some(alloc) = &job.alloc else {
                 continue;
@@ -157,18 +157,18 @@ impl<'s> Profile<'s> {
                     None => continue,
                 },
             };
-            for name in &alloc.node_names {
+            for (at, name) in alloc.node_names.iter().enumerate() {
                 if let Some(&i) = profile.index.get(name.as_str()) {
-                    releases.push((i, end, alloc));
+                    releases.push((i, end, alloc, at));
                 }
             }
         }
-        releases.sort_by_key(|&(i, end, _)| (i, end));
-        for (i, end, alloc) in releases {
+        releases.sort_by_key(|&(i, end, _, _)| (i, end));
+        for (i, end, alloc, at) in releases {
             let steps = &mut profile.nodes[i];
             let from = steps.split_at(end);
             let all = steps.starts.len();
-            steps.apply(alloc, from..all, false);
+            steps.apply(alloc, at, from..all, false);
         }
         profile
     }
@@ -219,7 +219,7 @@ impl<'s> Profile<'s> {
 
     /// Takes the allocation's resources over `[start, end)`.
     pub(super) fn reserve(&mut self, alloc: &Allocation, start: EpochSecs, end: EpochSecs) {
-        for name in &alloc.node_names {
+        for (at, name) in alloc.node_names.iter().enumerate() {
             let Some(&i) = self.index.get(name.as_str()) else {
                 continue;
             };
@@ -230,7 +230,7 @@ impl<'s> Profile<'s> {
             } else {
                 steps.split_at(end)
             };
-            steps.apply(alloc, first..last, true);
+            steps.apply(alloc, at, first..last, true);
         }
     }
 

@@ -315,6 +315,12 @@ pub fn plan_digest(plan: &Plan) -> u64 {
         for (gres, units) in &alloc.gres_indices {
             let _ = write!(text, ":{gres}={units:?}");
         }
+        // Nodes with units of their own: a plan with none digests as before they could differ.
+        for (at, node) in alloc.node_units.iter().enumerate().skip(1) {
+            for (gres, units) in &node.gres_indices {
+                let _ = write!(text, ":{at}.{gres}={units:?}");
+            }
+        }
         text.push(';');
     }
     for (id, reason) in &plan.reasons {

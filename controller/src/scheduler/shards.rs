@@ -3,7 +3,7 @@
 //! a whole-GPU request skips GPUs with any shard taken. Only nodes that offer shards pay for these checks.
 
 use spur_core::gpu_shard::{ShardLayout, SHARD_GRES};
-use spur_core::job::{Allocation, GresRequest};
+use spur_core::job::GresRequest;
 use spur_core::records::{NodeRecord, GPU_GRES};
 
 use super::placement::NodeUse;
@@ -90,20 +90,20 @@ pub(super) fn units_compatible(
     shards_fit && gpus_fit
 }
 
-/// [`units_compatible`] for an allocation being applied, against the node's own record.
-pub(super) fn allocation_compatible(node: &NodeRecord, alloc: &Allocation) -> bool {
-    if !alloc.gres_indices.contains_key(SHARD_GRES) && !alloc.gres_indices.contains_key(GPU_GRES) {
+/// [`units_compatible`] for an allocation's units on one of its nodes (`units`, `shard_gpus`: see
+/// [`Allocation::units_on`](spur_core::job::Allocation::units_on)) being applied, against the node's own record.
+pub(super) fn allocation_compatible(
+    node: &NodeRecord,
+    units: &std::collections::BTreeMap<String, Vec<u32>>,
+    shard_gpus: &[u32],
+) -> bool {
+    if !units.contains_key(SHARD_GRES) && !units.contains_key(GPU_GRES) {
         return true;
     }
     // Without shards on the node only a shard allocation can be wrong, and needs no books to tell.
     if !node.gres.iter().any(|g| g.name == SHARD_GRES) {
-        return !alloc.gres_indices.contains_key(SHARD_GRES);
+        return !units.contains_key(SHARD_GRES);
     }
     let usage = super::placement::Usage::of_node(node);
-    units_compatible(
-        NodeUse::One(&usage),
-        node,
-        &alloc.gres_indices,
-        &alloc.shard_gpus,
-    )
+    units_compatible(NodeUse::One(&usage), node, units, shard_gpus)
 }

@@ -196,6 +196,30 @@ mod tests {
         .unwrap();
     }
 
+    /// [`entities`] on a cluster enforcing associations, QOS and limits.
+    fn limited() -> Scenario {
+        let mut s = cluster(Settings {
+            enforce_associations: true,
+            enforce_qos: true,
+            enforce_limits: true,
+            ..Settings::default()
+        });
+        entities(&mut s);
+        s
+    }
+
+    fn modify_qos(s: &mut Scenario, name: &str, set: QosSet) {
+        acct(
+            s,
+            0,
+            AcctRequest::ModifyQos {
+                names: names(&[name]),
+                set,
+            },
+        )
+        .unwrap();
+    }
+
     #[test]
     fn a_new_cluster_has_slurmdbds_entities_and_only_admins_change_them() {
         let mut s = cluster(Settings::default());
@@ -319,28 +343,14 @@ mod tests {
     #[test]
     fn qos_limits_hold_jobs_back_and_refuse_submissions() {
         use spur_core::states::{JobBaseState, JobReason};
-        let mut s = cluster(Settings {
-            enforce_associations: true,
-            enforce_qos: true,
-            enforce_limits: true,
-            ..Settings::default()
-        });
-        entities(&mut s);
+        let mut s = limited();
         let limits = QosSet {
             max_wall_min: Some(Some(10)),
             max_jobs_per_user: Some(Some(1)),
             max_submit_jobs_per_user: Some(Some(3)),
             ..Default::default()
         };
-        acct(
-            &mut s,
-            0,
-            AcctRequest::ModifyQos {
-                names: names(&["high"]),
-                set: limits,
-            },
-        )
-        .unwrap();
+        modify_qos(&mut s, "high", limits);
         let submit = |s: &mut Scenario, minutes: u32| {
             let mut spec = job(1, 100, 0, Some(minutes));
             spec.qos = Some("high".into());
@@ -370,5 +380,126 @@ mod tests {
         s.finish(first).unwrap();
         s.pass().unwrap();
         assert_eq!(job(&s, second).0, JobBaseState::Running);
+    }
+
+    #[test]
+    fn group_jobs_tres_per_job_and_association_max_jobs_hold_jobs_back() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = limited();
+        let limits = QosSet {
+            grp_jobs: Some(Some(1)),
+            max_tres_per_job: Some(Some("cpu=1,node=1".into())),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", limits);
+        let submit = |s: &mut Scenario, cpus: u32, qos: bool| {
+            let mut spec = job(cpus, 100, 0, Some(5));
+            spec.qos = qos.then(|| "high".into());
+            s.submit(spec).unwrap()
+        };
+        let wide = submit(&mut s, 2, true);
+        let first = submit(&mut s, 1, true);
+        let second = submit(&mut s, 1, true);
+        s.pass().unwrap();
+        let job = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        assert_eq!(
+            job(&s, wide),
+            (JobBaseState::Pending, JobReason::QosMaxCpuPerJob)
+        );
+        assert_eq!(job(&s, first).0, JobBaseState::Running);
+        assert_eq!(
+            job(&s, second),
+            (JobBaseState::Pending, JobReason::QosGrpJob)
+        );
+        // Alice may run one job at a time in her association: a job of the default QOS waits too.
+        acct(
+            &mut s,
+            0,
+            AcctRequest::ModifyUsers {
+                names: names(&["alice"]),
+                accounts: Vec::new(),
+                default_account: None,
+                admin: None,
+                set: AssocSet {
+                    max_jobs: Some(Some(1)),
+                    ..Default::default()
+                },
+            },
+        )
+        .unwrap();
+        let plain = submit(&mut s, 1, false);
+        s.pass().unwrap();
+        assert_eq!(
+            job(&s, plain),
+            (JobBaseState::Pending, JobReason::AssocMaxJobs)
+        );
+        s.finish(first).unwrap();
+        s.pass().unwrap();
+        // One of the two waiting jobs runs; the other waits for it, by the association's limit.
+        let running = [second, plain]
+            .iter()
+            .filter(|&&id| job(&s, id).0 == JobBaseState::Running)
+            .count();
+        assert_eq!(running, 1);
+    }
+
+    #[test]
+    fn group_and_per_user_tres_limits_count_what_running_jobs_hold() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = limited();
+        for (qos, set) in [
+            (
+                "high",
+                QosSet {
+                    grp_tres: Some(Some("cpu=1".into())),
+                    ..Default::default()
+                },
+            ),
+            (
+                "other",
+                QosSet {
+                    max_tres_per_user: Some(Some("cpu=1".into())),
+                    ..Default::default()
+                },
+            ),
+        ] {
+            modify_qos(&mut s, qos, set);
+        }
+        acct(
+            &mut s,
+            0,
+            AcctRequest::ModifyUsers {
+                names: names(&["alice"]),
+                accounts: Vec::new(),
+                default_account: None,
+                admin: None,
+                set: AssocSet {
+                    qos: Some(ListEdit::Add(names(&["other"]))),
+                    ..Default::default()
+                },
+            },
+        )
+        .unwrap();
+        let submit = |s: &mut Scenario, qos: &str| {
+            let mut spec = job(1, 100, 0, Some(5));
+            spec.qos = Some(qos.into());
+            s.submit(spec).unwrap()
+        };
+        let (a, b) = (submit(&mut s, "high"), submit(&mut s, "high"));
+        s.pass().unwrap();
+        let job = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        assert_eq!(job(&s, a).0, JobBaseState::Running);
+        assert_eq!(job(&s, b), (JobBaseState::Pending, JobReason::QosGrpCpu));
+        s.finish(a).unwrap();
+        s.pass().unwrap();
+        assert_eq!(job(&s, b).0, JobBaseState::Running);
+        s.finish(b).unwrap();
+        let (c, d) = (submit(&mut s, "other"), submit(&mut s, "other"));
+        s.pass().unwrap();
+        assert_eq!(job(&s, c).0, JobBaseState::Running);
+        assert_eq!(
+            job(&s, d),
+            (JobBaseState::Pending, JobReason::QosMaxCpuPerUser)
+        );
     }
 }

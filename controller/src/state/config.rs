@@ -96,6 +96,13 @@ pub struct Settings {
     /// `PriorityDecayHalfLife`, `PriorityUsageResetPeriod` and Fair Tree or not (`PriorityFlags=NO_FAIR_TREE`).
     #[serde(default)]
     pub fairshare: spur_core::fairshare::FairShareSettings,
+    /// `DefCpuPerGPU`: CPUs per GPU for jobs that ask for GPUs without `-c` or `--cpus-per-gpu` (a partition's
+    /// own takes precedence).
+    #[serde(default)]
+    pub def_cpus_per_gpu: Option<u32>,
+    /// `DefMemPerGPU` in MB, likewise for jobs that ask for GPUs without memory options.
+    #[serde(default)]
+    pub def_mem_per_gpu_mb: Option<u64>,
 }
 
 fn default_true() -> bool {
@@ -172,6 +179,8 @@ impl Default for Settings {
             enforce_limits: false,
             preempt_by_qos: false,
             fairshare: Default::default(),
+            def_cpus_per_gpu: None,
+            def_mem_per_gpu_mb: None,
         }
     }
 }
@@ -231,7 +240,9 @@ impl ClusterState {
                 .filter(|p| p.nodes.contains(&def.name))
                 .map(|p| p.name.clone())
                 .collect();
-            let node = match self.nodes.remove(&def.name) {
+            let billing_weights =
+                super::partitions::node_billing_weights(&all_partitions, &def.name);
+            let mut node = match self.nodes.remove(&def.name) {
                 // A node that survives a reconfiguration keeps its allocations, drain state and liveness.
                 Some(mut existing) => {
                     update_shape(&mut existing, &def);
@@ -240,6 +251,7 @@ impl ClusterState {
                 }
                 None => new_node(def, partitions),
             };
+            node.billing_weights = billing_weights;
             nodes.insert(node.name.clone(), node);
         }
         self.nodes = nodes;
@@ -297,6 +309,7 @@ fn new_node(def: NodeDefinition, partitions: Vec<String>) -> NodeRecord {
         alloc_share_slots: 0,
         alloc_gres: Default::default(),
         partitions,
+        billing_weights: None,
         boot_time: None,
         agent_start_time: None,
         last_busy_time: None,

@@ -87,22 +87,31 @@ impl ClusterState {
     }
 }
 
-/// What a job that ran counts: its CPUs times its QOS's `UsageFactor` per second (Slurm's billing TRES without
-/// `TRESBillingWeights`). A suspended job counts nothing while it is suspended.
+/// What a job that ran counts: its billing TRES (its CPUs without its partition's `TRESBillingWeights`, unrounded
+/// with them) times its QOS's `UsageFactor` per second. A suspended job counts nothing while it is suspended.
 fn job_use<'a>(acct: &spur_core::assoc::AcctDb, job: &'a JobRecord) -> Option<JobUse<'a>> {
     let start = job.start_time?;
     let alloc = job.alloc.as_ref()?;
     if job.state == JobBaseState::Suspended || job.preempt_suspended {
         return None;
     }
-    let cpus = f64::from(alloc.cpus) * alloc.node_names.len().max(1) as f64;
+    let nodes = alloc.node_names.len().max(1) as u64;
+    let billing = spur_core::billing::usage_billing(
+        job.billing_weights.as_deref(),
+        &spur_core::billing::TresCounts {
+            cpus: u64::from(alloc.cpus) * nodes,
+            mem_mb: alloc.mem_mb * nodes,
+            nodes,
+            gres: alloc.gres_counts(),
+        },
+    );
     let qos = job.spec.qos.as_deref().unwrap_or(DEFAULT_QOS);
     let factor = acct.qos(qos).map_or(1.0, |q| q.usage_factor);
     Some(JobUse {
         user: &job.spec.user_name,
         account: job.spec.account.as_deref(),
         partition: &job.partition,
-        rate: cpus * factor,
+        rate: billing * factor,
         start,
         end: job.end_time,
     })

@@ -205,3 +205,20 @@ fn without_multifactor_nothing_is_counted() {
     .unwrap();
     assert!(!s.state.usage_accrual_due(1_000));
 }
+
+#[test]
+fn usage_is_weighed_by_the_partitions_billing_weights() {
+    let mut s = cluster(10_000);
+    // Half a unit per CPU and 3 per node: a 2-CPU job on one node bills 4 a second (100 MB count nothing).
+    s.state.partitions[0].tres_billing_weights = Some("CPU=0.5,Node=3".into());
+    let id = s.submit(job(2, 100, 0, None)).unwrap();
+    s.pass().unwrap();
+    assert_eq!(
+        s.state.jobs[&id].billing_weights.as_deref(),
+        Some("CPU=0.5,Node=3")
+    );
+    s.now = 1_100;
+    s.finish(id).unwrap();
+    s.apply(Command::AccrueUsage { now: 1_100 }).unwrap();
+    assert_eq!(s.state.usage.raw_of("phys|alice"), 400.0);
+}

@@ -116,6 +116,8 @@ impl ClusterState {
         now: EpochSecs,
     ) -> Result<PreparedSubmission, Refusal> {
         let partition = self.resolve_partition(&spec).map_err(Refusal::Before)?;
+        // The GPU defaults size the job, so the size checks below see them.
+        let spec = self.with_gpu_defaults(spec, &partition);
         self.check_job_reservation(&spec).map_err(Refusal::Before)?;
         self.check_licenses(&spec).map_err(Refusal::Before)?;
         let tasks = match &spec.array {
@@ -178,6 +180,7 @@ impl ClusterState {
         record.time_limit_min = prepared.time_limit_min;
         record.alloc_sid = spec.submit_sid;
         record.hold = hold;
+        record.billing_weights = self.billing_weights_of(&prepared.partition);
         // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
         // `--oversubscribe` request still shows until the scheduler turns it down.
         record.sharing = resolved_sharing(self, &record).filter(|r| {
@@ -200,6 +203,39 @@ impl ClusterState {
         record
     }
 
+    /// The `TRESBillingWeights` of partition `name`.
+    fn billing_weights_of(&self, name: &str) -> Option<String> {
+        self.partition(name)
+            .and_then(|p| p.tres_billing_weights.clone())
+    }
+
+    /// `DefCpuPerGPU` and `DefMemPerGPU` (the partition's, else the cluster's) for a job that asks for GPUs:
+    /// CPUs per GPU unless it gave `-c` or `--cpus-per-gpu`, memory per GPU unless it gave `--mem-per-gpu` (it
+    /// sizes the job only without `--mem` and `--mem-per-cpu`, see `JobSpec::mem_per_gpu_in_effect`).
+    fn with_gpu_defaults(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
+        let asks_gpus = spec
+            .gres
+            .iter()
+            .any(|g| g.name == spur_core::records::GPU_GRES && g.count > 0)
+            || spec.options.contains_key("gpus");
+        if !asks_gpus {
+            return spec;
+        }
+        let part = self.partition(partition);
+        let cpus_given = spec.cpus_per_gpu.is_some() || spec.options.contains_key("cpus-per-task");
+        if !cpus_given {
+            spec.def_cpus_per_gpu = part
+                .and_then(|p| p.def_cpus_per_gpu)
+                .or(self.settings.def_cpus_per_gpu);
+        }
+        if spec.mem_per_gpu_mb.is_none() {
+            spec.def_mem_per_gpu_mb = part
+                .and_then(|p| p.def_mem_per_gpu_mb)
+                .or(self.settings.def_mem_per_gpu_mb);
+        }
+        spec
+    }
+
     /// slurmctld records the DefMemPerCPU that applies (the partition's, else the cluster's) in a job that asked
     /// for no memory, so `scontrol show job` says `MinMemoryCPU=` and the TRES include the memory from the
     /// start. So does Slurm 22.05 for `--exclusive` jobs: they get the memory per CPU for each CPU of the node,
@@ -207,7 +243,7 @@ impl ClusterState {
     fn with_default_memory(&self, mut spec: JobSpec, partition: &str) -> JobSpec {
         if spec.mem_per_node_mb.is_none()
             && spec.mem_per_cpu_mb.is_none()
-            && spec.mem_per_gpu_mb.is_none()
+            && spec.mem_per_gpu_in_effect().is_none()
             && self.settings.memory_is_consumable
         {
             spec.mem_per_cpu_mb = self
@@ -350,6 +386,11 @@ impl ClusterState {
             self.book(&alloc);
             let preemptable = self.preemptable(&job_id);
             let exempt = self.settings.preempt_exempt_secs;
+            // A job is billed by its partition's weights as they are when it starts.
+            let billing_weights = self
+                .jobs
+                .get(&job_id)
+                .and_then(|j| self.billing_weights_of(&j.partition));
             let Some(job) = self.jobs.get_mut(&job_id) else {
                 continue;
             };
@@ -367,6 +408,7 @@ impl ClusterState {
             job.accrue_time.get_or_insert(now);
             job.last_sched_eval = Some(now);
             job.alloc = Some(alloc);
+            job.billing_weights = billing_weights;
             let start = self.start_effects(job_id);
             applied.effects.extend(start);
         }
@@ -374,11 +416,11 @@ impl ClusterState {
     }
 
     fn book(&mut self, alloc: &Allocation) {
-        for name in &alloc.node_names {
+        for (at, name) in alloc.node_names.iter().enumerate() {
             if let Some(node) = self.nodes.get_mut(name) {
                 node.book_cpus(alloc);
                 node.alloc_mem_mb += alloc.mem_mb;
-                for (gres, idx) in &alloc.gres_indices {
+                for (gres, idx) in alloc.units_on(at).0 {
                     node.alloc_gres.entry(gres.clone()).or_default().extend(idx);
                 }
             }
@@ -389,11 +431,11 @@ impl ClusterState {
     }
 
     pub(super) fn release(&mut self, alloc: &Allocation, now: EpochSecs) {
-        for name in &alloc.node_names {
+        for (at, name) in alloc.node_names.iter().enumerate() {
             if let Some(node) = self.nodes.get_mut(name) {
                 node.release_cpus(alloc);
                 node.alloc_mem_mb = node.alloc_mem_mb.saturating_sub(alloc.mem_mb);
-                for (gres, idx) in &alloc.gres_indices {
+                for (gres, idx) in alloc.units_on(at).0 {
                     if let Some(used) = node.alloc_gres.get_mut(gres) {
                         used.retain(|i| !idx.contains(i));
                         if used.is_empty() {
@@ -1311,11 +1353,23 @@ impl ClusterState {
         let Some(alloc) = job.alloc.as_mut() else {
             return Vec::new();
         };
+        let Some(at) = alloc.node_names.iter().position(|n| n == node) else {
+            return Vec::new();
+        };
+        let (units, shard_gpus) = alloc.units_on(at);
         let lost = Allocation {
             node_names: vec![node.to_string()],
+            gres_indices: units.clone(),
+            shard_gpus: shard_gpus.to_vec(),
+            node_units: Vec::new(),
             ..alloc.clone()
         };
-        alloc.node_names.retain(|n| n != node);
+        alloc.node_names.remove(at);
+        if !alloc.node_units.is_empty() {
+            let mut units = std::mem::take(&mut alloc.node_units);
+            units.remove(at);
+            alloc.set_node_units(units);
+        }
         job.resize_time = Some(now);
         for step in job.steps.iter_mut().filter(|s| s.is_running()) {
             let on_lost_node = spur_core::hostlist::expand(&step.node_list)

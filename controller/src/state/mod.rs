@@ -571,7 +571,17 @@ impl ClusterState {
                 (Some(alloc), true) => {
                     // A job suspended by preemption lent its CPUs to the preemptor.
                     let held_cpus = if job.preempt_suspended { 0 } else { alloc.cpus };
-                    for node in &alloc.node_names {
+                    if !alloc.node_units.is_empty()
+                        && alloc.node_units.len() != alloc.node_names.len()
+                    {
+                        return Err(format!(
+                            "job {} has GRES units for {} of its {} nodes",
+                            job.job_id,
+                            alloc.node_units.len(),
+                            alloc.node_names.len()
+                        ));
+                    }
+                    for (at, node) in alloc.node_names.iter().enumerate() {
                         let booked = cpus.entry(node).or_default();
                         if alloc.shares_cores() {
                             if self.nodes.get(node).is_some_and(|n| alloc.cpus > n.cpus) {
@@ -588,7 +598,7 @@ impl ClusterState {
                             booked.0 += held_cpus;
                         }
                         *mem.entry(node).or_default() += alloc.mem_mb;
-                        for (name, idx) in &alloc.gres_indices {
+                        for (name, idx) in alloc.units_on(at).0 {
                             gres.entry((node, name)).or_default().extend(idx);
                         }
                     }

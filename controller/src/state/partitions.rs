@@ -134,6 +134,17 @@ impl ClusterState {
                 .filter(|p| p.nodes.contains(&node.name))
                 .map(|p| p.name.clone())
                 .collect();
+            node.billing_weights = node_billing_weights(&self.partitions, &node.name);
         }
     }
+}
+
+/// The `TRESBillingWeights` a node's TRES are weighed by: those of the first partition holding it that has them,
+/// as slurmctld takes them (checked against 22.05: a node in a partition without weights, then in one with
+/// `CPU=1.0,Mem=0.25G`, then in others with weights shows `CfgTRES=...billing=7` for 2 CPUs and 23,593 MB).
+pub(super) fn node_billing_weights(partitions: &[PartitionRecord], node: &str) -> Option<String> {
+    partitions
+        .iter()
+        .filter(|p| p.nodes.iter().any(|n| n == node))
+        .find_map(|p| p.tres_billing_weights.clone())
 }

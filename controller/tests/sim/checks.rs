@@ -256,7 +256,7 @@ fn check_capacity(state: &ClusterState) {
             "job {} in {}: shares cores with {} jobs, its partition allows {booked}",
             job.job_id, job.partition, alloc.oversubscribe
         );
-        for node in &alloc.node_names {
+        for (at, node) in alloc.node_names.iter().enumerate() {
             *cpus.entry(node).or_default() += if alloc.shares_cores() {
                 share_slots(alloc.cpus, alloc.oversubscribe)
             } else {
@@ -264,7 +264,8 @@ fn check_capacity(state: &ClusterState) {
             };
             *mem.entry(node).or_default() += alloc.mem_mb;
             for idx in alloc
-                .gres_indices
+                .units_on(at)
+                .0
                 .iter()
                 .filter(|(g, _)| g.as_str() == "gpu")
                 .flat_map(|(_, i)| i)

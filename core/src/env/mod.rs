@@ -384,7 +384,9 @@ pub fn applied_mem_per_cpu(job: &JobRecord) -> Option<u64> {
     job.spec.mem_per_cpu_mb.or_else(|| {
         let mem = job.alloc.as_ref().map(|a| a.mem_mb).unwrap_or(0);
         // Memory per GPU is not per CPU: Slurm leaves SLURM_MEM_PER_CPU out then.
-        (job.spec.mem_per_node_mb.is_none() && job.spec.mem_per_gpu_mb.is_none() && mem > 0)
+        (job.spec.mem_per_node_mb.is_none()
+            && job.spec.mem_per_gpu_in_effect().is_none()
+            && mem > 0)
             .then(|| mem / u64::from(alloc_cpus))
     })
 }

@@ -179,11 +179,31 @@ impl<'a> JobView<'a> {
         let cpus = self.requested_tasks() * self.cpus_per_task();
         let nodes = self.job.spec.nodes_min.max(1);
         let mem = self.mem_total(cpus, nodes);
+        let billing = self.billing(cpus, mem, nodes, self.job.spec.gres_totals(nodes.into()));
         units::tres(
             Some(cpus.into()),
             (mem > 0).then_some(mem),
             Some(nodes.into()),
-            Some(cpus.into()),
+            Some(billing),
+        )
+    }
+
+    /// The `billing` TRES of these counts under the job's partition's `TRESBillingWeights` (its CPUs without).
+    fn billing(
+        &self,
+        cpus: u32,
+        mem_mb: u64,
+        nodes: u32,
+        gres: std::collections::BTreeMap<String, u64>,
+    ) -> u64 {
+        crate::billing::shown_billing(
+            self.job.billing_weights.as_deref(),
+            &crate::billing::TresCounts {
+                cpus: cpus.into(),
+                mem_mb,
+                nodes: nodes.into(),
+                gres,
+            },
         )
     }
 
@@ -205,11 +225,12 @@ impl<'a> JobView<'a> {
         } else {
             self.mem_total(cpus, nodes)
         };
+        let billing = self.billing(cpus, mem, nodes, alloc.gres_counts());
         Some(units::tres(
             Some(cpus.into()),
             (mem > 0).then_some(mem),
             Some(nodes.into()),
-            Some(cpus.into()),
+            Some(billing),
         ))
     }
 

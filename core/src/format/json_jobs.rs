@@ -113,7 +113,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ("federation_origin", Json::str("")),
         ("federation_siblings_active", Json::str("")),
         ("federation_siblings_viable", Json::str("")),
-        ("gres_detail", Json::Arr(gres_detail(view))),
+        ("gres_detail", Json::Arr(gres_detail(view, ctx))),
         ("group_id", int(spec.group_id)),
         ("group_name", Json::str(ctx.group_name(spec.group_id))),
         ("job_id", int(j.job_id)),
@@ -265,36 +265,55 @@ fn option_int(spec: &crate::job::JobSpec, key: &str) -> Json {
         .map_or(Json::Null, Json::Int)
 }
 
-/// `gpu:a100:2(IDX:0-1)` per GRES of a running job.
-fn gres_detail(view: &JobView<'_>) -> Vec<Json> {
+/// `gpu:a100:2(IDX:0-1)` for each GRES of a running job on each of its nodes: one entry per GRES when its nodes
+/// hold the same, else one entry per node (its GRES joined by commas).
+fn gres_detail(view: &JobView<'_>, ctx: &FormatContext) -> Vec<Json> {
     let Some(alloc) = &view.job.alloc else {
         return Vec::new();
     };
-    alloc
-        .gres_indices
-        .iter()
-        .map(|(name, idx)| {
-            let kind = view
-                .job
-                .spec
-                .gres
-                .iter()
-                .find(|g| g.name == *name)
-                .and_then(|g| g.gres_type.clone());
-            // Shards are shown by the GPU they belong to, as in `scontrol -d show job`.
-            let mut sorted = if name == crate::gpu_shard::SHARD_GRES {
-                alloc.shard_gpus.clone()
-            } else {
-                idx.clone()
-            };
-            sorted.sort_unstable();
-            let ranges = crate::format::arrays::format_task_ids(&sorted);
-            let head = match kind {
-                Some(t) => format!("{name}:{t}:{}", idx.len()),
-                None => format!("{name}:{}", idx.len()),
-            };
-            Json::Str(format!("{head}(IDX:{ranges})"))
-        })
+    let on_node = |at: usize| -> Vec<String> {
+        let (units, shard_gpus) = alloc.units_on(at);
+        let node_types = alloc
+            .node_names
+            .get(at)
+            .and_then(|node| ctx.node_gres_types.get(node));
+        units
+            .iter()
+            .map(|(name, idx)| {
+                // The type the node has the GRES under, as slurmctld names it; shards only by the job's request.
+                let node_type = node_types
+                    .filter(|_| name != crate::gpu_shard::SHARD_GRES)
+                    .and_then(|types| types.get(name))
+                    .cloned();
+                let kind = node_type.or_else(|| {
+                    view.job
+                        .spec
+                        .gres
+                        .iter()
+                        .find(|g| g.name == *name)
+                        .and_then(|g| g.gres_type.clone())
+                });
+                // Shards are shown by the GPU they belong to, as in `scontrol -d show job`.
+                let mut sorted = if name == crate::gpu_shard::SHARD_GRES {
+                    shard_gpus.to_vec()
+                } else {
+                    idx.clone()
+                };
+                sorted.sort_unstable();
+                let ranges = crate::format::arrays::format_task_ids(&sorted);
+                let head = match kind {
+                    Some(t) => format!("{name}:{t}:{}", idx.len()),
+                    None => format!("{name}:{}", idx.len()),
+                };
+                format!("{head}(IDX:{ranges})")
+            })
+            .collect()
+    };
+    if alloc.node_units.is_empty() {
+        return on_node(0).into_iter().map(Json::Str).collect();
+    }
+    (0..alloc.node_names.len())
+        .map(|at| Json::Str(on_node(at).join(",")))
         .collect()
 }
 

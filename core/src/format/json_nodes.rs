@@ -86,7 +86,10 @@ pub fn node(n: &NodeRecord, ctx: &FormatContext) -> Json {
         ),
         // Without TRESBillingWeights slurmctld weighs a node's allocation by its CPUs (checked against 22.05: an
         // idle node 0.0, one CPU allocated 1.0).
-        ("tres_weighted", Json::Float(f64::from(n.cpus_in_use()))),
+        (
+            "tres_weighted",
+            Json::Float(crate::format::node_view::alloc_weighted(n)),
+        ),
     ])
 }
 

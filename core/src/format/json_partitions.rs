@@ -77,7 +77,10 @@ pub fn partition(part: &PartitionRecord, nodes: &[NodeRecord]) -> Json {
         ("allowed_groups", text(&part.allow_groups)),
         ("allowed_qos", text(&part.allow_qos)),
         ("alternative", Json::str("")),
-        ("billing_weights", Json::str("")),
+        (
+            "billing_weights",
+            Json::str(part.tres_billing_weights.clone().unwrap_or_default()),
+        ),
         ("default_memory_per_cpu", opt_mb(part.def_mem_per_cpu_mb)),
         ("default_memory_per_node", opt_mb(part.def_mem_per_node_mb)),
         (

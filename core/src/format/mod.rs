@@ -63,6 +63,9 @@ pub struct FormatContext {
     pub groups: BTreeMap<u32, String>,
     /// The cluster name (`cluster` in `squeue --json`).
     pub cluster_name: String,
+    /// The type each node has each GRES under (node, then GRES name), for the GRES a job holds there
+    /// (`gres_detail` in `squeue --json`); empty when nobody asked for the nodes.
+    pub node_gres_types: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl FormatContext {
@@ -81,6 +84,19 @@ impl FormatContext {
 
     pub fn with_group(mut self, gid: u32, name: &str) -> FormatContext {
         self.groups.insert(gid, name.to_string());
+        self
+    }
+
+    /// Notes the GRES types of `nodes` (the first type a node lists for a name).
+    pub fn with_node_gres(mut self, nodes: &[crate::records::NodeRecord]) -> FormatContext {
+        for node in nodes {
+            let types = self.node_gres_types.entry(node.name.clone()).or_default();
+            for gres in &node.gres {
+                if let Some(t) = &gres.gres_type {
+                    types.entry(gres.name.clone()).or_insert_with(|| t.clone());
+                }
+            }
+        }
         self
     }
 

@@ -174,7 +174,40 @@ pub fn cfg_tres(node: &NodeRecord) -> String {
         Some(node.cpus.into()),
         Some(node.real_memory_mb),
         None,
-        Some(node.cpus.into()),
+        Some(crate::billing::shown_billing(
+            node.billing_weights.as_deref(),
+            &node_counts(node),
+        )),
+    )
+}
+
+/// A node's own TRES, for its billing: a `Node=` weight does not count there (checked against 22.05:
+/// `CPU=0.5,Mem=0.25G,Node=3` bills a 2-CPU, 23,593 MB node 6, its one-node partition 9).
+fn node_counts(node: &NodeRecord) -> crate::billing::TresCounts {
+    crate::billing::TresCounts {
+        cpus: node.cpus.into(),
+        mem_mb: node.real_memory_mb,
+        nodes: 0,
+        gres: crate::billing::offered_gres(&node.gres),
+    }
+}
+
+/// What a node's allocated TRES weigh under its billing weights (`tres_weighted` of `sinfo --json`): its CPUs in
+/// use without weights.
+pub fn alloc_weighted(node: &NodeRecord) -> f64 {
+    let gres = node
+        .alloc_gres
+        .iter()
+        .map(|(name, units)| (name.clone(), units.len() as u64))
+        .collect();
+    crate::billing::usage_billing(
+        node.billing_weights.as_deref(),
+        &crate::billing::TresCounts {
+            cpus: node.cpus_in_use().into(),
+            mem_mb: node.alloc_mem_mb,
+            nodes: 0,
+            gres,
+        },
     )
 }
 
@@ -332,5 +365,10 @@ mod tests {
         n.alloc_cpus = 2;
         n.alloc_mem_mb = 4096;
         assert_eq!(alloc_tres(&n), "cpu=2,mem=4G");
+        assert_eq!(alloc_weighted(&n), 2.0);
+        // Weighed: 4 x 0.5 + 16,000 MB x 0.25/GB = 5.9, and no Node weight on a node's own TRES.
+        n.billing_weights = Some("CPU=0.5,Mem=0.25G,Node=3".into());
+        assert_eq!(cfg_tres(&n), "cpu=4,mem=16000M,billing=5");
+        assert_eq!(alloc_weighted(&n), 2.0 * 0.5 + 4.0 * 0.25);
     }
 }

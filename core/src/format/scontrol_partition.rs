@@ -35,6 +35,15 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
     let cpus: u64 = members.iter().map(|n| u64::from(n.cpus)).sum();
     let mem: u64 = members.iter().map(|n| n.real_memory_mb).sum();
     let count = members.len() as u64;
+    let billing = crate::billing::shown_billing(
+        part.tres_billing_weights.as_deref(),
+        &crate::billing::TresCounts {
+            cpus,
+            mem_mb: mem,
+            nodes: count,
+            gres: crate::billing::offered_gres(members.iter().flat_map(|n| &n.gres)),
+        },
+    );
     let all = |v: &Option<String>| v.clone().unwrap_or_else(|| "ALL".to_string());
     let default_time = match part.default_time_min {
         None => "NONE".to_string(),
@@ -94,15 +103,22 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
         ),
         format!("OverTimeLimit=NONE PreemptMode={}", part.preempt_mode_text()),
         format!("State={state} TotalCPUs={cpus} TotalNodes={count} SelectTypeParameters=NONE"),
-        "JobDefaults=(null)".to_string(),
+        job_defaults(part),
         format!("{def_mem} MaxMemPerNode={max_mem}"),
         // A partition without nodes has no TRES string at all.
         if count == 0 {
             "TRES=(null)".to_string()
         } else {
-            format!("TRES={}", units::tres(Some(cpus), Some(mem), Some(count), Some(cpus)))
+            format!(
+                "TRES={}",
+                units::tres(Some(cpus), Some(mem), Some(count), Some(billing))
+            )
         },
     ];
+    let mut lines = lines.to_vec();
+    if let Some(weights) = &part.tres_billing_weights {
+        lines.push(format!("TRESBillingWeights={weights}"));
+    }
     let line_end = if one_liner { " " } else { "\n   " };
     let mut out = lines.join(line_end);
     out.push_str(if one_liner { "\n" } else { "\n\n" });
@@ -114,6 +130,22 @@ fn allow_or_deny(what: &str, allow: &Option<String>, deny: &Option<String>) -> S
     match deny {
         Some(deny) => format!("Deny{what}={deny}"),
         None => format!("Allow{what}={}", allow.as_deref().unwrap_or("ALL")),
+    }
+}
+
+/// `JobDefaults=`: the partition's `DefCpuPerGPU` and `DefMemPerGPU`, as slurmctld lists them.
+fn job_defaults(part: &PartitionRecord) -> String {
+    let mut defaults = Vec::new();
+    if let Some(n) = part.def_cpus_per_gpu {
+        defaults.push(format!("DefCpuPerGPU={n}"));
+    }
+    if let Some(mb) = part.def_mem_per_gpu_mb {
+        defaults.push(format!("DefMemPerGPU={mb}"));
+    }
+    if defaults.is_empty() {
+        "JobDefaults=(null)".to_string()
+    } else {
+        format!("JobDefaults={}", defaults.join(","))
     }
 }
 
@@ -147,6 +179,18 @@ mod tests {
              PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=FORCE:4\n   \
              OverTimeLimit=NONE PreemptMode=OFF\n   State=DRAIN TotalCPUs=8 TotalNodes=2 SelectTypeParameters=NONE\n   \
              JobDefaults=(null)\n   DefMemPerCPU=1024 MaxMemPerNode=8000\n   TRES=cpu=8,mem=32000M,node=2,billing=8\n\n"
+        );
+    }
+
+    #[test]
+    fn gpu_job_defaults_as_slurmctld_lists_them() {
+        let mut p = partition("gpu", &["n1"]);
+        p.def_mem_per_gpu_mb = Some(1000);
+        assert_eq!(job_defaults(&p), "JobDefaults=DefMemPerGPU=1000");
+        p.def_cpus_per_gpu = Some(2);
+        assert_eq!(
+            job_defaults(&p),
+            "JobDefaults=DefCpuPerGPU=2,DefMemPerGPU=1000"
         );
     }
 }

@@ -657,17 +657,25 @@ fn raw_stdio(job: &JobView<'_>, stream: StdStream) -> String {
     pattern.unwrap_or_else(|| format!("{}/slurm-{}.out", spec.work_dir, job.job.job_id))
 }
 
-/// `CpusPerTres=`: `--cpus-per-gpu`.
+/// `CpusPerTres=`: `--cpus-per-gpu`, else the `DefCpuPerGPU` the job got (which slurmctld writes without the
+/// `gres:` prefix).
 pub(crate) fn cpus_per_tres(job: &JobView<'_>) -> Option<String> {
-    job.job.spec.cpus_per_gpu.map(|n| format!("gres:gpu:{n}"))
+    let spec = &job.job.spec;
+    match (spec.cpus_per_gpu, spec.def_cpus_per_gpu) {
+        (Some(n), _) => Some(format!("gres:gpu:{n}")),
+        (None, Some(n)) => Some(format!("gpu:{n}")),
+        (None, None) => None,
+    }
 }
 
-/// `MemPerTres=`: `--mem-per-gpu`, in MB.
+/// `MemPerTres=`: `--mem-per-gpu` in MB, else the `DefMemPerGPU` the job got (shown even when `--mem` sizes it).
 pub(crate) fn mem_per_tres(job: &JobView<'_>) -> Option<String> {
-    job.job
-        .spec
-        .mem_per_gpu_mb
-        .map(|mb| format!("gres:gpu:{mb}"))
+    let spec = &job.job.spec;
+    match (spec.mem_per_gpu_mb, spec.def_mem_per_gpu_mb) {
+        (Some(mb), _) => Some(format!("gres:gpu:{mb}")),
+        (None, Some(mb)) => Some(format!("gpu:{mb}")),
+        (None, None) => None,
+    }
 }
 
 /// `TresPerJob=`: `--gpus`.

@@ -63,6 +63,7 @@ pub fn running() -> JobRecord {
             core_ids: Vec::new(),
             oversubscribe: 0,
             shard_gpus: Vec::new(),
+            node_units: Vec::new(),
         }),
         exit_code: 0,
         exit_signal: 0,
@@ -94,6 +95,7 @@ pub fn running() -> JobRecord {
         extern_step: false,
         cancelled_by: None,
         het: None,
+        billing_weights: None,
     }
 }
 
@@ -161,6 +163,7 @@ pub fn node(name: &str) -> NodeRecord {
         alloc_share_slots: 0,
         alloc_gres: BTreeMap::new(),
         partitions: vec!["gpu".into()],
+        billing_weights: None,
         boot_time: Some(NOW - 3600),
         agent_start_time: Some(NOW - 600),
         last_busy_time: Some(NOW - 60),

@@ -62,9 +62,19 @@ pub fn scan(cmd: Command, ctx: &ErrCtx, args: &[String]) -> Result<Scanned, OptE
 
 /// The long names `cmd` accepts, in Slurm's table order.
 pub(crate) fn long_table(cmd: Command) -> Vec<(&'static str, &'static OptDef)> {
+    // Every sbatch/srun runs this once: a name map keeps it linear (a search of the table per name was 60,000
+    // string comparisons, a visible part of a submission's client time).
+    let mut by_name: std::collections::HashMap<&'static str, &'static OptDef> =
+        std::collections::HashMap::new();
+    for d in table::options_for(cmd) {
+        for name in d.long_names() {
+            // The first row with a name wins, as `table::by_long` finds it.
+            by_name.entry(name).or_insert(d);
+        }
+    }
     GETOPT_ORDER
         .iter()
-        .filter_map(|name| table::by_long(cmd, name).map(|d| (*name, d)))
+        .filter_map(|name| by_name.get(name).map(|d| (*name, *d)))
         .collect()
 }
 

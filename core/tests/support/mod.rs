@@ -110,6 +110,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         }),
         oversubscribe: 0,
         shard_gpus: Vec::new(),
+        node_units: Vec::new(),
     });
     JobRecord {
         job_id: c["id"].parse().unwrap(),
@@ -160,6 +161,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         extern_step: false,
         cancelled_by: None,
         het: None,
+        billing_weights: None,
     }
 }
 
@@ -203,6 +205,7 @@ pub fn vm_node() -> NodeRecord {
         alloc_share_slots: 0,
         alloc_gres: BTreeMap::new(),
         partitions: vec!["debug".into()],
+        billing_weights: None,
         boot_time: Some(1_796_048_242),
         agent_start_time: Some(1_796_050_654),
         last_busy_time: Some(1_796_050_654),

@@ -70,6 +70,10 @@ fn listing(caller: &Caller, listing: JobListing, wanted: Option<(&str, JobSelect
         list.now,
         jobs.iter().map(|j| (j.spec.user_id, j.spec.group_id)),
     );
+    let ctx = match caller.client() {
+        Ok(client) => crate::commands::squeue::with_node_gres(&client, &jobs, ctx),
+        Err(_) => ctx,
+    };
     Reply::document(
         Vec::new(),
         vec![("jobs", Json::Arr(json_jobs::jobs(&jobs, &ctx)))],
