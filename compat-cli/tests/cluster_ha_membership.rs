@@ -398,10 +398,28 @@ impl Load {
         }
     }
 
+    /// Stops the load once it has had enough submissions acknowledged to check (a loaded machine may get
+    /// through fewer in the scenario's own time), or after a minute.
     fn finish(self) -> Vec<Submitted> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline && self.acknowledged() < MIN_ACKNOWLEDGED {
+            std::thread::sleep(Duration::from_millis(100));
+        }
         self.stop.store(true, Ordering::Relaxed);
         self.thread.join().expect("load generator");
         std::mem::take(&mut *self.submitted.lock().expect("submissions"))
+    }
+}
+
+/// Acknowledged submissions a scenario needs before its exactly-once check means something.
+const MIN_ACKNOWLEDGED: usize = 10;
+
+impl Load {
+    fn acknowledged(&self) -> usize {
+        self.submitted
+            .lock()
+            .map(|all| all.iter().filter(|s| s.acknowledged.is_some()).count())
+            .unwrap_or(0)
     }
 }
 
@@ -413,7 +431,7 @@ fn check_exactly_once(group: &Group, submitted: &[Submitted]) {
         .filter(|s| s.acknowledged.is_some())
         .collect();
     assert!(
-        acknowledged.len() >= 10,
+        acknowledged.len() >= MIN_ACKNOWLEDGED,
         "too few submissions acknowledged ({} of {})\n{}",
         acknowledged.len(),
         submitted.len(),

@@ -8,13 +8,15 @@ use openraft::StorageError;
 
 use super::types::ControllerNode;
 
-/// A failure inside the redb-backed raft store.
+/// A failure inside the raft store (the log's segment files or the redb database beside them).
 ///
 /// Cloneable because one failed group commit has to be reported to every operation in the batch.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("raft store database error: {0}")]
     Db(#[source] Arc<redb::Error>),
+    #[error("raft log file error: {0}")]
+    Log(#[source] Arc<std::io::Error>),
     #[error("raft store is closed")]
     Closed,
     #[error("unsupported {what} format version {found} (this build reads version {supported})")]

@@ -1,4 +1,4 @@
-//! openraft's `RaftLogStorage` over the redb store: the log, the vote and the committed index.
+//! openraft's `RaftLogStorage` over the raft store: the log, the vote and the committed index.
 
 // openraft's trait signatures fix `StorageError` (a large type) as the error type.
 #![allow(clippy::result_large_err)]
@@ -15,7 +15,7 @@ use openraft::{
 
 use super::codec;
 use super::error::StoreError;
-use super::store::{self, StoreHandle, KEY_COMMITTED, KEY_PURGED, KEY_VOTE};
+use super::store::{self, StoreHandle, KEY_PURGED, KEY_VOTE};
 use super::types::TypeConfig;
 use super::AppStateMachine;
 
@@ -146,19 +146,22 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
             codec::encode_log_id(committed.as_ref()).map_err(|e| StorageIOError::write(&e))?;
         // openraft awaits this inside its main loop on every commit; an fsync here would double
         // the cost of each write. The committed index is only a restart shortcut (a lost value
-        // means re-applying a little more log later), so it is not waited for and becomes
-        // durable with the next log append.
+        // means re-applying a little more log later), so the store writes it lazily.
         self.store
-            .submit_lazy(Box::new(move |txn| {
-                store::put_meta(txn, KEY_COMMITTED, &bytes)
-            }))
+            .save_committed(bytes)
             .map_err(|e| StorageIOError::write(&e).into())
     }
 
     async fn read_committed(&mut self) -> Result<Option<LogId<u64>>, StorageError<u64>> {
-        self.read_log_id_meta(KEY_COMMITTED)
+        let bytes = self
+            .store
+            .read(|batch| batch.committed())
             .await
-            .map_err(|e| StorageIOError::read(&e).into())
+            .map_err(|e| StorageIOError::read(&e))?;
+        match bytes {
+            Some(b) => codec::decode_log_id(&b).map_err(|e| StorageIOError::read(&e).into()),
+            None => Ok(None),
+        }
     }
 
     async fn append<I>(
@@ -198,11 +201,7 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
     async fn purge(&mut self, log_id: LogId<u64>) -> Result<(), StorageError<u64>> {
         let purged = codec::encode_log_id(Some(&log_id)).map_err(|e| StorageIOError::write(&e))?;
         self.store
-            .write(move |txn| {
-                // One transaction: the purge point and the removal become durable together.
-                store::put_meta(txn, KEY_PURGED, &purged)?;
-                store::remove_upto(txn, log_id.index)
-            })
+            .write(move |batch| store::purge_upto(batch, log_id.index, &purged))
             .await
             .map_err(|e| StorageIOError::write_logs(&e).into())
     }

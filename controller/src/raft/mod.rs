@@ -10,6 +10,7 @@
 mod codec;
 mod error;
 mod handle;
+mod log_files;
 mod log_store;
 mod membership;
 mod network;

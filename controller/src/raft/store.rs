@@ -1,22 +1,28 @@
-//! The redb database under the raft log, the vote and the snapshot, driven by one writer thread.
+//! The raft store: the log in append-only segment files ([`LogFiles`]), and the vote, the purge point, the
+//! committed index and the snapshot in a redb database beside it, all driven by one writer thread.
 //!
 //! openraft calls `append` once per client write. Giving each call its own fsync would cap the
 //! controller at one write per disk flush, so every mutation is queued to a single thread that
-//! drains whatever has piled up, applies it in one redb write transaction and commits it with
-//! `Durability::Immediate` (fsync) before any completion callback runs. The queue also keeps
-//! operations in submission order, and reads go through it too so they see every mutation
-//! submitted before them, flushed or not.
+//! drains whatever has piled up, runs it as one [`Batch`] and makes it durable (one `fdatasync` of
+//! the log, and a redb commit only when the batch changed the database) before any completion
+//! callback runs. The queue also keeps operations in submission order, and reads go through it too
+//! so they see every mutation submitted before them, flushed or not.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{
+    Database, Durability, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+};
 use tokio::sync::oneshot;
 
 use super::error::StoreError;
+use super::log_files::LogFiles;
 
-/// Log entries by index; values are `codec` entry records.
+/// Log entries by index; values are `codec` entry records. Only stores of format 1 kept the log here; opening one
+/// moves its entries to the segment files.
 pub(crate) const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("raft_log");
 /// Small records: vote, committed and purged log ids, store format.
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("raft_meta");
@@ -30,24 +36,30 @@ pub(crate) const KEY_SNAPSHOT_META: &str = "meta";
 pub(crate) const KEY_SNAPSHOT_DATA: &str = "data";
 const KEY_STORE_FORMAT: &str = "store_format";
 
-/// Version of the table layout above.
+/// The log in redb's `LOG` table.
 const STORE_FORMAT_V1: u8 = 1;
+/// The log in segment files beside the database.
+const STORE_FORMAT_V2: u8 = 2;
 
-/// Upper bound on operations folded into one transaction, so one commit cannot grow unbounded.
+/// Upper bound on operations folded into one batch, so one commit cannot grow unbounded.
 const MAX_BATCH_OPS: usize = 4096;
 
-type WriteJob = Box<dyn FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send>;
+/// How long a new committed index may stay in memory only. It is a restart shortcut (openraft re-applies what a
+/// lost value leaves out once the log is committed again), so it is not worth a sync of its own per write.
+const COMMITTED_FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+
+type WriteJob = Box<dyn FnOnce(&mut Batch<'_>) -> Result<(), StoreError> + Send>;
 type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
-type ReadJob = Box<dyn FnOnce(Result<&WriteTransaction, StoreError>) + Send>;
+type ReadJob = Box<dyn FnOnce(&mut Batch<'_>) + Send>;
 
 enum Op {
     Write {
         job: WriteJob,
         done: Done,
-        /// May stay volatile until the next durable commit.
-        lazy: bool,
     },
     Read(ReadJob),
+    /// A new committed index (encoded): visible to reads at once, written to the database lazily.
+    Committed(Vec<u8>),
     Close,
 }
 
@@ -63,22 +75,27 @@ pub(crate) struct StoreHandle {
     tx: mpsc::Sender<Op>,
 }
 
-/// redb's page cache. Its default (1 GiB) kept every log entry and snapshot page written since start in memory:
-/// with 100,000 jobs that was more than the whole job state. The log is read back only to replicate to a lagging
-/// follower or to restart, so a small cache costs nothing on the submit path.
+/// redb's page cache. Its default (1 GiB) kept every snapshot page written since start in memory: with 100,000
+/// jobs that was more than the whole job state. The database is read back only to restart, so a small cache
+/// costs nothing on the submit path.
 const STORE_CACHE_BYTES: usize = 32 << 20;
 
+/// The directory of the log's segment files for the database at `path`: `raft.redb` keeps its log in `raft.wal/`.
+pub(crate) fn log_dir(path: &Path) -> PathBuf {
+    path.with_extension("wal")
+}
+
 impl Store {
-    /// Opens (creating if needed) the database at `path` and starts its writer thread.
+    /// Opens (creating if needed) the database at `path` and the log beside it, and starts the writer thread.
     pub(crate) fn open(path: &Path) -> Result<Self, redb::Error> {
         let db = Database::builder()
             .set_cache_size(STORE_CACHE_BYTES)
             .create(path)?;
-        init_tables(&db)?;
+        let log = open_log(&db, &log_dir(path))?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("spur-raft-store".into())
-            .spawn(move || run(db, rx))?;
+            .spawn(move || run(Writer::new(db, log), rx))?;
         Ok(Self {
             handle: StoreHandle { tx },
             thread: Some(thread),
@@ -110,31 +127,22 @@ impl StoreHandle {
     /// Queues a mutation; `done` runs after the batch holding it is durable (or has failed).
     pub(crate) fn submit(&self, job: WriteJob, done: Done) -> Result<(), StoreError> {
         self.tx
-            .send(Op::Write {
-                job,
-                done,
-                lazy: false,
-            })
+            .send(Op::Write { job, done })
             .map_err(|_| StoreError::Closed)
     }
 
-    /// Queues a mutation that need not be durable on its own: it becomes durable with the
-    /// next durable commit, and a crash before that loses it. A batch holding only such
-    /// writes commits without fsync.
-    pub(crate) fn submit_lazy(&self, job: WriteJob) -> Result<(), StoreError> {
+    /// Records a new committed index (encoded). Reads see it at once; it reaches the disk within
+    /// [`COMMITTED_FLUSH_INTERVAL`] or at close, and a crash before that keeps an older one.
+    pub(crate) fn save_committed(&self, bytes: Vec<u8>) -> Result<(), StoreError> {
         self.tx
-            .send(Op::Write {
-                job,
-                done: Box::new(|_| {}),
-                lazy: true,
-            })
+            .send(Op::Committed(bytes))
             .map_err(|_| StoreError::Closed)
     }
 
     /// Queues a mutation and waits until it is durable.
     pub(crate) async fn write(
         &self,
-        job: impl FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send + 'static,
+        job: impl FnOnce(&mut Batch<'_>) -> Result<(), StoreError> + Send + 'static,
     ) -> Result<(), StoreError> {
         let (tx, rx) = oneshot::channel();
         self.submit(
@@ -149,11 +157,11 @@ impl StoreHandle {
     /// Runs `f` after every previously queued operation, seeing their effects.
     pub(crate) async fn read<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&WriteTransaction) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&mut Batch<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = oneshot::channel();
-        let job: ReadJob = Box::new(move |txn| {
-            let _ = tx.send(txn.and_then(f));
+        let job: ReadJob = Box::new(move |batch| {
+            let _ = tx.send(f(batch));
         });
         self.tx
             .send(Op::Read(job))
@@ -162,32 +170,184 @@ impl StoreHandle {
     }
 }
 
-fn init_tables(db: &Database) -> Result<(), redb::Error> {
+/// Checks the database's format, creates its tables, and opens the log; a format 1 store's log is moved out of
+/// the database into segment files first.
+fn open_log(db: &Database, dir: &Path) -> Result<LogFiles, redb::Error> {
     let txn = db.begin_write()?;
     txn.open_table(LOG)?;
     txn.open_table(SNAPSHOT)?;
-    {
+    let format = {
         let mut meta = txn.open_table(META)?;
         let existing = meta.get(KEY_STORE_FORMAT)?.map(|v| v.value().to_vec());
         match existing.as_deref() {
             None => {
-                meta.insert(KEY_STORE_FORMAT, [STORE_FORMAT_V1].as_slice())?;
+                meta.insert(KEY_STORE_FORMAT, [STORE_FORMAT_V2].as_slice())?;
+                STORE_FORMAT_V2
             }
-            Some([STORE_FORMAT_V1]) => {}
+            Some([v @ (STORE_FORMAT_V1 | STORE_FORMAT_V2)]) => *v,
             Some(_) => {
                 return Err(redb::Error::Corrupted(format!(
-                    "raft store format {existing:?} is not supported by this build (expected [{STORE_FORMAT_V1}])"
+                    "raft store format {existing:?} is not supported by this build (expected [{STORE_FORMAT_V2}])"
                 )));
             }
         }
-    }
+    };
     txn.commit()?;
+    let floor = purge_floor(db)?;
+    let mut log = LogFiles::open(dir, floor).map_err(redb::Error::Io)?;
+    if format == STORE_FORMAT_V1 {
+        migrate_v1_log(db, &mut log)?;
+    }
+    Ok(log)
+}
+
+/// The first log index not purged, from the purge point in the database.
+fn purge_floor(db: &Database) -> Result<u64, redb::Error> {
+    let txn = db.begin_read()?;
+    let meta = txn.open_table(META)?;
+    let Some(bytes) = meta.get(KEY_PURGED)?.map(|v| v.value().to_vec()) else {
+        return Ok(0);
+    };
+    let purged =
+        super::codec::decode_log_id(&bytes).map_err(|e| redb::Error::Corrupted(e.to_string()))?;
+    Ok(purged.map_or(0, |id| id.index.saturating_add(1)))
+}
+
+/// Moves a format 1 store's log entries into segment files, then empties its table and marks the store format 2 in
+/// one durable commit. A crash before that commit leaves the table as it was, and the move starts over.
+fn migrate_v1_log(db: &Database, log: &mut LogFiles) -> Result<(), redb::Error> {
+    log.clear().map_err(redb::Error::Io)?;
+    let entries: Vec<(u64, Vec<u8>)> = {
+        let txn = db.begin_read()?;
+        let table = txn.open_table(LOG)?;
+        table
+            .iter()?
+            .map(|item| item.map(|(k, v)| (k.value(), v.value().to_vec())))
+            .collect::<Result<_, _>>()?
+    };
+    let as_db_error = |e: StoreError| redb::Error::Corrupted(format!("moving the raft log: {e}"));
+    log.append(&entries).map_err(as_db_error)?;
+    log.sync().map_err(as_db_error)?;
+    let txn = db.begin_write()?;
+    txn.open_table(LOG)?.retain(|_, _| false)?;
+    txn.open_table(META)?
+        .insert(KEY_STORE_FORMAT, [STORE_FORMAT_V2].as_slice())?;
+    txn.commit()?;
+    tracing::info!(
+        entries = entries.len(),
+        "moved the raft log out of the database into segment files"
+    );
     Ok(())
 }
 
-fn run(db: Database, rx: mpsc::Receiver<Op>) {
+/// What the writer thread owns between batches.
+struct Writer {
+    db: Database,
+    log: LogFiles,
+    /// The committed index as last reported, and whether the database has it yet.
+    committed: Option<Vec<u8>>,
+    committed_written: bool,
+    committed_since: Instant,
+}
+
+impl Writer {
+    fn new(db: Database, log: LogFiles) -> Self {
+        Self {
+            db,
+            log,
+            committed: None,
+            committed_written: true,
+            committed_since: Instant::now(),
+        }
+    }
+
+    /// How long the writer may wait for work before the committed index is due on disk.
+    fn idle_timeout(&self) -> Option<Duration> {
+        (!self.committed_written)
+            .then(|| COMMITTED_FLUSH_INTERVAL.saturating_sub(self.committed_since.elapsed()))
+    }
+
+    fn flush_committed(&mut self) {
+        if self.committed_written {
+            return;
+        }
+        let Some(bytes) = self.committed.clone() else {
+            return;
+        };
+        let result = begin(&self.db, Durability::Immediate).and_then(|txn| {
+            put_meta_in(&txn, KEY_COMMITTED, &bytes)?;
+            txn.commit().map_err(StoreError::db)
+        });
+        match result {
+            Ok(()) => self.committed_written = true,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not save the raft committed index; retrying later")
+            }
+        }
+        self.committed_since = Instant::now();
+    }
+}
+
+/// The context a batch's operations run in: the log, and a database transaction opened on first use.
+pub(crate) struct Batch<'a> {
+    db: &'a Database,
+    txn: Option<WriteTransaction>,
+    log: &'a mut LogFiles,
+    committed: &'a mut Option<Vec<u8>>,
+    committed_changed: bool,
+    /// The running operation is a write: a transaction it opens is committed durably.
+    writing: bool,
+    db_written: bool,
+    log_written: bool,
+}
+
+impl Batch<'_> {
+    /// The batch's database transaction.
+    pub(crate) fn txn(&mut self) -> Result<&WriteTransaction, StoreError> {
+        if self.writing {
+            self.db_written = true;
+        }
+        if self.txn.is_none() {
+            self.txn = Some(begin(self.db, Durability::Immediate)?);
+        }
+        self.txn
+            .as_ref()
+            .ok_or_else(|| StoreError::corrupt("raft store", "no transaction"))
+    }
+
+    pub(crate) fn log(&mut self) -> &mut LogFiles {
+        if self.writing {
+            self.log_written = true;
+        }
+        self.log
+    }
+
+    /// The committed index as last saved (encoded), if any.
+    pub(crate) fn committed(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.committed {
+            Some(bytes) => Ok(Some(bytes.clone())),
+            None => get_meta(self, KEY_COMMITTED),
+        }
+    }
+}
+
+fn run(mut writer: Writer, rx: mpsc::Receiver<Op>) {
     let mut batch = Vec::new();
-    while let Ok(first) = rx.recv() {
+    loop {
+        let first = match writer.idle_timeout() {
+            None => match rx.recv() {
+                Ok(op) => op,
+                Err(_) => break,
+            },
+            Some(wait) => match rx.recv_timeout(wait) {
+                Ok(op) => op,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    writer.flush_committed();
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            },
+        };
         batch.push(first);
         while batch.len() < MAX_BATCH_OPS {
             match rx.try_recv() {
@@ -195,10 +355,11 @@ fn run(db: Database, rx: mpsc::Receiver<Op>) {
                 Err(_) => break,
             }
         }
-        if !run_batch(&db, &mut batch) {
+        if !run_batch(&mut writer, &mut batch) {
             break;
         }
     }
+    writer.flush_committed();
     // Operations queued after Close find the receiver gone and report `Closed`.
 }
 
@@ -208,136 +369,162 @@ fn begin(db: &Database, durability: Durability) -> Result<WriteTransaction, Stor
     Ok(txn)
 }
 
-/// Runs one batch in one transaction; returns false once a Close has been seen.
-fn run_batch(db: &Database, batch: &mut Vec<Op>) -> bool {
+/// Runs one batch; returns false once a Close has been seen.
+fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
     let mut keep_running = true;
-    let durable = batch
-        .iter()
-        .any(|op| matches!(op, Op::Write { lazy: false, .. }));
-    let durability = if durable {
-        Durability::Immediate
-    } else {
-        Durability::None
-    };
-    let txn = match begin(db, durability) {
-        Ok(txn) => txn,
-        Err(e) => {
-            for op in batch.drain(..) {
-                match op {
-                    Op::Write { done, .. } => done(Err(e.clone())),
-                    Op::Read(job) => job(Err(e.clone())),
-                    Op::Close => keep_running = false,
-                }
-            }
-            return keep_running;
-        }
-    };
     let mut dones = Vec::new();
     let mut failure = None;
-    for op in batch.drain(..) {
+    writer.log.begin_batch();
+    let mut batch = Batch {
+        db: &writer.db,
+        txn: None,
+        log: &mut writer.log,
+        committed: &mut writer.committed,
+        committed_changed: false,
+        writing: false,
+        db_written: false,
+        log_written: false,
+    };
+    for op in ops.drain(..) {
         match op {
-            Op::Write { job, done, .. } => {
-                // After one failure the transaction is abandoned, so later writes are skipped.
+            Op::Write { job, done } => {
+                // After one failure the batch is abandoned, so later writes are skipped.
                 if failure.is_none() {
-                    if let Err(e) = job(&txn) {
+                    batch.writing = true;
+                    if let Err(e) = job(&mut batch) {
                         failure = Some(e);
                     }
+                    batch.writing = false;
                 }
                 dones.push(done);
             }
-            Op::Read(job) => job(Ok(&txn)),
+            Op::Read(job) => job(&mut batch),
+            Op::Committed(bytes) => {
+                *batch.committed = Some(bytes);
+                batch.committed_changed = true;
+            }
             Op::Close => keep_running = false,
         }
     }
+    let Batch {
+        txn,
+        db_written,
+        log_written,
+        committed_changed,
+        ..
+    } = batch;
     let result = match failure {
-        _ if dones.is_empty() => txn.abort().map_err(StoreError::db),
         Some(e) => {
-            let _ = txn.abort();
+            if let Some(txn) = txn {
+                let _ = txn.abort();
+            }
+            writer.log.keep_doomed();
+            if let Err(undo) = writer.log.undo_appends() {
+                tracing::error!(error = %undo, "could not take back the appends of a failed raft store batch");
+            }
             Err(e)
         }
-        None => txn.commit().map_err(StoreError::db),
+        None => commit_batch(&mut writer.log, txn, db_written, log_written),
     };
+    if committed_changed {
+        if writer.committed_written {
+            writer.committed_since = Instant::now();
+        }
+        writer.committed_written = false;
+    }
     for done in dones {
         done(result.clone());
     }
     keep_running
 }
 
+/// Makes a batch durable: the log's appends first, then the database's changes, then the unlinking of purged
+/// segments (only once the purge point is durable).
+fn commit_batch(
+    log: &mut LogFiles,
+    txn: Option<WriteTransaction>,
+    db_written: bool,
+    log_written: bool,
+) -> Result<(), StoreError> {
+    if log_written {
+        if let Err(e) = log.sync() {
+            log.keep_doomed();
+            return Err(e);
+        }
+    }
+    if let Some(txn) = txn {
+        if db_written {
+            if let Err(e) = txn.commit().map_err(StoreError::db) {
+                log.keep_doomed();
+                return Err(e);
+            }
+        } else {
+            txn.abort().map_err(StoreError::db)?;
+        }
+    }
+    log.finish_purge()
+}
+
 // Primitive jobs shared by the log store and the state machine.
 
-pub(crate) fn put_meta(txn: &WriteTransaction, key: &str, value: &[u8]) -> Result<(), StoreError> {
+fn put_meta_in(txn: &WriteTransaction, key: &str, value: &[u8]) -> Result<(), StoreError> {
     let mut table = txn.open_table(META).map_err(StoreError::db)?;
     table.insert(key, value).map_err(StoreError::db)?;
     Ok(())
 }
 
-pub(crate) fn get_meta(txn: &WriteTransaction, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-    let table = txn.open_table(META).map_err(StoreError::db)?;
+pub(crate) fn put_meta(batch: &mut Batch<'_>, key: &str, value: &[u8]) -> Result<(), StoreError> {
+    put_meta_in(batch.txn()?, key, value)
+}
+
+pub(crate) fn get_meta(batch: &mut Batch<'_>, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let table = batch.txn()?.open_table(META).map_err(StoreError::db)?;
     let value = table.get(key).map_err(StoreError::db)?;
     Ok(value.map(|v| v.value().to_vec()))
 }
 
 pub(crate) fn put_entries(
-    txn: &WriteTransaction,
+    batch: &mut Batch<'_>,
     entries: &[(u64, Vec<u8>)],
 ) -> Result<(), StoreError> {
-    let mut table = txn.open_table(LOG).map_err(StoreError::db)?;
-    for (index, bytes) in entries {
-        table
-            .insert(*index, bytes.as_slice())
-            .map_err(StoreError::db)?;
-    }
-    Ok(())
+    batch.log().append(entries)
 }
 
 /// Entries with `start <= index < end` (`end == None`: to the end of the log), in order.
 pub(crate) fn get_entries(
-    txn: &WriteTransaction,
+    batch: &mut Batch<'_>,
     start: u64,
     end: Option<u64>,
 ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-    let table = txn.open_table(LOG).map_err(StoreError::db)?;
-    let range = match end {
-        Some(end) => table.range(start..end),
-        None => table.range(start..),
-    }
-    .map_err(StoreError::db)?;
-    range
-        .map(|item| {
-            let (k, v) = item.map_err(StoreError::db)?;
-            Ok((k.value(), v.value().to_vec()))
-        })
-        .collect()
+    batch.log.read(start, end)
 }
 
-pub(crate) fn last_entry(txn: &WriteTransaction) -> Result<Option<Vec<u8>>, StoreError> {
-    let table = txn.open_table(LOG).map_err(StoreError::db)?;
-    let last = table.last().map_err(StoreError::db)?;
-    Ok(last.map(|(_, v)| v.value().to_vec()))
+pub(crate) fn last_entry(batch: &mut Batch<'_>) -> Result<Option<Vec<u8>>, StoreError> {
+    Ok(batch.log.last()?.map(|(_, bytes)| bytes))
 }
 
 /// Removes entries with `index >= from`.
-pub(crate) fn remove_from(txn: &WriteTransaction, from: u64) -> Result<(), StoreError> {
-    let mut table = txn.open_table(LOG).map_err(StoreError::db)?;
-    table
-        .retain_in(from.., |_, _| false)
-        .map_err(StoreError::db)
+pub(crate) fn remove_from(batch: &mut Batch<'_>, from: u64) -> Result<(), StoreError> {
+    batch.log().truncate_from(from)
 }
 
-/// Removes entries with `index <= upto`.
-pub(crate) fn remove_upto(txn: &WriteTransaction, upto: u64) -> Result<(), StoreError> {
-    let mut table = txn.open_table(LOG).map_err(StoreError::db)?;
-    table
-        .retain_in(..=upto, |_, _| false)
-        .map_err(StoreError::db)
+/// Records `purged` (encoded) as the purge point and forgets the entries with `index <= upto`; their segments
+/// are unlinked once the purge point is durable.
+pub(crate) fn purge_upto(
+    batch: &mut Batch<'_>,
+    upto: u64,
+    purged: &[u8],
+) -> Result<(), StoreError> {
+    put_meta(batch, KEY_PURGED, purged)?;
+    batch.log().purge_upto(upto)
 }
 
 pub(crate) fn put_snapshot(
-    txn: &WriteTransaction,
+    batch: &mut Batch<'_>,
     meta: &[u8],
     data: &[u8],
 ) -> Result<(), StoreError> {
-    let mut table = txn.open_table(SNAPSHOT).map_err(StoreError::db)?;
+    let mut table = batch.txn()?.open_table(SNAPSHOT).map_err(StoreError::db)?;
     table
         .insert(KEY_SNAPSHOT_META, meta)
         .map_err(StoreError::db)?;
@@ -355,8 +542,8 @@ pub(crate) struct StoredSnapshot {
 }
 
 /// The current snapshot, if any.
-pub(crate) fn get_snapshot(txn: &WriteTransaction) -> Result<Option<StoredSnapshot>, StoreError> {
-    let table = txn.open_table(SNAPSHOT).map_err(StoreError::db)?;
+pub(crate) fn get_snapshot(batch: &mut Batch<'_>) -> Result<Option<StoredSnapshot>, StoreError> {
+    let table = batch.txn()?.open_table(SNAPSHOT).map_err(StoreError::db)?;
     let get = |key: &str| -> Result<Option<Vec<u8>>, StoreError> {
         let value = table.get(key).map_err(StoreError::db)?;
         Ok(value.map(|v| v.value().to_vec()))

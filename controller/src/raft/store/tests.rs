@@ -1,4 +1,10 @@
 use super::*;
+use redb::ReadableTableMetadata;
+
+fn purged_at(index: u64) -> Vec<u8> {
+    let id = openraft::LogId::new(openraft::CommittedLeaderId::new(1, 1), index);
+    crate::raft::codec::encode_log_id(Some(&id)).unwrap()
+}
 
 fn entries(range: std::ops::Range<u64>) -> Vec<(u64, Vec<u8>)> {
     range.map(|i| (i, format!("e{i}").into_bytes())).collect()
@@ -40,7 +46,9 @@ async fn range_reads_truncate_and_purge() {
     assert_eq!(mid, entries(5..8));
 
     h.write(|txn| remove_from(txn, 15)).await.unwrap();
-    h.write(|txn| remove_upto(txn, 4)).await.unwrap();
+    h.write(|txn| purge_upto(txn, 4, &purged_at(4)))
+        .await
+        .unwrap();
     assert_eq!(all_indexes(&h).await, (5..15).collect::<Vec<_>>());
     let last = h.read(last_entry).await.unwrap();
     assert_eq!(last, Some(b"e14".to_vec()));
@@ -171,24 +179,107 @@ async fn a_store_of_an_unknown_format_is_refused() {
 }
 
 #[tokio::test]
-async fn lazy_writes_are_visible_at_once_and_durable_after_the_next_durable_commit() {
+async fn the_committed_index_is_visible_at_once_and_kept_at_close() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.redb");
     let store = Store::open(&path).unwrap();
     let h = store.handle();
-    h.submit_lazy(Box::new(|txn| put_meta(txn, KEY_COMMITTED, b"c1")))
-        .unwrap();
-    let seen = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    h.save_committed(b"c1".to_vec()).unwrap();
+    let seen = h.read(|b| b.committed()).await.unwrap();
     assert_eq!(seen.as_deref(), Some(b"c1".as_slice()));
-    h.write(|txn| put_entries(txn, &[(1, vec![1])]))
-        .await
-        .unwrap();
     store.close().await;
 
     let store = Store::open(&path).unwrap();
     let h = store.handle();
-    let kept = h.read(|txn| get_meta(txn, KEY_COMMITTED)).await.unwrap();
+    let kept = h.read(|b| b.committed()).await.unwrap();
     assert_eq!(kept.as_deref(), Some(b"c1".as_slice()));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_committed_index_reaches_the_database_without_a_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    h.save_committed(b"c2".to_vec()).unwrap();
+    h.write(|b| put_entries(b, &[(1, vec![1])])).await.unwrap();
+    // What the database holds, not the writer's memory: wait for the lazy write.
+    let mut stored = None;
+    for _ in 0..50 {
+        stored = h.read(|b| get_meta(b, KEY_COMMITTED)).await.unwrap();
+        if stored.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(stored.as_deref(), Some(b"c2".as_slice()));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn appends_touch_the_log_files_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let batch = entries(1..101);
+    h.write(move |b| put_entries(b, &batch)).await.unwrap();
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        before
+    );
+    let segments = std::fs::read_dir(log_dir(&path)).unwrap().count();
+    assert_eq!(segments, 1);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_format_1_store_has_its_log_moved_to_segment_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    {
+        // A store as format 1 wrote it: the log in the LOG table.
+        let db = Database::create(&path).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let mut log = txn.open_table(LOG).unwrap();
+            for (i, bytes) in entries(3..9) {
+                log.insert(i, bytes.as_slice()).unwrap();
+            }
+            let mut meta = txn.open_table(META).unwrap();
+            meta.insert(KEY_STORE_FORMAT, [STORE_FORMAT_V1].as_slice())
+                .unwrap();
+            meta.insert(KEY_PURGED, purged_at(2).as_slice()).unwrap();
+        }
+        txn.open_table(SNAPSHOT).unwrap();
+        txn.commit().unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let h = store.handle();
+    assert_eq!(all_indexes(&h).await, (3..9).collect::<Vec<_>>());
+    store.close().await;
+
+    let db = Database::create(&path).unwrap();
+    let txn = db.begin_read().unwrap();
+    assert_eq!(txn.open_table(LOG).unwrap().len().unwrap(), 0);
+    let format = txn
+        .open_table(META)
+        .unwrap()
+        .get(KEY_STORE_FORMAT)
+        .unwrap()
+        .map(|v| v.value().to_vec());
+    assert_eq!(format, Some(vec![STORE_FORMAT_V2]));
+    drop(txn);
+    drop(db);
+    let store = Store::open(&path).unwrap();
+    let got = store
+        .handle()
+        .read(|b| get_entries(b, 0, None))
+        .await
+        .unwrap();
+    assert_eq!(got, entries(3..9));
     store.close().await;
 }
 

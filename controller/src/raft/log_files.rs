@@ -1,0 +1,595 @@
+//! The raft log as append-only segment files.
+//!
+//! redb commits copy-on-write: one log entry rewrote about a dozen 4 KiB pages scattered over the file, and the
+//! fsync of those pages was most of a submission's commit. Here an append is one `pwrite` at the end of the active
+//! segment and the group commit's one `fdatasync` flushes a few contiguous blocks.
+//!
+//! A segment is named by the index of its first entry (`00000000000000000042.seg`), starts with an 8-byte
+//! header, and holds records of `[payload length u32][crc32c u32][index u64][payload]` (little endian; the
+//! checksum covers the index and the payload). A record cut short by a crash (it was never acknowledged: the
+//! acknowledgement waits for the sync) is found at open by its length or checksum and cut off; damage anywhere else
+//! is refused rather than guessed around.
+//!
+//! Purged entries are forgotten at once and their whole segments unlinked only once the purge point is durable in
+//! the database ([`LogFiles::finish_purge`]), so a crash in between leaves entries the database still counts as
+//! present.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::error::StoreError;
+
+const SEGMENT_HEADER: &[u8; 8] = b"spurwal\x01";
+const RECORD_HEADER_BYTES: usize = 16;
+const SEGMENT_SUFFIX: &str = ".seg";
+/// A new segment is started once the active one has grown past this; purging works by whole segments.
+const SEGMENT_BYTES: u64 = 64 << 20;
+/// A payload longer than this is taken for a damaged length field, not an entry.
+const MAX_PAYLOAD_BYTES: u32 = 1 << 30;
+
+pub(crate) struct LogFiles {
+    dir: PathBuf,
+    segments: Vec<Segment>,
+    /// The first index that may be read: entries below it were purged, even where their segment is kept.
+    floor: u64,
+    /// Purged segments, unlinked once the purge point is durable.
+    doomed: Vec<PathBuf>,
+    /// Set by the first failed write or sync: what is on disk is then unknown, so every later call fails.
+    failed: Option<String>,
+    /// The first index appended since [`begin_batch`](Self::begin_batch), for [`undo_appends`](Self::undo_appends).
+    appended_from: Option<u64>,
+}
+
+struct Segment {
+    first: u64,
+    path: PathBuf,
+    file: File,
+    /// Byte offset of each record: entry `first + i` starts at `offsets[i]`.
+    offsets: Vec<u64>,
+    len: u64,
+    /// Written (or cut) since the last sync.
+    unsynced: bool,
+}
+
+impl Segment {
+    /// One past the last index held.
+    fn end(&self) -> u64 {
+        self.first + self.offsets.len() as u64
+    }
+
+    fn record_end(&self, slot: usize) -> u64 {
+        self.offsets.get(slot + 1).copied().unwrap_or(self.len)
+    }
+}
+
+fn segment_name(first: u64) -> String {
+    format!("{first:020}{SEGMENT_SUFFIX}")
+}
+
+fn parse_segment_name(name: &str) -> Option<u64> {
+    let digits = name.strip_suffix(SEGMENT_SUFFIX)?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+fn io_error(e: io::Error) -> StoreError {
+    StoreError::Log(std::sync::Arc::new(e))
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// One record as read back: its index and payload, or why it is not one.
+enum Parsed<'a> {
+    Record {
+        index: u64,
+        payload: &'a [u8],
+        len: usize,
+    },
+    /// Too few bytes left for the record (the tail of a write cut short).
+    Short,
+    Bad(String),
+}
+
+fn parse_record(bytes: &[u8]) -> Parsed<'_> {
+    let Some(header) = bytes.get(..RECORD_HEADER_BYTES) else {
+        return Parsed::Short;
+    };
+    let word = |at: usize| {
+        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let payload_len = word(0);
+    let crc = word(4);
+    let mut index_bytes = [0u8; 8];
+    index_bytes.copy_from_slice(&header[8..16]);
+    if payload_len > MAX_PAYLOAD_BYTES {
+        return Parsed::Bad(format!("record length {payload_len}"));
+    }
+    let len = RECORD_HEADER_BYTES + payload_len as usize;
+    let Some(payload) = bytes.get(RECORD_HEADER_BYTES..len) else {
+        return Parsed::Short;
+    };
+    if crc32c(&[&index_bytes, payload]) != crc {
+        return Parsed::Bad("checksum mismatch".into());
+    }
+    Parsed::Record {
+        index: u64::from_le_bytes(index_bytes),
+        payload,
+        len,
+    }
+}
+
+fn encode_record(out: &mut Vec<u8>, index: u64, payload: &[u8]) -> Result<(), StoreError> {
+    let payload_len = u32::try_from(payload.len())
+        .ok()
+        .filter(|&n| n <= MAX_PAYLOAD_BYTES)
+        .ok_or_else(|| {
+            StoreError::corrupt(
+                "log entry",
+                format!("entry {index} is {} bytes", payload.len()),
+            )
+        })?;
+    let index_bytes = index.to_le_bytes();
+    out.extend_from_slice(&payload_len.to_le_bytes());
+    out.extend_from_slice(&crc32c(&[&index_bytes, payload]).to_le_bytes());
+    out.extend_from_slice(&index_bytes);
+    out.extend_from_slice(payload);
+    Ok(())
+}
+
+impl LogFiles {
+    /// Opens the segments in `dir` (creating it), cutting off a torn tail and dropping segments wholly below
+    /// `floor` (left by a purge whose unlinking a crash interrupted).
+    pub(crate) fn open(dir: &Path, floor: u64) -> io::Result<Self> {
+        fs::create_dir_all(dir)?;
+        let mut firsts = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            if let Some(first) = entry.file_name().to_str().and_then(parse_segment_name) {
+                firsts.push(first);
+            }
+        }
+        firsts.sort_unstable();
+        let mut segments: Vec<Segment> = Vec::with_capacity(firsts.len());
+        let count = firsts.len();
+        for (i, first) in firsts.into_iter().enumerate() {
+            let path = dir.join(segment_name(first));
+            let is_last = i + 1 == count;
+            let Some(segment) = load_segment(&path, first, is_last)? else {
+                continue;
+            };
+            if let Some(prev) = segments.last() {
+                if !prev.offsets.is_empty() && prev.end() != segment.first {
+                    return Err(corrupted(format!(
+                        "raft log segment {} starts at {} but the one before ends at {}",
+                        path.display(),
+                        segment.first,
+                        prev.end()
+                    )));
+                }
+            }
+            segments.push(segment);
+        }
+        let mut log = LogFiles {
+            dir: dir.to_path_buf(),
+            segments,
+            floor,
+            doomed: Vec::new(),
+            failed: None,
+            appended_from: None,
+        };
+        if log.drop_segments_below(floor) {
+            log.finish_purge()
+                .map_err(|e| io::Error::other(e.to_string()))?;
+        }
+        Ok(log)
+    }
+
+    fn check(&self) -> Result<(), StoreError> {
+        match &self.failed {
+            Some(reason) => Err(StoreError::corrupt(
+                "raft log",
+                format!("an earlier write failed ({reason}); restart the controller"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn fail(&mut self, e: io::Error) -> StoreError {
+        self.failed = Some(e.to_string());
+        io_error(e)
+    }
+
+    /// The index the next append must have, if any entry is held.
+    fn next_index(&self) -> Option<u64> {
+        self.segments
+            .iter()
+            .rev()
+            .find(|s| !s.offsets.is_empty())
+            .map(Segment::end)
+    }
+
+    pub(crate) fn last_index(&self) -> Option<u64> {
+        self.next_index().map(|n| n - 1)
+    }
+
+    /// Appends consecutive entries after the last one held (any index when none is held). Not durable until
+    /// [`sync`](Self::sync).
+    pub(crate) fn append(&mut self, entries: &[(u64, Vec<u8>)]) -> Result<(), StoreError> {
+        self.check()?;
+        let Some((first_index, _)) = entries.first() else {
+            return Ok(());
+        };
+        let next = self.next_index().unwrap_or(*first_index);
+        let mut buf = Vec::with_capacity(
+            entries
+                .iter()
+                .map(|(_, p)| p.len() + RECORD_HEADER_BYTES)
+                .sum(),
+        );
+        let mut offsets = Vec::with_capacity(entries.len());
+        for (expected, (index, payload)) in (next..).zip(entries) {
+            if *index != expected {
+                return Err(StoreError::corrupt(
+                    "raft log",
+                    format!("append of entry {index} where entry {expected} comes next"),
+                ));
+            }
+            offsets.push(buf.len() as u64);
+            encode_record(&mut buf, *index, payload)?;
+        }
+        let needs_segment = self.segments.last().is_none_or(|s| s.len >= SEGMENT_BYTES);
+        if needs_segment {
+            if let Err(e) = self.start_segment(*first_index) {
+                return Err(self.fail(e));
+            }
+        }
+        let Some(segment) = self.segments.last_mut() else {
+            return Err(StoreError::corrupt("raft log", "no segment to append to"));
+        };
+        if let Err(e) = segment.file.write_all_at(&buf, segment.len) {
+            return Err(self.fail(e));
+        }
+        let base = segment.len;
+        segment
+            .offsets
+            .extend(offsets.into_iter().map(|o| base + o));
+        segment.len += buf.len() as u64;
+        segment.unsynced = true;
+        self.appended_from.get_or_insert(*first_index);
+        Ok(())
+    }
+
+    /// Starts a group of operations whose appends [`undo_appends`](Self::undo_appends) may take back.
+    pub(crate) fn begin_batch(&mut self) {
+        self.appended_from = None;
+    }
+
+    /// Takes back the appends since [`begin_batch`](Self::begin_batch): the batch they were part of failed, so
+    /// none of it may be reported or read as written.
+    pub(crate) fn undo_appends(&mut self) -> Result<(), StoreError> {
+        match self.appended_from.take() {
+            Some(from) => self.truncate_from(from),
+            None => Ok(()),
+        }
+    }
+
+    fn start_segment(&mut self, first: u64) -> io::Result<()> {
+        let path = self.dir.join(segment_name(first));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        file.write_all_at(SEGMENT_HEADER, 0)?;
+        // The new name must survive a crash as much as the records written into the file.
+        sync_dir(&self.dir)?;
+        self.segments.push(Segment {
+            first,
+            path,
+            file,
+            offsets: Vec::new(),
+            len: SEGMENT_HEADER.len() as u64,
+            unsynced: true,
+        });
+        Ok(())
+    }
+
+    /// Makes every append and cut so far durable.
+    pub(crate) fn sync(&mut self) -> Result<(), StoreError> {
+        self.check()?;
+        for i in 0..self.segments.len() {
+            if !self.segments[i].unsynced {
+                continue;
+            }
+            if let Err(e) = self.segments[i].file.sync_data() {
+                return Err(self.fail(e));
+            }
+            self.segments[i].unsynced = false;
+        }
+        Ok(())
+    }
+
+    /// Entries with `start <= index < end` (`end == None`: to the last), in order; purged ones are not returned.
+    pub(crate) fn read(
+        &self,
+        start: u64,
+        end: Option<u64>,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        self.check()?;
+        let start = start.max(self.floor);
+        let mut out = Vec::new();
+        for segment in &self.segments {
+            let from = start.max(segment.first);
+            let to = end.map_or(segment.end(), |e| e.min(segment.end()));
+            if from >= to {
+                continue;
+            }
+            let first_slot = (from - segment.first) as usize;
+            let last_slot = (to - 1 - segment.first) as usize;
+            let at = segment.offsets[first_slot];
+            let until = segment.record_end(last_slot);
+            let mut buf = vec![0u8; (until - at) as usize];
+            segment.file.read_exact_at(&mut buf, at).map_err(io_error)?;
+            let mut rest = buf.as_slice();
+            for expected in from..to {
+                match parse_record(rest) {
+                    Parsed::Record {
+                        index,
+                        payload,
+                        len,
+                    } if index == expected => {
+                        out.push((index, payload.to_vec()));
+                        rest = &rest[len..];
+                    }
+                    Parsed::Record { index, .. } => {
+                        return Err(StoreError::corrupt(
+                            "raft log",
+                            format!(
+                                "entry {expected} of {} reads as entry {index}",
+                                segment.path.display()
+                            ),
+                        ))
+                    }
+                    Parsed::Short => {
+                        return Err(StoreError::corrupt(
+                            "raft log",
+                            format!(
+                                "entry {expected} of {} is cut short",
+                                segment.path.display()
+                            ),
+                        ))
+                    }
+                    Parsed::Bad(reason) => {
+                        return Err(StoreError::corrupt(
+                            "raft log",
+                            format!("entry {expected} of {}: {reason}", segment.path.display()),
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The last entry held, if any.
+    pub(crate) fn last(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        match self.last_index() {
+            Some(last) if last >= self.floor => Ok(self.read(last, None)?.pop()),
+            _ => Ok(None),
+        }
+    }
+
+    /// Removes the entries with `index >= from`, durably when this returns.
+    pub(crate) fn truncate_from(&mut self, from: u64) -> Result<(), StoreError> {
+        self.check()?;
+        let mut unlinked = false;
+        while let Some(segment) = self.segments.last() {
+            if segment.first < from {
+                break;
+            }
+            let path = segment.path.clone();
+            self.segments.pop();
+            if let Err(e) = fs::remove_file(&path) {
+                return Err(self.fail(e));
+            }
+            unlinked = true;
+        }
+        if unlinked {
+            if let Err(e) = sync_dir(&self.dir) {
+                return Err(self.fail(e));
+            }
+        }
+        if let Some(segment) = self.segments.last_mut() {
+            if from < segment.end() {
+                let slot = (from - segment.first) as usize;
+                let cut = segment.offsets[slot];
+                let result = segment
+                    .file
+                    .set_len(cut)
+                    .and_then(|()| segment.file.sync_all());
+                segment.offsets.truncate(slot);
+                segment.len = cut;
+                segment.unsynced = false;
+                if let Err(e) = result {
+                    return Err(self.fail(e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets the entries with `index <= upto`. Segments holding nothing newer are unlinked by
+    /// [`finish_purge`](Self::finish_purge), once the caller has made the purge point durable.
+    pub(crate) fn purge_upto(&mut self, upto: u64) -> Result<(), StoreError> {
+        self.check()?;
+        let floor = upto.saturating_add(1);
+        if floor > self.floor {
+            self.floor = floor;
+        }
+        self.drop_segments_below(self.floor);
+        Ok(())
+    }
+
+    /// Moves the segments holding only entries below `floor` to the doomed list; true if there were any.
+    fn drop_segments_below(&mut self, floor: u64) -> bool {
+        let keep_from = self
+            .segments
+            .iter()
+            .position(|s| s.end() > floor)
+            .unwrap_or(self.segments.len());
+        let dropped: Vec<Segment> = self.segments.drain(..keep_from).collect();
+        let any = !dropped.is_empty();
+        self.doomed.extend(dropped.into_iter().map(|s| s.path));
+        any
+    }
+
+    /// Unlinks the segments a purge dropped.
+    pub(crate) fn finish_purge(&mut self) -> Result<(), StoreError> {
+        if self.doomed.is_empty() {
+            return Ok(());
+        }
+        for path in std::mem::take(&mut self.doomed) {
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_error(e)),
+            }
+        }
+        sync_dir(&self.dir).map_err(io_error)
+    }
+
+    /// Drops the purge's pending unlinks when the purge point could not be made durable: the files still count.
+    pub(crate) fn keep_doomed(&mut self) {
+        self.doomed.clear();
+    }
+
+    /// Removes every segment (a migration that restarts).
+    pub(crate) fn clear(&mut self) -> io::Result<()> {
+        for segment in self.segments.drain(..) {
+            fs::remove_file(&segment.path)?;
+        }
+        sync_dir(&self.dir)
+    }
+}
+
+fn corrupted(reason: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, reason)
+}
+
+/// Reads one segment's records. A damaged tail of the last segment is cut off (it was never acknowledged); a
+/// last segment left without a whole record (its creation was cut short) is removed.
+fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Segment>> {
+    let bytes = fs::read(path)?;
+    let file = OpenOptions::new().read(true).write(true).open(path)?;
+    if is_last && bytes.len() < SEGMENT_HEADER.len() && SEGMENT_HEADER.starts_with(&bytes) {
+        drop(file);
+        remove_unfinished(path)?;
+        return Ok(None);
+    }
+    if !bytes.starts_with(SEGMENT_HEADER) {
+        return Err(corrupted(format!(
+            "{} is not a Spur raft log segment",
+            path.display()
+        )));
+    }
+    let mut offsets = Vec::new();
+    let mut at = SEGMENT_HEADER.len();
+    let mut expected = first;
+    while at < bytes.len() {
+        let damage = match parse_record(&bytes[at..]) {
+            Parsed::Record { index, len, .. } if index == expected => {
+                offsets.push(at as u64);
+                at += len;
+                expected += 1;
+                continue;
+            }
+            Parsed::Record { index, .. } => format!("entry {expected} reads as entry {index}"),
+            Parsed::Short => "a record cut short".to_string(),
+            Parsed::Bad(reason) => reason,
+        };
+        if !is_last {
+            return Err(corrupted(format!(
+                "raft log segment {} is damaged at byte {at}: {damage}",
+                path.display()
+            )));
+        }
+        tracing::warn!(
+            segment = %path.display(),
+            byte = at,
+            %damage,
+            "cutting off the raft log's unacknowledged tail"
+        );
+        file.set_len(at as u64)?;
+        file.sync_all()?;
+        break;
+    }
+    if offsets.is_empty() {
+        if !is_last {
+            return Err(corrupted(format!(
+                "raft log segment {} holds no entry but is not the last",
+                path.display()
+            )));
+        }
+        // Created, but no record made it: the next append starts the segment again.
+        drop(file);
+        remove_unfinished(path)?;
+        return Ok(None);
+    }
+    Ok(Some(Segment {
+        first,
+        path: path.to_path_buf(),
+        file,
+        offsets,
+        len: at as u64,
+        unsynced: false,
+    }))
+}
+
+fn remove_unfinished(path: &Path) -> io::Result<()> {
+    fs::remove_file(path)?;
+    match path.parent() {
+        Some(dir) => sync_dir(dir),
+        None => Ok(()),
+    }
+}
+
+const fn crc32c_table() -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0x82F6_3B78 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+}
+
+static CRC32C_TABLE: [u32; 256] = crc32c_table();
+
+/// CRC-32C (Castagnoli) over the concatenation of `parts`.
+fn crc32c(parts: &[&[u8]]) -> u32 {
+    let mut crc = !0u32;
+    for part in parts {
+        for &byte in *part {
+            crc = CRC32C_TABLE[((crc ^ u32::from(byte)) & 0xff) as usize] ^ (crc >> 8);
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests;
