@@ -202,3 +202,33 @@ fn a_foreign_file_named_like_a_segment_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn the_active_segment_is_filled_ahead_and_the_zeros_read_as_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = LogFiles::open(dir.path(), 0).unwrap();
+    log.append(&entries(1..4)).unwrap();
+    log.sync().unwrap();
+    let path = log.segments[0].path.clone();
+    let records_end = log.segments[0].len;
+    let size = fs::metadata(&path).unwrap().len();
+    assert_eq!(size, records_end + PREFILL_BYTES);
+    drop(log);
+
+    let mut log = LogFiles::open(dir.path(), 0).unwrap();
+    assert_eq!(indexes(&log), vec![1, 2, 3]);
+    // Not taken for damage: the file keeps its zeros, and appends go where the records end.
+    assert_eq!(fs::metadata(&path).unwrap().len(), size);
+    log.append(&entries(4..5)).unwrap();
+    log.sync().unwrap();
+    drop(log);
+    let log = LogFiles::open(dir.path(), 0).unwrap();
+    assert_eq!(indexes(&log), vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn no_record_has_a_header_of_zeros() {
+    let mut record = Vec::new();
+    encode_record(&mut record, 0, b"").unwrap();
+    assert!(record[..RECORD_HEADER_BYTES].iter().any(|&b| b != 0));
+}
