@@ -444,7 +444,31 @@ impl AcctDb {
         self.qos.iter().find(|q| q.name == name)
     }
 
-    fn account_assoc(&self, account: &str) -> Option<&Association> {
+    /// A `Max` limit of a user's association as slurmctld applies it: the association's own, else the nearest
+    /// account's above it (slurmdbd hands an account's `Max` limits down to the associations under it that set
+    /// none).
+    pub fn inherited_max(
+        &self,
+        assoc: &Association,
+        limit: impl Fn(&AssocLimits) -> Option<u32>,
+    ) -> Option<u32> {
+        if let Some(own) = limit(&assoc.limits) {
+            return Some(own);
+        }
+        let mut above = Some(assoc.account.as_str());
+        // At most one step per association: a parent loop cannot be made through sacctmgr, but is not followed.
+        for _ in 0..self.assocs.len() {
+            let node = self.account_assoc(above?)?;
+            if let Some(max) = limit(&node.limits) {
+                return Some(max);
+            }
+            above = node.parent.as_deref();
+        }
+        None
+    }
+
+    /// The association of an account (not of a user in it).
+    pub fn account_assoc(&self, account: &str) -> Option<&Association> {
         self.assocs
             .iter()
             .find(|a| a.account == account && a.user.is_none())

@@ -220,7 +220,7 @@ impl<'s> QosLimits<'s> {
         let assoc_max = state
             .acct
             .user_assoc(user, account, Some(&job.partition))
-            .and_then(|a| a.limits.max_jobs);
+            .and_then(|a| state.acct.inherited_max(a, |l| l.max_jobs));
         let in_assoc = self
             .running_in_assoc
             .get(&(user, account))

@@ -3,7 +3,8 @@
 
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::assoc::{AcctDb, AcctRequest, DEFAULT_QOS};
-use spur_core::job::JobSpec;
+use spur_core::job::{JobRecord, JobSpec};
+use spur_core::states::JobReason;
 
 use super::{Applied, ApplyResult, ClusterState};
 
@@ -65,7 +66,7 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::InvalidQos));
         }
         if self.settings.enforce_limits {
-            self.check_submit_limit(spec, &qos)?;
+            self.check_submit_limits(spec, &qos, &account, assoc)?;
         }
         if spec.account.is_none() {
             spec.account = Some(account);
@@ -78,27 +79,122 @@ impl ClusterState {
 }
 
 impl ClusterState {
-    /// `MaxSubmitJobsPerUser`: the user's pending and running jobs of the QOS, this one included.
-    fn check_submit_limit(&self, spec: &JobSpec, qos: &str) -> Result<(), ApiError> {
-        let Some(max) = self
-            .acct
-            .qos(qos)
-            .and_then(|q| q.limits.max_submit_jobs_per_user)
-        else {
+    /// The limits on jobs waiting and running at once that slurmctld checks as a job is submitted, in its order:
+    /// the QOS's `GrpSubmitJobs` (every user's jobs of the QOS) and `MaxSubmitJobsPerUser`, then the user's
+    /// association's `GrpSubmitJobs` and `MaxSubmitJobs` (its own, else the nearest account's above it, since
+    /// slurmdbd hands an account's `Max` limits down to the associations under it), then `GrpSubmitJobs` of each
+    /// account above (the jobs of everyone under it). Each counts the jobs not yet finished, held ones included,
+    /// this one on top.
+    fn check_submit_limits(
+        &self,
+        spec: &JobSpec,
+        qos: &str,
+        account: &str,
+        assoc: &spur_core::assoc::Association,
+    ) -> Result<(), ApiError> {
+        let qos_limits = self.acct.qos(qos).map(|q| &q.limits);
+        let qos_grp = qos_limits.and_then(|l| l.grp_submit);
+        let qos_per_user = qos_limits.and_then(|l| l.max_submit_jobs_per_user);
+        let assoc_max = self.acct.inherited_max(assoc, |l| l.max_submit);
+        // The account chain from the user's own association up to root, with each one's GrpSubmitJobs.
+        let mut grp_chain: Vec<(Option<&str>, u32)> = Vec::new();
+        if let Some(max) = assoc.limits.grp_submit {
+            grp_chain.push((None, max));
+        }
+        let mut above = Some(account);
+        let mut seen = 0;
+        while let Some(name) = above {
+            let Some(node) = self.acct.account_assoc(name) else {
+                break;
+            };
+            if let Some(max) = node.limits.grp_submit {
+                grp_chain.push((Some(name), max));
+            }
+            above = node.parent.as_deref();
+            // A parent loop cannot be made through sacctmgr; stop rather than spin if one ever is.
+            seen += 1;
+            if seen > self.acct.assocs.len() {
+                break;
+            }
+        }
+        if qos_grp.is_none()
+            && qos_per_user.is_none()
+            && assoc_max.is_none()
+            && grp_chain.is_empty()
+        {
             return Ok(());
+        }
+        let under = |job_account: &str, top: &str| {
+            let mut at = Some(job_account);
+            let mut steps = 0;
+            while let Some(name) = at {
+                if name == top {
+                    return true;
+                }
+                at = self
+                    .acct
+                    .account_assoc(name)
+                    .and_then(|a| a.parent.as_deref());
+                steps += 1;
+                if steps > self.acct.assocs.len() {
+                    return false;
+                }
+            }
+            false
         };
-        let live = self
+        let live: Vec<&JobRecord> = self
             .jobs
             .values()
-            .filter(|j| j.spec.user_id == spec.user_id && !j.state.is_finished())
-            .filter(|j| j.spec.qos.as_deref().unwrap_or(DEFAULT_QOS) == qos)
-            .count();
-        if live >= max as usize {
-            // slurmctld names the limit in the message sbatch prints before the error.
-            return Err(ApiError::with_detail(
+            .filter(|j| !j.state.is_finished())
+            .collect();
+        let job_qos = |j: &JobRecord| j.spec.qos.as_deref().unwrap_or(DEFAULT_QOS).to_string();
+        let mine = |j: &&&JobRecord| {
+            j.spec.user_name == spec.user_name && j.spec.account.as_deref() == Some(account)
+        };
+        let full = |count: usize, max: u32| count >= max as usize;
+        let refuse = |reason: JobReason| {
+            Err(ApiError::with_detail(
                 SlurmErrno::AccountingPolicy,
-                spur_core::states::JobReason::QosMaxSubJob.name(),
-            ));
+                reason.name(),
+            ))
+        };
+        if let Some(max) = qos_grp {
+            if full(live.iter().filter(|j| job_qos(j) == qos).count(), max) {
+                return refuse(JobReason::QosGrpSubJob);
+            }
+        }
+        if let Some(max) = qos_per_user {
+            let count = live
+                .iter()
+                .filter(|j| j.spec.user_id == spec.user_id && job_qos(j) == qos)
+                .count();
+            if full(count, max) {
+                return refuse(JobReason::QosMaxSubJob);
+            }
+        }
+        let mut grp_chain = grp_chain.into_iter().peekable();
+        if let Some((None, max)) = grp_chain.peek().copied() {
+            grp_chain.next();
+            if full(live.iter().filter(mine).count(), max) {
+                return refuse(JobReason::AssocGrpSubJob);
+            }
+        }
+        if let Some(max) = assoc_max {
+            if full(live.iter().filter(mine).count(), max) {
+                return refuse(JobReason::AssocMaxSubJob);
+            }
+        }
+        for (level, max) in grp_chain {
+            let count = match level {
+                None => live.iter().filter(mine).count(),
+                Some(top) => live
+                    .iter()
+                    .filter(|j| j.spec.account.as_deref().is_some_and(|a| under(a, top)))
+                    .count(),
+            };
+            if full(count, max) {
+                return refuse(JobReason::AssocGrpSubJob);
+            }
         }
         Ok(())
     }
@@ -380,6 +476,113 @@ mod tests {
         s.finish(first).unwrap();
         s.pass().unwrap();
         assert_eq!(job(&s, second).0, JobBaseState::Running);
+    }
+
+    #[test]
+    fn submit_limits_of_the_qos_the_association_and_the_accounts_above_refuse_the_next_job() {
+        use spur_core::states::JobBaseState;
+        let mut s = limited();
+        let submit = |s: &mut Scenario, qos: bool| {
+            let mut spec = job(1, 100, 0, Some(5));
+            spec.qos = qos.then(|| "high".into());
+            s.submit(spec)
+        };
+        let refused_by = |result: Result<u32, ApiError>| {
+            let e = result.expect_err("the submission is refused");
+            assert_eq!(e.errno, SlurmErrno::AccountingPolicy);
+            e.detail.unwrap_or_default()
+        };
+        let set_alice = |s: &mut Scenario, set: AssocSet| {
+            let request = AcctRequest::ModifyUsers {
+                names: names(&["alice"]),
+                accounts: Vec::new(),
+                default_account: None,
+                admin: None,
+                set,
+            };
+            acct(s, 0, request).unwrap();
+        };
+        // GrpSubmitJobs of the QOS: one job of `high` at a time, whoever submits it.
+        let grp = QosSet {
+            grp_submit: Some(Some(1)),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", grp);
+        let first = submit(&mut s, true).unwrap();
+        assert_eq!(refused_by(submit(&mut s, true)), "QOSGrpSubmitJobsLimit");
+        // A job of another QOS is not counted against it.
+        submit(&mut s, false).unwrap();
+        let lifted = QosSet {
+            grp_submit: Some(None),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", lifted);
+        // MaxSubmitJobs of alice's association: her two jobs, of either QOS, fill it.
+        set_alice(
+            &mut s,
+            AssocSet {
+                max_submit: Some(Some(2)),
+                ..Default::default()
+            },
+        );
+        assert_eq!(refused_by(submit(&mut s, false)), "AssocMaxSubmitJobLimit");
+        assert_eq!(refused_by(submit(&mut s, true)), "AssocMaxSubmitJobLimit");
+        set_alice(
+            &mut s,
+            AssocSet {
+                max_submit: Some(None),
+                ..Default::default()
+            },
+        );
+        // GrpSubmitJobs of the account above her: every job under `proj`.
+        let request = AcctRequest::ModifyAccounts {
+            names: names(&["proj"]),
+            description: None,
+            organization: None,
+            set: AssocSet {
+                grp_submit: Some(Some(3)),
+                ..Default::default()
+            },
+        };
+        acct(&mut s, 0, request).unwrap();
+        submit(&mut s, false).unwrap();
+        assert_eq!(refused_by(submit(&mut s, false)), "AssocGrpSubmitJobsLimit");
+        // A job that ends makes room.
+        s.pass().unwrap();
+        assert_eq!(s.state.jobs[&first].state, JobBaseState::Running);
+        s.finish(first).unwrap();
+        submit(&mut s, false).unwrap();
+    }
+
+    #[test]
+    fn an_accounts_max_submit_jobs_holds_for_each_user_under_it_without_one_of_their_own() {
+        let mut s = limited();
+        let request = AcctRequest::ModifyAccounts {
+            names: names(&["proj"]),
+            description: None,
+            organization: None,
+            set: AssocSet {
+                max_submit: Some(Some(1)),
+                ..Default::default()
+            },
+        };
+        acct(&mut s, 0, request).unwrap();
+        s.submit(job(1, 100, 0, Some(5))).unwrap();
+        let refused = s.submit(job(1, 100, 0, Some(5))).unwrap_err();
+        assert_eq!(refused.detail.as_deref(), Some("AssocMaxSubmitJobLimit"));
+        // Her own limit comes first.
+        let request = AcctRequest::ModifyUsers {
+            names: names(&["alice"]),
+            accounts: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                max_submit: Some(Some(2)),
+                ..Default::default()
+            },
+        };
+        acct(&mut s, 0, request).unwrap();
+        s.submit(job(1, 100, 0, Some(5))).unwrap();
     }
 
     #[test]
