@@ -304,6 +304,27 @@ mod tests {
         s
     }
 
+    fn modify_account(s: &mut Scenario, name: &str, set: AssocSet) {
+        let request = AcctRequest::ModifyAccounts {
+            names: names(&[name]),
+            description: None,
+            organization: None,
+            set,
+        };
+        acct(s, 0, request).unwrap();
+    }
+
+    fn modify_user(s: &mut Scenario, name: &str, set: AssocSet) {
+        let request = AcctRequest::ModifyUsers {
+            names: names(&[name]),
+            accounts: Vec::new(),
+            default_account: None,
+            admin: None,
+            set,
+        };
+        acct(s, 0, request).unwrap();
+    }
+
     fn modify_qos(s: &mut Scenario, name: &str, set: QosSet) {
         acct(
             s,
@@ -492,16 +513,6 @@ mod tests {
             assert_eq!(e.errno, SlurmErrno::AccountingPolicy);
             e.detail.unwrap_or_default()
         };
-        let set_alice = |s: &mut Scenario, set: AssocSet| {
-            let request = AcctRequest::ModifyUsers {
-                names: names(&["alice"]),
-                accounts: Vec::new(),
-                default_account: None,
-                admin: None,
-                set,
-            };
-            acct(s, 0, request).unwrap();
-        };
         // GrpSubmitJobs of the QOS: one job of `high` at a time, whoever submits it.
         let grp = QosSet {
             grp_submit: Some(Some(1)),
@@ -518,8 +529,9 @@ mod tests {
         };
         modify_qos(&mut s, "high", lifted);
         // MaxSubmitJobs of alice's association: her two jobs, of either QOS, fill it.
-        set_alice(
+        modify_user(
             &mut s,
+            "alice",
             AssocSet {
                 max_submit: Some(Some(2)),
                 ..Default::default()
@@ -527,24 +539,23 @@ mod tests {
         );
         assert_eq!(refused_by(submit(&mut s, false)), "AssocMaxSubmitJobLimit");
         assert_eq!(refused_by(submit(&mut s, true)), "AssocMaxSubmitJobLimit");
-        set_alice(
+        modify_user(
             &mut s,
+            "alice",
             AssocSet {
                 max_submit: Some(None),
                 ..Default::default()
             },
         );
         // GrpSubmitJobs of the account above her: every job under `proj`.
-        let request = AcctRequest::ModifyAccounts {
-            names: names(&["proj"]),
-            description: None,
-            organization: None,
-            set: AssocSet {
+        modify_account(
+            &mut s,
+            "proj",
+            AssocSet {
                 grp_submit: Some(Some(3)),
                 ..Default::default()
             },
-        };
-        acct(&mut s, 0, request).unwrap();
+        );
         submit(&mut s, false).unwrap();
         assert_eq!(refused_by(submit(&mut s, false)), "AssocGrpSubmitJobsLimit");
         // A job that ends makes room.
@@ -557,31 +568,26 @@ mod tests {
     #[test]
     fn an_accounts_max_submit_jobs_holds_for_each_user_under_it_without_one_of_their_own() {
         let mut s = limited();
-        let request = AcctRequest::ModifyAccounts {
-            names: names(&["proj"]),
-            description: None,
-            organization: None,
-            set: AssocSet {
+        modify_account(
+            &mut s,
+            "proj",
+            AssocSet {
                 max_submit: Some(Some(1)),
                 ..Default::default()
             },
-        };
-        acct(&mut s, 0, request).unwrap();
+        );
         s.submit(job(1, 100, 0, Some(5))).unwrap();
         let refused = s.submit(job(1, 100, 0, Some(5))).unwrap_err();
         assert_eq!(refused.detail.as_deref(), Some("AssocMaxSubmitJobLimit"));
         // Her own limit comes first.
-        let request = AcctRequest::ModifyUsers {
-            names: names(&["alice"]),
-            accounts: Vec::new(),
-            default_account: None,
-            admin: None,
-            set: AssocSet {
+        modify_user(
+            &mut s,
+            "alice",
+            AssocSet {
                 max_submit: Some(Some(2)),
                 ..Default::default()
             },
-        };
-        acct(&mut s, 0, request).unwrap();
+        );
         s.submit(job(1, 100, 0, Some(5))).unwrap();
     }
 
@@ -615,21 +621,14 @@ mod tests {
             (JobBaseState::Pending, JobReason::QosGrpJob)
         );
         // Alice may run one job at a time in her association: a job of the default QOS waits too.
-        acct(
+        modify_user(
             &mut s,
-            0,
-            AcctRequest::ModifyUsers {
-                names: names(&["alice"]),
-                accounts: Vec::new(),
-                default_account: None,
-                admin: None,
-                set: AssocSet {
-                    max_jobs: Some(Some(1)),
-                    ..Default::default()
-                },
+            "alice",
+            AssocSet {
+                max_jobs: Some(Some(1)),
+                ..Default::default()
             },
-        )
-        .unwrap();
+        );
         let plain = submit(&mut s, 1, false);
         s.pass().unwrap();
         assert_eq!(
