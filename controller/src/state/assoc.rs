@@ -147,7 +147,9 @@ impl ClusterState {
             .values()
             .filter(|j| !j.state.is_finished())
             .collect();
-        let job_qos = |j: &JobRecord| j.spec.qos.as_deref().unwrap_or(DEFAULT_QOS).to_string();
+        fn job_qos(job: &JobRecord) -> &str {
+            job.spec.qos.as_deref().unwrap_or(DEFAULT_QOS)
+        }
         let mine = |j: &&&JobRecord| {
             j.spec.user_name == spec.user_name && j.spec.account.as_deref() == Some(account)
         };
