@@ -505,7 +505,7 @@ pub struct JobSelector {
 /// Fields `scontrol update JobId=...` may change.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JobUpdate {
-    #[serde(default)]
+    #[serde(default, with = "crate::clearable")]
     pub time_limit_min: Option<Option<u32>>,
     #[serde(default)]
     pub name: Option<String>,
@@ -714,6 +714,18 @@ mod tests {
     use super::*;
 
     /// Every variant but Spur's own `NotLeader` against libslurm's numbers and texts.
+    #[test]
+    fn an_unlimited_time_limit_survives_the_trip_to_the_controller() {
+        // `scontrol update TimeLimit=UNLIMITED` is `Some(None)`; plain serde would send it as "leave alone".
+        let update = JobUpdate {
+            time_limit_min: Some(None),
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&update).unwrap();
+        let back: JobUpdate = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.time_limit_min, Some(None));
+    }
+
     #[test]
     fn errno_codes_and_texts_match_libslurm() {
         let table = include_str!("../tests/vectors/slurm_errno.tsv");

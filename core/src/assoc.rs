@@ -188,17 +188,26 @@ pub struct QosSet {
     pub description: Option<String>,
     pub priority: Option<u32>,
     pub preempt: Option<ListEdit>,
+    #[serde(with = "crate::clearable")]
     pub preempt_mode: Option<Option<PreemptMode>>,
     pub usage_factor: Option<f64>,
     pub grace_time_secs: Option<u32>,
     pub flags: Option<Vec<String>>,
+    #[serde(with = "crate::clearable")]
     pub max_wall_min: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub max_tres_per_job: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
     pub max_tres_per_user: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
     pub max_jobs_per_user: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub max_submit_jobs_per_user: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub grp_tres: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
     pub grp_jobs: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub grp_submit: Option<Option<u32>>,
 }
 
@@ -208,13 +217,21 @@ pub struct QosSet {
 pub struct AssocSet {
     pub shares: Option<u32>,
     pub qos: Option<ListEdit>,
+    #[serde(with = "crate::clearable")]
     pub default_qos: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
     pub max_jobs: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub max_submit: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub max_wall_min: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub max_tres: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
     pub grp_jobs: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub grp_submit: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
     pub grp_tres: Option<Option<String>>,
 }
 
@@ -447,24 +464,60 @@ impl AcctDb {
     /// A `Max` limit of a user's association as slurmctld applies it: the association's own, else the nearest
     /// account's above it (slurmdbd hands an account's `Max` limits down to the associations under it that set
     /// none).
-    pub fn inherited_max(
+    pub fn inherited_max<'a, T>(
+        &'a self,
+        assoc: &'a Association,
+        limit: impl Fn(&'a AssocLimits) -> Option<T>,
+    ) -> Option<T> {
+        limit(&assoc.limits).or_else(|| {
+            self.account_chain(&assoc.account)
+                .find_map(|node| limit(&node.limits))
+        })
+    }
+
+    /// A TRES `Max` limit (`MaxTRES`) of an association as slurmctld applies it and sacctmgr shows it: each
+    /// TRES from the nearest association that sets it, its own first, then each account above (slurmdbd hands
+    /// limits down TRES by TRES).
+    pub fn inherited_max_tres(
         &self,
         assoc: &Association,
-        limit: impl Fn(&AssocLimits) -> Option<u32>,
-    ) -> Option<u32> {
-        if let Some(own) = limit(&assoc.limits) {
-            return Some(own);
-        }
-        let mut above = Some(assoc.account.as_str());
-        // At most one step per association: a parent loop cannot be made through sacctmgr, but is not followed.
-        for _ in 0..self.assocs.len() {
-            let node = self.account_assoc(above?)?;
-            if let Some(max) = limit(&node.limits) {
-                return Some(max);
+        limit: impl Fn(&AssocLimits) -> Option<&str>,
+    ) -> Option<String> {
+        let mut merged: Option<String> = None;
+        let levels = std::iter::once(assoc).chain(self.account_chain(&assoc.account));
+        for level in levels {
+            let Some(text) = limit(&level.limits) else {
+                continue;
+            };
+            let have: Vec<String> = tres_keys(merged.as_deref().unwrap_or(""));
+            let missing: Vec<&str> = text
+                .split(',')
+                .filter(|item| {
+                    let key = item.split_once('=').map_or(*item, |(k, _)| k);
+                    !have.iter().any(|k| k.eq_ignore_ascii_case(key.trim()))
+                })
+                .collect();
+            if !missing.is_empty() {
+                edit_tres(&mut merged, &Some(Some(missing.join(","))));
             }
-            above = node.parent.as_deref();
         }
-        None
+        merged
+    }
+
+    /// The association of `account` and of every account above it, nearest first.
+    pub fn account_chain<'a>(&'a self, account: &'a str) -> impl Iterator<Item = &'a Association> {
+        let mut above = Some(account);
+        // At most one step per association: a parent loop cannot be made through sacctmgr, but is not followed.
+        let mut steps = 0;
+        std::iter::from_fn(move || {
+            steps += 1;
+            if steps > self.assocs.len() {
+                return None;
+            }
+            let node = self.account_assoc(above?)?;
+            above = node.parent.as_deref();
+            Some(node)
+        })
     }
 
     /// The association of an account (not of a user in it).
@@ -1029,6 +1082,80 @@ fn set_opt<T: Clone>(target: &mut Option<T>, value: &Option<Option<T>>) {
     }
 }
 
+/// Applies a TRES limit change as slurmdbd does, TRES by TRES: `GrpTRES=node=1` adds to or replaces the node
+/// limit and leaves the others; `cpu=-1` drops the CPU limit; `-1` alone drops them all. The result is kept in
+/// slurmdbd's TRES order (`cpu`, `mem`, `energy`, `node`, `billing`, then the others by name), with memory in
+/// the largest unit that holds it exactly (`mem=1500M`, `mem=2G`).
+fn edit_tres(target: &mut Option<String>, edit: &Option<Option<String>>) {
+    let text = match edit {
+        None => return,
+        Some(None) => {
+            *target = None;
+            return;
+        }
+        Some(Some(text)) => text,
+    };
+    let split = |item: &str| {
+        let (key, value) = item.split_once('=').unwrap_or((item, ""));
+        (key.trim().to_ascii_lowercase(), value.trim().to_string())
+    };
+    let mut entries: Vec<(String, String)> = target
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|item| !item.is_empty())
+        .map(split)
+        .collect();
+    for (key, value) in text.split(',').filter(|item| !item.is_empty()).map(split) {
+        entries.retain(|(k, _)| *k != key);
+        if value != "-1" {
+            let value = match (key.as_str(), crate::values::size::parse_megabytes(&value)) {
+                ("mem", Some(mb)) => megabytes_exact(mb),
+                _ => value,
+            };
+            entries.push((key, value));
+        }
+    }
+    entries.sort_by_key(|(key, _)| tres_order(key));
+    *target = (!entries.is_empty()).then(|| {
+        entries
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+}
+
+fn tres_keys(text: &str) -> Vec<String> {
+    text.split(',')
+        .filter(|item| !item.is_empty())
+        .map(|item| item.split_once('=').map_or(item, |(k, _)| k).to_string())
+        .collect()
+}
+
+/// slurmdbd's TRES ids for the built-in ones; the rest (GRES, licenses, ...) after them by name.
+fn tres_order(key: &str) -> (usize, String) {
+    const BUILT_IN: [&str; 8] = [
+        "cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages",
+    ];
+    match BUILT_IN.iter().position(|k| *k == key) {
+        Some(i) => (i, String::new()),
+        None => (BUILT_IN.len(), key.to_string()),
+    }
+}
+
+/// Megabytes as sacctmgr prints a memory TRES: the largest unit that holds the amount exactly.
+fn megabytes_exact(mb: u64) -> String {
+    let mut value = mb;
+    for unit in ["M", "G", "T"] {
+        if value == 0 || !value.is_multiple_of(1024) {
+            return format!("{value}{unit}");
+        }
+        value /= 1024;
+    }
+    format!("{value}P")
+}
+
 fn set_qos(qos: &mut Qos, set: &QosSet) {
     if let Some(d) = &set.description {
         qos.description.clone_from(d);
@@ -1053,14 +1180,14 @@ fn set_qos(qos: &mut Qos, set: &QosSet) {
     }
     let l = &mut qos.limits;
     set_opt(&mut l.max_wall_min, &set.max_wall_min);
-    set_opt(&mut l.max_tres_per_job, &set.max_tres_per_job);
-    set_opt(&mut l.max_tres_per_user, &set.max_tres_per_user);
+    edit_tres(&mut l.max_tres_per_job, &set.max_tres_per_job);
+    edit_tres(&mut l.max_tres_per_user, &set.max_tres_per_user);
     set_opt(&mut l.max_jobs_per_user, &set.max_jobs_per_user);
     set_opt(
         &mut l.max_submit_jobs_per_user,
         &set.max_submit_jobs_per_user,
     );
-    set_opt(&mut l.grp_tres, &set.grp_tres);
+    edit_tres(&mut l.grp_tres, &set.grp_tres);
     set_opt(&mut l.grp_jobs, &set.grp_jobs);
     set_opt(&mut l.grp_submit, &set.grp_submit);
 }
@@ -1084,10 +1211,10 @@ fn set_assoc(assoc: &mut Association, set: &AssocSet) -> Option<String> {
     set_opt(&mut l.max_jobs, &set.max_jobs);
     set_opt(&mut l.max_submit, &set.max_submit);
     set_opt(&mut l.max_wall_min, &set.max_wall_min);
-    set_opt(&mut l.max_tres, &set.max_tres);
+    edit_tres(&mut l.max_tres, &set.max_tres);
     set_opt(&mut l.grp_jobs, &set.grp_jobs);
     set_opt(&mut l.grp_submit, &set.grp_submit);
-    set_opt(&mut l.grp_tres, &set.grp_tres);
+    edit_tres(&mut l.grp_tres, &set.grp_tres);
     refused
 }
 

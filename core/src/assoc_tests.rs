@@ -286,3 +286,95 @@ fn the_database_travels_as_json_and_old_state_reads_empty() {
         AcctDb::default()
     );
 }
+
+fn modify_account(d: &mut AcctDb, name: &str, set: AssocSet) {
+    d.apply(&AcctRequest::ModifyAccounts {
+        names: names(&[name]),
+        description: None,
+        organization: None,
+        set,
+    })
+    .unwrap();
+}
+
+fn tres(text: &str) -> AssocSet {
+    AssocSet {
+        grp_tres: Some(Some(text.to_string())),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn tres_limits_are_edited_tres_by_tres() {
+    let mut d = db();
+    add_account(&mut d, "proj", None).unwrap();
+    let grp = |d: &AcctDb| d.account_assoc("proj").unwrap().limits.grp_tres.clone();
+    modify_account(&mut d, "proj", tres("node=4,cpu=8"));
+    assert_eq!(grp(&d).as_deref(), Some("cpu=8,node=4"));
+    // A TRES named again replaces its value, the others stay; -1 drops one.
+    modify_account(&mut d, "proj", tres("cpu=-1,gres/gpu=2,node=2"));
+    assert_eq!(grp(&d).as_deref(), Some("node=2,gres/gpu=2"));
+    // Memory in the largest unit that holds it exactly, in slurmdbd's TRES order.
+    modify_account(&mut d, "proj", tres("mem=1500,node=-1"));
+    assert_eq!(grp(&d).as_deref(), Some("mem=1500M,gres/gpu=2"));
+    modify_account(&mut d, "proj", tres("mem=2048"));
+    assert_eq!(grp(&d).as_deref(), Some("mem=2G,gres/gpu=2"));
+    modify_account(&mut d, "proj", tres("mem=-1,gres/gpu=-1"));
+    assert_eq!(grp(&d), None);
+}
+
+#[test]
+fn max_limits_come_down_from_the_nearest_account_that_sets_them() {
+    let mut d = db();
+    add_account(&mut d, "proj", None).unwrap();
+    add_account(&mut d, "team", Some("proj")).unwrap();
+    add_user(&mut d, "alice", &["team"], AssocSet::default()).unwrap();
+    modify_account(
+        &mut d,
+        "proj",
+        AssocSet {
+            max_wall_min: Some(Some(5)),
+            max_tres: Some(Some("cpu=1,node=2".into())),
+            ..Default::default()
+        },
+    );
+    modify_account(
+        &mut d,
+        "team",
+        AssocSet {
+            max_tres: Some(Some("cpu=4".into())),
+            ..Default::default()
+        },
+    );
+    let alice = d.user_assoc("alice", "team", None).unwrap().clone();
+    assert_eq!(d.inherited_max(&alice, |l| l.max_wall_min), Some(5));
+    assert_eq!(d.inherited_max(&alice, |l| l.max_jobs), None);
+    // TRES by TRES: the CPU limit of team, the node limit of proj.
+    assert_eq!(
+        d.inherited_max_tres(&alice, |l| l.max_tres.as_deref())
+            .as_deref(),
+        Some("cpu=4,node=2")
+    );
+    let chain: Vec<&str> = d
+        .account_chain("team")
+        .map(|a| a.account.as_str())
+        .collect();
+    assert_eq!(chain, ["team", "proj", "root"]);
+}
+
+#[test]
+fn a_cleared_limit_survives_the_trip_to_the_controller() {
+    // sacctmgr's `GrpJobs=-1` travels (and is logged) as JSON; it must not arrive as "leave alone".
+    let request = AcctRequest::ModifyAccounts {
+        names: names(&["proj"]),
+        description: None,
+        organization: None,
+        set: AssocSet {
+            grp_jobs: Some(None),
+            max_wall_min: Some(Some(5)),
+            ..Default::default()
+        },
+    };
+    let json = serde_json::to_string(&request).unwrap();
+    assert_eq!(serde_json::from_str::<AcctRequest>(&json).unwrap(), request);
+}

@@ -10,6 +10,7 @@ pub mod api;
 pub mod assoc;
 pub mod auth;
 pub mod billing;
+pub mod clearable;
 pub mod conf;
 pub mod controllers;
 pub mod cpu_bind;

@@ -79,6 +79,27 @@ impl ClusterState {
 }
 
 impl ClusterState {
+    /// The `MaxWall` a job of `spec` (account and QOS resolved) runs under with `limits` enforcement: its QOS's,
+    /// else its association's own or the nearest account's above it.
+    pub(super) fn max_wall_for(&self, spec: &JobSpec, partition: &str) -> Option<u32> {
+        if !self.settings.accounting || !self.settings.enforce_limits {
+            return None;
+        }
+        let qos = spec.qos.as_deref().unwrap_or(DEFAULT_QOS);
+        self.acct
+            .qos(qos)
+            .and_then(|q| q.limits.max_wall_min)
+            .or_else(|| {
+                let account = spec.account.as_deref()?;
+                let assoc = self
+                    .acct
+                    .user_assoc(&spec.user_name, account, Some(partition))?;
+                self.acct.inherited_max(assoc, |l| l.max_wall_min)
+            })
+    }
+}
+
+impl ClusterState {
     /// The limits on jobs waiting and running at once that slurmctld checks as a job is submitted, in its order:
     /// the QOS's `GrpSubmitJobs` (every user's jobs of the QOS) and `MaxSubmitJobsPerUser`, then the user's
     /// association's `GrpSubmitJobs` and `MaxSubmitJobs` (its own, else the nearest account's above it, since
@@ -101,20 +122,9 @@ impl ClusterState {
         if let Some(max) = assoc.limits.grp_submit {
             grp_chain.push((None, max));
         }
-        let mut above = Some(account);
-        let mut seen = 0;
-        while let Some(name) = above {
-            let Some(node) = self.acct.account_assoc(name) else {
-                break;
-            };
+        for node in self.acct.account_chain(account) {
             if let Some(max) = node.limits.grp_submit {
-                grp_chain.push((Some(name), max));
-            }
-            above = node.parent.as_deref();
-            // A parent loop cannot be made through sacctmgr; stop rather than spin if one ever is.
-            seen += 1;
-            if seen > self.acct.assocs.len() {
-                break;
+                grp_chain.push((Some(node.account.as_str()), max));
             }
         }
         if qos_grp.is_none()
@@ -125,22 +135,9 @@ impl ClusterState {
             return Ok(());
         }
         let under = |job_account: &str, top: &str| {
-            let mut at = Some(job_account);
-            let mut steps = 0;
-            while let Some(name) = at {
-                if name == top {
-                    return true;
-                }
-                at = self
-                    .acct
-                    .account_assoc(name)
-                    .and_then(|a| a.parent.as_deref());
-                steps += 1;
-                if steps > self.acct.assocs.len() {
-                    return false;
-                }
-            }
-            false
+            self.acct
+                .account_chain(job_account)
+                .any(|node| node.account == top)
         };
         let live: Vec<&JobRecord> = self
             .jobs
@@ -499,6 +496,140 @@ mod tests {
         s.finish(first).unwrap();
         s.pass().unwrap();
         assert_eq!(job(&s, second).0, JobBaseState::Running);
+    }
+
+    #[test]
+    fn association_limits_of_the_user_and_of_the_accounts_above_keep_jobs_waiting() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = limited();
+        let team = AcctRequest::AddAccounts {
+            names: names(&["team"]),
+            parent: Some("proj".into()),
+            description: None,
+            organization: None,
+            set: AssocSet::default(),
+        };
+        acct(&mut s, 0, team).unwrap();
+        let alice_in_team = AcctRequest::AddUsers {
+            names: names(&["alice"]),
+            accounts: names(&["team"]),
+            partitions: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                qos: Some(ListEdit::Add(names(&["high"]))),
+                ..Default::default()
+            },
+        };
+        acct(&mut s, 0, alice_in_team).unwrap();
+        let submit = |s: &mut Scenario, account: &str, cpus: u32, minutes: Option<u32>| {
+            let mut spec = job(cpus, 100, 0, minutes);
+            spec.account = Some(account.into());
+            s.submit(spec).unwrap()
+        };
+        let status = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        let waits = |reason| (JobBaseState::Pending, reason);
+        // GrpJobs of proj counts the jobs of the accounts below it.
+        let grp_jobs = AssocSet {
+            grp_jobs: Some(Some(1)),
+            ..Default::default()
+        };
+        modify_account(&mut s, "proj", grp_jobs);
+        let below = submit(&mut s, "team", 1, Some(5));
+        let in_proj = submit(&mut s, "proj", 1, Some(5));
+        s.pass().unwrap();
+        assert_eq!(status(&s, below).0, JobBaseState::Running);
+        assert_eq!(status(&s, in_proj), waits(JobReason::AssocGrpJob));
+        s.finish(below).unwrap();
+        s.pass().unwrap();
+        assert_eq!(status(&s, in_proj).0, JobBaseState::Running);
+        s.finish(in_proj).unwrap();
+        // GrpTRES of proj: one CPU among all its jobs.
+        let grp_cpu = AssocSet {
+            grp_jobs: Some(None),
+            grp_tres: Some(Some("cpu=1".into())),
+            ..Default::default()
+        };
+        modify_account(&mut s, "proj", grp_cpu);
+        let first = submit(&mut s, "proj", 1, Some(5));
+        let second = submit(&mut s, "team", 1, Some(5));
+        s.pass().unwrap();
+        assert_eq!(status(&s, first).0, JobBaseState::Running);
+        assert_eq!(status(&s, second), waits(JobReason::AssocGrpCpu));
+        s.finish(first).unwrap();
+        s.finish(second).unwrap();
+        // MaxTRES and MaxWall of proj hold for alice's association under it, which sets none.
+        let max = AssocSet {
+            grp_tres: Some(None),
+            max_tres: Some(Some("cpu=1".into())),
+            max_wall_min: Some(Some(5)),
+            ..Default::default()
+        };
+        modify_account(&mut s, "proj", max);
+        let wide = submit(&mut s, "proj", 2, Some(5));
+        let long = submit(&mut s, "proj", 1, Some(7));
+        let unlimited = submit(&mut s, "proj", 1, None);
+        s.pass().unwrap();
+        assert_eq!(status(&s, wide), waits(JobReason::AssocMaxCpuPerJob));
+        assert_eq!(status(&s, long), waits(JobReason::AssocMaxWallPerJob));
+        // A job without a time limit gets the MaxWall.
+        assert_eq!(s.state.jobs[&unlimited].time_limit_min, Some(5));
+        assert_eq!(status(&s, unlimited).0, JobBaseState::Running);
+        s.finish(unlimited).unwrap();
+        // Where the job's QOS sets the same limit, the association's is not looked at.
+        let qos_wall = QosSet {
+            max_wall_min: Some(Some(60)),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", qos_wall);
+        let mut spec = job(1, 100, 0, Some(7));
+        spec.account = Some("proj".into());
+        spec.qos = Some("high".into());
+        let in_high = s.submit(spec).unwrap();
+        s.pass().unwrap();
+        assert_eq!(status(&s, in_high).0, JobBaseState::Running);
+    }
+
+    #[test]
+    fn memory_limits_count_what_jobs_hold_and_ask_for() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = limited();
+        let status = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        // The QOS's GrpTRES: 150 MB among its running jobs, each of which asks for 100.
+        let grp_mem = QosSet {
+            grp_tres: Some(Some("mem=150".into())),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", grp_mem);
+        let in_high = |s: &mut Scenario| {
+            let mut spec = job(1, 100, 0, Some(5));
+            spec.qos = Some("high".into());
+            s.submit(spec).unwrap()
+        };
+        let first = in_high(&mut s);
+        let second = in_high(&mut s);
+        s.pass().unwrap();
+        assert_eq!(status(&s, first).0, JobBaseState::Running);
+        assert_eq!(
+            status(&s, second),
+            (JobBaseState::Pending, JobReason::QosGrpMem)
+        );
+        s.finish(first).unwrap();
+        s.finish(second).unwrap();
+        // MaxTRES of the account, handed down: a job may ask for 50 MB.
+        let max_mem = AssocSet {
+            max_tres: Some(Some("mem=50".into())),
+            ..Default::default()
+        };
+        modify_account(&mut s, "proj", max_mem);
+        let big = s.submit(job(1, 100, 0, Some(5))).unwrap();
+        let small = s.submit(job(1, 50, 0, Some(5))).unwrap();
+        s.pass().unwrap();
+        assert_eq!(
+            status(&s, big),
+            (JobBaseState::Pending, JobReason::AssocMaxMemPerJob)
+        );
+        assert_eq!(status(&s, small).0, JobBaseState::Running);
     }
 
     #[test]

@@ -141,9 +141,18 @@ impl ClusterState {
             let cap = self.settings.max_switch_wait_secs;
             sw.wait_secs = Some(sw.wait_secs.map_or(cap, |w| w.min(cap)));
         }
+        let max_wall = self.max_wall_for(&spec, &partition);
         let time_limit_min = spec.time_limit_min.or_else(|| {
-            self.partition(&partition)
-                .and_then(|p| p.default_time_min.or(p.max_time_min))
+            let part = self.partition(&partition);
+            match max_wall {
+                // slurmctld gives a job without a time limit its QOS's or association's MaxWall (within the
+                // partition's MaxTime) before the partition's DefaultTime is looked at.
+                Some(wall) => Some(
+                    part.and_then(|p| p.max_time_min)
+                        .map_or(wall, |m| m.min(wall)),
+                ),
+                None => part.and_then(|p| p.default_time_min.or(p.max_time_min)),
+            }
         });
         Ok(PreparedSubmission {
             spec,

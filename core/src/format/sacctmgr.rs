@@ -360,10 +360,15 @@ fn assoc_value(db: &AcctDb, a: &Association, field: &str) -> String {
         "GrpJobs" => opt(&l.grp_jobs),
         "GrpTRES" => opt(&l.grp_tres),
         "GrpSubmit" => opt(&l.grp_submit),
-        "MaxJobs" => opt(&l.max_jobs),
-        "MaxTRES" => opt(&l.max_tres),
-        "MaxSubmit" => opt(&l.max_submit),
-        "MaxWall" => l.max_wall_min.map(format_minutes).unwrap_or_default(),
+        // slurmdbd hands an account's Max limits down to the associations under it that set none, and shows
+        // them there.
+        "MaxJobs" => opt(&db.inherited_max(a, |l| l.max_jobs)),
+        "MaxTRES" => opt(&db.inherited_max_tres(a, |l| l.max_tres.as_deref())),
+        "MaxSubmit" => opt(&db.inherited_max(a, |l| l.max_submit)),
+        "MaxWall" => db
+            .inherited_max(a, |l| l.max_wall_min)
+            .map(format_minutes)
+            .unwrap_or_default(),
         "QOS" => a.qos.join(","),
         "Def QOS" => a.default_qos.clone().unwrap_or_default(),
         _ => String::new(),
