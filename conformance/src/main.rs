@@ -339,6 +339,12 @@ pub const ACCESS_CONF: &str = "PrivateData=jobs\nLicenses=fluent:3,ansys\n\
 
 /// slurm.conf line of a `both --topology` run: the switches of conf/topology.conf, which both targets' up.sh
 /// render beside slurm.conf (and which neither reads without this line).
+/// The single-node mode's scheduling: slurmctld starts a batch job as it is submitted rather than gathering
+/// submissions for a moment and spacing its passes (its High Throughput guide's `batch_sched_delay=0` and
+/// `sched_min_interval=0`). No case's output depends on that wait, and without it the Slurm side of the mode
+/// takes about 260 s instead of 440 s on the CI machine. Spur reads the same line and has no such wait.
+pub const SINGLE_NODE_CONF: &str = "SchedulerParameters=batch_sched_delay=0,sched_min_interval=0\n";
+
 pub const TOPOLOGY_CONF: &str = "TopologyPlugin=topology/tree\n";
 
 /// slurm.conf lines of a `both --prolog` run: conf/prolog.sh (beside the targets' directory) as the prolog, run
@@ -441,6 +447,8 @@ fn run_both_targets(cases: &CaseArgs, shape: &Shape, out: &Path, targets: &Path)
             TOPOLOGY_CONF
         } else if cases.accounting {
             ACCOUNTING_CONF
+        } else if shape.nodes.is_none() {
+            SINGLE_NODE_CONF
         } else {
             ""
         };

@@ -55,6 +55,10 @@ pub struct QosLimits {
     pub grp_tres: Option<String>,
     pub grp_jobs: Option<u32>,
     pub grp_submit: Option<u32>,
+    /// The `PerAccount` limits count the jobs of each account (the job's own) apart.
+    pub max_tres_per_account: Option<String>,
+    pub max_jobs_per_account: Option<u32>,
+    pub max_submit_jobs_per_account: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +213,12 @@ pub struct QosSet {
     pub grp_jobs: Option<Option<u32>>,
     #[serde(with = "crate::clearable")]
     pub grp_submit: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
+    pub max_tres_per_account: Option<Option<String>>,
+    #[serde(with = "crate::clearable")]
+    pub max_jobs_per_account: Option<Option<u32>>,
+    #[serde(with = "crate::clearable")]
+    pub max_submit_jobs_per_account: Option<Option<u32>>,
 }
 
 /// Association settings of an add or modify; `Some(None)` clears one (`=-1`).
@@ -1190,6 +1200,12 @@ fn set_qos(qos: &mut Qos, set: &QosSet) {
     edit_tres(&mut l.grp_tres, &set.grp_tres);
     set_opt(&mut l.grp_jobs, &set.grp_jobs);
     set_opt(&mut l.grp_submit, &set.grp_submit);
+    edit_tres(&mut l.max_tres_per_account, &set.max_tres_per_account);
+    set_opt(&mut l.max_jobs_per_account, &set.max_jobs_per_account);
+    set_opt(
+        &mut l.max_submit_jobs_per_account,
+        &set.max_submit_jobs_per_account,
+    );
 }
 
 /// Applies `set`; a default QOS the association may not use is left unset and returned (sacctmgr reports it).

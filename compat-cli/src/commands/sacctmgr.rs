@@ -470,12 +470,19 @@ fn qos_lines(set: &QosSet) -> Vec<(&'static str, String)> {
     some(&mut out, "GrpJobs", &set.grp_jobs);
     some(&mut out, "GrpSubmitJobs", &set.grp_submit);
     some(&mut out, "GrpTRES", &set.grp_tres);
+    some(&mut out, "MaxJobsPerAccount", &set.max_jobs_per_account);
     some(&mut out, "MaxJobsPerUser", &set.max_jobs_per_user);
+    some(
+        &mut out,
+        "MaxSubmitJobsPerAccount",
+        &set.max_submit_jobs_per_account,
+    );
     some(
         &mut out,
         "MaxSubmitJobsPerUser",
         &set.max_submit_jobs_per_user,
     );
+    some(&mut out, "MaxTRESPerAccount", &set.max_tres_per_account);
     some(&mut out, "MaxTRESPerJob", &set.max_tres_per_job);
     some(&mut out, "MaxTRESPerUser", &set.max_tres_per_user);
     if let Some(wall) = set.max_wall_min {

@@ -246,6 +246,15 @@ fn qos_setting(p: &Pair, set: &mut QosSet, w: &mut Warnings) -> bool {
         "grpsubmitjobs" | "grpsubmit" => {
             set.grp_submit = limit_u32(p, "GrpSubmitJobs", w).or(set.grp_submit)
         }
+        "maxtresperaccount" | "maxtrespa" => set.max_tres_per_account = limit_text(p),
+        "maxjobsperaccount" | "maxjobspa" => {
+            set.max_jobs_per_account =
+                limit_u32(p, "MaxJobsPerAccount", w).or(set.max_jobs_per_account)
+        }
+        "maxsubmitjobsperaccount" | "maxsubmitpa" => {
+            set.max_submit_jobs_per_account =
+                limit_u32(p, "MaxSubmitJobsPerAccount", w).or(set.max_submit_jobs_per_account)
+        }
         _ => return false,
     }
     true

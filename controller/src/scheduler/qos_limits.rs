@@ -6,8 +6,9 @@
 //! A QOS's `MaxWall` (`QOSMaxWallDurationPerJobLimit`), `GrpJobs` (`QOSGrpJobsLimit`), `MaxJobsPerUser`
 //! (`QOSMaxJobsPerUserLimit`), `GrpTRES` (`QOSGrpCpuLimit`, `QOSGrpNodeLimit`, `QOSGrpGRES`), `MaxTRESPerJob`
 //! (`QOSMaxCpuPerJobLimit`, `QOSMaxNodePerJobLimit`, `QOSMaxGRESPerJob`) and `MaxTRESPerUser`
-//! (`QOSMaxCpuPerUserLimit`, `QOSMaxNodePerUserLimit`, `QOSMaxGRESPerUser`), each for `cpu`, `node` and
-//! `gres/<name>`. An association's `GrpJobs` (`AssocGrpJobsLimit`) and `GrpTRES` (`AssocGrpCpuLimit`,
+//! (`QOSMaxCpuPerUserLimit`, `QOSMaxNodePerUserLimit`, `QOSMaxGRESPerUser`), `MaxJobsPerAccount`
+//! (`MaxJobsPerAccount`) and `MaxTRESPerAccount` (`MaxCpuPerAccount`, `MaxNodePerAccount`, `MaxGRESPerAccount`),
+//! each for `cpu`, `mem`, `node` and `gres/<name>`. An association's `GrpJobs` (`AssocGrpJobsLimit`) and `GrpTRES` (`AssocGrpCpuLimit`,
 //! `AssocGrpNodeLimit`, `AssocGrpGRES`) count every job under it: the user's association its own jobs in that
 //! account, an account's association the jobs of its users and of every account below it. A user association's
 //! `MaxJobs` (`AssocMaxJobsLimit`), `MaxWall` (`AssocMaxWallDurationPerJobLimit`) and `MaxTRES`
@@ -32,6 +33,8 @@ pub struct QosLimits<'s> {
     running_in_qos: BTreeMap<&'s str, u32>,
     held_in_qos: BTreeMap<&'s str, Held>,
     held_by_user: BTreeMap<(u32, &'s str), Held>,
+    /// By QOS and account (the job's own), for the QOS's `PerAccount` limits.
+    in_qos_account: BTreeMap<(&'s str, &'s str), Usage>,
     /// By user name and account (the job's own, `""` when it has none).
     in_user_assoc: BTreeMap<(&'s str, &'s str), Usage>,
     /// By account: the jobs of its users and of every account below it.
@@ -218,6 +221,7 @@ impl<'s> QosLimits<'s> {
             running_in_qos: BTreeMap::new(),
             held_in_qos: BTreeMap::new(),
             held_by_user: BTreeMap::new(),
+            in_qos_account: BTreeMap::new(),
             in_user_assoc: BTreeMap::new(),
             in_account: BTreeMap::new(),
         };
@@ -247,6 +251,10 @@ impl<'s> QosLimits<'s> {
             .or_default()
             .add(&held);
         let (user, account) = assoc_key(job);
+        self.in_qos_account
+            .entry((qos_name(job), account))
+            .or_default()
+            .add(&held);
         self.in_user_assoc
             .entry((user, account))
             .or_default()
@@ -285,6 +293,14 @@ impl<'s> QosLimits<'s> {
         let in_qos = self.running_in_qos.get(qos_name(job)).copied().unwrap_or(0);
         if limits.grp_jobs.is_some_and(|max| in_qos >= max) {
             return Some(JobReason::QosGrpJob);
+        }
+        let in_account = self.in_qos_account.get(&(qos_name(job), assoc_key(job).1));
+        let jobs_in_account = in_account.map_or(0, |u| u.jobs);
+        if limits
+            .max_jobs_per_account
+            .is_some_and(|max| jobs_in_account >= max)
+        {
+            return Some(JobReason::QosMaxJobPerAcct);
         }
         let running = self
             .running
@@ -360,6 +376,16 @@ impl<'s> QosLimits<'s> {
                 "mem" => JobReason::QosMaxMemPerUser,
                 "node" => JobReason::QosMaxNodePerUser,
                 _ => JobReason::QosMaxGresPerUser,
+            });
+        }
+        let per_account = tres_list(limits.max_tres_per_account.as_deref());
+        let in_account = held(self.in_qos_account.get(&(qos_name(job), assoc_key(job).1)));
+        if let Some(kind) = asked.over_with(in_account, &per_account, job) {
+            return Some(match kind {
+                "cpu" => JobReason::QosMaxCpuPerAcct,
+                "mem" => JobReason::QosMaxMemPerAcct,
+                "node" => JobReason::QosMaxNodePerAcct,
+                _ => JobReason::QosMaxGresPerAcct,
             });
         }
         None

@@ -101,7 +101,8 @@ impl ClusterState {
 
 impl ClusterState {
     /// The limits on jobs waiting and running at once that slurmctld checks as a job is submitted, in its order:
-    /// the QOS's `GrpSubmitJobs` (every user's jobs of the QOS) and `MaxSubmitJobsPerUser`, then the user's
+    /// the QOS's `GrpSubmitJobs` (every user's jobs of the QOS), `MaxSubmitJobsPerAccount` (the jobs of the QOS in
+    /// the job's account) and `MaxSubmitJobsPerUser`, then the user's
     /// association's `GrpSubmitJobs` and `MaxSubmitJobs` (its own, else the nearest account's above it, since
     /// slurmdbd hands an account's `Max` limits down to the associations under it), then `GrpSubmitJobs` of each
     /// account above (the jobs of everyone under it). Each counts the jobs not yet finished, held ones included,
@@ -116,6 +117,7 @@ impl ClusterState {
         let qos_limits = self.acct.qos(qos).map(|q| &q.limits);
         let qos_grp = qos_limits.and_then(|l| l.grp_submit);
         let qos_per_user = qos_limits.and_then(|l| l.max_submit_jobs_per_user);
+        let qos_per_account = qos_limits.and_then(|l| l.max_submit_jobs_per_account);
         let assoc_max = self.acct.inherited_max(assoc, |l| l.max_submit);
         // The account chain from the user's own association up to root, with each one's GrpSubmitJobs.
         let mut grp_chain: Vec<(Option<&str>, u32)> = Vec::new();
@@ -129,6 +131,7 @@ impl ClusterState {
         }
         if qos_grp.is_none()
             && qos_per_user.is_none()
+            && qos_per_account.is_none()
             && assoc_max.is_none()
             && grp_chain.is_empty()
         {
@@ -160,6 +163,15 @@ impl ClusterState {
         if let Some(max) = qos_grp {
             if full(live.iter().filter(|j| job_qos(j) == qos).count(), max) {
                 return refuse(JobReason::QosGrpSubJob);
+            }
+        }
+        if let Some(max) = qos_per_account {
+            let count = live
+                .iter()
+                .filter(|j| job_qos(j) == qos && j.spec.account.as_deref() == Some(account))
+                .count();
+            if full(count, max) {
+                return refuse(JobReason::QosMaxSubJobPerAcct);
             }
         }
         if let Some(max) = qos_per_user {
@@ -588,6 +600,75 @@ mod tests {
         let in_high = s.submit(spec).unwrap();
         s.pass().unwrap();
         assert_eq!(status(&s, in_high).0, JobBaseState::Running);
+    }
+
+    #[test]
+    fn per_account_limits_of_a_qos_count_each_account_apart() {
+        use spur_core::states::{JobBaseState, JobReason};
+        let mut s = limited();
+        let team = AcctRequest::AddAccounts {
+            names: names(&["team"]),
+            parent: None,
+            description: None,
+            organization: None,
+            set: AssocSet::default(),
+        };
+        acct(&mut s, 0, team).unwrap();
+        let alice_in_team = AcctRequest::AddUsers {
+            names: names(&["alice"]),
+            accounts: names(&["team"]),
+            partitions: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                qos: Some(ListEdit::Add(names(&["high"]))),
+                ..Default::default()
+            },
+        };
+        acct(&mut s, 0, alice_in_team).unwrap();
+        let per_account = QosSet {
+            max_jobs_per_account: Some(Some(1)),
+            max_submit_jobs_per_account: Some(Some(2)),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", per_account);
+        let submit = |s: &mut Scenario, account: &str| {
+            let mut spec = job(1, 100, 0, Some(5));
+            spec.account = Some(account.into());
+            spec.qos = Some("high".into());
+            s.submit(spec)
+        };
+        let status = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
+        let first = submit(&mut s, "proj").unwrap();
+        let second = submit(&mut s, "proj").unwrap();
+        let elsewhere = submit(&mut s, "team").unwrap();
+        s.pass().unwrap();
+        assert_eq!(status(&s, first).0, JobBaseState::Running);
+        assert_eq!(
+            status(&s, second),
+            (JobBaseState::Pending, JobReason::QosMaxJobPerAcct)
+        );
+        assert_eq!(status(&s, elsewhere).0, JobBaseState::Running);
+        let refused = submit(&mut s, "proj").unwrap_err();
+        assert_eq!(refused.errno, SlurmErrno::AccountingPolicy);
+        assert_eq!(refused.detail.as_deref(), Some("MaxSubmitJobsPerAccount"));
+        submit(&mut s, "team").unwrap();
+        // MaxTRESPerAccount: one CPU among each account's running jobs of the QOS.
+        s.finish(first).unwrap();
+        s.finish(elsewhere).unwrap();
+        let tres = QosSet {
+            max_jobs_per_account: Some(None),
+            max_tres_per_account: Some(Some("cpu=1".into())),
+            ..Default::default()
+        };
+        modify_qos(&mut s, "high", tres);
+        let third = submit(&mut s, "proj").unwrap();
+        s.pass().unwrap();
+        assert_eq!(status(&s, second).0, JobBaseState::Running);
+        assert_eq!(
+            status(&s, third),
+            (JobBaseState::Pending, JobReason::QosMaxCpuPerAcct)
+        );
     }
 
     #[test]
