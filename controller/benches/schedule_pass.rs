@@ -4,7 +4,9 @@
 //! rest) and a busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the
 //! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md. With
 //! `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU units are chosen by links. With
-//! `--finished` a third case adds 90,000 finished jobs (kept for MinJobAge) to the busy cluster.
+//! `--finished` a third case adds 90,000 finished jobs (kept for MinJobAge) to the busy cluster. With `--limits`
+//! the cluster enforces association limits (`AccountingStorageEnforce=limits`): the jobs belong to 2,000 users in
+//! 100 accounts, each account with `GrpJobs`, `GrpTRES` and a `MaxJobs` its users inherit.
 
 use std::time::{Duration, Instant};
 
@@ -62,7 +64,61 @@ fn add_finished(s: &mut Scenario) {
     }
 }
 
-fn build(nodes: usize, topology: bool) -> Scenario {
+const LIMITED_ACCOUNTS: usize = 100;
+const LIMITED_USERS: usize = 2_000;
+
+fn accounting(s: &mut Scenario, request: spur_core::assoc::AcctRequest) {
+    use spur_controller::state::Command;
+    use spur_core::api::ControlRequest;
+    let now = s.now;
+    let command = Command::Control {
+        caller_uid: 0,
+        request: ControlRequest::Accounting { request },
+        now,
+    };
+    if let Err(e) = s.apply(command) {
+        panic!("accounting: {e}");
+    }
+}
+
+/// The accounts and users of `--limits`: every account limits its running jobs and CPUs and hands its users a
+/// `MaxJobs`.
+fn add_associations(s: &mut Scenario) {
+    use spur_core::assoc::{AcctRequest, AssocSet};
+    for a in 0..LIMITED_ACCOUNTS {
+        let set = AssocSet {
+            grp_jobs: Some(Some(200)),
+            grp_tres: Some(Some("cpu=2048,gres/gpu=256".into())),
+            max_jobs: Some(Some(20)),
+            ..Default::default()
+        };
+        accounting(
+            s,
+            AcctRequest::AddAccounts {
+                names: vec![format!("a{a:02}")],
+                parent: None,
+                description: None,
+                organization: None,
+                set,
+            },
+        );
+    }
+    for u in 0..LIMITED_USERS {
+        accounting(
+            s,
+            AcctRequest::AddUsers {
+                names: vec![format!("u{u:04}")],
+                accounts: vec![format!("a{:02}", u % LIMITED_ACCOUNTS)],
+                partitions: Vec::new(),
+                default_account: None,
+                admin: None,
+                set: AssocSet::default(),
+            },
+        );
+    }
+}
+
+fn build(nodes: usize, topology: bool, limits: bool) -> Scenario {
     let names: Vec<String> = (1..=nodes).map(|i| format!("gpu{i:05}")).collect();
     let defs: Vec<_> = names
         .iter()
@@ -70,10 +126,23 @@ fn build(nodes: usize, topology: bool) -> Scenario {
         .map(|def| if topology { with_gpu_files(def) } else { def })
         .collect();
     let parts = vec![partition("gpu", &names, true)];
-    let mut s = match Scenario::new(defs.clone(), parts, Settings::default(), T0) {
+    let settings = if limits {
+        Settings {
+            accounting: true,
+            enforce_associations: true,
+            enforce_limits: true,
+            ..Settings::default()
+        }
+    } else {
+        Settings::default()
+    };
+    let mut s = match Scenario::new(defs.clone(), parts, settings, T0) {
         Ok(s) => s,
         Err(e) => panic!("cluster: {e}"),
     };
+    if limits {
+        add_associations(&mut s);
+    }
     if topology {
         for def in &defs {
             if let Err(e) = s.report_gpus(def, two_xgmi_islands()) {
@@ -90,6 +159,11 @@ fn build(nodes: usize, topology: bool) -> Scenario {
         let mut spec = job(cpus, mem_mb, gpus, limit);
         spec.nodes_min = rng.pick(&[1, 1, 1, 1, 1, 1, 2, 4]);
         spec.ntasks = Some(cpus * spec.nodes_min);
+        if limits {
+            let user = rng.pick(&(0..LIMITED_USERS).collect::<Vec<_>>());
+            spec.user_name = format!("u{user:04}");
+            spec.account = Some(format!("a{:02}", user % LIMITED_ACCOUNTS));
+        }
         if let Err(e) = s.submit(spec) {
             panic!("submit: {e}");
         }
@@ -158,12 +232,18 @@ fn main() {
     };
     let topology = std::env::args().any(|a| a == "--topology");
     let finished = std::env::args().any(|a| a == "--finished");
+    let limits = std::env::args().any(|a| a == "--limits");
     for nodes in sizes {
         let began = Instant::now();
-        let mut s = build(nodes, topology);
+        let mut s = build(nodes, topology, limits);
         println!(
-            "{nodes} nodes x 8 GPUs{}, {PENDING_JOBS} pending jobs (built in {:.1?})",
+            "{nodes} nodes x 8 GPUs{}{}, {PENDING_JOBS} pending jobs (built in {:.1?})",
             if topology { " in XGMI islands" } else { "" },
+            if limits {
+                ", association limits enforced"
+            } else {
+                ""
+            },
             began.elapsed()
         );
         println!("  idle cluster:");

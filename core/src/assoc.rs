@@ -4,7 +4,7 @@
 //! [`AcctDb::apply`] inside `apply`, so every controller holds the same entities.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::records::PreemptMode;
 
@@ -157,6 +157,166 @@ pub struct AcctDb {
     pub accounts: BTreeMap<String, Account>,
     pub users: BTreeMap<String, User>,
     pub assocs: Vec<Association>,
+}
+
+/// The walks up the account tree, written once for [`AcctDb`] (which searches its list of associations, enough
+/// for one submission or one `sacctmgr` listing) and for [`AcctIndex`] (a map, for the scheduler, which asks for
+/// every pending job in every pass).
+pub trait AccountTree {
+    /// The association of an account (not of a user in it).
+    fn account_assoc(&self, account: &str) -> Option<&Association>;
+
+    /// How many steps a walk up may take: a parent loop cannot be made through sacctmgr, but is not followed.
+    fn walk_limit(&self) -> usize;
+
+    /// The association of `account` and of every account above it, nearest first.
+    fn account_chain<'a>(&'a self, account: &'a str) -> impl Iterator<Item = &'a Association> + 'a {
+        walk_up(
+            move |name| self.account_assoc(name),
+            self.walk_limit(),
+            account,
+        )
+    }
+
+    /// A `Max` limit of a user's association as slurmctld applies it: the association's own, else the nearest
+    /// account's above it (slurmdbd hands an account's `Max` limits down to the associations under it that set
+    /// none).
+    fn inherited_max<'a, T>(
+        &'a self,
+        assoc: &'a Association,
+        limit: impl Fn(&'a AssocLimits) -> Option<T>,
+    ) -> Option<T> {
+        limit(&assoc.limits).or_else(|| {
+            self.account_chain(&assoc.account)
+                .find_map(|node| limit(&node.limits))
+        })
+    }
+
+    /// A TRES `Max` limit (`MaxTRES`) of an association as slurmctld applies it and sacctmgr shows it: each
+    /// TRES from the nearest association that sets it, its own first, then each account above (slurmdbd hands
+    /// limits down TRES by TRES).
+    fn inherited_max_tres(
+        &self,
+        assoc: &Association,
+        limit: impl Fn(&AssocLimits) -> Option<&str>,
+    ) -> Option<String> {
+        let mut merged: Option<String> = None;
+        let levels = std::iter::once(assoc).chain(self.account_chain(&assoc.account));
+        for level in levels {
+            let Some(text) = limit(&level.limits) else {
+                continue;
+            };
+            let have: Vec<String> = tres_keys(merged.as_deref().unwrap_or(""));
+            let missing: Vec<&str> = text
+                .split(',')
+                .filter(|item| {
+                    let key = item.split_once('=').map_or(*item, |(k, _)| k);
+                    !have.iter().any(|k| k.eq_ignore_ascii_case(key.trim()))
+                })
+                .collect();
+            if !missing.is_empty() {
+                edit_tres(&mut merged, &Some(Some(missing.join(","))));
+            }
+        }
+        merged
+    }
+}
+
+/// `account` and every account above it, found by `lookup`, for at most `limit` steps.
+fn walk_up<'a: 'l, 'l>(
+    lookup: impl Fn(&str) -> Option<&'a Association> + 'l,
+    limit: usize,
+    account: &'a str,
+) -> impl Iterator<Item = &'a Association> + 'l {
+    let mut above = Some(account);
+    let mut steps = 0;
+    std::iter::from_fn(move || {
+        steps += 1;
+        if steps > limit {
+            return None;
+        }
+        let node = lookup(above?)?;
+        above = node.parent.as_deref();
+        Some(node)
+    })
+}
+
+impl AccountTree for AcctDb {
+    fn account_assoc(&self, account: &str) -> Option<&Association> {
+        AcctDb::account_assoc(self, account)
+    }
+
+    fn walk_limit(&self) -> usize {
+        self.assocs.len()
+    }
+}
+
+/// The associations of an [`AcctDb`] by account and by user, for lookups in a loop.
+pub struct AcctIndex<'a> {
+    db: &'a AcctDb,
+    accounts: HashMap<&'a str, &'a Association>,
+    /// Each user's associations in an account, in the database's order (partition ones among them).
+    users: HashMap<(&'a str, &'a str), Vec<&'a Association>>,
+}
+
+impl<'a> AcctIndex<'a> {
+    pub fn new(db: &'a AcctDb) -> Self {
+        let mut accounts = HashMap::new();
+        let mut users: HashMap<(&str, &str), Vec<&Association>> = HashMap::new();
+        for assoc in &db.assocs {
+            match &assoc.user {
+                // The first one wins, as in `AcctDb::account_assoc`.
+                None => {
+                    accounts.entry(assoc.account.as_str()).or_insert(assoc);
+                }
+                Some(user) => users
+                    .entry((user.as_str(), assoc.account.as_str()))
+                    .or_default()
+                    .push(assoc),
+            }
+        }
+        AcctIndex {
+            db,
+            accounts,
+            users,
+        }
+    }
+
+    /// As [`AccountTree::account_chain`], with associations that outlive the index.
+    pub fn chain<'s>(&'s self, account: &'a str) -> impl Iterator<Item = &'a Association> + 's
+    where
+        'a: 's,
+    {
+        walk_up(
+            move |name| self.accounts.get(name).copied(),
+            self.db.assocs.len(),
+            account,
+        )
+    }
+
+    /// As [`AcctDb::user_assoc`]: the partition's own first.
+    pub fn user_assoc(
+        &self,
+        user: &str,
+        account: &str,
+        partition: Option<&str>,
+    ) -> Option<&'a Association> {
+        let mine = self.users.get(&(user, account))?;
+        mine.iter()
+            .find(|a| partition.is_some() && a.partition.as_deref() == partition)
+            .or_else(|| mine.iter().find(|a| a.partition.is_none()))
+            .copied()
+    }
+}
+
+impl AccountTree for AcctIndex<'_> {
+    fn account_assoc(&self, account: &str) -> Option<&Association> {
+        self.accounts.get(account).copied()
+    }
+
+    fn walk_limit(&self) -> usize {
+        self.db.assocs.len()
+    }
 }
 
 /// A change to a list setting: `QOS=a,b`, `QOS+=c`, `QOS-=a`.
@@ -471,63 +631,30 @@ impl AcctDb {
         self.qos.iter().find(|q| q.name == name)
     }
 
-    /// A `Max` limit of a user's association as slurmctld applies it: the association's own, else the nearest
-    /// account's above it (slurmdbd hands an account's `Max` limits down to the associations under it that set
-    /// none).
+    /// A `Max` limit of a user's association as slurmctld applies it: see [`AccountTree::inherited_max`].
     pub fn inherited_max<'a, T>(
         &'a self,
         assoc: &'a Association,
         limit: impl Fn(&'a AssocLimits) -> Option<T>,
     ) -> Option<T> {
-        limit(&assoc.limits).or_else(|| {
-            self.account_chain(&assoc.account)
-                .find_map(|node| limit(&node.limits))
-        })
+        AccountTree::inherited_max(self, assoc, limit)
     }
 
-    /// A TRES `Max` limit (`MaxTRES`) of an association as slurmctld applies it and sacctmgr shows it: each
-    /// TRES from the nearest association that sets it, its own first, then each account above (slurmdbd hands
-    /// limits down TRES by TRES).
+    /// A TRES `Max` limit of an association: see [`AccountTree::inherited_max_tres`].
     pub fn inherited_max_tres(
         &self,
         assoc: &Association,
         limit: impl Fn(&AssocLimits) -> Option<&str>,
     ) -> Option<String> {
-        let mut merged: Option<String> = None;
-        let levels = std::iter::once(assoc).chain(self.account_chain(&assoc.account));
-        for level in levels {
-            let Some(text) = limit(&level.limits) else {
-                continue;
-            };
-            let have: Vec<String> = tres_keys(merged.as_deref().unwrap_or(""));
-            let missing: Vec<&str> = text
-                .split(',')
-                .filter(|item| {
-                    let key = item.split_once('=').map_or(*item, |(k, _)| k);
-                    !have.iter().any(|k| k.eq_ignore_ascii_case(key.trim()))
-                })
-                .collect();
-            if !missing.is_empty() {
-                edit_tres(&mut merged, &Some(Some(missing.join(","))));
-            }
-        }
-        merged
+        AccountTree::inherited_max_tres(self, assoc, limit)
     }
 
     /// The association of `account` and of every account above it, nearest first.
-    pub fn account_chain<'a>(&'a self, account: &'a str) -> impl Iterator<Item = &'a Association> {
-        let mut above = Some(account);
-        // At most one step per association: a parent loop cannot be made through sacctmgr, but is not followed.
-        let mut steps = 0;
-        std::iter::from_fn(move || {
-            steps += 1;
-            if steps > self.assocs.len() {
-                return None;
-            }
-            let node = self.account_assoc(above?)?;
-            above = node.parent.as_deref();
-            Some(node)
-        })
+    pub fn account_chain<'a>(
+        &'a self,
+        account: &'a str,
+    ) -> impl Iterator<Item = &'a Association> + 'a {
+        AccountTree::account_chain(self, account)
     }
 
     /// The association of an account (not of a user in it).

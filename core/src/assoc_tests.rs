@@ -378,3 +378,69 @@ fn a_cleared_limit_survives_the_trip_to_the_controller() {
     let json = serde_json::to_string(&request).unwrap();
     assert_eq!(serde_json::from_str::<AcctRequest>(&json).unwrap(), request);
 }
+
+#[test]
+fn the_index_finds_what_the_database_finds() {
+    let mut d = db();
+    add_account(&mut d, "proj", None).unwrap();
+    add_account(&mut d, "team", Some("proj")).unwrap();
+    add_user(&mut d, "alice", &["team", "proj"], AssocSet::default()).unwrap();
+    d.apply(&AcctRequest::AddUsers {
+        names: names(&["alice"]),
+        accounts: names(&["team"]),
+        partitions: names(&["gpu"]),
+        default_account: None,
+        admin: None,
+        set: AssocSet {
+            max_jobs: Some(Some(2)),
+            ..Default::default()
+        },
+    })
+    .unwrap();
+    modify_account(
+        &mut d,
+        "proj",
+        AssocSet {
+            max_tres: Some(Some("cpu=4".into())),
+            max_wall_min: Some(Some(30)),
+            ..Default::default()
+        },
+    );
+    let index = AcctIndex::new(&d);
+    for (user, account, partition) in [
+        ("alice", "team", Some("gpu")),
+        ("alice", "team", Some("cpu")),
+        ("alice", "team", None),
+        ("alice", "proj", Some("gpu")),
+        ("bob", "team", None),
+        ("alice", "nowhere", None),
+    ] {
+        let from_db = d.user_assoc(user, account, partition);
+        assert_eq!(
+            index.user_assoc(user, account, partition),
+            from_db,
+            "{user} {account} {partition:?}"
+        );
+        if let Some(assoc) = from_db {
+            assert_eq!(
+                index.inherited_max(assoc, |l| l.max_wall_min),
+                d.inherited_max(assoc, |l| l.max_wall_min)
+            );
+            assert_eq!(
+                index.inherited_max_tres(assoc, |l| l.max_tres.as_deref()),
+                d.inherited_max_tres(assoc, |l| l.max_tres.as_deref())
+            );
+        }
+    }
+    let names_of = |chain: Vec<&Association>| -> Vec<String> {
+        chain.iter().map(|a| a.account.clone()).collect()
+    };
+    assert_eq!(
+        names_of(index.chain("team").collect()),
+        names_of(d.account_chain("team").collect())
+    );
+    assert_eq!(
+        names_of(index.chain("team").collect()),
+        ["team", "proj", "root"]
+    );
+}

@@ -375,7 +375,7 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
-                    qos_limits.started(state, job);
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;
@@ -395,7 +395,7 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
                     if let Some(array) = job.array_job_id {
                         running_per_array.started(array);
                     }
-                    qos_limits.started(state, job);
+                    qos_limits.started(job);
                     licenses.take(job);
                     plan.starts.push((job.job_id, alloc));
                     continue;

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use spur_core::assoc::{Association, QosLimits as QosLimitSet};
+use spur_core::assoc::{AccountTree, AcctIndex, Association, QosLimits as QosLimitSet};
 use spur_core::job::JobRecord;
 use spur_core::states::{JobBaseState, JobReason};
 use spur_core::values::gres::{parse_tres_list, Tres};
@@ -29,6 +29,8 @@ use crate::state::ClusterState;
 /// QOS and per association; empty (and never in the way) without `limits` enforcement.
 pub struct QosLimits<'s> {
     enforced: bool,
+    /// The associations, looked up for every job; built only where limits are enforced.
+    acct: Option<AcctIndex<'s>>,
     running: BTreeMap<(u32, &'s str), u32>,
     running_in_qos: BTreeMap<&'s str, u32>,
     held_in_qos: BTreeMap<&'s str, Held>,
@@ -217,6 +219,7 @@ impl<'s> QosLimits<'s> {
         let enforced = state.settings.enforce_limits;
         let mut limits = QosLimits {
             enforced,
+            acct: enforced.then(|| AcctIndex::new(&state.acct)),
             running: BTreeMap::new(),
             running_in_qos: BTreeMap::new(),
             held_in_qos: BTreeMap::new(),
@@ -228,14 +231,14 @@ impl<'s> QosLimits<'s> {
         if enforced {
             for job in state.jobs.live() {
                 if matches!(job.state, JobBaseState::Running | JobBaseState::Suspended) {
-                    limits.count(state, job);
+                    limits.count(job);
                 }
             }
         }
         limits
     }
 
-    fn count(&mut self, state: &'s ClusterState, job: &'s JobRecord) {
+    fn count(&mut self, job: &'s JobRecord) {
         *self
             .running
             .entry((job.spec.user_id, qos_name(job)))
@@ -259,28 +262,29 @@ impl<'s> QosLimits<'s> {
             .entry((user, account))
             .or_default()
             .add(&held);
-        for node in state.acct.account_chain(account) {
-            self.in_account
-                .entry(node.account.as_str())
-                .or_default()
-                .add(&held);
+        if let Some(acct) = &self.acct {
+            for node in acct.chain(account) {
+                self.in_account
+                    .entry(node.account.as_str())
+                    .or_default()
+                    .add(&held);
+            }
         }
     }
 
     /// The QOS or association limit that keeps `job` waiting now, if any.
     pub fn gate(&self, state: &ClusterState, job: &JobRecord) -> Option<JobReason> {
-        if !self.enforced {
-            return None;
-        }
+        // Built only where limits are enforced.
+        let acct = self.acct.as_ref()?;
         let qos = state.job_qos(job).map(|q| &q.limits);
         let none = QosLimitSet::default();
         let qos = qos.unwrap_or(&none);
         let (user, account) = assoc_key(job);
-        let assoc = state.acct.user_assoc(user, account, Some(&job.partition));
+        let assoc = acct.user_assoc(user, account, Some(&job.partition));
         self.qos_counts(qos, job)
-            .or_else(|| assoc.and_then(|a| self.assoc_counts(state, qos, a, job)))
+            .or_else(|| assoc.and_then(|a| self.assoc_counts(acct, qos, a, job)))
             .or_else(|| self.qos_tres(qos, job))
-            .or_else(|| assoc.and_then(|a| self.assoc_tres(state, qos, a, job)))
+            .or_else(|| assoc.and_then(|a| self.assoc_tres(acct, qos, a, job)))
     }
 
     /// The QOS's limits on time and job counts (slurmctld's checks before it picks nodes).
@@ -317,7 +321,7 @@ impl<'s> QosLimits<'s> {
     /// inherited `MaxJobs` and `MaxWall`), then each account's `GrpJobs` upwards.
     fn assoc_counts(
         &self,
-        state: &ClusterState,
+        acct: &AcctIndex<'s>,
         qos: &QosLimitSet,
         assoc: &Association,
         job: &JobRecord,
@@ -328,18 +332,18 @@ impl<'s> QosLimits<'s> {
         if qos.grp_jobs.is_none() && assoc.limits.grp_jobs.is_some_and(|max| jobs >= max) {
             return Some(JobReason::AssocGrpJob);
         }
-        let max_jobs = state.acct.inherited_max(assoc, |l| l.max_jobs);
+        let max_jobs = acct.inherited_max(assoc, |l| l.max_jobs);
         if qos.max_jobs_per_user.is_none() && max_jobs.is_some_and(|max| jobs >= max) {
             return Some(JobReason::AssocMaxJobs);
         }
-        let max_wall = state.acct.inherited_max(assoc, |l| l.max_wall_min);
+        let max_wall = acct.inherited_max(assoc, |l| l.max_wall_min);
         if let (None, Some(max), Some(limit)) = (qos.max_wall_min, max_wall, job.time_limit_min) {
             if limit > max {
                 return Some(JobReason::AssocMaxWallPerJob);
             }
         }
         if qos.grp_jobs.is_none() {
-            for node in state.acct.account_chain(account) {
+            for node in acct.account_chain(account) {
                 let jobs = self
                     .in_account
                     .get(node.account.as_str())
@@ -395,7 +399,7 @@ impl<'s> QosLimits<'s> {
     /// then each account's `GrpTRES` upwards.
     fn assoc_tres(
         &self,
-        state: &ClusterState,
+        acct: &AcctIndex<'s>,
         qos: &QosLimitSet,
         assoc: &Association,
         job: &JobRecord,
@@ -409,9 +413,7 @@ impl<'s> QosLimits<'s> {
         {
             return Some(grp_reason(kind, true));
         }
-        let max = state
-            .acct
-            .inherited_max_tres(assoc, |l| l.max_tres.as_deref());
+        let max = acct.inherited_max_tres(assoc, |l| l.max_tres.as_deref());
         let per_job = not_set_by_qos(max.as_deref(), &tres_list(qos.max_tres_per_job.as_deref()));
         if let Some(kind) = asked.over(&per_job, job) {
             return Some(match kind {
@@ -421,7 +423,7 @@ impl<'s> QosLimits<'s> {
                 _ => JobReason::AssocMaxGresPerJob,
             });
         }
-        for node in state.acct.account_chain(account) {
+        for node in acct.account_chain(account) {
             let grp = not_set_by_qos(node.limits.grp_tres.as_deref(), &qos_grp);
             let usage = held(self.in_account.get(node.account.as_str()));
             if let Some(kind) = asked.over_with(usage, &grp, job) {
@@ -432,9 +434,9 @@ impl<'s> QosLimits<'s> {
     }
 
     /// A job of this pass starts: it counts against its QOS's and associations' limits from now on.
-    pub fn started(&mut self, state: &'s ClusterState, job: &'s JobRecord) {
+    pub fn started(&mut self, job: &'s JobRecord) {
         if self.enforced {
-            self.count(state, job);
+            self.count(job);
         }
     }
 }
