@@ -154,6 +154,39 @@ impl Warnings {
     }
 }
 
+/// What sacctmgr prints for a TRES limit given as `-1` as a whole (`GrpTRES=-1`): `-1` drops one TRES
+/// (`GrpTRES=cpu=-1`), and slurmdbd finds no TRES of that name.
+const TRES_MINUS_ONE: &str = "sacctmgr: error: slurmdb_format_tres_str: no TRES id found for -1";
+
+/// The TRES-list settings, whose value `-1` alone sacctmgr refuses.
+fn is_tres_setting(key: &str) -> bool {
+    matches!(
+        key,
+        "grptres"
+            | "maxtres"
+            | "maxtresperjob"
+            | "maxtresperuser"
+            | "maxtrespu"
+            | "maxtresperaccount"
+            | "maxtrespa"
+    )
+}
+
+/// The refusal of an account or user change with a TRES limit of `-1`: the first one ends it.
+fn assoc_tres_refused(p: &Pair, use_where: bool) -> Refused {
+    let mut lines = vec![
+        TRES_MINUS_ONE.to_string(),
+        format!(" Unknown option: {}", p.word),
+    ];
+    if use_where {
+        lines.push(" Use keyword 'where' to modify condition".into());
+    }
+    Refused {
+        lines,
+        stderr: true,
+    }
+}
+
 /// `-1` clears a limit.
 fn limit_u32(p: &Pair, name: &str, w: &mut Warnings) -> Option<Option<u32>> {
     if p.value == "-1" {
@@ -344,10 +377,22 @@ fn qos_request(
 ) -> Result<AcctRequest, Refused> {
     check_conditions(words, &["name", "names"])?;
     let mut set = QosSet::default();
+    // sacctmgr reports each TRES limit of -1 and goes on reading; any of them fails the command.
+    let mut tres_refusals = Vec::new();
     for p in &words.settings {
+        if is_tres_setting(&p.key) && p.value == "-1" {
+            tres_refusals.push(TRES_MINUS_ONE.to_string());
+            continue;
+        }
         if !qos_setting(p, &mut set, w) {
             return Err(unknown(p));
         }
+    }
+    if !tres_refusals.is_empty() {
+        return Err(Refused {
+            lines: tres_refusals,
+            stderr: true,
+        });
     }
     match verb {
         Verb::Add if names.is_empty() => Err(Refused {
@@ -375,6 +420,9 @@ fn account_request(
             "description" | "descr" => description = Some(p.value.clone()),
             "organization" | "org" => organization = Some(p.value.clone()),
             "cluster" | "clusters" => {}
+            key if is_tres_setting(key) && p.value == "-1" => {
+                return Err(assoc_tres_refused(p, true));
+            }
             _ if assoc_setting(p, &mut set, w) => {}
             _ => return Err(unknown(p)),
         }
@@ -421,6 +469,10 @@ fn user_request(
                 None => w.bad("AdminLevel", &p.value),
             },
             "cluster" | "clusters" => {}
+            // Only a modify adds the hint about `where`, as sacctmgr does.
+            key if is_tres_setting(key) && p.value == "-1" => {
+                return Err(assoc_tres_refused(p, verb == Verb::Modify));
+            }
             _ if assoc_setting(p, &mut set, w) => {}
             _ => return Err(unknown(p)),
         }
@@ -520,6 +572,40 @@ mod tests {
         );
         assert_eq!(set.qos, Some(ListEdit::Remove(vec!["high".into()])));
         assert_eq!(set.shares, Some(10));
+    }
+
+    #[test]
+    fn a_tres_limit_of_minus_one_is_refused_like_sacctmgr() {
+        let refused = |verb, entity, line: &str| {
+            let w = words(line, verb);
+            let refused = request(verb, entity, &w, &mut Warnings::default()).unwrap_err();
+            assert!(refused.stderr);
+            refused.lines
+        };
+        // A QOS reports every one and goes on; an account or user stops at the first.
+        assert_eq!(
+            refused(
+                Verb::Modify,
+                Entity::Qos,
+                "q set GrpTRES=-1 MaxTRESPU=-1 GrpJobs=2"
+            ),
+            vec![TRES_MINUS_ONE, TRES_MINUS_ONE]
+        );
+        assert_eq!(
+            refused(Verb::Modify, Entity::Account, "a set GrpJobs=3 GrpTRES=-1"),
+            vec![
+                TRES_MINUS_ONE,
+                " Unknown option: GrpTRES=-1",
+                " Use keyword 'where' to modify condition"
+            ]
+        );
+        assert_eq!(
+            refused(Verb::Add, Entity::User, "bob account=a MaxTRES=-1"),
+            vec![TRES_MINUS_ONE, " Unknown option: MaxTRES=-1"]
+        );
+        // One TRES of -1 drops that TRES: not refused.
+        let w = words("a set GrpTRES=cpu=-1", Verb::Modify);
+        assert!(request(Verb::Modify, Entity::Account, &w, &mut Warnings::default()).is_ok());
     }
 
     #[test]

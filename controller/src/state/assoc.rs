@@ -326,6 +326,30 @@ mod tests {
         s
     }
 
+    /// Account `team` (under `parent`, else root) with alice in it, who may use QOS `high` there.
+    fn add_team(s: &mut Scenario, parent: Option<&str>) {
+        let team = AcctRequest::AddAccounts {
+            names: names(&["team"]),
+            parent: parent.map(str::to_string),
+            description: None,
+            organization: None,
+            set: AssocSet::default(),
+        };
+        acct(s, 0, team).unwrap();
+        let alice_in_team = AcctRequest::AddUsers {
+            names: names(&["alice"]),
+            accounts: names(&["team"]),
+            partitions: Vec::new(),
+            default_account: None,
+            admin: None,
+            set: AssocSet {
+                qos: Some(ListEdit::Add(names(&["high"]))),
+                ..Default::default()
+            },
+        };
+        acct(s, 0, alice_in_team).unwrap();
+    }
+
     fn modify_account(s: &mut Scenario, name: &str, set: AssocSet) {
         let request = AcctRequest::ModifyAccounts {
             names: names(&[name]),
@@ -525,26 +549,7 @@ mod tests {
     fn association_limits_of_the_user_and_of_the_accounts_above_keep_jobs_waiting() {
         use spur_core::states::{JobBaseState, JobReason};
         let mut s = limited();
-        let team = AcctRequest::AddAccounts {
-            names: names(&["team"]),
-            parent: Some("proj".into()),
-            description: None,
-            organization: None,
-            set: AssocSet::default(),
-        };
-        acct(&mut s, 0, team).unwrap();
-        let alice_in_team = AcctRequest::AddUsers {
-            names: names(&["alice"]),
-            accounts: names(&["team"]),
-            partitions: Vec::new(),
-            default_account: None,
-            admin: None,
-            set: AssocSet {
-                qos: Some(ListEdit::Add(names(&["high"]))),
-                ..Default::default()
-            },
-        };
-        acct(&mut s, 0, alice_in_team).unwrap();
+        add_team(&mut s, Some("proj"));
         let submit = |s: &mut Scenario, account: &str, cpus: u32, minutes: Option<u32>| {
             let mut spec = job(cpus, 100, 0, minutes);
             spec.account = Some(account.into());
@@ -617,26 +622,7 @@ mod tests {
     fn per_account_limits_of_a_qos_count_each_account_apart() {
         use spur_core::states::{JobBaseState, JobReason};
         let mut s = limited();
-        let team = AcctRequest::AddAccounts {
-            names: names(&["team"]),
-            parent: None,
-            description: None,
-            organization: None,
-            set: AssocSet::default(),
-        };
-        acct(&mut s, 0, team).unwrap();
-        let alice_in_team = AcctRequest::AddUsers {
-            names: names(&["alice"]),
-            accounts: names(&["team"]),
-            partitions: Vec::new(),
-            default_account: None,
-            admin: None,
-            set: AssocSet {
-                qos: Some(ListEdit::Add(names(&["high"]))),
-                ..Default::default()
-            },
-        };
-        acct(&mut s, 0, alice_in_team).unwrap();
+        add_team(&mut s, None);
         let per_account = QosSet {
             max_jobs_per_account: Some(Some(1)),
             max_submit_jobs_per_account: Some(Some(2)),
