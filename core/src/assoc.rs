@@ -1221,8 +1221,8 @@ fn set_opt<T: Clone>(target: &mut Option<T>, value: &Option<Option<T>>) {
 
 /// Applies a TRES limit change as slurmdbd does, TRES by TRES: `GrpTRES=node=1` adds to or replaces the node
 /// limit and leaves the others; `cpu=-1` drops the CPU limit; `-1` alone drops them all. The result is kept in
-/// slurmdbd's TRES order (`cpu`, `mem`, `energy`, `node`, `billing`, then the others by name), with memory in
-/// the largest unit that holds it exactly (`mem=1500M`, `mem=2G`).
+/// slurmdbd's TRES order (`cpu`, `mem`, `energy`, `node`, `billing`, then the others by name), with memory as
+/// Slurm prints it (`mem=1500M`, `mem=2G`).
 fn edit_tres(target: &mut Option<String>, edit: &Option<Option<String>>) {
     let text = match edit {
         None => return,
@@ -1247,7 +1247,7 @@ fn edit_tres(target: &mut Option<String>, edit: &Option<Option<String>>) {
         entries.retain(|(k, _)| *k != key);
         if value != "-1" {
             let value = match (key.as_str(), crate::values::size::parse_megabytes(&value)) {
-                ("mem", Some(mb)) => megabytes_exact(mb),
+                ("mem", Some(mb)) => crate::values::size::format_megabytes(mb),
                 _ => value,
             };
             entries.push((key, value));
@@ -1279,18 +1279,6 @@ fn tres_order(key: &str) -> (usize, String) {
         Some(i) => (i, String::new()),
         None => (BUILT_IN.len(), key.to_string()),
     }
-}
-
-/// Megabytes as sacctmgr prints a memory TRES: the largest unit that holds the amount exactly.
-fn megabytes_exact(mb: u64) -> String {
-    let mut value = mb;
-    for unit in ["M", "G", "T"] {
-        if value == 0 || !value.is_multiple_of(1024) {
-            return format!("{value}{unit}");
-        }
-        value /= 1024;
-    }
-    format!("{value}P")
 }
 
 fn set_qos(qos: &mut Qos, set: &QosSet) {
