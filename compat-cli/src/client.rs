@@ -10,6 +10,8 @@ use spur_core::job::JobRecord;
 use spur_core::listing_rows::{ListField, Rows};
 use spur_core::wire::{from_doc, listing_doc, pb, to_doc, DocKind, ListingDoc};
 
+mod frames;
+
 /// Slurm's MessageTimeout default: how long a client waits for the controller.
 pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -77,7 +79,8 @@ pub struct Client {
     /// Every controller; a call moves to the next when one cannot be reached.
     urls: Vec<String>,
     auth: spur_auth::ClientAuth,
-    runtime: tokio::runtime::Runtime,
+    /// Made on the first gRPC call: a call in frames on the local socket needs none.
+    runtime: std::sync::OnceLock<tokio::runtime::Runtime>,
 }
 
 impl Client {
@@ -91,16 +94,22 @@ impl Client {
     /// A client that proves its caller with `auth` rather than this process's own credential: slurmrestd acts
     /// for each HTTP caller with the token that caller presented.
     pub fn with_auth(auth: spur_auth::ClientAuth) -> Result<Client, ClientError> {
-        let urls = crate::config::controller_urls();
+        Ok(Client {
+            urls: crate::config::controller_urls(),
+            auth,
+            runtime: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, ClientError> {
+        if let Some(runtime) = self.runtime.get() {
+            return Ok(runtime);
+        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| ClientError::Unreachable(e.to_string()))?;
-        Ok(Client {
-            urls,
-            auth,
-            runtime,
-        })
+        Ok(self.runtime.get_or_init(|| runtime))
     }
 
     /// Informational only: the controller takes the caller from the verified credential, never from here.
@@ -155,8 +164,15 @@ impl Client {
         message: pb::ApiRequest,
     ) -> Result<pb::ApiReply, ClientError> {
         use spur_auth::failover::{each_controller, Attempt};
+        if let spur_auth::ClientAuth::Local { socket } = &self.auth {
+            let framed = spur_core::wire::frames::Method::from_name(method)
+                .and_then(|method| frames::call(socket, method, &message, REQUEST_TIMEOUT));
+            if let Some(reply) = framed {
+                return Ok(reply);
+            }
+        }
         let none = ClientError::Unreachable("no controller configured".into());
-        self.runtime
+        self.runtime()?
             .block_on(each_controller(&self.urls, none, |url| {
                 let message = message.clone();
                 async move {
@@ -236,7 +252,7 @@ impl Client {
 
     /// Pings the controller at `url` (one of several).
     pub fn ping_url(&self, url: &str) -> Result<pb::PingReply, ClientError> {
-        self.runtime.block_on(async move {
+        self.runtime()?.block_on(async move {
             let reply = Self::connect(url, &self.auth)
                 .await?
                 .ping(pb::PingRequest {})

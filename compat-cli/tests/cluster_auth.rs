@@ -689,3 +689,71 @@ fn local_socket_identifies_callers_by_peer_credentials() {
     assert_eq!(cluster.job_field(root_job, "JobState"), "RUNNING");
     cluster.ok("scancel", &[&root_job.to_string()]);
 }
+
+/// One request frame on `stream` and its reply.
+fn frame_call(stream: &mut std::os::unix::net::UnixStream, bytes: &[u8]) -> Option<pb::ApiReply> {
+    use spur_core::wire::frames;
+    use std::io::{Read, Write};
+    stream.write_all(bytes).ok()?;
+    let mut header = [0u8; frames::HEADER_BYTES];
+    stream.read_exact(&mut header).ok()?;
+    let mut body = vec![0; frames::body_len(&header, 1 << 30).ok()?];
+    stream.read_exact(&mut body).ok()?;
+    frames::parse_reply(&body).ok()
+}
+
+#[test]
+fn local_socket_answers_frames_and_grpc_alike() {
+    use spur_core::api::Query;
+    use spur_core::wire::frames::{self, Method};
+    let cluster = start_cluster_with(String::new(), true);
+    let socket = cluster.local_socket.clone().expect("local socket");
+    // The commands' one-shot calls go in frames; the agent's session on the same socket is gRPC.
+    let job = cluster.submit("#!/bin/sh\nsleep 300\n", &["--hold"]);
+    cluster.wait_for_node_idle();
+
+    let query = |kind: Query, id: &str| pb::ApiRequest {
+        request_id: id.into(),
+        body: Some(to_doc(&kind).expect("doc")),
+        ..Default::default()
+    };
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+    // A frame naming no known call is refused, and the connection answers the next one.
+    let mut unknown = frames::request_frame(Method::Query, &query(Query::Jobs, "f-1")).unwrap();
+    unknown[frames::HEADER_BYTES] = 42;
+    let refused = frame_call(&mut stream, &unknown).expect("refusal");
+    assert_ne!(refused.error_code, 0);
+    assert!(refused.message.contains("Unspecified error"), "{refused:?}");
+    let frame = frames::request_frame(Method::Query, &query(Query::Jobs, "f-2")).unwrap();
+    let reply = frame_call(&mut stream, &frame).expect("reply");
+    assert_eq!(reply.error_code, 0, "{reply:?}");
+    let body = String::from_utf8_lossy(&reply.body.expect("body").json).into_owned();
+    assert!(body.contains(&format!("\"job_id\":{job}")), "{body}");
+    // Bytes that are not a frame end the connection after one refusal.
+    let refused = frame_call(&mut stream, b"SPF2\0\0\0\0").expect("refusal");
+    assert_ne!(refused.error_code, 0);
+    assert!(frame_call(&mut stream, &frame).is_none());
+
+    // gRPC on the same socket, identified the same way.
+    let auth = spur_auth::ClientAuth::Local {
+        socket: socket.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let reply = runtime.block_on(async {
+        let channel = auth
+            .channel("http://unused", Duration::from_secs(10), None)
+            .await
+            .expect("channel");
+        pb::controller_client::ControllerClient::new(channel)
+            .max_decoding_message_size(spur_core::wire::MAX_REPLY_BYTES)
+            .query(query(Query::Jobs, "g-1"))
+            .await
+            .expect("reply")
+            .into_inner()
+    });
+    assert_eq!(reply.error_code, 0, "{reply:?}");
+    cluster.ok("scancel", &[&job.to_string()]);
+}

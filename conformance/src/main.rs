@@ -590,7 +590,10 @@ fn bench_header(short: bool, scale_only: bool) -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    let bins = std::env::var("SPUR_BIN_DIR").unwrap_or_else(|_| "target/debug".to_string());
+    let mut bins = std::env::var("SPUR_BIN_DIR").unwrap_or_else(|_| "target/debug".to_string());
+    if let Ok(cli) = std::env::var("SPUR_CLI") {
+        bins = format!("{bins}, commands {cli}");
+    }
     format!(
         "Measured {date} on {cpus} CPU(s) ({model}), {mem_gib:.0} GiB; mode: {}; Spur binaries: {bins}.\n",
         match (short, scale_only) {

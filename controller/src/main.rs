@@ -15,7 +15,9 @@ use spur_controller::raft::{
     ReplicatedState, Sealer, PEER_METHOD,
 };
 use spur_controller::runtime::{Controller, SystemClock};
-use spur_controller::server::{AgentLinkService, ApiService, Authenticator, RaftPeerService};
+use spur_controller::server::{
+    local_socket, AgentLinkService, ApiService, Authenticator, RaftPeerService,
+};
 use spur_controller::state::{ClusterState, Command};
 use spur_core::wire::pb;
 
@@ -117,12 +119,12 @@ async fn main() -> anyhow::Result<()> {
         let listener = bind_local_socket(path)?;
         let (controller, auth) = (controller.clone(), auth.clone());
         tracing::info!(socket = %path.display(), "serving local clients by peer credentials");
+        let api = Arc::new(ApiService::new(controller.clone(), auth.clone()));
+        let (grpc_incoming, frames) = local_socket::split(listener, api);
+        tokio::spawn(frames);
         tokio::spawn(async move {
             let result = router(controller, auth)
-                .serve_with_incoming_shutdown(
-                    tokio_stream::wrappers::UnixListenerStream::new(listener),
-                    shutdown_signal(),
-                )
+                .serve_with_incoming_shutdown(grpc_incoming, shutdown_signal())
                 .await;
             if let Err(e) = result {
                 tracing::error!("local socket server failed: {e}");

@@ -5,6 +5,8 @@ pub mod pb {
     tonic::include_proto!("spur.v1");
 }
 
+pub mod frames;
+
 use serde::{de::DeserializeOwned, Serialize};
 
 /// The version of the JSON documents this build writes; readers accept this and older.

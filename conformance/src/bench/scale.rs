@@ -189,7 +189,8 @@ fn measure(size: &ScaleSize, dir: &Path) -> Result<ScaleRun> {
         agent: None,
     };
     let client = Client {
-        spur: bins.join("spur"),
+        // The commands' build where conformance/bench.sh names one (the static `cargo static-cli`).
+        spur: std::env::var_os("SPUR_CLI").map_or_else(|| bins.join("spur"), PathBuf::from),
         conf: conf.clone(),
         socket: socket.clone(),
     };

@@ -21,6 +21,8 @@
 #   SLURM_CONF_EXTRA    lines appended to the rendered slurm.conf (as for the Slurm target)
 #   SLURM_TOPOLOGY_CONF the topology.conf to render instead of conf/topology.conf
 #   SPUR_BIN_DIR        where spurctld, spurd and spur are (default: target/debug; built if missing)
+#   SPUR_CLI            the `spur` the commands run, where not $SPUR_BIN_DIR/spur (the static build of
+#                       `cargo static-cli`, as conformance/bench.sh uses)
 set -euo pipefail
 PROG=up.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -214,7 +216,7 @@ prepare_rundir() {
     # Read beside slurm.conf only with TopologyPlugin=topology/tree (`spur-conformance both --topology`).
     render "${SLURM_TOPOLOGY_CONF:-$CONF_DIR/topology.conf}" "$RUNDIR/topology.conf"
     for name in "${CLIENT_NAMES[@]}"; do
-        ln -s "$BIN_DIR/spur" "$RUNDIR/bin/$name"
+        ln -s "${SPUR_CLI:-$BIN_DIR/spur}" "$RUNDIR/bin/$name"
     done
     mkdir -p "$RUNDIR/lib"
     ln -sf "$BIN_DIR/libspur_compat.so" "$RUNDIR/lib/libslurm.so.38"

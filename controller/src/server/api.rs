@@ -12,6 +12,7 @@ use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::controllers::{ControllerChange, ControllerList};
 use spur_core::listing::{self, JobListRef, ListedJob};
 use spur_core::listing_rows::{ListField, RowWriter};
+use spur_core::wire::frames::Method;
 use spur_core::wire::{self, from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
 
 use super::access;
@@ -683,38 +684,30 @@ fn bad_request(e: spur_core::wire::WireError) -> ApiError {
     ApiError::with_detail(SlurmErrno::Error, e.to_string())
 }
 
-#[tonic::async_trait]
-impl pb::controller_server::Controller for ApiService {
-    async fn submit(
+impl ApiService {
+    /// One client call, however it arrived (gRPC, or a frame on the local socket): `identity` is the verified
+    /// caller or why there is none, `remote` the caller's address where it has one.
+    pub async fn answer(
         &self,
-        request: Request<pb::ApiRequest>,
-    ) -> Result<Response<pb::ApiReply>, Status> {
-        let identity = match self.identify(&request, "Submit") {
+        method: Method,
+        identity: Result<Identity, ApiError>,
+        request: pb::ApiRequest,
+        remote: Option<std::net::SocketAddr>,
+    ) -> pb::ApiReply {
+        let identity = match identity {
             Ok(identity) => identity,
-            Err(e) => return Ok(Response::new(error_reply(&e))),
+            Err(e) => return error_reply(&e),
         };
-        // Without an address (the local Unix socket) the caller is on this host, as a loopback client is.
-        let alloc_node = super::peer_name::peer_host(Some(
-            request
-                .remote_addr()
-                .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
-        ))
-        .await;
-        Ok(Response::new(reply(
-            ApiService::submit(self, &identity, request.into_inner(), alloc_node).await,
-        )))
-    }
-
-    async fn query(
-        &self,
-        request: Request<pb::ApiRequest>,
-    ) -> Result<Response<pb::ApiReply>, Status> {
-        let identity = match self.identify(&request, "Query") {
-            Ok(identity) => identity,
-            Err(e) => return Ok(Response::new(error_reply(&e))),
-        };
-        Ok(Response::new(
-            match ApiService::query_doc(self, &identity, request.into_inner()).await {
+        match method {
+            Method::Submit => {
+                // Without an address (the local Unix socket) the caller is on this host, as a loopback client is.
+                let alloc_node = super::peer_name::peer_host(Some(
+                    remote.unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
+                ))
+                .await;
+                reply(ApiService::submit(self, &identity, request, alloc_node).await)
+            }
+            Method::Query => match ApiService::query_doc(self, &identity, request).await {
                 Ok(doc) => pb::ApiReply {
                     error_code: 0,
                     message: String::new(),
@@ -722,6 +715,43 @@ impl pb::controller_server::Controller for ApiService {
                 },
                 Err(e) => error_reply(&e),
             },
+            Method::Control => {
+                if request.body.as_ref().map(|d| d.kind.as_str()) == Some(ControllerChange::KIND) {
+                    return reply(self.change_controllers(&identity, &request).await);
+                }
+                match ApiService::control(self, &identity, request).await {
+                    Ok(body) => reply(Ok(body)),
+                    Err(e) => error_reply(&e),
+                }
+            }
+        }
+    }
+
+    async fn answer_grpc(&self, method: Method, request: Request<pb::ApiRequest>) -> pb::ApiReply {
+        let identity = self.identify(&request, method.name());
+        let remote = request.remote_addr();
+        self.answer(method, identity, request.into_inner(), remote)
+            .await
+    }
+}
+
+#[tonic::async_trait]
+impl pb::controller_server::Controller for ApiService {
+    async fn submit(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        Ok(Response::new(
+            self.answer_grpc(Method::Submit, request).await,
+        ))
+    }
+
+    async fn query(
+        &self,
+        request: Request<pb::ApiRequest>,
+    ) -> Result<Response<pb::ApiReply>, Status> {
+        Ok(Response::new(
+            self.answer_grpc(Method::Query, request).await,
         ))
     }
 
@@ -729,21 +759,9 @@ impl pb::controller_server::Controller for ApiService {
         &self,
         request: Request<pb::ApiRequest>,
     ) -> Result<Response<pb::ApiReply>, Status> {
-        let identity = match self.identify(&request, "Control") {
-            Ok(identity) => identity,
-            Err(e) => return Ok(Response::new(error_reply(&e))),
-        };
-        let request = request.into_inner();
-        if request.body.as_ref().map(|d| d.kind.as_str()) == Some(ControllerChange::KIND) {
-            return Ok(Response::new(reply(
-                self.change_controllers(&identity, &request).await,
-            )));
-        }
-        let result = ApiService::control(self, &identity, request).await;
-        Ok(Response::new(match result {
-            Ok(body) => reply(Ok(body)),
-            Err(e) => error_reply(&e),
-        }))
+        Ok(Response::new(
+            self.answer_grpc(Method::Control, request).await,
+        ))
     }
 
     async fn ping(

@@ -1,0 +1,215 @@
+//! Plain frames for the controller's local Unix socket: the same `ApiRequest`/`ApiReply` messages as the gRPC
+//! service, each behind an eight-byte header, without HTTP/2.
+//!
+//! Why: a command such as `sbatch` makes one call and exits. Over gRPC that call needs an async runtime and an
+//! HTTP/2 handshake whose first exchange (the controller's SETTINGS) is a round trip before the request may leave;
+//! on the local socket, where the kernel proves the caller (SO_PEERCRED), none of that buys anything. The
+//! controller tells the two apart by a connection's first bytes (HTTP/2 starts with `PRI `), so old and new
+//! clients share the one socket.
+//!
+//! A frame is [`MAGIC`], the length of what follows (u32, big-endian), then for a request one byte naming the
+//! call and the protobuf `ApiRequest`, for a reply the protobuf `ApiReply`. A connection carries any number of
+//! request/reply pairs, one at a time. A client that gets back anything but a reply frame (a controller older
+//! than this protocol answers with an HTTP/2 error) retries the call over gRPC with the same request id, which
+//! the controller applies once.
+
+use prost::Message;
+
+use super::pb;
+
+/// The first bytes of every frame; never the start of an HTTP/2 connection (`PRI * HTTP/2.0`).
+pub const MAGIC: &[u8; 4] = b"SPF1";
+/// Magic and length.
+pub const HEADER_BYTES: usize = 8;
+
+/// The calls a frame may carry: the client-facing methods of the gRPC `Controller` service that take an
+/// `ApiRequest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Submit,
+    Query,
+    Control,
+}
+
+impl Method {
+    const ALL: [Method; 3] = [Method::Submit, Method::Query, Method::Control];
+
+    fn byte(self) -> u8 {
+        match self {
+            Method::Submit => 1,
+            Method::Query => 2,
+            Method::Control => 3,
+        }
+    }
+
+    /// The gRPC method's name, which credentials and logs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Submit => "Submit",
+            Method::Query => "Query",
+            Method::Control => "Control",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    fn from_byte(byte: u8) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.byte() == byte)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("not a Spur frame")]
+    NotAFrame,
+    #[error("frame of {0} bytes is over the limit of {1}")]
+    TooLong(usize, usize),
+    #[error("empty request frame")]
+    Empty,
+    #[error("unknown call {0} in request frame")]
+    UnknownMethod(u8),
+    #[error("malformed message in frame: {0}")]
+    Malformed(String),
+}
+
+/// Whether a connection's first bytes are a frame (rather than HTTP/2 or anything else).
+pub fn starts_with_magic(first: &[u8]) -> bool {
+    first.starts_with(MAGIC)
+}
+
+/// The length of the body that follows `header`, refused over `limit` before anything is buffered.
+pub fn body_len(header: &[u8; HEADER_BYTES], limit: usize) -> Result<usize, FrameError> {
+    if !starts_with_magic(header) {
+        return Err(FrameError::NotAFrame);
+    }
+    let len = u32::from_be_bytes([header[4], header[5], header[6], header[7]]) as usize;
+    if len > limit {
+        return Err(FrameError::TooLong(len, limit));
+    }
+    Ok(len)
+}
+
+fn frame(body_len: usize, write_body: impl FnOnce(&mut Vec<u8>)) -> Result<Vec<u8>, FrameError> {
+    let len =
+        u32::try_from(body_len).map_err(|_| FrameError::TooLong(body_len, u32::MAX as usize))?;
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + body_len);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&len.to_be_bytes());
+    write_body(&mut bytes);
+    Ok(bytes)
+}
+
+/// A whole request frame: header, call, message.
+pub fn request_frame(method: Method, request: &pb::ApiRequest) -> Result<Vec<u8>, FrameError> {
+    frame(1 + request.encoded_len(), |bytes| {
+        bytes.push(method.byte());
+        // Encoding into a Vec cannot run out of room.
+        let _ = request.encode(bytes);
+    })
+}
+
+/// A whole reply frame.
+pub fn reply_frame(reply: &pb::ApiReply) -> Result<Vec<u8>, FrameError> {
+    frame(reply.encoded_len(), |bytes| {
+        let _ = reply.encode(bytes);
+    })
+}
+
+/// A request frame's body (after the header): its call and message.
+pub fn parse_request(body: &[u8]) -> Result<(Method, pb::ApiRequest), FrameError> {
+    let (&first, message) = body.split_first().ok_or(FrameError::Empty)?;
+    let method = Method::from_byte(first).ok_or(FrameError::UnknownMethod(first))?;
+    let request =
+        pb::ApiRequest::decode(message).map_err(|e| FrameError::Malformed(e.to_string()))?;
+    Ok((method, request))
+}
+
+/// A reply frame's body (after the header).
+pub fn parse_reply(body: &[u8]) -> Result<pb::ApiReply, FrameError> {
+    pb::ApiReply::decode(body).map_err(|e| FrameError::Malformed(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(bytes: &[u8]) -> [u8; HEADER_BYTES] {
+        let mut header = [0; HEADER_BYTES];
+        header.copy_from_slice(&bytes[..HEADER_BYTES]);
+        header
+    }
+
+    fn request() -> pb::ApiRequest {
+        pb::ApiRequest {
+            request_id: "host-1-2-3".into(),
+            caller: Some(pb::Caller {
+                uid: 1000,
+                gid: 1000,
+                host: "vm".into(),
+            }),
+            body: Some(pb::Doc {
+                kind: "SubmitRequest".into(),
+                version: 1,
+                json: br#"{"spec":{}}"#.to_vec(),
+                packed_schema: String::new(),
+            }),
+            accept_packed_schema: "schema".into(),
+        }
+    }
+
+    #[test]
+    fn request_round_trip() {
+        for method in Method::ALL {
+            let bytes = request_frame(method, &request()).unwrap();
+            let len = body_len(&header(&bytes), 1 << 20).unwrap();
+            assert_eq!(len, bytes.len() - HEADER_BYTES);
+            let (got, message) = parse_request(&bytes[HEADER_BYTES..]).unwrap();
+            assert_eq!(got, method);
+            assert_eq!(message, request());
+            assert_eq!(Method::from_name(method.name()), Some(method));
+        }
+    }
+
+    #[test]
+    fn reply_round_trip() {
+        let reply = pb::ApiReply {
+            error_code: 2017,
+            message: "Invalid job id specified".into(),
+            body: None,
+        };
+        let bytes = reply_frame(&reply).unwrap();
+        let len = body_len(&header(&bytes), 1 << 20).unwrap();
+        assert_eq!(
+            parse_reply(&bytes[HEADER_BYTES..HEADER_BYTES + len]).unwrap(),
+            reply
+        );
+    }
+
+    #[test]
+    fn http2_is_not_a_frame() {
+        let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+        assert!(!starts_with_magic(preface));
+        assert_eq!(
+            body_len(&header(preface), 1 << 20),
+            Err(FrameError::NotAFrame)
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        let mut big = MAGIC.to_vec();
+        big.extend_from_slice(&(65u32).to_be_bytes());
+        assert_eq!(
+            body_len(&header(&big), 64),
+            Err(FrameError::TooLong(65, 64))
+        );
+        assert_eq!(parse_request(&[]), Err(FrameError::Empty));
+        assert_eq!(parse_request(&[9]), Err(FrameError::UnknownMethod(9)));
+        assert!(matches!(
+            parse_request(&[1, 0xff, 0xff]),
+            Err(FrameError::Malformed(_))
+        ));
+    }
+}
