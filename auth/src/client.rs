@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use spur_core::auth::{binding, params, JWT_HEADER, MUNGE_HEADER};
 use spur_core::conf::SlurmConf;
+use spur_core::wire::frames::Credential;
 use spur_core::wire::pb;
 use tonic::metadata::MetadataValue;
 use tonic::transport::{Channel, Endpoint};
@@ -73,18 +74,34 @@ impl ClientAuth {
         }
     }
 
-    /// The metadata that authenticates `request` as a call of `method` (`Submit`, `Query`, `Control`,
-    /// `Session`); `None` where the channel itself carries the identity.
+    /// What proves this caller for `request` as a call of `method` (`Submit`, `Query`, `Control`, `Session`): a
+    /// fresh MUNGE credential bound to it, the token, or nothing where the channel itself carries the identity.
+    pub fn credential(
+        &self,
+        method: &str,
+        request: &pb::ApiRequest,
+    ) -> Result<Credential, ClientAuthError> {
+        Ok(match self {
+            ClientAuth::Local { .. } => Credential::None,
+            ClientAuth::Jwt { token } => Credential::Jwt(token.clone()),
+            ClientAuth::Munge { socket } => {
+                Credential::Munge(munge_header(socket, method, request)?)
+            }
+        })
+    }
+
+    /// The metadata that authenticates `request` as a call of `method`; `None` where the channel itself carries
+    /// the identity.
     pub fn seal(
         &self,
         method: &str,
         request: &pb::ApiRequest,
     ) -> Result<Option<(&'static str, MetadataValue<tonic::metadata::Ascii>)>, ClientAuthError>
     {
-        let (key, text) = match self {
-            ClientAuth::Local { .. } => return Ok(None),
-            ClientAuth::Jwt { token } => (JWT_HEADER, token.clone()),
-            ClientAuth::Munge { socket } => (MUNGE_HEADER, munge_header(socket, method, request)?),
+        let (key, text) = match self.credential(method, request)? {
+            Credential::None => return Ok(None),
+            Credential::Jwt(token) => (JWT_HEADER, token),
+            Credential::Munge(credential) => (MUNGE_HEADER, credential),
         };
         let value = MetadataValue::try_from(text).map_err(|_| ClientAuthError::Header)?;
         Ok(Some((key, value)))

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use spur_core::auth::jwt::{self, JwtError};
 use spur_core::auth::replay::{ReplayCache, ReplayError, REPLAY_ENTRIES_MAX};
 use spur_core::auth::{binding, AuthMethod, Identity, JWT_HEADER, MUNGE_HEADER};
+use spur_core::wire::frames::Credential;
 use spur_core::wire::pb;
 use tonic::metadata::MetadataMap;
 use tonic::transport::server::UdsConnectInfo;
@@ -98,15 +99,36 @@ impl Verifier {
                 method: AuthMethod::PeerCred,
             });
         }
-        if let Some(value) = metadata.get(MUNGE_HEADER) {
-            let credential = value.to_str().map_err(|_| AuthError::NotText)?;
-            return self.verify_munge(credential, method, message, now);
+        let text = |value: &tonic::metadata::MetadataValue<_>| {
+            value
+                .to_str()
+                .map(str::to_string)
+                .map_err(|_| AuthError::NotText)
+        };
+        let credential = if let Some(value) = metadata.get(MUNGE_HEADER) {
+            Credential::Munge(text(value)?)
+        } else if let Some(value) = metadata.get(JWT_HEADER) {
+            Credential::Jwt(text(value)?)
+        } else {
+            Credential::None
+        };
+        self.verify_credential(&credential, method, message, now)
+    }
+
+    /// Who sent `message` as a call of `method` with `credential` (from gRPC headers or a request frame), on a
+    /// connection whose peer the kernel does not vouch for.
+    pub fn verify_credential(
+        &self,
+        credential: &Credential,
+        method: &str,
+        message: &pb::ApiRequest,
+        now: i64,
+    ) -> Result<Identity, AuthError> {
+        match credential {
+            Credential::Munge(credential) => self.verify_munge(credential, method, message, now),
+            Credential::Jwt(token) => self.verify_jwt(token, now),
+            Credential::None => Err(AuthError::Missing),
         }
-        if let Some(value) = metadata.get(JWT_HEADER) {
-            let token = value.to_str().map_err(|_| AuthError::NotText)?;
-            return self.verify_jwt(token, now);
-        }
-        Err(AuthError::Missing)
     }
 
     fn verify_munge(

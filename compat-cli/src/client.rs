@@ -164,12 +164,8 @@ impl Client {
         message: pb::ApiRequest,
     ) -> Result<pb::ApiReply, ClientError> {
         use spur_auth::failover::{each_controller, Attempt};
-        if let spur_auth::ClientAuth::Local { socket } = &self.auth {
-            let framed = spur_core::wire::frames::Method::from_name(method)
-                .and_then(|method| frames::call(socket, method, &message, REQUEST_TIMEOUT));
-            if let Some(reply) = framed {
-                return Ok(reply);
-            }
+        if let Some(reply) = self.call_in_frames(method, &message) {
+            return Ok(reply);
         }
         let none = ClientError::Unreachable("no controller configured".into());
         self.runtime()?
@@ -195,6 +191,19 @@ impl Client {
                     }
                 }
             }))
+    }
+
+    /// The call as a plain frame ([`frames`]); `None` leaves it to gRPC.
+    fn call_in_frames(&self, method: &str, message: &pb::ApiRequest) -> Option<pb::ApiReply> {
+        let method = spur_core::wire::frames::Method::from_name(method)?;
+        match &self.auth {
+            spur_auth::ClientAuth::Local { socket } => {
+                frames::call_local(socket, method, message, REQUEST_TIMEOUT)
+            }
+            auth => frames::call_tcp(&self.urls, method, message, REQUEST_TIMEOUT, || {
+                auth.credential(method.name(), message).ok()
+            }),
+        }
     }
 
     pub fn submit(&self, request: &SubmitRequest) -> Result<SubmitReply, ClientError> {

@@ -53,6 +53,23 @@ fn run_conformance(args: &[OsString]) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// The commands that run a session of their own (I/O forwarding, a terminal, a server) rather than print a
+/// report and exit.
+const SESSION_COMMANDS: &[&str] = &["salloc", "sattach", "slurmrestd", "srun"];
+
+/// Slurm's commands are C programs: one whose output goes to a pipe that closes early (`squeue | head`) ends
+/// quietly, killed by SIGPIPE. Rust starts with SIGPIPE ignored, so the next print would panic with a backtrace
+/// instead. The session commands keep it ignored: their async sockets write with `writev`, which a peer's close
+/// would otherwise turn into a kill.
+fn end_quietly_on_closed_output(command: &str) {
+    if SESSION_COMMANDS.contains(&command) {
+        return;
+    }
+    use nix::sys::signal::{signal, SigHandler, Signal};
+    // SAFETY: the default disposition installs no handler; this runs first in main, before any thread exists.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().collect();
     let invoked = args
@@ -66,6 +83,7 @@ fn main() -> ExitCode {
         args.remove(0);
         match args.first().map(|a| a.to_string_lossy().into_owned()) {
             Some(name) if name == "--list" => {
+                end_quietly_on_closed_output("--list");
                 for c in COMMANDS {
                     println!("{c}");
                 }
@@ -101,6 +119,7 @@ fn main() -> ExitCode {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    end_quietly_on_closed_output(&command);
     let code = commands::run(&command, &args);
     ExitCode::from(code)
 }

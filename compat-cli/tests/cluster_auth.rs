@@ -691,9 +691,11 @@ fn local_socket_identifies_callers_by_peer_credentials() {
 }
 
 /// One request frame on `stream` and its reply.
-fn frame_call(stream: &mut std::os::unix::net::UnixStream, bytes: &[u8]) -> Option<pb::ApiReply> {
+fn frame_call(
+    stream: &mut (impl std::io::Read + std::io::Write),
+    bytes: &[u8],
+) -> Option<pb::ApiReply> {
     use spur_core::wire::frames;
-    use std::io::{Read, Write};
     stream.write_all(bytes).ok()?;
     let mut header = [0u8; frames::HEADER_BYTES];
     stream.read_exact(&mut header).ok()?;
@@ -705,7 +707,7 @@ fn frame_call(stream: &mut std::os::unix::net::UnixStream, bytes: &[u8]) -> Opti
 #[test]
 fn local_socket_answers_frames_and_grpc_alike() {
     use spur_core::api::Query;
-    use spur_core::wire::frames::{self, Method};
+    use spur_core::wire::frames::{self, Credential, Method};
     let cluster = start_cluster_with(String::new(), true);
     let socket = cluster.local_socket.clone().expect("local socket");
     // The commands' one-shot calls go in frames; the agent's session on the same socket is gRPC.
@@ -719,12 +721,14 @@ fn local_socket_answers_frames_and_grpc_alike() {
     };
     let mut stream = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
     // A frame naming no known call is refused, and the connection answers the next one.
-    let mut unknown = frames::request_frame(Method::Query, &query(Query::Jobs, "f-1")).unwrap();
+    let none = Credential::None;
+    let mut unknown =
+        frames::request_frame(Method::Query, &none, &query(Query::Jobs, "f-1")).unwrap();
     unknown[frames::HEADER_BYTES] = 42;
     let refused = frame_call(&mut stream, &unknown).expect("refusal");
     assert_ne!(refused.error_code, 0);
     assert!(refused.message.contains("Unspecified error"), "{refused:?}");
-    let frame = frames::request_frame(Method::Query, &query(Query::Jobs, "f-2")).unwrap();
+    let frame = frames::request_frame(Method::Query, &none, &query(Query::Jobs, "f-2")).unwrap();
     let reply = frame_call(&mut stream, &frame).expect("reply");
     assert_eq!(reply.error_code, 0, "{reply:?}");
     let body = String::from_utf8_lossy(&reply.body.expect("body").json).into_owned();
@@ -756,4 +760,44 @@ fn local_socket_answers_frames_and_grpc_alike() {
     });
     assert_eq!(reply.error_code, 0, "{reply:?}");
     cluster.ok("scancel", &[&job.to_string()]);
+}
+
+#[test]
+fn frames_over_tcp_are_proved_like_grpc_calls() {
+    use spur_core::wire::frames::{self, Credential, Method};
+    let cluster = start_cluster_with(String::new(), false);
+    let socket = cluster.munged.as_ref().expect("munged").socket.clone();
+    let root_job = cluster.submit("#!/bin/sh\nsleep 300\n", &["--hold"]);
+    let address = cluster.url.trim_start_matches("http://").to_string();
+    let send = |credential: &Credential, message: &pb::ApiRequest| {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+        frame_call(
+            &mut stream,
+            &frames::request_frame(Method::Control, credential, message).unwrap(),
+        )
+        .expect("reply")
+    };
+    // No credential, a forged one, one made for another request: refused as over gRPC, nothing done.
+    let forged = forged_cancel(root_job, "t-1");
+    assert_eq!(send(&Credential::None, &forged).error_code, 5005);
+    assert_eq!(
+        send(&Credential::Munge("MUNGE:forged:".into()), &forged).error_code,
+        5005
+    );
+    let other = spur_auth::client::munge_header(
+        &socket.display().to_string(),
+        "Control",
+        &forged_cancel(root_job, "t-other"),
+    )
+    .expect("credential");
+    assert_eq!(send(&Credential::Munge(other), &forged).error_code, 5005);
+    assert_eq!(cluster.job_field(root_job, "JobState"), "PENDING");
+    // A credential bound to this very request: the call is made, as root.
+    let proved = spur_auth::client::munge_header(&socket.display().to_string(), "Control", &forged)
+        .expect("credential");
+    let reply = send(&Credential::Munge(proved.clone()), &forged);
+    assert_eq!(reply.error_code, 0, "{reply:?}");
+    assert_eq!(cluster.job_field(root_job, "JobState"), "CANCELLED");
+    // And only once: the same credential again is a replay.
+    assert_eq!(send(&Credential::Munge(proved), &forged).error_code, 5005);
 }

@@ -16,7 +16,7 @@ use spur_controller::raft::{
 };
 use spur_controller::runtime::{Controller, SystemClock};
 use spur_controller::server::{
-    local_socket, AgentLinkService, ApiService, Authenticator, RaftPeerService,
+    connections, AgentLinkService, ApiService, Authenticator, RaftPeerService,
 };
 use spur_controller::state::{ClusterState, Command};
 use spur_core::wire::pb;
@@ -120,7 +120,7 @@ async fn main() -> anyhow::Result<()> {
         let (controller, auth) = (controller.clone(), auth.clone());
         tracing::info!(socket = %path.display(), "serving local clients by peer credentials");
         let api = Arc::new(ApiService::new(controller.clone(), auth.clone()));
-        let (grpc_incoming, frames) = local_socket::split(listener, api);
+        let (grpc_incoming, frames) = connections::split(listener, api);
         tokio::spawn(frames);
         tokio::spawn(async move {
             let result = router(controller, auth)
@@ -131,10 +131,16 @@ async fn main() -> anyhow::Result<()> {
             }
         });
     }
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!(%listen, state = %state_dir.display(), "spurctld serving");
+    let api = Arc::new(ApiService::new(controller.clone(), auth.clone()));
+    let (grpc_incoming, frames) = connections::split(listener, api);
+    tokio::spawn(frames);
     let removed = controller.clone();
     router(controller, auth)
-        .serve_with_shutdown(listen, async move {
+        .serve_with_incoming_shutdown(grpc_incoming, async move {
             tokio::select! {
                 _ = shutdown_signal() => {}
                 _ = removed.removed.notified() => {}

@@ -219,7 +219,8 @@ pub fn placed_at_submission(
     spec: &JobSpec,
     now: EpochSecs,
 ) -> Option<Allocation> {
-    if !nothing_waits(state) {
+    // The spec's own flags first: a held job would otherwise walk every live job (held ones included) per submit.
+    if !crate::state::jobs::startable_at_submission(spec) || !nothing_waits(state) {
         return None;
     }
     let job = state.submission_preview(spec, now)?;

@@ -12,7 +12,7 @@ use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::controllers::{ControllerChange, ControllerList};
 use spur_core::listing::{self, JobListRef, ListedJob};
 use spur_core::listing_rows::{ListField, RowWriter};
-use spur_core::wire::frames::Method;
+use spur_core::wire::frames::{Credential, Method};
 use spur_core::wire::{self, from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
 
 use super::access;
@@ -725,6 +725,23 @@ impl ApiService {
                 }
             }
         }
+    }
+
+    /// The verified caller of a request frame that came over TCP from `peer` with `credential`.
+    pub fn identify_frame(
+        &self,
+        credential: &Credential,
+        method: Method,
+        request: &pb::ApiRequest,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Result<Identity, ApiError> {
+        self.auth.authenticate_frame(
+            credential,
+            method.name(),
+            request,
+            self.controller.now(),
+            peer,
+        )
     }
 
     async fn answer_grpc(&self, method: Method, request: Request<pb::ApiRequest>) -> pb::ApiReply {

@@ -5,6 +5,7 @@
 use spur_auth::{Verifier, VerifierSettings};
 use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::auth::{rules, Identity};
+use spur_core::wire::frames::Credential;
 use spur_core::wire::pb;
 
 pub struct Authenticator {
@@ -35,16 +36,23 @@ impl Authenticator {
         message: &pb::ApiRequest,
         now: i64,
     ) -> Result<Identity, ApiError> {
-        self.verifier
-            .verify(request, method, message, now)
-            .map_err(|e| {
-                let peer = request
-                    .remote_addr()
-                    .map(|a| a.to_string())
-                    .unwrap_or_else(|| "local socket".into());
-                tracing::warn!(%peer, method, "Protocol authentication error: {e}");
-                ApiError::new(SlurmErrno::ZeroBytes)
-            })
+        let verified = self.verifier.verify(request, method, message, now);
+        refused_as_slurm_does(verified, request.remote_addr(), method)
+    }
+
+    /// The verified caller of a request frame that came over TCP from `peer`.
+    pub fn authenticate_frame(
+        &self,
+        credential: &Credential,
+        method: &str,
+        message: &pb::ApiRequest,
+        now: i64,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Result<Identity, ApiError> {
+        let verified = self
+            .verifier
+            .verify_credential(credential, method, message, now);
+        refused_as_slurm_does(verified, peer, method)
     }
 
     pub fn may_act_as_agent(&self, identity: &Identity) -> bool {
@@ -54,4 +62,18 @@ impl Authenticator {
     pub fn is_privileged(&self, uid: u32) -> bool {
         rules::is_privileged(uid, self.slurm_user_uid)
     }
+}
+
+fn refused_as_slurm_does(
+    verified: Result<Identity, spur_auth::AuthError>,
+    peer: Option<std::net::SocketAddr>,
+    method: &str,
+) -> Result<Identity, ApiError> {
+    verified.map_err(|e| {
+        let peer = peer
+            .map(|a| a.to_string())
+            .unwrap_or_else(|| "local socket".into());
+        tracing::warn!(%peer, method, "Protocol authentication error: {e}");
+        ApiError::new(SlurmErrno::ZeroBytes)
+    })
 }

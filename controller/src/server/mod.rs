@@ -1,13 +1,13 @@
 //! gRPC front: the client API (`Controller` service), the agents' sessions (`AgentLink`) and the other
-//! controllers' calls (`RaftPeer`); on the local Unix socket the client API also in plain frames
-//! (`local_socket`). Requests are decoded
+//! controllers' calls (`RaftPeer`); the client API also in plain frames, on the same port and local socket
+//! (`connections`). Requests are decoded
 //! into spur-core documents, turned into commands, committed, and answered with Slurm's errno on failure.
 
 mod access;
 mod agent_link;
 mod api;
 mod auth;
-pub mod local_socket;
+pub mod connections;
 mod peer_name;
 mod raft_peer;
 

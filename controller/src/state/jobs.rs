@@ -90,7 +90,7 @@ impl ClusterState {
     /// state: what the leader places before it commits the submission (see `Command::SubmitAndStart`). `None` for
     /// what would be refused, and for arrays and held jobs, which are never started as they are submitted.
     pub fn submission_preview(&self, spec: &JobSpec, now: EpochSecs) -> Option<JobRecord> {
-        if spec.array.is_some() || spec.hold || spec.immediate {
+        if !startable_at_submission(spec) {
             return None;
         }
         let prepared = self.prepare_submission(spec.clone(), now).ok()?;
@@ -1468,6 +1468,12 @@ impl ClusterState {
             }
         }
     }
+}
+
+/// Whether the commit that creates a job of `spec` may also start it: arrays, held jobs and `--immediate` ones are
+/// left to the scheduler's pass.
+pub fn startable_at_submission(spec: &JobSpec) -> bool {
+    spec.array.is_none() && !spec.hold && !spec.immediate
 }
 
 fn first_node(job: &JobRecord) -> String {

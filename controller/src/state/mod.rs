@@ -10,7 +10,7 @@ mod epilog;
 mod fairshare;
 mod het;
 mod job_table;
-mod jobs;
+pub(crate) mod jobs;
 mod licenses;
 mod node_admin;
 mod nodes;

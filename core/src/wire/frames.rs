@@ -1,14 +1,15 @@
-//! Plain frames for the controller's local Unix socket: the same `ApiRequest`/`ApiReply` messages as the gRPC
-//! service, each behind an eight-byte header, without HTTP/2.
+//! Plain frames for the commands' calls to the controller (its TCP port and its local Unix socket): the same
+//! `ApiRequest`/`ApiReply` messages as the gRPC service, each behind an eight-byte header, without HTTP/2.
 //!
 //! Why: a command such as `sbatch` makes one call and exits. Over gRPC that call needs an async runtime and an
-//! HTTP/2 handshake whose first exchange (the controller's SETTINGS) is a round trip before the request may leave;
-//! on the local socket, where the kernel proves the caller (SO_PEERCRED), none of that buys anything. The
-//! controller tells the two apart by a connection's first bytes (HTTP/2 starts with `PRI `), so old and new
-//! clients share the one socket.
+//! HTTP/2 handshake whose first exchange (the controller's SETTINGS) is a round trip before the request may leave.
+//! The controller tells the two apart by a connection's first bytes (HTTP/2 starts with `PRI `), so gRPC clients
+//! (agents, other controllers, libspur_compat, older commands) and frame clients share one port.
 //!
 //! A frame is [`MAGIC`], the length of what follows (u32, big-endian), then for a request one byte naming the
-//! call and the protobuf `ApiRequest`, for a reply the protobuf `ApiReply`. A connection carries any number of
+//! call, the caller's credential (one byte for its kind, its length as a u32, its text: what gRPC carries in the
+//! `x-spur-munge` or `x-spur-jwt` header; none on the local socket, where the kernel names the caller) and the
+//! protobuf `ApiRequest`, for a reply the protobuf `ApiReply`. A connection carries any number of
 //! request/reply pairs, one at a time. A client that gets back anything but a reply frame (a controller older
 //! than this protocol answers with an HTTP/2 error) retries the call over gRPC with the same request id, which
 //! the controller applies once.
@@ -60,6 +61,42 @@ impl Method {
     }
 }
 
+/// What proves the caller of a request frame, as the gRPC headers would.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// Nothing: only the local socket's peer credentials can identify such a caller.
+    None,
+    /// A MUNGE credential bound to this request ([`crate::auth::binding`]).
+    Munge(String),
+    /// An auth/jwt token.
+    Jwt(String),
+}
+
+impl Credential {
+    fn kind(&self) -> u8 {
+        match self {
+            Credential::None => 0,
+            Credential::Munge(_) => 1,
+            Credential::Jwt(_) => 2,
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Credential::None => "",
+            Credential::Munge(text) | Credential::Jwt(text) => text,
+        }
+    }
+}
+
+/// A request frame's contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestFrame {
+    pub method: Method,
+    pub credential: Credential,
+    pub request: pb::ApiRequest,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
     #[error("not a Spur frame")]
@@ -70,6 +107,8 @@ pub enum FrameError {
     Empty,
     #[error("unknown call {0} in request frame")]
     UnknownMethod(u8),
+    #[error("malformed credential in request frame")]
+    Credential,
     #[error("malformed message in frame: {0}")]
     Malformed(String),
 }
@@ -101,10 +140,19 @@ fn frame(body_len: usize, write_body: impl FnOnce(&mut Vec<u8>)) -> Result<Vec<u
     Ok(bytes)
 }
 
-/// A whole request frame: header, call, message.
-pub fn request_frame(method: Method, request: &pb::ApiRequest) -> Result<Vec<u8>, FrameError> {
-    frame(1 + request.encoded_len(), |bytes| {
+/// A whole request frame: header, call, credential, message.
+pub fn request_frame(
+    method: Method,
+    credential: &Credential,
+    request: &pb::ApiRequest,
+) -> Result<Vec<u8>, FrameError> {
+    let text = credential.text().as_bytes();
+    let text_len = u32::try_from(text.len()).map_err(|_| FrameError::Credential)?;
+    frame(1 + 1 + 4 + text.len() + request.encoded_len(), |bytes| {
         bytes.push(method.byte());
+        bytes.push(credential.kind());
+        bytes.extend_from_slice(&text_len.to_be_bytes());
+        bytes.extend_from_slice(text);
         // Encoding into a Vec cannot run out of room.
         let _ = request.encode(bytes);
     })
@@ -117,13 +165,33 @@ pub fn reply_frame(reply: &pb::ApiReply) -> Result<Vec<u8>, FrameError> {
     })
 }
 
-/// A request frame's body (after the header): its call and message.
-pub fn parse_request(body: &[u8]) -> Result<(Method, pb::ApiRequest), FrameError> {
-    let (&first, message) = body.split_first().ok_or(FrameError::Empty)?;
+/// A request frame's body (after the header).
+pub fn parse_request(body: &[u8]) -> Result<RequestFrame, FrameError> {
+    let (&first, rest) = body.split_first().ok_or(FrameError::Empty)?;
     let method = Method::from_byte(first).ok_or(FrameError::UnknownMethod(first))?;
+    let (&kind, rest) = rest.split_first().ok_or(FrameError::Credential)?;
+    let (len, rest) = rest
+        .split_first_chunk::<4>()
+        .ok_or(FrameError::Credential)?;
+    let len = u32::from_be_bytes(*len) as usize;
+    if len > rest.len() {
+        return Err(FrameError::Credential);
+    }
+    let (text, message) = rest.split_at(len);
+    let text = std::str::from_utf8(text).map_err(|_| FrameError::Credential)?;
+    let credential = match kind {
+        0 if text.is_empty() => Credential::None,
+        1 => Credential::Munge(text.to_string()),
+        2 => Credential::Jwt(text.to_string()),
+        _ => return Err(FrameError::Credential),
+    };
     let request =
         pb::ApiRequest::decode(message).map_err(|e| FrameError::Malformed(e.to_string()))?;
-    Ok((method, request))
+    Ok(RequestFrame {
+        method,
+        credential,
+        request,
+    })
 }
 
 /// A reply frame's body (after the header).
@@ -161,13 +229,24 @@ mod tests {
 
     #[test]
     fn request_round_trip() {
-        for method in Method::ALL {
-            let bytes = request_frame(method, &request()).unwrap();
+        let credentials = [
+            Credential::None,
+            Credential::Munge("MUNGE:AwQFAAB...:".into()),
+            Credential::Jwt("eyJ.a.b".into()),
+        ];
+        for (method, credential) in Method::ALL.into_iter().zip(credentials) {
+            let bytes = request_frame(method, &credential, &request()).unwrap();
             let len = body_len(&header(&bytes), 1 << 20).unwrap();
             assert_eq!(len, bytes.len() - HEADER_BYTES);
-            let (got, message) = parse_request(&bytes[HEADER_BYTES..]).unwrap();
-            assert_eq!(got, method);
-            assert_eq!(message, request());
+            let got = parse_request(&bytes[HEADER_BYTES..]).unwrap();
+            assert_eq!(
+                got,
+                RequestFrame {
+                    method,
+                    credential,
+                    request: request()
+                }
+            );
             assert_eq!(Method::from_name(method.name()), Some(method));
         }
     }
@@ -207,8 +286,25 @@ mod tests {
         );
         assert_eq!(parse_request(&[]), Err(FrameError::Empty));
         assert_eq!(parse_request(&[9]), Err(FrameError::UnknownMethod(9)));
+        assert_eq!(parse_request(&[1]), Err(FrameError::Credential));
+        assert_eq!(
+            parse_request(&[1, 1, 0, 0, 0, 9, b'x']),
+            Err(FrameError::Credential)
+        );
+        assert_eq!(
+            parse_request(&[1, 7, 0, 0, 0, 0]),
+            Err(FrameError::Credential)
+        );
+        assert_eq!(
+            parse_request(&[1, 0, 0, 0, 0, 1, b'x']),
+            Err(FrameError::Credential)
+        );
+        assert_eq!(
+            parse_request(&[1, 1, 0, 0, 0, 1, 0xff]),
+            Err(FrameError::Credential)
+        );
         assert!(matches!(
-            parse_request(&[1, 0xff, 0xff]),
+            parse_request(&[1, 0, 0, 0, 0, 0, 0xff, 0xff]),
             Err(FrameError::Malformed(_))
         ));
     }
