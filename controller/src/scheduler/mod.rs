@@ -220,7 +220,7 @@ pub fn placed_at_submission(
     now: EpochSecs,
 ) -> Option<Allocation> {
     // The spec's own flags first: a held job would otherwise walk every live job (held ones included) per submit.
-    if !crate::state::jobs::startable_at_submission(spec) || !nothing_waits(state) {
+    if !crate::state::startable_at_submission(spec) || !nothing_waits(state) {
         return None;
     }
     let job = state.submission_preview(spec, now)?;

@@ -685,8 +685,8 @@ fn bad_request(e: spur_core::wire::WireError) -> ApiError {
 }
 
 impl ApiService {
-    /// One client call, however it arrived (gRPC, or a frame on the local socket): `identity` is the verified
-    /// caller or why there is none, `remote` the caller's address where it has one.
+    /// One client call, however it arrived (gRPC, or a frame on the TCP port or the local socket): `identity` is
+    /// the verified caller or why there is none, `remote` the caller's address where it has one.
     pub async fn answer(
         &self,
         method: Method,

@@ -10,7 +10,7 @@ mod epilog;
 mod fairshare;
 mod het;
 mod job_table;
-pub(crate) mod jobs;
+mod jobs;
 mod licenses;
 mod node_admin;
 mod nodes;
@@ -37,7 +37,7 @@ pub use config::{
     BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
 };
 pub use job_table::{is_live, JobTable};
-pub(crate) use jobs::started_and_live;
+pub(crate) use jobs::{startable_at_submission, started_and_live};
 pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
 pub(crate) use preempt::in_grace;
