@@ -106,6 +106,25 @@ async fn leader_of(members: &[Member], timeout: Duration) -> usize {
     }
 }
 
+/// The member that leads once it has taken a write (`k0=0`, which the tests write anyway). Members that start
+/// or lose their leader together may hold a second election right after the first, so the first leader seen is
+/// not always the one that stays.
+async fn settled_leader(members: &[Member]) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let leader = leader_of(members, Duration::from_secs(20)).await;
+        let state = members[leader].state.as_ref().expect("leader");
+        match state.write(set("k0", 0)).await {
+            Ok(_) => return leader,
+            Err(ReplicationError::NotLeader { .. }) => {
+                assert!(Instant::now() < deadline, "no leader kept its place");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => panic!("write: {e:?}"),
+        }
+    }
+}
+
 async fn wait_for_value(member: &Member, key: &str, value: u64) {
     let deadline = Instant::now() + Duration::from_secs(20);
     let state = member.state.as_ref().expect("running member");
@@ -130,7 +149,7 @@ async fn a_group_replicates_survives_its_leader_and_takes_it_back() {
         members.push(start_member(dir.path(), id, &members_addrs, listener).await);
     }
 
-    let leader = leader_of(&members, Duration::from_secs(20)).await;
+    let leader = settled_leader(&members).await;
     let leading = members[leader].state.as_ref().expect("leader");
     for i in 0..50 {
         leading.write(set(format!("k{i}"), i)).await.expect("write");
@@ -163,7 +182,7 @@ async fn a_group_replicates_survives_its_leader_and_takes_it_back() {
     if let Some(state) = members[old].state.take() {
         state.shutdown().await.expect("shutdown");
     }
-    let leader = leader_of(&members, Duration::from_secs(20)).await;
+    let leader = settled_leader(&members).await;
     assert_ne!(leader, old);
     let leading = members[leader].state.as_ref().expect("new leader");
     assert_eq!(leading.read(|kv| kv.map.len()), 50);
@@ -284,6 +303,39 @@ impl Guarded {
     }
 }
 
+/// The running member that leads, waiting for one.
+async fn current_leader(members: &[Option<Guarded>]) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(i) = members
+            .iter()
+            .position(|m| m.as_ref().is_some_and(|m| m.state.is_leader()))
+        {
+            return i;
+        }
+        assert!(Instant::now() < deadline, "no leader");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Writes `k{value}=value` through whichever member leads. Three members started together may hold a second
+/// election right after the first, so the first leader seen does not always take the write.
+async fn write_through_leader(members: &[Option<Guarded>], value: u64) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let leader = current_leader(members).await;
+        let state = &members[leader].as_ref().expect("leader").state;
+        match state.write(set(format!("k{value}"), value)).await {
+            Ok(_) => return,
+            Err(ReplicationError::NotLeader { .. }) => {
+                assert!(Instant::now() < deadline, "no leader took k{value}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => panic!("write k{value}: {e:?}"),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_member_that_lost_its_store_rejoins_from_a_snapshot_without_voting_twice() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -305,20 +357,11 @@ async fn a_member_that_lost_its_store_rejoins_from_a_snapshot_without_voting_twi
             start_guarded(dir.path(), id, &addrs, listener, bootstrap).await,
         ));
     }
-    let leader = loop {
-        if let Some(i) = members
-            .iter()
-            .position(|m| m.as_ref().is_some_and(|m| m.state.is_leader()))
-        {
-            break i;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    let leading = members[leader].as_ref().expect("leader").state.clone();
     for i in 0..60 {
-        leading.write(set(format!("k{i}"), i)).await.expect("write");
+        write_through_leader(&members, i).await;
     }
-    let view = leading.group_view();
+    let leader = current_leader(&members).await;
+    let view = members[leader].as_ref().expect("leader").state.group_view();
     assert!(view.established && view.initialized, "{view:?}");
     assert_eq!(view.member_named("m2").map(|m| m.id), Some(2));
 
@@ -327,9 +370,8 @@ async fn a_member_that_lost_its_store_rejoins_from_a_snapshot_without_voting_twi
     let lost_id = u64::try_from(lost + 1).expect("id");
     members[lost].take().expect("follower").stop().await;
     for i in 60..80 {
-        leading.write(set(format!("k{i}"), i)).await.expect("write");
+        write_through_leader(&members, i).await;
     }
-    drop(leading);
     std::fs::remove_dir_all(dir.path().join(format!("m{lost_id}"))).expect("wipe");
 
     let term = view.term;

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::io;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use openraft::storage::{LogFlushed, RaftLogStorage};
 use openraft::{
@@ -19,17 +20,25 @@ use super::store::{self, StoreHandle, KEY_PURGED, KEY_VOTE};
 use super::types::TypeConfig;
 use super::AppStateMachine;
 
+mod recent;
+
+use recent::RecentEntries;
+
+type LogEntry<A> = Entry<TypeConfig<A>>;
+
 /// The raft log of application `A`. Clones share the same store queue, which keeps readers
-/// consistent with pending appends.
-pub struct LogStore<A> {
+/// consistent with pending appends, and the same window of recent entries.
+pub struct LogStore<A: AppStateMachine> {
     store: StoreHandle,
+    recent: Arc<Mutex<RecentEntries<LogEntry<A>>>>,
     _app: PhantomData<fn() -> A>,
 }
 
-impl<A> Clone for LogStore<A> {
+impl<A: AppStateMachine> Clone for LogStore<A> {
     fn clone(&self) -> Self {
         Self {
             store: self.store.clone(),
+            recent: Arc::clone(&self.recent),
             _app: PhantomData,
         }
     }
@@ -39,8 +48,14 @@ impl<A: AppStateMachine> LogStore<A> {
     pub(crate) fn new(store: StoreHandle) -> Self {
         Self {
             store,
+            recent: Arc::new(Mutex::new(RecentEntries::new())),
             _app: PhantomData,
         }
+    }
+
+    /// The window is plain data updated in single steps, so a panic elsewhere cannot leave it half changed.
+    fn recent(&self) -> MutexGuard<'_, RecentEntries<LogEntry<A>>> {
+        self.recent.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     async fn read_log_id_meta(&self, key: &'static str) -> Result<Option<LogId<u64>>, StoreError> {
@@ -76,6 +91,9 @@ impl<A: AppStateMachine> RaftLogReader<TypeConfig<A>> for LogStore<A> {
         range: RB,
     ) -> Result<Vec<Entry<TypeConfig<A>>>, StorageError<u64>> {
         let (start, end) = index_bounds(&range);
+        if let Some(entries) = self.recent().get(start, end) {
+            return Ok(entries);
+        }
         let raw = self
             .store
             .read(move |txn| store::get_entries(txn, start, end))
@@ -173,14 +191,22 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
         I: IntoIterator<Item = Entry<TypeConfig<A>>> + OptionalSend,
         I::IntoIter: OptionalSend,
     {
+        let entries: Vec<LogEntry<A>> = entries.into_iter().collect();
         let encoded = entries
-            .into_iter()
+            .iter()
             .map(|entry| {
-                codec::encode_entry::<A>(&entry)
+                codec::encode_entry::<A>(entry)
                     .map(|bytes| (entry.log_id.index, bytes))
                     .map_err(|e| StorageIOError::write_log_entry(entry.log_id, &e))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // Visible to reads before the store has them, as reads through the store's queue see queued appends.
+        {
+            let mut recent = self.recent();
+            for (entry, (_, bytes)) in entries.into_iter().zip(&encoded) {
+                recent.appended(entry.log_id.index, entry, bytes.len());
+            }
+        }
         // Returns before the data is durable: the callback fires after the group commit's fsync,
         // and only then does openraft count the entries as persisted.
         self.store
@@ -192,6 +218,7 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
     }
 
     async fn truncate(&mut self, log_id: LogId<u64>) -> Result<(), StorageError<u64>> {
+        self.recent().truncated(log_id.index);
         self.store
             .write(move |txn| store::remove_from(txn, log_id.index))
             .await
@@ -200,6 +227,7 @@ impl<A: AppStateMachine> RaftLogStorage<TypeConfig<A>> for LogStore<A> {
 
     async fn purge(&mut self, log_id: LogId<u64>) -> Result<(), StorageError<u64>> {
         let purged = codec::encode_log_id(Some(&log_id)).map_err(|e| StorageIOError::write(&e))?;
+        self.recent().purged(log_id.index);
         self.store
             .write(move |batch| store::purge_upto(batch, log_id.index, &purged))
             .await

@@ -9,7 +9,7 @@
 //! so they see every mutation submitted before them, flushed or not.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -58,8 +58,9 @@ enum Op {
         done: Done,
     },
     Read(ReadJob),
-    /// A new committed index (encoded): visible to reads at once, written to the database lazily.
-    Committed(Vec<u8>),
+    /// The committed index in [`CommittedSlot`] has changed since the database last had it: write it within
+    /// [`COMMITTED_FLUSH_INTERVAL`].
+    CommittedDue,
     Close,
 }
 
@@ -73,6 +74,27 @@ pub(crate) struct Store {
 #[derive(Clone)]
 pub(crate) struct StoreHandle {
     tx: mpsc::Sender<Op>,
+    committed: SharedCommitted,
+}
+
+/// The newest committed index (encoded), shared by the handles and the writer. openraft saves it on every commit;
+/// saving is a store into memory, and only a change from written to unwritten wakes the writer (at most once per
+/// [`COMMITTED_FLUSH_INTERVAL`]), where a message per commit woke it on every write.
+#[derive(Default)]
+struct CommittedSlot {
+    latest: Option<Vec<u8>>,
+    /// `latest` differs from what the database has, and the writer has been told.
+    unwritten: bool,
+}
+
+#[derive(Clone, Default)]
+struct SharedCommitted(Arc<Mutex<CommittedSlot>>);
+
+impl SharedCommitted {
+    /// The slot holds two plain fields set together, so a panic elsewhere cannot leave it half changed.
+    fn lock(&self) -> MutexGuard<'_, CommittedSlot> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// redb's page cache. Its default (1 GiB) kept every snapshot page written since start in memory: with 100,000
@@ -93,11 +115,13 @@ impl Store {
             .create(path)?;
         let log = open_log(&db, &log_dir(path))?;
         let (tx, rx) = mpsc::channel();
+        let committed = SharedCommitted::default();
+        let writer = Writer::new(db, log, committed.clone());
         let thread = std::thread::Builder::new()
             .name("spur-raft-store".into())
-            .spawn(move || run(Writer::new(db, log), rx))?;
+            .spawn(move || run(writer, rx))?;
         Ok(Self {
-            handle: StoreHandle { tx },
+            handle: StoreHandle { tx, committed },
             thread: Some(thread),
         })
     }
@@ -134,9 +158,15 @@ impl StoreHandle {
     /// Records a new committed index (encoded). Reads see it at once; it reaches the disk within
     /// [`COMMITTED_FLUSH_INTERVAL`] or at close, and a crash before that keeps an older one.
     pub(crate) fn save_committed(&self, bytes: Vec<u8>) -> Result<(), StoreError> {
-        self.tx
-            .send(Op::Committed(bytes))
-            .map_err(|_| StoreError::Closed)
+        let mut slot = self.committed.lock();
+        slot.latest = Some(bytes);
+        if !slot.unwritten {
+            slot.unwritten = true;
+            self.tx
+                .send(Op::CommittedDue)
+                .map_err(|_| StoreError::Closed)?;
+        }
+        Ok(())
     }
 
     /// Queues a mutation and waits until it is durable.
@@ -244,34 +274,45 @@ fn migrate_v1_log(db: &Database, log: &mut LogFiles) -> Result<(), redb::Error> 
 struct Writer {
     db: Database,
     log: LogFiles,
-    /// The committed index as last reported, and whether the database has it yet.
-    committed: Option<Vec<u8>>,
-    committed_written: bool,
-    committed_since: Instant,
+    /// The committed index as last reported.
+    committed: SharedCommitted,
+    /// Since when the database has lacked the newest committed index, if it does.
+    committed_due_since: Option<Instant>,
 }
 
 impl Writer {
-    fn new(db: Database, log: LogFiles) -> Self {
+    fn new(db: Database, log: LogFiles, committed: SharedCommitted) -> Self {
         Self {
             db,
             log,
-            committed: None,
-            committed_written: true,
-            committed_since: Instant::now(),
+            committed,
+            committed_due_since: None,
         }
+    }
+
+    fn committed_due(&mut self) {
+        self.committed_due_since.get_or_insert_with(Instant::now);
     }
 
     /// How long the writer may wait for work before the committed index is due on disk.
     fn idle_timeout(&self) -> Option<Duration> {
-        (!self.committed_written)
-            .then(|| COMMITTED_FLUSH_INTERVAL.saturating_sub(self.committed_since.elapsed()))
+        self.committed_due_since
+            .map(|since| COMMITTED_FLUSH_INTERVAL.saturating_sub(since.elapsed()))
     }
 
+    /// Writes the newest committed index if the database lacks it. A save that lands while this runs marks the slot
+    /// unwritten again and is written by the next flush.
     fn flush_committed(&mut self) {
-        if self.committed_written {
-            return;
-        }
-        let Some(bytes) = self.committed.clone() else {
+        let bytes = {
+            let mut slot = self.committed.lock();
+            if self.committed_due_since.is_none() && !slot.unwritten {
+                return;
+            }
+            slot.unwritten = false;
+            slot.latest.clone()
+        };
+        let Some(bytes) = bytes else {
+            self.committed_due_since = None;
             return;
         };
         let result = begin(&self.db, Durability::Immediate).and_then(|txn| {
@@ -279,12 +320,12 @@ impl Writer {
             txn.commit().map_err(StoreError::db)
         });
         match result {
-            Ok(()) => self.committed_written = true,
+            Ok(()) => self.committed_due_since = None,
             Err(e) => {
-                tracing::warn!(error = %e, "could not save the raft committed index; retrying later")
+                tracing::warn!(error = %e, "could not save the raft committed index; retrying later");
+                self.committed_due_since = Some(Instant::now());
             }
         }
-        self.committed_since = Instant::now();
     }
 }
 
@@ -293,8 +334,7 @@ pub(crate) struct Batch<'a> {
     db: &'a Database,
     txn: Option<WriteTransaction>,
     log: &'a mut LogFiles,
-    committed: &'a mut Option<Vec<u8>>,
-    committed_changed: bool,
+    committed: &'a SharedCommitted,
     /// The running operation is a write: a transaction it opens is committed durably.
     writing: bool,
     db_written: bool,
@@ -324,8 +364,9 @@ impl Batch<'_> {
 
     /// The committed index as last saved (encoded), if any.
     pub(crate) fn committed(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
-        match self.committed {
-            Some(bytes) => Ok(Some(bytes.clone())),
+        let latest = self.committed.lock().latest.clone();
+        match latest {
+            Some(bytes) => Ok(Some(bytes)),
             None => get_meta(self, KEY_COMMITTED),
         }
     }
@@ -372,6 +413,7 @@ fn begin(db: &Database, durability: Durability) -> Result<WriteTransaction, Stor
 /// Runs one batch; returns false once a Close has been seen.
 fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
     let mut keep_running = true;
+    let mut committed_due = false;
     let mut dones = Vec::new();
     let mut failure = None;
     writer.log.begin_batch();
@@ -379,8 +421,7 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
         db: &writer.db,
         txn: None,
         log: &mut writer.log,
-        committed: &mut writer.committed,
-        committed_changed: false,
+        committed: &writer.committed,
         writing: false,
         db_written: false,
         log_written: false,
@@ -399,10 +440,7 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
                 dones.push(done);
             }
             Op::Read(job) => job(&mut batch),
-            Op::Committed(bytes) => {
-                *batch.committed = Some(bytes);
-                batch.committed_changed = true;
-            }
+            Op::CommittedDue => committed_due = true,
             Op::Close => keep_running = false,
         }
     }
@@ -410,7 +448,6 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
         txn,
         db_written,
         log_written,
-        committed_changed,
         ..
     } = batch;
     let result = match failure {
@@ -426,11 +463,8 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
         }
         None => commit_batch(&mut writer.log, txn, db_written, log_written),
     };
-    if committed_changed {
-        if writer.committed_written {
-            writer.committed_since = Instant::now();
-        }
-        writer.committed_written = false;
+    if committed_due {
+        writer.committed_due();
     }
     for done in dones {
         done(result.clone());

@@ -159,6 +159,26 @@ async fn log_state_falls_back_to_purge_point_when_everything_is_purged() {
 }
 
 #[tokio::test]
+async fn new_entries_are_read_back_without_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("raft.redb")).unwrap();
+    let mut log = LogStore::<KvApp>::new(store.handle());
+    log.blocking_append((1..=5).map(|i| entry(1, i)))
+        .await
+        .unwrap();
+    log.truncate(log_id(1, 5)).await.unwrap();
+    log.blocking_append([entry(2, 5)]).await.unwrap();
+    store.close().await;
+
+    // The store's thread is gone: what comes back is the window's, and it is the log as written.
+    let expected: Vec<_> = (1..=4).map(|i| entry(1, i)).chain([entry(2, 5)]).collect();
+    assert_eq!(log.try_get_log_entries(1..).await.unwrap(), expected);
+    assert_eq!(log.try_get_log_entries(4..=5).await.unwrap(), expected[3..]);
+    // A range the window does not hold whole still goes to the store.
+    assert!(log.try_get_log_entries(0..3).await.is_err());
+}
+
+#[tokio::test]
 async fn range_bounds_map_to_index_ranges() {
     assert_eq!(index_bounds(&(3..7)), (3, Some(7)));
     assert_eq!(index_bounds(&(3..=7)), (3, Some(8)));
