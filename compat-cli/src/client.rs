@@ -164,8 +164,16 @@ impl Client {
         message: pb::ApiRequest,
     ) -> Result<pb::ApiReply, ClientError> {
         use spur_auth::failover::{each_controller, Attempt};
-        if let Some(reply) = self.call_in_frames(method, &message) {
-            return Ok(reply);
+        match self.call_in_frames(method, &message) {
+            Ok(reply) => return Ok(reply),
+            // The one controller took the call and did not answer: gRPC would wait for it as long again.
+            Err(frames::NoReply::Silent) if self.urls.len() <= 1 => {
+                return Err(ClientError::Unreachable(format!(
+                    "no answer within {} s",
+                    REQUEST_TIMEOUT.as_secs()
+                )));
+            }
+            Err(_) => {}
         }
         let none = ClientError::Unreachable("no controller configured".into());
         self.runtime()?
@@ -193,9 +201,14 @@ impl Client {
             }))
     }
 
-    /// The call as a plain frame ([`frames`]); `None` leaves it to gRPC.
-    fn call_in_frames(&self, method: &str, message: &pb::ApiRequest) -> Option<pb::ApiReply> {
-        let method = spur_core::wire::frames::Method::from_name(method)?;
+    /// The call as a plain frame ([`frames`]).
+    fn call_in_frames(
+        &self,
+        method: &str,
+        message: &pb::ApiRequest,
+    ) -> Result<pb::ApiReply, frames::NoReply> {
+        let method =
+            spur_core::wire::frames::Method::from_name(method).ok_or(frames::NoReply::NotTaken)?;
         match &self.auth {
             spur_auth::ClientAuth::Local { socket } => {
                 frames::call_local(socket, method, message, REQUEST_TIMEOUT)

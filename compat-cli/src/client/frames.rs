@@ -2,12 +2,14 @@
 //! process's own, no async runtime, no HTTP/2 handshake. A one-shot command (`sbatch`, `scancel`, `squeue`) spends
 //! most of its life starting and stopping, and this is the part of its call that it need not pay.
 //!
-//! Every function returns the controller's reply, or `None` where this path gave none (no such socket, no
-//! controller reachable, one that predates frames, a timeout, no credential): the caller then makes the same call
-//! over gRPC, with the same request id, so a request the controller did apply is not applied twice, and failures
-//! are reported the way they always were.
+//! Every function returns the controller's reply, or why this path gave none. Where the controller did not take
+//! the call ([`NoReply::NotTaken`]: no such socket, no controller reachable, one that predates frames, no
+//! credential) the caller makes the same call over gRPC, with the same request id, so a request the controller did
+//! apply is not applied twice, and failures are reported the way they always were. A controller that took the call
+//! and did not answer in time ([`NoReply::Silent`]) would not answer gRPC either; the caller decides whether another
+//! controller is worth the wait.
 
-use std::io::{Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -16,17 +18,32 @@ use std::time::Duration;
 use spur_core::wire::frames::{self, Credential, Method, HEADER_BYTES};
 use spur_core::wire::{pb, MAX_REPLY_BYTES};
 
+/// Why a call in frames brought no reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoReply {
+    /// No controller took the call in frames: gRPC may.
+    NotTaken,
+    /// A controller took the whole request and sent nothing back within the timeout.
+    Silent,
+}
+
+use NoReply::{NotTaken, Silent};
+
 /// The call on the controller's local Unix socket, where the kernel names the caller.
 pub fn call_local(
     socket: &Path,
     method: Method,
     request: &pb::ApiRequest,
     timeout: Duration,
-) -> Option<pb::ApiReply> {
-    let frame = frames::request_frame(method, &Credential::None, request).ok()?;
-    let mut stream = UnixStream::connect(socket).ok()?;
-    stream.set_read_timeout(Some(timeout)).ok()?;
-    stream.set_write_timeout(Some(timeout)).ok()?;
+) -> Result<pb::ApiReply, NoReply> {
+    let frame = frames::request_frame(method, &Credential::None, request).map_err(|_| NotTaken)?;
+    let mut stream = UnixStream::connect(socket).map_err(|_| NotTaken)?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .map_err(|_| NotTaken)?;
+    stream
+        .set_write_timeout(Some(timeout))
+        .map_err(|_| NotTaken)?;
     exchange(&mut stream, &frame)
 }
 
@@ -38,21 +55,26 @@ pub fn call_tcp(
     request: &pb::ApiRequest,
     timeout: Duration,
     mut credential: impl FnMut() -> Option<Credential>,
-) -> Option<pb::ApiReply> {
+) -> Result<pb::ApiReply, NoReply> {
     for url in urls {
         // TLS or anything else than plain HTTP/2 is left to gRPC.
-        let authority = url.strip_prefix("http://")?;
+        let authority = url.strip_prefix("http://").ok_or(NotTaken)?;
         let Some(mut stream) = connect(authority.trim_end_matches('/'), timeout) else {
             continue;
         };
-        stream.set_nodelay(true).ok()?;
-        stream.set_read_timeout(Some(timeout)).ok()?;
-        stream.set_write_timeout(Some(timeout)).ok()?;
-        let frame = frames::request_frame(method, &credential()?, request).ok()?;
+        stream.set_nodelay(true).map_err(|_| NotTaken)?;
+        stream
+            .set_read_timeout(Some(timeout))
+            .map_err(|_| NotTaken)?;
+        stream
+            .set_write_timeout(Some(timeout))
+            .map_err(|_| NotTaken)?;
+        let credential = credential().ok_or(NotTaken)?;
+        let frame = frames::request_frame(method, &credential, request).map_err(|_| NotTaken)?;
         // Once a controller has the request, another one is gRPC's to try (the request id keeps it applied once).
         return exchange(&mut stream, &frame);
     }
-    None
+    Err(NotTaken)
 }
 
 fn connect(authority: &str, timeout: Duration) -> Option<TcpStream> {
@@ -62,14 +84,22 @@ fn connect(authority: &str, timeout: Duration) -> Option<TcpStream> {
         .find_map(|addr| TcpStream::connect_timeout(&addr, timeout).ok())
 }
 
-fn exchange(stream: &mut (impl Read + Write), frame: &[u8]) -> Option<pb::ApiReply> {
-    stream.write_all(frame).ok()?;
+fn exchange(stream: &mut (impl Read + Write), frame: &[u8]) -> Result<pb::ApiReply, NoReply> {
+    stream.write_all(frame).map_err(|_| NotTaken)?;
     let mut header = [0u8; HEADER_BYTES];
-    stream.read_exact(&mut header).ok()?;
-    let len = frames::body_len(&header, MAX_REPLY_BYTES).ok()?;
+    // A controller older than frames answers at once (HTTP/2's SETTINGS and GOAWAY) or closes; only one that took
+    // the request stays silent until the timeout.
+    stream.read_exact(&mut header).map_err(|e| match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Silent,
+        _ => NotTaken,
+    })?;
+    let len = frames::body_len(&header, MAX_REPLY_BYTES).map_err(|_| NotTaken)?;
     let mut body = vec![0; len];
-    stream.read_exact(&mut body).ok()?;
-    frames::parse_reply(&body).ok()
+    stream.read_exact(&mut body).map_err(|e| match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Silent,
+        _ => NotTaken,
+    })?;
+    frames::parse_reply(&body).map_err(|_| NotTaken)
 }
 
 #[cfg(test)]
@@ -112,7 +142,7 @@ mod tests {
         };
         let (_dir, socket) = serve_once(frames::reply_frame(&reply).unwrap());
         let got = call_local(&socket, Method::Submit, &request(), Duration::from_secs(10));
-        assert_eq!(got, Some(reply));
+        assert_eq!(got, Ok(reply));
     }
 
     #[test]
@@ -123,7 +153,7 @@ mod tests {
         let (_dir, socket) = serve_once(answer);
         assert_eq!(
             call_local(&socket, Method::Submit, &request(), Duration::from_secs(10)),
-            None
+            Err(NotTaken)
         );
     }
 
@@ -133,7 +163,30 @@ mod tests {
         let socket = dir.path().join("absent.sock");
         assert_eq!(
             call_local(&socket, Method::Query, &request(), Duration::from_secs(10)),
-            None
+            Err(NotTaken)
         );
+    }
+
+    #[test]
+    fn a_controller_that_takes_the_call_and_stays_silent_is_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("ctld.sock");
+        let listener = UnixListener::bind(&socket).unwrap();
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut header = [0u8; HEADER_BYTES];
+            stream.read_exact(&mut header).unwrap();
+            // Holds the connection open without a word until the client has given up.
+            let _ = wait.recv();
+        });
+        let got = call_local(
+            &socket,
+            Method::Submit,
+            &request(),
+            Duration::from_millis(200),
+        );
+        assert_eq!(got, Err(Silent));
+        let _ = done.send(());
     }
 }

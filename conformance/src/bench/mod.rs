@@ -221,7 +221,7 @@ const LIGHT_FIGURES: [(&str, &str, Better); 4] = [
 fn light_name(name: &str, sizes: &Sizes) -> String {
     match name {
         "sequential sbatch" => format!(
-            "sequential `sbatch --wrap true` ({} jobs)",
+            "sequential `sbatch --hold --wrap true` ({} jobs)",
             sizes.sequential_submits
         ),
         "API submit" => format!(

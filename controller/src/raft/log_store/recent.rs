@@ -7,12 +7,18 @@
 //!
 //! The window is always a suffix of the log: appends extend it, a truncation cuts it back, a purge drops its
 //! front, and anything that would leave a gap empties it. A read it cannot answer whole goes to the store.
+//!
+//! Only small entries are kept. An entry of many concurrent writes is read back through the store as before: its
+//! decoding then runs on the store's thread, beside the runtime's, where a copy here would take the core's thread
+//! for as long, and the one wake-up it saves is shared by all of its writes.
 
 use std::collections::VecDeque;
 
-/// Most entries kept, and most bytes of their encoded form: a few entries of whole batches of job submissions.
-pub(super) const MAX_ENTRIES: usize = 256;
-pub(super) const MAX_BYTES: usize = 16 << 20;
+/// Most entries kept, and most bytes of their encoded form.
+pub(super) const MAX_ENTRIES: usize = 64;
+pub(super) const MAX_BYTES: usize = 4 << 20;
+/// The largest entry kept (encoded): a few job submissions.
+pub(super) const MAX_ENTRY_BYTES: usize = 64 << 10;
 
 /// A contiguous run of the log's newest entries, `first..first + len`.
 pub(super) struct RecentEntries<E> {
@@ -21,20 +27,26 @@ pub(super) struct RecentEntries<E> {
     bytes: usize,
     max_entries: usize,
     max_bytes: usize,
+    max_entry_bytes: usize,
 }
 
 impl<E: Clone> RecentEntries<E> {
     pub(super) fn new() -> Self {
-        Self::with_limits(MAX_ENTRIES, MAX_BYTES)
+        Self::with_limits(MAX_ENTRIES, MAX_BYTES, MAX_ENTRY_BYTES)
     }
 
-    pub(super) fn with_limits(max_entries: usize, max_bytes: usize) -> Self {
+    pub(super) fn with_limits(
+        max_entries: usize,
+        max_bytes: usize,
+        max_entry_bytes: usize,
+    ) -> Self {
         Self {
             first: 0,
             entries: VecDeque::new(),
             bytes: 0,
             max_entries,
             max_bytes,
+            max_entry_bytes,
         }
     }
 
@@ -45,22 +57,26 @@ impl<E: Clone> RecentEntries<E> {
 
     /// Records an appended entry; `encoded_len` is what it costs on disk, the measure of the window.
     pub(super) fn appended(&mut self, index: u64, entry: E, encoded_len: usize) {
+        let follows = self.entries.is_empty() || index == self.end();
+        if !follows || encoded_len > self.max_entry_bytes {
+            // A hole or an overwrite without a truncation (the store refuses the append), or an entry not kept: what
+            // is held before it would no longer end at the log's last entry.
+            self.clear();
+            return;
+        }
         if self.entries.is_empty() {
             self.first = index;
-        } else if index != self.end() {
-            // A hole or an overwrite without a truncation: the store refuses the append, so this entry is not kept
-            // either, nor anything before it.
-            self.entries.clear();
-            self.bytes = 0;
-            return;
         }
         self.entries.push_back((entry, encoded_len));
         self.bytes += encoded_len;
-        while self.entries.len() > self.max_entries
-            || (self.bytes > self.max_bytes && self.entries.len() > 1)
-        {
+        while self.entries.len() > self.max_entries || self.bytes > self.max_bytes {
             self.pop_front();
         }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes = 0;
     }
 
     /// Entries with `index >= from` were removed from the log.
@@ -116,7 +132,7 @@ mod tests {
     use super::RecentEntries;
 
     fn window(indexes: std::ops::Range<u64>) -> RecentEntries<u64> {
-        let mut w = RecentEntries::with_limits(8, 1000);
+        let mut w = RecentEntries::with_limits(8, 1000, 100);
         for i in indexes {
             w.appended(i, i, 10);
         }
@@ -141,15 +157,19 @@ mod tests {
         assert_eq!(w.get(12, None), Some((12..20).collect()));
         assert_eq!(w.get(11, None), None);
 
-        let mut big = RecentEntries::with_limits(100, 25);
+        let mut big = RecentEntries::with_limits(100, 25, 20);
         big.appended(1, 1u64, 10);
         big.appended(2, 2, 10);
         big.appended(3, 3, 10);
         assert_eq!(big.get(2, None), Some(vec![2, 3]));
         assert_eq!(big.get(1, None), None);
-        // One entry larger than the limit is still kept: it is the one about to be read.
-        big.appended(4, 4, 100);
-        assert_eq!(big.get(4, None), Some(vec![4]));
+        // An entry over the per-entry limit is not kept, and the window starts again after it.
+        big.appended(4, 4, 21);
+        assert_eq!(big.get(4, None), None);
+        assert_eq!(big.get(3, Some(4)), None);
+        big.appended(5, 5, 10);
+        assert_eq!(big.get(5, None), Some(vec![5]));
+        assert_eq!(big.get(4, None), None);
     }
 
     #[test]
