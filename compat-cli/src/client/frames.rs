@@ -38,12 +38,10 @@ pub fn call_local(
 ) -> Result<pb::ApiReply, NoReply> {
     let frame = frames::request_frame(method, &Credential::None, request).map_err(|_| NotTaken)?;
     let mut stream = UnixStream::connect(socket).map_err(|_| NotTaken)?;
-    stream
-        .set_read_timeout(Some(timeout))
-        .map_err(|_| NotTaken)?;
-    stream
-        .set_write_timeout(Some(timeout))
-        .map_err(|_| NotTaken)?;
+    bound(
+        stream.set_read_timeout(Some(timeout)),
+        stream.set_write_timeout(Some(timeout)),
+    )?;
     exchange(&mut stream, &frame)
 }
 
@@ -63,12 +61,10 @@ pub fn call_tcp(
             continue;
         };
         stream.set_nodelay(true).map_err(|_| NotTaken)?;
-        stream
-            .set_read_timeout(Some(timeout))
-            .map_err(|_| NotTaken)?;
-        stream
-            .set_write_timeout(Some(timeout))
-            .map_err(|_| NotTaken)?;
+        bound(
+            stream.set_read_timeout(Some(timeout)),
+            stream.set_write_timeout(Some(timeout)),
+        )?;
         let credential = credential().ok_or(NotTaken)?;
         let frame = frames::request_frame(method, &credential, request).map_err(|_| NotTaken)?;
         // Once a controller has the request, another one is gRPC's to try (the request id keeps it applied once).
@@ -84,21 +80,29 @@ fn connect(authority: &str, timeout: Duration) -> Option<TcpStream> {
         .find_map(|addr| TcpStream::connect_timeout(&addr, timeout).ok())
 }
 
+/// The results of setting a socket's read and write timeouts: a socket that cannot have them is not used.
+fn bound(read: io::Result<()>, write: io::Result<()>) -> Result<(), NoReply> {
+    read.and(write).map_err(|_| NotTaken)
+}
+
+/// A read that timed out heard nothing from a controller that has the request; any other failure is a peer that
+/// did not take it.
+fn read_failure(e: io::Error) -> NoReply {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Silent,
+        _ => NotTaken,
+    }
+}
+
 fn exchange(stream: &mut (impl Read + Write), frame: &[u8]) -> Result<pb::ApiReply, NoReply> {
     stream.write_all(frame).map_err(|_| NotTaken)?;
     let mut header = [0u8; HEADER_BYTES];
     // A controller older than frames answers at once (HTTP/2's SETTINGS and GOAWAY) or closes; only one that took
     // the request stays silent until the timeout.
-    stream.read_exact(&mut header).map_err(|e| match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Silent,
-        _ => NotTaken,
-    })?;
+    stream.read_exact(&mut header).map_err(read_failure)?;
     let len = frames::body_len(&header, MAX_REPLY_BYTES).map_err(|_| NotTaken)?;
     let mut body = vec![0; len];
-    stream.read_exact(&mut body).map_err(|e| match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Silent,
-        _ => NotTaken,
-    })?;
+    stream.read_exact(&mut body).map_err(read_failure)?;
     frames::parse_reply(&body).map_err(|_| NotTaken)
 }
 
