@@ -10,9 +10,10 @@
 //! call, the caller's credential (one byte for its kind, its length as a u32, its text: what gRPC carries in the
 //! `x-spur-munge` or `x-spur-jwt` header; none on the local socket, where the kernel names the caller) and the
 //! protobuf `ApiRequest`, for a reply the protobuf `ApiReply`. A connection carries any number of
-//! request/reply pairs, one at a time. A client that gets back anything but a reply frame (a controller older
-//! than this protocol answers with an HTTP/2 error) retries the call over gRPC with the same request id, which
-//! the controller applies once.
+//! request/reply pairs, one at a time. A client whose call no controller took in frames (a controller older than
+//! this protocol answers with an HTTP/2 error) retries it over gRPC with the same request id, which the controller
+//! applies once; one that sent the whole request and heard nothing until its timeout tries gRPC only where
+//! another controller is configured.
 
 use prost::Message;
 
