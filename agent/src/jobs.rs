@@ -11,6 +11,7 @@ use spur_core::env::{batch_environment, BatchEnvContext};
 use spur_core::isolation::parse_cpu_list;
 use spur_core::job::JobRecord;
 use spur_core::step_launch::NodeStepLaunch;
+use spur_stepd::fork_client::ForkServer;
 use spur_stepd::protocol::{self, LaunchSpec, Outcome, Request, PROTOCOL_VERSION};
 use spur_stepd::step_tasks::StepSupervisorSpec;
 
@@ -36,6 +37,8 @@ const RUN_FILE: &str = "run";
 pub struct JobSpool {
     root: PathBuf,
     stepd_binary: PathBuf,
+    /// Forks batch supervisors, sparing each job an exec of `stepd_binary`.
+    fork_server: ForkServer,
     node_name: String,
     hostname: String,
     isolation: Option<Isolation>,
@@ -57,6 +60,7 @@ impl JobSpool {
         std::fs::create_dir_all(&root)?;
         Ok(JobSpool {
             root,
+            fork_server: ForkServer::new(stepd_binary.clone()),
             stepd_binary,
             node_name,
             hostname,
@@ -364,8 +368,28 @@ impl JobSpool {
         std::fs::write(&script_path, script).map_err(prepare)?;
         set_script_owner(&script_path, user).map_err(prepare)?;
         let spec = self.launch_spec(job, context, user, script_path);
-        spur_stepd::launch(&dir, &spec, &self.stepd_binary)?;
+        spur_stepd::client::write_launch_spec(&dir, &spec)?;
+        self.start_supervisor(&dir)?;
         Ok(())
+    }
+
+    /// Starts the supervisor of a job directory that holds its launch spec: forked by the fork server, or
+    /// executed when the server cannot.
+    fn start_supervisor(&self, dir: &Path) -> Result<u32, spur_stepd::ClientError> {
+        use spur_stepd::ClientError;
+        match self.fork_server.start(dir) {
+            Err(ClientError::ForkServer(e)) => {
+                tracing::warn!(
+                    "spurstepd fork server failed ({e}); executing {} for this job",
+                    self.stepd_binary.display()
+                );
+                spur_stepd::client::exec_supervisor(dir, &self.stepd_binary)
+            }
+            Err(ClientError::ForkServerOff) => {
+                spur_stepd::client::exec_supervisor(dir, &self.stepd_binary)
+            }
+            started => started,
+        }
     }
 
     fn launch_spec(

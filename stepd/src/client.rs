@@ -34,6 +34,12 @@ pub enum ClientError {
         status: std::process::ExitStatus,
         stderr: String,
     },
+    #[error("spurstepd: {0}")]
+    NotReady(String),
+    #[error("the spurstepd fork server failed: {0}")]
+    ForkServer(io::Error),
+    #[error("the spurstepd fork server is unavailable for this spurstepd binary")]
+    ForkServerOff,
     #[error("spurstepd started but left no readable pid file in {0}")]
     NoPid(PathBuf),
     #[error("cannot reach spurstepd at {path}: {source}")]
@@ -53,13 +59,22 @@ pub enum ClientError {
 /// Writes `<job_dir>/launch.json` and runs `stepd_binary <job_dir>`, which detaches and returns once the
 /// supervisor listens on its socket. Returns the supervisor's pid. The script must already be in place.
 pub fn launch(job_dir: &Path, spec: &LaunchSpec, stepd_binary: &Path) -> Result<u32, ClientError> {
+    write_launch_spec(job_dir, spec)?;
+    exec_supervisor(job_dir, stepd_binary)
+}
+
+/// Writes `<job_dir>/launch.json`, which the supervisor reads as it starts.
+pub fn write_launch_spec(job_dir: &Path, spec: &LaunchSpec) -> Result<(), ClientError> {
     let launch_path = job_dir.join(LAUNCH_FILE);
-    files::write_json_atomic(&launch_path, spec, 0o600).map_err(|source| {
-        ClientError::WriteLaunch {
-            path: launch_path,
-            source,
-        }
-    })?;
+    files::write_json_atomic(&launch_path, spec, 0o600).map_err(|source| ClientError::WriteLaunch {
+        path: launch_path,
+        source,
+    })
+}
+
+/// Runs `stepd_binary <job_dir>` for a job directory whose launch spec is written, and returns the supervisor's
+/// pid once it is ready.
+pub fn exec_supervisor(job_dir: &Path, stepd_binary: &Path) -> Result<u32, ClientError> {
     let out = Command::new(stepd_binary)
         .arg(job_dir)
         .stdin(Stdio::null())

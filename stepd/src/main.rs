@@ -1,9 +1,18 @@
 //! spurstepd: Spur's per-job supervisor. Usage: `spurstepd <job_dir>` for a batch job (see the `spur_stepd`
-//! library), `spurstepd --step` with a step launch on stdin for one node's tasks of an srun step.
+//! library), `spurstepd --step` with a step launch on stdin for one node's tasks of an srun step,
+//! `spurstepd --fork-server` beside the agent, forking batch jobs' supervisors on its request.
+
+use spur_stepd::daemon::fork_server;
 
 fn main() {
-    let code = if std::env::args_os().nth(1).is_some_and(|a| a == "--step") {
+    let first = std::env::args_os().nth(1);
+    let code = if first.as_ref().is_some_and(|a| a == "--step") {
         spur_stepd::step_tasks::main_entry()
+    } else if first
+        .as_ref()
+        .is_some_and(|a| a == fork_server::FORK_SERVER_ARG)
+    {
+        fork_server::main_entry()
     } else {
         spur_stepd::daemon::main_entry(std::env::args_os())
     };

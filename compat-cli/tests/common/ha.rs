@@ -160,9 +160,9 @@ impl HaCluster {
                 else {
                     continue;
                 };
-                // Only a live supervisor of this very directory (pids are reused).
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                if !String::from_utf8_lossy(&cmdline).contains(&*path.to_string_lossy()) {
+                // Only a live supervisor of this very directory (pids are reused): its working directory.
+                let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+                if cwd.as_deref() != std::fs::canonicalize(&path).ok().as_deref() {
                     continue;
                 }
                 // SAFETY: kill(2) on a pid we just checked is this job's supervisor.

@@ -21,6 +21,11 @@ use crate::protocol::LOG_FILE;
 pub(crate) struct ReadyPipe(OwnedFd);
 
 impl ReadyPipe {
+    /// The write end of a pipe whose reader waits for the verdict (the fork server passes the agent's).
+    pub(crate) fn from_fd(fd: OwnedFd) -> Self {
+        ReadyPipe(fd)
+    }
+
     /// Tells the waiting launcher that the supervisor is up.
     pub(crate) fn ready(self) {
         self.send("ok\n");
@@ -75,25 +80,46 @@ pub(crate) fn daemonize(job_dir: &Path) -> Result<ReadyPipe, StepdError> {
             ForkResult::Child => {}
         }
     }
+    let ready = ReadyPipe(write_end);
+    settle_in(job_dir, &ready)?;
+    Ok(ready)
+}
+
+/// What every supervisor does once it is the daemon, however it got there: its working directory is the job
+/// directory, its stdio goes to `/dev/null` and `stepd.log`, and it holds no descriptor but `ready`.
+pub(crate) fn settle_in(job_dir: &Path, ready: &ReadyPipe) -> Result<(), StepdError> {
     chdir(job_dir).map_err(|e| StepdError::Detach("chdir", e))?;
     umask(Mode::from_bits_truncate(0o022));
     redirect_stdio()?;
-    close_inherited_fds(&[write_end.as_raw_fd()]);
-    Ok(ReadyPipe(write_end))
+    close_inherited_fds(&[ready.0.as_raw_fd()]);
+    Ok(())
 }
 
 fn report_verdict(verdict: &str) -> i32 {
-    if verdict.trim_end() == "ok" {
-        return 0;
+    match read_verdict(verdict) {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("spurstepd: error: {msg}");
+            1
+        }
     }
+}
+
+/// What a supervisor said through the readiness pipe: ready, or why not. A pipe closed without a word means
+/// the supervisor died before it could say anything.
+pub(crate) fn read_verdict(verdict: &str) -> Result<(), String> {
     let msg = verdict.trim_end();
+    if msg == "ok" {
+        return Ok(());
+    }
     let msg = msg.strip_prefix("error: ").unwrap_or(msg);
     if msg.is_empty() {
-        eprintln!("spurstepd: error: the supervisor exited before it was ready (see {LOG_FILE})");
+        Err(format!(
+            "the supervisor exited before it was ready (see {LOG_FILE})"
+        ))
     } else {
-        eprintln!("spurstepd: error: {msg}");
+        Err(msg.to_string())
     }
-    1
 }
 
 /// stdin from /dev/null; stdout and stderr into the job directory's log (cwd is the job directory).
@@ -135,12 +161,18 @@ fn close_inherited_fds(keep: &[RawFd]) {
 
 #[cfg(test)]
 mod tests {
-    use super::report_verdict;
+    use super::{read_verdict, report_verdict};
 
     #[test]
     fn verdicts() {
         assert_eq!(report_verdict("ok\n"), 0);
         assert_eq!(report_verdict("error: cannot bind\n"), 1);
         assert_eq!(report_verdict(""), 1);
+        assert_eq!(read_verdict("ok\n"), Ok(()));
+        assert_eq!(
+            read_verdict("error: cannot bind\n"),
+            Err("cannot bind".into())
+        );
+        assert!(read_verdict("").is_err_and(|m| m.contains("exited before it was ready")));
     }
 }

@@ -4,6 +4,7 @@
 mod child;
 mod conn;
 mod detach;
+pub mod fork_server;
 mod log;
 mod node_script;
 mod procs;
@@ -11,6 +12,7 @@ pub use procs::{signal_children, signal_descendants};
 mod spawn;
 mod supervise;
 
+pub(crate) use detach::read_verdict;
 pub use node_script::{epilog as node_epilog, prolog as node_prolog};
 
 use std::ffi::OsString;
@@ -80,6 +82,11 @@ pub fn main_entry(args: impl IntoIterator<Item = OsString>) -> i32 {
             return 1;
         }
     };
+    supervise(&job_dir, spec, ready)
+}
+
+/// The daemon's life, from settling in the job directory to the job's end, however it was started.
+fn supervise(job_dir: &Path, spec: LaunchSpec, ready: detach::ReadyPipe) -> i32 {
     slog!("supervising job {} in {}", spec.job_id, job_dir.display());
     match setup(spec) {
         Ok(sup) => {
