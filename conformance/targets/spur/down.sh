@@ -48,11 +48,21 @@ cancel_jobs() {
 }
 
 # spurstepd processes of this cluster hold files of its run directory (spool, logs) open.
+# spurd's fork server (`spurstepd --fork-server`) holds spurd's log open and ends with spurd: it supervises no job.
+# A supervisor it forked may keep that command line (no CAP_SYS_RESOURCE to retitle itself), but works in its job
+# directory.
+is_fork_server() {
+    local p=$1
+    [[ $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) == *" --fork-server "* ]] || return 1
+    [[ $(readlink "$p/cwd" 2>/dev/null) != "$RUNDIR"/* ]]
+}
+
 our_stepds() {
     local p pid fd
     for p in /proc/[0-9]*; do
         pid=${p#/proc/}
         pid_is "$pid" spurstepd || continue
+        is_fork_server "$p" && continue
         for fd in "$p"/fd/*; do
             if [[ $(readlink "$fd" 2>/dev/null) == "$RUNDIR"/* ]]; then
                 echo "$pid"
