@@ -99,11 +99,16 @@ pub fn read_pid_file(job_dir: &Path) -> Option<u32> {
     text.trim().parse().ok().filter(|&p| p > 0)
 }
 
-/// The one-letter state from a `/proc/<pid>/stat` line (the field after the parenthesised command name,
-/// which may itself contain spaces and parentheses).
-pub fn proc_stat_state(stat: &str) -> Option<char> {
+/// Field `n` of a `/proc/<pid>/stat` line, numbered as in proc(5) from 3 (the state) on: the fields after the
+/// parenthesised command name, which may itself contain spaces and parentheses.
+pub fn proc_stat_field(stat: &str, n: usize) -> Option<&str> {
     let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().next()?.chars().next()
+    rest.split_whitespace().nth(n.checked_sub(3)?)
+}
+
+/// The one-letter state from a `/proc/<pid>/stat` line.
+pub fn proc_stat_state(stat: &str) -> Option<char> {
+    proc_stat_field(stat, 3)?.chars().next()
 }
 
 /// True when `pid` is a running (not zombie) spurstepd supervising `job_dir`.
@@ -175,6 +180,10 @@ mod tests {
         assert_eq!(proc_stat_state("12 (a) b) S 1 2"), Some('S'));
         assert_eq!(proc_stat_state("12 (spurstepd) Z 1 2"), Some('Z'));
         assert_eq!(proc_stat_state("garbage"), None);
+        assert_eq!(proc_stat_field("12 (a) b) S 1 2", 4), Some("1"));
+        assert_eq!(proc_stat_field("12 (a) b) S 1 2", 5), Some("2"));
+        assert_eq!(proc_stat_field("12 (a) b) S 1 2", 6), None);
+        assert_eq!(proc_stat_field("12 (a) b) S 1 2", 2), None);
     }
 
     #[test]

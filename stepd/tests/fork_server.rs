@@ -17,11 +17,10 @@ fn start(server: &ForkServer, job: &TestJob) -> Result<u32, ClientError> {
     server.start(&job.dir)
 }
 
-/// Fields of `/proc/PID/stat` after the command name: state is field 3, so index `n - 3` is field `n`.
+/// Field `n` of `/proc/PID/stat`, numbered as in proc(5).
 fn stat_field(pid: u32, n: usize) -> u32 {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    rest.split_whitespace().nth(n - 3).unwrap().parse().unwrap()
+    files::proc_stat_field(&stat, n).unwrap().parse().unwrap()
 }
 
 fn ppid(pid: u32) -> u32 {

@@ -25,6 +25,7 @@ use nix::unistd::{fork, setpgid, setsid, ForkResult, Pid};
 
 use super::detach::{self, ReadyPipe};
 use super::{prepare, supervise};
+use crate::files::proc_stat_field;
 
 /// The argument that makes `spurstepd` a fork server.
 pub const FORK_SERVER_ARG: &str = "--fork-server";
@@ -184,12 +185,8 @@ fn retitle(job_dir: &Path) {
 /// `arg_start` and `arg_end` of this process (fields 48 and 49 of `/proc/self/stat`).
 fn current_arg_bounds() -> Option<(libc::c_ulong, libc::c_ulong)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name may hold spaces and parentheses; the fields after its closing parenthesis do not.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // `rest` starts at field 3.
-    let start = fields.get(48 - 3)?.parse().ok()?;
-    let end = fields.get(49 - 3)?.parse().ok()?;
+    let start = proc_stat_field(&stat, 48)?.parse().ok()?;
+    let end = proc_stat_field(&stat, 49)?.parse().ok()?;
     Some((start, end))
 }
 

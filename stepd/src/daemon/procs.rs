@@ -95,12 +95,10 @@ pub fn signal_descendants(roots: &[u32], signo: i32) -> Result<(), Errno> {
     Ok(())
 }
 
-/// The parent pid from `/proc/PID/stat` (the field after the parenthesised command name, which may itself hold
-/// blanks and parentheses).
+/// The parent pid from `/proc/PID/stat`.
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(1)?.parse().ok()
+    crate::files::proc_stat_field(&stat, 4)?.parse().ok()
 }
 
 /// True while any process of the job exists (including stepd children that escaped the group).
