@@ -1,10 +1,10 @@
 //! spurstepd: Spur's per-job supervisor (the counterpart of Slurm's slurmstepd for the batch step).
 //!
-//! The node agent writes a [`protocol::LaunchSpec`] and the script into a job directory and runs
-//! `spurstepd <job_dir>` (see [`client::launch`]), or has its fork server fork one (see [`fork_client`]). The supervisor detaches so it outlives the agent, runs the
-//! script as the job's user, answers control requests on `<job_dir>/ctl.sock` and finally leaves
-//! `result.json` behind. The agent only ever talks to it through that directory, which is what lets the
-//! agent restart while jobs keep running.
+//! The node agent writes a [`protocol::LaunchSpec`] and the script into a job directory and has its fork server
+//! fork a supervisor for it (see [`fork_client`]), or runs `spurstepd <job_dir>` (see [`client::launch`]), which
+//! detaches. Either way the supervisor outlives the agent, runs the script as the job's user, answers control
+//! requests on `<job_dir>/ctl.sock` and finally leaves `result.json` behind. The agent only ever talks to it
+//! through that directory, which is what lets the agent restart while jobs keep running.
 
 pub mod cgroup;
 pub mod client;
