@@ -185,6 +185,27 @@ fn wait_for_named(cluster: &Cluster, name: &str, state: &str) -> u32 {
     }
 }
 
+/// Waits until step `step` of job `job_id` is listed by `squeue -s`.
+fn wait_for_step(cluster: &Cluster, job_id: u32, step: u32) {
+    let wanted = format!("{job_id}.{step}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = cluster.ok(
+            "squeue",
+            &["-h", "-s", "-j", &job_id.to_string(), "-o", "%i"],
+        );
+        if out.lines().any(|l| l.trim() == wanted) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no step {wanted}: {out}\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn finish(child: Child, cluster: &Cluster) -> (String, String, i32) {
     let out = child.wait_with_output().expect("wait");
     let code = out
@@ -511,7 +532,8 @@ fn signals_and_cancellation_end_steps_like_slurm() {
     let cluster = Cluster::start();
 
     let terminated = spawn(&cluster, "srun", &["-J", "term", "sleep", "60"]);
-    wait_for_named(&cluster, "term", "RUNNING");
+    let id = wait_for_named(&cluster, "term", "RUNNING");
+    wait_for_step(&cluster, id, 0);
     std::thread::sleep(Duration::from_millis(300));
     signal(&terminated, libc::SIGTERM);
     let (_, stderr, code) = finish(terminated, &cluster);
@@ -527,6 +549,9 @@ fn signals_and_cancellation_end_steps_like_slurm() {
 
     let cancelled = spawn(&cluster, "srun", &["-J", "cancelled", "sleep", "60"]);
     let id = wait_for_named(&cluster, "cancelled", "RUNNING");
+    // A job runs before srun has created its step; a cancel in between leaves srun unable to create it.
+    wait_for_step(&cluster, id, 0);
+    std::thread::sleep(Duration::from_millis(300));
     cluster.ok("scancel", &[&id.to_string()]);
     let (_, stderr, code) = finish(cancelled, &cluster);
     assert_eq!(
@@ -538,7 +563,8 @@ fn signals_and_cancellation_end_steps_like_slurm() {
     cluster.wait_for_state(id, "CANCELLED", Duration::from_secs(10));
 
     let interrupted = spawn(&cluster, "srun", &["-J", "ctrl-c", "-n2", "sleep", "60"]);
-    wait_for_named(&cluster, "ctrl-c", "RUNNING");
+    let id = wait_for_named(&cluster, "ctrl-c", "RUNNING");
+    wait_for_step(&cluster, id, 0);
     std::thread::sleep(Duration::from_millis(300));
     signal(&interrupted, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(200));
