@@ -596,6 +596,23 @@ fn controllers_added_and_removed_under_submit_load_lose_nothing() {
         t.elapsed()
     );
     wait_for_exit(&mut group, &first_leader);
+    // The same removal again (as a command retried on another controller after the removed leader stopped
+    // before it answered) is answered with the group; a name that was never a member is refused.
+    let again = assert_ok(
+        &group.admin(&["remove", &first_leader]),
+        "remove again",
+        &group,
+    );
+    assert!(
+        !again.contains(&format!("Controller={first_leader} ")),
+        "{again}"
+    );
+    let unknown = group.admin(&["remove", "ctl9"]);
+    assert!(!unknown.status.success());
+    assert_eq!(
+        text(&unknown.stderr),
+        "spur admin: no controller ctl9 in the group\n"
+    );
     // spurd knows only the SlurmctldHost controllers: with an added controller leading, it must follow the leader
     // a follower names when it turns the session away. Leaders among the listed ones are killed (and restarted)
     // until an added one leads.

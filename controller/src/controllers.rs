@@ -158,6 +158,11 @@ impl Controller {
                         }
                         removed
                     }
+                    // Gone already: this is a retry of the removal, sent on after the removed leader stopped
+                    // before it could answer.
+                    None if departed(&self.state.departed_members(), &slurm_conf, name) => {
+                        return MembershipReply::Done(Ok(self.controller_list()));
+                    }
                     None => {
                         return MembershipReply::Done(Err(ApiError::with_detail(
                             SlurmErrno::Error,
@@ -213,6 +218,13 @@ fn resolve(view: &GroupView, slurm_conf: &[String], name: &str) -> Option<u64> {
         .map(|m| m.id)
 }
 
+/// Whether `name` (or id) is one of the members that left the group.
+fn departed(departed: &[(u64, String)], slurm_conf: &[String], name: &str) -> bool {
+    departed.iter().any(|(id, recorded)| {
+        display_name(slurm_conf, *id, recorded) == name || name.parse() == Ok(*id)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,5 +256,16 @@ mod tests {
         assert_eq!(resolve(&view, &conf, "3"), None);
         assert_eq!(display_name(&conf, 1, ""), "ctl1");
         assert_eq!(display_name(&conf, 7, ""), "7");
+    }
+
+    #[test]
+    fn departed_members_are_found_by_recorded_name_slurm_conf_line_or_id() {
+        let conf = vec!["ctl1".to_string(), "ctl2".to_string()];
+        let gone = [(1, String::new()), (1005, "ctl4".to_string())];
+        assert!(departed(&gone, &conf, "ctl1"));
+        assert!(departed(&gone, &conf, "ctl4"));
+        assert!(departed(&gone, &conf, "1005"));
+        assert!(!departed(&gone, &conf, "ctl2"));
+        assert!(!departed(&gone, &conf, "ctl9"));
     }
 }

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::error::ReplicationError;
 use super::log_store::LogStore;
+use super::membership::Departed;
 use super::network::NoNetwork;
 use super::peer_network::PeerNetwork;
 use super::state_machine::{read_app, SharedApp, StateMachine};
@@ -56,6 +57,8 @@ pub struct ReplicatedState<A: AppStateMachine> {
     quorum_lost_after: Duration,
     /// Serialises membership changes made through this controller (openraft allows one at a time).
     pub(super) membership_lock: tokio::sync::Mutex<()>,
+    /// Members this controller saw leave the group (written by the state machine as it applies).
+    pub(super) departed: Arc<Departed>,
 }
 
 /// How a member of a group of several starts when its store is empty.
@@ -186,13 +189,14 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             path: path.display().to_string(),
             source: Box::new(source),
         })?;
-        let (raft, app) = match start_raft(&store, node_id, config, initial, network).await {
-            Ok(started) => started,
-            Err(e) => {
-                store.close().await;
-                return Err(e);
-            }
-        };
+        let (raft, app, departed) =
+            match start_raft(&store, node_id, config, initial, network).await {
+                Ok(started) => started,
+                Err(e) => {
+                    store.close().await;
+                    return Err(e);
+                }
+            };
         let (writes, queued) = mpsc::channel(WRITE_QUEUE);
         let per_entry = usize::try_from(config.max_commands_per_entry)
             .unwrap_or(MAX_BATCH)
@@ -208,6 +212,7 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             vote_floor: AtomicU64::new(0),
             quorum_lost_after: config.quorum_lost_after,
             membership_lock: tokio::sync::Mutex::new(()),
+            departed,
         })
     }
 
@@ -411,11 +416,12 @@ async fn start_raft<A: AppStateMachine, N: openraft::network::RaftNetworkFactory
     config: &RaftConfig,
     initial: A,
     network: N,
-) -> Result<(Raft<TypeConfig<A>>, SharedApp<A>), ReplicationError> {
+) -> Result<(Raft<TypeConfig<A>>, SharedApp<A>, Arc<Departed>), ReplicationError> {
     let raft_config = Arc::new(config.to_openraft()?);
     let state_machine = StateMachine::load(store.handle(), initial).await?;
     let app = state_machine.shared_app();
+    let departed = state_machine.departed();
     let log = LogStore::<A>::new(store.handle());
     let raft = Raft::new(node_id, raft_config, network, log, state_machine).await?;
-    Ok((raft, app))
+    Ok((raft, app, departed))
 }

@@ -65,7 +65,62 @@ impl GroupView {
     }
 }
 
+/// How many departed members [`Departed`] remembers.
+const DEPARTED_KEPT: usize = 64;
+
+/// Members that left the group while this process ran (their removal applied here), oldest first: a removal
+/// retried after it went through (the removed leader stopped before it could answer, so the command asked another
+/// controller) is recognised as done instead of refused as a name not in the group. In memory only, since a retry
+/// comes within seconds.
+#[derive(Debug, Default)]
+pub(crate) struct Departed(std::sync::Mutex<std::collections::VecDeque<(u64, String)>>);
+
+impl Departed {
+    /// Notes the members of `before` that `after` drops. A joint configuration (the first of a change's two
+    /// entries) already counts as dropping the members its last configuration leaves out: once it is committed
+    /// the change always completes, and the new leader elected when the removed leader steps aside may hold the
+    /// second entry without having applied it yet.
+    pub(crate) fn note(
+        &self,
+        before: &openraft::Membership<u64, ControllerNode>,
+        after: &openraft::Membership<u64, ControllerNode>,
+    ) {
+        let mut staying: BTreeSet<u64> = after.learner_ids().collect();
+        staying.extend(after.get_joint_config().last().into_iter().flatten());
+        let mut departed = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let leaving: BTreeMap<&u64, &ControllerNode> = before
+            .nodes()
+            .chain(after.nodes())
+            .filter(|(id, _)| !staying.contains(id))
+            .collect();
+        for (id, node) in leaving {
+            departed.retain(|(known, _)| known != id);
+            departed.push_back((*id, node.name.clone()));
+            if departed.len() > DEPARTED_KEPT {
+                departed.pop_front();
+            }
+        }
+    }
+
+    fn members(&self) -> Vec<(u64, String)> {
+        let departed = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        departed.iter().cloned().collect()
+    }
+}
+
 impl<A: AppStateMachine> ReplicatedState<A> {
+    /// Members that left the group while this controller ran, with the names they had (empty for members of a
+    /// group created before names were recorded), oldest first.
+    pub fn departed_members(&self) -> Vec<(u64, String)> {
+        self.departed.members()
+    }
+
     /// The group as this controller currently sees it.
     pub fn group_view(&self) -> GroupView {
         let metrics = self.raft().metrics();
@@ -259,4 +314,59 @@ pub async fn discover_group(
         }
     }
     views
+}
+
+#[cfg(test)]
+mod departed_tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use openraft::Membership;
+
+    use super::{Departed, DEPARTED_KEPT};
+    use crate::raft::types::ControllerNode;
+
+    fn group(ids: &[u64]) -> Membership<u64, ControllerNode> {
+        let nodes: BTreeMap<u64, ControllerNode> = ids
+            .iter()
+            .map(|&id| {
+                (
+                    id,
+                    ControllerNode::named(format!("ctl{id}"), format!("h{id}:6817")),
+                )
+            })
+            .collect();
+        Membership::new(vec![ids.iter().copied().collect::<BTreeSet<u64>>()], nodes)
+    }
+
+    #[test]
+    fn members_that_leave_are_remembered_newest_last_and_only_so_many() {
+        let departed = Departed::default();
+        departed.note(&group(&[1, 2, 3]), &group(&[1, 2, 3, 1000]));
+        assert!(departed.members().is_empty());
+        // Both members leave with the joint configuration; its second entry changes nothing more.
+        let all = group(&[1, 2, 3, 1000]);
+        let nodes: BTreeMap<u64, ControllerNode> =
+            all.nodes().map(|(id, n)| (*id, n.clone())).collect();
+        let joint = Membership::new(
+            vec![BTreeSet::from([1, 2, 3, 1000]), BTreeSet::from([2, 3])],
+            nodes,
+        );
+        departed.note(&all, &joint);
+        departed.note(&joint, &group(&[2, 3]));
+        assert_eq!(
+            departed.members(),
+            [(1, "ctl1".to_string()), (1000, "ctl1000".to_string())]
+        );
+        // A member that returns and leaves again is listed once, as the newest.
+        departed.note(&group(&[1, 2, 3]), &group(&[2, 3]));
+        assert_eq!(departed.members().last(), Some(&(1, "ctl1".to_string())));
+        assert_eq!(departed.members().len(), 2);
+
+        for id in 2000..2000 + DEPARTED_KEPT as u64 {
+            departed.note(&group(&[2, id]), &group(&[2]));
+        }
+        let kept = departed.members();
+        assert_eq!(kept.len(), DEPARTED_KEPT);
+        assert_eq!(kept[0].0, 2000);
+    }
 }

@@ -17,6 +17,7 @@ use openraft::{
 
 use super::codec;
 use super::error::StoreError;
+use super::membership::Departed;
 use super::store::{self, StoreHandle};
 use super::types::{ControllerNode, TypeConfig};
 use super::AppStateMachine;
@@ -45,6 +46,7 @@ pub struct StateMachine<A> {
     last_applied: Option<LogId<u64>>,
     membership: StoredMembership<u64, ControllerNode>,
     store: StoreHandle,
+    departed: Arc<Departed>,
 }
 
 impl<A: AppStateMachine> StateMachine<A> {
@@ -69,11 +71,17 @@ impl<A: AppStateMachine> StateMachine<A> {
             last_applied,
             membership,
             store,
+            departed: Arc::default(),
         })
     }
 
     pub(crate) fn shared_app(&self) -> SharedApp<A> {
         Arc::clone(&self.app)
+    }
+
+    /// The members this state machine saw leave the group.
+    pub(crate) fn departed(&self) -> Arc<Departed> {
+        Arc::clone(&self.departed)
     }
 }
 
@@ -174,6 +182,7 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
                     })
                     .collect(),
                 EntryPayload::Membership(m) => {
+                    self.departed.note(self.membership.membership(), &m);
                     self.membership = StoredMembership::new(Some(entry.log_id), m);
                     Vec::new()
                 }
