@@ -244,13 +244,16 @@ impl JobSpool {
     pub fn finished_jobs(&self) -> Vec<JobOutcome> {
         self.known_jobs()
             .into_iter()
-            .filter_map(|id| {
-                let result = spur_stepd::read_result(&self.job_dir(id)).ok()??;
-                let mut outcome = outcome_of(id, &result);
-                outcome.run = self.run_of(id);
-                Some(outcome)
-            })
+            .filter_map(|id| self.finished_job(id))
             .collect()
+    }
+
+    /// The job's result, when its directory holds one.
+    pub fn finished_job(&self, job_id: u32) -> Option<JobOutcome> {
+        let result = spur_stepd::read_result(&self.job_dir(job_id)).ok()??;
+        let mut outcome = outcome_of(job_id, &result);
+        outcome.run = self.run_of(job_id);
+        Some(outcome)
     }
 
     /// The run of the job this node holds (the job's `restarts` at its launch); `None` for a directory an agent

@@ -2,17 +2,19 @@
 //! launches, signals and terminations, and report results until the controller acknowledges them. Any failure
 //! ends the session; the loop reconnects with a bounded backoff, and the spool makes that lossless.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
+use spur_core::agent_proto::{AgentToController, ControllerToAgent, JobOutcome, NodeHello};
 use spur_core::job::EpochSecs;
 use spur_core::wire::{from_doc, pb, to_doc};
-use spur_stepd::protocol::{JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET};
+use spur_stepd::protocol::{
+    woken_job, JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET,
+};
 
 use crate::discover;
 use crate::jobs::JobSpool;
@@ -133,10 +135,10 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
     let mut inbound = client.session(request).await?.into_inner();
     let mut scan = tokio::time::interval(SPOOL_SCAN_INTERVAL);
     let wake = bind_wake_socket(&agent.spool);
-    let mut wake_buf = [0u8; 16];
+    let mut wake_buf = [0u8; 32];
     // The first heartbeat goes out with the first scan, so the controller has load and memory figures at once.
     let mut last_heartbeat: Option<Instant> = None;
-    let mut sent_results: HashMap<(u32, Option<u32>), Instant> = HashMap::new();
+    let mut sent_results = SentResults::default();
     let mut launches = crate::in_flight::InFlightLaunches::default();
     loop {
         tokio::select! {
@@ -157,9 +159,15 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
                 }
                 launches.reap().await?;
             }
-            Ok(_) = recv_wake(wake.as_ref(), &mut wake_buf) => {
+            Ok(len) = recv_wake(wake.as_ref(), &mut wake_buf) => {
                 // A supervisor just wrote its result: report it now (only results not sent yet go out).
-                send_results(agent, &outbox, &mut sent_results).await?;
+                match woken_job(&wake_buf[..len]) {
+                    Some(job_id) => {
+                        let finished = agent.spool.finished_job(job_id);
+                        send_due(&outbox, &mut sent_results, finished).await?;
+                    }
+                    None => send_results(agent, &outbox, &mut sent_results).await?,
+                }
             }
             _ = scan.tick() => {
                 record_orphans(&agent.spool);
@@ -181,22 +189,55 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
 async fn send_results(
     agent: &Arc<Agent>,
     outbox: &mpsc::Sender<pb::ApiRequest>,
-    sent_results: &mut HashMap<(u32, Option<u32>), Instant>,
+    sent_results: &mut SentResults,
 ) -> anyhow::Result<()> {
-    for outcome in agent.spool.finished_jobs() {
-        // A new run's result goes out at once, even right after the previous run's was sent.
-        let key = (outcome.job_id, outcome.run);
-        let due = sent_results
-            .get(&key)
-            .is_none_or(|t| t.elapsed() > RESULT_RESEND_AFTER);
-        if due {
-            sent_results.insert(key, Instant::now());
+    let finished = agent.spool.finished_jobs();
+    sent_results.keep_only(&finished);
+    send_due(outbox, sent_results, finished).await
+}
+
+async fn send_due(
+    outbox: &mpsc::Sender<pb::ApiRequest>,
+    sent_results: &mut SentResults,
+    finished: impl IntoIterator<Item = JobOutcome>,
+) -> anyhow::Result<()> {
+    for outcome in finished {
+        if sent_results.take_due(&outcome, Instant::now()) {
             outbox
                 .send(envelope(&AgentToController::Finished(outcome))?)
                 .await?;
         }
     }
     Ok(())
+}
+
+/// When each result still in the spool was last sent, so that it goes out once and again only while the
+/// controller does not acknowledge it. Results acknowledged (their directories removed) are dropped at the next
+/// spool scan, so the record stays as small as the spool however many jobs the session sees.
+#[derive(Default)]
+struct SentResults(HashMap<(u32, Option<u32>), Instant>);
+
+impl SentResults {
+    /// True, and noted as sent at `now`, when the result is due: never sent, or unacknowledged for
+    /// [`RESULT_RESEND_AFTER`]. A new run's result is due at once, even right after the previous run's was sent.
+    fn take_due(&mut self, outcome: &JobOutcome, now: Instant) -> bool {
+        let key = (outcome.job_id, outcome.run);
+        let due = self
+            .0
+            .get(&key)
+            .is_none_or(|&sent| now.duration_since(sent) > RESULT_RESEND_AFTER);
+        if due {
+            self.0.insert(key, now);
+        }
+        due
+    }
+
+    /// Forgets every result but those still in the spool.
+    fn keep_only(&mut self, in_spool: &[JobOutcome]) {
+        let held: HashSet<(u32, Option<u32>)> =
+            in_spool.iter().map(|o| (o.job_id, o.run)).collect();
+        self.0.retain(|key, _| held.contains(key));
+    }
 }
 
 /// The socket supervisors poke when they finish ([`WAKE_SOCKET`]). Without it (a spool we cannot write) the agent
@@ -567,6 +608,38 @@ mod tests {
     fn spool(dir: &tempfile::TempDir) -> JobSpool {
         let root = dir.path().join("spool");
         JobSpool::new(root, "spurstepd".into(), "n1".into(), "n1".into()).unwrap()
+    }
+
+    fn outcome(job_id: u32, run: u32) -> JobOutcome {
+        JobOutcome {
+            job_id,
+            exit_code: Some(0),
+            signal: 0,
+            end_time: 0,
+            message: None,
+            out_of_memory: false,
+            prolog_failed: false,
+            run: Some(run),
+            epilog_failed: false,
+        }
+    }
+
+    #[test]
+    fn results_go_out_once_again_when_unacknowledged_and_are_forgotten_once_gone() {
+        let mut sent = SentResults::default();
+        let at = Instant::now();
+        assert!(sent.take_due(&outcome(7, 0), at));
+        assert!(!sent.take_due(&outcome(7, 0), at + RESULT_RESEND_AFTER));
+        // The next run of a requeued job is reported at once.
+        assert!(sent.take_due(&outcome(7, 1), at));
+        let later = at + RESULT_RESEND_AFTER + Duration::from_millis(1);
+        assert!(sent.take_due(&outcome(7, 0), later));
+        assert!(!sent.take_due(&outcome(7, 0), later));
+
+        sent.keep_only(&[outcome(7, 1)]);
+        assert_eq!(sent.0.keys().copied().collect::<Vec<_>>(), [(7, Some(1))]);
+        // Forgotten means due again, should the same result turn up after all.
+        assert!(sent.take_due(&outcome(7, 0), later));
     }
 
     fn runs(spool: &JobSpool) -> Vec<(u32, Option<u32>)> {

@@ -42,6 +42,21 @@ pub const RESULT_FILE: &str = "result.json";
 /// Best effort: the scan still finds every result, e.g. while the agent restarts.
 pub const WAKE_SOCKET: &str = "wake.sock";
 
+/// The datagram a supervisor sends to [`WAKE_SOCKET`]: `done <job id>`, so the agent reads that one job's result
+/// instead of every job directory of the spool. Supervisors of before the id was added send a bare `done`.
+pub fn wake_message(job_id: u32) -> Vec<u8> {
+    format!("done {job_id}").into_bytes()
+}
+
+/// The job a wake datagram names; `None` for one that names none (the agent then looks at every job).
+pub fn woken_job(datagram: &[u8]) -> Option<u32> {
+    std::str::from_utf8(datagram)
+        .ok()?
+        .strip_prefix("done ")?
+        .parse()
+        .ok()
+}
+
 /// How the job's output files are opened (sbatch `--open-mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -338,6 +353,14 @@ pub const INVALID_SIGNAL: &str = "Invalid signal";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wake_datagrams_name_their_job_or_none() {
+        assert_eq!(woken_job(&wake_message(4_000_000)), Some(4_000_000));
+        assert_eq!(woken_job(b"done"), None);
+        assert_eq!(woken_job(b"done x"), None);
+        assert_eq!(woken_job(b"\xff"), None);
+    }
 
     fn spec() -> LaunchSpec {
         LaunchSpec {

@@ -23,9 +23,9 @@ use crate::cgroup::{self, JobCgroups};
 use crate::files::write_json_atomic;
 use crate::messages;
 use crate::protocol::{
-    JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started, TerminateReason,
-    ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE, STARTED_FILE,
-    WAKE_SOCKET,
+    wake_message, JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started,
+    TerminateReason, ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE,
+    STARTED_FILE, WAKE_SOCKET,
 };
 
 /// How long processes may linger after the script ended (and after SIGKILL) before stepd gives up on them
@@ -182,7 +182,7 @@ fn finish(result: &JobResult) -> i32 {
     let written = write_json_atomic(Path::new(RESULT_FILE), result, 0o644);
     let _ = std::fs::remove_file(SOCKET_FILE);
     if written.is_ok() {
-        wake_agent();
+        wake_agent(result.job_id);
     }
     match written {
         Ok(()) => {
@@ -198,9 +198,9 @@ fn finish(result: &JobResult) -> i32 {
 
 /// Tells the agent a result is there (see [`WAKE_SOCKET`]); the supervisor runs in its job directory, so the
 /// socket is one level up. No agent listening is fine: its scan finds the result later.
-fn wake_agent() {
+fn wake_agent(job_id: u32) {
     if let Ok(socket) = std::os::unix::net::UnixDatagram::unbound() {
-        let _ = socket.send_to(b"done", Path::new("..").join(WAKE_SOCKET));
+        let _ = socket.send_to(&wake_message(job_id), Path::new("..").join(WAKE_SOCKET));
     }
 }
 
