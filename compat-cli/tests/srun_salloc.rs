@@ -188,22 +188,15 @@ fn wait_for_named(cluster: &Cluster, name: &str, state: &str) -> u32 {
 /// Waits until step `step` of job `job_id` is listed by `squeue -s`.
 fn wait_for_step(cluster: &Cluster, job_id: u32, step: u32) {
     let wanted = format!("{job_id}.{step}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let out = cluster.ok(
-            "squeue",
-            &["-h", "-s", "-j", &job_id.to_string(), "-o", "%i"],
-        );
-        if out.lines().any(|l| l.trim() == wanted) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no step {wanted}: {out}\n{}",
-            cluster.logs()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    cluster.expect_within(Duration::from_secs(30), &format!("step {wanted}"), || {
+        cluster
+            .ok(
+                "squeue",
+                &["-h", "-s", "-j", &job_id.to_string(), "-o", "%i"],
+            )
+            .lines()
+            .any(|l| l.trim() == wanted)
+    });
 }
 
 fn finish(child: Child, cluster: &Cluster) -> (String, String, i32) {
