@@ -428,6 +428,43 @@ fn scancel_by_name_and_user() {
 }
 
 #[test]
+fn scancel_of_many_ids_reports_in_argument_order() {
+    let cluster = Cluster::start();
+    // Enough jobs that several requests are in flight at once.
+    let jobs: Vec<u32> = (0..20)
+        .map(|_| cluster.wrap("sleep 120", &["--hold", "-J", "many"]))
+        .collect();
+    let finished = cluster.wrap("true", &[]);
+    assert_eq!(cluster.wait_for_end(finished, LONG), "COMPLETED");
+    let mut args: Vec<String> = vec!["-v".into()];
+    args.extend(jobs[..10].iter().map(u32::to_string));
+    args.push("4000000".into());
+    args.push(finished.to_string());
+    args.extend(jobs[10..].iter().map(u32::to_string));
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = cluster.run("scancel", &arg_refs);
+    // Ids that are gone or already over are named only with -v and do not count as failures, as in Slurm.
+    assert_eq!(out.status.code(), Some(0));
+    let mut expected = Vec::new();
+    for id in &args[1..] {
+        expected.push(format!("scancel: Terminating job {id}"));
+        if id == "4000000" {
+            expected.push(
+                "scancel: error: Kill job error on job id 4000000: Invalid job id specified".into(),
+            );
+        } else if *id == finished.to_string() {
+            expected.push(format!(
+                "scancel: error: Kill job error on job id {id}: Job/step already completing or completed"
+            ));
+        }
+    }
+    assert_eq!(text(&out.stderr).lines().collect::<Vec<_>>(), expected);
+    for job in jobs {
+        assert_eq!(cluster.wait_for_end(job, SHORT), "CANCELLED");
+    }
+}
+
+#[test]
 fn requeue_runs_the_job_again() {
     let cluster = Cluster::start();
     let dir = cluster.subdir("requeue");

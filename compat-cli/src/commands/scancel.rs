@@ -265,28 +265,23 @@ pub fn run(args: &[String]) -> u8 {
             Err(e) => return report_unreachable(&e),
         }
     }
-    for job in targets {
-        let display = match job.array_task {
-            Some(t) => format!("{}_{}", job.job_id, t),
-            None => job.job_id.to_string(),
-        };
-        let request = match parsed.signal {
-            // SIGKILL for the steps alone is a plain cancel in Slurm: the job ends CANCELLED.
-            Some(libc::SIGKILL) if scope == SignalScope::Steps => ControlRequest::Cancel { job },
-            Some(signal) => ControlRequest::Signal { job, signal, scope },
-            // `--batch`/`--full` without `-s` deliver SIGKILL to that scope, as in Slurm.
-            None if parsed.batch || parsed.full => ControlRequest::Signal {
-                job,
-                signal: 9,
-                scope,
-            },
-            None => ControlRequest::Cancel { job },
-        };
-        if parsed.verbose > 0 {
-            eprintln!("scancel: {}", verbose_action(&parsed, &display));
+    let requests: Vec<(String, ControlRequest)> = targets
+        .into_iter()
+        .map(|job| {
+            let display = match job.array_task {
+                Some(t) => format!("{}_{}", job.job_id, t),
+                None => job.job_id.to_string(),
+            };
+            (display, job_request(&parsed, scope, job))
+        })
+        .collect();
+    let verbose = parsed.verbose > 0;
+    let answers = send_all(&client, &requests);
+    for ((display, _), answer) in requests.iter().zip(answers) {
+        if verbose {
+            eprintln!("scancel: {}", verbose_action(&parsed, display));
         }
-        let verbose = parsed.verbose > 0;
-        match client.control(&request) {
+        match answer {
             Ok(reply) => {
                 for (id, error) in reply.failures {
                     worst = worse(
@@ -298,7 +293,7 @@ pub fn run(args: &[String]) -> u8 {
             Err(ClientError::Api(error)) => {
                 worst = worse(
                     worst,
-                    report_job_error(&display, error.errno, parsed.quiet, verbose),
+                    report_job_error(display, error.errno, parsed.quiet, verbose),
                 )
             }
             Err(e) => return report_unreachable(&e),
@@ -306,6 +301,69 @@ pub fn run(args: &[String]) -> u8 {
     }
     // Job errors exit with their errno (below); a failed step request exits 1, as checked against Slurm for steps.
     worst.map_or(u8::from(step_failed), exit_status)
+}
+
+/// What scancel asks of one job, given `-s`, `-b` and `-f`.
+fn job_request(parsed: &Args, scope: SignalScope, job: JobSelector) -> ControlRequest {
+    match parsed.signal {
+        // SIGKILL for the steps alone is a plain cancel in Slurm: the job ends CANCELLED.
+        Some(libc::SIGKILL) if scope == SignalScope::Steps => ControlRequest::Cancel { job },
+        Some(signal) => ControlRequest::Signal { job, signal, scope },
+        // `--batch`/`--full` without `-s` deliver SIGKILL to that scope, as in Slurm.
+        None if parsed.batch || parsed.full => ControlRequest::Signal {
+            job,
+            signal: 9,
+            scope,
+        },
+        None => ControlRequest::Cancel { job },
+    }
+}
+
+/// How many requests scancel has in flight at once. Each is a commit the controller makes durable; requests that
+/// arrive together share one sync, so `scancel -u USER` over thousands of jobs no longer waits for a sync per job
+/// (Slurm's scancel also sends its per-job requests from several threads).
+const IN_FLIGHT: usize = 8;
+
+/// Sends every request, up to [`IN_FLIGHT`] at a time, and returns the answers in the requests' order, so what
+/// scancel prints does not depend on which answer came first.
+fn send_all(
+    client: &Client,
+    requests: &[(String, ControlRequest)],
+) -> Vec<Result<spur_core::api::ControlReply, ClientError>> {
+    if requests.len() <= 1 {
+        return requests
+            .iter()
+            .map(|(_, request)| client.control(request))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = IN_FLIGHT.min(requests.len());
+    let mut answered: Vec<(usize, Result<_, ClientError>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((_, request)) = requests.get(i) else {
+                            break;
+                        };
+                        mine.push((i, client.control(request)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    answered.sort_by_key(|(i, _)| *i);
+    answered.into_iter().map(|(_, answer)| answer).collect()
 }
 
 fn worse(a: Option<SlurmErrno>, b: Option<SlurmErrno>) -> Option<SlurmErrno> {

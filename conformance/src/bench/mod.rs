@@ -171,34 +171,44 @@ fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
     let sizes = &opts.sizes;
 
     // The cheap workloads alternate between the systems, in reverse order every other round, so that a drift of
-    // the machine (another process, a warm cache) does not favour one side; the median of the rounds counts.
+    // the machine (another process, a warm cache) does not favour one side. A rate counts as the median of its
+    // rounds; the submit-to-start samples are split between the rounds and pooled, so the percentiles are taken
+    // over `latency_samples` jobs in all (each sample of Slurm's defaults waits out its batch delay, about 3 s).
+    let rounds = sizes.rounds.max(1);
+    let latency_per_round = sizes.latency_samples.div_ceil(rounds);
     let mut light: Vec<(System, &'static str, Vec<f64>)> = Vec::new();
-    for round in 0..sizes.rounds.max(1) {
+    for round in 0..rounds {
         let mut order = opts.systems.clone();
         if round % 2 == 1 {
             order.reverse();
         }
         for &system in &order {
-            let figures = light_workloads(opts, &out, system, &api);
-            for (name, value) in figures {
+            let gathered = light_workloads(opts, &out, system, &api, latency_per_round);
+            for (source, values) in gathered {
                 match light
                     .iter_mut()
-                    .find(|(s, n, _)| *s == system && *n == name)
+                    .find(|(s, n, _)| *s == system && *n == source)
                 {
-                    Some((_, _, values)) => values.push(value),
-                    None => light.push((system, name, vec![value])),
+                    Some((_, _, all)) => all.extend(values),
+                    None => light.push((system, source, values)),
                 }
             }
         }
     }
     for &system in &opts.systems {
-        for (name, unit, better) in LIGHT_FIGURES {
+        for figure in &LIGHT_FIGURES {
             let cell = light
                 .iter()
-                .find(|(s, n, _)| *s == system && *n == name)
-                .and_then(|(_, _, v)| stats::median(v))
+                .find(|(s, n, _)| *s == system && *n == figure.values)
+                .and_then(|(_, _, v)| stats::percentile(v, figure.percentile))
                 .map_or(Cell::Failed, Cell::Value);
-            table.record(&light_name(name, sizes), unit, better, system.label(), cell);
+            table.record(
+                &light_name(figure.name, sizes),
+                figure.unit,
+                figure.better,
+                system.label(),
+                cell,
+            );
         }
     }
 
@@ -211,12 +221,50 @@ fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
     }
 }
 
-const LIGHT_FIGURES: [(&str, &str, Better); 4] = [
-    ("sequential sbatch", "jobs/s", Better::Higher),
-    ("API submit", "jobs/s", Better::Higher),
-    ("submit-to-start p50", "ms", Better::Lower),
-    ("submit-to-start p99", "ms", Better::Lower),
+/// A figure of the cheap workloads: which values it is drawn from, and which percentile of them.
+struct LightFigure {
+    name: &'static str,
+    values: &'static str,
+    percentile: f64,
+    unit: &'static str,
+    better: Better,
+}
+
+const LIGHT_FIGURES: [LightFigure; 4] = [
+    LightFigure {
+        name: "sequential sbatch",
+        values: SEQUENTIAL,
+        percentile: 50.0,
+        unit: "jobs/s",
+        better: Better::Higher,
+    },
+    LightFigure {
+        name: "API submit",
+        values: API_SUBMIT,
+        percentile: 50.0,
+        unit: "jobs/s",
+        better: Better::Higher,
+    },
+    LightFigure {
+        name: "submit-to-start p50",
+        values: SUBMIT_TO_START,
+        percentile: 50.0,
+        unit: "ms",
+        better: Better::Lower,
+    },
+    LightFigure {
+        name: "submit-to-start p99",
+        values: SUBMIT_TO_START,
+        percentile: 99.0,
+        unit: "ms",
+        better: Better::Lower,
+    },
 ];
+
+/// Values gathered by the cheap workloads: one rate per round, or one latency per job.
+const SEQUENTIAL: &str = "sequential sbatch rates";
+const API_SUBMIT: &str = "API submit rates";
+const SUBMIT_TO_START: &str = "submit-to-start samples";
 
 fn light_name(name: &str, sizes: &Sizes) -> String {
     match name {
@@ -270,9 +318,20 @@ fn with_cluster<T>(
     body: impl FnOnce(&Cluster) -> Result<T>,
 ) -> Result<T> {
     let rundir = out.join(format!("cluster-{}", system.label()));
+    let began = Instant::now();
     let cluster = Cluster::up(&opts.targets_dir, system, &rundir, nodes)?;
+    let up = began.elapsed();
     let result = body(&cluster);
+    let measured = began.elapsed() - up;
     let down = cluster.down();
+    // Where the suite's wall time goes (its budget is 20 minutes on 2 cores).
+    eprintln!(
+        "bench: {}: up {:.1} s, workload {:.1} s, down {:.1} s",
+        system.label(),
+        up.as_secs_f64(),
+        measured.as_secs_f64(),
+        (began.elapsed() - up - measured).as_secs_f64()
+    );
     let value = result?;
     down?;
     Ok(value)
@@ -287,9 +346,10 @@ fn light_workloads(
     out: &Path,
     system: System,
     api: &ApiProgram,
-) -> Vec<(&'static str, f64)> {
+    latency_samples: usize,
+) -> Vec<(&'static str, Vec<f64>)> {
     let sizes = &opts.sizes;
-    let mut figures = Vec::new();
+    let mut gathered = Vec::new();
     eprintln!(
         "bench: {}: sequential sbatch, API submit, latency",
         system.label()
@@ -297,7 +357,7 @@ fn light_workloads(
     match with_cluster(opts, out, system, None, |c| {
         workloads::sequential_sbatch(c, sizes.sequential_submits)
     }) {
-        Ok(rate) => figures.push(("sequential sbatch", rate)),
+        Ok(rate) => gathered.push((SEQUENTIAL, vec![rate])),
         Err(e) => note("sequential sbatch", system, &e),
     }
     if let Ok(program) = api {
@@ -305,7 +365,7 @@ fn light_workloads(
             workloads::api_submit(c, program, sizes.api_submits, sizes.api_threads, true)
         });
         match res {
-            Ok(run) => figures.push(("API submit", run.submitted as f64 / run.seconds)),
+            Ok(run) => gathered.push((API_SUBMIT, vec![run.submitted as f64 / run.seconds])),
             Err(e) => note("API submit", system, &e),
         }
     }
@@ -314,17 +374,14 @@ fn light_workloads(
         .map_err(Into::into)
         .and_then(|()| {
             with_cluster(opts, out, system, None, |c| {
-                workloads::submit_to_start(c, sizes.latency_samples, &scratch)
+                workloads::submit_to_start(c, latency_samples, &scratch)
             })
         });
     match res {
-        Ok((p50, p99)) => {
-            figures.push(("submit-to-start p50", p50));
-            figures.push(("submit-to-start p99", p99));
-        }
+        Ok(latencies) => gathered.push((SUBMIT_TO_START, latencies)),
         Err(e) => note("submit-to-start", system, &e),
     }
-    figures
+    gathered
 }
 
 fn end_to_end(

@@ -53,7 +53,7 @@ use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::records::{NodeRecord, PreemptMode, GPU_GRES};
 use spur_core::states::{JobBaseState, JobReason};
 
-use crate::state::ClusterState;
+use crate::state::{settled_while_held, ClusterState};
 
 pub use dependency::{dependency_status, describe as describe_dependency, DependencyStatus};
 pub use placement::{allocation_fits, job_cpus, job_mem_mb, place, sharing_of};
@@ -204,8 +204,9 @@ pub fn schedule(state: &ClusterState, now: EpochSecs) -> Plan {
     schedule_with(state, now, None)
 }
 
-/// The most running and waiting jobs for which [`placed_at_submission`] runs a pass of its own: beyond that a
-/// pass costs enough that one per submission would cost more than the coalesced passes after a burst of them.
+/// The most jobs in play (running or waiting, settled held ones aside) for which [`placed_at_submission`] runs a
+/// pass of its own: beyond that a pass costs enough that one per submission would cost more than the coalesced
+/// passes after a burst of them.
 const SUBMISSION_PASS_LIVE_MAX: usize = 4096;
 
 /// Where a job submitted now as `spec` would start right away, decided before the submission is committed so
@@ -232,10 +233,10 @@ pub fn placed_at_submission(
 fn nothing_waits(state: &ClusterState) -> bool {
     // The newest jobs are the likeliest to wait, so a busy queue is found at once.
     !state.settings.defer
-        && state.jobs.live_count() <= SUBMISSION_PASS_LIVE_MAX
+        && state.jobs.in_play_count() <= SUBMISSION_PASS_LIVE_MAX
         && !state
             .jobs
-            .live()
+            .in_play()
             .rev()
             .any(|j| j.state == JobBaseState::Pending && !settled_while_held(j))
 }
@@ -262,9 +263,9 @@ fn start_on_submission(
 
 /// A pass over the state's queue and, when given, one job not in the state yet (see [`placed_at_submission`]).
 fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>) -> Plan {
-    // One walk over the live jobs (finished ones are not indexed) finds what to consider, what holds resources
-    // (for the backfill profile) and what preemption left to finish: with 100,000 jobs the walk itself is most of
-    // a pass.
+    // One walk over the jobs in play (finished ones, and held ones already given their reason, are not indexed)
+    // finds what to consider, what holds resources (for the backfill profile) and what preemption left to finish:
+    // with 100,000 jobs the walk itself is most of a pass.
     let mut pending: Vec<&JobRecord> = Vec::new();
     let mut holding: Vec<&JobRecord> = Vec::new();
     let mut grace_over: Vec<&JobRecord> = Vec::new();
@@ -273,7 +274,7 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
     // Every job this pass can place is among them, heterogeneous components included (a settled held one stops
     // at its hold).
     let mut asked_gres: Vec<&str> = Vec::new();
-    for job in state.jobs.live().chain(extra) {
+    for job in state.jobs.in_play().chain(extra) {
         if job.state == JobBaseState::Pending && !settled_while_held(job) {
             pending.push(job);
             for request in &job.spec.gres {
@@ -422,21 +423,6 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
         }
     }
     plan
-}
-
-/// A held job whose hold reason and evaluation time are already recorded and that has no forecast: a pass would
-/// only find the same reason again (the hold is the first thing [`gate`] checks, and held jobs keep their
-/// priority), so a queue of thousands of held jobs costs a pass nothing beyond the walk.
-fn settled_while_held(job: &JobRecord) -> bool {
-    let reason = match job.hold {
-        Some(spur_core::job::HoldKind::Admin) => JobReason::Held,
-        Some(spur_core::job::HoldKind::User) => JobReason::HeldUser,
-        None => return false,
-    };
-    job.reason == reason
-        && job.last_sched_eval.is_some()
-        && job.expected_start.is_none()
-        && job.sched_nodes.is_none()
 }
 
 /// Why a job may not start yet regardless of resources, or `None` when only resources decide.

@@ -1,7 +1,9 @@
-//! The job table and, beside it, the ids of the jobs a scheduling pass must look at: pending, running or
-//! suspended, or still completing. Finished jobs stay in the table for `MinJobAge` (at high-throughput rates,
-//! tens of thousands of them), and a pass that walked them all would cost what was recently run rather than
-//! what is waiting.
+//! The job table and, beside it, the ids of the jobs that are not over (pending, running or suspended, or still
+//! completing) and of those among them a scheduling pass must look at. Finished jobs stay in the table for
+//! `MinJobAge` (at high-throughput rates, tens of thousands of them), and a pass that walked them all would cost
+//! what was recently run rather than what is waiting. Held jobs a pass has already given their reason are left
+//! out of the pass's walk too: a queue of 100,000 held jobs made every pass (one per cancellation of a job, say)
+//! walk them all, for nothing.
 //!
 //! The table hands records out mutably only through its own methods, which note the ids they hand out; the
 //! state machine settles the index at the end of every `apply`, so the index can never disagree with the
@@ -11,22 +13,54 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Deref;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use spur_core::job::JobRecord;
+use spur_core::job::{HoldKind, JobRecord};
+use spur_core::states::{JobBaseState, JobReason};
 
 #[derive(Debug, Clone, Default)]
 pub struct JobTable {
     jobs: BTreeMap<u32, JobRecord>,
     /// Jobs for which [`is_live`] held when the table was last settled.
     live: BTreeSet<u32>,
+    /// The live jobs a pass must look at ([`in_play`]), as of the last settle.
+    in_play: BTreeSet<u32>,
     /// Records handed out mutably since the last settle.
     touched: Vec<u32>,
     /// Every record was handed out mutably (`values_mut`).
     all_touched: bool,
 }
 
-/// Whether a scheduling pass must see the job: it waits, runs, is suspended, or still holds its resources.
+/// Whether the job is not over: it waits, runs, is suspended, or still holds its resources.
 pub fn is_live(job: &JobRecord) -> bool {
     !job.state.is_finished() || job.completing || job.preempt_suspended
+}
+
+/// Whether a scheduling pass must see the job: it is live, and not a held job that a pass already gave its
+/// reason to (nothing about it changes until it is released, which changes its record).
+pub fn in_play(job: &JobRecord) -> bool {
+    is_live(job) && !parked(job)
+}
+
+/// A held job waiting on its hold alone: pending, holding no nodes, its hold recorded by a pass.
+fn parked(job: &JobRecord) -> bool {
+    job.state == JobBaseState::Pending
+        && !job.completing
+        && !job.preempt_suspended
+        && settled_while_held(job)
+}
+
+/// A held job whose hold a pass has already recorded: its reason says so, and it has no forecast start or
+/// planned nodes left from before the hold. A pass would only find the same reason again (the hold is the first
+/// thing the scheduler's gate checks, and held jobs keep their priority).
+pub fn settled_while_held(job: &JobRecord) -> bool {
+    let reason = match job.hold {
+        Some(HoldKind::Admin) => JobReason::Held,
+        Some(HoldKind::User) => JobReason::HeldUser,
+        None => return false,
+    };
+    job.reason == reason
+        && job.last_sched_eval.is_some()
+        && job.expected_start.is_none()
+        && job.sched_nodes.is_none()
 }
 
 impl JobTable {
@@ -43,6 +77,7 @@ impl JobTable {
 
     pub fn remove(&mut self, job_id: &u32) -> Option<JobRecord> {
         self.live.remove(job_id);
+        self.in_play.remove(job_id);
         self.jobs.remove(job_id)
     }
 
@@ -54,15 +89,20 @@ impl JobTable {
     /// Brings the index up to date with every record handed out since the last call.
     pub fn settle(&mut self) {
         if self.all_touched {
-            self.live = live_ids(&self.jobs);
+            (self.live, self.in_play) = indexes(&self.jobs);
             self.all_touched = false;
             self.touched.clear();
             return;
         }
         for job_id in self.touched.drain(..) {
-            match self.jobs.get(&job_id) {
+            let job = self.jobs.get(&job_id);
+            match job {
                 Some(job) if is_live(job) => self.live.insert(job_id),
                 _ => self.live.remove(&job_id),
+            };
+            match job {
+                Some(job) if in_play(job) => self.in_play.insert(job_id),
+                _ => self.in_play.remove(&job_id),
             };
         }
     }
@@ -76,29 +116,55 @@ impl JobTable {
         self.live.iter().filter_map(|id| self.jobs.get(id))
     }
 
-    /// How many jobs a pass must look at.
+    /// How many jobs are not over.
     pub fn live_count(&self) -> usize {
         self.live.len()
     }
 
-    /// Whether the index says exactly what the records say (for `check_invariants`).
+    /// The jobs a scheduling pass must look at ([`in_play`]), in job id order. The table must be settled.
+    pub fn in_play(&self) -> impl DoubleEndedIterator<Item = &JobRecord> + '_ {
+        debug_assert!(
+            self.touched.is_empty() && !self.all_touched,
+            "the job table was changed outside ClusterState::apply and not settled"
+        );
+        self.in_play.iter().filter_map(|id| self.jobs.get(id))
+    }
+
+    /// How many jobs a pass must look at.
+    pub fn in_play_count(&self) -> usize {
+        self.in_play.len()
+    }
+
+    /// Whether the indexes say exactly what the records say (for `check_invariants`).
     pub fn index_matches(&self) -> Result<(), String> {
-        let expected = live_ids(&self.jobs);
-        if self.touched.is_empty() && !self.all_touched && expected == self.live {
+        let (live, in_play) = indexes(&self.jobs);
+        if self.touched.is_empty()
+            && !self.all_touched
+            && live == self.live
+            && in_play == self.in_play
+        {
             return Ok(());
         }
         Err(format!(
-            "live job index {:?} (unsettled: {:?}, all: {}) but the records say {:?}",
-            self.live, self.touched, self.all_touched, expected
+            "job indexes live {:?}, in play {:?} (unsettled: {:?}, all: {}) but the records say {:?}, {:?}",
+            self.live, self.in_play, self.touched, self.all_touched, live, in_play
         ))
     }
 }
 
-fn live_ids(jobs: &BTreeMap<u32, JobRecord>) -> BTreeSet<u32> {
-    jobs.iter()
-        .filter(|(_, job)| is_live(job))
-        .map(|(id, _)| *id)
-        .collect()
+/// The live jobs and those of them in play, from the records.
+fn indexes(jobs: &BTreeMap<u32, JobRecord>) -> (BTreeSet<u32>, BTreeSet<u32>) {
+    let mut live = BTreeSet::new();
+    let mut in_play_ids = BTreeSet::new();
+    for (id, job) in jobs {
+        if is_live(job) {
+            live.insert(*id);
+        }
+        if in_play(job) {
+            in_play_ids.insert(*id);
+        }
+    }
+    (live, in_play_ids)
 }
 
 impl Deref for JobTable {
@@ -111,10 +177,11 @@ impl Deref for JobTable {
 
 impl From<BTreeMap<u32, JobRecord>> for JobTable {
     fn from(jobs: BTreeMap<u32, JobRecord>) -> Self {
-        let live = live_ids(&jobs);
+        let (live, in_play) = indexes(&jobs);
         JobTable {
             jobs,
             live,
+            in_play,
             touched: Vec::new(),
             all_touched: false,
         }
@@ -153,6 +220,59 @@ mod tests {
 
     fn live_ids(table: &JobTable) -> Vec<u32> {
         table.live().map(|j| j.job_id).collect()
+    }
+
+    fn in_play_ids(table: &JobTable) -> Vec<u32> {
+        table.in_play().map(|j| j.job_id).collect()
+    }
+
+    /// What a pass records on a held job: its reason and the time it looked.
+    fn settle_hold(job: &mut JobRecord) {
+        job.reason = JobReason::HeldUser;
+        job.last_sched_eval = Some(100);
+    }
+
+    #[test]
+    fn held_jobs_leave_the_pass_once_their_reason_is_recorded() {
+        let mut table = JobTable::default();
+        for id in 1..=3 {
+            let mut job = pending(id);
+            job.hold = Some(HoldKind::User);
+            table.insert(id, job);
+        }
+        table.settle();
+        assert_eq!(in_play_ids(&table), [1, 2, 3], "no pass has seen them yet");
+        for id in [1, 2] {
+            if let Some(job) = table.get_mut(&id) {
+                settle_hold(job);
+            }
+        }
+        table.settle();
+        assert_eq!(in_play_ids(&table), [3]);
+        assert_eq!(live_ids(&table), [1, 2, 3], "listings still show them");
+        assert_eq!((table.in_play_count(), table.live_count()), (1, 3));
+        // Released, job 1 waits again; job 2, requeued while still completing elsewhere, holds nodes.
+        if let Some(job) = table.get_mut(&1) {
+            job.hold = None;
+        }
+        if let Some(job) = table.get_mut(&2) {
+            job.completing = true;
+        }
+        table.settle();
+        assert_eq!(in_play_ids(&table), [1, 2, 3]);
+        assert_eq!(table.index_matches(), Ok(()));
+        // Rebuilt from the records alone (a snapshot read, `values_mut`), the indexes say the same.
+        for job in table.values_mut() {
+            settle_hold(job);
+            job.hold = Some(HoldKind::User);
+            job.completing = false;
+        }
+        table.settle();
+        assert_eq!(in_play_ids(&table), Vec::<u32>::new());
+        let read = JobTable::from(table.jobs.clone());
+        assert_eq!((read.in_play_count(), read.live_count()), (0, 3));
+        table.remove(&3);
+        assert_eq!(table.index_matches(), Ok(()));
     }
 
     #[test]

@@ -815,33 +815,40 @@ impl ClusterState {
     }
 
     pub fn select_jobs(&self, selector: &JobSelector) -> Vec<u32> {
+        let id = selector.job_id;
         match selector.array_task {
             Some(task) => self
-                .jobs
-                .values()
-                .filter(|j| {
-                    (j.array_job_id == Some(selector.job_id) && j.array_task_id == Some(task))
-                        || (j.job_id == selector.job_id && j.array_task_id == Some(task))
-                })
+                .array_from(id)
+                .filter(|j| j.array_task_id == Some(task))
                 .map(|j| j.job_id)
                 .take(1)
                 .collect(),
             None => {
                 let array: Vec<u32> = self
-                    .jobs
-                    .values()
-                    .filter(|j| j.array_job_id == Some(selector.job_id))
+                    .array_from(id)
+                    .filter(|j| j.array_job_id == Some(id))
                     .map(|j| j.job_id)
                     .collect();
                 if !array.is_empty() {
                     array
-                } else if self.jobs.contains_key(&selector.job_id) {
-                    self.het_expand(selector.job_id)
+                } else if self.jobs.contains_key(&id) {
+                    self.het_expand(id)
                 } else {
                     Vec::new()
                 }
             }
         }
+    }
+
+    /// Job `id` (when it is still kept) followed by the tasks of the array whose first id is `id`, if it is one.
+    /// A submission gives an array's tasks consecutive ids from the first, and job ids are never reused, so the
+    /// tasks of array `id` are the records from `id` on that name it as their array: no walk over the whole table
+    /// per request (a `scancel -u` over 100,000 jobs made one per job).
+    fn array_from(&self, id: u32) -> impl Iterator<Item = &JobRecord> + '_ {
+        self.jobs
+            .range(id..)
+            .map(|(_, job)| job)
+            .take_while(move |job| job.job_id == id || job.array_job_id == Some(id))
     }
 
     /// `--kill-on-invalid-dep`, else slurm.conf's `SchedulerParameters=kill_invalid_depend`.
@@ -865,8 +872,7 @@ impl ClusterState {
             job.state == JobBaseState::Pending && job.start_time.is_none() && job.restarts == 0;
         never_ran
             && self
-                .jobs
-                .values()
+                .array_from(array_id)
                 .any(|j| j.job_id != job_id && j.array_job_id == Some(array_id))
     }
 

@@ -36,7 +36,7 @@ use crate::scheduler::Forecast;
 pub use config::{
     BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
 };
-pub use job_table::{is_live, JobTable};
+pub use job_table::{in_play, is_live, settled_while_held, JobTable};
 pub(crate) use jobs::{startable_at_submission, started_and_live};
 pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;

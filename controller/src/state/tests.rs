@@ -632,6 +632,49 @@ fn arrays_expand_and_honour_the_throttle() {
 }
 
 #[test]
+fn selectors_find_arrays_among_neighbouring_jobs() {
+    let mut h = Harness::new();
+    let before = h.submit(spec("before"));
+    let first = h.submit(JobSpec {
+        array: Some("1-3".to_string()),
+        hold: true,
+        ..spec("arr")
+    });
+    let after = h.submit(spec("after"));
+    assert_eq!(h.state.select_jobs(&select(before)), vec![before]);
+    assert_eq!(h.state.select_jobs(&select(after)), vec![after]);
+    assert_eq!(
+        h.state.select_jobs(&select(first)),
+        vec![first, first + 1, first + 2]
+    );
+    let task = |job_id, t| JobSelector {
+        job_id,
+        array_task: Some(t),
+    };
+    assert_eq!(h.state.select_jobs(&task(first, 2)), vec![first + 1]);
+    // A task's own id with its own index names it; with another index, nothing.
+    assert_eq!(h.state.select_jobs(&task(first + 2, 3)), vec![first + 2]);
+    assert!(h.state.select_jobs(&task(first + 2, 1)).is_empty());
+    assert_eq!(h.state.select_jobs(&select(first + 1)), vec![first + 1]);
+    assert!(h.state.select_jobs(&task(after, 1)).is_empty());
+    // With the array's first record gone (a task cancelled before it ever ran leaves none), the array id
+    // still reaches the others.
+    h.control(
+        1000,
+        ControlRequest::Cancel {
+            job: task(first, 1),
+        },
+    )
+    .unwrap();
+    assert!(!h.state.jobs.contains_key(&first));
+    assert_eq!(
+        h.state.select_jobs(&select(first)),
+        vec![first + 1, first + 2]
+    );
+    assert!(h.state.select_jobs(&select(after + 1)).is_empty());
+}
+
+#[test]
 fn cancelling_pending_array_tasks_one_by_one_keeps_the_last_as_a_record() {
     let mut h = Harness::new();
     let first = h.submit(JobSpec {
