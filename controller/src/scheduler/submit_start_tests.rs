@@ -4,6 +4,7 @@
 
 use pretty_assertions::assert_eq;
 
+use spur_core::api::{ControlRequest, JobSelector};
 use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
 use spur_core::states::{JobBaseState, JobReason};
 
@@ -188,6 +189,44 @@ fn held_array_and_deferred_submissions_wait_for_a_pass() {
     assert_eq!(s.state.jobs[&held_id].hold, Some(HoldKind::User));
     let (_, placed) = s.submit_as_leader(job(1, 100, 0, Some(10))).unwrap();
     assert!(placed);
+}
+
+#[test]
+fn a_queue_of_settled_held_jobs_is_left_out_of_every_pass() {
+    let mut s = cluster(Settings::default());
+    let mut held = job(1, 100, 0, Some(10));
+    held.hold = true;
+    // More than a submission's own pass would look at, were they counted.
+    let held_ids: Vec<u32> = (0..=super::SUBMISSION_PASS_LIVE_MAX)
+        .map(|_| s.submit(held.clone()).unwrap())
+        .collect();
+    s.pass().unwrap();
+    assert_eq!(s.state.jobs.live_count(), held_ids.len());
+    assert_eq!(s.state.jobs.in_play_count(), 0);
+    // The next pass has nothing to say about them, and a new job still starts with its submission.
+    assert_eq!(s.pass().unwrap(), super::Plan::default());
+    let (id, placed) = s.submit_as_leader(job(1, 100, 0, Some(10))).unwrap();
+    assert!(placed);
+    assert_eq!(s.state.jobs[&id].state, JobBaseState::Running);
+    // Released, a held job is the pass's again.
+    let released = held_ids[7];
+    s.apply(Command::Control {
+        caller_uid: 0,
+        request: ControlRequest::Release {
+            job: JobSelector {
+                job_id: released,
+                array_task: None,
+            },
+        },
+        now: T0,
+    })
+    .unwrap();
+    assert_eq!(s.state.jobs.in_play_count(), 2);
+    let plan = s.pass().unwrap();
+    assert_eq!(
+        plan.starts.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        [released]
+    );
 }
 
 #[test]

@@ -107,13 +107,9 @@ impl JobTable {
         }
     }
 
-    /// The jobs a pass must look at, in job id order. The table must be settled (`apply` settles it).
+    /// The jobs not over ([`is_live`]), in job id order. The table must be settled (`apply` settles it).
     pub fn live(&self) -> impl DoubleEndedIterator<Item = &JobRecord> + '_ {
-        debug_assert!(
-            self.touched.is_empty() && !self.all_touched,
-            "the job table was changed outside ClusterState::apply and not settled"
-        );
-        self.live.iter().filter_map(|id| self.jobs.get(id))
+        self.records_of(&self.live)
     }
 
     /// How many jobs are not over.
@@ -123,11 +119,18 @@ impl JobTable {
 
     /// The jobs a scheduling pass must look at ([`in_play`]), in job id order. The table must be settled.
     pub fn in_play(&self) -> impl DoubleEndedIterator<Item = &JobRecord> + '_ {
+        self.records_of(&self.in_play)
+    }
+
+    fn records_of<'a>(
+        &'a self,
+        index: &'a BTreeSet<u32>,
+    ) -> impl DoubleEndedIterator<Item = &'a JobRecord> + 'a {
         debug_assert!(
             self.touched.is_empty() && !self.all_touched,
             "the job table was changed outside ClusterState::apply and not settled"
         );
-        self.in_play.iter().filter_map(|id| self.jobs.get(id))
+        index.iter().filter_map(|id| self.jobs.get(id))
     }
 
     /// How many jobs a pass must look at.
