@@ -56,8 +56,9 @@ mapfile -t NODES < <(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$CONF" 2>/dev/null)
 cancel_jobs() {
     local jobs
     live_pid_from "$RUNDIR/slurmctld.pid" slurmctld >/dev/null || return 0
-    jobs=$(SLURM_CONF=$CONF timeout 10 squeue -h -o %i -t all 2>/dev/null | tr '\n' ' ' || true)
-    [[ -n ${jobs// /} ]] || return 0
+    jobs=$(SLURM_CONF=$CONF timeout 10 squeue -h -o %i -t all 2>/dev/null || true)
+    # One id per line; a pattern substitution over the list took bash 15 s with 100,000 jobs.
+    [[ $jobs == *[0-9]* ]] || return 0
     # shellcheck disable=SC2086
     SLURM_CONF=$CONF timeout 10 scancel $jobs 2>/dev/null || true
 }

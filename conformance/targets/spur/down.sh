@@ -41,8 +41,9 @@ cancel_jobs() {
     local jobs
     spur_pid "$RUNDIR/spurctld.pid" spurctld >/dev/null || return 0
     [[ -x $RUNDIR/bin/squeue ]] || return 0
-    jobs=$(SLURM_CONF=$CONF SPUR_LOCAL_SOCKET=$RUNDIR/spurctld.sock timeout 10 "$RUNDIR/bin/squeue" -h -o %i 2>/dev/null | tr '\n' ' ' || true)
-    [[ -n ${jobs// /} ]] || return 0
+    jobs=$(SLURM_CONF=$CONF SPUR_LOCAL_SOCKET=$RUNDIR/spurctld.sock timeout 10 "$RUNDIR/bin/squeue" -h -o %i 2>/dev/null || true)
+    # One id per line; a pattern substitution over the list took bash 15 s with 100,000 jobs.
+    [[ $jobs == *[0-9]* ]] || return 0
     # shellcheck disable=SC2086
     SLURM_CONF=$CONF SPUR_LOCAL_SOCKET=$RUNDIR/spurctld.sock timeout 10 "$RUNDIR/bin/scancel" $jobs >/dev/null 2>&1 || true
 }
