@@ -175,7 +175,6 @@ fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
     // rounds; the submit-to-start samples are split between the rounds and pooled, so the percentiles are taken
     // over `latency_samples` jobs in all (each sample of Slurm's defaults waits out its batch delay, about 3 s).
     let rounds = sizes.rounds.max(1);
-    let latency_per_round = sizes.latency_samples.div_ceil(rounds);
     let mut light: Vec<(System, &'static str, Vec<f64>)> = Vec::new();
     for round in 0..rounds {
         let mut order = opts.systems.clone();
@@ -183,7 +182,8 @@ fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
             order.reverse();
         }
         for &system in &order {
-            let gathered = light_workloads(opts, &out, system, &api, latency_per_round);
+            let latency_samples = samples_in_round(sizes.latency_samples, rounds, round);
+            let gathered = light_workloads(opts, &out, system, &api, latency_samples);
             for (source, values) in gathered {
                 match light
                     .iter_mut()
@@ -219,6 +219,12 @@ fn side_by_side(opts: &BenchOptions, out: &Path, table: &mut Table) {
         }
         queries_and_memory(opts, &out, system, &api, table);
     }
+}
+
+/// Round `round`'s share of `total` samples split between `rounds` rounds: the shares add up to `total` exactly
+/// (the table's row names that many jobs), the earlier rounds taking one more where it does not divide.
+fn samples_in_round(total: usize, rounds: usize, round: usize) -> usize {
+    total / rounds + usize::from(round < total % rounds)
 }
 
 /// A figure of the cheap workloads: which values it is drawn from, and which percentile of them.
@@ -570,6 +576,19 @@ mod tests {
         let twice = splice_section(&with_tail, "table 2\n");
         assert!(twice.contains("table 2") && !twice.contains("table 1"));
         assert!(twice.starts_with(doc) && twice.ends_with("## HA\nsub-second\n"));
+    }
+
+    #[test]
+    fn latency_samples_are_split_between_rounds_exactly() {
+        let shares = |total, rounds| {
+            (0..rounds)
+                .map(|r| samples_in_round(total, rounds, r))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shares(50, 2), [25, 25]);
+        assert_eq!(shares(50, 3), [17, 17, 16]);
+        assert_eq!(shares(10, 1), [10]);
+        assert_eq!(shares(2, 3), [1, 1, 0]);
     }
 
     #[test]
