@@ -171,6 +171,11 @@ fn print_functions_render_scontrol_text() {
         text.contains(&format!("--- one-liner\n{one_liner}")),
         "{text}"
     );
+    // A copy of the record prints the same, where it printed NULL (and crashed callers that strlen it).
+    assert!(
+        text.contains(&format!("--- copied record\n{one_liner}")),
+        "{text}"
+    );
     assert!(
         text.contains("--- partitions\nPartition data as of "),
         "{text}"

@@ -70,6 +70,10 @@ pub enum SlurmErrno {
     InvalidQos,
     /// ESLURM_ACCOUNTING_POLICY: the submission breaks a QOS limit checked at submit (`MaxSubmitJobsPerUser`).
     AccountingPolicy,
+    /// ESLURM_INVALID_NICE: a negative `--nice` from a user who is not an operator.
+    InvalidNice,
+    /// ESLURM_BAD_TASK_COUNT: `scontrol update NumTasks=0`.
+    BadTaskCount,
 }
 
 impl SlurmErrno {
@@ -119,6 +123,8 @@ impl SlurmErrno {
             SlurmErrno::InvalidAccount => 2045,
             SlurmErrno::InvalidQos => 2066,
             SlurmErrno::AccountingPolicy => 2050,
+            SlurmErrno::InvalidNice => 2123,
+            SlurmErrno::BadTaskCount => 2025,
         }
     }
 
@@ -185,6 +191,8 @@ impl SlurmErrno {
             SlurmErrno::AccountingPolicy => {
                 "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
             }
+            SlurmErrno::InvalidNice => "Invalid --nice value",
+            SlurmErrno::BadTaskCount => "Task count specification invalid",
         }
     }
 
@@ -193,7 +201,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 43] = [
+const ALL_ERRNOS: [SlurmErrno; 45] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -237,6 +245,8 @@ const ALL_ERRNOS: [SlurmErrno; 43] = [
     SlurmErrno::InvalidAccount,
     SlurmErrno::InvalidQos,
     SlurmErrno::AccountingPolicy,
+    SlurmErrno::InvalidNice,
+    SlurmErrno::BadTaskCount,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.

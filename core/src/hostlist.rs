@@ -320,6 +320,24 @@ pub fn expand(expr: &str) -> Result<Vec<String>, HostlistError> {
     Ok(list.expand())
 }
 
+/// Most names a job's `--nodelist` or `--exclude` may hold, duplicates included. Such a list can only name the
+/// cluster's nodes, so anything near the general [`MAX_EXPAND_HOSTS`] is an attack on the controller: it would be
+/// expanded on every submission check and scheduling pass.
+pub const MAX_JOB_NODE_LIST: usize = 64 * 1024;
+
+/// [`expand`] for lists that arrive in requests: refuses more than `max` names before expanding any.
+pub fn expand_at_most(expr: &str, max: usize) -> Result<Vec<String>, HostlistError> {
+    let list = Hostlist::parse(expr)?;
+    if list.len() > max {
+        return Err(HostlistError::Invalid {
+            input: expr.to_owned(),
+            reason: InvalidReason::TooLarge,
+            logged: Vec::new(),
+        });
+    }
+    Ok(list.expand())
+}
+
 /// The ranged string of `names` in their order, as `scontrol show hostlist` prints it: `["n1", "n2", "n4"]`
 /// gives `n[1-2,4]`.
 pub fn compress<S: AsRef<str>>(names: &[S]) -> String {

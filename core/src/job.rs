@@ -206,7 +206,8 @@ impl JobSpec {
     pub fn gres_totals(&self, nodes: u64) -> BTreeMap<String, u64> {
         let mut totals = BTreeMap::new();
         for g in &self.gres {
-            *totals.entry(g.name.clone()).or_insert(0) += g.count.saturating_mul(nodes);
+            let total = totals.entry(g.name.clone()).or_insert(0u64);
+            *total = total.saturating_add(g.count.saturating_mul(nodes));
         }
         totals
     }

@@ -120,15 +120,17 @@ impl JobSize {
         let nodes = spec.nodes_min.max(1);
         let tasks = spec
             .ntasks
-            .or_else(|| spec.ntasks_per_node.map(|n| n * nodes))
+            .or_else(|| spec.ntasks_per_node.map(|n| n.saturating_mul(nodes)))
             .unwrap_or(nodes);
         let cpus = match &job.alloc {
-            Some(a) if a.cpus > 0 => a.cpus * (a.node_names.len().max(1) as u32),
-            _ => tasks.max(1) * spec.cpus_per_task.max(1),
+            Some(a) if a.cpus > 0 => a
+                .cpus
+                .saturating_mul(u32::try_from(a.node_names.len().max(1)).unwrap_or(u32::MAX)),
+            _ => tasks.max(1).saturating_mul(spec.cpus_per_task.max(1)),
         };
         let mem_mb = match (spec.mem_per_node_mb, spec.mem_per_cpu_mb) {
-            (Some(per_node), _) => per_node * u64::from(nodes),
-            (None, Some(per_cpu)) => per_cpu * u64::from(cpus),
+            (Some(per_node), _) => per_node.saturating_mul(u64::from(nodes)),
+            (None, Some(per_cpu)) => per_cpu.saturating_mul(u64::from(cpus)),
             (None, None) => 0,
         };
         JobSize {

@@ -73,6 +73,23 @@ pub(crate) fn render<T>(record: *const T, whole: bool, one_liner: bool) -> Optio
         .find(|(base, s)| addr >= **base && addr < **base + s.len.max(1) * s.record_size)?;
     let index = (addr - base) / snap.record_size;
     let range = if whole { 0..snap.len } else { index..index + 1 };
+    render_range(snap, range, one_liner)
+}
+
+/// Renders job `job_id` from whichever loaded message holds it: what a record copied out of its message's array
+/// (a struct assignment, as pyslurm and Perl's API make) is printed from. None when no message holds the job.
+pub(crate) fn render_job_by_id(job_id: u32, one_liner: bool) -> Option<String> {
+    let map = SNAPSHOTS.lock().ok()?;
+    map.as_ref()?.values().find_map(|snap| match &snap.records {
+        Records::Jobs(jobs) => {
+            let index = jobs.iter().position(|j| j.job_id == job_id)?;
+            render_range(snap, index..index + 1, one_liner)
+        }
+        _ => None,
+    })
+}
+
+fn render_range(snap: &Snapshot, range: std::ops::Range<usize>, one_liner: bool) -> Option<String> {
     let mut ctx = FormatContext::new(snap.now, local_utc_offset());
     if let Some(name) =
         crate::client::load_conf().and_then(|c| c.get_str("ClusterName").map(str::to_string))
@@ -171,18 +188,27 @@ pub unsafe extern "C" fn slurm_print_job_info(
     })
 }
 
-/// The text `slurm_print_job_info` prints, malloc'd (the caller frees it); NULL for a record this library did
-/// not load.
+/// The text `slurm_print_job_info` prints, malloc'd (the caller frees it). A record copied out of its message is
+/// found by its job id among the loaded messages; NULL only for a NULL record, since callers `strlen` the answer
+/// as libslurm's is never NULL.
 ///
 /// # Safety
-/// `job_ptr` is NULL or a record of a message from `slurm_load_job*`.
+/// `job_ptr` is NULL or points to a `slurm_job_info_t` (a record of a message from `slurm_load_job*`, or a copy).
 #[no_mangle]
 pub unsafe extern "C" fn slurm_sprint_job_info(
     job_ptr: *mut slurm_job_info_t,
     one_liner: c_int,
 ) -> *mut c_char {
     guard("slurm_sprint_job_info", std::ptr::null_mut(), || {
-        render(job_ptr, false, one_liner != 0).map_or(std::ptr::null_mut(), |t| c_string(&t))
+        if job_ptr.is_null() {
+            return std::ptr::null_mut();
+        }
+        let text = render(job_ptr, false, one_liner != 0).or_else(|| {
+            // SAFETY: the caller's contract: a readable record.
+            let job_id = unsafe { (*job_ptr).job_id };
+            render_job_by_id(job_id, one_liner != 0)
+        });
+        c_string(&text.unwrap_or_default())
     })
 }
 

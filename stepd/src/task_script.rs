@@ -59,3 +59,23 @@ pub fn run_as(command: &mut Command, identity: &TaskIdentity) {
         });
     }
 }
+
+/// Makes `command` enter `dir` only after [`run_as`] dropped to the job's user (register it after `run_as`): a
+/// directory changed into as root would hand the user's program a working directory it could not have entered,
+/// inside paths closed to it. Where the user may not enter `dir`, the program starts in `/tmp`, as slurmstepd
+/// falls back; where not even that, it does not start.
+pub fn chdir_as_user(command: &mut Command, dir: &Path) {
+    use std::os::unix::process::CommandExt;
+    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return;
+    };
+    // SAFETY: the closure runs between fork and exec and only makes chdir calls on strings built before fork.
+    unsafe {
+        command.pre_exec(move || {
+            if nix::unistd::chdir(dir.as_c_str()).is_err() {
+                nix::unistd::chdir(c"/tmp")?;
+            }
+            Ok(())
+        });
+    }
+}

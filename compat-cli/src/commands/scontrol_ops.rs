@@ -703,12 +703,26 @@ fn apply_update(update: &mut JobUpdate, key: &str, value: &str) -> Result<(), Up
         "nice" => update.nice = Some(leading_int(value)),
         "priority" => update.priority = Some(number("Priority")?),
         "comment" => update.comment = Some(value.to_string()),
-        "numtasks" => update.num_tasks = Some(number("NumTasks")?),
+        "numtasks" | "reqprocs" => {
+            update.num_tasks =
+                Some(slurm_uint32(value).ok_or_else(|| {
+                    UpdateError::Invalid(format!("Invalid NumTasks value: {value}"))
+                })?)
+        }
         "dependency" => update.dependency = Some(value.to_string()),
         "reservation" => update.reservation = Some(value.to_string()),
         _ => return Err(UpdateError::Unsupported),
     }
     Ok(())
+}
+
+/// Slurm's `parse_uint32`: a whole decimal number (C's `strtoll`: leading blanks and a sign allowed) from 0 to
+/// just below NO_VAL, so no request can carry Slurm's "not set" or "infinite" markers.
+fn slurm_uint32(text: &str) -> Option<u32> {
+    let value: i64 = text.trim_start().parse().ok()?;
+    u32::try_from(value)
+        .ok()
+        .filter(|v| *v < spur_core::values::NO_VAL)
 }
 
 /// C's `atoi`: optional blanks and sign, then digits; anything else ends the number (none at all is 0).
@@ -868,5 +882,36 @@ mod tests {
             apply_update(&mut update, "nosuchfield", "1"),
             Err(UpdateError::Unsupported)
         ));
+    }
+
+    /// Slurm's scontrol refuses task counts that are not numbers below NO_VAL before sending anything; 0 is the
+    /// controller's to refuse.
+    #[test]
+    fn num_tasks_is_read_as_slurms_parse_uint32() {
+        let mut update = JobUpdate::default();
+        for good in ["0", "3", "2147483648", "4294967293", " 7"] {
+            assert!(
+                apply_update(&mut update, "numtasks", good).is_ok(),
+                "{good}"
+            );
+        }
+        assert_eq!(update.num_tasks, Some(7));
+        for bad in [
+            "-1",
+            "4294967294",
+            "4294967295",
+            "99999999999",
+            "abc",
+            "3x",
+            "",
+        ] {
+            assert!(
+                matches!(
+                    apply_update(&mut update, "numtasks", bad),
+                    Err(UpdateError::Invalid(t)) if t == format!("Invalid NumTasks value: {bad}")
+                ),
+                "{bad}"
+            );
+        }
     }
 }

@@ -318,7 +318,7 @@ impl<'s> Backfill<'s> {
             }
             // The `wanted` earliest per-node starts so far, ascending: a node can only matter if it is free
             // before the last of them, so later nodes search no further than that.
-            let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted + 1);
+            let mut best: Vec<EpochSecs> = Vec::with_capacity(wanted.min(candidates.len()) + 1);
             let mut required_at = t0;
             let mut node_starts: Vec<EpochSecs> = Vec::new();
             let mut searched: Vec<NodeSearch> = Vec::new();
@@ -562,7 +562,7 @@ impl<'s> Demand<'s> {
         ) {
             (false, _, _) => 0,
             (true, Some(m), _) if m > 0 => m,
-            (true, None, Some(per_cpu)) => per_cpu * u64::from(cpus),
+            (true, None, Some(per_cpu)) => per_cpu.saturating_mul(u64::from(cpus)),
             _ => return None,
         };
         Some(Demand {

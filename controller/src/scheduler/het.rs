@@ -100,7 +100,9 @@ fn excluding(job: &JobRecord, nodes: &[String]) -> JobRecord {
         .spec
         .excluded_nodes
         .as_deref()
-        .and_then(|text| spur_core::hostlist::expand(text).ok())
+        .and_then(|text| {
+            spur_core::hostlist::expand_at_most(text, spur_core::hostlist::MAX_JOB_NODE_LIST).ok()
+        })
         .unwrap_or_default();
     excluded.extend(nodes.iter().cloned());
     job.spec.excluded_nodes = Some(spur_core::hostlist::compress(&excluded));

@@ -552,8 +552,9 @@ pub fn validate_request(
         .into_iter()
         .flatten()
     {
-        let known = spur_core::hostlist::expand(list)
-            .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
+        let known =
+            spur_core::hostlist::expand_at_most(list, spur_core::hostlist::MAX_JOB_NODE_LIST)
+                .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
         if !known {
             return Err(ApiError::new(SlurmErrno::InvalidNodeName));
         }
@@ -622,9 +623,12 @@ fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bo
     let probe = probe_record(spec, partition);
     let nodes_min = spec.nodes_min.max(1);
     let per_node = placement::shared_cpus_per_node(&probe);
-    let by_tasks = spec.ntasks.unwrap_or(0) * spec.cpus_per_task.max(1);
-    let cpus = by_tasks.max(per_node * nodes_min);
-    let total: u32 = nodes.iter().map(|n| n.cpus).sum();
+    let by_tasks = spec
+        .ntasks
+        .unwrap_or(0)
+        .saturating_mul(spec.cpus_per_task.max(1));
+    let cpus = by_tasks.max(per_node.saturating_mul(nodes_min));
+    let total: u32 = nodes.iter().fold(0, |sum, n| sum.saturating_add(n.cpus));
     nodes_min as usize > nodes.len() || cpus > total || nodes.iter().all(|n| n.cpus < per_node)
 }
 
@@ -648,7 +652,7 @@ where
         (Some(per_node), _) => per_node,
         // The filter counts one task's CPUs (or --mincpus), not every task's: `--mem-per-cpu=20G -n2` on a 23 GB
         // node passes it and is refused later without a detail.
-        (None, Some(per_cpu)) => per_cpu * u64::from(min_cpus.max(1)),
+        (None, Some(per_cpu)) => per_cpu.saturating_mul(u64::from(min_cpus.max(1))),
         (None, None) => 0,
     };
     if !nodes().any(|n| n.real_memory_mb >= mem_mb) {

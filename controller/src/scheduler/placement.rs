@@ -180,7 +180,9 @@ pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
         (None, Some(total)) => total.div_ceil(nodes),
         (None, None) => 1,
     };
-    let by_tasks = per_node_tasks.max(1) * job.spec.cpus_per_task.max(1);
+    let by_tasks = per_node_tasks
+        .max(1)
+        .saturating_mul(job.spec.cpus_per_task.max(1));
     // `--cpus-per-gpu` (or `DefCpuPerGPU`): at least that many for each GPU the job gets on the node.
     let by_gpus = job.spec.cpus_per_gpu_in_effect().map_or(0, |per_gpu| {
         u32::try_from(gpus_per_node(job))
@@ -224,7 +226,7 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
     match (job.spec.mem_per_node_mb, job.spec.mem_per_cpu_mb, per_gpu) {
         (Some(0), _, _) => node.real_memory_mb,
         (Some(mem), _, _) => mem,
-        (None, Some(per_cpu), _) => per_cpu * u64::from(cpus),
+        (None, Some(per_cpu), _) => per_cpu.saturating_mul(u64::from(cpus)),
         (None, None, Some(per_gpu)) => per_gpu,
         (None, None, None) => {
             let default = state
@@ -232,7 +234,7 @@ pub fn job_mem_mb(state: &ClusterState, job: &JobRecord, node: &NodeRecord, cpus
                 .and_then(|p| p.def_mem_per_cpu_mb)
                 .or(state.settings.def_mem_per_cpu_mb);
             match default {
-                Some(per_cpu) => per_cpu * u64::from(cpus),
+                Some(per_cpu) => per_cpu.saturating_mul(u64::from(cpus)),
                 None => node.real_memory_mb,
             }
         }
@@ -609,7 +611,9 @@ fn free_whole_gpus(
 fn expand_opt(list: Option<&str>) -> Option<Vec<String>> {
     match list {
         None => Some(Vec::new()),
-        Some(text) => spur_core::hostlist::expand(text).ok(),
+        Some(text) => {
+            spur_core::hostlist::expand_at_most(text, spur_core::hostlist::MAX_JOB_NODE_LIST).ok()
+        }
     }
 }
 

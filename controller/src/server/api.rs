@@ -39,6 +39,9 @@ impl ApiService {
         alloc_node: Option<String>,
     ) -> Result<SubmitReply, ApiError> {
         let mut submit: SubmitRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        for spec in std::iter::once(&submit.spec).chain(&submit.het_components) {
+            check_node_lists(spec)?;
+        }
         submit.spec.alloc_node = alloc_node;
         // The job runs as whoever the credential proves; the body's `Caller` and spec ids are not believed.
         submit.spec.user_id = identity.uid;
@@ -48,9 +51,9 @@ impl ApiService {
             .ok()
             .flatten()
             .map(|u| u.name);
-        if let Some(name) = &user_name {
-            submit.spec.user_name.clone_from(name);
-        }
+        // A uid without a name gets none: associations are then not found (refused where enforced), rather than
+        // found under whatever name the client wrote.
+        submit.spec.user_name = user_name.unwrap_or_default();
         self.check_partition_access(identity, &submit.spec)?;
         for spec in &mut submit.het_components {
             spec.alloc_node = submit.spec.alloc_node.clone();
@@ -810,4 +813,21 @@ fn rows_asked(listing: &JobListing, accept_packed: &str) -> Option<Vec<ListField
         .iter()
         .map(|name| ListField::from_name(name))
         .collect()
+}
+
+/// A job's `--nodelist` and `--exclude` are checked here, before the state is locked: a malformed list, or one of
+/// more names than [`spur_core::hostlist::MAX_JOB_NODE_LIST`] (`n[1-16000000]`), is refused as slurmctld refuses
+/// names it does not know, so no such list is ever expanded under the state's lock or in a scheduling pass.
+fn check_node_lists(spec: &spur_core::job::JobSpec) -> Result<(), ApiError> {
+    for list in [&spec.required_nodes, &spec.excluded_nodes]
+        .into_iter()
+        .flatten()
+    {
+        let bounded = spur_core::hostlist::Hostlist::parse(list)
+            .is_ok_and(|names| names.len() <= spur_core::hostlist::MAX_JOB_NODE_LIST);
+        if !bounded {
+            return Err(ApiError::new(SlurmErrno::InvalidNodeName));
+        }
+    }
+    Ok(())
 }

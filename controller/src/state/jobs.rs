@@ -115,6 +115,10 @@ impl ClusterState {
         spec: JobSpec,
         now: EpochSecs,
     ) -> Result<PreparedSubmission, Refusal> {
+        // As slurmctld checks before anything else: only operators may raise a job's priority with a negative nice.
+        if spec.nice < 0 && !self.is_admin(spec.user_id) {
+            return Err(Refusal::Before(ApiError::new(SlurmErrno::InvalidNice)));
+        }
         let partition = self.resolve_partition(&spec).map_err(Refusal::Before)?;
         // The GPU defaults size the job, so the size checks below see them.
         let spec = self.with_gpu_defaults(spec, &partition);
@@ -1228,6 +1232,10 @@ impl ClusterState {
         if let Some(tasks) = update.num_tasks {
             if !pending {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
+            }
+            // What scontrol sends is below NO_VAL; other clients (the C API, REST) are held to the same rule.
+            if !(1..spur_core::values::NO_VAL).contains(&tasks) {
+                return Err(ApiError::new(SlurmErrno::BadTaskCount));
             }
             job.spec.ntasks = Some(tasks);
         }

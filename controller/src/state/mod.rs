@@ -698,6 +698,8 @@ impl ClusterState {
 #[cfg(test)]
 mod accounting_tests;
 #[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod prolog_tests;
 #[cfg(test)]
 mod tests;

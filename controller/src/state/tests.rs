@@ -14,10 +14,10 @@ use super::*;
 use crate::scheduler::schedule;
 
 /// A cluster with builders: one log index per applied command, invariants after each.
-struct Harness {
-    state: ClusterState,
+pub(super) struct Harness {
+    pub(super) state: ClusterState,
     index: u64,
-    now: i64,
+    pub(super) now: i64,
 }
 
 fn node(name: &str, cpus: u32, gpus: u64) -> NodeDefinition {
@@ -58,7 +58,7 @@ fn partition(name: &str, nodes: &[&str], default: bool) -> PartitionRecord {
     }
 }
 
-fn spec(name: &str) -> JobSpec {
+pub(super) fn spec(name: &str) -> JobSpec {
     JobSpec {
         name: name.to_string(),
         user_id: 1000,
@@ -74,7 +74,7 @@ fn spec(name: &str) -> JobSpec {
 }
 
 impl Harness {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut h = Harness {
             state: ClusterState::new(),
             index: 0,
@@ -96,7 +96,7 @@ impl Harness {
         h
     }
 
-    fn apply(&mut self, command: Command) -> ApplyResult {
+    pub(super) fn apply(&mut self, command: Command) -> ApplyResult {
         self.index += 1;
         let result = self.state.apply(self.index, command);
         if let Err(violation) = self.state.check_invariants() {
@@ -149,7 +149,7 @@ impl Harness {
     }
 
     /// Runs the pure scheduler and commits its plan, as the leader does.
-    fn schedule(&mut self) -> Vec<u32> {
+    pub(super) fn schedule(&mut self) -> Vec<u32> {
         let plan = schedule(&self.state, self.now);
         let started = plan.starts.iter().map(|(id, _)| *id).collect();
         let now = self.now;
@@ -178,7 +178,7 @@ impl Harness {
         .unwrap();
     }
 
-    fn control(&mut self, uid: u32, request: ControlRequest) -> ApplyResult {
+    pub(super) fn control(&mut self, uid: u32, request: ControlRequest) -> ApplyResult {
         let now = self.now;
         self.apply(Command::Control {
             caller_uid: uid,
@@ -192,7 +192,7 @@ impl Harness {
     }
 }
 
-fn select(job_id: u32) -> JobSelector {
+pub(super) fn select(job_id: u32) -> JobSelector {
     JobSelector {
         job_id,
         array_task: None,

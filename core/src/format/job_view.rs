@@ -125,8 +125,10 @@ impl<'a> JobView<'a> {
     /// CPUs allocated on all nodes together, or those a pending job asks for.
     pub fn num_cpus(&self) -> u32 {
         match &self.job.alloc {
-            Some(a) if a.cpus > 0 => a.cpus * (a.node_names.len().max(1) as u32),
-            _ => self.requested_tasks() * self.cpus_per_task(),
+            Some(a) if a.cpus > 0 => a
+                .cpus
+                .saturating_mul(u32::try_from(a.node_names.len().max(1)).unwrap_or(u32::MAX)),
+            _ => self.requested_tasks().saturating_mul(self.cpus_per_task()),
         }
     }
 
@@ -135,7 +137,7 @@ impl<'a> JobView<'a> {
             .spec
             .ntasks
             .unwrap_or_else(|| match self.job.spec.ntasks_per_node {
-                Some(per_node) => per_node * self.job.spec.nodes_min.max(1),
+                Some(per_node) => per_node.saturating_mul(self.job.spec.nodes_min.max(1)),
                 None => self.job.spec.nodes_min.max(1),
             })
     }
@@ -151,7 +153,13 @@ impl<'a> JobView<'a> {
 
     /// `MinCPUsNode`.
     pub fn min_cpus_per_node(&self) -> u32 {
-        let by_tasks = self.job.spec.ntasks_per_node.unwrap_or(1).max(1) * self.cpus_per_task();
+        let by_tasks = self
+            .job
+            .spec
+            .ntasks_per_node
+            .unwrap_or(1)
+            .max(1)
+            .saturating_mul(self.cpus_per_task());
         by_tasks.max(self.job.spec.min_cpus_per_node.unwrap_or(0))
     }
 
@@ -166,8 +174,8 @@ impl<'a> JobView<'a> {
 
     fn mem_total(&self, cpus: u32, nodes: u32) -> u64 {
         match self.min_memory() {
-            (per_cpu, "CPU") => per_cpu * u64::from(cpus),
-            (per_node, _) => per_node * u64::from(nodes),
+            (per_cpu, "CPU") => per_cpu.saturating_mul(u64::from(cpus)),
+            (per_node, _) => per_node.saturating_mul(u64::from(nodes)),
         }
     }
 
@@ -176,7 +184,7 @@ impl<'a> JobView<'a> {
         if let Some(t) = &self.job.tres_req {
             return t.clone();
         }
-        let cpus = self.requested_tasks() * self.cpus_per_task();
+        let cpus = self.requested_tasks().saturating_mul(self.cpus_per_task());
         let nodes = self.job.spec.nodes_min.max(1);
         let mem = self.mem_total(cpus, nodes);
         let billing = self.billing(cpus, mem, nodes, self.job.spec.gres_totals(nodes.into()));
@@ -217,11 +225,11 @@ impl<'a> JobView<'a> {
             .alloc
             .as_ref()
             .filter(|a| !a.node_names.is_empty())?;
-        let nodes = alloc.node_names.len() as u32;
+        let nodes = u32::try_from(alloc.node_names.len()).unwrap_or(u32::MAX);
         // The allocation counts per node; the TRES string counts the whole job.
-        let cpus = alloc.cpus * nodes;
+        let cpus = alloc.cpus.saturating_mul(nodes);
         let mem = if alloc.mem_mb > 0 {
-            alloc.mem_mb * u64::from(nodes)
+            alloc.mem_mb.saturating_mul(u64::from(nodes))
         } else {
             self.mem_total(cpus, nodes)
         };

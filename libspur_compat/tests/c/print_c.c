@@ -20,6 +20,10 @@ int main(int argc, char **argv)
 	printf("--- one-liner\n");
 	/* libslurm's sprint result is xmalloc'd (only its own xfree may free it); this program just prints it. */
 	printf("%s", slurm_sprint_job_info(&jobs->job_array[0], 1));
+	/* A record copied out of its message (as pyslurm and Perl's API hold them) prints the same. */
+	slurm_job_info_t copy = jobs->job_array[0];
+	printf("--- copied record\n");
+	printf("%s", slurm_sprint_job_info(&copy, 1));
 	slurm_free_job_info_msg(jobs);
 	printf("--- partitions\n");
 	slurm_load_partitions(0, &parts, 0);

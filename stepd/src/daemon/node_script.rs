@@ -78,7 +78,6 @@ pub(crate) fn run_task_epilog(spec: &LaunchSpec) {
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .env("SLURM_SCRIPT_CONTEXT", "epilog_task")
-        .current_dir(&spec.work_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -89,6 +88,9 @@ pub(crate) fn run_task_epilog(spec: &LaunchSpec) {
             groups: spec.supplementary_gids.clone(),
         };
         crate::task_script::run_as(&mut command, &identity);
+        crate::task_script::chdir_as_user(&mut command, &spec.work_dir);
+    } else {
+        command.current_dir(&spec.work_dir);
     }
     match command.status() {
         Ok(status) if !status.success() => {

@@ -64,35 +64,99 @@ pub fn signal_children(parent: u32, signo: i32) -> Result<(), Errno> {
 
 /// Sends `signo` to every descendant of the processes `roots` (not to the roots themselves): the tasks an
 /// `srun` started, with their own children, as Slurm signals every process of a step. Processes that exit
-/// meanwhile are skipped.
+/// meanwhile are skipped. The caller vouches for the roots (the agent's own step supervisors); a root named
+/// by anyone else goes through [`signal_job_step_tasks`].
 pub fn signal_descendants(roots: &[u32], signo: i32) -> Result<(), Errno> {
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return Err(Errno::ENOENT);
-    };
-    let parents: Vec<(u32, u32)> = entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| Some((pid, parent_of(pid)?)))
+    let table = ProcessTable::read()?;
+    signal_each(&table.descendants_of(roots), signo)
+}
+
+/// [`signal_descendants`] for roots named by a request (the job's `srun` processes, as the job's owner or the
+/// controller says): every root must be a process of the job, i.e. a descendant of `supervisor`, which as a
+/// child subreaper inherits every orphan of the job. Anything else is refused with `EPERM` and nothing is
+/// signalled, so a job's owner cannot aim the root-run supervisor at another process on the node. A root that
+/// no longer exists (the step just ended) is skipped, as an exited task is.
+pub(crate) fn signal_job_step_tasks(
+    supervisor: u32,
+    roots: &[u32],
+    signo: i32,
+) -> Result<(), Errno> {
+    let table = ProcessTable::read()?;
+    let live: Vec<u32> = roots
+        .iter()
+        .copied()
+        .filter(|root| table.parents.contains_key(root))
         .collect();
-    let mut found: Vec<u32> = roots.to_vec();
-    let mut targets = Vec::new();
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        for &(pid, ppid) in &parents {
-            if ppid == parent && !found.contains(&pid) {
-                found.push(pid);
-                targets.push(pid);
-            }
-        }
-        i += 1;
+    if !live
+        .iter()
+        .all(|&root| table.descends_from(root, supervisor))
+    {
+        return Err(Errno::EPERM);
     }
-    for pid in targets {
-        match signal_pid(Pid::from_raw(pid as i32), signo) {
+    signal_each(&table.descendants_of(&live), signo)
+}
+
+fn signal_each(targets: &[u32], signo: i32) -> Result<(), Errno> {
+    for &pid in targets {
+        let Ok(raw) = i32::try_from(pid) else {
+            continue;
+        };
+        match signal_pid(Pid::from_raw(raw), signo) {
             Ok(()) | Err(Errno::ESRCH) => {}
             Err(e) => return Err(e),
         }
     }
     Ok(())
+}
+
+/// Every process's parent, read from `/proc` at one moment.
+struct ProcessTable {
+    parents: std::collections::HashMap<u32, u32>,
+}
+
+impl ProcessTable {
+    fn read() -> Result<ProcessTable, Errno> {
+        let entries = fs::read_dir("/proc").map_err(|_| Errno::ENOENT)?;
+        let parents = entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter_map(|pid| Some((pid, parent_of(pid)?)))
+            .collect();
+        Ok(ProcessTable { parents })
+    }
+
+    /// True when `ancestor` is among `pid`'s ancestors (not `pid` itself). Parent chains end at pid 0 and are
+    /// at most as long as the table, so a chain that loops (a snapshot torn by exits and pid reuse) still ends.
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        let mut current = pid;
+        for _ in 0..=self.parents.len() {
+            match self.parents.get(&current) {
+                Some(&parent) if parent == ancestor => return true,
+                Some(&parent) if parent != 0 && parent != current => current = parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The descendants of `roots`, roots excluded, parents before children.
+    fn descendants_of(&self, roots: &[u32]) -> Vec<u32> {
+        let mut children: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        for (&pid, &ppid) in &self.parents {
+            children.entry(ppid).or_default().push(pid);
+        }
+        let mut seen: std::collections::HashSet<u32> = roots.iter().copied().collect();
+        let mut queue: Vec<u32> = roots.to_vec();
+        let mut targets = Vec::new();
+        while let Some(parent) = queue.pop() {
+            for &child in children.get(&parent).map(Vec::as_slice).unwrap_or_default() {
+                if seen.insert(child) {
+                    targets.push(child);
+                    queue.push(child);
+                }
+            }
+        }
+        targets
+    }
 }
 
 /// The parent pid from `/proc/PID/stat`.

@@ -24,8 +24,8 @@ use crate::files::write_json_atomic;
 use crate::messages;
 use crate::protocol::{
     wake_message, JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started,
-    TerminateReason, ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE,
-    STARTED_FILE, WAKE_SOCKET,
+    TerminateReason, ACCESS_DENIED, ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE,
+    SOCKET_FILE, STARTED_FILE, WAKE_SOCKET,
 };
 
 /// How long processes may linger after the script ended (and after SIGKILL) before stepd gives up on them
@@ -524,10 +524,18 @@ impl Running {
         let sent = match scope {
             SignalScope::BatchShell => procs::signal_pid(self.job.pid, signo),
             SignalScope::AllProcesses => procs::signal_all(self.job.pid, signo),
-            SignalScope::StepTasks => procs::signal_descendants(step_pids, signo),
+            SignalScope::StepTasks => {
+                procs::signal_job_step_tasks(std::process::id(), step_pids, signo)
+            }
         };
         match sent {
             Ok(()) => Response::Ok,
+            Err(Errno::EPERM) if scope == SignalScope::StepTasks => {
+                slog!("refused to signal processes that are not the job's: {step_pids:?}");
+                Response::Error {
+                    message: ACCESS_DENIED.into(),
+                }
+            }
             Err(e) => Response::Error {
                 message: e.desc().into(),
             },
