@@ -267,17 +267,31 @@ impl LogFiles {
         let Some(segment) = self.segments.last_mut() else {
             return Err(StoreError::corrupt("raft log", "no segment to append to"));
         };
-        let written = segment.file.write_all_at(&buf, segment.len).and_then(|()| {
-            let end = segment.len + buf.len() as u64;
-            if end <= segment.allocated {
-                return Ok(());
-            }
-            let fill = end.max(segment.allocated) + PREFILL_BYTES - end;
-            segment.file.write_all_at(&vec![0u8; fill as usize], end)?;
-            segment.allocated = end + fill;
+        // The space is taken before the records are written: on a full disk the fill fails and no byte of the
+        // records reaches the file, so an append refused for want of space cannot come back after a restart.
+        let end = segment.len + buf.len() as u64;
+        let filled = if end <= segment.allocated {
             Ok(())
-        });
+        } else {
+            let from = segment.allocated.max(segment.len);
+            let until = end + PREFILL_BYTES;
+            segment
+                .file
+                .write_all_at(&vec![0u8; (until - from) as usize], from)
+                .map(|()| segment.allocated = until)
+        };
+        let written = filled.and_then(|()| segment.file.write_all_at(&buf, segment.len));
         if let Err(e) = written {
+            // Part of the records may have reached the file: cut them away, so that none is read back at the next
+            // start (whole ones would pass their checksums).
+            if let Err(cut) = segment
+                .file
+                .set_len(segment.len)
+                .and_then(|()| segment.file.sync_all())
+            {
+                tracing::error!(segment = %segment.path.display(), error = %cut, "could not cut a failed append off the raft log");
+            }
+            segment.allocated = segment.len;
             return Err(self.fail(e));
         }
         let base = segment.len;
@@ -296,12 +310,25 @@ impl LogFiles {
     }
 
     /// Takes back the appends since [`begin_batch`](Self::begin_batch): the batch they were part of failed, so
-    /// none of it may be reported or read as written.
+    /// none of it may be reported or read as written. Tried even after a failed write or sync (which is most often
+    /// why the batch failed): records that reached the file without being acknowledged must not come back at the
+    /// next start as entries nobody was told about.
     pub(crate) fn undo_appends(&mut self) -> Result<(), StoreError> {
-        match self.appended_from.take() {
-            Some(from) => self.truncate_from(from),
-            None => Ok(()),
+        let Some(from) = self.appended_from.take() else {
+            return Ok(());
+        };
+        let failed = self.failed.take();
+        let result = self.truncate_from(from);
+        // A failure stays a failure: what is on disk is still unknown to the rest of this process.
+        if let Some(reason) = failed {
+            self.failed.get_or_insert(reason);
         }
+        result
+    }
+
+    /// Why the log refuses all work, if an earlier write or sync failed.
+    pub(crate) fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
     }
 
     fn start_segment(&mut self, first: u64) -> io::Result<()> {
