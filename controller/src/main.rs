@@ -107,6 +107,14 @@ async fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot apply configuration: {e}"))?;
         (controller, listen)
     };
+    // A storage fault ends the process once the disk takes writes again (see runtime/storage.rs): openraft has
+    // stopped, and only a fresh open of the store knows what is on disk, so the supervisor's restart recovers.
+    let watched = controller.clone();
+    tokio::spawn(async move {
+        let reason = watched.run_storage_watch().await;
+        eprintln!("spurctld: exiting after a state storage failure: {reason}");
+        std::process::exit(spur_controller::runtime::EXIT_STORAGE_FAULT);
+    });
     tokio::spawn(controller.clone().run_leadership());
     tokio::spawn(controller.clone().run_scheduler());
     tokio::spawn(controller.clone().run_housekeeping());

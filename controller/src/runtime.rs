@@ -19,7 +19,10 @@ use crate::scheduler;
 use crate::state::{Applied, ClusterState, Command, Effect};
 
 mod attach;
+mod storage;
 mod usage;
+
+pub use storage::EXIT_STORAGE_FAULT;
 
 pub use attach::{AttachRequest, KIND_ATTACH};
 pub use usage::{MeasureRequest, KIND_MEASURE};
@@ -162,6 +165,9 @@ impl Controller {
     /// forwards the command to the leader, which commits it and performs its effects, and answers once its own
     /// state shows the result.
     pub async fn commit(&self, command: Command) -> Result<Applied, ApiError> {
+        if let Some(reason) = self.storage_fault() {
+            return Err(storage_fault_error(&reason));
+        }
         let Some(peers) = &self.peers else {
             return self.commit_here(command).await.map(|(applied, _)| applied);
         };
@@ -218,6 +224,10 @@ impl Controller {
             self.state.write_indexed(command).await.map_err(|e| {
                 if matches!(e, crate::raft::ReplicationError::NotLeader { .. }) {
                     return ApiError::with_detail(SlurmErrno::Error, NOT_LEADER);
+                }
+                // A write in flight when the store failed is told why, like every later one.
+                if let Some(reason) = self.storage_fault() {
+                    return storage_fault_error(&reason);
                 }
                 tracing::error!("commit failed: {e}");
                 ApiError::with_detail(SlurmErrno::Error, e.to_string())
@@ -784,6 +794,14 @@ const NOT_LEADER: &str = "this controller is not the leader";
 
 fn is_not_leader(e: &ApiError) -> bool {
     e.detail.as_deref() == Some(NOT_LEADER)
+}
+
+/// What a client is told when this controller's storage failed: it is not the leader any more, and why.
+pub fn storage_fault_error(reason: &str) -> ApiError {
+    ApiError::with_detail(
+        SlurmErrno::NotLeader,
+        format!("Controller is not the leader: its state storage failed ({reason})"),
+    )
 }
 
 /// What a node's prolog and epilog need of a job: everything but its script and environment (the bulk of a

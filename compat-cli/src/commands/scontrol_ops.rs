@@ -283,15 +283,44 @@ pub fn ping() -> u8 {
         .as_ref()
         .and_then(|c| c.controllers.first().map(|h| h.hostname.clone()))
         .unwrap_or_else(config::short_hostname);
-    let up = client("slurm_ping").is_some_and(|c| c.ping().is_ok());
-    println!(
-        "Slurmctld(primary) at {host} is {}",
-        if up { "UP" } else { "DOWN" }
-    );
-    if up {
+    let state = client("slurm_ping").map_or(PingState::Down, |c| PingState::of(c.ping()));
+    println!("Slurmctld(primary) at {host} is {state}");
+    if state.is_up() {
         0
     } else {
         1
+    }
+}
+
+/// What `scontrol ping` says of one controller: UP, DOWN (no answer), or DOWN with the reason a controller whose
+/// state storage failed gives (Slurm prints UP or DOWN alone; the reason is Spur's, after it).
+enum PingState {
+    Up,
+    Down,
+    Faulted(String),
+}
+
+impl PingState {
+    fn of(reply: Result<spur_core::wire::pb::PingReply, ClientError>) -> Self {
+        match reply {
+            Ok(reply) if reply.fault.is_empty() => PingState::Up,
+            Ok(reply) => PingState::Faulted(reply.fault),
+            Err(_) => PingState::Down,
+        }
+    }
+
+    fn is_up(&self) -> bool {
+        matches!(self, PingState::Up)
+    }
+}
+
+impl std::fmt::Display for PingState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PingState::Up => f.write_str("UP"),
+            PingState::Down => f.write_str("DOWN"),
+            PingState::Faulted(reason) => write!(f, "DOWN (state storage failed: {reason})"),
+        }
     }
 }
 
@@ -311,7 +340,8 @@ fn ping_each(controllers: &[spur_core::conf::ControllerHost]) -> u8 {
         ))
         .enumerate()
     {
-        let up = client.ping_url(&url).is_ok();
+        let state = PingState::of(client.ping_url(&url));
+        let up = state.is_up();
         any_up |= up;
         any_down |= !up;
         let mode = match i {
@@ -319,11 +349,7 @@ fn ping_each(controllers: &[spur_core::conf::ControllerHost]) -> u8 {
             1 if controllers.len() == 2 => "backup".to_string(),
             _ => format!("backup{i}"),
         };
-        println!(
-            "Slurmctld({mode}) at {} is {}",
-            host.hostname,
-            if up { "UP" } else { "DOWN" }
-        );
+        println!("Slurmctld({mode}) at {} is {state}", host.hostname);
     }
     if any_down && nix::unistd::getuid().is_root() {
         println!("*****************************************");

@@ -31,6 +31,8 @@ pub struct Cluster {
     agent_env: Vec<(String, String)>,
     /// `spurd --simulate` with this hostlist instead of a real node (see `ClusterOptions::simulate`).
     simulate: Option<String>,
+    /// The state directory is a tmpfs this cluster mounted (see `ClusterOptions::state_tmpfs_bytes`).
+    state_mount: Option<PathBuf>,
 }
 
 /// The directory with the workspace's binaries (spurctld, spurd, spurstepd next to spur).
@@ -82,6 +84,9 @@ pub struct ClusterOptions {
     /// Instead of this host as the one node: this many simulated nodes `sim[001-NNN]` of `cpus` and `memory_mb`,
     /// played by one `spurd --simulate` (docs/simulation.md).
     pub simulate: Option<u32>,
+    /// Keep the controller's state (StateSaveLocation) on a tmpfs of this many bytes, mounted for the test and
+    /// unmounted after it (needs root), so that a test can fill it.
+    pub state_tmpfs_bytes: Option<u64>,
 }
 
 impl Default for ClusterOptions {
@@ -101,6 +106,7 @@ impl Default for ClusterOptions {
             agent_env: Vec::new(),
             extra_nodes: Vec::new(),
             simulate: None,
+            state_tmpfs_bytes: None,
         }
     }
 }
@@ -187,6 +193,23 @@ impl Cluster {
             std::fs::write(dir.path().join("cgroup.conf"), text).expect("write cgroup.conf");
         }
         let dir_path = dir.path().to_path_buf();
+        let state_mount = options.state_tmpfs_bytes.map(|bytes| {
+            let state = dir_path.join("state");
+            std::fs::create_dir_all(&state).expect("state directory");
+            let status = Command::new("mount")
+                .args([
+                    "-t",
+                    "tmpfs",
+                    "-o",
+                    &format!("size={bytes},mode=0700"),
+                    "tmpfs",
+                ])
+                .arg(&state)
+                .status()
+                .expect("run mount");
+            assert!(status.success(), "mounting a tmpfs on {}", state.display());
+            state
+        });
         let mut cluster = Cluster {
             munged,
             url: format!("http://127.0.0.1:{port}"),
@@ -200,6 +223,7 @@ impl Cluster {
             bin_dir,
             agent_env: options.agent_env.clone(),
             simulate,
+            state_mount,
         };
         cluster.start_controller();
         cluster.start_agent();
@@ -681,6 +705,9 @@ impl Drop for Cluster {
             let _ = child.wait();
         }
         self.kill_controller();
+        if let Some(state) = self.state_mount.take() {
+            let _ = Command::new("umount").arg(&state).status();
+        }
         // Supervisors outlive the agent by design: stop the ones this test started, and their jobs.
         let mut pids = Vec::new();
         let spool = self.dir.path().join("spool");

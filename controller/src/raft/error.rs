@@ -83,6 +83,9 @@ pub enum ReplicationError {
     Membership(String),
     #[error("replicated state is shutting down")]
     ShuttingDown,
+    /// A write or sync of the store failed (disk full, I/O error): the controller takes no more writes.
+    #[error("this controller's storage failed ({0}); it takes no writes until restarted")]
+    StorageFault(String),
     #[error("raft did not shut down cleanly: {0}")]
     Shutdown(String),
 }

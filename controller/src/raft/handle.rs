@@ -7,7 +7,7 @@
 //! batch: one fsync acknowledges many concurrent writes.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,6 +47,8 @@ pub struct ReplicatedState<A: AppStateMachine> {
     raft: Raft<TypeConfig<A>>,
     app: SharedApp<A>,
     store: Store,
+    /// Where the store lives.
+    data_dir: PathBuf,
     node_id: u64,
     writes: mpsc::Sender<PendingWrite<A>>,
     batcher: JoinHandle<()>,
@@ -206,6 +208,7 @@ impl<A: AppStateMachine> ReplicatedState<A> {
             raft,
             app,
             store,
+            data_dir: data_dir.to_path_buf(),
             node_id,
             writes,
             batcher,
@@ -264,6 +267,10 @@ impl<A: AppStateMachine> ReplicatedState<A> {
         &self,
         cmd: A::Command,
     ) -> Result<(A::Response, u64), ReplicationError> {
+        // Refused at once rather than queued behind a raft that stopped (or a store that cannot keep what it gets).
+        if let Some(reason) = self.storage_fault() {
+            return Err(ReplicationError::StorageFault(reason));
+        }
         let (reply, response) = oneshot::channel();
         self.writes
             .send(PendingWrite { cmd, reply })
@@ -297,6 +304,9 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     /// [`is_leader`](Self::is_leader)) names no leader: writes wait for one instead of hanging on a log that
     /// cannot commit.
     pub fn leader(&self) -> Option<(u64, String)> {
+        if self.storage_fault().is_some() {
+            return None;
+        }
         let metrics = self.raft.metrics();
         let metrics = metrics.borrow();
         let leader = metrics.current_leader?;
@@ -316,9 +326,31 @@ impl<A: AppStateMachine> ReplicatedState<A> {
     /// until it hears of a newer term, so a leader also needs a majority's acknowledgement within
     /// `quorum_lost_after` and to still be a voter (a leader removed from the group steps aside at once).
     pub fn is_leader(&self) -> bool {
+        if self.storage_fault().is_some() {
+            return false;
+        }
         let metrics = self.raft.metrics();
         let metrics = metrics.borrow();
         metrics.current_leader == Some(self.node_id) && self.leads_a_majority(&metrics)
+    }
+
+    /// Why this controller can no longer keep writes, if it cannot: a write, sync or commit of its store failed
+    /// (disk full, I/O error), or raft stopped on an error (openraft stops at a storage error). It then neither
+    /// leads nor names a leader, and writes are refused at once. Only a restart clears it: what is on disk is
+    /// known again only once the store is opened afresh.
+    pub fn storage_fault(&self) -> Option<String> {
+        if let Some(reason) = self.store.fault() {
+            return Some(reason);
+        }
+        match &self.raft.metrics().borrow().running_state {
+            Err(openraft::error::Fatal::Stopped) | Ok(()) => None,
+            Err(fatal) => Some(format!("raft stopped: {fatal}")),
+        }
+    }
+
+    /// The directory that holds the store.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
     fn leads_a_majority(&self, metrics: &openraft::RaftMetrics<u64, ControllerNode>) -> bool {

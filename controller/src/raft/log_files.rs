@@ -6,9 +6,12 @@
 //!
 //! A segment is named by the index of its first entry (`00000000000000000042.seg`), starts with an 8-byte
 //! header, and holds records of `[payload length u32][crc32c u32][index u64][payload]` (little endian; the
-//! checksum covers the index and the payload). A record cut short by a crash (it was never acknowledged: the
-//! acknowledgement waits for the sync) is found at open by its length or checksum and cut off; damage anywhere else
-//! is refused rather than guessed around.
+//! checksum covers the index and the payload). Only one kind of damage is repaired at open: the last record of the
+//! last segment cut short by a crash (a short write: its header or its body ends early, in end of file or in the
+//! zeros the file was filled with ahead), which was never acknowledged since the acknowledgement waits for the sync.
+//! Anything else (a bad checksum on a record whose every byte is there, bytes after a bad record, a flipped byte
+//! anywhere) is refused with the file and byte offset named, rather than guessed around: cutting there would drop
+//! acknowledged entries.
 //!
 //! Purged entries are forgotten at once and their whole segments unlinked only once the purge point is durable in
 //! the database ([`LogFiles::finish_purge`]), so a crash in between leaves entries the database still counts as
@@ -264,17 +267,31 @@ impl LogFiles {
         let Some(segment) = self.segments.last_mut() else {
             return Err(StoreError::corrupt("raft log", "no segment to append to"));
         };
-        let written = segment.file.write_all_at(&buf, segment.len).and_then(|()| {
-            let end = segment.len + buf.len() as u64;
-            if end <= segment.allocated {
-                return Ok(());
-            }
-            let fill = end.max(segment.allocated) + PREFILL_BYTES - end;
-            segment.file.write_all_at(&vec![0u8; fill as usize], end)?;
-            segment.allocated = end + fill;
+        // The space is taken before the records are written: on a full disk the fill fails and no byte of the
+        // records reaches the file, so an append refused for want of space cannot come back after a restart.
+        let end = segment.len + buf.len() as u64;
+        let filled = if end <= segment.allocated {
             Ok(())
-        });
+        } else {
+            let from = segment.allocated.max(segment.len);
+            let until = end + PREFILL_BYTES;
+            segment
+                .file
+                .write_all_at(&vec![0u8; (until - from) as usize], from)
+                .map(|()| segment.allocated = until)
+        };
+        let written = filled.and_then(|()| segment.file.write_all_at(&buf, segment.len));
         if let Err(e) = written {
+            // Part of the records may have reached the file: cut them away, so that none is read back at the next
+            // start (whole ones would pass their checksums).
+            if let Err(cut) = segment
+                .file
+                .set_len(segment.len)
+                .and_then(|()| segment.file.sync_all())
+            {
+                tracing::error!(segment = %segment.path.display(), error = %cut, "could not cut a failed append off the raft log");
+            }
+            segment.allocated = segment.len;
             return Err(self.fail(e));
         }
         let base = segment.len;
@@ -293,12 +310,25 @@ impl LogFiles {
     }
 
     /// Takes back the appends since [`begin_batch`](Self::begin_batch): the batch they were part of failed, so
-    /// none of it may be reported or read as written.
+    /// none of it may be reported or read as written. Tried even after a failed write or sync (which is most often
+    /// why the batch failed): records that reached the file without being acknowledged must not come back at the
+    /// next start as entries nobody was told about.
     pub(crate) fn undo_appends(&mut self) -> Result<(), StoreError> {
-        match self.appended_from.take() {
-            Some(from) => self.truncate_from(from),
-            None => Ok(()),
+        let Some(from) = self.appended_from.take() else {
+            return Ok(());
+        };
+        let failed = self.failed.take();
+        let result = self.truncate_from(from);
+        // A failure stays a failure: what is on disk is still unknown to the rest of this process.
+        if let Some(reason) = failed {
+            self.failed.get_or_insert(reason);
         }
+        result
+    }
+
+    /// Why the log refuses all work, if an earlier write or sync failed.
+    pub(crate) fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
     }
 
     fn start_segment(&mut self, first: u64) -> io::Result<()> {
@@ -506,8 +536,9 @@ fn corrupted(reason: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, reason)
 }
 
-/// Reads one segment's records. A damaged tail of the last segment is cut off (it was never acknowledged); a
-/// last segment left without a whole record (its creation was cut short) is removed.
+/// Reads one segment's records. A last record of the last segment cut short by a crash is cut off (it was never
+/// acknowledged, see [`torn_last_record`]); a last segment left without a whole record (its creation was cut short)
+/// is removed; any other damage is refused, naming the file and the byte where it starts.
 fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Segment>> {
     let bytes = fs::read(path)?;
     let file = OpenOptions::new().read(true).write(true).open(path)?;
@@ -518,10 +549,19 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
     }
     if !bytes.starts_with(SEGMENT_HEADER) {
         return Err(corrupted(format!(
-            "{} is not a Spur raft log segment",
+            "{} is not a Spur raft log segment (its header at byte 0 does not match)",
             path.display()
         )));
     }
+    // Everything after the records must be the zeros the file was filled with: a byte that is not is damage.
+    let last_nonzero = bytes.iter().rposition(|&b| b != 0).unwrap_or(0);
+    let damaged = |at: usize, damage: String| {
+        corrupted(format!(
+            "raft log segment {} is damaged at byte {at}: {damage}; refusing to start rather than drop \
+             acknowledged entries",
+            path.display()
+        ))
+    };
     let mut offsets = Vec::new();
     let mut at = SEGMENT_HEADER.len();
     let mut allocated = bytes.len() as u64;
@@ -534,22 +574,33 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
                 expected += 1;
                 continue;
             }
-            Parsed::End => break,
-            Parsed::Record { index, .. } => format!("entry {expected} reads as entry {index}"),
+            Parsed::End if last_nonzero < at => break,
+            Parsed::End => {
+                return Err(damaged(
+                    last_nonzero,
+                    format!("a byte that is not zero after the end of the records at byte {at}"),
+                ))
+            }
+            Parsed::Record { index, .. } => {
+                return Err(damaged(
+                    at,
+                    format!("entry {expected} reads as entry {index}"),
+                ))
+            }
             Parsed::Short => "a record cut short".to_string(),
             Parsed::Bad(reason) => reason,
         };
         if !is_last {
-            return Err(corrupted(format!(
-                "raft log segment {} is damaged at byte {at}: {damage}",
-                path.display()
-            )));
+            return Err(damaged(at, damage));
+        }
+        if let Err(why) = torn_last_record(&bytes, at, last_nonzero) {
+            return Err(damaged(at, format!("{damage}, {why}")));
         }
         tracing::warn!(
             segment = %path.display(),
             byte = at,
             %damage,
-            "cutting off the raft log's unacknowledged tail"
+            "cutting off the raft log's last record, cut short by a crash before it was acknowledged"
         );
         file.set_len(at as u64)?;
         file.sync_all()?;
@@ -577,6 +628,53 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
         allocated,
         unsynced: false,
     }))
+}
+
+/// Whether the damaged record at `at` of the last segment is the last write cut short by a crash, which may be cut
+/// off: `Ok(())` if so, else why not.
+///
+/// A short write leaves a prefix of the record, and then zeros (the file was filled ahead) or the end of the file.
+/// So every byte that is not zero must lie before the record's end as its length field gives it, and the record's
+/// last byte must be missing. A record whose bytes are all there with a bad checksum is damaged, not torn, and so is
+/// one followed by anything. A record that looks cut short only because its length field grew is caught by its
+/// checksum, which then matches a shorter payload (the record was whole).
+fn torn_last_record(bytes: &[u8], at: usize, last_nonzero: usize) -> Result<(), String> {
+    let Some(header) = bytes.get(at..at + RECORD_HEADER_BYTES) else {
+        // The header itself runs past the end of the file: nothing can follow it.
+        return Ok(());
+    };
+    let word =
+        |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
+    let payload_len = word(0);
+    if payload_len > MAX_PAYLOAD_BYTES {
+        // A short write leaves bytes as written or zero, and a length written whole is never this large.
+        return Err("a length no write makes".into());
+    }
+    let record_end = at + RECORD_HEADER_BYTES + payload_len as usize;
+    if last_nonzero + 1 >= record_end {
+        return Err("and the record's bytes are all there (not cut short)".into());
+    }
+    // Could the length field be what is damaged? A payload ending at some byte the checksum matches says the record
+    // was whole. Only ends up to a few bytes past the last byte that is not zero are tried (a payload ends in
+    // a byte that is not zero, or in few zeros), which also keeps a chance match of the checksum unlikely.
+    let crc = word(4);
+    let mut state = crc32c_update(!0, &header[8..16]);
+    let payload_start = at + RECORD_HEADER_BYTES;
+    let last_end = (last_nonzero + 1 + 8).min(record_end - 1).min(bytes.len());
+    let mut end = payload_start;
+    loop {
+        if !state == crc {
+            return Err(format!(
+                "but its checksum matches a payload of {} bytes: the record is whole and its length field damaged",
+                end - payload_start
+            ));
+        }
+        if end >= last_end {
+            return Ok(());
+        }
+        state = crc32c_update(state, &bytes[end..end + 1]);
+        end += 1;
+    }
 }
 
 fn remove_unfinished(path: &Path) -> io::Result<()> {
@@ -611,14 +709,21 @@ static CRC32C_TABLE: [u32; 256] = crc32c_table();
 
 /// CRC-32C (Castagnoli) over the concatenation of `parts`.
 fn crc32c(parts: &[&[u8]]) -> u32 {
-    let mut crc = !0u32;
-    for part in parts {
-        for &byte in *part {
-            crc = CRC32C_TABLE[((crc ^ u32::from(byte)) & 0xff) as usize] ^ (crc >> 8);
-        }
+    !parts
+        .iter()
+        .fold(!0u32, |crc, part| crc32c_update(crc, part))
+}
+
+/// Feeds `bytes` to a running CRC-32C state (the checksum is the state's complement).
+fn crc32c_update(mut crc: u32, bytes: &[u8]) -> u32 {
+    for &byte in bytes {
+        crc = CRC32C_TABLE[((crc ^ u32::from(byte)) & 0xff) as usize] ^ (crc >> 8);
     }
-    !crc
+    crc
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod damage_tests;

@@ -75,6 +75,35 @@ pub(crate) struct Store {
 pub(crate) struct StoreHandle {
     tx: mpsc::Sender<Op>,
     committed: SharedCommitted,
+    fault: StorageFault,
+}
+
+/// Why the store stopped taking writes: set by the writer thread when a batch's write, sync or commit fails (disk
+/// full, I/O error), before any of the batch's operations is answered. What is on disk after such a failure is only
+/// known again after a restart, so the store never clears it.
+#[derive(Clone, Default)]
+pub(crate) struct StorageFault(Arc<Mutex<Option<String>>>);
+
+impl StorageFault {
+    /// A plain value set once, so a panic elsewhere cannot leave it half changed.
+    fn lock(&self) -> MutexGuard<'_, Option<String>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn get(&self) -> Option<String> {
+        self.lock().clone()
+    }
+
+    fn set(&self, reason: String) {
+        let mut slot = self.lock();
+        if slot.is_none() {
+            tracing::error!(
+                error = %reason,
+                "the raft store could not write: this controller stops taking writes"
+            );
+            *slot = Some(reason);
+        }
+    }
 }
 
 /// The newest committed index (encoded), shared by the handles and the writer. openraft saves it on every commit;
@@ -116,18 +145,28 @@ impl Store {
         let log = open_log(&db, &log_dir(path))?;
         let (tx, rx) = mpsc::channel();
         let committed = SharedCommitted::default();
-        let writer = Writer::new(db, log, committed.clone());
+        let fault = StorageFault::default();
+        let writer = Writer::new(db, log, committed.clone(), fault.clone());
         let thread = std::thread::Builder::new()
             .name("spur-raft-store".into())
             .spawn(move || run(writer, rx))?;
         Ok(Self {
-            handle: StoreHandle { tx, committed },
+            handle: StoreHandle {
+                tx,
+                committed,
+                fault,
+            },
             thread: Some(thread),
         })
     }
 
     pub(crate) fn handle(&self) -> StoreHandle {
         self.handle.clone()
+    }
+
+    /// Why the store stopped taking writes, if it has (see [`StorageFault`]).
+    pub(crate) fn fault(&self) -> Option<String> {
+        self.handle.fault()
     }
 
     /// Finishes queued work, closes the database file and waits for the writer thread, so the
@@ -148,6 +187,11 @@ impl Drop for Store {
 }
 
 impl StoreHandle {
+    /// Why the store stopped taking writes, if it has (see [`StorageFault`]).
+    pub(crate) fn fault(&self) -> Option<String> {
+        self.fault.get()
+    }
+
     /// Queues a mutation; `done` runs after the batch holding it is durable (or has failed).
     pub(crate) fn submit(&self, job: WriteJob, done: Done) -> Result<(), StoreError> {
         self.tx
@@ -278,15 +322,17 @@ struct Writer {
     committed: SharedCommitted,
     /// Since when the database has lacked the newest committed index, if it does.
     committed_due_since: Option<Instant>,
+    fault: StorageFault,
 }
 
 impl Writer {
-    fn new(db: Database, log: LogFiles, committed: SharedCommitted) -> Self {
+    fn new(db: Database, log: LogFiles, committed: SharedCommitted, fault: StorageFault) -> Self {
         Self {
             db,
             log,
             committed,
             committed_due_since: None,
+            fault,
         }
     }
 
@@ -322,7 +368,9 @@ impl Writer {
         match result {
             Ok(()) => self.committed_due_since = None,
             Err(e) => {
-                tracing::warn!(error = %e, "could not save the raft committed index; retrying later");
+                // Not needed for safety (see COMMITTED_FLUSH_INTERVAL), but the disk refused a write: the next
+                // that matters would fail the same way, so the controller stops taking writes now.
+                self.fault.set(e.to_string());
                 self.committed_due_since = Some(Instant::now());
             }
         }
@@ -465,6 +513,14 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
     };
     if committed_due {
         writer.committed_due();
+    }
+    // Reported before any operation of the batch is answered, so whoever hears of the failed write can already
+    // see why the controller stopped.
+    if let Err(e @ (StoreError::Log(_) | StoreError::Db(_))) = &result {
+        writer.fault.set(e.to_string());
+    }
+    if let Some(reason) = writer.log.failure() {
+        writer.fault.set(format!("raft log file error: {reason}"));
     }
     for done in dones {
         done(result.clone());

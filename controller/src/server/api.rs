@@ -701,6 +701,11 @@ impl ApiService {
             Ok(identity) => identity,
             Err(e) => return error_reply(&e),
         };
+        // A controller whose storage failed answers nothing from its state: it may be behind the cluster's, and
+        // clients of a group go on to another controller on this answer.
+        if let Some(reason) = self.controller.storage_fault() {
+            return error_reply(&crate::runtime::storage_fault_error(&reason));
+        }
         match method {
             Method::Submit => {
                 // Without an address (the local Unix socket) the caller is on this host, as a loopback client is.
@@ -798,6 +803,7 @@ impl pb::controller_server::Controller for ApiService {
         Ok(Response::new(pb::PingReply {
             controller,
             leader: self.controller.is_leader(),
+            fault: self.controller.storage_fault().unwrap_or_default(),
         }))
     }
 }

@@ -1,0 +1,119 @@
+//! A controller whose state directory fills up: the submission that finds the disk full is refused (not
+//! acknowledged), `scontrol ping` and the controller's log say why, the controller exits for a restart once there
+//! is room again, and after the restart every acknowledged job is there and the refused one is not.
+
+mod common;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use common::{text, Cluster, ClusterOptions, LONG};
+
+/// The state directory's tmpfs: room for the store, filled up by the test.
+const STATE_BYTES: u64 = 32 << 20;
+/// Each job's script, so that a few submissions use up the log's space filled ahead (1 MiB).
+const SCRIPT_BYTES: usize = 96 << 10;
+
+#[test]
+fn a_full_state_disk_refuses_writes_says_why_and_loses_no_acknowledged_job() {
+    if !nix::unistd::getuid().is_root() {
+        eprintln!("skipped: mounting a small tmpfs for the controller's state needs root");
+        return;
+    }
+    let mut cluster = Cluster::start_with(ClusterOptions {
+        state_tmpfs_bytes: Some(STATE_BYTES),
+        ..ClusterOptions::default()
+    });
+    let script = cluster.write_file(
+        "big.sh",
+        &format!("#!/bin/sh\n# {}\ntrue\n", "x".repeat(SCRIPT_BYTES)),
+    );
+    let script = script.display().to_string();
+    let submit = |cluster: &Cluster| cluster.run("sbatch", &["--parsable", "--hold", &script]);
+    let mut acknowledged: Vec<u32> = (0..2)
+        .map(|_| common::parse_job_id(&text(&submit(&cluster).stdout)))
+        .collect();
+
+    // Fill the state directory's filesystem to the last byte, then give back a little: less than the log needs
+    // to fill its next stretch ahead.
+    let filler_path = cluster.dir.path().join("state").join("filler");
+    let mut filler = std::fs::File::create(&filler_path).unwrap();
+    let chunk = vec![0xa5u8; 64 << 10];
+    while filler.write_all(&chunk).is_ok() {}
+    let full = filler.metadata().unwrap().len();
+    filler.set_len(full.saturating_sub(256 << 10)).unwrap();
+    drop(filler);
+
+    let mut refusal = None;
+    for _ in 0..64 {
+        let out = submit(&cluster);
+        if out.status.success() {
+            acknowledged.push(common::parse_job_id(&text(&out.stdout)));
+        } else {
+            refusal = Some(text(&out.stderr));
+            break;
+        }
+    }
+    let refusal = refusal.unwrap_or_else(|| {
+        panic!(
+            "no submission was refused on a full disk\n{}",
+            cluster.logs()
+        )
+    });
+    assert!(
+        refusal.contains("storage failed"),
+        "{refusal}\n{}",
+        cluster.logs()
+    );
+
+    let ping = cluster.run("scontrol", &["ping"]);
+    let said = text(&ping.stdout);
+    assert!(!ping.status.success(), "{said}");
+    assert!(
+        said.contains("is DOWN (state storage failed:") && said.contains("No space left on device"),
+        "{said}\n{}",
+        cluster.logs()
+    );
+    assert!(
+        cluster.logs().contains("the raft store could not write"),
+        "{}",
+        cluster.logs()
+    );
+    // Nothing is served from the stopped controller's state.
+    assert!(!cluster.run("squeue", &[]).status.success());
+
+    // Room again: the controller exits by itself, with a status a supervisor restarts on.
+    std::fs::remove_file(&filler_path).unwrap();
+    let mut controller = cluster.controller.take().unwrap();
+    let deadline = Instant::now() + LONG;
+    let status = loop {
+        if let Some(status) = controller.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = controller.kill();
+            panic!(
+                "the controller did not exit once there was room\n{}",
+                cluster.logs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status.code(), Some(75), "{}", cluster.logs());
+
+    cluster.restart_controller();
+    for &job in &acknowledged {
+        assert!(
+            cluster.show_job(job).is_some(),
+            "acknowledged job {job} lost\n{}",
+            cluster.logs()
+        );
+    }
+    // The refused submission did not come back as a job.
+    let listed = cluster.squeue("%i", &["-h"]);
+    assert_eq!(
+        listed.len(),
+        acknowledged.len(),
+        "{listed:?} {acknowledged:?}"
+    );
+}
