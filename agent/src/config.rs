@@ -15,6 +15,8 @@ pub struct AgentSettings {
     pub controller_urls: Vec<String>,
     pub spool: PathBuf,
     pub auth: spur_auth::ClientAuth,
+    /// Whose orders spurd obeys: root, `SlurmUser`, its own uid.
+    pub trust: crate::controller_trust::ControllerTrust,
     /// cgroup.conf, when it confines jobs here (see `crate::isolation::load`).
     pub cgroup: Option<spur_core::conf::CgroupConf>,
     /// slurm.conf `Prolog` and `Epilog`.
@@ -76,6 +78,8 @@ impl AgentSettings {
             (None, None) => PathBuf::from("/var/spool/slurmd"),
         };
         let auth = spur_auth::ClientAuth::for_daemon(conf.as_ref(), |k| std::env::var(k).ok());
+        let trust = crate::controller_trust::ControllerTrust::from_conf(conf.as_ref())
+            .map_err(AgentConfigError::Parse)?;
         let cgroup = match (conf_path, &conf) {
             (Some(path), Some(conf)) => {
                 crate::isolation::load(path, conf.task_plugin()).map_err(AgentConfigError::Parse)?
@@ -89,6 +93,7 @@ impl AgentSettings {
             controller_urls,
             spool,
             auth,
+            trust,
             cgroup,
             prolog: script(conf.as_ref().and_then(|c| c.prolog())),
             epilog: script(conf.as_ref().and_then(|c| c.epilog())),

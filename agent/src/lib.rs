@@ -3,6 +3,7 @@
 //! be restarted at any time without disturbing running jobs.
 
 pub mod config;
+pub mod controller_trust;
 pub mod discover;
 pub mod gpus;
 pub mod in_flight;

@@ -128,6 +128,8 @@ async fn main() -> anyhow::Result<()> {
         running_jobs: Vec::new(),
         running_runs: Vec::new(),
         gpu_topology,
+        // Set per session (crate::controller_trust).
+        session_nonce: None,
     };
     let spool = JobSpool::new(
         settings.spool.clone(),
@@ -176,6 +178,7 @@ async fn main() -> anyhow::Result<()> {
         auth: settings.auth,
         hello,
         deferred: Default::default(),
+        trust: settings.trust,
     });
     run_forever(agent).await;
     Ok(())

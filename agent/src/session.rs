@@ -16,6 +16,7 @@ use spur_stepd::protocol::{
     woken_job, JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET,
 };
 
+use crate::controller_trust::{ControllerTrust, SessionProof};
 use crate::discover;
 use crate::jobs::JobSpool;
 use crate::users;
@@ -39,6 +40,8 @@ pub struct Agent {
     pub hello: NodeHello,
     /// Launches of a new run waiting for the job's earlier run to end here.
     pub deferred: crate::runs::DeferredLaunches,
+    /// Whose orders are obeyed (crate::controller_trust).
+    pub trust: ControllerTrust,
 }
 
 pub async fn run_forever(agent: Arc<Agent>) {
@@ -46,7 +49,8 @@ pub async fn run_forever(agent: Arc<Agent>) {
     let count = agent.controller_urls.len().max(1);
     let mut next = 0usize;
     let mut failed_in_round = 0usize;
-    // A follower that turned the session away named the leader: tried next, even if not configured here.
+    // A follower that turned the session away named the leader: tried next, if configured here or the hint is
+    // sealed by a trusted controller (one added with `spur admin controller add`).
     let mut hint: Option<String> = None;
     loop {
         let hinted = hint.take();
@@ -61,12 +65,15 @@ pub async fn run_forever(agent: Arc<Agent>) {
             },
         };
         let started = Instant::now();
-        match session(&agent, url).await {
-            Ok(()) => tracing::info!("controller {url} closed the session"),
-            Err(e) => {
-                tracing::warn!("session with {url} ended: {e}");
-                hint = leader_hint(&e).filter(|h| h != url);
-            }
+        match SessionProof::new(&agent.auth) {
+            Err(e) => tracing::error!("cannot make a session nonce: {e}"),
+            Ok(proof) => match session(&agent, url, &proof).await {
+                Ok(()) => tracing::info!("controller {url} closed the session"),
+                Err(e) => {
+                    tracing::warn!("session with {url} ended: {e}");
+                    hint = leader_hint(&agent, &proof, &e).filter(|h| h != url);
+                }
+            },
         }
         if started.elapsed() > Duration::from_secs(10) {
             backoff = Duration::from_millis(100);
@@ -86,15 +93,32 @@ pub async fn run_forever(agent: Arc<Agent>) {
     }
 }
 
-/// The leader a follower named when it refused the session (see `LEADER_HINT_HEADER`), as a URL.
-fn leader_hint(error: &anyhow::Error) -> Option<String> {
+/// The leader a follower named when it refused the session (see `LEADER_HINT_HEADER`), as a URL: only a
+/// configured controller, or one a trusted controller vouched for with a credential sealed for this session. A
+/// process on a controller's port cannot send the agent elsewhere.
+fn leader_hint(agent: &Agent, proof: &SessionProof, error: &anyhow::Error) -> Option<String> {
     let status = error.downcast_ref::<tonic::Status>()?;
-    let addr = status
-        .metadata()
+    let metadata = status.metadata();
+    let addr = metadata
         .get(spur_core::controllers::LEADER_HINT_HEADER)?
         .to_str()
         .ok()?;
-    Some(format!("http://{addr}"))
+    let url = format!("http://{addr}");
+    if agent.controller_urls.contains(&url) {
+        return Some(url);
+    }
+    let credential = metadata
+        .get(spur_auth::orders::LEADER_HINT_CREDENTIAL_HEADER)
+        .and_then(|v| v.to_str().ok());
+    match proof.hint_is_sealed(addr, credential, &agent.trust) {
+        Ok(_) => Some(url),
+        Err(e) => {
+            tracing::warn!(
+                "not following the leader hint to {addr}: not a configured controller, and {e}"
+            );
+            None
+        }
+    }
 }
 
 /// A message on the agent session (real or simulated nodes).
@@ -107,10 +131,15 @@ pub(crate) fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiReq
     })
 }
 
-async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
+async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow::Result<()> {
     let channel = agent
         .auth
-        .channel(url, SESSION_CONNECT_TIMEOUT, None)
+        .channel_checked(
+            url,
+            SESSION_CONNECT_TIMEOUT,
+            None,
+            proof.peer_check(agent.trust),
+        )
         .await?;
     // A Launch carries the whole job (script and environment), so it may pass tonic's 4 MiB default.
     let mut client = pb::agent_link_client::AgentLinkClient::new(channel)
@@ -124,6 +153,7 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
         .iter()
         .filter_map(|&id| Some((id, agent.spool.run_of(id)?)))
         .collect();
+    hello.session_nonce = proof.nonce().map(str::to_string);
     let hello = envelope(&AgentToController::Hello(Box::new(hello)))?;
     // The credential covers the Hello; everything after it rides on the same authenticated stream.
     let credential = agent.auth.seal("Session", &hello)?;
@@ -144,7 +174,17 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
         tokio::select! {
             message = inbound.message() => {
                 let Some(reply) = message? else { return Ok(()) };
+                // Nothing the controller sends is acted on before it is proved; a refused order ends the session
+                // (and a fake controller gets nothing run).
+                let controller_uid = proof.check(&reply, &agent.trust).map_err(|e| {
+                    tracing::error!("refusing an order from {url}: {e}; closing the session");
+                    anyhow::anyhow!("order refused: {e}")
+                })?;
                 let message: ControllerToAgent = from_doc(reply.body.as_ref())?;
+                if let Some(refusal) = agent.trust.refusal(&message, controller_uid) {
+                    refuse(agent, &message, refusal);
+                    continue;
+                }
                 if let Some(job_id) = message.job_id() {
                     launches.settle(job_id).await?;
                 }
@@ -182,6 +222,21 @@ async fn session(agent: &Arc<Agent>, url: &str) -> anyhow::Result<()> {
                 }
             }
         }
+    }
+}
+
+/// An authenticated controller asked for what it may not (a root job while it is not root or SlurmUser): nothing
+/// runs, and a batch launch is answered with a failed launch so the job does not wait forever.
+fn refuse(agent: &Agent, order: &ControllerToAgent, refusal: String) {
+    tracing::error!(job_id = order.job_id(), "{refusal}");
+    if let ControllerToAgent::Launch { job, .. } = order {
+        write_failed_result(
+            &agent.spool,
+            job.job_id,
+            Outcome::LaunchFailed { message: refusal },
+            None,
+            Some(job.restarts),
+        );
     }
 }
 

@@ -129,6 +129,20 @@ impl ClientAuth {
         connect_timeout: Duration,
         request_timeout: Option<Duration>,
     ) -> Result<Channel, ClientAuthError> {
+        self.channel_checked(url, connect_timeout, request_timeout, None)
+            .await
+    }
+
+    /// [`ClientAuth::channel`], where on the local socket the listening process's uid (the kernel's peer
+    /// credentials) must satisfy `peer_ok`: spurd uses it to know that the controller it obeys is root or
+    /// SlurmUser, as it knows from the orders' MUNGE credentials over TCP. A connection to anyone else fails.
+    pub async fn channel_checked(
+        &self,
+        url: &str,
+        connect_timeout: Duration,
+        request_timeout: Option<Duration>,
+        peer_ok: Option<PeerCheck>,
+    ) -> Result<Channel, ClientAuthError> {
         let endpoint = match self {
             ClientAuth::Local { .. } => Endpoint::from_static("http://localhost"),
             _ => Endpoint::from_shared(url.to_string())
@@ -142,7 +156,7 @@ impl ClientAuth {
             endpoint = endpoint.timeout(timeout);
         }
         match self {
-            ClientAuth::Local { socket } => connect_local(endpoint, socket.clone()).await,
+            ClientAuth::Local { socket } => connect_local(endpoint, socket.clone(), peer_ok).await,
             _ => endpoint
                 .connect()
                 .await
@@ -170,13 +184,34 @@ pub fn request_payload(method: &str, request: &pb::ApiRequest) -> Vec<u8> {
     binding::payload(method, &request.request_id, &digest)
 }
 
-async fn connect_local(endpoint: Endpoint, socket: PathBuf) -> Result<Channel, ClientAuthError> {
+/// Whether the uid at the other end of the local socket may be talked to.
+pub type PeerCheck = std::sync::Arc<dyn Fn(u32) -> bool + Send + Sync>;
+
+async fn connect_local(
+    endpoint: Endpoint,
+    socket: PathBuf,
+    peer_ok: Option<PeerCheck>,
+) -> Result<Channel, ClientAuthError> {
     // The endpoint's URI is required by tonic but unused: the connector always dials the socket.
     endpoint
         .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
             let socket = socket.clone();
+            let peer_ok = peer_ok.clone();
             async move {
-                let stream = tokio::net::UnixStream::connect(socket).await?;
+                let stream = tokio::net::UnixStream::connect(&socket).await?;
+                if let Some(peer_ok) = peer_ok {
+                    // Checked on this very connection: whoever listens on the path now is who we talk to.
+                    let uid = stream.peer_cred()?.uid();
+                    if !peer_ok(uid) {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::PermissionDenied,
+                            format!(
+                                "{} is served by uid {uid}, which is neither root nor SlurmUser",
+                                socket.display()
+                            ),
+                        ));
+                    }
+                }
                 Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
             }
         }))

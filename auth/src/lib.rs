@@ -9,6 +9,7 @@ pub mod client;
 pub mod failover;
 pub mod munge;
 pub mod names;
+pub mod orders;
 pub mod server;
 
 pub use client::{ClientAuth, ClientAuthError};

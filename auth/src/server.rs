@@ -59,6 +59,11 @@ impl Verifier {
         }
     }
 
+    /// munged's socket where `AuthType=auth/munge`: the controller seals its orders to agents through it.
+    pub fn munge_socket(&self) -> Option<&str> {
+        self.settings.munge_socket.as_deref()
+    }
+
     pub fn jwt_key(&self) -> Option<&[u8]> {
         self.settings.jwt_key.as_deref()
     }

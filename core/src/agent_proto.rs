@@ -32,6 +32,12 @@ pub struct NodeHello {
     /// The GPUs the agent found and how they are linked, named by device file.
     #[serde(default)]
     pub gpu_topology: Option<crate::gpu_topology::GpuTopology>,
+    /// A fresh random value per session: the agent asks the controller to seal every order of this session with
+    /// a MUNGE credential bound to it (`spur_auth::orders`), and refuses orders without one. Controllers that
+    /// predate it send none, so such an agent refuses them. Not part of the node's record: the controller takes
+    /// it out before registering the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_nonce: Option<String>,
 }
 
 /// How a job's batch script ended, as the supervisor recorded it.

@@ -64,6 +64,9 @@ pub fn hellos(
                 running_jobs: Vec::new(),
                 running_runs: Vec::new(),
                 gpu_topology: None,
+                // Simulation mode, explicitly: simulated nodes run nothing, so they ask the controller for no
+                // proof of its orders (sealing 10,000 nodes' launches would only load munged).
+                session_nonce: None,
                 name,
             })
         })

@@ -143,6 +143,7 @@ mod tests {
             error_code: 0,
             message: String::new(),
             body: None,
+            ..Default::default()
         };
         let (_dir, socket) = serve_once(frames::reply_frame(&reply).unwrap());
         let got = call_local(&socket, Method::Submit, &request(), Duration::from_secs(10));

@@ -156,6 +156,7 @@ pub fn reply_doc<T: Serialize>(kind: &str, body: &T) -> Result<pb::ApiReply, Pee
             json,
             ..Default::default()
         }),
+        ..Default::default()
     })
 }
 

@@ -101,6 +101,7 @@ pub fn registration(def: &NodeDefinition, now: EpochSecs) -> NodeRegistration {
         running_jobs: Vec::new(),
         running_runs: Vec::new(),
         gpu_topology: None,
+        session_nonce: None,
     }
 }
 

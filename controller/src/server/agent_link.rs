@@ -10,6 +10,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use spur_core::agent_proto::{AgentToController, ControllerToAgent};
+use spur_core::auth::AuthMethod;
 use spur_core::wire::{from_doc, pb, to_doc};
 
 use super::auth::Authenticator;
@@ -60,19 +61,7 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
                 spur_core::api::SlurmErrno::AccessDenied.text(),
             ));
         }
-        // Launches and signals flow from the leader only, so agents keep their session there; a follower turns
-        // them away and they try the next controller.
-        if !self.controller.is_leader() {
-            let mut refusal = Status::unavailable(NOT_LEADER_TEXT);
-            let leader = self.controller.state.leader().map(|(_, addr)| addr);
-            if let Some(Ok(addr)) = leader.map(|a| a.parse()) {
-                refusal
-                    .metadata_mut()
-                    .insert(spur_core::controllers::LEADER_HINT_HEADER, addr);
-            }
-            return Err(refusal);
-        }
-        let hello = match from_doc::<AgentToController>(first.body.as_ref()) {
+        let mut hello = match from_doc::<AgentToController>(first.body.as_ref()) {
             Ok(AgentToController::Hello(hello)) => hello,
             Ok(_) => {
                 return Err(Status::invalid_argument(
@@ -81,6 +70,36 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
             }
             Err(e) => return Err(Status::invalid_argument(e.to_string())),
         };
+        // The agent's request that every order of this session be sealed for it (docs/security.md, "Agents and
+        // the controller"). Not part of the node's record.
+        let nonce = hello.session_nonce.take();
+        // On the local socket the agent checked this process's uid when it connected; nothing to seal.
+        let sealer = match (nonce, identity.method) {
+            (Some(_), AuthMethod::PeerCred) | (None, _) => None,
+            (Some(nonce), _) => match self.auth.verifier().munge_socket() {
+                Some(socket) => Some(OrderSealer {
+                    socket: socket.to_string(),
+                    nonce,
+                }),
+                None => {
+                    tracing::error!(
+                        node = hello.name,
+                        "agent asks for sealed orders, but auth/munge is not configured here"
+                    );
+                    return Err(Status::failed_precondition(
+                        "auth/munge is not configured on the controller",
+                    ));
+                }
+            },
+        };
+        // Launches and signals flow from the leader only, so agents keep their session there; a follower turns
+        // them away and they try the next controller.
+        if !self.controller.is_leader() {
+            return Err(not_leader(
+                self.controller.state.leader().map(|(_, addr)| addr),
+                sealer.as_ref(),
+            ));
+        }
         let node = hello.name.clone();
         let reported_gpus = hello.gpu_topology.as_ref().map(|t| t.summary());
         let (sender, receiver) = mpsc::channel::<ControllerToAgent>(AGENT_QUEUE_MAX);
@@ -105,17 +124,74 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
             }
         }
         tokio::spawn(serve_reports(controller, node, session, inbound));
-        let outbound = ReceiverStream::new(receiver).map(|message| {
-            to_doc(&message)
-                .map(|doc| pb::ApiReply {
-                    error_code: 0,
-                    message: String::new(),
-                    body: Some(doc),
-                })
-                .map_err(|e| Status::internal(e.to_string()))
+        let outbound = ReceiverStream::new(receiver).then(move |message| {
+            let sealer = sealer.clone();
+            async move {
+                let reply = to_doc(&message)
+                    .map(|doc| pb::ApiReply {
+                        body: Some(doc),
+                        ..Default::default()
+                    })
+                    .map_err(|e| Status::internal(e.to_string()))?;
+                match sealer {
+                    Some(sealer) => sealer.seal(reply).await,
+                    None => Ok(reply),
+                }
+            }
         });
         Ok(Response::new(Box::pin(outbound)))
     }
+}
+
+/// Seals each order of one agent session for the nonce its agent sent (spur_auth::orders).
+#[derive(Clone)]
+struct OrderSealer {
+    socket: String,
+    nonce: String,
+}
+
+impl OrderSealer {
+    /// An encode asks munged over its socket (about 0.1 ms), off the async workers. If munged cannot seal, the
+    /// session ends: the agent would refuse the order anyway, and reconnects.
+    async fn seal(self, mut reply: pb::ApiReply) -> Result<pb::ApiReply, Status> {
+        tokio::task::spawn_blocking(move || {
+            spur_auth::orders::seal_order(&self.socket, &self.nonce, &mut reply).map(|()| reply)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| {
+            tracing::error!("cannot seal an order for an agent: Munge encode failed: {e}");
+            Status::unavailable(format!("Munge encode failed: {e}"))
+        })
+    }
+}
+
+/// A follower's refusal, naming the leader (`addr`, host:port) where it knows one; with a credential for the hint
+/// where the agent asked for sealed orders, so the agent may follow it to a controller it was not configured with
+/// (one added with `spur admin controller add`).
+fn not_leader(addr: Option<String>, sealer: Option<&OrderSealer>) -> Status {
+    let mut refusal = Status::unavailable(NOT_LEADER_TEXT);
+    let Some(addr) = addr else { return refusal };
+    let Ok(value) = addr.parse() else {
+        return refusal;
+    };
+    refusal
+        .metadata_mut()
+        .insert(spur_core::controllers::LEADER_HINT_HEADER, value);
+    if let Some(sealer) = sealer {
+        let payload = spur_auth::orders::hint_payload(&sealer.nonce, &addr);
+        // A refusal is rare (once per agent and leader change): encoded inline.
+        match spur_auth::munge::encode(&sealer.socket, &payload).map(|c| c.parse()) {
+            Ok(Ok(value)) => {
+                refusal
+                    .metadata_mut()
+                    .insert(spur_auth::orders::LEADER_HINT_CREDENTIAL_HEADER, value);
+            }
+            Ok(Err(_)) => tracing::warn!("a munge credential is not valid header text"),
+            Err(e) => tracing::warn!("cannot seal the leader hint: Munge encode failed: {e}"),
+        }
+    }
+    refusal
 }
 
 /// Tells the admin whether the node's GPUs are placed by their links (docs/gpus.md), and why not when its agent

@@ -720,6 +720,7 @@ impl ApiService {
                     error_code: 0,
                     message: String::new(),
                     body: Some(doc),
+                    ..Default::default()
                 },
                 Err(e) => error_reply(&e),
             },

@@ -28,6 +28,7 @@ pub(crate) fn reply<T: serde::Serialize + DocKind>(result: Result<T, ApiError>) 
             error_code: 0,
             message: String::new(),
             body: Some(doc),
+            ..Default::default()
         },
         Err(error) => error_reply(&error),
     }
@@ -38,5 +39,6 @@ pub(crate) fn error_reply(error: &ApiError) -> pb::ApiReply {
         error_code: error.errno.code(),
         message: error.errno.text().to_string(),
         body: to_doc(error).ok(),
+        ..Default::default()
     }
 }

@@ -128,6 +128,7 @@ impl Harness {
             running_jobs: running.to_vec(),
             running_runs: runs.to_vec(),
             gpu_topology: None,
+            session_nonce: None,
         };
         let now = self.now;
         self.apply(Command::RegisterNode {

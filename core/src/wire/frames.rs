@@ -258,6 +258,7 @@ mod tests {
             error_code: 2017,
             message: "Invalid job id specified".into(),
             body: None,
+            ..Default::default()
         };
         let bytes = reply_frame(&reply).unwrap();
         let len = body_len(&header(&bytes), 1 << 20).unwrap();
