@@ -12,7 +12,7 @@ pub mod names;
 pub mod server;
 
 pub use client::{ClientAuth, ClientAuthError};
-pub use server::{AuthError, Verifier, VerifierSettings};
+pub use server::{AuthError, OpenedCredential, Verifier, VerifierSettings};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
