@@ -13,7 +13,7 @@ pub mod orders;
 pub mod server;
 
 pub use client::{ClientAuth, ClientAuthError};
-pub use server::{AuthError, Verifier, VerifierSettings};
+pub use server::{AuthError, OpenedCredential, Verifier, VerifierSettings};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

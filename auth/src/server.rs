@@ -36,6 +36,10 @@ pub enum AuthError {
     Jwt(#[from] JwtError),
     #[error("jwt: unknown user {0}")]
     UnknownUser(String),
+    #[error("daemons authenticate with MUNGE only (auth/jwt is for users)")]
+    DaemonJwt,
+    #[error("this call is not taken on the local socket")]
+    LocalNotAllowed,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -44,6 +48,29 @@ pub struct VerifierSettings {
     pub munge_socket: Option<String>,
     /// The HS256 key where `AuthAltTypes=auth/jwt`.
     pub jwt_key: Option<Vec<u8>>,
+}
+
+/// A credential whose sender is known but which is not yet tied to a request ([`Verifier::open_credential`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenedCredential {
+    Munge {
+        /// The replay cache's name for the credential.
+        key: [u8; 32],
+        decoded: munge::Decoded,
+    },
+    Jwt(Identity),
+    /// The kernel's peer credentials on the local socket: nothing to bind.
+    Kernel(Identity),
+}
+
+impl OpenedCredential {
+    /// The uid the credential names (not yet proved to be this request's sender for MUNGE).
+    pub fn uid(&self) -> u32 {
+        match self {
+            OpenedCredential::Munge { decoded, .. } => decoded.uid,
+            OpenedCredential::Jwt(identity) | OpenedCredential::Kernel(identity) => identity.uid,
+        }
+    }
 }
 
 pub struct Verifier {
@@ -129,30 +156,89 @@ impl Verifier {
         message: &pb::ApiRequest,
         now: i64,
     ) -> Result<Identity, AuthError> {
+        let opened = self.open_credential(credential, now)?;
+        self.bind(opened, method, message, now)
+    }
+
+    /// A daemon's call (a node agent's session, another controller's call), from its headers alone, before its
+    /// message is read: MUNGE only, as Slurm's daemons speak (a JWT is a user's bearer token and never a
+    /// daemon's), and the local socket's peer credentials only where `local` allows them. [`Verifier::bind`]
+    /// must follow once the message is read.
+    pub fn open_daemon(
+        &self,
+        metadata: &MetadataMap,
+        extensions: &tonic::Extensions,
+        local: bool,
+    ) -> Result<OpenedCredential, AuthError> {
+        if let Some(info) = extensions.get::<UdsConnectInfo>() {
+            let cred = info.peer_cred.filter(|_| local);
+            return cred
+                .map(|cred| {
+                    OpenedCredential::Kernel(Identity {
+                        uid: cred.uid(),
+                        gid: cred.gid(),
+                        method: AuthMethod::PeerCred,
+                    })
+                })
+                .ok_or(AuthError::LocalNotAllowed);
+        }
+        match metadata.get(MUNGE_HEADER) {
+            Some(value) => {
+                let text = value.to_str().map_err(|_| AuthError::NotText)?;
+                // JWTs are refused before this point, so the clock is unused.
+                self.open_credential(&Credential::Munge(text.to_string()), 0)
+            }
+            None if metadata.contains_key(JWT_HEADER) => Err(AuthError::DaemonJwt),
+            None => Err(AuthError::Missing),
+        }
+    }
+
+    /// The first half of [`Verifier::verify_credential`], for a caller that has not read the request yet: who
+    /// the credential says sent it (MUNGE: decoded by munged, which checks key and expiry; JWT: signature, expiry
+    /// and user), without checking that it was made for this request. The frame server uses it to refuse a large
+    /// body from an unknown sender before reading it; [`Verifier::bind`] must follow before the caller is
+    /// trusted.
+    pub fn open_credential(
+        &self,
+        credential: &Credential,
+        now: i64,
+    ) -> Result<OpenedCredential, AuthError> {
         match credential {
-            Credential::Munge(credential) => self.verify_munge(credential, method, message, now),
-            Credential::Jwt(token) => self.verify_jwt(token, now),
+            Credential::Munge(credential) => {
+                let socket = self
+                    .settings
+                    .munge_socket
+                    .as_deref()
+                    .ok_or(AuthError::MungeDisabled)?;
+                let decoded = munge::decode(socket, credential)?;
+                Ok(OpenedCredential::Munge {
+                    key: binding::credential_key(credential),
+                    decoded,
+                })
+            }
+            Credential::Jwt(token) => Ok(OpenedCredential::Jwt(self.verify_jwt(token, now)?)),
             Credential::None => Err(AuthError::Missing),
         }
     }
 
-    fn verify_munge(
+    /// The second half: a MUNGE credential must be bound to this very request and never seen before (a JWT is
+    /// a bearer token, bound to nothing).
+    pub fn bind(
         &self,
-        credential: &str,
+        opened: OpenedCredential,
         method: &str,
         message: &pb::ApiRequest,
         now: i64,
     ) -> Result<Identity, AuthError> {
-        let socket = self
-            .settings
-            .munge_socket
-            .as_deref()
-            .ok_or(AuthError::MungeDisabled)?;
-        let decoded = munge::decode(socket, credential)?;
+        let (key, decoded) = match opened {
+            OpenedCredential::Jwt(identity) | OpenedCredential::Kernel(identity) => {
+                return Ok(identity)
+            }
+            OpenedCredential::Munge { key, decoded } => (key, decoded),
+        };
         if decoded.payload != crate::client::request_payload(method, message) {
             return Err(AuthError::Binding);
         }
-        let key = binding::credential_key(credential);
         let expires_at = decoded.encode_time.saturating_add(decoded.ttl_secs);
         self.replay
             .lock()

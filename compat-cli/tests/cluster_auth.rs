@@ -571,6 +571,12 @@ fn jwt_tokens_authenticate_and_bad_ones_are_refused() {
         .map(|i| i.wrapping_mul(37).wrapping_add(11))
         .collect();
     std::fs::write(&key_path, &key).expect("write key");
+    // spurctld refuses a key that group or others may read.
+    std::fs::set_permissions(
+        &key_path,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .expect("chmod key");
     let alice = TestUser::create("j");
     let cluster = start_cluster(format!(
         "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",

@@ -305,6 +305,12 @@ fn jwt_tokens_act_as_their_user_and_bad_ones_are_refused() {
     let keys = tempfile::tempdir().expect("tempdir");
     let key_path = keys.path().join("jwt_hs256.key");
     std::fs::write(&key_path, b"0123456789abcdef0123456789abcdef").expect("key");
+    // spurctld refuses a key that group or others may read.
+    std::fs::set_permissions(
+        &key_path,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .expect("chmod key");
     let cluster = Cluster::start_with(ClusterOptions {
         extra_conf: format!(
             "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",

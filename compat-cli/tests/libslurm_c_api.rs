@@ -315,6 +315,9 @@ fn reference_like_cluster() -> (Cluster, tempfile::TempDir) {
     let keys = tempfile::tempdir().expect("key dir");
     let key = keys.path().join("jwt_hs256.key");
     std::fs::write(&key, [7u8; 32]).expect("jwt key");
+    // spurctld refuses a key that group or others may read.
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .expect("chmod key");
     let cluster = Cluster::start_with(common::ClusterOptions {
         extra_conf: format!(
             "ClusterName=refcluster\nAuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",

@@ -212,13 +212,6 @@ fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
         )));
     }
     let munge_socket = Some(params::munge_socket(conf.auth_info()));
-    let jwt_key = match params::jwt_key_path(&conf.auth_alt_types(), conf.auth_alt_parameters()) {
-        Some(path) => Some(std::fs::read(path).map_err(|source| ConfigError::Read {
-            path: path.to_string(),
-            source,
-        })?),
-        None => None,
-    };
     let slurm_user = conf.slurm_user();
     let slurm_user_uid = match slurm_user.parse::<u32>() {
         Ok(uid) => uid,
@@ -230,6 +223,10 @@ fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
                 ConfigError::Invalid(format!("Invalid user for SlurmUser {slurm_user}"))
             })?,
     };
+    let jwt_key = match params::jwt_key_path(&conf.auth_alt_types(), conf.auth_alt_parameters()) {
+        Some(path) => Some(read_jwt_key(path, slurm_user_uid)?),
+        None => None,
+    };
     Ok(AuthConfig {
         verifier: spur_auth::VerifierSettings {
             munge_socket,
@@ -237,6 +234,32 @@ fn auth_config(conf: &SlurmConf) -> Result<AuthConfig, ConfigError> {
         },
         slurm_user_uid,
     })
+}
+
+/// The auth/jwt key, refused (spurctld does not start) where it is short, open to others or owned by a stranger
+/// (`params::jwt_key_fault`). Mode and owner are those of the file opened, not of a path that may change.
+fn read_jwt_key(path: &str, slurm_user_uid: u32) -> Result<Vec<u8>, ConfigError> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let read_error = |source| ConfigError::Read {
+        path: path.to_string(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(read_error)?;
+    let meta = file.metadata().map_err(read_error)?;
+    let mut key = Vec::new();
+    // A key is tens of bytes; anything past 64 KiB is not a key file.
+    file.by_ref()
+        .take(64 << 10)
+        .read_to_end(&mut key)
+        .map_err(read_error)?;
+    let owners = [0, slurm_user_uid, nix::unistd::geteuid().as_raw()];
+    match spur_core::auth::params::jwt_key_fault(key.len(), meta.mode(), meta.uid(), &owners) {
+        Some(fault) => Err(ConfigError::Invalid(format!(
+            "auth/jwt: key file {path} {fault}"
+        ))),
+        None => Ok(key),
+    }
 }
 
 /// The pure part: parsed files in, the state machine's configuration out.

@@ -16,7 +16,7 @@ use spur_controller::raft::{
 };
 use spur_controller::runtime::{Controller, SystemClock};
 use spur_controller::server::{
-    connections, AgentLinkService, ApiService, Authenticator, RaftPeerService,
+    connections, AgentLinkService, ApiService, Authenticator, DaemonGate, RaftPeerService,
 };
 use spur_controller::state::{ClusterState, Command};
 use spur_core::wire::pb;
@@ -360,13 +360,44 @@ async fn wait_to_be_added(
     }
 }
 
+/// How long one gRPC call may take before the server gives up on it. Long-lived streams (agent sessions) are
+/// not bounded by it: tonic applies it to the response's start, which a session sends at once.
+const GRPC_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// Calls served at once on one HTTP/2 connection: a command makes one, an agent a few, a controller's
+/// replication a handful; a client that opens more waits for one to end.
+const GRPC_CALLS_PER_CONNECTION: usize = 64;
+/// HTTP/2 streams one connection may open at once (h2's default is unbounded): beyond this a client is refused.
+const GRPC_STREAMS_PER_CONNECTION: u32 = 256;
+/// Pings on idle connections, so a peer that vanished (or a connection nobody uses) is found and closed.
+const GRPC_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(60);
+const GRPC_KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The gRPC services. Each reads messages only up to what its real callers send (wire.rs says why each size);
+/// the daemons' services first check the caller's MUNGE credential from the headers ([`DaemonGate`]).
 fn router(
     controller: Arc<Controller>,
     auth: Arc<Authenticator>,
 ) -> tonic::transport::server::Router {
+    use tonic::service::interceptor::InterceptedService;
+    let agent_gate = DaemonGate {
+        auth: auth.clone(),
+        what: "agent session",
+        local: true,
+    };
+    let peer_gate = DaemonGate {
+        auth: auth.clone(),
+        what: "controller call",
+        local: false,
+    };
     tonic::transport::Server::builder()
         .initial_stream_window_size(spur_core::wire::HTTP2_WINDOW_BYTES)
         .initial_connection_window_size(spur_core::wire::HTTP2_WINDOW_BYTES)
+        .timeout(GRPC_CALL_TIMEOUT)
+        .concurrency_limit_per_connection(GRPC_CALLS_PER_CONNECTION)
+        .max_concurrent_streams(GRPC_STREAMS_PER_CONNECTION)
+        .http2_keepalive_interval(Some(GRPC_KEEPALIVE))
+        .http2_keepalive_timeout(Some(GRPC_KEEPALIVE_TIMEOUT))
+        .tcp_keepalive(Some(GRPC_KEEPALIVE))
         .add_service(
             pb::controller_server::ControllerServer::new(ApiService::new(
                 controller.clone(),
@@ -375,17 +406,21 @@ fn router(
             .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES)
             .max_encoding_message_size(spur_core::wire::MAX_REPLY_BYTES),
         )
-        .add_service(
+        .add_service(InterceptedService::new(
             pb::agent_link_server::AgentLinkServer::new(AgentLinkService::new(
                 controller.clone(),
                 auth.clone(),
             ))
-            .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES),
-        )
-        .add_service(
+            .max_decoding_message_size(spur_core::wire::MAX_AGENT_MESSAGE_BYTES)
+            .max_encoding_message_size(spur_core::wire::MAX_AGENT_MESSAGE_BYTES),
+            agent_gate,
+        ))
+        .add_service(InterceptedService::new(
             pb::raft_peer_server::RaftPeerServer::new(RaftPeerService::new(controller, auth))
-                .max_decoding_message_size(spur_core::wire::MAX_REQUEST_BYTES),
-        )
+                .max_decoding_message_size(spur_core::wire::MAX_PEER_BYTES)
+                .max_encoding_message_size(spur_core::wire::MAX_PEER_BYTES),
+            peer_gate,
+        ))
 }
 
 /// The socket is open to every local user on purpose: each is identified by the kernel, not trusted.

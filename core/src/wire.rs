@@ -18,9 +18,25 @@ pub const MODEL_SCHEMA: &str = env!("SPUR_MODEL_SCHEMA");
 
 /// Largest reply a client accepts: a listing of 100,000 jobs is tens of MB, far over tonic's 4 MiB default.
 pub const MAX_REPLY_BYTES: usize = 1 << 30;
-/// Largest request the controller accepts: a batch script (Slurm's `max_script_size` default is 4 MiB) with its
-/// environment fits many times over; anything bigger is refused before it is buffered whole.
-pub const MAX_REQUEST_BYTES: usize = 64 << 20;
+/// Largest request the controller accepts from a client (frames and the gRPC `Controller` service): a batch
+/// script at Slurm's `max_script_size` default (4 MiB) is at most about 5 MiB once JSON escapes its quotes,
+/// backslashes and tabs, and its environment (bounded by the kernel's ARG_MAX, 2 MiB, when sbatch inherited it)
+/// about as much again; 16 MiB leaves room for both and more. Anything bigger is refused before it is buffered.
+pub const MAX_REQUEST_BYTES: usize = 16 << 20;
+/// Largest request frame read before its sender is proved (over TCP): a bigger frame must carry a credential
+/// that names a real user, checked from the frame's first bytes, before the rest is read. Real calls are a few
+/// KiB (measured: sbatch of a 1,000-line, 80 KB script sends an 84 KB frame); only a huge script needs more.
+pub const UNAUTHENTICATED_FRAME_BYTES: usize = 1 << 20;
+/// Largest credential a request frame carries: MUNGE credentials are about 200 bytes here (munge's own cap in
+/// `spur_auth` is 64 KiB), auth/jwt tokens at most 16 KiB.
+pub const MAX_CREDENTIAL_BYTES: usize = 64 << 10;
+/// Largest message a node agent sends (its Hello lists its running jobs, a few bytes each; reports are small):
+/// read only after the session's headers proved a MUNGE credential of root or SlurmUser.
+pub const MAX_AGENT_MESSAGE_BYTES: usize = 16 << 20;
+/// Largest call between controllers (raft appends of up to 4 entries of up to 64 commands, each command as
+/// big as a request; snapshot chunks of 1 MiB, about 4 MiB as JSON): read only after the call's headers proved
+/// a MUNGE credential of root or SlurmUser.
+pub const MAX_PEER_BYTES: usize = 256 << 20;
 /// HTTP/2 flow-control window both ends advertise. h2's default (64 KiB) makes a listing of a big queue take one
 /// round trip per 64 KiB (squeue with 10,000 jobs spent most of its time waiting for window updates).
 pub const HTTP2_WINDOW_BYTES: u32 = 8 << 20;

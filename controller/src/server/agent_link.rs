@@ -46,11 +46,12 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
             .next()
             .await
             .ok_or_else(|| Status::invalid_argument("empty agent session"))??;
-        // The session's credential is bound to its Hello; the rest of the stream rides on the same connection.
-        let check = tonic::Request::from_parts(metadata, extensions, ());
+        // The session's credential (opened by the service's `DaemonGate` before anything was read) is bound to
+        // its Hello; the rest of the stream rides on the same connection.
+        let peer = tonic::Request::from_parts(metadata, extensions.clone(), ()).remote_addr();
         let identity = self
             .auth
-            .authenticate(&check, "Session", &first, self.controller.now())
+            .bind_daemon(&extensions, "Session", &first, self.controller.now(), peer)
             .map_err(|e| Status::unauthenticated(e.errno.text()))?;
         if !self.auth.may_act_as_agent(&identity) {
             tracing::warn!(

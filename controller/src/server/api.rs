@@ -736,21 +736,27 @@ impl ApiService {
         }
     }
 
-    /// The verified caller of a request frame that came over TCP from `peer` with `credential`.
-    pub fn identify_frame(
+    /// Who a request frame that came over TCP from `peer` says sent it, before its message is read.
+    pub fn open_frame(
         &self,
         credential: &Credential,
+        method: Method,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Result<spur_auth::OpenedCredential, ApiError> {
+        self.auth
+            .open_frame(credential, method.name(), self.controller.now(), peer)
+    }
+
+    /// The verified caller of a request frame: its opened credential bound to `request`.
+    pub fn bind_frame(
+        &self,
+        opened: spur_auth::OpenedCredential,
         method: Method,
         request: &pb::ApiRequest,
         peer: Option<std::net::SocketAddr>,
     ) -> Result<Identity, ApiError> {
-        self.auth.authenticate_frame(
-            credential,
-            method.name(),
-            request,
-            self.controller.now(),
-            peer,
-        )
+        self.auth
+            .bind_frame(opened, method.name(), request, self.controller.now(), peer)
     }
 
     async fn answer_grpc(&self, method: Method, request: Request<pb::ApiRequest>) -> pb::ApiReply {

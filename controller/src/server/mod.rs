@@ -13,7 +13,7 @@ mod raft_peer;
 
 pub use agent_link::AgentLinkService;
 pub use api::ApiService;
-pub use auth::Authenticator;
+pub use auth::{Authenticator, DaemonGate};
 pub use raft_peer::RaftPeerService;
 
 use spur_core::api::{ApiError, SlurmErrno};

@@ -33,13 +33,15 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
         &self,
         request: Request<pb::ApiRequest>,
     ) -> Result<Response<pb::ApiReply>, Status> {
+        // Opened from the headers by the service's `DaemonGate` (MUNGE only), bound to the message here.
         let identity = self
             .auth
-            .authenticate(
-                &request,
+            .bind_daemon(
+                request.extensions(),
                 PEER_METHOD,
                 request.get_ref(),
                 self.controller.now(),
+                request.remote_addr(),
             )
             .map_err(|e| Status::unauthenticated(e.errno.text()))?;
         if !self.auth.may_act_as_agent(&identity) {

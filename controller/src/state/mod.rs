@@ -369,11 +369,15 @@ impl ClusterState {
 
     /// A submission carrying the client's request id is applied once: a retry (after a lost answer or a
     /// failover) gets the job the first attempt created, and nothing is submitted again.
+    /// The id is the caller's own (`uid`, the submitter the credential proved): another user sending the same
+    /// id gets a job of their own, never the first caller's.
     fn submit_once(
         &mut self,
+        uid: u32,
         request_id: Option<String>,
         submit: impl FnOnce(&mut Self) -> ApplyResult,
     ) -> ApplyResult {
+        let request_id = request_id.map(|r| requests::caller_key(uid, &r));
         if let Some(job_id) = request_id
             .as_deref()
             .and_then(|r| self.submit_requests.job_for(r))
@@ -402,7 +406,7 @@ impl ClusterState {
                 request_id,
                 spec,
                 now,
-            } => self.submit_once(Some(request_id), |s| s.submit(*spec, now)),
+            } => self.submit_once(spec.user_id, Some(request_id), |s| s.submit(*spec, now)),
             Command::Schedule {
                 starts,
                 reasons,
@@ -440,6 +444,8 @@ impl ClusterState {
                 request,
                 now,
             } => {
+                // The caller's own id: another user's retry of it is a request of its own.
+                let request_id = requests::caller_key(caller_uid, &request_id);
                 if let Some(first) = self.control_requests.get(&request_id) {
                     return first.clone();
                 }
@@ -483,7 +489,10 @@ impl ClusterState {
                 request_id,
                 specs,
                 now,
-            } => self.submit_once(request_id, |s| s.submit_het(specs, now)),
+            } => {
+                let uid = specs.first().map_or(0, |spec| spec.user_id);
+                self.submit_once(uid, request_id, |s| s.submit_het(specs, now))
+            }
             Command::EpilogFinished { job_id, node, now } => {
                 self.epilog_finished(job_id, &node, now);
                 Ok(Applied::default())
@@ -493,7 +502,7 @@ impl ClusterState {
                 spec,
                 now,
                 start,
-            } => self.submit_once(request_id, |s| {
+            } => self.submit_once(spec.user_id, request_id, |s| {
                 let mut applied = s.submit(*spec, now)?;
                 if let Some(job_id) = applied.job_id {
                     let started = s.apply_schedule(vec![(job_id, start)], Vec::new(), now);

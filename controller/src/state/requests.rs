@@ -31,6 +31,14 @@ impl<V> Default for RequestTable<V> {
     }
 }
 
+/// The table's key for `request_id` sent by `uid`. Request ids are the client's (host, pid, counter), so two
+/// users could send the same one, by chance or to get another's answer: each user's ids are their own. Entries
+/// remembered before keys named the caller (a bare id) are never matched again, which costs at most a retry in
+/// flight during the upgrade. The commands themselves are unchanged (the uid was in them already).
+pub fn caller_key(uid: u32, request_id: &str) -> String {
+    format!("{uid}:{request_id}")
+}
+
 /// Submissions: the job each created.
 pub type SubmitRequests = RequestTable<u32>;
 

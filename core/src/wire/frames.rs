@@ -166,33 +166,79 @@ pub fn reply_frame(reply: &pb::ApiReply) -> Result<Vec<u8>, FrameError> {
     })
 }
 
-/// A request frame's body (after the header).
-pub fn parse_request(body: &[u8]) -> Result<RequestFrame, FrameError> {
-    let (&first, rest) = body.split_first().ok_or(FrameError::Empty)?;
-    let method = Method::from_byte(first).ok_or(FrameError::UnknownMethod(first))?;
-    let (&kind, rest) = rest.split_first().ok_or(FrameError::Credential)?;
-    let (len, rest) = rest
-        .split_first_chunk::<4>()
-        .ok_or(FrameError::Credential)?;
-    let len = u32::from_be_bytes(*len) as usize;
-    if len > rest.len() {
+/// The fixed start of a request frame's body: the call, the credential's kind and its length.
+pub const PREFIX_BYTES: usize = 6;
+
+/// A request frame's fixed start: the call, and the kind and length of the credential that follows it, so a
+/// server can read and check the credential before it reads (and buffers) the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestPrefix {
+    pub method: Method,
+    kind: u8,
+    pub credential_len: usize,
+}
+
+/// Reads a request frame's fixed start; a credential longer than `credential_limit` is refused.
+pub fn parse_prefix(
+    prefix: &[u8; PREFIX_BYTES],
+    credential_limit: usize,
+) -> Result<RequestPrefix, FrameError> {
+    let method = Method::from_byte(prefix[0]).ok_or(FrameError::UnknownMethod(prefix[0]))?;
+    let credential_len = u32::from_be_bytes([prefix[2], prefix[3], prefix[4], prefix[5]]) as usize;
+    if credential_len > credential_limit {
         return Err(FrameError::Credential);
     }
-    let (text, message) = rest.split_at(len);
-    let text = std::str::from_utf8(text).map_err(|_| FrameError::Credential)?;
-    let credential = match kind {
-        0 if text.is_empty() => Credential::None,
-        1 => Credential::Munge(text.to_string()),
-        2 => Credential::Jwt(text.to_string()),
-        _ => return Err(FrameError::Credential),
-    };
+    Ok(RequestPrefix {
+        method,
+        kind: prefix[1],
+        credential_len,
+    })
+}
+
+impl RequestPrefix {
+    /// The credential, from the `credential_len` bytes after the prefix.
+    pub fn credential(&self, text: &[u8]) -> Result<Credential, FrameError> {
+        if text.len() != self.credential_len {
+            return Err(FrameError::Credential);
+        }
+        let text = std::str::from_utf8(text).map_err(|_| FrameError::Credential)?;
+        match self.kind {
+            0 if text.is_empty() => Ok(Credential::None),
+            1 => Ok(Credential::Munge(text.to_string())),
+            2 => Ok(Credential::Jwt(text.to_string())),
+            _ => Err(FrameError::Credential),
+        }
+    }
+}
+
+/// A request frame's body (after the header).
+pub fn parse_request(body: &[u8]) -> Result<RequestFrame, FrameError> {
+    if body.is_empty() {
+        return Err(FrameError::Empty);
+    }
+    if body.len() < PREFIX_BYTES {
+        // Kept apart from a short credential so a truncated frame names its first fault.
+        Method::from_byte(body[0]).ok_or(FrameError::UnknownMethod(body[0]))?;
+        return Err(FrameError::Credential);
+    }
+    let (prefix, rest) = body.split_at(PREFIX_BYTES);
+    let mut fixed = [0u8; PREFIX_BYTES];
+    fixed.copy_from_slice(prefix);
+    let prefix = parse_prefix(&fixed, rest.len())?;
+    let (text, message) = rest.split_at(prefix.credential_len);
+    let credential = prefix.credential(text)?;
     let request =
         pb::ApiRequest::decode(message).map_err(|e| FrameError::Malformed(e.to_string()))?;
     Ok(RequestFrame {
-        method,
+        method: prefix.method,
         credential,
         request,
     })
+}
+
+/// The message of a request frame whose prefix and credential were read already.
+pub fn parse_message(message: &[u8]) -> Result<pb::ApiRequest, FrameError> {
+    pb::ApiRequest::decode(message).map_err(|e| FrameError::Malformed(e.to_string()))
 }
 
 /// A reply frame's body (after the header).
