@@ -117,3 +117,97 @@ fn a_full_state_disk_refuses_writes_says_why_and_loses_no_acknowledged_job() {
         "{listed:?} {acknowledged:?}"
     );
 }
+
+/// Builds the LD_PRELOAD shim that fails the state directory's writes or syncs with EIO on demand.
+fn io_fault_shim(dir: &std::path::Path) -> std::path::PathBuf {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/io_faults.c");
+    let shim = dir.join("io_faults.so");
+    let built = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&shim)
+        .arg(&source)
+        .arg("-ldl")
+        .status()
+        .expect("gcc");
+    assert!(built.success(), "building {}", source.display());
+    shim
+}
+
+/// A disk that starts failing with EIO (on fsync, or on the writes themselves) under a running controller: the
+/// first submission that meets it is refused, the controller stops serving and says why, and once the disk works
+/// again it exits for a restart that finds every acknowledged job and not the refused one.
+fn an_io_error_is_refused_and_loses_nothing(mode: &str) {
+    let tools = tempfile::tempdir().unwrap();
+    let shim = io_fault_shim(tools.path());
+    let trigger = tools.path().join("failing");
+    let mut cluster = Cluster::start_with(ClusterOptions {
+        controller_env: vec![
+            ("LD_PRELOAD".into(), shim.display().to_string()),
+            ("SPUR_IO_FAULT_DIR".into(), "/state/".into()),
+            ("SPUR_IO_FAULT_MODE".into(), mode.into()),
+            (
+                "SPUR_IO_FAULT_TRIGGER".into(),
+                trigger.display().to_string(),
+            ),
+        ],
+        ..ClusterOptions::default()
+    });
+    let submit =
+        |cluster: &Cluster| cluster.run("sbatch", &["--parsable", "--hold", "--wrap", "true"]);
+    let acknowledged: Vec<u32> = (0..3)
+        .map(|_| common::parse_job_id(&text(&submit(&cluster).stdout)))
+        .collect();
+
+    std::fs::write(&trigger, "").unwrap();
+    let refused = submit(&cluster);
+    assert!(
+        !refused.status.success(),
+        "a submission was acknowledged on a failing disk"
+    );
+    let said = text(&refused.stderr);
+    assert!(
+        said.contains("storage failed"),
+        "{said}\n{}",
+        cluster.logs()
+    );
+    let ping = cluster.run("scontrol", &["ping"]);
+    let pinged = text(&ping.stdout);
+    assert!(!ping.status.success(), "{pinged}");
+    assert!(
+        pinged.contains("is DOWN (state storage failed:") && pinged.contains("Input/output error"),
+        "{pinged}\n{}",
+        cluster.logs()
+    );
+
+    std::fs::remove_file(&trigger).unwrap();
+    let mut controller = cluster.controller.take().unwrap();
+    let deadline = Instant::now() + LONG;
+    let status = loop {
+        if let Some(status) = controller.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = controller.kill();
+            panic!(
+                "the controller did not exit once the disk worked\n{}",
+                cluster.logs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status.code(), Some(75), "{}", cluster.logs());
+    cluster.restart_controller();
+    let listed = cluster.squeue("%i", &["-S", "i"]);
+    let expected: Vec<String> = acknowledged.iter().map(u32::to_string).collect();
+    assert_eq!(listed, expected, "{}", cluster.logs());
+}
+
+#[test]
+fn a_failing_fsync_is_refused_and_loses_no_acknowledged_job() {
+    an_io_error_is_refused_and_loses_nothing("fsync");
+}
+
+#[test]
+fn a_failing_write_is_refused_and_loses_no_acknowledged_job() {
+    an_io_error_is_refused_and_loses_nothing("write");
+}

@@ -29,6 +29,7 @@ pub struct Cluster {
     pub local_socket: Option<PathBuf>,
     bin_dir: PathBuf,
     agent_env: Vec<(String, String)>,
+    controller_env: Vec<(String, String)>,
     /// `spurd --simulate` with this hostlist instead of a real node (see `ClusterOptions::simulate`).
     simulate: Option<String>,
     /// The state directory is a tmpfs this cluster mounted (see `ClusterOptions::state_tmpfs_bytes`).
@@ -79,6 +80,8 @@ pub struct ClusterOptions {
     pub gres_conf: Option<String>,
     /// Environment for spurd (e.g. `SPUR_SYSFS_ROOT` pointing at a fake sysfs tree).
     pub agent_env: Vec<(String, String)>,
+    /// Environment for spurctld (e.g. `LD_PRELOAD` of a fault-injecting shim).
+    pub controller_env: Vec<(String, String)>,
     /// More nodes after this host's, all on 127.0.0.1, each with its own spurd (a multi-node cluster on one host).
     pub extra_nodes: Vec<String>,
     /// Instead of this host as the one node: this many simulated nodes `sim[001-NNN]` of `cpus` and `memory_mb`,
@@ -104,6 +107,7 @@ impl Default for ClusterOptions {
             cgroup_conf: None,
             gres_conf: None,
             agent_env: Vec::new(),
+            controller_env: Vec::new(),
             extra_nodes: Vec::new(),
             simulate: None,
             state_tmpfs_bytes: None,
@@ -222,6 +226,7 @@ impl Cluster {
             local_socket: options.local_socket.then(|| dir_path.join("spurctld.sock")),
             bin_dir,
             agent_env: options.agent_env.clone(),
+            controller_env: options.controller_env.clone(),
             simulate,
             state_mount,
         };
@@ -267,6 +272,7 @@ impl Cluster {
     pub fn start_controller(&mut self) {
         let child = self
             .daemon("spurctld")
+            .envs(self.controller_env.iter().map(|(k, v)| (k, v)))
             .stdout(self.log("spurctld.log"))
             .stderr(self.log("spurctld.log"))
             .spawn()

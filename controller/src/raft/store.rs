@@ -509,7 +509,18 @@ fn run_batch(writer: &mut Writer, ops: &mut Vec<Op>) -> bool {
             }
             Err(e)
         }
-        None => commit_batch(&mut writer.log, txn, db_written, log_written),
+        None => {
+            let committed = commit_batch(&mut writer.log, txn, db_written, log_written);
+            // A sync (or the database's commit) that failed leaves the batch's records in the file, where the
+            // next start would read them back as entries nobody was told about: take them back as for a failed
+            // write (the cut reaches the page cache even when the disk refuses to sync it).
+            if committed.is_err() {
+                if let Err(undo) = writer.log.undo_appends() {
+                    tracing::error!(error = %undo, "could not take back the appends of a raft store batch that did not sync");
+                }
+            }
+            committed
+        }
     };
     if committed_due {
         writer.committed_due();
