@@ -2,6 +2,13 @@
 //! signals and terminations to them, and reports their results. Its only state is the spool directory, so it can
 //! be restarted at any time without disturbing running jobs.
 
+// Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
+// daemon, so outside tests every unwrap/expect/index is a compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod config;
 pub mod controller_trust;
 pub mod discover;
