@@ -23,3 +23,24 @@ pub mod sim;
 pub mod step_attach;
 pub mod step_usage;
 pub mod users;
+
+/// The lint above is what keeps foreign data from panicking this daemon; this fails if a crate root loses it.
+#[cfg(test)]
+#[test]
+fn crate_roots_deny_panicking_access_outside_tests() {
+    for (file, text) in [
+        ("lib.rs", include_str!("lib.rs")),
+        ("main.rs", include_str!("main.rs")),
+    ] {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let attribute = [
+            "#![cfg_attr(",
+            "not(test),",
+            "deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)",
+        ];
+        assert!(
+            lines.windows(3).any(|w| w == attribute),
+            "{file} lost its panic lint"
+        );
+    }
+}
