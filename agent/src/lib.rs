@@ -2,6 +2,13 @@
 //! signals and terminations to them, and reports their results. Its only state is the spool directory, so it can
 //! be restarted at any time without disturbing running jobs.
 
+// Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
+// daemon, so outside tests every unwrap/expect/index is a compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod config;
 pub mod controller_trust;
 pub mod discover;
@@ -16,3 +23,24 @@ pub mod sim;
 pub mod step_attach;
 pub mod step_usage;
 pub mod users;
+
+/// The lint above is what keeps foreign data from panicking this daemon; this fails if a crate root loses it.
+#[cfg(test)]
+#[test]
+fn crate_roots_deny_panicking_access_outside_tests() {
+    for (file, text) in [
+        ("lib.rs", include_str!("lib.rs")),
+        ("main.rs", include_str!("main.rs")),
+    ] {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let attribute = [
+            "#![cfg_attr(",
+            "not(test),",
+            "deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)",
+        ];
+        assert!(
+            lines.windows(3).any(|w| w == attribute),
+            "{file} lost its panic lint"
+        );
+    }
+}

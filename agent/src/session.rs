@@ -201,7 +201,8 @@ async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow:
             }
             Ok(len) = recv_wake(wake.as_ref(), &mut wake_buf) => {
                 // A supervisor just wrote its result: report it now (only results not sent yet go out).
-                match woken_job(&wake_buf[..len]) {
+                // `recv` never reports more than the buffer holds; a bad length is treated like an unknown wake.
+                match wake_buf.get(..len).and_then(woken_job) {
                     Some(job_id) => {
                         let finished = agent.spool.finished_job(job_id);
                         send_due(&outbox, &mut sent_results, finished).await?;

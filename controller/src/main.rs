@@ -1,5 +1,12 @@
 //! spurctld's command line: read slurm.conf (and gres.conf), open the replicated state, serve the API.
 
+// Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
+// daemon, so outside tests every unwrap/expect/index is a compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -206,7 +213,9 @@ async fn start_member(
                 .unwrap_or_default();
             let index = select_member(&config.controllers, member.as_deref(), &hostname)?;
             let id = u64::try_from(index + 1)?;
-            let me = &listed[&id];
+            let me = listed.get(&id).ok_or_else(|| {
+                anyhow::anyhow!("controller {id} is not among the SlurmctldHost lines")
+            })?;
             (me.name.clone(), me.addr.clone(), Some(id))
         }
         Identity::Joining { name, addr } => (name, addr, None),

@@ -119,7 +119,8 @@ impl Server {
                 "it exited without answering",
             ));
         }
-        let answer = String::from_utf8_lossy(&answer[..n]);
+        // `recv` never reports more than the buffer holds; were it to, nothing is taken.
+        let answer = String::from_utf8_lossy(answer.get(..n).unwrap_or_default());
         match answer.strip_prefix("error: ") {
             Some(msg) => Err(io::Error::other(msg.to_string())),
             None => Ok(()),

@@ -6,6 +6,13 @@
 //! requests on `<job_dir>/ctl.sock` and finally leaves `result.json` behind. The agent only ever talks to it
 //! through that directory, which is what lets the agent restart while jobs keep running.
 
+// Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
+// daemon, so outside tests every unwrap/expect/index is a compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod cgroup;
 pub mod client;
 pub mod daemon;
@@ -22,3 +29,24 @@ pub mod task_launch;
 pub mod task_script;
 
 pub use client::{is_alive, launch, read_result, read_started, send_request, ClientError};
+
+/// The lint above is what keeps foreign data from panicking this daemon; this fails if a crate root loses it.
+#[cfg(test)]
+#[test]
+fn crate_roots_deny_panicking_access_outside_tests() {
+    for (file, text) in [
+        ("lib.rs", include_str!("lib.rs")),
+        ("main.rs", include_str!("main.rs")),
+    ] {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let attribute = [
+            "#![cfg_attr(",
+            "not(test),",
+            "deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)",
+        ];
+        assert!(
+            lines.windows(3).any(|w| w == attribute),
+            "{file} lost its panic lint"
+        );
+    }
+}

@@ -2,6 +2,13 @@
 //! library), `spurstepd --step` with a step launch on stdin for one node's tasks of an srun step,
 //! `spurstepd --fork-server` beside the agent, forking batch jobs' supervisors on its request.
 
+// Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
+// daemon, so outside tests every unwrap/expect/index is a compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use spur_stepd::daemon::fork_server;
 
 fn main() {

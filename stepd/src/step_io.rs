@@ -109,8 +109,8 @@ impl Frame {
     pub fn read_from(input: &mut impl Read) -> io::Result<Option<Frame>> {
         let mut header = [0u8; HEADER_LEN];
         let mut got = 0;
-        while got < HEADER_LEN {
-            match input.read(&mut header[got..]) {
+        while let Some(rest) = header.get_mut(got..).filter(|r| !r.is_empty()) {
+            match input.read(rest) {
                 Ok(0) if got == 0 => return Ok(None),
                 Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
                 Ok(n) => got += n,
@@ -118,12 +118,11 @@ impl Frame {
                 Err(e) => return Err(e),
             }
         }
-        let kind = Kind::from_code(header[0])
+        // The header's layout, spelled as a pattern so no field is read by index.
+        let [code, r0, r1, r2, r3, a0, a1, a2, a3, l0, l1, l2, l3] = header;
+        let kind = Kind::from_code(code)
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "unknown step frame kind"))?;
-        let word = |at: usize| {
-            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-        };
-        let len = word(9) as usize;
+        let len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
         if len > MAX_FRAME_DATA {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -134,8 +133,8 @@ impl Frame {
         input.read_exact(&mut data)?;
         Ok(Some(Frame {
             kind,
-            rank: word(1),
-            aux: word(5),
+            rank: u32::from_le_bytes([r0, r1, r2, r3]),
+            aux: u32::from_le_bytes([a0, a1, a2, a3]),
             data,
         }))
     }

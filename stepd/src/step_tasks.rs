@@ -405,7 +405,8 @@ fn forward(read: OwnedFd, rank: u32, stream: u32, link: Link) -> JoinHandle<()> 
             match file.read(&mut buf) {
                 Ok(0) => return,
                 Ok(n) => {
-                    for chunk in buf[..n].chunks(MAX_FRAME_DATA) {
+                    // `read` never reports more than the buffer holds; were it to, nothing is sent.
+                    for chunk in buf.get(..n).unwrap_or_default().chunks(MAX_FRAME_DATA) {
                         link.send(Frame::new(Kind::Output, rank, stream, chunk.to_vec()));
                     }
                 }

@@ -167,9 +167,9 @@ pub fn launch(task: &TaskLaunch<'_>) -> Result<Launched, LaunchError> {
 fn read_exec_error(fd: RawFd) -> Option<Errno> {
     let mut buf = [0u8; 4];
     let mut got = 0;
-    while got < buf.len() {
+    while let Some(rest) = buf.get_mut(got..).filter(|r| !r.is_empty()) {
         // SAFETY: reading into our own buffer from a descriptor we own.
-        let n = unsafe { libc::read(fd, buf[got..].as_mut_ptr().cast(), buf.len() - got) };
+        let n = unsafe { libc::read(fd, rest.as_mut_ptr().cast(), rest.len()) };
         match n {
             n if n > 0 => got += n as usize,
             0 => break,
@@ -243,15 +243,18 @@ unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
     let (hex_len, tail): (usize, &[u8]) = match bound {
         Some(mask) => (spur_core::cpu_bind::mask_hex(mask, &mut hex), b" set\n"),
         None => {
-            hex[0] = b'0';
+            if let Some(first) = hex.first_mut() {
+                *first = b'0';
+            }
             (1, b"\n")
         }
     };
+    // Both lengths are within their buffers by construction; `get` keeps this child from panicking regardless.
     for part in [
         start,
-        &pid_text[..pid_len],
+        pid_text.get(..pid_len).unwrap_or_default(),
         b"]: mask 0x",
-        &hex[..hex_len],
+        hex.get(..hex_len).unwrap_or_default(),
         tail,
     ] {
         libc::write(2, part.as_ptr().cast(), part.len());
@@ -268,9 +271,11 @@ unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 1
         return None;
     }
     let mut allowed = [0u64; 16];
-    for cpu in 0..1024usize {
-        if libc::CPU_ISSET(cpu, &current) {
-            allowed[cpu / 64] |= 1 << (cpu % 64);
+    for (word, bits) in allowed.iter_mut().enumerate() {
+        for bit in 0..64 {
+            if libc::CPU_ISSET(word * 64 + bit, &current) {
+                *bits |= 1 << bit;
+            }
         }
     }
     let mut chosen = [0u64; 16];
@@ -279,9 +284,11 @@ unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 1
     }
     let mut set: libc::cpu_set_t = std::mem::zeroed();
     libc::CPU_ZERO(&mut set);
-    for cpu in 0..1024usize {
-        if chosen[cpu / 64] & (1 << (cpu % 64)) != 0 {
-            libc::CPU_SET(cpu, &mut set);
+    for (word, bits) in chosen.iter().enumerate() {
+        for bit in 0..64 {
+            if bits & (1 << bit) != 0 {
+                libc::CPU_SET(word * 64 + bit, &mut set);
+            }
         }
     }
     (libc::sched_setaffinity(0, size, &set) == 0).then_some(chosen)
@@ -292,16 +299,16 @@ unsafe fn write_decimal(out: *mut u8, value: i32) {
     let mut digits = [0u8; PID_DIGITS_MAX];
     let mut n = value.unsigned_abs();
     let mut len = 0;
-    loop {
-        digits[len] = b'0' + (n % 10) as u8;
+    for slot in digits.iter_mut() {
+        *slot = b'0' + (n % 10) as u8;
         len += 1;
         n /= 10;
-        if n == 0 || len == PID_DIGITS_MAX {
+        if n == 0 {
             break;
         }
     }
-    for i in 0..len {
-        *out.add(i) = digits[len - 1 - i];
+    for (i, digit) in digits.iter().take(len).rev().enumerate() {
+        *out.add(i) = *digit;
     }
     *out.add(len) = 0;
 }
@@ -384,6 +391,69 @@ mod tests {
         assert_eq!(
             status.unwrap(),
             nix::sys::wait::WaitStatus::Exited(nix::unistd::Pid::from_raw(missing.pid), 2)
+        );
+    }
+
+    /// Runs `sh -c script` with `binding` and a verbose-binding report; returns (pid, stdout, stderr).
+    fn run_bound(
+        script: &str,
+        binding: Option<spur_core::cpu_bind::TaskBinding>,
+    ) -> (i32, String, String) {
+        let (out_read, out_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        let (err_read, err_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let args = vec!["-c".to_string(), script.to_string()];
+        let launched = launch(&TaskLaunch {
+            program: "sh",
+            args: &args,
+            env: &env,
+            work_dir: Path::new("/"),
+            stdin: 0,
+            stdout: out_write.as_raw_fd(),
+            stderr: err_write.as_raw_fd(),
+            identity: None,
+            cgroup_procs: &[],
+            controlling_tty: false,
+            binding,
+            bind_report: Some(b"cpu-bind=MASK - n1, task  0  0 ["),
+        })
+        .unwrap();
+        drop((out_write, err_write));
+        let read_all = |fd: std::os::fd::OwnedFd| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::fs::File::from(fd), &mut text).unwrap();
+            text
+        };
+        let (out, err) = (read_all(out_read), read_all(err_read));
+        nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(launched.pid), None).unwrap();
+        (launched.pid, out, err)
+    }
+
+    #[test]
+    fn a_bound_task_runs_on_its_cpu_and_reports_its_mask() {
+        let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(unsafe { libc::sched_getaffinity(0, size, &mut allowed) }, 0);
+        let first = (0..1024)
+            .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &allowed) })
+            .unwrap();
+        let binding = spur_core::cpu_bind::TaskBinding::Slice { start: 0, count: 1 };
+        let (pid, out, err) = run_bound("grep Cpus_allowed_list /proc/self/status", Some(binding));
+        assert_eq!(out, format!("Cpus_allowed_list:\t{first}\n"));
+        let mut mask = [0u64; 16];
+        mask[first / 64] = 1 << (first % 64);
+        let mut hex = [0u8; 256];
+        let len = spur_core::cpu_bind::mask_hex(&mask, &mut hex);
+        let hex = std::str::from_utf8(&hex[..len]).unwrap();
+        assert_eq!(
+            err,
+            format!("cpu-bind=MASK - n1, task  0  0 [{pid}]: mask 0x{hex} set\n")
+        );
+
+        let (pid, _, err) = run_bound("true", None);
+        assert_eq!(
+            err,
+            format!("cpu-bind=MASK - n1, task  0  0 [{pid}]: mask 0x0\n")
         );
     }
 }

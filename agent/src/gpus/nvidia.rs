@@ -133,19 +133,15 @@ pub(super) fn parse_topo_matrix(text: &str) -> Vec<Vec<Link>> {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     };
     let lines: Vec<String> = text.lines().map(strip_escapes).collect();
-    let Some(header_at) = lines
+    // nvidia-smi's output is another program's: walk it with iterators, never by index.
+    let mut rows = lines
         .iter()
-        .position(|l| l.split_whitespace().next().is_some_and(is_gpu))
-    else {
+        .skip_while(|l| !l.split_whitespace().next().is_some_and(is_gpu));
+    let Some(header) = rows.next() else {
         return Vec::new();
     };
-    let columns = lines[header_at]
-        .split_whitespace()
-        .take_while(|t| is_gpu(t))
-        .count();
-    lines[header_at + 1..]
-        .iter()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+    let columns = header.split_whitespace().take_while(|t| is_gpu(t)).count();
+    rows.map(|l| l.split_whitespace().collect::<Vec<_>>())
         .take_while(|cells| cells.first().is_some_and(|c| is_gpu(c)))
         .map(|cells| {
             (0..columns)

@@ -10,6 +10,13 @@
 //!
 //! Usage: spur-ha-bench [--bin-dir DIR] [--kills N] [--seconds S] [--clients C] [--port P] [--dir DIR]
 
+// Issue 29: held to the daemons' rule (see controller/src/lib.rs): outside tests every unwrap/expect/index is a
+// compile error; use `.get()`, patterns or `?` instead.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -162,10 +169,13 @@ impl Bench {
             .stderr(log)
             .spawn()
             .context("start spurctld")?;
-        if self.procs.controllers.len() <= i {
-            self.procs.controllers.resize_with(i + 1, || None);
+        match self.procs.controllers.get_mut(i) {
+            Some(slot) => *slot = Some(child),
+            None => {
+                self.procs.controllers.resize_with(i, || None);
+                self.procs.controllers.push(Some(child));
+            }
         }
-        self.procs.controllers[i] = Some(child);
         Ok(())
     }
 

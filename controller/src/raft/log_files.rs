@@ -108,20 +108,25 @@ enum Parsed<'a> {
     Bad(String),
 }
 
+/// A record header's fields: payload length, checksum and the index's bytes. The layout is spelled as a pattern,
+/// so no field is read by an index that could miss.
+fn header_fields(header: &[u8; RECORD_HEADER_BYTES]) -> (u32, u32, [u8; 8]) {
+    let [l0, l1, l2, l3, c0, c1, c2, c3, i0, i1, i2, i3, i4, i5, i6, i7] = *header;
+    (
+        u32::from_le_bytes([l0, l1, l2, l3]),
+        u32::from_le_bytes([c0, c1, c2, c3]),
+        [i0, i1, i2, i3, i4, i5, i6, i7],
+    )
+}
+
 fn parse_record(bytes: &[u8]) -> Parsed<'_> {
-    let Some(header) = bytes.get(..RECORD_HEADER_BYTES) else {
+    let Some(header) = bytes.first_chunk::<RECORD_HEADER_BYTES>() else {
         return Parsed::Short;
     };
     if header.iter().all(|&b| b == 0) {
         return Parsed::End;
     }
-    let word = |at: usize| {
-        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-    };
-    let payload_len = word(0);
-    let crc = word(4);
-    let mut index_bytes = [0u8; 8];
-    index_bytes.copy_from_slice(&header[8..16]);
+    let (payload_len, crc, index_bytes) = header_fields(header);
     if payload_len > MAX_PAYLOAD_BYTES {
         return Parsed::Bad(format!("record length {payload_len}"));
     }
@@ -356,16 +361,16 @@ impl LogFiles {
     /// Makes every append and cut so far durable.
     pub(crate) fn sync(&mut self) -> Result<(), StoreError> {
         self.check()?;
-        for i in 0..self.segments.len() {
-            if !self.segments[i].unsynced {
-                continue;
-            }
-            if let Err(e) = self.segments[i].file.sync_data() {
-                return Err(self.fail(e));
-            }
-            self.segments[i].unsynced = false;
-        }
-        Ok(())
+        let synced = self
+            .segments
+            .iter_mut()
+            .filter(|s| s.unsynced)
+            .try_for_each(|s| {
+                s.file.sync_data()?;
+                s.unsynced = false;
+                Ok(())
+            });
+        synced.map_err(|e| self.fail(e))
     }
 
     /// Entries with `start <= index < end` (`end == None`: to the last), in order; purged ones are not returned.
@@ -385,7 +390,13 @@ impl LogFiles {
             }
             let first_slot = (from - segment.first) as usize;
             let last_slot = (to - 1 - segment.first) as usize;
-            let at = segment.offsets[first_slot];
+            // `first <= from < end()`, so the slot is there; a miss is reported, not a panic.
+            let Some(&at) = segment.offsets.get(first_slot) else {
+                return Err(StoreError::corrupt(
+                    "raft log",
+                    format!("entry {from} of {} has no offset", segment.path.display()),
+                ));
+            };
             let until = segment.record_end(last_slot);
             let mut buf = vec![0u8; (until - at) as usize];
             segment.file.read_exact_at(&mut buf, at).map_err(io_error)?;
@@ -398,7 +409,8 @@ impl LogFiles {
                         len,
                     } if index == expected => {
                         out.push((index, payload.to_vec()));
-                        rest = &rest[len..];
+                        // `len` bytes were just parsed from `rest`; were they not, the next entry reads as cut short.
+                        rest = rest.get(len..).unwrap_or_default();
                     }
                     Parsed::Record { index, .. } => {
                         return Err(StoreError::corrupt(
@@ -461,7 +473,13 @@ impl LogFiles {
         if let Some(segment) = self.segments.last_mut() {
             if from < segment.end() {
                 let slot = (from - segment.first) as usize;
-                let cut = segment.offsets[slot];
+                // The segments from `from` on were unlinked above, so `first < from < end()`: the slot is there.
+                let Some(&cut) = segment.offsets.get(slot) else {
+                    return Err(StoreError::corrupt(
+                        "raft log",
+                        format!("entry {from} of {} has no offset", segment.path.display()),
+                    ));
+                };
                 let result = segment
                     .file
                     .set_len(cut)
@@ -566,8 +584,8 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
     let mut at = SEGMENT_HEADER.len();
     let mut allocated = bytes.len() as u64;
     let mut expected = first;
-    while at < bytes.len() {
-        let damage = match parse_record(&bytes[at..]) {
+    while let Some(rest) = bytes.get(at..).filter(|r| !r.is_empty()) {
+        let damage = match parse_record(rest) {
             Parsed::Record { index, len, .. } if index == expected => {
                 offsets.push(at as u64);
                 at += len;
@@ -639,13 +657,11 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
 /// one followed by anything. A record that looks cut short only because its length field grew is caught by its
 /// checksum, which then matches a shorter payload (the record was whole).
 fn torn_last_record(bytes: &[u8], at: usize, last_nonzero: usize) -> Result<(), String> {
-    let Some(header) = bytes.get(at..at + RECORD_HEADER_BYTES) else {
+    let Some(header) = bytes.get(at..).and_then(<[u8]>::first_chunk) else {
         // The header itself runs past the end of the file: nothing can follow it.
         return Ok(());
     };
-    let word =
-        |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
-    let payload_len = word(0);
+    let (payload_len, crc, index_bytes) = header_fields(header);
     if payload_len > MAX_PAYLOAD_BYTES {
         // A short write leaves bytes as written or zero, and a length written whole is never this large.
         return Err("a length no write makes".into());
@@ -657,24 +673,26 @@ fn torn_last_record(bytes: &[u8], at: usize, last_nonzero: usize) -> Result<(), 
     // Could the length field be what is damaged? A payload ending at some byte the checksum matches says the record
     // was whole. Only ends up to a few bytes past the last byte that is not zero are tried (a payload ends in
     // a byte that is not zero, or in few zeros), which also keeps a chance match of the checksum unlikely.
-    let crc = word(4);
-    let mut state = crc32c_update(!0, &header[8..16]);
     let payload_start = at + RECORD_HEADER_BYTES;
     let last_end = (last_nonzero + 1 + 8).min(record_end - 1).min(bytes.len());
-    let mut end = payload_start;
-    loop {
-        if !state == crc {
-            return Err(format!(
-                "but its checksum matches a payload of {} bytes: the record is whole and its length field damaged",
-                end - payload_start
-            ));
-        }
-        if end >= last_end {
-            return Ok(());
-        }
-        state = crc32c_update(state, &bytes[end..end + 1]);
-        end += 1;
+    // The payload ends tried: `payload_start` itself, then one more byte at a time up to `last_end`.
+    let candidates = bytes.get(payload_start..last_end).unwrap_or_default();
+    let whole = |payload_len: usize| {
+        format!(
+            "but its checksum matches a payload of {payload_len} bytes: the record is whole and its length field damaged"
+        )
+    };
+    let mut state = crc32c_update(!0, &index_bytes);
+    if !state == crc {
+        return Err(whole(0));
     }
+    for (n, byte) in candidates.iter().enumerate() {
+        state = crc32c_update(state, std::slice::from_ref(byte));
+        if !state == crc {
+            return Err(whole(n + 1));
+        }
+    }
+    Ok(())
 }
 
 fn remove_unfinished(path: &Path) -> io::Result<()> {
@@ -685,6 +703,8 @@ fn remove_unfinished(path: &Path) -> io::Result<()> {
     }
 }
 
+// Evaluated at compile time (it builds a static): an index out of range would fail the build, never a daemon.
+#[allow(clippy::indexing_slicing)]
 const fn crc32c_table() -> [u32; 256] {
     let mut table = [0u32; 256];
     let mut i = 0;
@@ -715,6 +735,8 @@ fn crc32c(parts: &[&[u8]]) -> u32 {
 }
 
 /// Feeds `bytes` to a running CRC-32C state (the checksum is the state's complement).
+// The table has 256 entries and its index is masked to 0..=255, so it cannot miss.
+#[allow(clippy::indexing_slicing)]
 fn crc32c_update(mut crc: u32, bytes: &[u8]) -> u32 {
     for &byte in bytes {
         crc = CRC32C_TABLE[((crc ^ u32::from(byte)) & 0xff) as usize] ^ (crc >> 8);

@@ -47,7 +47,7 @@ pub(super) struct Backfill<'s> {
     /// Each shape of job met in the pass, numbered (its hash is computed once per job), and what the pass
     /// learned about it.
     shapes: HashMap<Shape<'s>, usize>,
-    memos: Vec<ShapeMemo>,
+    memos: Memos,
     candidates: HashMap<(&'s str, Option<&'s str>), Vec<Candidate<'s>>>,
     blocked_partitions: HashSet<&'s str>,
     /// The same for plain requests: a request asking at least as much skips the nodes before that position.
@@ -78,7 +78,7 @@ impl<'s> Backfill<'s> {
             profile,
             book: Book::new(state, now),
             shapes: HashMap::new(),
-            memos: Vec::new(),
+            memos: Memos::default(),
             candidates: HashMap::new(),
             blocked_partitions: HashSet::new(),
             fit_positions: Vec::new(),
@@ -109,11 +109,14 @@ impl<'s> Backfill<'s> {
             }
             all
         });
-        let candidates = &self.candidates[&key];
-        let next = self.memos.len();
+        let Some(candidates) = self.candidates.get(&key) else {
+            // Just inserted above; were it missing, there would be no node to try.
+            return self.wait(job, None, None);
+        };
+        let next = self.memos.0.len();
         let shape = *self.shapes.entry(Shape::of(job)).or_insert(next);
         if shape == next {
-            self.memos.push(ShapeMemo::default());
+            self.memos.0.push(ShapeMemo::default());
         }
         let duration = duration_secs(job);
         let now = self.profile.now();
@@ -132,12 +135,12 @@ impl<'s> Backfill<'s> {
             .as_ref()
             .is_some_and(|d| self.failed_demands.iter().any(|f| d.covers(f)));
         if dominated {
-            self.memos[shape].failed_now = true;
+            self.memos.update(shape, |m| m.failed_now = true);
         }
-        if !self.memos[shape].failed_now {
+        if !self.memos.get(shape).failed_now {
             let end = end_now;
             let window = self.profile.window(now, end);
-            let mut skip = self.memos[shape].first_fit;
+            let mut skip = self.memos.get(shape).first_fit;
             if let Some(d) = &demand {
                 for (smaller, at) in &self.fit_positions {
                     if *at > skip && d.covers(smaller) {
@@ -152,7 +155,7 @@ impl<'s> Backfill<'s> {
                 .is_some_and(|(alloc, _)| !switches::within_request(state, job, alloc, now));
             if let Some((alloc, at)) = placed.filter(|_| !spans_too_many) {
                 self.profile.reserve(&alloc, now, end);
-                self.memos[shape].first_fit = at;
+                self.memos.update(shape, |m| m.first_fit = at);
                 if let Some(d) = demand {
                     let room = self.fit_positions.len() < FAILED_DEMANDS_MAX;
                     match self.fit_positions.iter_mut().find(|(known, _)| *known == d) {
@@ -168,7 +171,7 @@ impl<'s> Backfill<'s> {
             if spans_too_many {
                 return self.wait(job, None, None);
             }
-            self.memos[shape].failed_now = true;
+            self.memos.update(shape, |m| m.failed_now = true);
             if let Some(d) = &demand {
                 if self.failed_demands.len() < FAILED_DEMANDS_MAX {
                     self.failed_demands.push(d.clone());
@@ -183,7 +186,7 @@ impl<'s> Backfill<'s> {
                 desc: None,
             };
         }
-        let desc = match self.memos[shape].held_off {
+        let desc = match self.memos.get(shape).held_off {
             Some(known) => known,
             None => {
                 let desc = held_off_by_reservations(
@@ -194,7 +197,7 @@ impl<'s> Backfill<'s> {
                     candidates,
                     end_now,
                 );
-                self.memos[shape].held_off = Some(desc);
+                self.memos.update(shape, |m| m.held_off = Some(desc));
                 desc
             }
         };
@@ -203,7 +206,7 @@ impl<'s> Backfill<'s> {
         }
         self.reservations_made += 1;
         // What is known of smaller requests bounds this one's search: it cannot start before any of them could.
-        let mut from = match self.memos[shape].earliest_found {
+        let mut from = match self.memos.get(shape).earliest_found {
             Some(None) => return self.wait(job, None, desc),
             Some(Some(t)) => t,
             None => now,
@@ -218,7 +221,8 @@ impl<'s> Backfill<'s> {
         }
         let found = self.earliest(job, candidates, from, duration);
         let earliest = found.as_ref().map(|(t, _)| *t);
-        self.memos[shape].earliest_found = Some(earliest);
+        self.memos
+            .update(shape, |m| m.earliest_found = Some(earliest));
         if let Some(d) = demand {
             if self.searched.len() < FAILED_DEMANDS_MAX {
                 self.searched.push((d, earliest));
@@ -336,20 +340,19 @@ impl<'s> Backfill<'s> {
                     }
                     continue;
                 }
-                let full = best.len() == wanted;
-                if full
-                    && !required
+                // `best` never holds more than `wanted`, so when full its last is the `wanted`-th earliest.
+                let last_of_full = best.last().copied().filter(|_| best.len() == wanted);
+                if !required
                     && !whole_search
                     && filter.required_count() == 0
-                    && best[wanted - 1] == t0
+                    && last_of_full == Some(t0)
                 {
                     unsearched_from = at;
                     break;
                 }
-                let bound = if full && !required && !whole_search {
-                    best[wanted - 1]
-                } else {
-                    horizon
+                let bound = match last_of_full {
+                    Some(last) if !required && !whole_search => last,
+                    _ => horizon,
                 };
                 let cpus = job_cpus(job, node, sharing);
                 let mem = job_mem_mb(self.state, job, node, cpus);
@@ -380,7 +383,7 @@ impl<'s> Backfill<'s> {
             if best.len() < wanted {
                 return None;
             }
-            let t = best[wanted - 1].max(required_at);
+            let t = best.last().copied()?.max(required_at);
             let end = self.profile.end_of(t, duration);
             let window = self.profile.window(t, end);
             let avail = self.book.filter(&window, job, t, end);
@@ -389,8 +392,14 @@ impl<'s> Backfill<'s> {
             let may_fit: Vec<Candidate<'_>> = searched
                 .iter()
                 .filter(|n| n.may_fit_at(t))
-                .map(|n| candidates[n.at])
-                .chain(candidates[unsearched_from..].iter().copied())
+                .filter_map(|n| candidates.get(n.at).copied())
+                .chain(
+                    candidates
+                        .get(unsearched_from..)
+                        .unwrap_or_default()
+                        .iter()
+                        .copied(),
+                )
                 .collect();
             if let Some((alloc, _)) = place_among(self.state, &may_fit, 0, &avail, job) {
                 return Some((t, alloc));
@@ -510,8 +519,25 @@ impl<'s> Shape<'s> {
     }
 }
 
-/// What the pass learned about one shape of job.
+/// The memos by shape number. `decide` pushes a shape's memo as it numbers the shape, so each number has one; a
+/// number without one reads as nothing learned yet (a memo only saves work) and updates to it are dropped.
 #[derive(Debug, Default)]
+struct Memos(Vec<ShapeMemo>);
+
+impl Memos {
+    fn get(&self, shape: usize) -> ShapeMemo {
+        self.0.get(shape).copied().unwrap_or_default()
+    }
+
+    fn update(&mut self, shape: usize, change: impl FnOnce(&mut ShapeMemo)) {
+        if let Some(memo) = self.0.get_mut(shape) {
+            change(memo);
+        }
+    }
+}
+
+/// What the pass learned about one shape of job.
+#[derive(Debug, Default, Clone, Copy)]
 struct ShapeMemo {
     /// A job of the shape did not fit now; what is taken only grows during a pass, so neither will the next.
     failed_now: bool,

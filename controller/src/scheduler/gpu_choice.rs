@@ -21,7 +21,7 @@ type Score = (u32, u32, Reverse<u32>);
 /// `need` units of `free` (ascending unit indices), in ascending order.
 pub(super) fn choose(topology: &GpuTopology, free: &[u32], need: usize) -> Vec<u32> {
     if need == 0 || need >= free.len() {
-        return free[..need.min(free.len())].to_vec();
+        return free.iter().take(need).copied().collect();
     }
     let ranks = Ranks::new(topology, free);
     let local = if sets_at_most(free.len(), need, EXACT_SETS_MAX) {
@@ -29,7 +29,10 @@ pub(super) fn choose(topology: &GpuTopology, free: &[u32], need: usize) -> Vec<u
     } else {
         greedy(&ranks, need)
     };
-    local.into_iter().map(|i| free[i]).collect()
+    local
+        .into_iter()
+        .filter_map(|i| free.get(i).copied())
+        .collect()
 }
 
 /// Link ranks among the free units, by position in `free`.
@@ -43,21 +46,32 @@ struct Ranks {
 impl Ranks {
     fn new(topology: &GpuTopology, free: &[u32]) -> Ranks {
         let n = free.len();
-        let unit = |i: usize| usize::try_from(free[i]).unwrap_or(usize::MAX);
-        let mut rank = vec![0u32; n * n];
-        for a in 0..n {
-            for b in 0..n {
-                rank[a * n + b] = topology.link(unit(a), unit(b)).rank();
-            }
-        }
-        let reach = (0..n)
-            .map(|a| (0..n).filter(|&b| b != a).map(|b| rank[a * n + b]).sum())
+        let units: Vec<usize> = free
+            .iter()
+            .map(|&u| usize::try_from(u).unwrap_or(usize::MAX))
+            .collect();
+        // Row `a` holds the ranks from unit `a` to every unit, so entry `a * n + b` is the link a-b.
+        let rank: Vec<u32> = units
+            .iter()
+            .flat_map(|&a| units.iter().map(move |&b| topology.link(a, b).rank()))
+            .collect();
+        let reach = rank
+            .chunks(n.max(1))
+            .enumerate()
+            .map(|(a, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter(|&(b, _)| b != a)
+                    .map(|(_, r)| r)
+                    .sum()
+            })
             .collect();
         Ranks { n, rank, reach }
     }
 
+    /// The rank of link a-b; positions come from `0..n`, and one outside it reads as no link at all.
     fn get(&self, a: usize, b: usize) -> u32 {
-        self.rank[a * self.n + b]
+        self.rank.get(a * self.n + b).copied().unwrap_or(0)
     }
 }
 
@@ -91,7 +105,9 @@ impl Partial {
         Partial {
             min: self.min.min(min_to),
             sum: self.sum.saturating_add(sum_to),
-            reach: self.reach.saturating_add(ranks.reach[unit]),
+            reach: self
+                .reach
+                .saturating_add(ranks.reach.get(unit).copied().unwrap_or(0)),
         }
     }
 
@@ -109,15 +125,21 @@ fn exact(ranks: &Ranks, need: usize) -> Vec<usize> {
     let mut partials: Vec<Partial> = vec![Partial::EMPTY];
     let mut next = 0usize;
     loop {
+        // `partials[k]` is the set of the first `k` members (a stale entry may follow after a backtrack): it is
+        // always there for `k = members.len()`, a miss would read as the empty set.
+        let current = partials
+            .get(members.len())
+            .copied()
+            .unwrap_or(Partial::EMPTY);
         if members.len() == need {
-            let score = partials[need].score();
+            let score = current.score();
             if best.as_ref().is_none_or(|(b, _)| score > *b) {
                 best = Some((score, members.clone()));
             }
         }
         // Extend with `next` if enough units remain after it, else backtrack.
         if members.len() < need && next + (need - members.len()) <= ranks.n {
-            let partial = partials[members.len()].with(ranks, &members, next);
+            let partial = current.with(ranks, &members, next);
             members.push(next);
             partials.truncate(members.len());
             partials.push(partial);
@@ -147,19 +169,24 @@ fn greedy(ranks: &Ranks, need: usize) -> Vec<usize> {
         let mut next = Some((seed, Partial::EMPTY.plus(ranks, seed, u32::MAX, 0)));
         while let Some((unit, grown)) = next {
             members.push(unit);
-            in_set[unit] = true;
+            if let Some(taken) = in_set.get_mut(unit) {
+                *taken = true;
+            }
             partial = grown;
-            for other in 0..ranks.n {
+            for (other, (min, sum)) in min_to.iter_mut().zip(sum_to.iter_mut()).enumerate() {
                 let r = ranks.get(unit, other);
-                min_to[other] = min_to[other].min(r);
-                sum_to[other] = sum_to[other].saturating_add(r);
+                *min = (*min).min(r);
+                *sum = sum.saturating_add(r);
             }
             if members.len() == need {
                 break;
             }
-            next = (0..ranks.n)
-                .filter(|&u| !in_set[u])
-                .map(|u| (u, partial.plus(ranks, u, min_to[u], sum_to[u])))
+            next = in_set
+                .iter()
+                .zip(min_to.iter().zip(&sum_to))
+                .enumerate()
+                .filter(|(_, (&taken, _))| !taken)
+                .map(|(u, (_, (&min, &sum)))| (u, partial.plus(ranks, u, min, sum)))
                 .fold(None, |acc: Option<(usize, Partial)>, (u, p)| match acc {
                     Some((_, q)) if q.score() >= p.score() => acc,
                     _ => Some((u, p)),

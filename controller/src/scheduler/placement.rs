@@ -673,7 +673,7 @@ pub(super) fn fits_node(
                 chosen.extend(gpu_choice::choose(topology, &free, need));
             }
             // Without links, Slurm's choice: the lowest free units.
-            _ => chosen.extend(&free[..need]),
+            _ => chosen.extend(free.iter().take(need)),
         }
     }
     // A job given whole nodes to itself gets their GPUs too, as in Slurm (its tasks see every GPU of the node);

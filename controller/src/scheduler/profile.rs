@@ -39,17 +39,24 @@ impl NodeSteps<'_> {
     /// The index of the step that begins at `t`, splitting the one that holds at `t` if needed.
     fn split_at(&mut self, t: EpochSecs) -> usize {
         let i = self.starts.partition_point(|&s| s <= t);
-        if i > 0 && self.starts[i - 1] == t {
-            return i - 1;
+        if let Some(before) = i.checked_sub(1) {
+            if self.starts.get(before) == Some(&t) {
+                return before;
+            }
         }
-        // Every t asked for is at or after now, so a step before it exists.
+        // Every t asked for is at or after now, so a step before it exists (were it missing, the new step would
+        // start empty). The new step starts as a copy of it.
         let previous = i.saturating_sub(1);
-        self.starts.insert(i, t);
-        self.amounts.insert(i, self.amounts[previous]);
         let words = self.layout.words();
-        self.units
-            .extend_from_within(previous * words..(previous + 1) * words);
-        self.units[i * words..].rotate_right(words);
+        let amounts = self.amounts.get(previous).copied().unwrap_or_default();
+        let units = self
+            .units
+            .get(previous * words..(previous + 1) * words)
+            .map_or_else(|| vec![0; words], <[u64]>::to_vec);
+        self.starts.insert(i, t);
+        self.amounts.insert(i, amounts);
+        let at = (i * words).min(self.units.len());
+        self.units.splice(at..at, units);
         i
     }
 
@@ -67,33 +74,42 @@ impl NodeSteps<'_> {
     /// few steps, so a walk finds the end sooner than a binary search.
     fn span_from(&self, first: usize, end: EpochSecs) -> Range<usize> {
         let after = first + 1;
-        let last = self.starts[after.min(self.starts.len())..]
+        let last = self
+            .starts
+            .get(after..)
+            .unwrap_or_default()
             .iter()
             .position(|&s| s >= end)
             .map_or(self.starts.len(), |n| after + n);
         first..last
     }
 
-    fn use_over(&self, steps: Range<usize>) -> NodeUse<'_> {
+    /// What is taken over `steps`; `None` (the node has no room) if the steps are not all there, which the
+    /// profile's own bookkeeping rules out.
+    fn use_over(&self, steps: Range<usize>) -> Option<NodeUse<'_>> {
         let words = self.layout.words();
-        NodeUse::Steps(StepsUse {
-            units: &self.units[steps.start * words..steps.end * words],
-            amounts: &self.amounts[steps],
+        Some(NodeUse::Steps(StepsUse {
+            units: self.units.get(steps.start * words..steps.end * words)?,
+            amounts: self.amounts.get(steps)?,
             layout: &self.layout,
-        })
+        }))
     }
 
     /// Adds (`taken`) or removes the share of the allocation's `at`-th node in `steps`.
     fn apply(&mut self, alloc: &Allocation, at: usize, steps: Range<usize>, taken: bool) {
         let words = self.layout.words();
         for i in steps {
-            let amounts = &mut self.amounts[i];
-            if taken {
-                amounts.add(alloc);
-            } else {
-                amounts.remove(alloc);
+            // `steps` come from `split_at` and `span`, within the profile; one that is not there is skipped.
+            if let Some(amounts) = self.amounts.get_mut(i) {
+                if taken {
+                    amounts.add(alloc);
+                } else {
+                    amounts.remove(alloc);
+                }
             }
-            let step = &mut self.units[i * words..(i + 1) * words];
+            let Some(step) = self.units.get_mut(i * words..(i + 1) * words) else {
+                continue;
+            };
             for (name, units) in alloc.units_on(at).0 {
                 self.layout.mark(step, name, units, taken);
             }
@@ -165,7 +181,10 @@ impl<'s> Profile<'s> {
         }
         releases.sort_by_key(|&(i, end, _, _)| (i, end));
         for (i, end, alloc, at) in releases {
-            let steps = &mut profile.nodes[i];
+            // `i` came from `profile.index`, which numbers `profile.nodes`.
+            let Some(steps) = profile.nodes.get_mut(i) else {
+                continue;
+            };
             let from = steps.split_at(end);
             let all = steps.starts.len();
             steps.apply(alloc, at, from..all, false);
@@ -223,7 +242,10 @@ impl<'s> Profile<'s> {
             let Some(&i) = self.index.get(name.as_str()) else {
                 continue;
             };
-            let steps = &mut self.nodes[i];
+            // `index` numbers `nodes`, so the node is there.
+            let Some(steps) = self.nodes.get_mut(i) else {
+                continue;
+            };
             let first = steps.split_at(start);
             let last = if end == NEVER {
                 steps.starts.len()
@@ -264,7 +286,10 @@ impl<'s> Profile<'s> {
             let mut t = from;
             while t <= horizon {
                 let end = self.end_of(t, duration_secs);
-                if fits(steps.use_over(steps.span_from(first, end))) {
+                if steps
+                    .use_over(steps.span_from(first, end))
+                    .is_some_and(&fits)
+                {
                     return Some(t);
                 }
                 first += 1;
@@ -288,7 +313,7 @@ impl<'s> Profile<'s> {
             .find(|&t| {
                 let end = self.end_of(t, duration_secs);
                 !blocks.iter().any(|b| t < b.end && b.start < end)
-                    && fits(steps.use_over(steps.span(t, end)))
+                    && steps.use_over(steps.span(t, end)).is_some_and(&fits)
             })
     }
 }
@@ -306,6 +331,6 @@ impl Availability for Window<'_, '_> {
             return None;
         }
         let steps = self.profile.nodes.get(candidate.idx)?;
-        Some(steps.use_over(steps.span(self.start, self.end)))
+        steps.use_over(steps.span(self.start, self.end))
     }
 }

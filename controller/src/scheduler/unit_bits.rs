@@ -98,7 +98,10 @@ impl<'s> UnitLayout<'s> {
             return;
         };
         for &unit in units.iter().filter(|&&u| u < slot.units) {
-            let word = &mut step[slot.first_word + unit as usize / 64];
+            // The layout gave the slot its words, so a unit below `slot.units` has one; were it not, skip it.
+            let Some(word) = step.get_mut(slot.first_word + unit as usize / 64) else {
+                continue;
+            };
             let bit = 1u64 << (unit % 64);
             if taken {
                 *word |= bit;

@@ -101,7 +101,9 @@ impl Conn {
                 }
                 Ok(n) => {
                     self.last_active = Instant::now();
-                    self.inbuf.extend_from_slice(&buf[..n]);
+                    // `read` never reports more than the buffer holds; were it to, nothing is taken.
+                    self.inbuf
+                        .extend_from_slice(buf.get(..n).unwrap_or_default());
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

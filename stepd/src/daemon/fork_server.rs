@@ -108,11 +108,13 @@ fn receive(control: BorrowedFd) -> Result<Option<(PathBuf, Option<OwnedFd>)>, Er
         if len == 0 && fds.is_empty() {
             return Ok(None);
         }
-        if truncated || fds.len() != 1 {
+        // The kernel never reports more bytes than the buffer holds; a length past it counts as malformed.
+        let request = buf.get(..len).filter(|_| !truncated && fds.len() == 1);
+        let Some(request) = request else {
             // A malformed request gets an error answer; whatever descriptors came with it are closed.
             return Ok(Some((PathBuf::new(), None)));
-        }
-        let dir = PathBuf::from(OsString::from_vec(buf[..len].to_vec()));
+        };
+        let dir = PathBuf::from(OsString::from_vec(request.to_vec()));
         return Ok(Some((dir, fds.pop())));
     }
 }

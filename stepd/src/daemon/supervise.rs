@@ -271,19 +271,24 @@ impl Running {
     fn event_loop(&mut self) {
         while !self.finished() {
             let revents = self.poll_once();
-            let Some(revents) = revents else { continue };
-            if revents[0].intersects(PollFlags::POLLIN) {
+            // poll_once always answers for the signalfd and the listener first.
+            let Some([signals, listener, conns @ ..]) = revents.as_deref() else {
+                continue;
+            };
+            if signals.intersects(PollFlags::POLLIN) {
                 self.drain_signals();
             }
-            if revents[1].intersects(PollFlags::POLLIN) {
+            if listener.intersects(PollFlags::POLLIN) {
                 self.accept();
             }
-            for (i, ev) in revents[2..].iter().enumerate() {
+            for (i, ev) in conns.iter().enumerate() {
                 if ev.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR) {
                     self.serve(i);
                 }
                 if ev.intersects(PollFlags::POLLOUT) {
-                    self.conns[i].flush();
+                    if let Some(c) = self.conns.get_mut(i) {
+                        c.flush();
+                    }
                 }
             }
             let now = Instant::now();
@@ -452,20 +457,28 @@ impl Running {
         self.conns.push(conn);
     }
 
+    /// Answers what connection `i` sent; an index with no connection (it went away) is skipped.
     fn serve(&mut self, i: usize) {
-        let lines = self.conns[i].read_lines();
+        let Some(lines) = self.conns.get_mut(i).map(Conn::read_lines) else {
+            return;
+        };
         for line in lines {
-            if !self.conns[i].is_authorized() {
-                slog!("refusing request from uid {:?}", self.conns[i].peer_uid());
-                self.conns[i].queue(&conn::access_denied());
-                self.conns[i].close_after_reply();
+            let Some(c) = self.conns.get_mut(i) else {
+                return;
+            };
+            if !c.is_authorized() {
+                slog!("refusing request from uid {:?}", c.peer_uid());
+                c.queue(&conn::access_denied());
+                c.close_after_reply();
                 return;
             }
             let response = match conn::parse_request(&line) {
                 Ok(req) => self.handle(req),
                 Err(message) => Response::Error { message },
             };
-            self.conns[i].queue(&response);
+            if let Some(c) = self.conns.get_mut(i) {
+                c.queue(&response);
+            }
         }
     }
 
