@@ -10,3 +10,4 @@ pub mod runtime;
 pub mod scheduler;
 pub mod server;
 pub mod state;
+pub mod state_dir;
