@@ -366,6 +366,7 @@ impl JobSpool {
             source,
         };
         std::fs::create_dir_all(&dir).map_err(prepare)?;
+        set_job_dir_access(&dir, user).map_err(prepare)?;
         self.record_run(job.job_id, job.restarts).map_err(prepare)?;
         let script_path = dir.join(protocol::SCRIPT_FILE);
         std::fs::write(&script_path, script).map_err(prepare)?;
@@ -795,6 +796,16 @@ fn output_paths(job: &JobRecord, node: &str) -> (String, String) {
 
 fn expand(job: &JobRecord, pattern: &str, node: &str) -> String {
     job.expand_output_pattern(pattern, node)
+}
+
+/// The job's directory is root's and the job's group's only, 0750, as slurmstepd makes it: its files (the
+/// supervisor's log, its pid and start record, the run) are no other user's business (issue 29).
+fn set_job_dir_access(dir: &Path, user: &UserInfo) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if nix::unistd::geteuid().is_root() {
+        nix::unistd::chown(dir, None, Some(user.gid.into())).map_err(std::io::Error::from)?;
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o750))
 }
 
 fn set_script_owner(path: &Path, user: &UserInfo) -> std::io::Result<()> {

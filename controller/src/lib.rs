@@ -17,6 +17,7 @@ pub mod runtime;
 pub mod scheduler;
 pub mod server;
 pub mod state;
+pub mod state_dir;
 
 /// The lint above is what keeps foreign data from panicking this daemon; this fails if a crate root loses it.
 #[cfg(test)]

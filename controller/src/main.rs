@@ -79,6 +79,20 @@ async fn main() -> anyhow::Result<()> {
     let config = ControllerConfig::load(&args.conf)
         .with_context(|| format!("cannot load configuration from {}", args.conf.display()))?;
     let state_dir = args.state_dir.unwrap_or_else(|| config.state_dir.clone());
+    // The Raft log holds every job's script and environment: no other user may read it (issue 29).
+    match spur_controller::state_dir::make_private(&state_dir) {
+        Ok(spur_controller::state_dir::Privacy::Tightened(mode)) => tracing::warn!(
+            "StateSaveLocation {} was open to other users (mode {mode:o}); made it 0700",
+            state_dir.display()
+        ),
+        Ok(_) => {}
+        // Not fatal: a directory another user owns (and lets this one write) still works; opening it says
+        // what is wrong when it does not.
+        Err(e) => tracing::warn!(
+            "cannot make StateSaveLocation {} private to this user (0700): {e}",
+            state_dir.display()
+        ),
+    }
     let (controller, listen) = if config.controllers.len() > 1 || args.join.is_some() {
         let identity = match &args.join {
             Some(spec) => {

@@ -222,7 +222,8 @@ fn early_text(action: EarlyAction) -> String {
     }
 }
 
-/// `--uid`/`--gid` must name an existing user or group, by name or number; Slurm checks while reading options.
+/// `--uid`/`--gid` are root's, and must name an existing user or group, by name or number; Slurm checks while
+/// reading options.
 /// The option reader is pure and cannot look users up, so the check runs right after it: a job with several
 /// errors may report another one first.
 fn unknown_identity(set: &OptionSet) -> Option<String> {
@@ -235,6 +236,15 @@ fn unknown_identity(set: &OptionSet) -> Option<String> {
         Ok(gid) => Group::from_gid(Gid::from_raw(gid)).ok().flatten().is_some(),
         Err(_) => Group::from_name(text).ok().flatten().is_some(),
     };
+    // Only root may name another identity, as in Slurm; the controller ignores the request's uid anyway (the
+    // credential decides), so this only spares the user a job that runs as themself.
+    let root = nix::unistd::getuid().is_root();
+    if set.value(OptId::Uid).is_some() && !root {
+        return Some("sbatch: error: --uid only permitted by root user".to_string());
+    }
+    if set.value(OptId::Gid).is_some() && !root {
+        return Some("sbatch: error: --gid only permitted by root user".to_string());
+    }
     if set.value(OptId::Uid).is_some_and(|v| !user_exists(v)) {
         return Some("sbatch: error: Invalid --uid specification".to_string());
     }

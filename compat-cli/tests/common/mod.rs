@@ -3,10 +3,12 @@
 
 #![allow(dead_code)]
 
+pub mod attack;
 pub mod golden;
 pub mod ha;
 pub mod ports;
 pub mod rest;
+pub mod users;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
