@@ -5,7 +5,9 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use spur_core::fuzz_entry::{corpus, mutate, run_input, CountingAlloc};
+use spur_core::fuzz_entry::{
+    corpus, mutate, run_input_within, CountingAlloc, MAX_INPUT_ALLOC_BYTES,
+};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -29,9 +31,13 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 
 /// Every corpus file, then mutated corpus files, then random bytes.
 fn exercise(target: &str, entry: fn(&[u8])) {
+    exercise_within(MAX_INPUT_ALLOC_BYTES, target, entry)
+}
+
+fn exercise_within(bound: usize, target: &str, entry: fn(&[u8])) {
     let seeds = seeds(target);
     for seed in &seeds {
-        run_input(entry, seed);
+        run_input_within(bound, entry, seed);
     }
     let mut runner = proptest::test_runner::TestRunner::new(config());
     let strategy = (
@@ -43,9 +49,9 @@ fn exercise(target: &str, entry: fn(&[u8])) {
     runner
         .run(&strategy, |(pick, edits, random, use_random)| {
             if use_random {
-                run_input(entry, &random);
+                run_input_within(bound, entry, &random);
             } else {
-                run_input(entry, &mutate(&seeds[pick], &edits));
+                run_input_within(bound, entry, &mutate(&seeds[pick], &edits));
             }
             Ok(())
         })
@@ -54,7 +60,11 @@ fn exercise(target: &str, entry: fn(&[u8])) {
 
 #[test]
 fn fuzz_hostlist() {
-    exercise("hostlist", spur_core::fuzz_entry::fuzz_hostlist);
+    exercise_within(
+        spur_core::fuzz_entry::HOSTLIST_ALLOC_BYTES,
+        "hostlist",
+        spur_core::fuzz_entry::fuzz_hostlist,
+    );
 }
 
 #[test]

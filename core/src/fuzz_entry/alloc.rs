@@ -16,6 +16,12 @@ thread_local! {
     // `const` thread locals with no destructor never allocate, so the allocator may use them.
     static LIVE: Cell<usize> = const { Cell::new(0) };
     static PEAK: Cell<usize> = const { Cell::new(0) };
+    static LIMIT: Cell<usize> = const { Cell::new(MAX_INPUT_ALLOC_BYTES) };
+}
+
+/// The largest single allocation this thread may make now.
+fn limit() -> usize {
+    LIMIT.try_with(Cell::get).unwrap_or(MAX_INPUT_ALLOC_BYTES)
 }
 
 /// The system allocator, counting the bytes each thread holds (memory freed by another thread than the one that
@@ -37,7 +43,7 @@ fn shrank(size: usize) {
 // SAFETY: every call is forwarded to `System` with the caller's layout; the counting touches only thread locals.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_INPUT_ALLOC_BYTES {
+        if layout.size() > limit() {
             return std::ptr::null_mut();
         }
         // SAFETY: forwarded unchanged.
@@ -49,7 +55,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_INPUT_ALLOC_BYTES {
+        if layout.size() > limit() {
             return std::ptr::null_mut();
         }
         // SAFETY: forwarded unchanged.
@@ -67,7 +73,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > MAX_INPUT_ALLOC_BYTES {
+        if new_size > limit() {
             return std::ptr::null_mut();
         }
         // SAFETY: forwarded unchanged.
@@ -78,6 +84,15 @@ unsafe impl GlobalAlloc for CountingAlloc {
         }
         new
     }
+}
+
+/// [`measure`] with single allocations over `limit` (not [`MAX_INPUT_ALLOC_BYTES`]) refused while `f` runs, for a
+/// decoder documented to use more.
+pub fn measure_within(limit: usize, f: impl FnOnce()) -> usize {
+    let before = LIMIT.with(|l| l.replace(limit));
+    let peak = measure(f);
+    LIMIT.with(|l| l.set(before));
+    peak
 }
 
 /// Runs `f` and returns the most bytes this thread held at once while it ran, beyond what it held before (zero
