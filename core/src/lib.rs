@@ -18,6 +18,8 @@ pub mod env;
 pub mod fair_tree;
 pub mod fairshare;
 pub mod format;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod gpu_bind;
 pub mod gpu_shard;
 pub mod gpu_topology;

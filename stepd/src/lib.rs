@@ -18,6 +18,8 @@ pub mod client;
 pub mod daemon;
 pub mod files;
 pub mod fork_client;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod messages;
 pub mod protocol;
 pub mod pty;

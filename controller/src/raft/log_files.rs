@@ -560,32 +560,96 @@ fn corrupted(reason: String) -> io::Error {
 fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Segment>> {
     let bytes = fs::read(path)?;
     let file = OpenOptions::new().read(true).write(true).open(path)?;
-    if is_last && bytes.len() < SEGMENT_HEADER.len() && SEGMENT_HEADER.starts_with(&bytes) {
-        drop(file);
-        remove_unfinished(path)?;
-        return Ok(None);
+    let (offsets, len, allocated) = match scan_segment(path, &bytes, first, is_last)
+        .map_err(corrupted)?
+    {
+        Scanned::Unfinished => {
+            drop(file);
+            remove_unfinished(path)?;
+            return Ok(None);
+        }
+        Scanned::Records {
+            offsets,
+            len,
+            torn: Some(damage),
+        } => {
+            tracing::warn!(
+                segment = %path.display(),
+                byte = len,
+                %damage,
+                "cutting off the raft log's last record, cut short by a crash before it was acknowledged"
+            );
+            file.set_len(len)?;
+            file.sync_all()?;
+            (offsets, len, len)
+        }
+        Scanned::Records {
+            offsets,
+            len,
+            torn: None,
+        } => (offsets, len, bytes.len() as u64),
+    };
+    Ok(Some(Segment {
+        first,
+        path: path.to_path_buf(),
+        file,
+        offsets,
+        len,
+        allocated,
+        unsynced: false,
+    }))
+}
+
+/// What a segment's bytes hold, as [`scan_segment`] read them.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Scanned {
+    /// The last segment, created but without a whole record: it is removed.
+    Unfinished,
+    /// Records start at `offsets` and end at `len`; `torn` says why the bytes from `len` on (the last write, cut
+    /// short) are cut off, if they are.
+    Records {
+        offsets: Vec<u64>,
+        len: u64,
+        torn: Option<String>,
+    },
+}
+
+/// The records of the segment `path` (named by its `first` index) from its bytes: no I/O, so it can be fuzzed.
+/// Refused damage is the error, naming the file and the byte.
+pub(crate) fn scan_segment(
+    path: &Path,
+    bytes: &[u8],
+    first: u64,
+    is_last: bool,
+) -> Result<Scanned, String> {
+    if is_last && bytes.len() < SEGMENT_HEADER.len() && SEGMENT_HEADER.starts_with(bytes) {
+        return Ok(Scanned::Unfinished);
     }
     if !bytes.starts_with(SEGMENT_HEADER) {
-        return Err(corrupted(format!(
+        return Err(format!(
             "{} is not a Spur raft log segment (its header at byte 0 does not match)",
             path.display()
-        )));
+        ));
     }
     // Everything after the records must be the zeros the file was filled with: a byte that is not is damage.
     let last_nonzero = bytes.iter().rposition(|&b| b != 0).unwrap_or(0);
     let damaged = |at: usize, damage: String| {
-        corrupted(format!(
+        format!(
             "raft log segment {} is damaged at byte {at}: {damage}; refusing to start rather than drop \
              acknowledged entries",
             path.display()
-        ))
+        )
     };
     let mut offsets = Vec::new();
     let mut at = SEGMENT_HEADER.len();
-    let mut allocated = bytes.len() as u64;
     let mut expected = first;
+    let mut torn = None;
     while let Some(rest) = bytes.get(at..).filter(|r| !r.is_empty()) {
         let damage = match parse_record(rest) {
+            // The largest index is never a log's (one past it would not be a number): taken for damage.
+            Parsed::Record {
+                index: u64::MAX, ..
+            } => "an index no log reaches".to_string(),
             Parsed::Record { index, len, .. } if index == expected => {
                 offsets.push(at as u64);
                 at += len;
@@ -611,41 +675,27 @@ fn load_segment(path: &Path, first: u64, is_last: bool) -> io::Result<Option<Seg
         if !is_last {
             return Err(damaged(at, damage));
         }
-        if let Err(why) = torn_last_record(&bytes, at, last_nonzero) {
+        if let Err(why) = torn_last_record(bytes, at, last_nonzero) {
             return Err(damaged(at, format!("{damage}, {why}")));
         }
-        tracing::warn!(
-            segment = %path.display(),
-            byte = at,
-            %damage,
-            "cutting off the raft log's last record, cut short by a crash before it was acknowledged"
-        );
-        file.set_len(at as u64)?;
-        file.sync_all()?;
-        allocated = at as u64;
+        torn = Some(damage);
         break;
     }
     if offsets.is_empty() {
         if !is_last {
-            return Err(corrupted(format!(
+            return Err(format!(
                 "raft log segment {} holds no entry but is not the last",
                 path.display()
-            )));
+            ));
         }
         // Created, but no record made it: the next append starts the segment again.
-        drop(file);
-        remove_unfinished(path)?;
-        return Ok(None);
+        return Ok(Scanned::Unfinished);
     }
-    Ok(Some(Segment {
-        first,
-        path: path.to_path_buf(),
-        file,
+    Ok(Scanned::Records {
         offsets,
         len: at as u64,
-        allocated,
-        unsynced: false,
-    }))
+        torn,
+    })
 }
 
 /// Whether the damaged record at `at` of the last segment is the last write cut short by a crash, which may be cut
@@ -749,3 +799,5 @@ mod tests;
 
 #[cfg(test)]
 mod damage_tests;
+
+pub(crate) mod fuzz;

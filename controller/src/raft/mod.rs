@@ -9,6 +9,8 @@
 
 mod codec;
 mod error;
+#[doc(hidden)]
+pub mod fuzz_entry;
 mod handle;
 mod log_files;
 mod log_store;

@@ -29,6 +29,9 @@ const RECORD_KEYS: &[KeySpec] = &[
 
 /// Most files one range expression may expand to; guards against `[0-4294967295]`.
 const MAX_EXPANSION: usize = 1 << 16;
+/// Most bytes of names one expression may expand to: the count alone let a long prefix (`<2 KiB>[0-60000]`) make
+/// over 100 MiB of names (found by fuzzing). Real lists (`/dev/nvidia[0-15]`, `Cores=[0-255]`) are a few KiB.
+const MAX_EXPANSION_BYTES: usize = 4 << 20;
 
 /// Slurm's `GRES_MAX_LINK`: the largest link count it accepts.
 const GRES_MAX_LINK: i64 = 1023;
@@ -451,8 +454,9 @@ fn parse_count(s: &str) -> Option<u64> {
 /// This is deliberately small: full hostlist syntax lives in `crate::hostlist`.
 pub fn expand_numeric_ranges(expr: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
+    let mut budget = MAX_EXPANSION_BYTES;
     for item in split_top_level(expr)? {
-        expand_item(item, &mut out)?;
+        expand_item(item, &mut out, &mut budget)?;
     }
     Ok(out)
 }
@@ -481,8 +485,10 @@ fn split_top_level(expr: &str) -> Result<Vec<&str>, String> {
     Ok(items.into_iter().filter(|s| !s.is_empty()).collect())
 }
 
-fn expand_item(item: &str, out: &mut Vec<String>) -> Result<(), String> {
+/// Appends `item`'s names to `out`, taking their bytes from `budget` (shared by the whole expression).
+fn expand_item(item: &str, out: &mut Vec<String>, budget: &mut usize) -> Result<(), String> {
     let Some(open) = item.find('[') else {
+        take(budget, item.len(), item)?;
         out.push(item.to_string());
         return Ok(());
     };
@@ -492,15 +498,23 @@ fn expand_item(item: &str, out: &mut Vec<String>) -> Result<(), String> {
         .ok_or_else(|| format!("unbalanced '[' in {item}"))?;
     let (prefix, body, suffix) = (&item[..open], &item[open + 1..close], &item[close + 1..]);
     let mut tails = Vec::new();
-    expand_item(suffix, &mut tails)?;
+    expand_item(suffix, &mut tails, budget)?;
     for number in expand_body(body)? {
         for tail in &tails {
             if out.len() >= MAX_EXPANSION {
                 return Err(format!("{item} expands to more than {MAX_EXPANSION} names"));
             }
+            take(budget, prefix.len() + number.len() + tail.len(), item)?;
             out.push(format!("{prefix}{number}{tail}"));
         }
     }
+    Ok(())
+}
+
+fn take(budget: &mut usize, bytes: usize, item: &str) -> Result<(), String> {
+    *budget = budget.checked_sub(bytes).ok_or_else(|| {
+        format!("{item} expands to more than {MAX_EXPANSION_BYTES} bytes of names")
+    })?;
     Ok(())
 }
 
@@ -558,6 +572,20 @@ mod tests {
         assert!(expand_numeric_ranges("x[3-1]").is_err());
         assert!(expand_numeric_ranges("x[1-").is_err());
         assert!(expand_numeric_ranges("x[0-99999999]").is_err());
+    }
+
+    /// Found by fuzzing: the count of names was bounded but not their bytes, so a long prefix before a range
+    /// (`File=<4 KiB>[0-60000]`) expanded to 240 MiB. The bytes are now bounded as well.
+    #[test]
+    fn a_long_prefix_does_not_multiply_into_megabytes() {
+        let expr = format!("/dev/{}[0-60000]", "x".repeat(4096));
+        let e = expand_numeric_ranges(&expr).expect_err("bounded");
+        assert!(e.contains("bytes of names"), "{e}");
+        // Real lists are far below the bound.
+        assert_eq!(
+            expand_numeric_ranges("/dev/nvidia[0-60000]").unwrap().len(),
+            60001
+        );
     }
 
     #[test]

@@ -98,7 +98,12 @@ fn negative(input: &str) -> IResult<&str, Spec> {
         if d.bytes().all(|b| b == b'0') {
             Spec::NegativeZero
         } else {
-            Spec::Negative(d.parse::<u64>().ok().filter(|n| n * 86_400 <= MAX_SECS))
+            // Checked: a day count past u64::MAX / 86400 (`--time=-213503982334602`) wrapped, a panic.
+            Spec::Negative(
+                d.parse::<u64>()
+                    .ok()
+                    .filter(|n| n.checked_mul(86_400).is_some_and(|secs| secs <= MAX_SECS)),
+            )
         }
     })(input)
 }
@@ -373,5 +378,19 @@ mod tests {
     fn slurm_u32_round_trip() {
         assert_eq!(TimeLimit::from_slurm_u32(INFINITE), TimeLimit::Unlimited);
         assert_eq!(TimeLimit::from_slurm_u32(5).to_slurm_u32(), 5);
+    }
+
+    /// Found by fuzzing: a negative day count past u64::MAX / 86400 overflowed the check of its size (a panic
+    /// in every build, overflow checks being on in release). It is now refused like any count too large.
+    #[test]
+    fn a_huge_negative_day_count_is_refused_not_a_panic() {
+        assert_eq!(
+            parse_time_limit("-213503982334602"),
+            parse_time_limit("-4294967296")
+        );
+        assert_eq!(
+            parse_time_secs("-213503982334602"),
+            parse_time_secs("-4294967296")
+        );
     }
 }

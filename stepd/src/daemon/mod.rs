@@ -2,7 +2,7 @@
 //! file, signal handling and control socket, then supervise the batch script to its end.
 
 mod child;
-mod conn;
+pub(crate) mod conn;
 mod detach;
 pub mod fork_server;
 mod log;

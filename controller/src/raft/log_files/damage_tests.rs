@@ -193,3 +193,23 @@ fn bytes_after_the_end_of_the_records_are_refused() {
         "{err}"
     );
 }
+
+/// Found by fuzzing the segment loader: a segment named for the largest index (`18446744073709551615.seg`) whose
+/// record carries that index made the loader count one past it, an overflow that panicked the controller at start.
+/// Such a record is now damage the loader refuses, naming the file and the byte.
+#[test]
+fn a_record_at_the_largest_index_is_refused_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(segment_name(u64::MAX));
+    let mut bytes = SEGMENT_HEADER.to_vec();
+    encode_record(&mut bytes, u64::MAX, b"entry").unwrap();
+    fs::write(&path, &bytes).unwrap();
+    let e = LogFiles::open(dir.path(), 0)
+        .err()
+        .expect("the segment is refused");
+    let text = e.to_string();
+    assert!(
+        text.contains(&path.display().to_string()) && text.contains("an index no log reaches"),
+        "{text}"
+    );
+}

@@ -1,0 +1,66 @@
+//! The fuzz targets of spur-stepd (the control protocol and its documents, step I/O frames) run in the normal test suite, without nightly or cargo-fuzz: every file
+//! of the committed corpus (`core/fuzz/corpus/<target>/`), then a fixed number of proptest cases (mutated corpus
+//! files and random bytes). A panic, a hang, or an input holding over `MAX_INPUT_ALLOC_BYTES` (64 MiB, counted by
+//! the global allocator below) fails the test. See docs/security.md "Fuzzing".
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use spur_core::fuzz_entry::{corpus, mutate, run_input, CountingAlloc};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Proptest cases per target: with the corpus, a few seconds per target in a debug build.
+const CASES: u32 = 1000;
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: CASES,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let files = corpus(target).unwrap_or_else(|e| panic!("corpus of {target}: {e}"));
+    assert!(!files.is_empty(), "the corpus of {target} is empty");
+    files.into_iter().map(|(_, bytes)| bytes).collect()
+}
+
+/// Every corpus file, then mutated corpus files, then random bytes.
+fn exercise(target: &str, entry: fn(&[u8])) {
+    let seeds = seeds(target);
+    for seed in &seeds {
+        run_input(entry, seed);
+    }
+    let mut runner = proptest::test_runner::TestRunner::new(config());
+    let strategy = (
+        0..seeds.len(),
+        vec((any::<u16>(), any::<u8>(), any::<u8>()), 1..8),
+        vec(any::<u8>(), 0..256),
+        any::<bool>(),
+    );
+    runner
+        .run(&strategy, |(pick, edits, random, use_random)| {
+            if use_random {
+                run_input(entry, &random);
+            } else {
+                run_input(entry, &mutate(&seeds[pick], &edits));
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+}
+
+#[test]
+fn fuzz_stepd_protocol() {
+    exercise(
+        "stepd_protocol",
+        spur_stepd::fuzz_entry::fuzz_stepd_protocol,
+    );
+}
+
+#[test]
+fn fuzz_step_io() {
+    exercise("step_io", spur_stepd::fuzz_entry::fuzz_step_io);
+}
