@@ -44,6 +44,10 @@ pub const MAX_PREFIX_HOSTS: u64 = 64 * 1024;
 /// Slurm has none and would run out of memory; Spur refuses the expression with [`InvalidReason::TooLarge`].
 pub const MAX_PRODUCT_BYTES: usize = 256 * 1024 * 1024;
 
+/// The bound on what repeated prefixes of a job's node list may build ([`Hostlist::parse_request`]): far above
+/// what [`MAX_JOB_NODE_LIST`] names need, far below [`MAX_PRODUCT_BYTES`].
+pub const MAX_REQUEST_PRODUCT_BYTES: usize = 4 * 1024 * 1024;
+
 /// Spur's bound on bracket groups nested in one prefix (`a[1]b[1]c[1]...`): more are refused as too large.
 pub const MAX_PREFIX_GROUPS: usize = 64;
 
@@ -74,6 +78,12 @@ impl Hostlist {
     /// Reads a hostlist expression such as `rack[1-2]-n[01-04],login1`.
     pub fn parse(expr: &str) -> Result<Self, HostlistError> {
         parse::parse(expr).map(|(list, _)| list)
+    }
+
+    /// [`parse`](Self::parse) for expressions in requests to a daemon: what repeated prefixes build is held to
+    /// [`MAX_REQUEST_PRODUCT_BYTES`], so 36 bytes of nested brackets cannot make the controller build 100 MiB.
+    pub fn parse_request(expr: &str) -> Result<Self, HostlistError> {
+        parse::parse_bounded(expr, MAX_REQUEST_PRODUCT_BYTES).map(|(list, _)| list)
     }
 
     /// Like [`parse`](Self::parse), also returning the range errors Slurm logs and then ignores: a bad bracket
@@ -327,7 +337,7 @@ pub const MAX_JOB_NODE_LIST: usize = 64 * 1024;
 
 /// [`expand`] for lists that arrive in requests: refuses more than `max` names before expanding any.
 pub fn expand_at_most(expr: &str, max: usize) -> Result<Vec<String>, HostlistError> {
-    let list = Hostlist::parse(expr)?;
+    let list = Hostlist::parse_request(expr)?;
     if list.len() > max {
         return Err(HostlistError::Invalid {
             input: expr.to_owned(),
@@ -352,6 +362,32 @@ pub fn compress_sorted<S: AsRef<str>>(names: &[S]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the hostlist fuzz target: 36 bytes whose nested brackets build about 100 MiB, within the general
+    /// bound; a request's node list is held to a few MiB and refused.
+    #[test]
+    fn nested_prefixes_in_a_request_are_refused_before_they_build_much() {
+        let nested = "ya[0]n[1-10,2-825][4-1385,0]b[1]";
+        assert!(matches!(
+            Hostlist::parse_request(nested),
+            Err(HostlistError::Invalid {
+                reason: InvalidReason::TooLarge,
+                ..
+            })
+        ));
+        assert!(matches!(
+            expand_at_most(nested, MAX_JOB_NODE_LIST),
+            Err(HostlistError::Invalid {
+                reason: InvalidReason::TooLarge,
+                ..
+            })
+        ));
+        let ordinary = "rack[1-4]-n[001-128],login[1-2]";
+        assert_eq!(
+            Hostlist::parse_request(ordinary).map(|l| l.len()),
+            Hostlist::parse(ordinary).map(|l| l.len())
+        );
+    }
 
     #[test]
     fn expands_padding_and_groups() {

@@ -836,7 +836,7 @@ fn check_node_lists(spec: &spur_core::job::JobSpec) -> Result<(), ApiError> {
         .into_iter()
         .flatten()
     {
-        let bounded = spur_core::hostlist::Hostlist::parse(list)
+        let bounded = spur_core::hostlist::Hostlist::parse_request(list)
             .is_ok_and(|names| names.len() <= spur_core::hostlist::MAX_JOB_NODE_LIST);
         if !bounded {
             return Err(ApiError::new(SlurmErrno::InvalidNodeName));

@@ -167,14 +167,17 @@ struct Parser<'a> {
     input: &'a str,
     list: Hostlist,
     warnings: Vec<RangeError>,
+    /// The most bytes repeated prefixes may build (see [`MAX_PRODUCT_BYTES`]).
+    max_product_bytes: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a str) -> Self {
+    fn new(input: &'a str, max_product_bytes: usize) -> Self {
         Self {
             input,
             list: Hostlist::new(),
             warnings: Vec::new(),
+            max_product_bytes,
         }
     }
 
@@ -231,7 +234,7 @@ impl<'a> Parser<'a> {
             GroupError::TooManyRanges => Failure::TooManyRanges,
         })?;
         let groups = PrefixGroups::split(prefix)?;
-        if groups.cost(spans.len()) > MAX_PRODUCT_BYTES as u128 {
+        if groups.cost(spans.len()) > self.max_product_bytes as u128 {
             return Err(Failure::Invalid(InvalidReason::TooLarge));
         }
         let mut numbers = vec![String::new(); groups.groups.len()];
@@ -394,7 +397,15 @@ fn split_prefix_group(prefix: &str) -> Option<(&str, &str, &str)> {
 
 /// Parses a hostlist expression, returning the list and the range errors Slurm would log without failing.
 pub(crate) fn parse(input: &str) -> Result<(Hostlist, Vec<RangeError>), HostlistError> {
-    Parser::new(input).run()
+    Parser::new(input, MAX_PRODUCT_BYTES).run()
+}
+
+/// [`parse`] with a tighter bound on what repeated prefixes may build.
+pub(crate) fn parse_bounded(
+    input: &str,
+    max_product_bytes: usize,
+) -> Result<(Hostlist, Vec<RangeError>), HostlistError> {
+    Parser::new(input, max_product_bytes.min(MAX_PRODUCT_BYTES)).run()
 }
 
 #[cfg(test)]
