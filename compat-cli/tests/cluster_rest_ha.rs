@@ -117,6 +117,9 @@ fn rest_keeps_answering_through_leader_kills_and_never_duplicates_a_submission()
             assert_eq!(job.json()["jobs"][0]["name"], name.as_str());
         }
         cluster.start_controller(leader);
+        // The next round expects every controller but the one it kills to answer its ping: the restarted one must
+        // be listening first (it opens its store before it listens).
+        cluster.wait_for_controller(leader);
     }
 
     stop.store(true, Ordering::Relaxed);

@@ -19,6 +19,8 @@ use crate::scheduler;
 use crate::state::{Applied, ClusterState, Command, Effect};
 
 mod attach;
+#[cfg(test)]
+mod launch_tests;
 mod storage;
 mod usage;
 
@@ -276,7 +278,7 @@ impl Controller {
                             job: Box::new(job),
                             context,
                         };
-                        self.send(node, message).await;
+                        self.send_launch(node, *job_id, message).await;
                     }
                 }
                 Effect::Signal {
@@ -397,6 +399,39 @@ impl Controller {
                     self.send(node, ack).await;
                 }
             }
+        }
+    }
+
+    /// A launch goes out only while the log still runs the job on `node`. The effect was decided when its command
+    /// applied, and the job's result may have been committed since: a node's registration launches the jobs it does
+    /// not run, among them one that has just ended there and whose result, resent by the agent (through another
+    /// controller, or an earlier session), commits beside the registration. Its acknowledgement makes the agent
+    /// forget the job, and a launch behind it would start the job a second time. The check and the queueing are
+    /// done under the agents lock, under which every message to an agent is queued: an acknowledgement queued
+    /// before this launch comes from a result this check sees.
+    async fn send_launch(&self, node: &str, job_id: u32, message: ControllerToAgent) {
+        let agents = self.agents.lock().await;
+        if !self.state.read(|s| s.runs_on(job_id, node)) {
+            tracing::info!(
+                node,
+                job_id,
+                "launch not sent: the job no longer runs there (it ended or moved since the launch was decided)"
+            );
+            return;
+        }
+        match agents.get(node) {
+            Some(handle) => {
+                if handle.sender.try_send(message).is_err() {
+                    tracing::warn!(
+                        node,
+                        "agent queue full or closed; the node will resync on reconnect"
+                    );
+                }
+            }
+            None => tracing::debug!(
+                node,
+                "agent not connected; message deferred to its registration"
+            ),
         }
     }
 

@@ -196,18 +196,22 @@ impl HaCluster {
             .expect("run spur")
     }
 
-    /// Which controller leads, asked of each over its Ping call.
-    pub fn leader(&self) -> Option<usize> {
+    /// The first of `candidates` (running controllers, asked in turn over gRPC) whose Ping reply `accept`s.
+    fn first_answering(
+        &self,
+        candidates: impl IntoIterator<Item = usize>,
+        accept: impl Fn(&pb::PingReply) -> bool,
+    ) -> Option<usize> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .ok()?;
         runtime.block_on(async {
-            for (i, addr) in ADDRS.iter().enumerate() {
-                if self.controllers[i].is_none() {
+            for i in candidates {
+                if self.controllers.get(i).is_none_or(Option::is_none) {
                     continue;
                 }
-                let url = format!("http://{addr}:{}", self.port);
+                let url = format!("http://{}:{}", ADDRS[i], self.port);
                 let Ok(endpoint) = tonic::transport::Endpoint::from_shared(url) else {
                     continue;
                 };
@@ -219,13 +223,34 @@ impl HaCluster {
                 };
                 let mut client = pb::controller_client::ControllerClient::new(channel);
                 if let Ok(reply) = client.ping(pb::PingRequest {}).await {
-                    if reply.into_inner().leader {
+                    if accept(&reply.into_inner()) {
                         return Some(i);
                     }
                 }
             }
             None
         })
+    }
+
+    /// Which controller leads, asked of each over its Ping call.
+    pub fn leader(&self) -> Option<usize> {
+        self.first_answering(0..ADDRS.len(), |reply| reply.leader)
+    }
+
+    /// Waits until controller `i` (just started) answers a ping. A started spurctld opens its store before it
+    /// listens, which takes tens of milliseconds (more on a loaded machine); until then connections to it are
+    /// refused, and a check that expects it UP would race its start.
+    pub fn wait_for_controller(&self, i: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.first_answering([i], |_| true).is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "ctl{} never answered a ping\n{}",
+                i + 1,
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     pub fn wait_for_leader(&self) -> usize {

@@ -52,6 +52,18 @@ impl ClusterState {
         Ok(applied)
     }
 
+    /// Whether the log runs job `job_id`'s batch script on `node` now (running or suspended, not completing, and
+    /// `node` its first): a launch of it there is still due.
+    pub fn runs_on(&self, job_id: u32, node: &str) -> bool {
+        self.jobs.get(&job_id).is_some_and(|j| {
+            jobs::started_and_live(j)
+                && !j.completing
+                && j.alloc
+                    .as_ref()
+                    .is_some_and(|a| a.node_names.first().map(String::as_str) == Some(node))
+        })
+    }
+
     /// Jobs the log places on this node but the agent does not run were never launched (or their launch was lost
     /// in a failover): launch them now. Jobs being terminated get their terminate again.
     fn reconcile_node_jobs(
