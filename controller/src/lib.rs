@@ -1,5 +1,5 @@
 //! spurctld: Spur's controller. A deterministic state machine ([`state`]) behind a replicated log ([`raft`]),
-//! a pure scheduler ([`scheduler`]), and a thin runtime ([`runtime`], [`server`]) that commits commands and
+//! a pure scheduler ([`scheduler`]) and the checks both share ([`rules`]), and a thin runtime ([`runtime`], [`server`]) that commits commands and
 //! carries out their effects.
 
 // Issue 29: nothing another process sends (requests, frames, /proc, spool files, Raft entries) may panic this
@@ -13,6 +13,7 @@ pub mod app;
 pub mod config;
 pub mod controllers;
 pub mod raft;
+pub mod rules;
 pub mod runtime;
 pub mod scheduler;
 pub mod server;

@@ -262,7 +262,8 @@ impl Controller {
                         if let Some(text) = &job.spec.array {
                             let (ids, summary) = arrays.entry(text.clone()).or_insert_with(|| {
                                 let max = self.state.read(|s| s.settings.max_array_size);
-                                let ids = scheduler::array_task_ids(text, max).unwrap_or_default();
+                                let ids =
+                                    crate::rules::array_task_ids(text, max).unwrap_or_default();
                                 let summary = ArraySummary::of(&ids);
                                 (ids, summary)
                             });

@@ -11,14 +11,13 @@ use std::collections::{HashMap, HashSet};
 use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::states::JobReason;
 
-use super::placement::{
+use super::profile::Profile;
+use crate::rules::placement::{
     self, fits_quickly, job_cpus, job_mem_mb, place_among, Candidate, NodeFilter,
 };
-use super::profile::Profile;
-use super::reservations::Book;
-use super::switches;
-use super::Forecast;
-use crate::state::{BackfillSettings, ClusterState};
+use crate::rules::reservations::Book;
+use crate::rules::switches;
+use crate::state::{BackfillSettings, ClusterState, Forecast};
 
 /// Bound on the rounds of the earliest-start search for one job: each round moves past one step of the profile
 /// where the nodes that were each free on their own were not free together.

@@ -11,7 +11,8 @@
 use spur_core::job::{Allocation, EpochSecs, HetMembership, JobRecord};
 use spur_core::states::JobReason;
 
-use super::{gate, ArrayCounts, Engine, LicensePool, Plan};
+use super::{Engine, LicensePool, Plan};
+use crate::rules::{gate, ArrayCounts};
 use crate::state::ClusterState;
 
 /// A heterogeneous job's components as the state holds them, leader first.

@@ -1,5 +1,7 @@
 //! The scheduler as a function: `schedule(&ClusterState, now) -> Plan`. No I/O, no clock, no randomness; the
-//! leader commits the plan through the log, where `apply` re-checks every start with [`allocation_fits`].
+//! leader commits the plan through the log, where `apply` re-checks every start with
+//! [`allocation_fits`](crate::rules::allocation_fits). The checks the state machine makes too (placement, the
+//! pending gate, request validation, priority) live in [`crate::rules`]; this module orders the queue and decides.
 //!
 //! Pending jobs are taken in priority order (ties: lower job id first). Dependencies, holds, begin times and
 //! partition limits are checked first, each with Slurm's pending reason. What resources decide depends on
@@ -7,11 +9,10 @@
 //! expected start and lets lower-priority jobs start only where they delay none of them; `sched/builtin` is
 //! strict first-come-first-served by priority within each partition: the first job that cannot start blocks the
 //! jobs behind it (reason `Resources` for it, `Priority` for them). Both keep jobs off reserved nodes during
-//! advance reservations and run `--reservation` jobs only inside theirs ([`reservations`]). See docs/scheduling.md.
+//! advance reservations and run `--reservation` jobs only inside theirs ([`reservations`](crate::rules::reservations)).
+//! See docs/scheduling.md.
 
 mod backfill;
-pub(crate) mod dependency;
-mod gpu_choice;
 mod het;
 #[cfg(test)]
 mod het_tests;
@@ -21,53 +22,35 @@ mod node_units_tests;
 mod oversubscribe_tests;
 #[cfg(test)]
 mod per_gpu_tests;
-mod placement;
 #[cfg(test)]
 mod plan_digest_tests;
 mod preempt;
-pub mod priority;
 mod profile;
 mod qos_limits;
 #[cfg(test)]
 mod reservation_tests;
-mod reservations;
 pub mod scenario;
 #[cfg(test)]
 mod shard_tests;
-mod shards;
 #[cfg(test)]
 mod submit_start_tests;
 #[cfg(test)]
 mod switch_tests;
-mod switches;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod topology_tests;
-mod unit_bits;
 
-use serde::{Deserialize, Serialize};
-use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
 use spur_core::gpu_shard::SHARD_GRES;
 use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::records::{NodeRecord, PreemptMode, GPU_GRES};
+use spur_core::records::{PreemptMode, GPU_GRES};
 use spur_core::states::{JobBaseState, JobReason};
 
-use crate::state::{settled_while_held, ClusterState};
-
-pub use dependency::{dependency_status, describe as describe_dependency, DependencyStatus};
-pub use placement::{allocation_fits, job_cpus, job_mem_mb, place, sharing_of};
+use crate::rules::{gate, place, placement, priority, reservations, switches, ArrayCounts};
+use crate::state::{settled_while_held, ClusterState, Forecast};
 
 /// Bound on how many pending jobs one pass looks at, so a huge queue cannot stall the leader.
 pub const JOBS_PER_PASS_MAX: usize = 10_000;
-
-/// When and where the backfill scheduler expects a pending job to start (`squeue --start`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Forecast {
-    pub start: EpochSecs,
-    /// The planned nodes as a hostlist expression (`SchedNodeList=`).
-    pub nodes: String,
-}
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
@@ -423,346 +406,6 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
         }
     }
     plan
-}
-
-/// Why a job may not start yet regardless of resources, or `None` when only resources decide.
-fn gate(
-    state: &ClusterState,
-    job: &JobRecord,
-    now: EpochSecs,
-    running_per_array: &mut ArrayCounts<'_>,
-) -> Option<JobReason> {
-    match job.hold {
-        Some(spur_core::job::HoldKind::Admin) => return Some(JobReason::Held),
-        Some(spur_core::job::HoldKind::User) => return Some(JobReason::HeldUser),
-        None => {}
-    }
-    if let Some(dep) = &job.spec.dependency {
-        match dependency_status(state, job, dep, now) {
-            DependencyStatus::Satisfied => {}
-            DependencyStatus::Waiting => return Some(JobReason::Dependency),
-            DependencyStatus::Never => return Some(JobReason::DepInvalid),
-        }
-    }
-    if job.spec.begin_time.is_some_and(|begin| begin > now) {
-        return Some(JobReason::Time);
-    }
-    if let Some(name) = &job.spec.reservation {
-        match state.reservations.get(name) {
-            Some(r) if r.end <= now => return Some(JobReason::ResvDeleted),
-            Some(r) if !r.is_active(now) => return Some(JobReason::Reservation),
-            Some(_) => {}
-            None => return Some(JobReason::ResvDeleted),
-        }
-    }
-    let partition = state.partition(&job.partition)?;
-    if partition.state != spur_core::records::PartitionState::Up {
-        return Some(JobReason::PartDown);
-    }
-    if let (Some(limit), Some(max)) = (job.time_limit_min, partition.max_time_min) {
-        if limit > max {
-            return Some(JobReason::PartTimeLimit);
-        }
-    }
-    if job.time_limit_min.is_none() && partition.max_time_min.is_some() {
-        return Some(JobReason::PartTimeLimit);
-    }
-    if let (Some(array), Some(throttle)) = (job.array_job_id, array_throttle(job)) {
-        if running_per_array.running(array) >= throttle {
-            return Some(JobReason::ArrayTaskLimit);
-        }
-    }
-    None
-}
-
-fn array_throttle(job: &JobRecord) -> Option<u32> {
-    spur_core::values::array::throttle(job.spec.array.as_deref()?)
-        .ok()
-        .flatten()
-}
-
-/// Running tasks per array, counted on first use: only arrays with a `%` throttle need them, and counting walks
-/// every job of the queue.
-struct ArrayCounts<'s> {
-    state: &'s ClusterState,
-    counted: Option<std::collections::BTreeMap<u32, u32>>,
-    /// Tasks this pass starts, which the state does not show yet.
-    started_here: std::collections::BTreeMap<u32, u32>,
-}
-
-impl<'s> ArrayCounts<'s> {
-    fn new(state: &'s ClusterState) -> Self {
-        ArrayCounts {
-            state,
-            counted: None,
-            started_here: std::collections::BTreeMap::new(),
-        }
-    }
-
-    fn running(&mut self, array: u32) -> u32 {
-        let state = self.state;
-        let counted = self
-            .counted
-            .get_or_insert_with(|| running_tasks_per_array(state));
-        counted.get(&array).copied().unwrap_or(0)
-            + self.started_here.get(&array).copied().unwrap_or(0)
-    }
-
-    /// A task of `array` starts in this pass.
-    fn started(&mut self, array: u32) {
-        *self.started_here.entry(array).or_default() += 1;
-    }
-}
-
-fn running_tasks_per_array(state: &ClusterState) -> std::collections::BTreeMap<u32, u32> {
-    let mut counts = std::collections::BTreeMap::new();
-    for job in state.jobs.values() {
-        if let (Some(array), true) = (
-            job.array_job_id,
-            crate::state::started_and_live(job) || job.completing,
-        ) {
-            *counts.entry(array).or_default() += 1;
-        }
-    }
-    counts
-}
-
-/// Expands `--array` into task ids, refusing what Slurm refuses (`MaxArraySize`).
-pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, String> {
-    let spec = spur_core::values::array::parse_array_spec(text, max_array_size)
-        .map_err(|e| e.to_string())?;
-    Ok(spec.task_ids().collect())
-}
-
-/// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
-/// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md). Like Slurm, a job submitted held
-/// skips the check that the nodes could ever satisfy it (`sbatch -H -x <the only node>` is accepted).
-pub fn validate_request(
-    state: &ClusterState,
-    spec: &JobSpec,
-    partition: &str,
-) -> Result<(), ApiError> {
-    let Some(part) = state.partition(partition) else {
-        return Err(ApiError::new(SlurmErrno::InvalidPartitionName));
-    };
-    if let Some(dep) = &spec.dependency {
-        dependency::validate(state, dep)?;
-    }
-    for list in [&spec.required_nodes, &spec.excluded_nodes]
-        .into_iter()
-        .flatten()
-    {
-        let known =
-            spur_core::hostlist::expand_at_most(list, spur_core::hostlist::MAX_JOB_NODE_LIST)
-                .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
-        if !known {
-            return Err(ApiError::new(SlurmErrno::InvalidNodeName));
-        }
-    }
-    if let Some(text) = spec.constraint.as_deref() {
-        let known = |feature: &str| {
-            state
-                .nodes
-                .values()
-                .any(|n| n.features.iter().any(|f| f == feature))
-        };
-        spur_core::values::constraint::parse_constraint_known(text, &known)
-            .map_err(|_| ApiError::new(SlurmErrno::InvalidFeature))?;
-    }
-    // Like slurmctld, a held job is judged only when it is released.
-    if spec.hold {
-        return Ok(());
-    }
-    if spec.nodes_min == 0 {
-        return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
-    }
-    // Lazily: with thousands of nodes, looking every one up by name for each submission was nearly all of its
-    // cost, while the checks below stop at the first node that qualifies.
-    let nodes = || state.nodes_named(&part.nodes).map(|(_, node)| node);
-    let nodes_min = spec.nodes_min as usize;
-    if nodes_min > part.nodes.len() || (nodes_min > 1 && nodes().nth(nodes_min - 1).is_none()) {
-        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
-    }
-    if let Some(detail) = per_node_shortfall(spec, nodes) {
-        return Err(ApiError::with_detail(
-            SlurmErrno::RequestedNodeConfigUnavailable,
-            detail,
-        ));
-    }
-    let probe = probe_record(spec, partition);
-    let empty = placement::Ledger::empty();
-    if place(state, &empty, &probe).is_none() {
-        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
-    }
-    Ok(())
-}
-
-/// Whether a submission refused with `error` uses up a job id: slurmctld creates the job record before it judges
-/// the request against the nodes.
-pub fn refusal_uses_job_id(error: &ApiError) -> bool {
-    matches!(
-        error.errno,
-        SlurmErrno::RequestedNodeConfigUnavailable
-            | SlurmErrno::InvalidNodeCount
-            | SlurmErrno::RequestedPartConfigUnavailable
-            | SlurmErrno::NotTopPriority
-            | SlurmErrno::NodesBusy
-    )
-}
-
-/// More nodes or CPUs than the whole partition has: slurmctld queues such a job with reason `PartitionConfig`
-/// (an `--immediate` one is refused with that), where other impossible requests fail its node selection.
-fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bool {
-    let Some(part) = state.partition(partition) else {
-        return false;
-    };
-    let nodes: Vec<&NodeRecord> = state
-        .nodes_named(&part.nodes)
-        .map(|(_, node)| node)
-        .collect();
-    let probe = probe_record(spec, partition);
-    let nodes_min = spec.nodes_min.max(1);
-    let per_node = placement::shared_cpus_per_node(&probe);
-    let by_tasks = spec
-        .ntasks
-        .unwrap_or(0)
-        .saturating_mul(spec.cpus_per_task.max(1));
-    let cpus = by_tasks.max(per_node.saturating_mul(nodes_min));
-    let total: u32 = nodes.iter().fold(0, |sum, n| sum.saturating_add(n.cpus));
-    nodes_min as usize > nodes.len() || cpus > total || nodes.iter().all(|n| n.cpus < per_node)
-}
-
-/// slurmctld first keeps the partition's nodes that have the CPUs (`--mincpus`), memory and temporary disk the
-/// job asks for on each node; when none is left it says which of these, in that order, no node has.
-fn per_node_shortfall<'s, I>(spec: &JobSpec, nodes: impl Fn() -> I) -> Option<&'static str>
-where
-    I: Iterator<Item = &'s NodeRecord>,
-{
-    // What slurmctld keeps as the job's CPUs per node: `--mincpus`, or a task's CPUs times the tasks each node
-    // must run (`-N2 --ntasks-per-node=3`, `-c3`), whichever is larger.
-    let per_task = spec.cpus_per_task.max(1);
-    let min_cpus = spec
-        .min_cpus_per_node
-        .unwrap_or(0)
-        .max(per_task.saturating_mul(spec.ntasks_per_node.unwrap_or(1).max(1)));
-    if !nodes().any(|n| n.cpus >= min_cpus) {
-        return Some("CPU count per node can not be satisfied");
-    }
-    let mem_mb = match (spec.mem_per_node_mb, spec.mem_per_cpu_mb) {
-        (Some(per_node), _) => per_node,
-        // The filter counts one task's CPUs (or --mincpus), not every task's: `--mem-per-cpu=20G -n2` on a 23 GB
-        // node passes it and is refused later without a detail.
-        (None, Some(per_cpu)) => per_cpu.saturating_mul(u64::from(min_cpus.max(1))),
-        (None, None) => 0,
-    };
-    if !nodes().any(|n| n.real_memory_mb >= mem_mb) {
-        return Some("Memory specification can not be satisfied");
-    }
-    if !nodes().any(|n| n.tmp_disk_mb >= spec.tmp_disk_mb) {
-        return Some("Temporary disk specification can not be satisfied");
-    }
-    None
-}
-
-/// The partition a job not yet submitted would go to.
-fn probe_partition(state: &ClusterState, spec: &JobSpec) -> Result<String, ApiError> {
-    match &spec.partition {
-        Some(p) => p
-            .split(',')
-            .find(|c| state.partition(c).is_some())
-            .map(str::to_string),
-        None => state.default_partition().map(|p| p.name.clone()),
-    }
-    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidPartitionName))
-}
-
-/// `--immediate` without a wait: whether the job could start right now. Like Slurm, a job that an eligible
-/// pending job of its partition would have to overtake is refused with `NotTopPriority`, one whose resources are
-/// taken with `NodesBusy`; what could never run gets the usual submit error.
-pub fn immediate_check(
-    state: &ClusterState,
-    spec: &JobSpec,
-    now: EpochSecs,
-) -> Result<(), ApiError> {
-    let partition = validate_immediate(state, spec)?;
-    let mut running_per_array = ArrayCounts::new(state);
-    let waiting_ahead = state.jobs.values().any(|job| {
-        job.state == JobBaseState::Pending
-            && job.partition == partition
-            && gate(state, job, now, &mut running_per_array).is_none()
-    });
-    if waiting_ahead {
-        return Err(ApiError::new(SlurmErrno::NotTopPriority));
-    }
-    let probe = probe_record(spec, &partition);
-    let ledger = placement::Ledger::from_state(state);
-    let book = reservations::Book::new(state, now);
-    let end = probe
-        .time_limit_min
-        .map_or(EpochSecs::MAX, |m| now.saturating_add(i64::from(m) * 60));
-    let avail = book.filter(&ledger, &probe, now, end);
-    let startable = gate(state, &probe, now, &mut running_per_array).is_none()
-        && placement::place_with(state, &avail, &probe).is_some();
-    if startable {
-        Ok(())
-    } else {
-        Err(ApiError::new(SlurmErrno::NodesBusy))
-    }
-}
-
-/// The checks slurmctld makes of any `--immediate` request (srun's and salloc's `--immediate=N` too): a request
-/// the partition can never satisfy would pend with reason `PartitionConfig`; asked to start at once, it is
-/// refused with that reason's error. Returns the partition the job would go to.
-pub fn validate_immediate(state: &ClusterState, spec: &JobSpec) -> Result<String, ApiError> {
-    let partition = probe_partition(state, spec)?;
-    validate_request(state, spec, &partition).map_err(|e| match e.errno {
-        SlurmErrno::RequestedNodeConfigUnavailable
-            if e.detail.is_none() && beyond_partition(state, spec, &partition) =>
-        {
-            ApiError::new(SlurmErrno::RequestedPartConfigUnavailable)
-        }
-        _ => e,
-    })?;
-    Ok(partition)
-}
-
-fn probe_record(spec: &JobSpec, partition: &str) -> JobRecord {
-    JobRecord::pending(0, spec.clone(), partition.to_string(), 0, 0)
-}
-
-/// `--test-only`: where the job would run if submitted now. A job that must wait is reported at the earliest end
-/// of a running job that would free room, as Slurm estimates it from time limits.
-pub fn trial_placement(
-    state: &ClusterState,
-    spec: &JobSpec,
-    now: EpochSecs,
-) -> Result<TrialPlacement, ApiError> {
-    let partition = probe_partition(state, spec)?;
-    validate_request(state, spec, &partition)?;
-    let probe = probe_record(spec, &partition);
-    let ledger = placement::Ledger::from_state(state);
-    let (alloc, start_time) = match place(state, &ledger, &probe) {
-        Some(alloc) => (alloc, now),
-        None => {
-            let empty = placement::Ledger::empty();
-            let alloc = place(state, &empty, &probe)
-                .ok_or_else(|| ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable))?;
-            let end = state
-                .jobs
-                .values()
-                .filter(|j| j.state == JobBaseState::Running)
-                .filter_map(|j| Some(j.start_time? + i64::from(j.time_limit_min?) * 60))
-                .min()
-                .unwrap_or(now);
-            (alloc, end.max(now))
-        }
-    };
-    Ok(TrialPlacement {
-        start_time,
-        processors: alloc.cpus * u32::try_from(alloc.node_names.len()).unwrap_or(1),
-        nodes: alloc.node_names,
-        partition,
-    })
 }
 
 /// The licenses still free during a pass: the configured totals less what running jobs hold and what the pass

@@ -259,5 +259,5 @@ fn a_stale_plan_never_shares_beyond_the_limit() {
     pass(&mut s);
     let mut forged = s.state.jobs[&own].alloc.clone().unwrap();
     forged.oversubscribe = 2;
-    assert!(!super::allocation_fits(&s.state, &forged));
+    assert!(!crate::rules::allocation_fits(&s.state, &forged));
 }

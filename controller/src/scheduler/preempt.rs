@@ -8,7 +8,7 @@
 use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::records::PreemptMode;
 
-use super::placement::{place, Ledger};
+use crate::rules::placement::{place, Ledger};
 use crate::state::{in_grace, started_and_live, ClusterState};
 
 /// What preemption does for one waiting job.

@@ -9,9 +9,9 @@ use std::ops::Range;
 use spur_core::job::{Allocation, EpochSecs, JobRecord};
 use spur_core::states::JobBaseState;
 
-use super::placement::{Availability, Candidate, NodeUse};
-use super::reservations::Block;
-use super::unit_bits::{Amounts, StepsUse, UnitLayout};
+use crate::rules::placement::{Availability, Candidate, NodeUse};
+use crate::rules::reservations::Block;
+use crate::rules::unit_bits::{Amounts, StepsUse, UnitLayout};
 use crate::state::ClusterState;
 
 /// The end of a window that never ends (no time limit).

@@ -82,7 +82,7 @@ impl Held {
             }
             None => {
                 let nodes = u64::from(job.spec.nodes_min.max(1));
-                let cpus = super::placement::shared_cpus_per_node(job);
+                let cpus = crate::rules::placement::shared_cpus_per_node(job);
                 Held {
                     cpus: u64::from(cpus) * nodes,
                     mem_mb: asked_mem_per_node(job, cpus) * nodes,
@@ -166,7 +166,7 @@ fn asked_mem_per_node(job: &JobRecord, cpus: u32) -> u64 {
         })
         .or_else(|| {
             spec.mem_per_gpu_in_effect()
-                .map(|per_gpu| per_gpu.saturating_mul(super::placement::gpus_per_node(job)))
+                .map(|per_gpu| per_gpu.saturating_mul(crate::rules::placement::gpus_per_node(job)))
         })
         .unwrap_or(0)
 }

@@ -10,8 +10,8 @@ use spur_core::job::{EpochSecs, JobSpec};
 use spur_core::reservation::{ReservationFlag, ReservationRequest};
 use spur_core::states::{JobBaseState, JobReason};
 
-use super::reservations::{RESERVED_FOR_MAINT, RESERVED_FOR_OTHERS};
 use super::scenario::{job, node, partition, Scenario};
+use crate::rules::reservations::{RESERVED_FOR_MAINT, RESERVED_FOR_OTHERS};
 use crate::state::{BackfillSettings, Command, Settings};
 
 const T0: EpochSecs = 1_000_020;
@@ -279,13 +279,13 @@ fn immediate_requests_respect_reservations() {
     let mut s = cluster(1, Settings::default());
     reserve(&mut s, "r", "n1", T0, 60, &[]).unwrap();
     assert_eq!(
-        super::immediate_check(&s.state, &job(1, 1000, 0, Some(10)), s.now)
+        crate::rules::immediate_check(&s.state, &job(1, 1000, 0, Some(10)), s.now)
             .unwrap_err()
             .errno,
         SlurmErrno::NodesBusy
     );
     assert_eq!(
-        super::immediate_check(&s.state, &in_resv("r", job(1, 1000, 0, Some(10))), s.now),
+        crate::rules::immediate_check(&s.state, &in_resv("r", job(1, 1000, 0, Some(10))), s.now),
         Ok(())
     );
 }

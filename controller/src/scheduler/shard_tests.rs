@@ -167,17 +167,17 @@ fn the_apply_check_refuses_a_whole_gpu_whose_shards_are_taken() {
     let mut forged = alloc(&s, sharded).clone();
     forged.gres_indices = [("gpu".to_string(), vec![0])].into();
     forged.shard_gpus = Vec::new();
-    assert!(!super::allocation_fits(&s.state, &forged));
+    assert!(!crate::rules::allocation_fits(&s.state, &forged));
     forged.gres_indices = [("gpu".to_string(), vec![1])].into();
-    assert!(super::allocation_fits(&s.state, &forged));
+    assert!(crate::rules::allocation_fits(&s.state, &forged));
     // Shards of GPU 0 named as if they were GPU 1's.
     forged.gres_indices = [("shard".to_string(), vec![1])].into();
     forged.shard_gpus = vec![1];
-    assert!(!super::allocation_fits(&s.state, &forged));
+    assert!(!crate::rules::allocation_fits(&s.state, &forged));
     // One allocation holding GPU 1 whole and shards of it.
     forged.gres_indices = [("gpu".to_string(), vec![1]), ("shard".to_string(), vec![2])].into();
     forged.shard_gpus = vec![1];
-    assert!(!super::allocation_fits(&s.state, &forged));
+    assert!(!crate::rules::allocation_fits(&s.state, &forged));
 }
 
 #[test]

@@ -101,7 +101,7 @@ fn a_job_no_leaf_holds_spills_to_the_common_switch_largest_leaf_first() {
     let five = run(&mut s, wide(5));
     assert_eq!(nodes_of(&s, five), list(&["a1", "a2", "a3", "a4", "b1"]));
     assert_eq!(
-        super::switches::leaves_spanned(&s.state.settings.switch_tree, &nodes_of(&s, five)),
+        crate::rules::switches::leaves_spanned(&s.state.settings.switch_tree, &nodes_of(&s, five)),
         2
     );
 }

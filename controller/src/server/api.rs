@@ -82,9 +82,9 @@ impl ApiService {
             submit.spec.immediate = true;
         } else if submit.spec.options.contains_key("immediate") {
             unless_refused_at_commit(
-                self.controller
-                    .state
-                    .read(|state| scheduler::validate_immediate(state, &submit.spec).map(|_| ())),
+                self.controller.state.read(|state| {
+                    crate::rules::validate_immediate(state, &submit.spec).map(|_| ())
+                }),
             )?;
         }
         // A job nothing waits ahead of is placed now and started by the commit that creates it (only the leader
@@ -201,7 +201,7 @@ impl ApiService {
         let now = self.controller.now();
         self.controller.state.read(|state| {
             let job_id = state.next_job_id;
-            let plan = scheduler::trial_placement(state, &submit.spec, now)?;
+            let plan = crate::rules::trial_placement(state, &submit.spec, now)?;
             Ok(SubmitReply {
                 job_id,
                 test_only: Some(plan),
@@ -286,7 +286,7 @@ impl ApiService {
                 Some(dep) => {
                     let mut job = Box::new(job.clone());
                     job.dependency_status =
-                        Some(scheduler::describe_dependency(state, &job, dep, now));
+                        Some(crate::rules::describe_dependency(state, &job, dep, now));
                     ListedJob::Owned(job)
                 }
             })
@@ -408,11 +408,10 @@ impl ApiService {
                     .filter(|job| self.may_see(state, identity, job.spec.user_id))
                     .map(|job| {
                         let mut job = job.clone();
-                        job.dependency_status = job
-                            .spec
-                            .dependency
-                            .as_deref()
-                            .map(|dep| scheduler::describe_dependency(state, &job, dep, now));
+                        job.dependency_status =
+                            job.spec.dependency.as_deref().map(|dep| {
+                                crate::rules::describe_dependency(state, &job, dep, now)
+                            });
                         job
                     })
                     .collect(),
@@ -492,7 +491,7 @@ impl ApiService {
                     .settings
                     .priority
                     .as_ref()
-                    .map(|weights| scheduler::priority::factor_rows(state, weights, now))
+                    .map(|weights| crate::rules::priority::factor_rows(state, weights, now))
                     .unwrap_or_default()
                     .into_iter()
                     .filter(|row| self.may_see(state, identity, row.user_id))

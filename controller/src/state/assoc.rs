@@ -497,7 +497,7 @@ mod tests {
         high.qos = Some("high".into());
         let high = s.submit(high).unwrap();
         let plain = s.submit(job(1, 100, 0, None)).unwrap();
-        let rows = crate::scheduler::priority::factor_rows(&s.state, &weights, s.now);
+        let rows = crate::rules::priority::factor_rows(&s.state, &weights, s.now);
         let qos_of = |id: u32| rows.iter().find(|r| r.job_id == id).map(|r| r.qos);
         assert_eq!(qos_of(high), Some(500.0));
         assert_eq!(qos_of(plain), Some(0.0));

@@ -118,7 +118,7 @@ fn the_user_with_more_usage_gets_the_lower_fairshare_factor() {
     alice_used_200_cpu_seconds(&mut s);
     let alice = s.submit(job(1, 100, 0, None)).unwrap();
     let bob = s.submit(bobs(1)).unwrap();
-    let rows = crate::scheduler::priority::factor_rows(&s.state, &weights(10_000), s.now);
+    let rows = crate::rules::priority::factor_rows(&s.state, &weights(10_000), s.now);
     let fs = |id: u32| rows.iter().find(|r| r.job_id == id).unwrap().fairshare;
     // Users root, alice and bob. Top level: root's user and chem unused (infinite, tied: rank 3), phys used all
     // of root's usage: alice ranks 1 of 3.
@@ -159,9 +159,9 @@ fn without_a_fairshare_weight_priorities_do_not_change() {
         200.0,
         "usage counts all the same"
     );
-    let rows = crate::scheduler::priority::factor_rows(&s.state, &weights(0), s.now);
+    let rows = crate::rules::priority::factor_rows(&s.state, &weights(0), s.now);
     assert!(rows.iter().all(|r| r.fairshare == 0.0));
-    assert!(crate::scheduler::priority::Totals::of(&s.state)
+    assert!(crate::rules::priority::Totals::of(&s.state)
         .fairshare
         .is_none());
 }
@@ -189,7 +189,7 @@ fn without_slurmdbd_nothing_is_counted() {
     s.now = 1_100;
     s.finish(id).unwrap();
     assert!(!s.state.usage_accrual_due(1_100));
-    let rows = crate::scheduler::priority::factor_rows(&s.state, &weights(10_000), s.now);
+    let rows = crate::rules::priority::factor_rows(&s.state, &weights(10_000), s.now);
     assert!(rows.iter().all(|r| r.fairshare == 0.0));
 }
 

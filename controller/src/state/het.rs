@@ -32,7 +32,7 @@ impl ClusterState {
             let partition = self.resolve_partition(spec)?;
             self.check_job_reservation(spec)?;
             self.check_licenses(spec)?;
-            crate::scheduler::validate_request(self, spec, &partition)?;
+            crate::rules::validate_request(self, spec, &partition)?;
         }
         let first_id = self.next_job_id;
         let size = u32::try_from(specs.len()).map_err(|_| ApiError::new(SlurmErrno::Error))?;

@@ -31,8 +31,6 @@ use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::records::{ClusterConfig, NodeRecord, PartitionRecord};
 use spur_core::states::JobReason;
 
-use crate::scheduler::Forecast;
-
 pub use config::{
     BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
 };
@@ -42,6 +40,15 @@ pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
 pub(crate) use preempt::in_grace;
 pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
+
+/// When and where the backfill scheduler expects a pending job to start (`squeue --start`), as a pass's plan
+/// records it on the job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forecast {
+    pub start: EpochSecs,
+    /// The planned nodes as a hostlist expression (`SchedNodeList=`).
+    pub nodes: String,
+}
 
 /// The version of the snapshot layout below; bump it with a migration when a field changes meaning.
 pub const SNAPSHOT_VERSION: u32 = 1;

@@ -775,7 +775,7 @@ fn dependency_on_an_array_id_shows_every_task() {
         ..spec("child")
     });
     let text = h.job(child).spec.dependency.clone().unwrap();
-    let shown = crate::scheduler::dependency::describe(&h.state, h.job(child), &text, h.now);
+    let shown = crate::rules::dependency::describe(&h.state, h.job(child), &text, h.now);
     assert_eq!(
         shown,
         format!("afterok:{array}_1(unfulfilled),aftercorr:{array}_*(unfulfilled)")
@@ -1536,7 +1536,7 @@ fn a_hold_forgets_the_eligible_time_until_the_next_pass() {
 
 #[test]
 fn immediate_requests_start_now_or_are_refused() {
-    use crate::scheduler::immediate_check;
+    use crate::rules::immediate_check;
     let mut h = Harness::new();
     let one_cpu = spec("i");
     assert!(immediate_check(&h.state, &one_cpu, h.now).is_ok());

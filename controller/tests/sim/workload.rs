@@ -38,7 +38,7 @@ impl Client {
         let name = format!("r{}", self.made);
         let spec = job_spec(rng, defs, &name);
         let tasks = match &spec.array {
-            Some(text) => spur_controller::scheduler::array_task_ids(text, 1001)
+            Some(text) => spur_controller::rules::array_task_ids(text, 1001)
                 .map_or(0, |ids| u32::try_from(ids.len()).unwrap_or(0)),
             None => 1,
         };

@@ -12,15 +12,15 @@ use super::placement::{Availability, Candidate, NodeUse};
 use crate::state::ClusterState;
 
 /// What `squeue` shows for a job that reservations alone keep off the nodes it could use.
-pub(super) const RESERVED_FOR_OTHERS: &str = "ReqNodeNotAvail, May be reserved for other job";
+pub(crate) const RESERVED_FOR_OTHERS: &str = "ReqNodeNotAvail, May be reserved for other job";
 /// The same, where a maintenance reservation is among them.
-pub(super) const RESERVED_FOR_MAINT: &str = "ReqNodeNotAvail, Reserved for maintenance";
+pub(crate) const RESERVED_FOR_MAINT: &str = "ReqNodeNotAvail, Reserved for maintenance";
 
 /// One reservation's hold on a node.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Block {
-    pub(super) start: EpochSecs,
-    pub(super) end: EpochSecs,
+pub(crate) struct Block {
+    pub(crate) start: EpochSecs,
+    pub(crate) end: EpochSecs,
     maint: bool,
 }
 
@@ -32,13 +32,13 @@ impl Block {
 
 /// The reservations of the state that have not ended, per node.
 #[derive(Debug, Default)]
-pub(super) struct Book<'s> {
+pub(crate) struct Book<'s> {
     blocks: HashMap<&'s str, Vec<Block>>,
     by_name: HashMap<&'s str, &'s ReservationRecord>,
 }
 
 impl<'s> Book<'s> {
-    pub(super) fn new(state: &'s ClusterState, now: EpochSecs) -> Self {
+    pub(crate) fn new(state: &'s ClusterState, now: EpochSecs) -> Self {
         let mut book = Book::default();
         for r in state.reservations.values().filter(|r| r.end > now) {
             book.by_name.insert(r.name.as_str(), r);
@@ -53,17 +53,17 @@ impl<'s> Book<'s> {
         book
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }
 
     /// The windows reservations hold the node (empty for a node no reservation names).
-    pub(super) fn blocks_on(&self, node: &str) -> &[Block] {
+    pub(crate) fn blocks_on(&self, node: &str) -> &[Block] {
         self.blocks.get(node).map_or(&[], Vec::as_slice)
     }
 
     /// Whether the job may run on the node over `[start, end)`.
-    pub(super) fn admits(
+    pub(crate) fn admits(
         &self,
         job: &JobRecord,
         node: &str,
@@ -80,7 +80,7 @@ impl<'s> Book<'s> {
     }
 
     /// Why reservations keep the job off `nodes` over `[start, end)`: maintenance if one of them is.
-    pub(super) fn description<'n>(
+    pub(crate) fn description<'n>(
         &self,
         nodes: impl Iterator<Item = &'n str>,
         start: EpochSecs,
@@ -101,7 +101,7 @@ impl<'s> Book<'s> {
     }
 
     /// Wraps an availability so that nodes the job may not use over `[start, end)` take no work.
-    pub(super) fn filter<'a, A: Availability>(
+    pub(crate) fn filter<'a, A: Availability>(
         &'a self,
         inner: &'a A,
         job: &'a JobRecord,
@@ -119,7 +119,7 @@ impl<'s> Book<'s> {
 }
 
 /// An [`Availability`] seen through the reservations, for one job over one window.
-pub(super) struct Filtered<'a, 's, A> {
+pub(crate) struct Filtered<'a, 's, A> {
     book: &'a Book<'s>,
     inner: &'a A,
     job: &'a JobRecord,

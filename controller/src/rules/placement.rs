@@ -24,17 +24,17 @@ pub struct Ledger {
 
 /// What is taken on one node: CPUs, memory and GRES unit indices per GRES name.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct Usage {
+pub(crate) struct Usage {
     /// CPUs of jobs whose cores are their own.
-    pub(super) cpus: u32,
+    pub(crate) cpus: u32,
     /// What jobs sharing cores book ([`oversubscribe::SLOTS_PER_CORE`] a core).
-    pub(super) share_slots: u64,
-    pub(super) mem_mb: u64,
-    pub(super) gres: BTreeMap<String, Vec<u32>>,
+    pub(crate) share_slots: u64,
+    pub(crate) mem_mb: u64,
+    pub(crate) gres: BTreeMap<String, Vec<u32>>,
 }
 
 impl Usage {
-    pub(super) fn of_node(node: &NodeRecord) -> Usage {
+    pub(crate) fn of_node(node: &NodeRecord) -> Usage {
         Usage {
             cpus: node.alloc_cpus,
             share_slots: node.alloc_share_slots,
@@ -44,7 +44,7 @@ impl Usage {
     }
 
     /// Adds what `alloc` takes on its `at`-th node.
-    pub(super) fn add(&mut self, alloc: &Allocation, at: usize) {
+    pub(crate) fn add(&mut self, alloc: &Allocation, at: usize) {
         self.add_cpus(alloc);
         self.mem_mb += alloc.mem_mb;
         for (gres, idx) in alloc.units_on(at).0 {
@@ -53,7 +53,7 @@ impl Usage {
     }
 
     /// Takes back what `alloc` took on its `at`-th node.
-    pub(super) fn remove(&mut self, alloc: &Allocation, at: usize) {
+    pub(crate) fn remove(&mut self, alloc: &Allocation, at: usize) {
         self.remove_cpus(alloc);
         self.mem_mb = self.mem_mb.saturating_sub(alloc.mem_mb);
         for (gres, idx) in alloc.units_on(at).0 {
@@ -173,7 +173,7 @@ pub fn sharing_of(state: &ClusterState, job: &JobRecord) -> JobSharing {
 }
 
 /// CPUs per node of a job that does not take whole nodes.
-pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
+pub(crate) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
     let nodes = job.spec.nodes_min.max(1);
     let per_node_tasks = match (job.spec.ntasks_per_node, job.spec.ntasks) {
         (Some(per_node), _) => per_node,
@@ -195,7 +195,7 @@ pub(super) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
 }
 
 /// The whole GPUs the job gets on each of its nodes.
-pub(super) fn gpus_per_node(job: &JobRecord) -> u64 {
+pub(crate) fn gpus_per_node(job: &JobRecord) -> u64 {
     job.spec
         .gres
         .iter()
@@ -249,7 +249,7 @@ pub fn place(state: &ClusterState, ledger: &Ledger, job: &JobRecord) -> Option<A
 }
 
 /// Like [`place`], over any availability (the ledger as reservations let the job see it).
-pub(super) fn place_with(
+pub(crate) fn place_with(
     state: &ClusterState,
     avail: &impl Availability,
     job: &JobRecord,
@@ -261,13 +261,13 @@ pub(super) fn place_with(
 
 /// A node a placement may choose, with its position in the pass's per-node tables.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Candidate<'s> {
-    pub(super) idx: usize,
-    pub(super) node: &'s NodeRecord,
+pub(crate) struct Candidate<'s> {
+    pub(crate) idx: usize,
+    pub(crate) node: &'s NodeRecord,
 }
 
 /// The partition's nodes in Slurm's order of preference: lower weight first, then configuration order.
-pub(super) fn candidates<'s>(
+pub(crate) fn candidates<'s>(
     state: &'s ClusterState,
     partition: &'s PartitionRecord,
     index_of: impl Fn(&str) -> Option<usize>,
@@ -286,14 +286,14 @@ pub(super) fn candidates<'s>(
 }
 
 /// What a placement may use of each node: now (a [`Ledger`]) or over a future time window (the backfill profile).
-pub(super) trait Availability {
+pub(crate) trait Availability {
     /// What is already taken on the node, or `None` when the node takes no work.
     fn node_use(&self, candidate: Candidate<'_>) -> Option<NodeUse<'_>>;
 }
 
 /// What is taken on one node over the time a placement looks at.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum NodeUse<'a> {
+pub(crate) enum NodeUse<'a> {
     Idle,
     One(&'a Usage),
     /// Consecutive periods of the backfill profile.
@@ -336,7 +336,7 @@ impl NodeUse<'_> {
     }
 
     /// How many units of `name` in `range` are free.
-    pub(super) fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
+    pub(crate) fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
         match self {
             NodeUse::Idle => u64::from(range.end - range.start),
             NodeUse::One(u) => {
@@ -364,7 +364,7 @@ impl NodeUse<'_> {
         }
     }
 
-    pub(super) fn gres_taken(&self, name: &str, index: u32) -> bool {
+    pub(crate) fn gres_taken(&self, name: &str, index: u32) -> bool {
         match self {
             NodeUse::Idle => false,
             NodeUse::One(u) => u.gres.get(name).is_some_and(|v| v.contains(&index)),
@@ -391,7 +391,7 @@ impl Availability for Ledger {
 }
 
 /// The node-level filters of a request (`-w`, `-x`, `--constraint`), resolved once per placement.
-pub(super) struct NodeFilter {
+pub(crate) struct NodeFilter {
     required: Vec<String>,
     excluded: Vec<String>,
     constraint: Option<spur_core::values::constraint::Constraint>,
@@ -399,7 +399,7 @@ pub(super) struct NodeFilter {
 
 impl NodeFilter {
     /// `None` when the request's node lists or constraint do not parse (the job can never be placed).
-    pub(super) fn of(job: &JobRecord) -> Option<NodeFilter> {
+    pub(crate) fn of(job: &JobRecord) -> Option<NodeFilter> {
         let constraint = match job.spec.constraint.as_deref() {
             Some(text) => Some(spur_core::values::constraint::parse_constraint(text).ok()?),
             None => None,
@@ -411,7 +411,7 @@ impl NodeFilter {
         })
     }
 
-    pub(super) fn admits(&self, node: &NodeRecord) -> bool {
+    pub(crate) fn admits(&self, node: &NodeRecord) -> bool {
         !self.excluded.contains(&node.name)
             && self
                 .constraint
@@ -419,11 +419,11 @@ impl NodeFilter {
                 .is_none_or(|c| c.matches(&|f: &str| node.features.iter().any(|x| x == f)))
     }
 
-    pub(super) fn requires(&self, node: &NodeRecord) -> bool {
+    pub(crate) fn requires(&self, node: &NodeRecord) -> bool {
         self.required.contains(&node.name)
     }
 
-    pub(super) fn required_count(&self) -> usize {
+    pub(crate) fn required_count(&self) -> usize {
         self.required.len()
     }
 }
@@ -432,7 +432,7 @@ impl NodeFilter {
 /// search at `skip` (the nodes before it are known not to fit) unless nodes are required. Returns the allocation
 /// and the position of its first node. Under `topology/tree` the nodes come from one switch
 /// ([`super::switches`]).
-pub(super) fn place_among(
+pub(crate) fn place_among(
     state: &ClusterState,
     candidates: &[Candidate<'_>],
     skip: usize,
@@ -448,7 +448,7 @@ pub(super) fn place_among(
 }
 
 /// [`place_among`] without topology: the first nodes in preference order that fit.
-pub(super) fn place_greedy(
+pub(crate) fn place_greedy(
     state: &ClusterState,
     candidates: &[Candidate<'_>],
     skip: usize,
@@ -544,7 +544,7 @@ pub(super) fn place_greedy(
 }
 
 /// [`fits_node`] without choosing GRES units (nothing allocated): whether there is room at all.
-pub(super) fn fits_quickly(
+pub(crate) fn fits_quickly(
     used: NodeUse<'_>,
     job: &JobRecord,
     node: &NodeRecord,
@@ -618,7 +618,7 @@ fn expand_opt(list: Option<&str>) -> Option<Vec<String>> {
 }
 
 /// Whether the job's share fits on the node given what is taken, with the GRES units it would get.
-pub(super) fn fits_node(
+pub(crate) fn fits_node(
     used: NodeUse<'_>,
     job: &JobRecord,
     node: &NodeRecord,

@@ -13,16 +13,16 @@ use spur_core::records::NodeRecord;
 
 /// CPUs and memory taken on a node during one step of the profile.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Amounts {
+pub(crate) struct Amounts {
     /// CPUs of jobs whose cores are their own.
-    pub(super) cpus: u32,
-    pub(super) mem_mb: u64,
+    pub(crate) cpus: u32,
+    pub(crate) mem_mb: u64,
     /// What jobs sharing cores book (`OverSubscribe=`), in share units.
-    pub(super) share_slots: u64,
+    pub(crate) share_slots: u64,
 }
 
 impl Amounts {
-    pub(super) fn add(&mut self, alloc: &spur_core::job::Allocation) {
+    pub(crate) fn add(&mut self, alloc: &spur_core::job::Allocation) {
         if alloc.shares_cores() {
             self.share_slots += alloc.share_slots();
         } else {
@@ -31,7 +31,7 @@ impl Amounts {
         self.mem_mb += alloc.mem_mb;
     }
 
-    pub(super) fn remove(&mut self, alloc: &spur_core::job::Allocation) {
+    pub(crate) fn remove(&mut self, alloc: &spur_core::job::Allocation) {
         if alloc.shares_cores() {
             self.share_slots = self.share_slots.saturating_sub(alloc.share_slots());
         } else {
@@ -43,7 +43,7 @@ impl Amounts {
 
 /// Where each requested GRES name's units of one node sit in that node's words.
 #[derive(Debug)]
-pub(super) struct UnitLayout<'s> {
+pub(crate) struct UnitLayout<'s> {
     slots: Vec<Slot<'s>>,
     words: usize,
 }
@@ -58,7 +58,7 @@ struct Slot<'s> {
 impl<'s> UnitLayout<'s> {
     /// The node's units of the `asked` GRES names, numbered as allocations number them: across the node's offers
     /// of a name, in configuration order.
-    pub(super) fn of(node: &'s NodeRecord, asked: &[&str]) -> Self {
+    pub(crate) fn of(node: &'s NodeRecord, asked: &[&str]) -> Self {
         let mut slots: Vec<Slot<'s>> = Vec::new();
         let mut words = 0;
         for offer in &node.gres {
@@ -84,7 +84,7 @@ impl<'s> UnitLayout<'s> {
     }
 
     /// Words per step.
-    pub(super) fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         self.words
     }
 
@@ -93,7 +93,7 @@ impl<'s> UnitLayout<'s> {
     }
 
     /// Marks `units` of `name` taken (`true`) or free in one step's words.
-    pub(super) fn mark(&self, step: &mut [u64], name: &str, units: &[u32], taken: bool) {
+    pub(crate) fn mark(&self, step: &mut [u64], name: &str, units: &[u32], taken: bool) {
         let Some(slot) = self.slot(name) else {
             return;
         };
@@ -115,23 +115,23 @@ impl<'s> UnitLayout<'s> {
 /// What a run of consecutive profile steps takes on one node: the peak for CPUs and memory, and a unit is taken
 /// if any step takes it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct StepsUse<'a> {
-    pub(super) amounts: &'a [Amounts],
+pub(crate) struct StepsUse<'a> {
+    pub(crate) amounts: &'a [Amounts],
     /// `layout.words()` words per step, for the same steps as `amounts`.
-    pub(super) units: &'a [u64],
-    pub(super) layout: &'a UnitLayout<'a>,
+    pub(crate) units: &'a [u64],
+    pub(crate) layout: &'a UnitLayout<'a>,
 }
 
 impl StepsUse<'_> {
-    pub(super) fn cpus(&self) -> u32 {
+    pub(crate) fn cpus(&self) -> u32 {
         self.amounts.iter().map(|a| a.cpus).max().unwrap_or(0)
     }
 
-    pub(super) fn mem_mb(&self) -> u64 {
+    pub(crate) fn mem_mb(&self) -> u64 {
         self.amounts.iter().map(|a| a.mem_mb).max().unwrap_or(0)
     }
 
-    pub(super) fn share_slots(&self) -> u64 {
+    pub(crate) fn share_slots(&self) -> u64 {
         self.amounts
             .iter()
             .map(|a| a.share_slots)
@@ -141,7 +141,7 @@ impl StepsUse<'_> {
 
     /// How many of the units `range` of `name` no step takes. A name the layout does not hold was asked for by
     /// no pending job; it counts as having nothing free, so a placement can never book it twice.
-    pub(super) fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
+    pub(crate) fn free_in(&self, name: &str, range: Range<u32>) -> u64 {
         let Some(slot) = self.layout.slot(name) else {
             return 0;
         };
@@ -173,7 +173,7 @@ impl StepsUse<'_> {
     }
 
     /// Whether any step takes unit `unit` of `name` (see [`Self::free_in`] for names the layout does not hold).
-    pub(super) fn is_taken(&self, name: &str, unit: u32) -> bool {
+    pub(crate) fn is_taken(&self, name: &str, unit: u32) -> bool {
         let Some(slot) = self.layout.slot(name).filter(|s| unit < s.units) else {
             return true;
         };
@@ -191,8 +191,8 @@ impl StepsUse<'_> {
 mod tests {
     use spur_core::records::NodeGres;
 
-    use super::super::scenario::{node, partition, Scenario};
     use super::*;
+    use crate::scheduler::scenario::{node, partition, Scenario};
     use crate::state::Settings;
 
     fn offer(name: &str, gres_type: Option<&str>, count: u64) -> NodeGres {

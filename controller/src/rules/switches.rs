@@ -16,7 +16,7 @@ use crate::state::ClusterState;
 
 /// Places the job on nodes under one switch; the position returned is that of the first node that fits at all,
 /// so callers that skip known misfits stay correct.
-pub(super) fn place(
+pub(crate) fn place(
     state: &ClusterState,
     tree: &SwitchTree,
     candidates: &[Candidate<'_>],
@@ -203,7 +203,7 @@ pub fn leaves_spanned(tree: &SwitchTree, nodes: &[String]) -> usize {
 /// Whether the job may start on `alloc` now: always without `--switches` or topology, else when the allocation
 /// spans at most the requested leaf switches or the job has waited its time for them (it then takes what there
 /// is, as in Slurm).
-pub(super) fn within_request(
+pub(crate) fn within_request(
     state: &ClusterState,
     job: &JobRecord,
     alloc: &Allocation,
