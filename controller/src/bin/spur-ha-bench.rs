@@ -1,5 +1,5 @@
-//! Benchmark of the controllers' high availability (docs/ha.md, figures in docs/benchmarks.md). Not a test: it
-//! measures and prints.
+//! Benchmark of the controllers' high availability (docs/ha.md; how it measures in docs/performance.md, figures in
+//! docs/performance-history.ndjson). Not a test: it measures and prints.
 //!
 //! It starts its own munged and controllers on loopback addresses (127.0.0.2 and up, one per controller), then
 //! reports:
