@@ -6,6 +6,10 @@
 //! figures are recorded in docs/performance-history.ndjson beside the end-to-end times of the real commands
 //! (docs/performance.md says how).
 
+// A benchmark, not a daemon: a failed unwrap stops the measurement with its message (the workspace denies
+// unwrap and expect outside tests).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::{Duration, Instant};
 
 use spur_core::api::JobList;

@@ -44,7 +44,9 @@ pub fn rows(table: &Table, commit: &str, date: &str, note: &str) -> Vec<Row> {
         .map(|f| {
             let mut notes = vec![note.to_string()];
             let mut value = |system: &str| match f.values.get(system) {
-                Some(Cell::Value(v)) => serde_json::Number::from_f64(*v).map(serde_json::Value::Number),
+                Some(Cell::Value(v)) => {
+                    serde_json::Number::from_f64(*v).map(serde_json::Value::Number)
+                }
                 Some(Cell::NotRun(why)) => {
                     notes.push(format!("{system}: n/a ({why})"));
                     None
@@ -101,8 +103,8 @@ pub fn read(path: &Path) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         if line.trim().is_empty() {
             continue;
         }
-        let row = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        let row =
+            serde_json::from_str(line).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
         rows.push(row);
     }
     Ok(rows)
@@ -115,9 +117,27 @@ mod tests {
 
     fn table() -> Table {
         let mut t = Table::default();
-        t.record("submit rate", "jobs/s", Better::Higher, "slurm", Cell::Value(200.0));
-        t.record("submit rate", "jobs/s", Better::Higher, "slurm-htc", Cell::Failed);
-        t.record("submit rate", "jobs/s", Better::Higher, "spur", Cell::Value(617.5));
+        t.record(
+            "submit rate",
+            "jobs/s",
+            Better::Higher,
+            "slurm",
+            Cell::Value(200.0),
+        );
+        t.record(
+            "submit rate",
+            "jobs/s",
+            Better::Higher,
+            "slurm-htc",
+            Cell::Failed,
+        );
+        t.record(
+            "submit rate",
+            "jobs/s",
+            Better::Higher,
+            "spur",
+            Cell::Value(617.5),
+        );
         t.record(
             "scale: nodes registered",
             "s",
@@ -125,7 +145,13 @@ mod tests {
             "slurm",
             Cell::NotRun("Slurm cannot simulate nodes".into()),
         );
-        t.record("scale: nodes registered", "s", Better::Lower, "spur", Cell::Value(0.216));
+        t.record(
+            "scale: nodes registered",
+            "s",
+            Better::Lower,
+            "spur",
+            Cell::Value(0.216),
+        );
         t
     }
 
@@ -141,7 +167,10 @@ mod tests {
         );
         assert_eq!(rows[1].slurm, None);
         assert_eq!(rows[1].slurm_htc, None);
-        assert_eq!(rows[1].note, "mode: full; slurm: n/a (Slurm cannot simulate nodes)");
+        assert_eq!(
+            rows[1].note,
+            "mode: full; slurm: n/a (Slurm cannot simulate nodes)"
+        );
     }
 
     #[test]
