@@ -548,25 +548,16 @@ fn bench_command(
     print!("{section}");
     std::fs::write(out.join("bench.md"), &section)?;
     if let Some(doc) = write_docs {
-        let text = std::fs::read_to_string(doc).unwrap_or_default();
-        let spliced = if scale_only {
-            bench::splice_between(
-                &text,
-                &section,
-                bench::SCALE_DOC_BEGIN,
-                bench::SCALE_DOC_END,
-            )
-        } else {
-            bench::splice_section(&text, &section)
+        let run = bench::history::Run {
+            commit: git_commit(),
+            date: utc_date(),
+            note: header.trim().to_string(),
         };
-        std::fs::write(doc, spliced)?;
+        let history = bench::history::write_docs(doc, &section, scale_only, &table, &run)?;
         eprintln!("bench: table written to {}", doc.display());
-        let history = bench::history::path_beside(doc);
-        let rows = bench::history::rows(&table, &git_commit(), &utc_date(), header.trim());
-        bench::history::append(&history, &rows)?;
         eprintln!(
             "bench: {} figure(s) appended to {}",
-            rows.len(),
+            table.figures.len(),
             history.display()
         );
     }

@@ -95,6 +95,40 @@ pub fn append(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     file.write_all(text.as_bytes())
 }
 
+/// Which run the rows of a `--write-docs` come from.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub commit: String,
+    pub date: String,
+    pub note: String,
+}
+
+/// What `--write-docs DOC` does: `section` replaces the text between DOC's bench-suite markers (the bench-scale
+/// ones with `scale_only`; markers added at the end when missing, DOC created when missing), and `table`'s figures
+/// are appended to the history beside DOC. Returns the history's path.
+pub fn write_docs(
+    doc: &Path,
+    section: &str,
+    scale_only: bool,
+    table: &Table,
+    run: &Run,
+) -> std::io::Result<PathBuf> {
+    let text = match std::fs::read_to_string(doc) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
+    let spliced = if scale_only {
+        super::splice_between(&text, section, super::SCALE_DOC_BEGIN, super::SCALE_DOC_END)
+    } else {
+        super::splice_section(&text, section)
+    };
+    std::fs::write(doc, spliced)?;
+    let history = path_beside(doc);
+    append(&history, &rows(table, &run.commit, &run.date, &run.note))?;
+    Ok(history)
+}
+
 /// Every row of the history at `path`; a line that is not a row is an error naming its line number.
 pub fn read(path: &Path) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(path)?;
@@ -188,6 +222,35 @@ mod tests {
         assert_eq!(back[..2], first[..]);
         assert_eq!(back[2..], second[..]);
         assert_eq!(back[0].note, "slurm-htc: failed");
+    }
+
+    #[test]
+    fn write_docs_replaces_the_table_and_appends_the_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = dir.path().join("performance.md");
+        let run = Run {
+            commit: "abc1234".into(),
+            date: "2026-12-07".into(),
+            note: "mode: short".into(),
+        };
+        let before = "# Performance\n\n<!-- bench-suite:begin -->\nold table\n<!-- bench-suite:end -->\n\n## More\n";
+        std::fs::write(&doc, before).unwrap();
+        let history = write_docs(&doc, "new table\n", false, &table(), &run).unwrap();
+        assert_eq!(history, dir.path().join(FILE_NAME));
+        let text = std::fs::read_to_string(&doc).unwrap();
+        assert!(text.contains("<!-- bench-suite:begin -->\nnew table\n<!-- bench-suite:end -->"));
+        assert!(!text.contains("old table") && text.ends_with("## More\n"));
+        write_docs(&doc, "scale table\n", true, &table(), &run).unwrap();
+        let text = std::fs::read_to_string(&doc).unwrap();
+        assert!(
+            text.contains("new table")
+                && text.contains("<!-- bench-scale:begin -->\nscale table\n")
+        );
+        let rows = read(&history).unwrap();
+        assert_eq!(rows.len(), 4, "two runs of two figures");
+        assert!(rows
+            .iter()
+            .all(|r| r.commit == "abc1234" && r.date == "2026-12-07"));
     }
 
     /// The history in the repository stays readable: every line a row with a date and a figure.
