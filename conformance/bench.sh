@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The full benchmark suite on release binaries: builds them, then runs `spur-conformance bench` with the given
-# arguments (e.g. --write-docs docs/benchmarks.md). Needs root, like the conformance targets. The commands are the
+# arguments (e.g. --write-docs docs/performance.md). Needs root, like the conformance targets. The commands are the
 # static build (`cargo static-cli`), as docs/admin.md recommends installing them.
 set -euo pipefail
 cd "$(dirname "$0")/.."

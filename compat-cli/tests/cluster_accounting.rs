@@ -3,6 +3,10 @@
 //! restarted, and `sacct` still reports each with its state, exit code and steps. With
 //! `AccountingStorageType=accounting_storage/none`, sacct says storage is disabled, as Slurm does.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{text, Cluster, ClusterOptions, LONG};

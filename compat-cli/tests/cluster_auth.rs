@@ -1,6 +1,10 @@
 //! Authentication and authorization end to end: a real cluster with its own munged, two real unprivileged users
 //! created for the test, credentials made by the real `munge` tool, and JWTs from `scontrol token`.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::os::unix::process::CommandExt;

@@ -3,6 +3,10 @@
 //! came from: one node with 2 CPUs, RealMemory=23593, Gres=gpu:a100:4, partition debug, MaxArraySize=10001. The
 //! node is named after the local short host name, which stands in for the capture's `vm`.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -2,6 +2,10 @@
 //! a second of the job ending, and the association that used more gets the lower fair-share factor in sprio,
 //! squeue's priority and sshare, while one that used nothing ranks first.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::{Duration, Instant};

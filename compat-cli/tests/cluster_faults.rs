@@ -2,6 +2,10 @@
 //! reuses no id, a `kill -9` of spurd leaves running jobs running and their outcome reaches the controller, and a
 //! burst of concurrent submissions gets distinct ids and all runs.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;

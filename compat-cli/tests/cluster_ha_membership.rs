@@ -6,6 +6,10 @@
 //! while agents and clients still reach everyone), where agents must move to the new leader; and a follower whose
 //! StateSaveLocation was wiped rejoining without initialising the group again.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::{BTreeMap, HashMap};

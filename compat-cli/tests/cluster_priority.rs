@@ -1,6 +1,10 @@
 //! Priorities through a real single-node Spur cluster with priority/multifactor and preemption by partition tier:
 //! `sprio`'s numbers, `scontrol top` reordering a user's jobs, and a higher-tier job preempting a running one.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{Cluster, ClusterOptions, LONG};

@@ -2,6 +2,10 @@
 //! restart, `AccountingStorageEnforce` refuses a QOS the user's association may not use until sacctmgr allows it,
 //! and with `PreemptType=preempt/qos` a job of a QOS that lists `normal` in `Preempt=` requeues a running job.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{current_user_name, text, Cluster, ClusterOptions, LONG};

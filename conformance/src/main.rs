@@ -132,7 +132,7 @@ enum Cmd {
         no_retry: bool,
     },
     /// Benchmarks: the same workloads on real Slurm (defaults and its High Throughput settings) and on Spur, one
-    /// table with the Spur/Slurm ratios (docs/benchmarks.md). Reports figures; asserts none.
+    /// table with the Spur/Slurm ratios (docs/performance.md). Reports figures; asserts none.
     Bench {
         /// The CI mode: small sizes, one round, one node (about two minutes).
         #[arg(long)]
@@ -146,7 +146,9 @@ enum Cmd {
         /// Work directory (clusters, the compiled API client, bench.md).
         #[arg(long, default_value = "/tmp/spur-bench")]
         out: PathBuf,
-        /// Also write the table into this Markdown file, between its bench-suite markers.
+        /// Also write the table into this Markdown file, between its bench-suite markers, and append its figures
+        /// to performance-history.ndjson in the same directory (docs/performance.md: `--write-docs
+        /// docs/performance.md`).
         #[arg(long)]
         write_docs: Option<PathBuf>,
         /// Directory with the targets' up.sh and down.sh.
@@ -536,28 +538,28 @@ fn bench_command(
     };
     let table = bench::run(&opts)?;
     let labels: Vec<&str> = systems.iter().map(|s| s.label()).collect();
+    let header = bench_header(short, scale_only);
     let section = format!(
         "{}\n{}\nSuite wall time: {:.0} s.\n",
-        bench_header(short, scale_only),
+        header,
         table.markdown(&labels, bench::System::Spur.label()),
         started.elapsed().as_secs_f64()
     );
     print!("{section}");
     std::fs::write(out.join("bench.md"), &section)?;
     if let Some(doc) = write_docs {
-        let text = std::fs::read_to_string(doc).unwrap_or_default();
-        let spliced = if scale_only {
-            bench::splice_between(
-                &text,
-                &section,
-                bench::SCALE_DOC_BEGIN,
-                bench::SCALE_DOC_END,
-            )
-        } else {
-            bench::splice_section(&text, &section)
+        let run = bench::history::Run {
+            commit: git_commit(),
+            date: utc_date(),
+            note: header.trim().to_string(),
         };
-        std::fs::write(doc, spliced)?;
+        let history = bench::history::write_docs(doc, &section, scale_only, &table, &run)?;
         eprintln!("bench: table written to {}", doc.display());
+        eprintln!(
+            "bench: {} figure(s) appended to {}",
+            table.figures.len(),
+            history.display()
+        );
     }
     match table.failures() {
         0 => Ok(ExitCode::SUCCESS),
@@ -566,6 +568,26 @@ fn bench_command(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The commit checked out where the bench runs, for the history; empty outside a git work tree.
+fn git_commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Today in UTC as `YYYY-MM-DD`, the history's date.
+fn utc_date() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
 }
 
 /// Machine, date and mode, so a table read later says where and how it was measured.

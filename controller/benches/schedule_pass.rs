@@ -1,12 +1,12 @@
 //! Scheduler pass benchmark (`cargo bench -p spur-controller --bench schedule_pass`): 10,000 pending jobs of mixed
-//! shapes (CPUs, memory, GPUs, time limits, node counts) on 1,000 and on 10,000 nodes of 64 CPUs and 8 GPUs, timed
-//! over one full `schedule` pass. Two cases per size: an idle cluster (the pass fills it and reserves for the
-//! rest) and a busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the
-//! median, minimum and maximum of several passes; the figures are recorded in docs/benchmarks.md. With
-//! `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU units are chosen by links. With
-//! `--finished` a third case adds 90,000 finished jobs (kept for MinJobAge) to the busy cluster. With `--limits`
-//! the cluster enforces association limits (`AccountingStorageEnforce=limits`): the jobs belong to 2,000 users in
-//! 100 accounts, each account with `GrpJobs`, `GrpTRES` and a `MaxJobs` its users inherit.
+//! shapes (CPUs, memory, GPUs, time limits, node counts) on 1,000 and on 10,000 nodes of 64 CPUs and 8 GPUs, timed over
+//! one full `schedule` pass. Two cases per size: an idle cluster (the pass fills it and reserves for the rest) and a
+//! busy one (the plan of the first pass committed, time moved on, then the next pass). Prints the median, minimum and
+//! maximum of several passes; how it is measured is in docs/performance.md, the figures in
+//! docs/performance-history.ndjson. With `--topology` every node's agent reports two XGMI islands of four GPUs, so GPU
+//! units are chosen by links. With `--finished` a third case adds 90,000 finished jobs (kept for MinJobAge) to the busy
+//! cluster. With `--limits` the cluster enforces association limits (`AccountingStorageEnforce=limits`): the jobs
+//! belong to 2,000 users in 100 accounts, each account with `GrpJobs`, `GrpTRES` and a `MaxJobs` its users inherit.
 
 use std::time::{Duration, Instant};
 

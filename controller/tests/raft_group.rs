@@ -3,6 +3,10 @@
 //! the leader's loss, and the old leader catching up after it comes back; and a member that lost its store
 //! rejoining from a snapshot without voting again in a term it may have voted in.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

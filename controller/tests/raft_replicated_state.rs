@@ -1,6 +1,10 @@
 //! End-to-end tests of `ReplicatedState` on real files: durability across restarts, snapshots
 //! with log compaction, and survival of acknowledged writes across SIGKILL.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;

@@ -3,7 +3,12 @@
 //! like the ones the side-by-side suite submits through the C API (default 100,000) are encoded as the controller
 //! packs a listing, decoded as the client reads it, then rendered as `squeue`, `squeue -h -o "%i %t"` and
 //! `scontrol show job` print them. Prints the median, minimum and maximum of several runs of each step; the
-//! figures are recorded in docs/benchmarks.md beside the end-to-end times of the real commands.
+//! figures are recorded in docs/performance-history.ndjson beside the end-to-end times of the real commands
+//! (docs/performance.md says how).
+
+// A benchmark, not a daemon: a failed unwrap stops the measurement with its message (the workspace denies
+// unwrap and expect outside tests).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

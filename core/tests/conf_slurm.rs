@@ -1,6 +1,10 @@
 //! `slurm.conf` parsing: the reference cluster's files, DEFAULT inheritance, continuation lines, includes,
 //! case-insensitivity and the typed accessors.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 
 use pretty_assertions::assert_eq;

@@ -1,6 +1,10 @@
 //! Golden tests: records matching the reference Slurm 22.05 cluster rendered by `spur_core::format` must equal
 //! the captured output of real `squeue`, `sinfo` and `scontrol` byte for byte.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use pretty_assertions::assert_eq;

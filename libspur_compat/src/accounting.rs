@@ -378,11 +378,13 @@ mod tests {
     fn message_and_request_are_released() {
         let msg = assoc_mgr_msg(&tres_names(None));
         assert!(!msg.is_null());
+        // SAFETY: `msg` was just checked non-null; it is the message assoc_mgr_msg allocated, freed once here.
         unsafe {
             assert_eq!((*msg).tres_cnt, 8);
             slurm_free_assoc_mgr_info_msg(msg);
         }
         let req = c_calloc::<assoc_mgr_info_request_msg_t>(1);
+        // SAFETY: `req` is a zeroed request fresh from c_calloc (valid when zeroed); its list is created before the append, and the members are freed from a copy before the record itself.
         unsafe {
             (*req).user_list = crate::list::create(Some(libc::free));
             crate::list::append((*req).user_list, c_string("root") as *mut c_void);

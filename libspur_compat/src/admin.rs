@@ -279,6 +279,7 @@ mod tests {
 
     #[test]
     fn unset_fields_stay_unset() {
+        // SAFETY: zero is a valid value of this plain C record; init then writes a valid one.
         let mut msg: update_part_msg_t = unsafe { std::mem::zeroed() };
         // SAFETY: a valid, writable record.
         unsafe { crate::control::slurm_init_part_desc_msg(&mut msg) };

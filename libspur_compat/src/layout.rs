@@ -205,6 +205,7 @@ mod tests {
             protocol: SLURM_22_05_PROTOCOL_VERSION,
         };
         let c = c_layout(&l);
+        // SAFETY: `c` is the layout c_layout just built from `l` (2 nodes, 3 tasks), so the indexed arrays hold those entries; it is freed once, here.
         unsafe {
             assert_eq!((*c).node_cnt, 2);
             assert_eq!((*c).task_cnt, 3);

@@ -273,6 +273,7 @@ mod tests {
 
     #[test]
     fn topo_lists_only_present_children() {
+        // SAFETY: zero is a valid value of this plain C record (NULL strings, zero numbers).
         let mut t: topo_info_t = unsafe { std::mem::zeroed() };
         t.name = c"s0".as_ptr() as *mut c_char;
         t.link_speed = 1;

@@ -296,6 +296,7 @@ mod tests {
             &tres,
             &filter,
         );
+        // SAFETY: `msg` is the message factors_message just built; its list holds the one row the filter kept, with the TRES arrays of `tres`'s length, and everything is freed once at the end.
         unsafe {
             let list = (*msg).priority_factors_list;
             assert_eq!(crate::list::slurm_list_count(list), 1);

@@ -217,6 +217,7 @@ mod tests {
     fn initialised() -> resv_desc_msg_t {
         // SAFETY: zero is valid plain C data; init writes a valid record.
         let mut d: resv_desc_msg_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `d` is a valid, writable record.
         unsafe { crate::inits::slurm_init_resv_desc_msg(&mut d) };
         d
     }

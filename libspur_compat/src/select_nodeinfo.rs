@@ -63,7 +63,7 @@ pub unsafe extern "C" fn slurm_get_select_nodeinfo(
         }
         // SAFETY: the caller's contract.
         let info = unsafe { &*(nodeinfo as *const SelectNodeInfo) };
-        // SAFETY (each write): `data` points to the type this data type documents.
+        // SAFETY: the caller's contract: `data` points to the type this data type documents (each write below).
         unsafe {
             match data_type {
                 SELECT_NODEDATA_SUBCNT => {

@@ -463,13 +463,16 @@ mod tests {
 
     #[test]
     fn qos_limits_take_the_init_value() {
+        // SAFETY: zero is a valid value of this plain C record.
         let mut q: slurmdb_qos_rec_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_qos_rec(&mut q, false, INFINITE) };
         assert_eq!(q.flags, QOS_FLAG_NOTSET);
         assert_eq!(q.max_wall_pj, INFINITE);
         assert_eq!(q.preempt_mode, 0xffff);
         assert_eq!(q.usage_factor, 4294967295.0);
         assert_eq!(q.id, 0);
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_qos_rec(&mut q, true, 0) };
         assert_eq!(q.grace_time, 0);
         assert_eq!(q.flags, QOS_FLAG_NOTSET);
@@ -477,12 +480,16 @@ mod tests {
 
     #[test]
     fn free_it_releases_owned_members() {
+        // SAFETY: zero is a valid value of this plain C record.
         let mut a: slurmdb_assoc_rec_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_assoc_rec(&mut a, false) };
         a.acct = c_string("physics");
         a.grp_tres_ctld = c_calloc::<u64>(4);
         a.qos_list = crate::list::create(Some(libc::free));
+        // SAFETY: the list was created just above; it takes ownership of the fresh C string.
         unsafe { crate::list::append(a.qos_list, c_string("normal") as *mut c_void) };
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_assoc_rec(&mut a, true) };
         assert!(a.acct.is_null() && a.grp_tres_ctld.is_null() && a.qos_list.is_null());
         assert_eq!(a.max_jobs, NO_VAL);
@@ -492,21 +499,28 @@ mod tests {
 
     #[test]
     fn markers_of_the_small_records() {
+        // SAFETY: zero is a valid value of this plain C record.
         let mut c: slurmdb_cluster_rec_t = unsafe { std::mem::zeroed() };
         c.name = c_string("c1");
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_cluster_rec(&mut c, true) };
         assert!(c.name.is_null());
         assert_eq!((c.flags, c.fed.state, c.fed.id), (NO_VAL, NO_VAL, 0));
+        // SAFETY: zero is a valid value of this plain C record.
         let mut t: slurmdb_tres_cond_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_tres_cond(&mut t, false) };
         assert_eq!(t.count, 0xffff_fffe);
+        // SAFETY: zero is a valid value of this plain C record.
         let mut r: slurmdb_res_rec_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid, writable record on the stack.
         unsafe { slurmdb_init_res_rec(&mut r, false) };
         assert_eq!(
             (r.count, r.id, r.flags, r.percent_used),
             (NO_VAL, NO_VAL, SLURMDB_RES_FLAG_NOTSET, NO_VAL16)
         );
         let fed = c_calloc::<slurmdb_federation_rec_t>(1);
+        // SAFETY: `fed` is a zeroed record fresh from c_calloc; init writes it and destroy_federation frees it once.
         unsafe {
             slurmdb_init_federation_rec(fed, false);
             assert_eq!((*fed).flags, FEDERATION_FLAG_NOTSET);

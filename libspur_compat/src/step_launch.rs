@@ -132,8 +132,8 @@ pub unsafe extern "C" fn slurm_get_node_energy(
                 *energy = std::ptr::null_mut();
             }
         }
-        // SAFETY: NULL or a C string, the caller's contract.
         let host = (!host.is_null()).then(|| {
+            // SAFETY: `host` is not NULL here, so it is a C string, the caller's contract.
             unsafe { CStr::from_ptr(host) }
                 .to_string_lossy()
                 .into_owned()

@@ -217,8 +217,8 @@ fn step_text(s: &job_step_info_t) -> String {
 /// # Safety
 /// `s`'s strings are NULL or valid.
 unsafe fn render_step(s: &job_step_info_t, one_liner: bool) -> String {
-    // SAFETY: the caller's contract.
     let text = |p: *mut std::ffi::c_char| {
+        // SAFETY: `p` is one of `s`'s strings, NULL or valid: the caller's contract.
         unsafe { crate::ffi::opt_str(p) }.map_or("(null)".to_string(), |c| c.into_owned())
     };
     let offset = crate::print::local_utc_offset();

@@ -138,13 +138,14 @@ fn user_name(uid: u32) -> String {
 /// # Safety
 /// Every pointer in `d` is NULL or valid as Slurm documents it.
 pub unsafe fn job_spec(d: &job_desc_msg_t) -> JobSpec {
-    // SAFETY (all opt_str/string_array calls): the caller's contract on `d`'s pointers.
+    // SAFETY: `p` is one of `d`'s strings, NULL or valid: the caller's contract.
     let s = |p: *mut c_char| unsafe { opt_str(p) }.map(|c| c.into_owned());
     let uid = set_u32(d.user_id).unwrap_or_else(|| nix::unistd::getuid().as_raw());
     let gid = set_u32(d.group_id).unwrap_or_else(|| nix::unistd::getgid().as_raw());
     let work_dir = s(d.work_dir).unwrap_or_else(|| {
         std::env::current_dir().map_or_else(|_| "/tmp".to_string(), |p| p.display().to_string())
     });
+    // SAFETY: `d.environment` holds `d.env_size` strings, NULL or valid: the caller's contract on `d`'s pointers.
     let environment = unsafe { string_array(d.environment, d.env_size) }
         .into_iter()
         .filter_map(|kv| {
@@ -158,6 +159,7 @@ pub unsafe fn job_spec(d: &job_desc_msg_t) -> JobSpec {
         m if m & ffi::MEM_PER_CPU != 0 => (Some(m & !ffi::MEM_PER_CPU), None),
         m => (None, Some(m)),
     };
+    // SAFETY: `d.argv` holds `d.argc` strings, NULL or valid: the caller's contract on `d`'s pointers.
     let argv = unsafe { string_array(d.argv, d.argc) };
     let script = s(d.script);
     JobSpec {

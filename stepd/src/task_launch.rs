@@ -182,62 +182,69 @@ fn read_exec_error(fd: RawFd) -> Option<Errno> {
 
 /// The child between fork and exec. Only async-signal-safe calls: no allocation, no locks.
 unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: RawFd) -> ! {
-    let me = libc::getpid();
-    for &procs in task.cgroup_procs {
-        libc::write(procs, b"0".as_ptr().cast(), 1);
-    }
-    let bound = match task.binding {
-        Some(binding) => bind_cpus(binding),
-        None => None,
-    };
-    libc::setsid();
-    let mut empty: libc::sigset_t = std::mem::zeroed();
-    libc::sigemptyset(&mut empty);
-    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-    for signal in 1..32 {
-        if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-            libc::signal(signal, libc::SIG_DFL);
+    // SAFETY: this is the child just forked from `launch`: one thread, and nothing here allocates or takes a lock.
+    // Every call is an async-signal-safe system call on descriptors, C strings and pointer arrays that `launch`
+    // prepared before the fork (`task`, `p`), or on stack memory; `pid_var` points into `p`'s environment, past the
+    // variable's name, with room for PID_DIGITS_MAX digits and the NUL (`Prepared::new`).
+    unsafe {
+        let me = libc::getpid();
+        for &procs in task.cgroup_procs {
+            libc::write(procs, b"0".as_ptr().cast(), 1);
         }
-    }
-    // A task must not outlive a killed srun.
-    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-    libc::dup2(task.stdin, 0);
-    libc::dup2(task.stdout, 1);
-    libc::dup2(task.stderr, 2);
-    if let Some(start) = task.bind_report {
-        report_binding(start, me, bound.as_ref());
-    }
-    if task.controlling_tty {
-        libc::ioctl(0, libc::TIOCSCTTY, 0);
-    }
-    if let Some(identity) = task.identity {
-        // Groups first, then gid, then uid: each later step needs the privilege the earlier ones give up.
-        let dropped = libc::setgroups(identity.groups.len(), identity.groups.as_ptr()) == 0
-            && libc::setgid(identity.gid) == 0
-            && libc::setuid(identity.uid) == 0;
-        if !dropped {
-            let errno = *libc::__errno_location();
-            let bytes = errno.to_ne_bytes();
-            libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
-            libc::_exit(1)
+        let bound = match task.binding {
+            Some(binding) => bind_cpus(binding),
+            None => None,
+        };
+        libc::setsid();
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        for signal in 1..32 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
         }
+        // A task must not outlive a killed srun.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::dup2(task.stdin, 0);
+        libc::dup2(task.stdout, 1);
+        libc::dup2(task.stderr, 2);
+        if let Some(start) = task.bind_report {
+            report_binding(start, me, bound.as_ref());
+        }
+        if task.controlling_tty {
+            libc::ioctl(0, libc::TIOCSCTTY, 0);
+        }
+        if let Some(identity) = task.identity {
+            // Groups first, then gid, then uid: each later step needs the privilege the earlier ones give up.
+            let dropped = libc::setgroups(identity.groups.len(), identity.groups.as_ptr()) == 0
+                && libc::setgid(identity.gid) == 0
+                && libc::setuid(identity.uid) == 0;
+            if !dropped {
+                let errno = *libc::__errno_location();
+                let bytes = errno.to_ne_bytes();
+                libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
+                libc::_exit(1)
+            }
+        }
+        if libc::chdir(p.work_dir.as_ptr()) != 0 {
+            libc::chdir(p.fallback_dir.as_ptr());
+        }
+        write_decimal(pid_var.add(TASK_PID_VAR.len()), me);
+        libc::execve(p.path.as_ptr(), p.argv_ptrs.as_ptr(), p.envp_ptrs.as_ptr());
+        let errno = *libc::__errno_location();
+        let bytes = errno.to_ne_bytes();
+        libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
+        libc::_exit(errno & 0xff)
     }
-    if libc::chdir(p.work_dir.as_ptr()) != 0 {
-        libc::chdir(p.fallback_dir.as_ptr());
-    }
-    write_decimal(pid_var.add(TASK_PID_VAR.len()), me);
-    libc::execve(p.path.as_ptr(), p.argv_ptrs.as_ptr(), p.envp_ptrs.as_ptr());
-    let errno = *libc::__errno_location();
-    let bytes = errno.to_ne_bytes();
-    libc::write(err_fd, bytes.as_ptr().cast(), bytes.len());
-    libc::_exit(errno & 0xff)
 }
 
 /// Writes `start`, then `PID]: mask 0xHEX set` (`0x0` without `set` for an unbound task) and a newline on
 /// stderr, as task/affinity's verbose report. Async-signal-safe: stack memory and `write` only.
 unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
     let mut pid_text = [0u8; PID_DIGITS_MAX + 1];
-    write_decimal(pid_text.as_mut_ptr(), pid);
+    // SAFETY: `pid_text` has room for PID_DIGITS_MAX digits and the NUL.
+    unsafe { write_decimal(pid_text.as_mut_ptr(), pid) };
     let pid_len = pid_text.iter().position(|b| *b == 0).unwrap_or(0);
     let mut hex = [0u8; 256];
     let (hex_len, tail): (usize, &[u8]) = match bound {
@@ -257,7 +264,8 @@ unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
         hex.get(..hex_len).unwrap_or_default(),
         tail,
     ] {
-        libc::write(2, part.as_ptr().cast(), part.len());
+        // SAFETY: `part` is a live slice of `part.len()` bytes; `write` only reads it.
+        unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
     }
 }
 
@@ -265,33 +273,37 @@ unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
 /// to the binding and returns the CPUs it kept; left as it is (`None`) if nothing would remain.
 /// Async-signal-safe: stack memory and syscalls only.
 unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 16]> {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    let mut current: libc::cpu_set_t = std::mem::zeroed();
-    if libc::sched_getaffinity(0, size, &mut current) != 0 {
-        return None;
-    }
-    let mut allowed = [0u64; 16];
-    for (word, bits) in allowed.iter_mut().enumerate() {
-        for bit in 0..64 {
-            if libc::CPU_ISSET(word * 64 + bit, &current) {
-                *bits |= 1 << bit;
+    // SAFETY: zero is a valid (empty) CPU set; the affinity calls read and write `cpu_set_t`s of `size` bytes on
+    // this stack, and every CPU index is below 16 * 64 = 1,024, CPU_SETSIZE.
+    unsafe {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        let mut current: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut current) != 0 {
+            return None;
+        }
+        let mut allowed = [0u64; 16];
+        for (word, bits) in allowed.iter_mut().enumerate() {
+            for bit in 0..64 {
+                if libc::CPU_ISSET(word * 64 + bit, &current) {
+                    *bits |= 1 << bit;
+                }
             }
         }
-    }
-    let mut chosen = [0u64; 16];
-    if !spur_core::cpu_bind::apply(binding, &allowed, &mut chosen) {
-        return None;
-    }
-    let mut set: libc::cpu_set_t = std::mem::zeroed();
-    libc::CPU_ZERO(&mut set);
-    for (word, bits) in chosen.iter().enumerate() {
-        for bit in 0..64 {
-            if bits & (1 << bit) != 0 {
-                libc::CPU_SET(word * 64 + bit, &mut set);
+        let mut chosen = [0u64; 16];
+        if !spur_core::cpu_bind::apply(binding, &allowed, &mut chosen) {
+            return None;
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_ZERO(&mut set);
+        for (word, bits) in chosen.iter().enumerate() {
+            for bit in 0..64 {
+                if bits & (1 << bit) != 0 {
+                    libc::CPU_SET(word * 64 + bit, &mut set);
+                }
             }
         }
+        (libc::sched_setaffinity(0, size, &set) == 0).then_some(chosen)
     }
-    (libc::sched_setaffinity(0, size, &set) == 0).then_some(chosen)
 }
 
 /// Writes `value` in decimal and a NUL at `out`, which has room for [`PID_DIGITS_MAX`] digits and the NUL.
@@ -308,9 +320,11 @@ unsafe fn write_decimal(out: *mut u8, value: i32) {
         }
     }
     for (i, digit) in digits.iter().take(len).rev().enumerate() {
-        *out.add(i) = *digit;
+        // SAFETY: `i` < `len` <= PID_DIGITS_MAX, within the room the caller guarantees at `out`.
+        unsafe { *out.add(i) = *digit };
     }
-    *out.add(len) = 0;
+    // SAFETY: `len` <= PID_DIGITS_MAX, and the caller guarantees room for the NUL after that many digits.
+    unsafe { *out.add(len) = 0 };
 }
 
 #[cfg(test)]
@@ -336,6 +350,7 @@ mod tests {
     #[test]
     fn decimal_pids() {
         let mut buf = [0xffu8; PID_DIGITS_MAX + 1];
+        // SAFETY: `buf` has room for PID_DIGITS_MAX digits and the NUL.
         unsafe { write_decimal(buf.as_mut_ptr(), 4_194_304) };
         assert_eq!(&buf[..8], b"4194304\0");
     }
@@ -431,10 +446,13 @@ mod tests {
 
     #[test]
     fn a_bound_task_runs_on_its_cpu_and_reports_its_mask() {
+        // SAFETY: zero is a valid (empty) CPU set.
         let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `allowed` is a writable CPU set of `size` bytes.
         assert_eq!(unsafe { libc::sched_getaffinity(0, size, &mut allowed) }, 0);
         let first = (0..1024)
+            // SAFETY: `cpu` is below CPU_SETSIZE (1,024) and `allowed` is initialised.
             .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &allowed) })
             .unwrap();
         let binding = spur_core::cpu_bind::TaskBinding::Slice { start: 0, count: 1 };

@@ -1,6 +1,10 @@
 //! Running real scripts through the real `spurstepd` binary: environment, output files, exit codes, signals,
 //! the work-directory fallback, exec failures, clean-up of leftovers, and surviving the launcher.
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -326,6 +330,7 @@ fn launch_returns_at_once_and_the_supervisor_is_detached() {
         fields[3].parse().unwrap(),
     );
     assert_ne!(ppid, std::process::id());
+    // SAFETY: getsid(0) only reads this process's session id.
     assert_ne!(sid, unsafe { libc::getsid(0) } as u32);
     assert_ne!(
         pgid, pid,

@@ -4,6 +4,7 @@
 //! the short mode runs in CI only to keep the suite from rotting.
 
 mod cluster;
+pub mod history;
 pub mod scale;
 pub mod stats;
 pub mod table;
@@ -530,7 +531,7 @@ fn record_rss(table: &mut Table, when: &str, label: &str, ctld: Option<f64>, age
     );
 }
 
-/// Where the table goes in docs/benchmarks.md: between these markers, replaced on every run, so other sections
+/// Where the table goes in docs/performance.md: between these markers, replaced on every run, so other sections
 /// (the scheduler's and HA's benchmarks) stay.
 pub const DOC_BEGIN: &str = "<!-- bench-suite:begin -->";
 pub const DOC_END: &str = "<!-- bench-suite:end -->";
@@ -569,7 +570,7 @@ mod tests {
 
     #[test]
     fn section_replaced_in_place_or_appended() {
-        let doc = "# Benchmarks\n\n## Scheduler\nfast\n";
+        let doc = "# Performance\n\n## Scheduler\nfast\n";
         let once = splice_section(doc, "table 1\n");
         assert_eq!(once, format!("{doc}\n{DOC_BEGIN}\ntable 1\n{DOC_END}\n"));
         let with_tail = format!("{once}\n## HA\nsub-second\n");

@@ -1,5 +1,5 @@
 //! The benchmark's result table: one row per figure, one column per system, and the Spur/Slurm ratios; rendered
-//! as Markdown for the terminal and for docs/benchmarks.md.
+//! as Markdown for the terminal and for docs/performance.md.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

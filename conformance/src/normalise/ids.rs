@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+// Literal patterns: each compiles, or every normalisation test fails at once.
+#[allow(clippy::expect_used)]
 static LEARN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         // job 12, JOB 12, job id 12, JobId=12, ArrayJobId=12, SLURM_JOB_ID=12, SLURM_JOBID=12, "job_id": 12

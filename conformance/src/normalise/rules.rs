@@ -8,6 +8,8 @@ use regex::{Captures, Regex};
 
 use super::Context;
 
+// Only ever given the literal patterns below: each compiles, or every normalisation test fails at once.
+#[allow(clippy::expect_used)]
 fn re(p: &str) -> Regex {
     Regex::new(p).expect("static regex")
 }
