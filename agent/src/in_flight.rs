@@ -7,22 +7,24 @@ use std::collections::HashMap;
 
 use tokio::task::JoinHandle;
 
+use crate::error::SessionError;
+
 #[derive(Default)]
 pub struct InFlightLaunches {
-    launches: HashMap<u32, JoinHandle<anyhow::Result<()>>>,
+    launches: HashMap<u32, JoinHandle<Result<(), SessionError>>>,
 }
 
 impl InFlightLaunches {
     /// Runs `launch` in the background as job `job_id`'s launch.
     pub fn start<F>(&mut self, job_id: u32, launch: F)
     where
-        F: std::future::Future<Output = anyhow::Result<()>> + Send + 'static,
+        F: std::future::Future<Output = Result<(), SessionError>> + Send + 'static,
     {
         self.launches.insert(job_id, tokio::spawn(launch));
     }
 
     /// Waits for job `job_id`'s launch, if one is under way.
-    pub async fn settle(&mut self, job_id: u32) -> anyhow::Result<()> {
+    pub async fn settle(&mut self, job_id: u32) -> Result<(), SessionError> {
         match self.launches.remove(&job_id) {
             Some(launch) => launch.await?,
             None => Ok(()),
@@ -30,7 +32,7 @@ impl InFlightLaunches {
     }
 
     /// Forgets launches that are done, passing on the first failure.
-    pub async fn reap(&mut self) -> anyhow::Result<()> {
+    pub async fn reap(&mut self) -> Result<(), SessionError> {
         let done: Vec<u32> = self
             .launches
             .iter()
@@ -85,7 +87,7 @@ mod tests {
     async fn finished_launches_are_reaped_and_failures_passed_on() {
         let mut in_flight = InFlightLaunches::default();
         in_flight.start(1, async { Ok(()) });
-        in_flight.start(2, async { anyhow::bail!("spool gone") });
+        in_flight.start(2, async { Err(SessionError::OutboxClosed) });
         in_flight.start(3, std::future::pending());
         tokio::time::sleep(Duration::from_millis(20)).await;
         let reaped = in_flight.reap().await;

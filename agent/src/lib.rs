@@ -10,11 +10,16 @@
 pub mod config;
 pub mod controller_trust;
 pub mod discover;
+mod effects;
+pub mod error;
 pub mod gpus;
 pub mod in_flight;
 pub mod isolation;
 pub mod jobs;
 pub mod login_env;
+pub mod machine;
+#[cfg(test)]
+mod machine_parity;
 pub mod runs;
 pub mod session;
 pub mod sim;

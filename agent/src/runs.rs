@@ -59,6 +59,11 @@ impl DeferredLaunches {
         }
     }
 
+    /// The run whose launch waits, if one does (cancelled or not).
+    pub fn waiting_run(&self, job_id: u32) -> Option<u32> {
+        self.lock().get(&job_id).map(|w| w.run)
+    }
+
     /// The wait is over: whether the launch was cancelled meanwhile.
     fn finish(&self, job_id: u32) -> bool {
         self.lock().remove(&job_id).is_some_and(|w| w.cancelled)
@@ -147,6 +152,8 @@ mod tests {
         );
         assert!(!deferred.cancel(4, 1), "a terminate of the earlier run");
         assert!(!deferred.cancel(5, 2));
+        assert_eq!(deferred.waiting_run(4), Some(2));
+        assert_eq!(deferred.waiting_run(5), None);
         assert!(deferred.cancel(4, 2));
         assert!(deferred.finish(4));
         assert!(!deferred.finish(4));

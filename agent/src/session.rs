@@ -11,14 +11,17 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use spur_core::agent_proto::{AgentToController, ControllerToAgent, JobOutcome, NodeHello};
 use spur_core::job::EpochSecs;
-use spur_core::wire::{from_doc, pb, to_doc};
+use spur_core::wire::{from_doc, pb, to_doc, WireError};
 use spur_stepd::protocol::{
     woken_job, JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET,
 };
 
 use crate::controller_trust::{ControllerTrust, SessionProof};
 use crate::discover;
+use crate::effects::carry_out;
+use crate::error::SessionError;
 use crate::jobs::JobSpool;
+use crate::machine::NodeMachine;
 use crate::users;
 
 /// How often the agent looks at its spool for results and sends heartbeats.
@@ -96,8 +99,10 @@ pub async fn run_forever(agent: Arc<Agent>) {
 /// The leader a follower named when it refused the session (see `LEADER_HINT_HEADER`), as a URL: only a
 /// configured controller, or one a trusted controller vouched for with a credential sealed for this session. A
 /// process on a controller's port cannot send the agent elsewhere.
-fn leader_hint(agent: &Agent, proof: &SessionProof, error: &anyhow::Error) -> Option<String> {
-    let status = error.downcast_ref::<tonic::Status>()?;
+fn leader_hint(agent: &Agent, proof: &SessionProof, error: &SessionError) -> Option<String> {
+    let SessionError::Status(status) = error else {
+        return None;
+    };
     let metadata = status.metadata();
     let addr = metadata
         .get(spur_core::controllers::LEADER_HINT_HEADER)?
@@ -122,7 +127,7 @@ fn leader_hint(agent: &Agent, proof: &SessionProof, error: &anyhow::Error) -> Op
 }
 
 /// A message on the agent session (real or simulated nodes).
-pub(crate) fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiRequest> {
+pub(crate) fn envelope(message: &AgentToController) -> Result<pb::ApiRequest, WireError> {
     Ok(pb::ApiRequest {
         request_id: String::new(),
         caller: None,
@@ -131,7 +136,7 @@ pub(crate) fn envelope(message: &AgentToController) -> anyhow::Result<pb::ApiReq
     })
 }
 
-async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow::Result<()> {
+async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> Result<(), SessionError> {
     let channel = agent
         .auth
         .channel_checked(
@@ -170,6 +175,8 @@ async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow:
     let mut last_heartbeat: Option<Instant> = None;
     let mut sent_results = SentResults::default();
     let mut launches = crate::in_flight::InFlightLaunches::default();
+    // What each message does is the machine's decision (shared with the simulator); this loop performs it.
+    let machine = NodeMachine::new();
     loop {
         tokio::select! {
             message = inbound.message() => {
@@ -178,7 +185,7 @@ async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow:
                 // (and a fake controller gets nothing run).
                 let controller_uid = proof.check(&reply, &agent.trust).map_err(|e| {
                     tracing::error!("refusing an order from {url}: {e}; closing the session");
-                    anyhow::anyhow!("order refused: {e}")
+                    SessionError::OrderRefused(e)
                 })?;
                 let message: ControllerToAgent = from_doc(reply.body.as_ref())?;
                 if let Some(refusal) = agent.trust.refusal(&message, controller_uid) {
@@ -188,15 +195,7 @@ async fn session(agent: &Arc<Agent>, url: &str, proof: &SessionProof) -> anyhow:
                 if let Some(job_id) = message.job_id() {
                     launches.settle(job_id).await?;
                 }
-                match message {
-                    ControllerToAgent::Launch { job, context }
-                        if !agent.spool.older_run_alive(job.job_id, job.restarts) =>
-                    {
-                        let worker = agent.clone();
-                        launches.start(job.job_id, async move { launch_job(&worker, job, context).await });
-                    }
-                    message => handle(agent, message, &outbox).await?,
-                }
+                carry_out(agent, &machine, message, &outbox, &mut launches).await?;
                 launches.reap().await?;
             }
             Ok(len) = recv_wake(wake.as_ref(), &mut wake_buf) => {
@@ -246,7 +245,7 @@ async fn send_results(
     agent: &Arc<Agent>,
     outbox: &mpsc::Sender<pb::ApiRequest>,
     sent_results: &mut SentResults,
-) -> anyhow::Result<()> {
+) -> Result<(), SessionError> {
     let finished = agent.spool.finished_jobs();
     sent_results.keep_only(&finished);
     send_due(outbox, sent_results, finished).await
@@ -256,7 +255,7 @@ async fn send_due(
     outbox: &mpsc::Sender<pb::ApiRequest>,
     sent_results: &mut SentResults,
     finished: impl IntoIterator<Item = JobOutcome>,
-) -> anyhow::Result<()> {
+) -> Result<(), SessionError> {
     for outcome in finished {
         if sent_results.take_due(&outcome, Instant::now()) {
             outbox
@@ -323,229 +322,6 @@ async fn recv_wake(
     }
 }
 
-async fn handle(
-    agent: &Arc<Agent>,
-    message: ControllerToAgent,
-    outbox: &mpsc::Sender<pb::ApiRequest>,
-) -> anyhow::Result<()> {
-    match message {
-        ControllerToAgent::Welcome { node } => {
-            tracing::info!(node, "registered with the controller")
-        }
-        ControllerToAgent::Rejected { message } => {
-            anyhow::bail!("controller rejected this node: {message}")
-        }
-        ControllerToAgent::Launch { job, context } => {
-            if agent.spool.older_run_alive(job.job_id, job.restarts) {
-                crate::runs::defer_launch(agent.clone(), job, context);
-            } else {
-                launch_job(agent, job, context).await?;
-            }
-        }
-        ControllerToAgent::Signal {
-            job_id,
-            signal,
-            scope,
-            step_pids,
-            step_ids,
-        } => {
-            let agent = agent.clone();
-            tokio::task::spawn_blocking(move || {
-                if step_ids.is_empty() {
-                    agent.spool.signal(job_id, signal, scope, &step_pids);
-                } else {
-                    agent.spool.signal_step_tasks(job_id, &step_ids, signal);
-                }
-            })
-            .await?;
-        }
-        ControllerToAgent::Terminate {
-            job_id,
-            reason,
-            at,
-            run,
-            kill_wait_secs,
-        } => {
-            if run.is_some_and(|run| agent.deferred.cancel(job_id, run)) {
-                // That run never started: it ends once the earlier run is gone (crate::runs).
-                return Ok(());
-            }
-            if let Some(run) = run {
-                match agent.spool.run_of(job_id) {
-                    // A terminate of a run this node has since replaced: nothing of it is left here.
-                    Some(held) if held > run => return Ok(()),
-                    Some(held) if held < run && !agent.spool.retire_older_run(job_id, run) => {
-                        crate::runs::answer_after_earlier_run(
-                            agent.clone(),
-                            job_id,
-                            run,
-                            kill_wait_secs,
-                        );
-                        return Ok(());
-                    }
-                    _ => {}
-                }
-            }
-            let dir = agent.spool.job_dir(job_id);
-            if !dir.exists() {
-                // Never launched here: nothing to kill, but the controller waits for a result to free the job.
-                write_failed_result(&agent.spool, job_id, Outcome::Failed, Some(9), run);
-                return Ok(());
-            }
-            let agent = agent.clone();
-            tokio::task::spawn_blocking(move || agent.spool.terminate(job_id, reason, at)).await?;
-        }
-        ControllerToAgent::LaunchStep {
-            launch,
-            job,
-            context,
-        } => {
-            let worker = agent.clone();
-            let (job_id, step_id) = (launch.job_id, launch.step_id);
-            let started = tokio::task::spawn_blocking(move || {
-                let user = users::lookup(launch.uid, launch.gid).map_err(|e| e.to_string())?;
-                // The node's prolog before the job's first step here; if it fails, the step's supervisor still
-                // starts, to tell srun that this node's tasks cannot run.
-                let refused = match (&job, &context) {
-                    (Some(job), Some(context)) => {
-                        worker.spool.prolog_before_step(job, context, &user).err()
-                    }
-                    _ => None,
-                };
-                let reason = refused.as_ref().map(|_| "Job's prolog failed".to_string());
-                let limits = match (&job, &context) {
-                    (Some(job), Some(context)) => worker.spool.step_limits(job, context),
-                    // A step beside the batch script: the job's limits here are the script's.
-                    _ => worker.spool.batch_limits(launch.job_id),
-                }
-                .map(|limits| {
-                    worker
-                        .spool
-                        .with_step_memory(limits, launch.mem_per_node_mb)
-                });
-                let pid = worker
-                    .spool
-                    .launch_step(&launch, &user, reason, limits)
-                    .map_err(|e| e.to_string())?;
-                Ok::<_, String>((pid, refused))
-            })
-            .await?;
-            // srun notices a supervisor that never calls and gives up on the step itself.
-            match started {
-                Ok((pid, None)) => tracing::info!(job_id, step_id, pid, "step tasks started"),
-                Ok((_, Some(message))) => {
-                    tracing::warn!(job_id, step_id, "prolog failed: {message}");
-                    let report = AgentToController::PrologFailed { job_id, message };
-                    outbox.send(envelope(&report)?).await?;
-                }
-                Err(message) => tracing::warn!(job_id, step_id, "step launch failed: {message}"),
-            }
-        }
-        ControllerToAgent::RunEpilog { job, context } => {
-            // The epilog may take a while; the session goes on meanwhile.
-            let worker = agent.clone();
-            let outbox = outbox.clone();
-            tokio::task::spawn_blocking(move || {
-                let failed = match users::lookup(job.spec.user_id, job.spec.group_id) {
-                    Ok(user) => worker
-                        .spool
-                        .epilog_after_job(&job, &context, &user)
-                        .is_err(),
-                    Err(e) => {
-                        tracing::warn!(job_id = job.job_id, "epilog not run: {e}");
-                        false
-                    }
-                };
-                if failed {
-                    // Slurm drains a node whose epilog failed.
-                    let report = AgentToController::EpilogFailed { job_id: job.job_id };
-                    if let Ok(message) = envelope(&report) {
-                        let _ = outbox.blocking_send(message);
-                    }
-                }
-                // The controller holds the node (and the job COMPLETING) until this arrives.
-                let done = AgentToController::EpilogFinished { job_id: job.job_id };
-                if let Ok(message) = envelope(&done) {
-                    let _ = outbox.blocking_send(message);
-                }
-            });
-        }
-        ControllerToAgent::RunProlog {
-            job,
-            context,
-            contain,
-        } => {
-            // The prolog may take a while; the session goes on meanwhile.
-            let worker = agent.clone();
-            let outbox = outbox.clone();
-            tokio::spawn(async move {
-                let (job_id, run) = (job.job_id, job.restarts);
-                let result = tokio::task::spawn_blocking(move || {
-                    let user = users::lookup(job.spec.user_id, job.spec.group_id)
-                        .map_err(|e| e.to_string())?;
-                    worker
-                        .spool
-                        .prolog_at_allocation(&job, &context, &user, contain)
-                })
-                .await
-                .unwrap_or_else(|e| Err(e.to_string()));
-                if let Err(message) = &result {
-                    tracing::warn!(job_id, "prolog failed: {message}");
-                }
-                let report = AgentToController::PrologFinished {
-                    job_id,
-                    run,
-                    failed: result.is_err(),
-                };
-                // A report lost with the session is asked for again at the next registration.
-                if let Ok(message) = envelope(&report) {
-                    let _ = outbox.send(message).await;
-                }
-            });
-        }
-        ControllerToAgent::Notify { job_id, message } => {
-            let agent = agent.clone();
-            tokio::task::spawn_blocking(move || agent.spool.notify(job_id, message)).await?;
-        }
-        ControllerToAgent::FinishedAck { job_id, run } => {
-            let agent = agent.clone();
-            tokio::task::spawn_blocking(move || agent.spool.forget(job_id, run)).await?;
-        }
-        ControllerToAgent::MeasureSteps {
-            request_id,
-            job_id,
-            uid,
-            steps,
-        } => {
-            // Measured off the session's task: a /proc scan must not hold up launches and acknowledgements.
-            let node = agent.hello.name.clone();
-            let outbox = outbox.clone();
-            tokio::spawn(async move {
-                let usage = tokio::task::spawn_blocking(move || {
-                    crate::step_usage::measure(
-                        std::path::Path::new("/proc"),
-                        &node,
-                        job_id,
-                        uid,
-                        &steps,
-                    )
-                })
-                .await
-                .unwrap_or_default();
-                let reply = AgentToController::StepUsage { request_id, usage };
-                if let Ok(message) = envelope(&reply) {
-                    let _ = outbox.send(message).await;
-                }
-            });
-        }
-        ControllerToAgent::AttachStep(order) => {
-            let socket = agent.spool.step_attach_socket(order.job_id, order.step_id);
-            tokio::task::spawn_blocking(move || crate::step_attach::attach(&socket, &order));
-        }
-    }
-    Ok(())
-}
-
 /// Supervisors that died without a result (kill -9, OOM killer) get one written for them, so the controller
 /// learns the job is gone instead of waiting forever.
 fn record_orphans(spool: &JobSpool) {
@@ -581,7 +357,7 @@ pub(crate) async fn launch_job(
     agent: &Arc<Agent>,
     job: Box<spur_core::job::JobRecord>,
     context: spur_core::agent_proto::LaunchContext,
-) -> anyhow::Result<()> {
+) -> Result<(), SessionError> {
     let worker = agent.clone();
     let (job_id, run) = (job.job_id, job.restarts);
     let launched = tokio::task::spawn_blocking(move || {

@@ -4,8 +4,9 @@
 //! `--sim-runtime` default, or until its time limit), then reports exit code 0; cancels, terminations and
 //! signals end or pause it as they would a real batch script. See docs/simulation.md.
 //!
-//! `node` is the pure per-node state machine; `fleet` sizes the nodes from slurm.conf; `session` is the tokio
-//! layer that carries their sessions.
+//! `node` performs on simulated jobs the effects that the agent's own node state machine (crate::machine, the one
+//! spurd runs) decides; `fleet` sizes the nodes from slurm.conf; `session` is the tokio layer that carries their
+//! sessions.
 
 pub mod fleet;
 pub mod node;

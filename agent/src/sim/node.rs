@@ -1,7 +1,8 @@
-//! One simulated node as a pure state machine: controller messages and the passing of time go in, reports for the
-//! controller come out. No process is ever started; a job "runs" until its declared run time has passed (or
-//! until the controller ends it), then reports exit code 0. The clock is injected (milliseconds since the epoch),
-//! so tests drive it directly and the session layer only performs what comes out.
+//! One simulated node: controller messages and the passing of time go in, reports for the controller come out.
+//! What each message does is decided by the agent's own state machine (crate::machine, the one spurd runs); this
+//! file only performs its effects on simulated jobs. No process is ever started; a job "runs" until its declared
+//! run time has passed (or until the controller ends it), then reports exit code 0. The clock is injected
+//! (milliseconds since the epoch), so tests drive it directly and the session layer only performs what comes out.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -9,6 +10,8 @@ use std::time::Duration;
 use spur_core::agent_proto::{AgentToController, ControllerToAgent, JobOutcome};
 use spur_core::api::SignalScope;
 use spur_core::job::{EpochSecs, JobRecord};
+
+use crate::machine::{Effect, NodeError, NodeMachine, NodeView};
 
 /// The job environment variable that declares how long a job runs on a simulated node, in seconds (fractions
 /// allowed, e.g. `0.5`).
@@ -59,6 +62,8 @@ pub struct SimNode {
     unacked: BTreeMap<u32, Unacked>,
     /// Answers to the controller's questions, sent with the next poll.
     answers: Vec<AgentToController>,
+    /// What every message does here: the agent's own decisions, shared with spurd.
+    machine: NodeMachine,
 }
 
 impl SimNode {
@@ -91,37 +96,53 @@ impl SimNode {
         }
     }
 
-    /// Carries out one controller message. `Err` ends the session (the controller refused this node).
-    pub fn handle(&mut self, message: ControllerToAgent, now: Millis) -> Result<(), String> {
-        match message {
-            ControllerToAgent::Welcome { .. } => {}
-            ControllerToAgent::Rejected { message } => return Err(message),
-            ControllerToAgent::Launch { job, .. } => self.launch(&job, now),
-            ControllerToAgent::Signal {
+    /// The agent's own state machine, which decides what every message does here as it does in spurd.
+    pub fn machine(&self) -> &NodeMachine {
+        &self.machine
+    }
+
+    /// Carries out one controller message: the agent's [`NodeMachine`] decides, and the effects it returns are
+    /// performed on the simulated jobs. `Err` ends the session (the controller refused this node).
+    pub fn handle(&mut self, message: ControllerToAgent, now: Millis) -> Result<(), NodeError> {
+        for effect in self.machine.handle(message, &*self)? {
+            self.perform(effect, now);
+        }
+        Ok(())
+    }
+
+    /// One effect of the machine, as a simulated node carries it out: nothing is executed.
+    fn perform(&mut self, effect: Effect, now: Millis) {
+        match effect {
+            Effect::Registered { .. } => {}
+            Effect::StartJob { job, .. } => self.launch(&job, now),
+            // No supervisor to wait for: the earlier run's simulated process ends at once (in launch).
+            Effect::StartAfterEarlierRun { job, .. } => self.launch(&job, now),
+            Effect::Signal {
                 job_id,
                 signal,
                 scope,
                 ..
             } => self.signal(job_id, signal, scope, now),
-            ControllerToAgent::Terminate { job_id, run, .. } => {
-                if let Some(run) = run {
-                    self.retire_older_run(job_id, run);
-                }
-                let held = self.jobs.get(&job_id).map(|j| j.run);
-                if held.is_some_and(|held| run.is_some_and(|run| held > run)) {
-                    // A terminate of a run since replaced here.
-                } else if held.is_some_and(|held| run.is_some_and(|run| held < run)) {
-                    // An earlier run is stopped; the named run never started here and is owed a result.
-                    self.jobs.remove(&job_id);
-                    self.record(job_id, 0, SIGKILL, now, run);
-                } else if held.is_some() {
+            // A simulated job has no steps, so a signal for their tasks reaches nothing (as on a real node).
+            Effect::SignalSteps { .. } => {}
+            // Simulated launches never wait (see StartAfterEarlierRun), so there is none to cancel.
+            Effect::CancelWaitingRun { .. } => {}
+            Effect::RetireOlderRun { job_id, run } => self.retire_older_run(job_id, run),
+            Effect::EndAfterEarlierRun { job_id, run, .. } => {
+                // The earlier run stops at once; the named run never started here and is owed a result.
+                self.jobs.remove(&job_id);
+                self.record(job_id, 0, SIGKILL, now, Some(run));
+            }
+            Effect::ReportNeverLaunched { job_id, run } => {
+                self.record(job_id, 0, SIGKILL, now, run)
+            }
+            // A result already waiting for its acknowledgement stays as it is.
+            Effect::Terminate { job_id, .. } => {
+                if self.jobs.contains_key(&job_id) {
                     self.finish(job_id, 0, SIGTERM, now);
-                } else if !self.unacked.contains_key(&job_id) {
-                    // Never launched here (as the real agent answers): the controller waits for a result.
-                    self.record(job_id, 0, SIGKILL, now, run);
                 }
             }
-            ControllerToAgent::FinishedAck { job_id, run } => {
+            Effect::Forget { job_id, run } => {
                 // An acknowledgement of an earlier run leaves a newer run's result alone.
                 let other_run = self.unacked.get(&job_id).is_some_and(|u| {
                     run.is_some() && u.outcome.run.is_some() && u.outcome.run != run
@@ -132,14 +153,14 @@ impl SimNode {
             }
             // Simulated jobs have no processes: sstat finds none here at once rather than waiting for a node
             // that never answers.
-            ControllerToAgent::MeasureSteps { request_id, .. } => {
+            Effect::MeasureSteps { request_id, .. } => {
                 self.answers.push(AgentToController::StepUsage {
                     request_id,
                     usage: Vec::new(),
                 });
             }
             // Simulated nodes have no prolog to run: it succeeds at once.
-            ControllerToAgent::RunProlog { job, .. } => {
+            Effect::RunProlog { job, .. } => {
                 self.answers.push(AgentToController::PrologFinished {
                     job_id: job.job_id,
                     run: job.restarts,
@@ -147,17 +168,14 @@ impl SimNode {
                 });
             }
             // Nor an epilog: the node is free again at once.
-            ControllerToAgent::RunEpilog { job, .. } => {
+            Effect::RunEpilog { job, .. } => {
                 self.answers
                     .push(AgentToController::EpilogFinished { job_id: job.job_id });
             }
             // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step)
             // and have no stderr to write to.
-            ControllerToAgent::LaunchStep { .. }
-            | ControllerToAgent::Notify { .. }
-            | ControllerToAgent::AttachStep(_) => {}
+            Effect::StartStep { .. } | Effect::Notify { .. } | Effect::AttachStep(_) => {}
         }
-        Ok(())
     }
 
     /// As the real agent: the result of an earlier run than the one the controller speaks of was committed (its
@@ -287,6 +305,28 @@ impl SimNode {
                 sent_at: None,
             },
         );
+    }
+}
+
+/// What the machine sees of a simulated node: its simulated jobs and unacknowledged results, as spurd's spool.
+impl NodeView for SimNode {
+    fn run_of(&self, job_id: u32) -> Option<u32> {
+        match self.jobs.get(&job_id) {
+            Some(job) => Some(job.run),
+            None => self.unacked.get(&job_id).and_then(|u| u.outcome.run),
+        }
+    }
+
+    fn holds(&self, job_id: u32) -> bool {
+        self.jobs.contains_key(&job_id) || self.unacked.contains_key(&job_id)
+    }
+
+    fn alive(&self, job_id: u32) -> bool {
+        self.jobs.contains_key(&job_id)
+    }
+
+    fn waiting_run(&self, _job_id: u32) -> Option<u32> {
+        None
     }
 }
 
@@ -584,7 +624,7 @@ mod tests {
             },
             T0,
         );
-        assert_eq!(refused, Err("unknown node".to_string()));
+        assert_eq!(refused, Err(NodeError::Rejected("unknown node".into())));
     }
 
     #[test]

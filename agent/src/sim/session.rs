@@ -20,6 +20,7 @@ use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
 use spur_core::wire::{from_doc, pb};
 
 use super::node::{Millis, SimNode};
+use crate::error::SessionError;
 use crate::session::{
     envelope, HEARTBEAT_INTERVAL, RECONNECT_BACKOFF_MAX, SESSION_CONNECT_TIMEOUT,
 };
@@ -118,7 +119,7 @@ struct NodeSession<'a> {
 }
 
 impl NodeSession<'_> {
-    async fn run(&mut self, hello: &NodeHello, slot: usize) -> anyhow::Result<()> {
+    async fn run(&mut self, hello: &NodeHello, slot: usize) -> Result<(), SessionError> {
         let shared = self.shared;
         let channel = shared.connections.get(slot).await?;
         let mut client = pb::agent_link_client::AgentLinkClient::new(channel)
@@ -153,9 +154,7 @@ impl NodeSession<'_> {
                     if matches!(message, ControllerToAgent::Welcome { .. }) {
                         self.welcomed(&mut permit);
                     }
-                    self.node.handle(message, now_ms()).map_err(|m| {
-                        anyhow::anyhow!("controller rejected this node: {m}")
-                    })?;
+                    self.node.handle(message, now_ms())?;
                 }
                 _ = tokio::time::sleep(wait) => {}
             }
@@ -227,16 +226,16 @@ impl Connections {
         }
     }
 
-    async fn get(&self, slot: usize) -> anyhow::Result<Channel> {
+    async fn get(&self, slot: usize) -> Result<Channel, SessionError> {
         let Some(cell) = self.slots.get(slot) else {
-            anyhow::bail!("no connection slot {slot}");
+            return Err(SessionError::NoSlot(slot));
         };
         let mut cell = cell.lock().await;
         if let Some(channel) = &cell.channel {
             return Ok(channel.clone());
         }
         let Some(url) = self.urls.get(cell.url % self.urls.len().max(1)) else {
-            anyhow::bail!("no controller to connect to");
+            return Err(SessionError::NoController);
         };
         let channel = self
             .auth
