@@ -7,13 +7,13 @@ use spur_core::accounting::{Filter, JobAccounting};
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::sacct::{self, Column, Context, Layout};
 use spur_core::job::EpochSecs;
+use spur_core::options::query::{Parsed, SACCT};
 use spur_core::states::JobBaseState;
 use spur_core::values::begin::{parse_time, LocalNow};
 use spur_core::values::stepid::parse_step_list;
 
 use crate::client::Client;
 use crate::config;
-use spur_core::options::query::{Parsed, SACCT};
 
 /// What slurm.conf's `AccountingStorageType=accounting_storage/none` makes sacct say.
 const DISABLED: &str = "Slurm accounting storage is disabled";

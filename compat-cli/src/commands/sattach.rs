@@ -10,6 +10,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use spur_core::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
+use spur_core::options::query::{Parsed, SATTACH};
 use spur_core::states::JobBaseState;
 use spur_core::step::StepRecord;
 use spur_core::step_exit::TaskEnd;
@@ -19,7 +20,6 @@ use super::interactive::io::{label, Sink, StreamWriter};
 use super::interactive::remote::{random_key, route_source};
 use super::interactive::ClusterFacts;
 use crate::client::{Client, ClientError};
-use spur_core::options::query::{Parsed, SATTACH};
 
 /// How long sattach waits for every node of the step to call.
 const CONNECT_WAIT: Duration = Duration::from_secs(10);

@@ -2,9 +2,9 @@
 
 use spur_core::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
 use spur_core::job::JobRecord;
+use spur_core::options::query::SCANCEL;
 
 use crate::client::{Client, ClientError};
-use spur_core::options::query::SCANCEL;
 
 #[derive(Debug, Default, PartialEq)]
 struct Args {

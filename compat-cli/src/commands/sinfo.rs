@@ -2,10 +2,10 @@
 
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::{json, sinfo};
+use spur_core::options::query::{Parsed, SINFO};
 
 use crate::client::Client;
 use crate::config;
-use spur_core::options::query::{Parsed, SINFO};
 
 pub fn run(args: &[String]) -> u8 {
     let parsed = match super::parse_or_finish(&SINFO, args) {

@@ -3,11 +3,11 @@
 
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::sprio::{self, SprioOptions};
+use spur_core::options::query::{Parsed, SPRIO};
 use spur_core::priority::JobFactors;
 
 use crate::client::Client;
 use crate::config;
-use spur_core::options::query::{Parsed, SPRIO};
 
 /// Which jobs to show; `None` shows all.
 #[derive(Debug, Default)]

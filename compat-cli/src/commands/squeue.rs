@@ -3,10 +3,10 @@
 use spur_core::api::{JobList, JobListing, JobSelector};
 use spur_core::format::{json, squeue, squeue_needs, FormatContext};
 use spur_core::job::JobRecord;
+use spur_core::options::query::{Parsed, SQUEUE};
 
 use crate::client::Client;
 use crate::config;
-use spur_core::options::query::{Parsed, SQUEUE};
 
 pub fn run(args: &[String]) -> u8 {
     let parsed = match super::parse_or_finish(&SQUEUE, args) {

@@ -5,10 +5,10 @@
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::print_fields::Layout;
 use spur_core::format::sshare::{self, SshareOptions};
+use spur_core::options::query::SSHARE;
 
 use crate::client::Client;
 use crate::config;
-use spur_core::options::query::SSHARE;
 
 pub fn run(args: &[String]) -> u8 {
     let parsed = match super::parse_or_finish(&SSHARE, args) {

@@ -3,10 +3,10 @@
 
 use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::sstat::{self, Column, Layout, Options};
+use spur_core::options::query::SSTAT;
 use spur_core::step_usage::{StepPick, StepRef};
 
 use crate::client::{Client, ClientError};
-use spur_core::options::query::SSTAT;
 
 /// One `-j` item: a job and, when given, its step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
