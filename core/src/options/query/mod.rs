@@ -27,6 +27,10 @@ pub struct QueryOpt {
     pub metavar: &'static str,
     /// The `--help` description, lines separated by `\n`; empty for options `--help` does not list.
     pub help: &'static str,
+    /// Its item in the usage lines (`[-A account]`); empty when it has none of its own.
+    pub usage: &'static str,
+    /// Whether the usage lines name its letter in the group of flags (`[-ahlrsv]`).
+    pub letter: bool,
     /// Word-matched tables only: the option ends the scan (`--help`, `--version`), so what follows it is never
     /// looked at, as the commands' hand loops returned there.
     pub early: bool,
@@ -40,6 +44,8 @@ pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
         arg: ArgKind::None,
         metavar: "",
         help: "",
+        usage: "",
+        letter: false,
         early: false,
     }
 }
@@ -68,6 +74,18 @@ impl QueryOpt {
         self
     }
 
+    /// Its own item in the usage lines.
+    pub(crate) const fn usage(mut self, item: &'static str) -> QueryOpt {
+        self.usage = item;
+        self
+    }
+
+    /// Named by its letter in the usage lines' group of flags.
+    pub(crate) const fn letter(mut self) -> QueryOpt {
+        self.letter = true;
+        self
+    }
+
     pub(crate) const fn early(mut self) -> QueryOpt {
         self.early = true;
         self
@@ -86,6 +104,41 @@ pub enum Scan {
         /// An unknown word starting with `-` before the first operand is getopt's "unrecognized option".
         reject_unknown_leading_dash: bool,
     },
+}
+
+/// Where the usage lines put the group of flags named by their letters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Letters {
+    None,
+    First,
+    Last,
+}
+
+/// The usage lines: the lead, then the rows' items in row order, wrapped as Slurm wraps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// The start of the first line (`Usage: squeue`); the whole text for a command whose usage names no option.
+    pub lead: &'static str,
+    pub letters: Letters,
+    /// What follows the options: `[job_id[_array_id][.step_id]]`.
+    pub operands: &'static str,
+    /// Lines after the first start with this many blanks.
+    pub indent: usize,
+    /// An item that would take a line past this width starts the next one.
+    pub width: usize,
+}
+
+impl Usage {
+    /// Usage lines that name no option.
+    pub(crate) const fn plain(lead: &'static str) -> Usage {
+        Usage {
+            lead,
+            letters: Letters::None,
+            operands: "",
+            indent: 0,
+            width: 0,
+        }
+    }
 }
 
 /// How `--help` entries are laid out.
@@ -127,14 +180,13 @@ pub enum Help {
 #[derive(Debug, Clone, Copy)]
 pub struct QueryTable {
     pub program: &'static str,
-    /// In the order `--help` lists them.
+    /// In the order `--help` and the usage lines list them.
     pub rows: &'static [QueryOpt],
     /// The long names in getopt's search order, which is the order an ambiguous abbreviation's candidates are
     /// listed in; empty when it is the row order.
     pub getopt_order: &'static [&'static str],
     pub scan: Scan,
-    /// The usage lines, each ending with a newline.
-    pub usage: &'static str,
+    pub usage: Usage,
     pub help: Help,
 }
 
@@ -280,9 +332,44 @@ impl QueryTable {
         Ok(parsed)
     }
 
-    /// What `--usage` prints.
+    /// What `--usage` prints: the usage lines, each ending with a newline.
     pub fn usage_text(&self) -> String {
-        self.usage.to_string()
+        let usage = &self.usage;
+        let letters: String = self
+            .rows
+            .iter()
+            .filter(|r| r.letter)
+            .filter_map(|r| r.short)
+            .collect();
+        let group = (!letters.is_empty()).then(|| format!("[-{letters}]"));
+        let first = (usage.letters == Letters::First).then(|| group.clone());
+        let last = (usage.letters == Letters::Last).then_some(group);
+        let items = first
+            .flatten()
+            .into_iter()
+            .chain(
+                self.rows
+                    .iter()
+                    .filter(|r| !r.usage.is_empty())
+                    .map(|r| r.usage.to_string()),
+            )
+            .chain(last.flatten())
+            .chain((!usage.operands.is_empty()).then(|| usage.operands.to_string()));
+        let mut out = String::new();
+        let mut line = usage.lead.to_string();
+        for item in items {
+            if line.len() + 1 + item.len() > usage.width {
+                out.push_str(&line);
+                out.push('\n');
+                line = format!("{:indent$}{item}", "", indent = usage.indent);
+            } else {
+                line.push(' ');
+                line.push_str(&item);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        out
     }
 
     /// What `--help` prints.
@@ -296,7 +383,7 @@ impl QueryTable {
     fn help_list(&self, list: &HelpList) -> String {
         let mut lines: Vec<String> = Vec::new();
         if list.usage_first {
-            lines.extend(self.usage.lines().map(str::to_string));
+            lines.extend(self.usage_text().lines().map(str::to_string));
         }
         lines.extend(list.head.iter().map(|l| l.to_string()));
         for row in self.rows.iter().filter(|r| !r.help.is_empty()) {

@@ -35,7 +35,10 @@ fn tables_are_consistent() {
                 "{p} lacks --{name}"
             );
         }
-        assert!(table.usage.ends_with('\n'), "{p}");
+        assert!(table.usage_text().ends_with('\n'), "{p}");
+        for row in table.rows.iter().filter(|r| r.letter) {
+            assert!(row.short.is_some(), "{p}: --{} has no letter", row.long);
+        }
         assert!(table.help_text().ends_with('\n'), "{p}");
     }
 }
@@ -146,4 +149,20 @@ fn help_lists_entries_at_the_column() {
     assert!(text.contains("    -M or --cluster=names  clusters to issue commands to."));
     assert!(text.ends_with(&format!("{:75}\n\n", "")));
     assert_eq!(SQUEUE.help_text(), SQUEUE.usage_text());
+}
+
+#[test]
+fn usage_lines_are_built_from_the_rows() {
+    assert_eq!(
+        SPRIO.usage_text(),
+        "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n   \
+         [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n"
+    );
+    let sinfo = SINFO.usage_text();
+    assert!(sinfo.starts_with("Usage: sinfo [-adelNRrsTv] [-i seconds]"));
+    assert!(sinfo.lines().all(|l| l.len() <= SINFO.usage.width));
+    assert!(SCANCEL
+        .usage_text()
+        .ends_with("\n               [job_id[_array_id][.step_id]]\n"));
+    assert_eq!(SCONTROL.usage_text(), "scontrol [<OPTION>] [<COMMAND>]\n");
 }
