@@ -3,8 +3,9 @@
 //! ([`super::getopt`]) and by the `--help`/`--usage` renderer here, so each option is described once.
 //!
 //! These commands take no environment input or `#SBATCH` lines through the table and act on options by name, so a
-//! row is simpler than sbatch's [`super::OptDef`]: names, value kind, and the help entry. Unlike sbatch, getopt
-//! here permutes: options may follow operands (`squeue -u me --start`).
+//! row is simpler than sbatch's [`super::OptDef`]: names, value kind, its `--help` entry and its item in the usage
+//! lines. Unlike sbatch, getopt here permutes: options may follow operands (`squeue -u me --start`). scontrol and
+//! sacctmgr, whose commands are a grammar of their own, match their options as whole words ([`Scan::Words`]).
 
 mod tables;
 
