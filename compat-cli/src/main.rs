@@ -4,7 +4,6 @@
 mod client;
 mod commands;
 mod config;
-mod getopt;
 
 use std::ffi::OsString;
 use std::path::Path;

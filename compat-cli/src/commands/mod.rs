@@ -42,6 +42,23 @@ pub fn run(command: &str, args: &[String]) -> u8 {
     }
 }
 
+/// The start every query command shares: parse `args` with the command's option table, print a getopt error
+/// (exit 1) or, for `-V/--version`, the version line (exit 0). `Err` holds the status the command ends with.
+fn parse_or_finish(
+    table: &spur_core::options::query::QueryTable,
+    args: &[String],
+) -> Result<spur_core::options::query::Parsed, u8> {
+    let parsed = table.parse(args).map_err(|e| {
+        eprintln!("{e}");
+        1
+    })?;
+    if parsed.has("version") {
+        println!("{}", crate::version_line());
+        return Err(0);
+    }
+    Ok(parsed)
+}
+
 /// Hands a listing's records to the end of the process instead of freeing them: each command prints one listing
 /// and exits, and freeing 100,000 decoded records one allocation at a time costs tens of milliseconds that the
 /// exit does for nothing.

@@ -7,85 +7,28 @@ use spur_core::accounting::{Filter, JobAccounting};
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::sacct::{self, Column, Context, Layout};
 use spur_core::job::EpochSecs;
+use spur_core::options::query::{Parsed, SACCT};
 use spur_core::states::JobBaseState;
 use spur_core::values::begin::{parse_time, LocalNow};
 use spur_core::values::stepid::parse_step_list;
 
 use crate::client::Client;
 use crate::config;
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("accounts", Some('A'), true),
-    opt("allusers", Some('a'), false),
-    opt("allocations", Some('X'), false),
-    opt("brief", Some('b'), false),
-    opt("completion", Some('c'), false),
-    opt("delimiter", None, true),
-    opt("duplicates", Some('D'), false),
-    opt("endtime", Some('E'), true),
-    opt("format", Some('o'), true),
-    opt("help", Some('h'), false),
-    opt("helpformat", Some('e'), false),
-    opt("jobs", Some('j'), true),
-    opt("long", Some('l'), false),
-    opt("name", None, true),
-    opt("noconvert", None, false),
-    opt("noheader", Some('n'), false),
-    opt("parsable", Some('p'), false),
-    opt("parsable2", Some('P'), false),
-    opt("partition", Some('r'), true),
-    opt("starttime", Some('S'), true),
-    opt("state", Some('s'), true),
-    opt("uid", None, true),
-    opt("usage", None, false),
-    opt("user", Some('u'), true),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-];
-
-const USAGE: &str = "Usage: sacct [options]\n\tUse --help for help";
-
-/// Spur's own summary of the options (Slurm's help text is not reproduced).
-const HELP: &str = "sacct [OPTIONS]
-  -a, --allusers        every user's jobs (users other than root see only their own by default)
-  -A, --accounts LIST   jobs charged to these accounts
-  -b, --brief           the fields JobID,State,ExitCode
-      --delimiter TEXT  what separates -p/-P fields (default '|')
-  -D, --duplicates      accepted: Spur keeps one record per job
-  -e, --helpformat      list the fields -o accepts
-  -E, --endtime TIME    jobs known before TIME (default: now)
-  -h, --help            this summary
-  -j, --jobs LIST       these jobs, array tasks (J_T) or steps (J.S); no default time window then
-  -l, --long            the long field list
-      --name LIST       jobs with these names
-  -n, --noheader        no header lines
-  -o, --format LIST     the fields to show (NAME or NAME%WIDTH; names may be shortened)
-  -p, --parsable        fields separated and ended by '|'
-  -P, --parsable2       fields separated by '|'
-  -r, --partition LIST  jobs in these partitions
-  -s, --state LIST      jobs in these states during the window
-  -S, --starttime TIME  jobs known after TIME (default: 00:00 today)
-  -u, --user LIST       these users' jobs
-      --usage           one-line usage
-  -V, --version         the Slurm release reproduced
-  -X, --allocations     the jobs only, not their steps
-";
 
 /// What slurm.conf's `AccountingStorageType=accounting_storage/none` makes sacct say.
 const DISABLED: &str = "Slurm accounting storage is disabled";
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("sacct", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SACCT, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") {
-        print!("{HELP}");
+        print!("{}", SACCT.help_text());
         return 0;
     }
     if parsed.has("usage") {
-        println!("{USAGE}");
+        print!("{}", SACCT.usage_text());
         return 0;
     }
     if parsed.has("helpformat") {
@@ -158,7 +101,7 @@ struct Request {
 }
 
 impl Request {
-    fn from_options(parsed: &getopt::Parsed) -> Result<Request, String> {
+    fn from_options(parsed: &Parsed) -> Result<Request, String> {
         let format = if let Some(list) = parsed.value("format") {
             list.to_string()
         } else if parsed.has("brief") {

@@ -8,6 +8,7 @@ use spur_core::api::{ApiError, ControlRequest, Query, QueryReply, SlurmErrno};
 use spur_core::assoc::{AcctChange, AcctDb, AcctError, AcctRequest, AssocSet, QosSet};
 use spur_core::format::print_fields::Layout;
 use spur_core::format::sacctmgr::{self as table, ControlAddress, Entity, Style};
+use spur_core::options::query::SACCTMGR;
 
 use super::sacctmgr_parse::{self as parse, Verb, Words};
 use crate::client::{Client, ClientError};
@@ -20,27 +21,35 @@ struct Options {
 }
 
 pub fn run(args: &[String]) -> u8 {
+    // The options are whole words anywhere on the line (any other word, `-x` included, belongs to the command);
+    // the first of `--help`/`--version` ends the scan.
+    let parsed = match SACCTMGR.parse(args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
     let mut options = Options::default();
-    let mut words = Vec::new();
-    for arg in args {
-        match arg.as_str() {
-            "-i" | "--immediate" => options.immediate = true,
-            "-n" | "--noheader" => options.style.noheader = true,
-            "-p" | "--parsable" => options.style.layout = Layout::Parsable,
-            "-P" | "--parsable2" => options.style.layout = Layout::Parsable2,
-            "-Q" | "--quiet" => options.quiet = true,
-            "-v" | "--verbose" | "-r" | "--readonly" => {}
-            "-V" | "--version" => {
+    for (name, _) in &parsed.options {
+        match *name {
+            "immediate" => options.immediate = true,
+            "noheader" => options.style.noheader = true,
+            "parsable" => options.style.layout = Layout::Parsable,
+            "parsable2" => options.style.layout = Layout::Parsable2,
+            "quiet" => options.quiet = true,
+            "version" => {
                 println!("{}", crate::version_line());
                 return 0;
             }
-            "-h" | "--help" | "--usage" => {
-                println!("{HELP}");
+            "help" | "usage" => {
+                print!("{}", SACCTMGR.help_text());
                 return 0;
             }
-            _ => words.push(arg.clone()),
+            _ => {}
         }
     }
+    let words = parsed.positional;
     let Some(first) = words.first() else {
         eprintln!(
             "sacctmgr: Spur's sacctmgr takes one command on its command line (no interactive mode)"
@@ -62,15 +71,6 @@ pub fn run(args: &[String]) -> u8 {
         _ => change(verb, entity, &rest, &options),
     }
 }
-
-const HELP: &str = "sacctmgr [OPTIONS] COMMAND ENTITY [NAMES] [where CONDITIONS] [set SETTINGS]
-  commands: add|create, modify|update, delete|remove, show|list
-  entities: qos, account, user, association (show), cluster (show)
-  -i, --immediate   commit without asking
-  -n, --noheader    no header line
-  -p, --parsable    '|' after every field
-  -P, --parsable2   '|' between fields
-  -V, --version     the version";
 
 fn no_entity(verb: Verb) {
     match verb {

@@ -10,6 +10,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use spur_core::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
+use spur_core::options::query::{Parsed, SATTACH};
 use spur_core::states::JobBaseState;
 use spur_core::step::StepRecord;
 use spur_core::step_exit::TaskEnd;
@@ -19,37 +20,6 @@ use super::interactive::io::{label, Sink, StreamWriter};
 use super::interactive::remote::{random_key, route_source};
 use super::interactive::ClusterFacts;
 use crate::client::{Client, ClientError};
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("input-filter", None, true),
-    opt("output-filter", None, true),
-    opt("error-filter", None, true),
-    opt("label", Some('l'), false),
-    opt("layout", None, false),
-    opt("pty", None, false),
-    opt("quiet", Some('Q'), false),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("help", Some('h'), false),
-    opt("usage", Some('u'), false),
-];
-
-const USAGE: &str = "Usage: sattach [options] <jobid.stepid>";
-
-/// Spur's own summary of the options (Slurm's help text is not reproduced).
-const HELP: &str = "Usage: sattach [options] <jobid.stepid>
-      --input-filter=TASK   stdin to this task only
-      --output-filter=TASK  stdout of this task only
-      --error-filter=TASK   stderr of this task only
-  -l, --label               prefix each line with its task number
-      --layout              show the step's task layout and exit
-  -Q, --quiet               no informational messages
-  -v, --verbose             accepted
-  -V, --version             the Slurm release reproduced
-  -h, --help                this summary
-  -u, --usage               one-line usage
-";
 
 /// How long sattach waits for every node of the step to call.
 const CONNECT_WAIT: Duration = Duration::from_secs(10);
@@ -97,16 +67,16 @@ impl Refusal {
 pub fn run(args: &[String]) -> u8 {
     // sattach stops reading options at the step id, as getopt does when POSIXLY_CORRECT.
     let cut = first_operand(args);
-    let parsed = match getopt::parse_or_finish("sattach", SPECS, &args[..cut]) {
+    let parsed = match super::parse_or_finish(&SATTACH, &args[..cut]) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") {
-        print!("{HELP}");
+        print!("{}", SATTACH.help_text());
         return 0;
     }
     if parsed.has("usage") {
-        println!("{USAGE}");
+        print!("{}", SATTACH.usage_text());
         return 0;
     }
     let options = match options(&parsed, &args[cut..]) {
@@ -115,7 +85,7 @@ pub fn run(args: &[String]) -> u8 {
             eprintln!("{}", refusal.text);
             // Slurm prints the usage line on stdout.
             if refusal.usage {
-                println!("{USAGE}");
+                print!("{}", SATTACH.usage_text());
             }
             return 1;
         }
@@ -169,7 +139,7 @@ fn first_operand(args: &[String]) -> usize {
 }
 
 /// Stage two of parsing: option values and the step id, in the order Slurm checks them.
-fn options(parsed: &getopt::Parsed, operands: &[String]) -> Result<Options, Refusal> {
+fn options(parsed: &Parsed, operands: &[String]) -> Result<Options, Refusal> {
     let filter = |name: &str| -> Result<Option<u32>, Refusal> {
         parsed
             .value(name)
@@ -521,8 +491,10 @@ mod tests {
     fn parse(list: &[&str]) -> Result<Options, Refusal> {
         let all = args(list);
         let cut = first_operand(&all);
-        let parsed = getopt::parse("sattach", SPECS, &all[..cut])
-            .map_err(|text| Refusal { text, usage: false })?;
+        let parsed = SATTACH.parse(&all[..cut]).map_err(|e| Refusal {
+            text: e.to_string(),
+            usage: false,
+        })?;
         options(&parsed, &all[cut..])
     }
 

@@ -2,9 +2,9 @@
 
 use spur_core::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
 use spur_core::job::JobRecord;
+use spur_core::options::query::SCANCEL;
 
 use crate::client::{Client, ClientError};
-use crate::getopt::{self, opt, Spec};
 
 #[derive(Debug, Default, PartialEq)]
 struct Args {
@@ -33,15 +33,6 @@ enum Early {
     Usage,
 }
 
-/// `scancel --usage`, as Slurm 22.05 prints it.
-const USAGE: &str = "\
-Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]
-               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]
-               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]
-               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]
-               [job_id[_array_id][.step_id]]
-";
-
 #[derive(Debug, PartialEq)]
 enum ArgError {
     /// getopt's complete message (both lines).
@@ -53,36 +44,10 @@ enum ArgError {
 /// Slurm's largest possible MaxArraySize: task ids in a selector cannot exceed it.
 const ARRAY_TASK_ID_LIMIT: u32 = 4_000_001;
 
-/// scancel's own options (it is not one of the sbatch/srun/salloc table's commands).
-const SPECS: &[Spec] = &[
-    opt("account", Some('A'), true),
-    opt("batch", Some('b'), false),
-    opt("cluster", Some('M'), true),
-    opt("clusters", None, true),
-    opt("ctld", None, false),
-    opt("full", Some('f'), false),
-    opt("help", None, false),
-    opt("hurry", Some('H'), false),
-    opt("interactive", Some('i'), false),
-    opt("jobname", None, true),
-    opt("name", Some('n'), true),
-    opt("nodelist", Some('w'), true),
-    opt("partition", Some('p'), true),
-    opt("qos", Some('q'), true),
-    opt("quiet", Some('Q'), false),
-    opt("reservation", Some('R'), true),
-    opt("sibling", None, true),
-    opt("signal", Some('s'), true),
-    opt("state", Some('t'), true),
-    opt("usage", None, false),
-    opt("user", Some('u'), true),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("wckey", None, true),
-];
-
 fn parse_args(args: &[String]) -> Result<Args, ArgError> {
-    let scanned = getopt::parse("scancel", SPECS, args).map_err(ArgError::Getopt)?;
+    let scanned = SCANCEL
+        .parse(args)
+        .map_err(|e| ArgError::Getopt(e.to_string()))?;
     let mut parsed = Args::default();
     for (key, value) in &scanned.options {
         apply_option(&mut parsed, key, value.clone())?;
@@ -193,7 +158,7 @@ pub fn run(args: &[String]) -> u8 {
             return 0;
         }
         Some(Early::Usage) => {
-            print!("{USAGE}");
+            print!("{}", SCANCEL.usage_text());
             return 0;
         }
         None => {}

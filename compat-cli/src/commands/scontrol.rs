@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use spur_core::hostlist::scontrol::{render, Show};
+use spur_core::options::query::SCONTROL;
 
 use super::{scontrol_ops, scontrol_resv};
 
@@ -16,31 +17,32 @@ pub struct Flags {
 }
 
 pub fn run(args: &[String]) -> u8 {
+    // The options are whole words anywhere on the line; the first of `--help`/`--version` ends the scan.
+    let parsed = match SCONTROL.parse(args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
     let mut flags = Flags::default();
-    let mut words: Vec<&str> = Vec::new();
-    for arg in args {
-        match arg.as_str() {
-            "-o" | "--oneliner" => flags.one_liner = true,
-            "-d" | "--details" => flags.details = true,
-            "-Q" | "--quiet" => flags.quiet = true,
-            "-a" | "--all" | "-v" | "--verbose" | "--local" | "--sibling" | "--federation"
-            | "--hide" | "-F" | "--future" => {}
-            "-V" | "--version" => {
+    for (name, _) in &parsed.options {
+        match *name {
+            "oneliner" => flags.one_liner = true,
+            "details" => flags.details = true,
+            "quiet" => flags.quiet = true,
+            "version" => {
                 println!("{}", crate::version_line());
                 return 0;
             }
-            "-h" | "--help" | "--usage" => {
-                println!("scontrol [<OPTION>] [<COMMAND>]");
+            "help" | "usage" => {
+                print!("{}", SCONTROL.help_text());
                 return 0;
             }
-            other if other.starts_with('-') && words.is_empty() => {
-                eprintln!("scontrol: unrecognized option '{other}'");
-                eprintln!("Try \"scontrol --help\" for more information");
-                return 1;
-            }
-            other => words.push(other),
+            _ => {}
         }
     }
+    let words: Vec<&str> = parsed.positional.iter().map(String::as_str).collect();
     let Some((verb, rest)) = words.split_first() else {
         eprintln!("scontrol: interactive mode is not supported; give a command");
         return 1;

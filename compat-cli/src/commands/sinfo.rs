@@ -2,51 +2,18 @@
 
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::{json, sinfo};
+use spur_core::options::query::{Parsed, SINFO};
 
 use crate::client::Client;
 use crate::config;
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("all", Some('a'), false),
-    opt("clusters", Some('M'), true),
-    opt("dead", Some('d'), false),
-    opt("exact", Some('e'), false),
-    opt("federation", None, false),
-    opt("format", Some('o'), true),
-    opt("Format", Some('O'), true),
-    opt("future", Some('F'), false),
-    opt("help", None, false),
-    opt("hide", None, false),
-    opt("iterate", Some('i'), true),
-    opt("json", None, false),
-    opt("list-reasons", Some('R'), false),
-    opt("local", None, false),
-    opt("long", Some('l'), false),
-    opt("Node", Some('N'), false),
-    opt("noconvert", None, false),
-    opt("noheader", Some('h'), false),
-    opt("nodes", Some('n'), true),
-    opt("partition", Some('p'), true),
-    opt("responding", Some('r'), false),
-    opt("reservation", Some('T'), false),
-    opt("sort", Some('S'), true),
-    opt("states", Some('t'), true),
-    opt("summarize", Some('s'), false),
-    opt("usage", None, false),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("yaml", None, false),
-];
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("sinfo", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SINFO, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") || parsed.has("usage") {
-        println!("Usage: sinfo [-adelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]");
-        println!("             [-S fields] [-o format] [-O Format] [--json] [--usage] [--help]");
+        print!("{}", SINFO.help_text());
         return 0;
     }
     if parsed.has("reservation") {
@@ -92,7 +59,7 @@ pub fn run(args: &[String]) -> u8 {
     0
 }
 
-fn build_options(parsed: &getopt::Parsed) -> Result<sinfo::SinfoOptions, String> {
+fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
     let long = parsed.has("long");
     let mut options = if parsed.has("list-reasons") {
         sinfo::SinfoOptions::list_reasons(long)

@@ -3,36 +3,11 @@
 
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::sprio::{self, SprioOptions};
+use spur_core::options::query::{Parsed, SPRIO};
 use spur_core::priority::JobFactors;
 
 use crate::client::Client;
 use crate::config;
-use crate::getopt::{self, opt, opt_optional, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("clusters", Some('M'), true),
-    opt("cluster", None, true),
-    opt("federation", None, false),
-    opt("format", Some('o'), true),
-    opt("help", None, false),
-    opt_optional("jobs", Some('j')),
-    opt("local", None, false),
-    opt("long", Some('l'), false),
-    opt("noheader", Some('h'), false),
-    opt("norm", Some('n'), false),
-    opt("partition", Some('p'), true),
-    opt("sibling", None, false),
-    opt("sort", Some('S'), true),
-    opt("usage", None, false),
-    opt("user", Some('u'), true),
-    opt("users", None, true),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("weights", Some('w'), false),
-];
-
-const USAGE: &str = "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n   \
-                     [--federation] [--local] [--sibling] [--usage] [-hlnvVw]";
 
 /// Which jobs to show; `None` shows all.
 #[derive(Debug, Default)]
@@ -59,17 +34,17 @@ impl Filters {
 }
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("sprio", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SPRIO, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") || parsed.has("usage") {
-        println!("{USAGE}");
+        print!("{}", SPRIO.usage_text());
         return 0;
     }
     if let Some(extra) = extra_argument(&parsed) {
         eprintln!("sprio: error: Unrecognized option: {extra}");
-        println!("{USAGE}");
+        print!("{}", SPRIO.usage_text());
         return 1;
     }
     let (options, filters) = match build(&parsed) {
@@ -137,7 +112,7 @@ fn controller_error(text: &str) -> u8 {
 }
 
 /// Options and filters from the command line (and `SPRIO_FORMAT`), or the error text sprio exits 1 with.
-fn build(parsed: &getopt::Parsed) -> Result<(SprioOptions, Filters), String> {
+fn build(parsed: &Parsed) -> Result<(SprioOptions, Filters), String> {
     let long = parsed.has("long");
     let mut format = parsed.value("format").map(str::to_string);
     if long && format.is_some() {
@@ -191,7 +166,7 @@ fn build(parsed: &getopt::Parsed) -> Result<(SprioOptions, Filters), String> {
 }
 
 /// An argument that is neither an option nor the job list of a bare `-j`.
-fn extra_argument(parsed: &getopt::Parsed) -> Option<&String> {
+fn extra_argument(parsed: &Parsed) -> Option<&String> {
     let job_list_follows = parsed.has("jobs") && parsed.value("jobs").is_none();
     parsed.positional.get(usize::from(job_list_follows))
 }
@@ -217,9 +192,9 @@ fn job_ids(text: &str) -> Result<Vec<u32>, String> {
 mod tests {
     use super::*;
 
-    fn parse(list: &[&str]) -> getopt::Parsed {
+    fn parse(list: &[&str]) -> Parsed {
         let args: Vec<String> = list.iter().map(|s| s.to_string()).collect();
-        getopt::parse("sprio", SPECS, &args).unwrap()
+        SPRIO.parse(&args).unwrap()
     }
 
     #[test]

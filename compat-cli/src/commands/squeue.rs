@@ -3,58 +3,18 @@
 use spur_core::api::{JobList, JobListing, JobSelector};
 use spur_core::format::{json, squeue, squeue_needs, FormatContext};
 use spur_core::job::JobRecord;
+use spur_core::options::query::{Parsed, SQUEUE};
 
 use crate::client::Client;
 use crate::config;
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("account", Some('A'), true),
-    opt("all", Some('a'), false),
-    opt("array", Some('r'), false),
-    opt("array-unique", None, false),
-    opt("clusters", Some('M'), true),
-    opt("federation", None, false),
-    opt("format", Some('o'), true),
-    opt("Format", Some('O'), true),
-    opt("help", None, false),
-    opt("hide", None, false),
-    opt("iterate", Some('i'), true),
-    opt("jobs", Some('j'), true),
-    opt("json", None, false),
-    opt("licenses", Some('L'), true),
-    opt("local", None, false),
-    opt("long", Some('l'), false),
-    opt("me", None, false),
-    opt("name", Some('n'), true),
-    opt("noconvert", None, false),
-    opt("noheader", Some('h'), false),
-    opt("nodelist", Some('w'), true),
-    opt("partition", Some('p'), true),
-    opt("priority", Some('P'), false),
-    opt("qos", Some('q'), true),
-    opt("reservation", Some('R'), true),
-    opt("sibling", None, false),
-    opt("sort", Some('S'), true),
-    opt("start", None, false),
-    opt("states", Some('t'), true),
-    opt("steps", Some('s'), false),
-    opt("usage", None, false),
-    opt("user", Some('u'), true),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("yaml", None, false),
-];
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("squeue", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SQUEUE, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") || parsed.has("usage") {
-        println!("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid] [--json] [-n name]");
-        println!("              [-o format] [-O fields] [-p partitions] [--qos qos] [--reservation reservation]");
-        println!("              [--sort fields] [--start] [--states states] [-u user_name] [--usage] [-ahlrsv]");
+        print!("{}", SQUEUE.help_text());
         return 0;
     }
     let options = match build_options(&parsed) {
@@ -146,7 +106,7 @@ impl SingleId {
 
 /// `--steps` and `--json`: from whole records.
 fn print_records(
-    parsed: &getopt::Parsed,
+    parsed: &Parsed,
     options: &squeue::SqueueOptions,
     client: &Client,
     listing: JobListing,
@@ -184,7 +144,7 @@ fn print_records(
 
 /// `squeue -s`: running steps of the selected jobs, in the step layout (`-o` with step letters).
 fn print_steps(
-    parsed: &getopt::Parsed,
+    parsed: &Parsed,
     options: &squeue::SqueueOptions,
     jobs: &[JobRecord],
     ctx: &FormatContext,
@@ -249,14 +209,14 @@ fn env(name: &str) -> Option<String> {
 }
 
 /// The command-line value of `option`, else the environment variable that stands in for it.
-fn option_or_env(parsed: &getopt::Parsed, option: &str, var: &str) -> Option<String> {
+fn option_or_env(parsed: &Parsed, option: &str, var: &str) -> Option<String> {
     parsed
         .value(option)
         .map(str::to_string)
         .or_else(|| env(var))
 }
 
-fn build_options(parsed: &getopt::Parsed) -> Result<squeue::SqueueOptions, String> {
+fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
     let mut options = if parsed.has("start") {
         squeue::SqueueOptions::start()
     } else if parsed.has("long") {

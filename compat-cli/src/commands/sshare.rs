@@ -5,63 +5,18 @@
 use spur_core::api::{Query, QueryReply};
 use spur_core::format::print_fields::Layout;
 use spur_core::format::sshare::{self, SshareOptions};
+use spur_core::options::query::SSHARE;
 
 use crate::client::Client;
 use crate::config;
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("accounts", Some('A'), true),
-    opt("all", Some('a'), false),
-    opt("helpformat", Some('e'), false),
-    opt("long", Some('l'), false),
-    opt("partition", Some('m'), false),
-    opt("cluster", Some('M'), true),
-    opt("noheader", Some('n'), false),
-    opt("noheader", Some('h'), false),
-    opt("format", Some('o'), true),
-    opt("parsable", Some('p'), false),
-    opt("parsable2", Some('P'), false),
-    opt("users", Some('u'), true),
-    opt("Users", Some('U'), false),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-    opt("help", None, false),
-    opt("usage", None, false),
-];
-
-const HELP: &str = "\
-Usage:  sshare [OPTION]                                                    
-  Valid OPTIONs are:                                                       
-    -a or --all            list all users                                  
-    -A or --accounts=      display specific accounts (comma separated list)
-    -e or --helpformat     Print a list of fields that can be specified    
-                           with the '--format' option                      
-    -l or --long           include normalized usage in output              
-    -m or --partition      print the partition part of the association     
-    -M or --cluster=names  clusters to issue commands to.                  
-                           NOTE: SlurmDBD must be up.                      
-    -n or --noheader       omit header from output                         
-    -o or --format=        Comma separated list of fields (use             
-                           \"--helpformat\" for a list of available fields).
-    -p or --parsable       '|' delimited output with a trailing '|'        
-    -P or --parsable2      '|' delimited output without a trailing '|'     
-    -u or --users=         display specific users (comma separated list)   
-    -U or --Users          display only user information                   
-    -v or --verbose        display more information                        
-    -V or --version        display tool version number                     
-          --help           display this usage description                  
-          --usage          display this usage description                  
-                                                                           
-";
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("sshare", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SSHARE, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") || parsed.has("usage") {
-        println!("{HELP}");
+        print!("{}", SSHARE.help_text());
         return 0;
     }
     if parsed.has("helpformat") {

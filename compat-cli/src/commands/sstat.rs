@@ -3,46 +3,10 @@
 
 use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::sstat::{self, Column, Layout, Options};
+use spur_core::options::query::SSTAT;
 use spur_core::step_usage::{StepPick, StepRef};
 
 use crate::client::{Client, ClientError};
-use crate::getopt::{self, opt, Spec};
-
-const SPECS: &[Spec] = &[
-    opt("allsteps", Some('a'), false),
-    opt("format", Some('o'), true),
-    opt("fields", None, true),
-    opt("help", Some('h'), false),
-    opt("helpformat", Some('e'), false),
-    opt("jobs", Some('j'), true),
-    opt("noconvert", None, false),
-    opt("noheader", Some('n'), false),
-    opt("parsable", Some('p'), false),
-    opt("parsable2", Some('P'), false),
-    opt("pidformat", Some('i'), false),
-    opt("usage", None, false),
-    opt("verbose", Some('v'), false),
-    opt("version", Some('V'), false),
-];
-
-const USAGE: &str = "Usage: sstat [options] -j <job(.stepid)>\n\tUse --help for help";
-
-/// Spur's own summary of the options (Slurm's help text is not reproduced).
-const HELP: &str = "sstat [OPTIONS] -j JOB[.STEP][,...]
-  -a, --allsteps      every running step of a job given without a step
-  -e, --helpformat    list the fields -o accepts
-  -h, --help          this summary
-  -i, --pidformat     the fields JobID,Nodelist,Pids
-  -j, --jobs LIST     the jobs or steps to show (required); a job alone means its lowest running step
-      --noconvert     sizes in bytes, unconverted
-  -n, --noheader      no header lines
-  -o, --format LIST   the fields to show (NAME or NAME%WIDTH, negative widths left-justify)
-  -p, --parsable      fields separated and ended by '|'
-  -P, --parsable2     fields separated by '|'
-      --usage         one-line usage
-  -v, --verbose       accepted
-  -V, --version       the Slurm release reproduced
-";
 
 /// One `-j` item: a job and, when given, its step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,16 +25,16 @@ enum StepWanted {
 }
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match getopt::parse_or_finish("sstat", SPECS, args) {
+    let parsed = match super::parse_or_finish(&SSTAT, args) {
         Ok(p) => p,
         Err(status) => return status,
     };
     if parsed.has("help") {
-        print!("{HELP}");
+        print!("{}", SSTAT.help_text());
         return 0;
     }
     if parsed.has("usage") {
-        println!("{USAGE}");
+        print!("{}", SSTAT.usage_text());
         return 0;
     }
     if parsed.has("helpformat") {

@@ -117,29 +117,34 @@ impl ErrCtx {
 
     /// A getopt complaint followed by Slurm's pointer to `--help`; status 255.
     pub fn getopt(&self, kind: ErrorKind) -> OptError {
-        let p = self.cmd.name();
-        let first = match &kind {
-            ErrorKind::UnrecognizedOption(t) => format!("{p}: unrecognized option '{t}'"),
-            ErrorKind::InvalidShortOption(c) => format!("{p}: invalid option -- '{c}'"),
-            ErrorKind::MissingArgument(n) => format!("{p}: option '--{n}' requires an argument"),
-            ErrorKind::MissingShortArgument(c) => {
-                format!("{p}: option requires an argument -- '{c}'")
-            }
-            ErrorKind::AmbiguousOption { typed, candidates } => {
-                let list: Vec<String> = candidates.iter().map(|c| format!(" '--{c}'")).collect();
-                format!(
-                    "{p}: option '{typed}' is ambiguous; possibilities:{}",
-                    list.concat()
-                )
-            }
-            ErrorKind::UnexpectedArgument(n) => {
-                format!("{p}: option '--{n}' doesn't allow an argument")
-            }
-            _ => format!("{p}: error"),
-        };
-        let lines = vec![first, format!("Try \"{p} --help\" for more information")];
+        let lines = getopt_lines(self.cmd.name(), &kind);
         self.raw(kind, lines, ExitClass::Minus1)
     }
+}
+
+/// getopt's complaint about `kind` and the pointer to `--help`, as every command (`program`) prints them.
+pub fn getopt_lines(program: &str, kind: &ErrorKind) -> Vec<String> {
+    let p = program;
+    let first = match kind {
+        ErrorKind::UnrecognizedOption(t) => format!("{p}: unrecognized option '{t}'"),
+        ErrorKind::InvalidShortOption(c) => format!("{p}: invalid option -- '{c}'"),
+        ErrorKind::MissingArgument(n) => format!("{p}: option '--{n}' requires an argument"),
+        ErrorKind::MissingShortArgument(c) => {
+            format!("{p}: option requires an argument -- '{c}'")
+        }
+        ErrorKind::AmbiguousOption { typed, candidates } => {
+            let list: Vec<String> = candidates.iter().map(|c| format!(" '--{c}'")).collect();
+            format!(
+                "{p}: option '{typed}' is ambiguous; possibilities:{}",
+                list.concat()
+            )
+        }
+        ErrorKind::UnexpectedArgument(n) => {
+            format!("{p}: option '--{n}' doesn't allow an argument")
+        }
+        _ => format!("{p}: error"),
+    };
+    vec![first, format!("Try \"{p} --help\" for more information")]
 }
 
 /// Reads `SLURM_EXIT_ERROR` the way Slurm's clients do (C `atoi`), returning the status for

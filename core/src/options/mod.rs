@@ -1,5 +1,6 @@
 //! sbatch, srun and salloc options: one table ([`table`]) drives parsing, the environment, `#SBATCH` lines, help
-//! and usage, with Slurm 22.05's syntax, precedence and error messages.
+//! and usage, with Slurm 22.05's syntax, precedence and error messages. The query commands (squeue, sinfo,
+//! scontrol, ...) have one table each ([`query`]), read by the same getopt engine and help renderer.
 //!
 //! Parsing is pure. The caller passes the arguments, the environment (any [`EnvLookup`]) and, for sbatch, a
 //! function that loads the script, so every rule can be tested without a process around it.
@@ -18,8 +19,10 @@ pub mod cmdline;
 pub mod directives;
 pub mod env;
 pub mod error;
+pub(crate) mod getopt;
 pub mod help;
 pub mod het;
+pub mod query;
 pub mod resolve;
 pub mod set;
 pub mod table;

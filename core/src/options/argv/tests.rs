@@ -1,4 +1,5 @@
 use super::*;
+use crate::options::error::ErrorKind;
 
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(String::from).collect()

@@ -1,0 +1,422 @@
+//! The option tables of the query commands (squeue, sinfo, scontrol, scancel, sacct, sacctmgr, sprio, sshare,
+//! sstat, sattach): one [`QueryTable`] per command, read by the same getopt engine as sbatch's table
+//! ([`super::getopt`]) and by the `--help`/`--usage` renderer here, so each option is described once.
+//!
+//! These commands take no environment input or `#SBATCH` lines through the table and act on options by name, so a
+//! row is simpler than sbatch's [`super::OptDef`]: names, value kind, its `--help` entry and its item in the usage
+//! lines. Unlike sbatch, getopt here permutes: options may follow operands (`squeue -u me --start`). scontrol and
+//! sacctmgr, whose commands are a grammar of their own, match their options as whole words ([`Scan::Words`]).
+
+mod tables;
+
+pub use tables::{
+    SACCT, SACCTMGR, SATTACH, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT, TABLES,
+};
+
+use super::error::{getopt_lines, ErrorKind, OptError};
+use super::getopt::{self, Dialect, Hit, Spec};
+use super::table::ArgKind;
+
+/// One option of a query command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryOpt {
+    /// The long name without dashes; the command asks [`Parsed`] about the option by this name.
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub arg: ArgKind,
+    /// What `--help` shows after the name: ` LIST`, `=TASK`, `=`.
+    pub metavar: &'static str,
+    /// The `--help` description, lines separated by `\n`; empty for options `--help` does not list.
+    pub help: &'static str,
+    /// Its item in the usage lines (`[-A account]`); empty when it has none of its own.
+    pub usage: &'static str,
+    /// Whether the usage lines name its letter in the group of flags (`[-ahlrsv]`).
+    pub letter: bool,
+    /// Word-matched tables only: the option ends the scan (`--help`, `--version`), so what follows it is never
+    /// looked at, as the commands' hand loops returned there.
+    pub early: bool,
+}
+
+/// A flag: `--long`, `-s`.
+pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
+    QueryOpt {
+        long,
+        short,
+        arg: ArgKind::None,
+        metavar: "",
+        help: "",
+        usage: "",
+        letter: false,
+        early: false,
+    }
+}
+
+/// An option that needs a value: `--long=v`, `--long v`, `-sv`, `-s v`.
+pub(crate) const fn value(long: &'static str, short: Option<char>) -> QueryOpt {
+    QueryOpt {
+        arg: ArgKind::Required,
+        ..flag(long, short)
+    }
+}
+
+/// An option whose value is optional and only ever attached (`-j5`, `--jobs=5`).
+pub(crate) const fn optional(long: &'static str, short: Option<char>) -> QueryOpt {
+    QueryOpt {
+        arg: ArgKind::Optional,
+        ..flag(long, short)
+    }
+}
+
+impl QueryOpt {
+    /// The `--help` entry: what follows the name, and the description.
+    pub(crate) const fn help(mut self, metavar: &'static str, help: &'static str) -> QueryOpt {
+        self.metavar = metavar;
+        self.help = help;
+        self
+    }
+
+    /// Its own item in the usage lines.
+    pub(crate) const fn usage(mut self, item: &'static str) -> QueryOpt {
+        self.usage = item;
+        self
+    }
+
+    /// Named by its letter in the usage lines' group of flags.
+    pub(crate) const fn letter(mut self) -> QueryOpt {
+        self.letter = true;
+        self
+    }
+
+    pub(crate) const fn early(mut self) -> QueryOpt {
+        self.early = true;
+        self
+    }
+}
+
+/// How a command reads its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    /// getopt_long, permuting: options anywhere, `--` ends them.
+    Getopt,
+    /// Whole words only (scontrol, sacctmgr, whose commands are a grammar of their own): a word that is exactly
+    /// `--long` or `-s` of a row is that option wherever it stands, any other word is an operand. No
+    /// abbreviations, clusters or values.
+    Words {
+        /// An unknown word starting with `-` before the first operand is getopt's "unrecognized option".
+        reject_unknown_leading_dash: bool,
+    },
+}
+
+/// Where the usage lines put the group of flags named by their letters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Letters {
+    None,
+    First,
+    Last,
+}
+
+/// The usage lines: the lead, then the rows' items in row order, wrapped as Slurm wraps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// The start of the first line (`Usage: squeue`); the whole text for a command whose usage names no option.
+    pub lead: &'static str,
+    pub letters: Letters,
+    /// What follows the options: `[job_id[_array_id][.step_id]]`.
+    pub operands: &'static str,
+    /// Lines after the first start with this many blanks.
+    pub indent: usize,
+    /// An item that would take a line past this width starts the next one.
+    pub width: usize,
+}
+
+impl Usage {
+    /// Usage lines that name no option.
+    pub(crate) const fn plain(lead: &'static str) -> Usage {
+        Usage {
+            lead,
+            letters: Letters::None,
+            operands: "",
+            indent: 0,
+            width: 0,
+        }
+    }
+}
+
+/// How `--help` entries are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStyle {
+    /// `  -a, --all`, long-only names as `      --hide`.
+    Comma,
+    /// `    -a or --all`, long-only names as `          --help`.
+    Or,
+}
+
+/// A `--help` that lists the options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpList {
+    /// Whether the text starts with the table's usage lines.
+    pub usage_first: bool,
+    /// Lines before the entries.
+    pub head: &'static [&'static str],
+    pub style: EntryStyle,
+    /// Where descriptions start.
+    pub column: usize,
+    /// Every line padded with blanks to this width (0: none), as sshare's help is.
+    pub pad_to: usize,
+    /// Lines after the entries (padded too).
+    pub tail: &'static [&'static str],
+    /// Text after the last line, as is.
+    pub end: &'static str,
+}
+
+/// What `--help` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Help {
+    /// The usage lines (Slurm's squeue, sinfo, sprio, scancel and scontrol print their usage).
+    Usage,
+    List(HelpList),
+}
+
+/// One query command's options and how it reads and describes them.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryTable {
+    pub program: &'static str,
+    /// In the order `--help` and the usage lines list them.
+    pub rows: &'static [QueryOpt],
+    /// The long names in getopt's search order, which is the order an ambiguous abbreviation's candidates are
+    /// listed in; empty when it is the row order.
+    pub getopt_order: &'static [&'static str],
+    pub scan: Scan,
+    pub usage: Usage,
+    pub help: Help,
+}
+
+/// A parsed command line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// Options by long name, in command-line order.
+    pub options: Vec<(&'static str, Option<String>)>,
+    pub positional: Vec<String>,
+}
+
+impl Parsed {
+    pub fn has(&self, long: &str) -> bool {
+        self.options.iter().any(|(n, _)| *n == long)
+    }
+
+    /// The last value given for an option (later ones win, as in Slurm).
+    pub fn value(&self, long: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == long)
+            .and_then(|(_, v)| v.as_deref())
+    }
+}
+
+/// A row as the getopt engine sees it: its index tells options apart.
+#[derive(Debug, Clone, Copy)]
+struct Row(usize, &'static QueryOpt);
+
+impl Spec for Row {
+    fn arg(self) -> ArgKind {
+        self.1.arg
+    }
+
+    fn same(self, other: Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl QueryTable {
+    /// The long names in getopt order, each once, with the first row that has it.
+    fn longs(&self) -> Vec<(&'static str, Row)> {
+        let first_row = |name: &str| {
+            self.rows
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.long == name)
+                .map(|(i, r)| (r.long, Row(i, r)))
+        };
+        let mut out: Vec<(&'static str, Row)> = Vec::new();
+        let names: Vec<&str> = if self.getopt_order.is_empty() {
+            self.rows.iter().map(|r| r.long).collect()
+        } else {
+            self.getopt_order.to_vec()
+        };
+        for name in names {
+            if out.iter().all(|(n, _)| *n != name) {
+                out.extend(first_row(name));
+            }
+        }
+        out
+    }
+
+    fn by_short(&self, c: char) -> Option<Row> {
+        self.rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.short == Some(c))
+            .map(|(i, r)| Row(i, r))
+    }
+
+    /// The error a getopt failure ends the command with: getopt's two lines and status 1.
+    fn error(&self, kind: ErrorKind) -> OptError {
+        let lines = getopt_lines(self.program, &kind);
+        OptError {
+            kind,
+            lines,
+            exit_code: 1,
+        }
+    }
+
+    /// Parses `args` (program name excluded).
+    pub fn parse(&self, args: &[String]) -> Result<Parsed, OptError> {
+        match self.scan {
+            Scan::Getopt => self.parse_getopt(args),
+            Scan::Words {
+                reject_unknown_leading_dash,
+            } => self.parse_words(args, reject_unknown_leading_dash),
+        }
+    }
+
+    fn parse_getopt(&self, args: &[String]) -> Result<Parsed, OptError> {
+        let longs = self.longs();
+        let mut parsed = Parsed::default();
+        let mut i = 0;
+        while i < args.len() {
+            let arg = &args[i];
+            if arg == "--" {
+                parsed.positional.extend(args[i + 1..].iter().cloned());
+                break;
+            }
+            let mut hits: Vec<Hit<Row>> = Vec::new();
+            i = if let Some(body) = arg.strip_prefix("--") {
+                let (hit, next) = getopt::long_option(&longs, Dialect::Query, args, i, body)
+                    .map_err(|kind| self.error(kind))?;
+                hits.push(hit);
+                next
+            } else if arg.len() > 1 && arg.starts_with('-') {
+                getopt::short_options(|c| self.by_short(c), args, i, &mut hits)
+                    .map_err(|kind| self.error(kind))?
+            } else {
+                parsed.positional.push(arg.clone());
+                i + 1
+            };
+            parsed
+                .options
+                .extend(hits.into_iter().map(|h| (h.spec.1.long, h.value)));
+        }
+        Ok(parsed)
+    }
+
+    fn parse_words(&self, args: &[String], reject_unknown: bool) -> Result<Parsed, OptError> {
+        let mut parsed = Parsed::default();
+        for arg in args {
+            let row = self.rows.iter().find(|r| {
+                arg.strip_prefix("--") == Some(r.long)
+                    || r.short.is_some_and(|c| *arg == format!("-{c}"))
+            });
+            match row {
+                Some(row) => {
+                    parsed.options.push((row.long, None));
+                    if row.early {
+                        break;
+                    }
+                }
+                None if reject_unknown && arg.starts_with('-') && parsed.positional.is_empty() => {
+                    return Err(self.error(ErrorKind::UnrecognizedOption(arg.clone())));
+                }
+                None => parsed.positional.push(arg.clone()),
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// What `--usage` prints: the usage lines, each ending with a newline.
+    pub fn usage_text(&self) -> String {
+        let usage = &self.usage;
+        let letters: String = self
+            .rows
+            .iter()
+            .filter(|r| r.letter)
+            .filter_map(|r| r.short)
+            .collect();
+        let group = (!letters.is_empty()).then(|| format!("[-{letters}]"));
+        let first = (usage.letters == Letters::First).then(|| group.clone());
+        let last = (usage.letters == Letters::Last).then_some(group);
+        let items = first
+            .flatten()
+            .into_iter()
+            .chain(
+                self.rows
+                    .iter()
+                    .filter(|r| !r.usage.is_empty())
+                    .map(|r| r.usage.to_string()),
+            )
+            .chain(last.flatten())
+            .chain((!usage.operands.is_empty()).then(|| usage.operands.to_string()));
+        let mut out = String::new();
+        let mut line = usage.lead.to_string();
+        for item in items {
+            if line.len() + 1 + item.len() > usage.width {
+                out.push_str(&line);
+                out.push('\n');
+                line = format!("{:indent$}{item}", "", indent = usage.indent);
+            } else {
+                line.push(' ');
+                line.push_str(&item);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        out
+    }
+
+    /// What `--help` prints.
+    pub fn help_text(&self) -> String {
+        match &self.help {
+            Help::Usage => self.usage_text(),
+            Help::List(list) => self.help_list(list),
+        }
+    }
+
+    fn help_list(&self, list: &HelpList) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        if list.usage_first {
+            lines.extend(self.usage_text().lines().map(str::to_string));
+        }
+        lines.extend(list.head.iter().map(|l| l.to_string()));
+        for row in self.rows.iter().filter(|r| !r.help.is_empty()) {
+            let left = match (list.style, row.short) {
+                (EntryStyle::Comma, Some(c)) => format!("  -{c}, --{}{}", row.long, row.metavar),
+                (EntryStyle::Comma, None) => format!("      --{}{}", row.long, row.metavar),
+                (EntryStyle::Or, Some(c)) => format!("    -{c} or --{}{}", row.long, row.metavar),
+                (EntryStyle::Or, None) => format!("          --{}{}", row.long, row.metavar),
+            };
+            let column = list.column;
+            let mut help = row.help.split('\n');
+            let first = help.next().unwrap_or_default();
+            if left.len() < column {
+                lines.push(format!("{left:<column$}{first}"));
+            } else {
+                lines.push(format!("{left} {first}"));
+            }
+            lines.extend(help.map(|more| format!("{:column$}{more}", "")));
+        }
+        lines.extend(list.tail.iter().map(|l| l.to_string()));
+        let mut out = String::new();
+        for line in lines {
+            // Slurm pads its C string literals in the source, where a `"` is written `\"`: the padding counts it
+            // twice, so a line with quotes comes out short by as many blanks.
+            let quotes = line.matches('"').count();
+            let width = list.pad_to.saturating_sub(quotes);
+            out.push_str(&format!("{line:<width$}\n"));
+        }
+        out.push_str(list.end);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,168 @@
+use super::*;
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn tables_are_consistent() {
+    for table in TABLES {
+        let p = table.program;
+        let mut shorts: Vec<char> = table.rows.iter().filter_map(|r| r.short).collect();
+        let count = shorts.len();
+        shorts.sort_unstable();
+        shorts.dedup();
+        assert_eq!(shorts.len(), count, "{p}: a short letter used twice");
+        // The getopt order, when given, names every long name once.
+        if !table.getopt_order.is_empty() {
+            let mut names: Vec<&str> = table.rows.iter().map(|r| r.long).collect();
+            names.sort_unstable();
+            names.dedup();
+            let mut order = table.getopt_order.to_vec();
+            order.sort_unstable();
+            assert_eq!(order, names, "{p}: getopt order");
+        }
+        for row in table.rows {
+            if matches!(table.scan, Scan::Words { .. }) {
+                assert_eq!(row.arg, ArgKind::None, "{p}: word options take no value");
+            } else {
+                assert!(!row.early, "{p}: early only means something to word tables");
+            }
+        }
+        for name in ["help", "usage", "version"] {
+            assert!(
+                table.rows.iter().any(|r| r.long == name),
+                "{p} lacks --{name}"
+            );
+        }
+        assert!(table.usage_text().ends_with('\n'), "{p}");
+        for row in table.rows.iter().filter(|r| r.letter) {
+            assert!(row.short.is_some(), "{p}: --{} has no letter", row.long);
+        }
+        assert!(table.help_text().ends_with('\n'), "{p}");
+    }
+}
+
+#[test]
+fn long_short_clusters_and_prefixes() {
+    let p = SQUEUE
+        .parse(&args(&["-hl", "-o%i", "--jobs=3", "--form", "%j", "x"]))
+        .unwrap();
+    assert!(p.has("noheader") && p.has("long"));
+    assert_eq!(p.value("format"), Some("%j"));
+    assert_eq!(p.value("jobs"), Some("3"));
+    assert_eq!(p.positional, vec!["x".to_string()]);
+    // Options after operands, and `--` ending the options.
+    let p = SQUEUE.parse(&args(&["x", "--start", "--", "-l"])).unwrap();
+    assert!(p.has("start") && !p.has("long"));
+    assert_eq!(p.positional, args(&["x", "-l"]));
+}
+
+#[test]
+fn optional_values_only_attached() {
+    let p = SPRIO
+        .parse(&args(&["-j", "5", "-lj7", "--jobs=8", "--jobs"]))
+        .unwrap();
+    let values: Vec<Option<&str>> = p
+        .options
+        .iter()
+        .filter(|(n, _)| *n == "jobs")
+        .map(|(_, v)| v.as_deref())
+        .collect();
+    assert_eq!(values, vec![None, Some("7"), Some("8"), None]);
+    assert_eq!(p.positional, args(&["5"]));
+}
+
+#[test]
+fn getopt_errors_read_as_getopt_prints_them() {
+    let lines = |table: &QueryTable, list: &[&str]| table.parse(&args(list)).unwrap_err().lines;
+    assert_eq!(
+        lines(&SQUEUE, &["--frob=1"]),
+        vec![
+            "squeue: unrecognized option '--frob'",
+            "Try \"squeue --help\" for more information"
+        ]
+    );
+    assert_eq!(lines(&SQUEUE, &["-Z"])[0], "squeue: invalid option -- 'Z'");
+    assert_eq!(
+        lines(&SQUEUE, &["-o"])[0],
+        "squeue: option requires an argument -- 'o'"
+    );
+    assert_eq!(
+        lines(&SQUEUE, &["--format"])[0],
+        "squeue: option '--format' requires an argument"
+    );
+    assert_eq!(
+        lines(&SQUEUE, &["--no"])[0],
+        "squeue: option '--no' is ambiguous; possibilities: '--noconvert' '--noheader' '--nodelist'"
+    );
+    assert_eq!(
+        lines(&SQUEUE, &["--long=1"])[0],
+        "squeue: option '--long' doesn't allow an argument"
+    );
+    // sshare's two letters for one option do not make `--nohead` ambiguous; the getopt order lists candidates.
+    assert!(SSHARE
+        .parse(&args(&["--nohead", "-h"]))
+        .unwrap()
+        .has("noheader"));
+    assert_eq!(
+        lines(&SSHARE, &["--a"])[0],
+        "sshare: option '--a' is ambiguous; possibilities: '--accounts' '--all'"
+    );
+    assert_eq!(SQUEUE.parse(&args(&["-Z"])).unwrap_err().exit_code, 1);
+}
+
+#[test]
+fn word_tables_match_whole_words() {
+    let p = SCONTROL
+        .parse(&args(&["-o", "show", "job", "-d", "--one"]))
+        .unwrap();
+    assert!(p.has("oneliner") && p.has("details"));
+    assert_eq!(p.positional, args(&["show", "job", "--one"]));
+    assert_eq!(
+        SCONTROL.parse(&args(&["--one"])).unwrap_err().lines[0],
+        "scontrol: unrecognized option '--one'"
+    );
+    // The first early option ends the scan: what follows is never looked at.
+    assert!(SCONTROL
+        .parse(&args(&["--help", "-Z"]))
+        .unwrap()
+        .has("help"));
+    assert!(SCONTROL.parse(&args(&["-Z", "--help"])).is_err());
+    let p = SACCTMGR.parse(&args(&["-Z", "-n", "show", "qos"])).unwrap();
+    assert_eq!(p.positional, args(&["-Z", "show", "qos"]));
+}
+
+#[test]
+fn help_lists_entries_at_the_column() {
+    let text = SACCT.help_text();
+    assert!(text.starts_with("sacct [OPTIONS]\n  -a, --allusers        every user's"));
+    assert!(text.contains("\n      --delimiter TEXT  what separates"));
+    assert!(!text.contains("--verbose"));
+    let text = SSHARE.help_text();
+    // Padded to 75, a `"` counting twice as in Slurm's source; the text ends with an
+    // empty line.
+    assert!(text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .all(|l| l.len() + l.matches('"').count() >= 75));
+    assert!(text.contains("    -M or --cluster=names  clusters to issue commands to."));
+    assert!(text.ends_with(&format!("{:75}\n\n", "")));
+    assert_eq!(SQUEUE.help_text(), SQUEUE.usage_text());
+}
+
+#[test]
+fn usage_lines_are_built_from_the_rows() {
+    assert_eq!(
+        SPRIO.usage_text(),
+        "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n   \
+         [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n"
+    );
+    let sinfo = SINFO.usage_text();
+    assert!(sinfo.starts_with("Usage: sinfo [-adelNRrsTv] [-i seconds]"));
+    assert!(sinfo.lines().all(|l| l.len() <= SINFO.usage.width));
+    assert!(SCANCEL
+        .usage_text()
+        .ends_with("\n               [job_id[_array_id][.step_id]]\n"));
+    assert_eq!(SCONTROL.usage_text(), "scontrol [<OPTION>] [<COMMAND>]\n");
+}
