@@ -1,9 +1,9 @@
-//! Generates the gRPC code from core/proto with protox (no system protoc) when the `grpc` feature is on, and
+//! Generates the gRPC code from core/src/wire/proto with protox (no system protoc) when the `grpc` feature is on, and
 //! fingerprints the job model for the packed (binary) wire encoding.
 use std::path::{Path, PathBuf};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("cargo:rerun-if-changed=proto/spur.proto");
+    println!("cargo:rerun-if-changed=src/wire/proto/spur.proto");
     println!("cargo:rerun-if-changed=src");
     println!(
         "cargo:rustc-env=SPUR_MODEL_SCHEMA={}",
@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("CARGO_FEATURE_GRPC").is_none() {
         return Ok(());
     }
-    let descriptors = protox::compile(["spur.proto"], ["proto"])?;
+    let descriptors = protox::compile(["spur.proto"], ["src/wire/proto"])?;
     tonic_prost_build::configure().compile_fds(descriptors)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use spur_core::conf::SlurmConf;
+use spur_core::grammar::conf::SlurmConf;
 
 use crate::discover;
 
@@ -18,7 +18,7 @@ pub struct AgentSettings {
     /// Whose orders spurd obeys: root, `SlurmUser`, its own uid.
     pub trust: crate::controller_trust::ControllerTrust,
     /// cgroup.conf, when it confines jobs here (see `crate::isolation::load`).
-    pub cgroup: Option<spur_core::conf::CgroupConf>,
+    pub cgroup: Option<spur_core::grammar::conf::CgroupConf>,
     /// slurm.conf `Prolog` and `Epilog`.
     pub prolog: Option<PathBuf>,
     pub epilog: Option<PathBuf>,
@@ -61,9 +61,9 @@ impl AgentSettings {
             None => "127.0.0.1".to_string(),
         };
         let controller_urls = match (controller, &conf) {
-            (Some(list), _) => spur_core::conf::controller_urls(Some(list), None),
+            (Some(list), _) => spur_core::grammar::conf::controller_urls(Some(list), None),
             (None, Some(conf)) if !conf.controllers.is_empty() => {
-                spur_core::conf::controller_urls(None, Some(conf))
+                spur_core::grammar::conf::controller_urls(None, Some(conf))
             }
             (None, _) => return Err(AgentConfigError::NoController),
         };
@@ -117,12 +117,12 @@ fn node_address(conf: &SlurmConf, node: &str) -> Result<String, AgentConfigError
         .iter()
         .filter(|n| !n.names.eq_ignore_ascii_case("DEFAULT"))
     {
-        let names = spur_core::hostlist::expand(&line.names).unwrap_or_default();
+        let names = spur_core::grammar::hostlist::expand(&line.names).unwrap_or_default();
         if let Some(i) = names.iter().position(|n| n == node) {
             let addrs = if line.addresses.is_empty() {
                 names.clone()
             } else {
-                spur_core::hostlist::expand(&line.addresses).unwrap_or_default()
+                spur_core::grammar::hostlist::expand(&line.addresses).unwrap_or_default()
             };
             return Ok(addrs.get(i).cloned().unwrap_or_else(|| node.to_string()));
         }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use spur_auth::client::PeerCheck;
 use spur_auth::orders::{self, OrderError};
 use spur_auth::ClientAuth;
-use spur_core::agent_proto::ControllerToAgent;
-use spur_core::conf::SlurmConf;
+use spur_core::grammar::conf::SlurmConf;
+use spur_core::wire::agent_proto::ControllerToAgent;
 use spur_core::wire::pb;
 
 /// The uids whose controller spurd obeys.
@@ -177,7 +177,7 @@ impl SessionProof {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::JobRecord;
+    use spur_core::model::job::JobRecord;
 
     fn trust() -> ControllerTrust {
         ControllerTrust {

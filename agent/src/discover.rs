@@ -1,7 +1,7 @@
 //! What this machine offers: CPUs, memory, boot time, OS. Read from /proc and uname; slurm.conf's node line wins
 //! where it says more (the controller schedules on configured values, as Slurm does).
 
-use spur_core::job::EpochSecs;
+use spur_core::model::job::EpochSecs;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MachineFacts {

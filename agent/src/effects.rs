@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent};
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::wire::pb;
-use spur_stepd::protocol::Outcome;
+use spur_core::wire::supervisor::Outcome;
 
 use crate::error::SessionError;
 use crate::in_flight::InFlightLaunches;

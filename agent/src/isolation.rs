@@ -1,16 +1,16 @@
 //! This node's confinement policy: `cgroup.conf` beside slurm.conf (read only when `TaskPlugin` includes
 //! task/cgroup, as in Slurm) turned into the limits of each job's launch request. spurstepd writes them into
-//! cgroups; the arithmetic lives in `spur_core::isolation`.
+//! cgroups; the arithmetic lives in `spur_core::model::isolation`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use spur_core::agent_proto::LaunchContext;
-use spur_core::conf::CgroupConf;
-use spur_core::isolation::{cpu_list, denied_devices, memory_limits, pick_cores_near};
-use spur_core::job::{Allocation, JobRecord, UnitsOnNode};
-use spur_core::records::GPU_GRES;
-use spur_stepd::protocol::CgroupSpec;
+use spur_core::grammar::conf::CgroupConf;
+use spur_core::model::isolation::{cpu_list, denied_devices, memory_limits, pick_cores_near};
+use spur_core::model::job::{Allocation, JobRecord, UnitsOnNode};
+use spur_core::model::records::GPU_GRES;
+use spur_core::wire::agent_proto::LaunchContext;
+use spur_core::wire::supervisor::CgroupSpec;
 
 /// What the agent confines jobs to on this node.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +30,7 @@ pub struct Isolation {
 /// Reads `cgroup.conf` from the directory of `slurm_conf`. `Ok(None)` when jobs are not confined: TaskPlugin
 /// lacks task/cgroup, the file is missing, or it constrains nothing.
 pub fn load(slurm_conf: &Path, task_plugin: &str) -> Result<Option<CgroupConf>, String> {
-    if !spur_core::isolation::task_cgroup_enabled(task_plugin) {
+    if !spur_core::model::isolation::task_cgroup_enabled(task_plugin) {
         return Ok(None);
     }
     let path = slurm_conf.with_file_name("cgroup.conf");
@@ -123,7 +123,7 @@ impl Isolation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::NodeUnits;
+    use spur_core::model::job::NodeUnits;
 
     #[test]
     fn gpu_jobs_prefer_the_cores_of_their_gpus() {

@@ -5,14 +5,16 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use spur_core::agent_proto::{JobOutcome, LaunchContext, TerminateReason};
-use spur_core::api::SignalScope;
-use spur_core::env::{batch_environment, BatchEnvContext};
-use spur_core::isolation::parse_cpu_list;
-use spur_core::job::JobRecord;
-use spur_core::step_launch::NodeStepLaunch;
+use spur_core::grammar::env::{batch_environment, BatchEnvContext};
+use spur_core::model::isolation::parse_cpu_list;
+use spur_core::model::job::JobRecord;
+use spur_core::model::step_launch::NodeStepLaunch;
+use spur_core::wire::agent_proto::{JobOutcome, LaunchContext, TerminateReason};
+use spur_core::wire::api::SignalScope;
+use spur_core::wire::supervisor::{
+    self as protocol, LaunchSpec, Outcome, Request, PROTOCOL_VERSION,
+};
 use spur_stepd::fork_client::ForkServer;
-use spur_stepd::protocol::{self, LaunchSpec, Outcome, Request, PROTOCOL_VERSION};
 use spur_stepd::step_tasks::StepSupervisorSpec;
 
 use crate::isolation::Isolation;
@@ -179,7 +181,10 @@ impl JobSpool {
             ("SLURM_JOB_UID", job.spec.user_id.to_string()),
             ("SLURM_JOB_USER", user.name.clone()),
             ("SLURM_JOB_WORK_DIR", job.spec.work_dir.clone()),
-            ("SLURM_NODELIST", spur_core::hostlist::compress(&nodes)),
+            (
+                "SLURM_NODELIST",
+                spur_core::grammar::hostlist::compress(&nodes),
+            ),
             ("SLURM_UID", job.spec.user_id.to_string()),
         ]);
         Some(protocol::NodeScripts {
@@ -403,15 +408,15 @@ impl JobSpool {
         user: &UserInfo,
         script_path: PathBuf,
     ) -> LaunchSpec {
-        let mem_per_cpu = spur_core::env::applied_mem_per_cpu(job);
+        let mem_per_cpu = spur_core::grammar::env::applied_mem_per_cpu(job);
         let env_context = BatchEnvContext {
             node_name: &self.node_name,
             cluster_name: &context.cluster_name,
             slurm_conf: &context.slurm_conf,
             controller_addr: &context.controller_addr,
-            array: context
-                .array_summary
-                .or_else(|| spur_core::agent_proto::ArraySummary::of(&context.array_task_ids)),
+            array: context.array_summary.or_else(|| {
+                spur_core::wire::agent_proto::ArraySummary::of(&context.array_task_ids)
+            }),
             mem_per_cpu_mb: mem_per_cpu,
             user_home: Some(&user.home),
             user_shell: Some(&user.shell),
@@ -452,8 +457,8 @@ impl JobSpool {
             stdout_path: work_dir.join(stdout),
             stderr_path: work_dir.join(stderr),
             open_mode: match job.spec.open_mode {
-                spur_core::job::OpenMode::Truncate => protocol::OpenMode::Truncate,
-                spur_core::job::OpenMode::Append => protocol::OpenMode::Append,
+                spur_core::model::job::OpenMode::Truncate => protocol::OpenMode::Truncate,
+                spur_core::model::job::OpenMode::Append => protocol::OpenMode::Append,
             },
             kill_wait_secs: context.kill_wait_secs,
             umask: None,
@@ -629,8 +634,11 @@ impl JobSpool {
         step_mem_mb: Option<u64>,
     ) -> protocol::CgroupSpec {
         if let (Some(isolation), Some(mb)) = (&self.isolation, step_mem_mb) {
-            limits.step_memory =
-                spur_core::isolation::memory_limits(&isolation.conf, mb, isolation.node_mem_mb);
+            limits.step_memory = spur_core::model::isolation::memory_limits(
+                &isolation.conf,
+                mb,
+                isolation.node_mem_mb,
+            );
         }
         limits
     }
@@ -788,7 +796,8 @@ impl JobSpool {
 
 /// `slurm-%j.out` by default (`slurm-%A_%a.out` for arrays); stderr follows stdout unless given.
 fn output_paths(job: &JobRecord, node: &str) -> (String, String) {
-    let default = spur_core::values::filename::default_batch_output(job.array_task_id.is_some());
+    let default =
+        spur_core::grammar::values::filename::default_batch_output(job.array_task_id.is_some());
     let stdout = job.spec.stdout.as_deref().unwrap_or(default);
     let stderr = job.spec.stderr.as_deref().unwrap_or(stdout);
     (expand(job, stdout, node), expand(job, stderr, node))

@@ -8,11 +8,11 @@
 //! The machine keeps no state of its own: the node's state is what the view shows (spurd's spool, which survives
 //! a restart of the agent), so a new session, or a new agent process, decides exactly as the old one would.
 
-use spur_core::agent_proto::{ControllerToAgent, LaunchContext, TerminateReason};
-use spur_core::api::SignalScope;
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::step_launch::{NodeStepLaunch, StepAttach};
-use spur_core::step_usage::StepRef;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::step_launch::{NodeStepLaunch, StepAttach};
+use spur_core::model::step_usage::StepRef;
+use spur_core::wire::agent_proto::{ControllerToAgent, LaunchContext, TerminateReason};
+use spur_core::wire::api::SignalScope;
 
 /// What the machine asks of the node's state: read-only questions, answered from the spool by spurd and from the
 /// simulated jobs by the simulator.

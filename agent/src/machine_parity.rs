@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use spur_core::agent_proto::{ControllerToAgent, LaunchContext, NodeHello, TerminateReason};
-use spur_core::job::JobRecord;
+use spur_core::model::job::JobRecord;
+use spur_core::wire::agent_proto::{ControllerToAgent, LaunchContext, NodeHello, TerminateReason};
 use tokio::sync::mpsc;
 
 use crate::controller_trust::ControllerTrust;
@@ -112,7 +112,7 @@ async fn spurd_and_the_simulator_decide_every_message_alike() {
         ControllerToAgent::Signal {
             job_id: 7,
             signal: 10,
-            scope: spur_core::api::SignalScope::Steps,
+            scope: spur_core::wire::api::SignalScope::Steps,
             step_pids: Vec::new(),
             step_ids: vec![1],
         },
@@ -136,7 +136,7 @@ async fn spurd_and_the_simulator_decide_every_message_alike() {
             request_id: 1,
             job_id: 7,
             uid: 0,
-            steps: vec![spur_core::step_usage::StepRef::Batch],
+            steps: vec![spur_core::model::step_usage::StepRef::Batch],
         },
     ];
     for message in script {

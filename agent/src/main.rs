@@ -14,7 +14,7 @@ use clap::Parser;
 use spur_agent::discover;
 use spur_agent::jobs::JobSpool;
 use spur_agent::session::{run_forever, Agent};
-use spur_core::agent_proto::NodeHello;
+use spur_core::wire::agent_proto::NodeHello;
 
 const SLURM_COMPAT_VERSION: &str = "22.05.8";
 
@@ -197,8 +197,10 @@ async fn simulate(args: &Args, hostlist: &str) -> anyhow::Result<()> {
         .context("--simulate needs slurm.conf (-f or SLURM_CONF) to size its nodes")?;
     let conf = spur_agent::config::read(conf_path)?;
     let controller_urls = match args.controller.as_deref() {
-        Some(list) => spur_core::conf::controller_urls(Some(list), None),
-        None if !conf.controllers.is_empty() => spur_core::conf::controller_urls(None, Some(&conf)),
+        Some(list) => spur_core::grammar::conf::controller_urls(Some(list), None),
+        None if !conf.controllers.is_empty() => {
+            spur_core::grammar::conf::controller_urls(None, Some(&conf))
+        }
         None => return Err(spur_agent::config::AgentConfigError::NoController.into()),
     };
     let facts = discover::discover();
@@ -226,8 +228,10 @@ async fn simulate(args: &Args, hostlist: &str) -> anyhow::Result<()> {
 
 /// gres.conf beside slurm.conf, for its `Cores=`; `None` when absent or unreadable (the controller reports errors
 /// in it; here it only refines which cores a GPU job gets).
-fn read_gres_conf(slurm_conf: Option<&std::path::Path>) -> Option<spur_core::conf::GresConf> {
+fn read_gres_conf(
+    slurm_conf: Option<&std::path::Path>,
+) -> Option<spur_core::grammar::conf::GresConf> {
     let path = slurm_conf?.with_file_name("gres.conf");
     let text = std::fs::read_to_string(&path).ok()?;
-    spur_core::conf::GresConf::parse_str(&text, &path.display().to_string()).ok()
+    spur_core::grammar::conf::GresConf::parse_str(&text, &path.display().to_string()).ok()
 }

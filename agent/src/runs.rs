@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use spur_core::agent_proto::{LaunchContext, TerminateReason};
-use spur_core::job::JobRecord;
-use spur_stepd::protocol::Outcome;
+use spur_core::model::job::JobRecord;
+use spur_core::wire::agent_proto::{LaunchContext, TerminateReason};
+use spur_core::wire::supervisor::Outcome;
 
 use crate::session::{launch_job, write_failed_result, Agent};
 

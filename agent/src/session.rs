@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent, JobOutcome, NodeHello};
-use spur_core::job::EpochSecs;
-use spur_core::wire::{from_doc, pb, to_doc, WireError};
-use spur_stepd::protocol::{
+use spur_core::model::job::EpochSecs;
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent, JobOutcome, NodeHello};
+use spur_core::wire::supervisor::{
     woken_job, JobResult, Outcome, PROTOCOL_VERSION, RESULT_FILE, WAKE_SOCKET,
 };
+use spur_core::wire::{from_doc, pb, to_doc, WireError};
 
 use crate::controller_trust::{ControllerTrust, SessionProof};
 use crate::discover;
@@ -105,7 +105,7 @@ fn leader_hint(agent: &Agent, proof: &SessionProof, error: &SessionError) -> Opt
     };
     let metadata = status.metadata();
     let addr = metadata
-        .get(spur_core::controllers::LEADER_HINT_HEADER)?
+        .get(spur_core::model::controllers::LEADER_HINT_HEADER)?
         .to_str()
         .ok()?;
     let url = format!("http://{addr}");
@@ -355,8 +355,8 @@ fn record_orphans(spool: &JobSpool) {
 /// Starts the job's batch script under its supervisor, or records why it could not start.
 pub(crate) async fn launch_job(
     agent: &Arc<Agent>,
-    job: Box<spur_core::job::JobRecord>,
-    context: spur_core::agent_proto::LaunchContext,
+    job: Box<spur_core::model::job::JobRecord>,
+    context: spur_core::wire::agent_proto::LaunchContext,
 ) -> Result<(), SessionError> {
     let worker = agent.clone();
     let (job_id, run) = (job.job_id, job.restarts);

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use spur_core::step_launch::StepAttach;
+use spur_core::model::step_launch::StepAttach;
 
 pub fn attach(socket: &Path, order: &StepAttach) {
     let (job_id, step_id) = (order.job_id, order.step_id);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use spur_core::step_usage::{process_step, process_usage, NodeUsage, StepRef, TaskUsage};
+use spur_core::model::step_usage::{process_step, process_usage, NodeUsage, StepRef, TaskUsage};
 
 /// The usage of `steps` of job `job_id` (owned by `uid`) on node `node`, read from `proc_root` (`/proc`).
 /// Steps with no process here are left out.

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use spur_auth::testing::PrivateMunged;
-use spur_core::agent_proto::{AgentToController, ControllerToAgent};
-use spur_core::job::{JobRecord, JobSpec};
+use spur_core::model::job::{JobRecord, JobSpec};
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::wire::{from_doc, pb, to_doc};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -382,7 +382,7 @@ async fn a_leader_hint_leads_only_to_a_configured_or_vouched_for_controller() {
         let mut status = Status::unavailable("this controller is not the leader");
         let metadata = status.metadata_mut();
         metadata.insert(
-            spur_core::controllers::LEADER_HINT_HEADER,
+            spur_core::model::controllers::LEADER_HINT_HEADER,
             hinted.parse().unwrap(),
         );
         if session > 0 {

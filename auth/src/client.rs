@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use spur_core::auth::{binding, params, JWT_HEADER, MUNGE_HEADER};
-use spur_core::conf::SlurmConf;
+use spur_core::grammar::conf::SlurmConf;
 use spur_core::wire::frames::Credential;
 use spur_core::wire::pb;
 use tonic::metadata::MetadataValue;

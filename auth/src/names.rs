@@ -1,8 +1,8 @@
-//! User and group names of the ids in job records, each looked up once per process ([`spur_core::name_cache`]):
+//! User and group names of the ids in job records, each looked up once per process ([`spur_core::format::name_cache`]):
 //! listing or printing every job of a big queue would otherwise read /etc/passwd and /etc/group per job. The
 //! commands and the C shim both ask here.
 
-use spur_core::name_cache::NameCache;
+use spur_core::format::name_cache::NameCache;
 
 pub fn user_name(uid: u32) -> Option<String> {
     static NAMES: NameCache = NameCache::new();

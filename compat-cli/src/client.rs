@@ -2,12 +2,12 @@
 //! and SlurmctldPort), sends one request (to the next controller when one cannot be reached), and turns transport
 //! failures into Slurm's "Unable to contact" error.
 
-use spur_core::api::{
+use spur_core::model::job::JobRecord;
+use spur_core::wire::api::{
     ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
     SubmitRequest,
 };
-use spur_core::job::JobRecord;
-use spur_core::listing_rows::{ListField, Rows};
+use spur_core::wire::listing_rows::{ListField, Rows};
 use spur_core::wire::{from_doc, listing_doc, pb, to_doc, DocKind, ListingDoc};
 
 mod frames;
@@ -28,7 +28,7 @@ pub enum ClientError {
     Auth(String),
 }
 
-/// A listing's answer: rows (for [`spur_core::listing_rows::Rows::parse`]) or whole records.
+/// A listing's answer: rows (for [`spur_core::wire::listing_rows::Rows::parse`]) or whole records.
 pub enum ListingReply {
     Rows(Vec<u8>),
     Jobs(JobList),
@@ -135,7 +135,10 @@ impl Client {
     ) -> Result<R, ClientError> {
         if reply.error_code != 0 {
             let error = from_doc::<ApiError>(reply.body.as_ref()).unwrap_or_else(|_| {
-                ApiError::with_detail(spur_core::api::SlurmErrno::Error, reply.message.clone())
+                ApiError::with_detail(
+                    spur_core::wire::api::SlurmErrno::Error,
+                    reply.message.clone(),
+                )
             });
             return Err(ClientError::Api(error));
         }
@@ -233,7 +236,7 @@ impl Client {
         Self::decode(self.call("Query", Self::request(&Query::JobListing(listing))?)?)
     }
 
-    /// A listing as rows of `fields` ([`spur_core::listing_rows`]) when the controller is this build, else as
+    /// A listing as rows of `fields` ([`spur_core::wire::listing_rows`]) when the controller is this build, else as
     /// records.
     pub fn job_rows(
         &self,
@@ -262,8 +265,8 @@ impl Client {
     /// `spur admin controller`: the group of controllers, after `change` if it is one.
     pub fn controllers(
         &self,
-        change: &spur_core::controllers::ControllerChange,
-    ) -> Result<spur_core::controllers::ControllerList, ClientError> {
+        change: &spur_core::model::controllers::ControllerChange,
+    ) -> Result<spur_core::model::controllers::ControllerList, ClientError> {
         Self::decode(self.call("Control", Self::request(change)?)?)
     }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use spur_core::conf::SlurmConf;
+use spur_core::grammar::conf::SlurmConf;
 
 /// slurm.conf as Slurm's clients find it: `SLURM_CONF`, else the default path.
 pub fn slurm_conf_path() -> PathBuf {
@@ -23,10 +23,10 @@ pub fn load_slurm_conf() -> Option<&'static SlurmConf> {
     .as_ref()
 }
 
-/// Every controller, in the order to try them (see `spur_core::conf::controller_urls`).
+/// Every controller, in the order to try them (see `spur_core::grammar::conf::controller_urls`).
 pub fn controller_urls() -> Vec<String> {
     let from_env = std::env::var("SPUR_CONTROLLER").ok();
-    spur_core::conf::controller_urls(from_env.as_deref(), load_slurm_conf())
+    spur_core::grammar::conf::controller_urls(from_env.as_deref(), load_slurm_conf())
 }
 
 /// The GRES names the cluster tracks (`GresTypes`), which `--gres` may name.

@@ -23,9 +23,9 @@ use common::attack::{
 use common::rest::{request, RestDaemon};
 use common::users::TestUser;
 use common::{bin_dir, Cluster, ClusterOptions, LONG};
-use spur_core::api::SubmitRequest;
 use spur_core::auth::{jwt, MUNGE_HEADER};
-use spur_core::job::JobSpec;
+use spur_core::model::job::JobSpec;
+use spur_core::wire::api::SubmitRequest;
 use spur_core::wire::frames::{Credential, Method};
 use spur_core::wire::{pb, to_doc};
 

@@ -17,8 +17,8 @@ use std::time::Duration;
 use common::attack::{job_snapshot, text};
 use common::users::TestUser;
 use common::{Cluster, ClusterOptions, LONG};
-use spur_core::api::{ControlRequest, JobSelector, SubmitRequest};
-use spur_core::job::JobSpec;
+use spur_core::model::job::JobSpec;
+use spur_core::wire::api::{ControlRequest, JobSelector, SubmitRequest};
 use spur_core::wire::frames::{self, Credential, Method};
 use spur_core::wire::{pb, to_doc};
 

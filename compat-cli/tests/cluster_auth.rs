@@ -13,8 +13,8 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::{Cluster, ClusterOptions};
-use spur_core::api::{ControlRequest, JobSelector};
 use spur_core::auth::{jwt, MUNGE_HEADER};
+use spur_core::wire::api::{ControlRequest, JobSelector};
 use spur_core::wire::{pb, to_doc};
 
 /// A local user made with useradd for this test and removed (with its work directory) when dropped.
@@ -716,7 +716,7 @@ fn frame_call(
 
 #[test]
 fn local_socket_answers_frames_and_grpc_alike() {
-    use spur_core::api::Query;
+    use spur_core::wire::api::Query;
     use spur_core::wire::frames::{self, Credential, Method};
     let cluster = start_cluster_with(String::new(), true);
     let socket = cluster.local_socket.clone().expect("local socket");

@@ -69,7 +69,7 @@ fn a_two_component_batch_job_runs_its_script_once_and_steps_across_components() 
         &["-h", "-t", "all", "-j", &leader.to_string(), "-o", "%i %N"],
     );
     let first = &cluster.node;
-    let others = spur_core::hostlist::compress(&[NODE_B, NODE_C]);
+    let others = spur_core::grammar::hostlist::compress(&[NODE_B, NODE_C]);
     assert_eq!(
         ids.lines().collect::<Vec<_>>(),
         [

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use common::{text, Cluster};
 use spur_auth::ClientAuth;
-use spur_core::api::{JobList, JobListing, Query};
-use spur_core::listing_rows::{ListField, Rows};
+use spur_core::wire::api::{JobList, JobListing, Query};
+use spur_core::wire::listing_rows::{ListField, Rows};
 use spur_core::wire::{from_doc, listing_doc, pb, to_doc, ListingDoc, MODEL_SCHEMA};
 
 /// The reply document to `query`, announcing `accept_packed_schema`.

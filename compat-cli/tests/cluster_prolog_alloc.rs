@@ -67,7 +67,7 @@ fn the_prolog_runs_on_every_node_at_allocation_and_the_extern_step_lives_with_th
     let cluster = three_nodes(&prolog, 4100);
     let first = cluster.node.clone();
     let all = [first.as_str(), NODE_B, NODE_C];
-    let nodes = spur_core::hostlist::compress(&all.map(str::to_string));
+    let nodes = spur_core::grammar::hostlist::compress(&all.map(str::to_string));
     let dir = scripts.path().display().to_string();
 
     // The batch script starts once every node's prolog is through: it finds all three records.

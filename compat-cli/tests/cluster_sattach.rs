@@ -54,7 +54,7 @@ fn sattach_follows_a_two_node_step_until_it_ends() {
     });
 
     let layout = cluster.run("sattach", &["--layout", &step]);
-    let nodes = spur_core::hostlist::compress(&[cluster.node.clone(), NODE_B.to_string()]);
+    let nodes = spur_core::grammar::hostlist::compress(&[cluster.node.clone(), NODE_B.to_string()]);
     assert_eq!(
         text(&layout.stdout),
         format!(

@@ -15,8 +15,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Cluster, ClusterOptions};
-use spur_core::api::{ControlRequest, JobSelector, Query};
 use spur_core::auth::{JWT_HEADER, MUNGE_HEADER};
+use spur_core::wire::api::{ControlRequest, JobSelector, Query};
 use spur_core::wire::frames::{self, Credential, Method};
 use spur_core::wire::{pb, to_doc};
 

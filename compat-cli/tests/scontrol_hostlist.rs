@@ -42,7 +42,7 @@ fn check(what: &str, tsv: &str) {
         if input.contains('\n') || input.starts_with('-') || input.is_empty() {
             continue;
         }
-        if spur_core::hostlist::scontrol::DELIBERATE_DEVIATIONS.contains(&input.as_str()) {
+        if spur_core::grammar::hostlist::scontrol::DELIBERATE_DEVIATIONS.contains(&input.as_str()) {
             continue;
         }
         rows += 1;

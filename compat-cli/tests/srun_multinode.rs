@@ -48,8 +48,11 @@ fn tasks_run_on_every_node_with_their_ranks_and_exit_codes() {
     );
     assert!(out.status.success(), "{out:?}\n{}", cluster.logs());
     let first = &cluster.node;
-    let nodes =
-        spur_core::hostlist::compress(&[first.clone(), NODE_B.to_string(), NODE_C.to_string()]);
+    let nodes = spur_core::grammar::hostlist::compress(&[
+        first.clone(),
+        NODE_B.to_string(),
+        NODE_C.to_string(),
+    ]);
     let mut expected: Vec<String> = [
         format!("0: {first} 0 0 0 0,1 {nodes} 2(x2),1"),
         format!("1: {first} 1 1 0 0,1 {nodes} 2(x2),1"),
@@ -570,7 +573,7 @@ fn sstat_measures_a_step_on_every_node_it_runs_on() {
             "JobID,NTasks,Nodelist,MaxRSS",
         ],
     );
-    let nodes = spur_core::hostlist::compress(&[
+    let nodes = spur_core::grammar::hostlist::compress(&[
         cluster.node.clone(),
         NODE_B.to_string(),
         NODE_C.to_string(),
@@ -656,8 +659,11 @@ fn prolog_runs_on_each_node_before_its_first_step_and_epilog_on_every_node() {
         ..ClusterOptions::default()
     });
     let first = cluster.node.clone();
-    let nodes =
-        spur_core::hostlist::compress(&[first.clone(), NODE_B.to_string(), NODE_C.to_string()]);
+    let nodes = spur_core::grammar::hostlist::compress(&[
+        first.clone(),
+        NODE_B.to_string(),
+        NODE_C.to_string(),
+    ]);
     let read = |name: &str, node: &str, job: u32| {
         std::fs::read_to_string(scripts.path().join(format!("{name}.{node}.{job}"))).ok()
     };

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use spur_controller::raft::{RaftConfig, ReplicatedState};
 use spur_controller::state::{ClusterState, Command};
-use spur_core::job::JobSpec;
+use spur_core::model::job::JobSpec;
 
 fn submission(n: usize) -> Command {
     let environment = (0..40)

@@ -39,7 +39,7 @@ const FINISHED_JOBS: u32 = 90_000;
 /// Adds jobs that were submitted held and cancelled: finished records the state keeps until MinJobAge.
 fn add_finished(s: &mut Scenario) {
     use spur_controller::state::Command;
-    use spur_core::api::{ControlRequest, JobSelector};
+    use spur_core::wire::api::{ControlRequest, JobSelector};
     for _ in 0..FINISHED_JOBS {
         let mut spec = job(1, 1_000, 0, Some(10));
         spec.hold = true;
@@ -67,9 +67,9 @@ fn add_finished(s: &mut Scenario) {
 const LIMITED_ACCOUNTS: usize = 100;
 const LIMITED_USERS: usize = 2_000;
 
-fn accounting(s: &mut Scenario, request: spur_core::assoc::AcctRequest) {
+fn accounting(s: &mut Scenario, request: spur_core::model::assoc::AcctRequest) {
     use spur_controller::state::Command;
-    use spur_core::api::ControlRequest;
+    use spur_core::wire::api::ControlRequest;
     let now = s.now;
     let command = Command::Control {
         caller_uid: 0,
@@ -84,7 +84,7 @@ fn accounting(s: &mut Scenario, request: spur_core::assoc::AcctRequest) {
 /// The accounts and users of `--limits`: every account limits its running jobs and CPUs and hands its users a
 /// `MaxJobs`.
 fn add_associations(s: &mut Scenario) {
-    use spur_core::assoc::{AcctRequest, AssocSet};
+    use spur_core::model::assoc::{AcctRequest, AssocSet};
     for a in 0..LIMITED_ACCOUNTS {
         let set = AssocSet {
             grp_jobs: Some(Some(200)),

@@ -4,17 +4,17 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use spur_core::agent_proto::LaunchContext;
-use spur_core::conf::{GresConf, SlurmConf, TopologyConf};
-use spur_core::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
-use spur_core::gpu_shard::{shard_unit_files, SHARD_GRES};
-use spur_core::gpu_topology::GpuTopology;
-use spur_core::records::{
+use spur_core::grammar::conf::{GresConf, SlurmConf, TopologyConf};
+use spur_core::grammar::conf::{MemPer, PartitionConf, PartitionState as ConfPartitionState};
+use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::records::{
     ClusterConfig, NodeGres, PartitionRecord, PartitionState, PreemptMode, GPU_GRES,
 };
-use spur_core::states::NodeBaseState;
-use spur_core::switch_tree::SwitchTree;
-use spur_core::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::states::NodeBaseState;
+use spur_core::policy::gpu_shard::{shard_unit_files, SHARD_GRES};
+use spur_core::policy::gpu_topology::GpuTopology;
+use spur_core::policy::switch_tree::SwitchTree;
+use spur_core::wire::agent_proto::LaunchContext;
 
 use crate::state::{BackfillSettings, ConfigSnapshot, NodeDefinition, Settings};
 
@@ -91,7 +91,7 @@ fn read_accounting_retention(path: &Path) -> Option<u32> {
         .filter_map(|line| line.split('#').next()?.trim().split_once('='))
         .find(|(key, _)| key.trim().eq_ignore_ascii_case("PurgeJobAfter"))
         .map(|(_, value)| value.trim().to_string())?;
-    let secs = spur_core::accounting::purge_after_secs(&value);
+    let secs = spur_core::model::accounting::purge_after_secs(&value);
     if secs.is_none() {
         tracing::warn!(
             "{}: PurgeJobAfter={value} is not understood; accounting records are kept",
@@ -108,7 +108,7 @@ pub struct ControllerConfig {
     pub listen: SocketAddr,
     pub launch_context: LaunchContext,
     /// slurm.conf's `SlurmctldHost` lines: more than one makes the controllers a Raft group (docs/ha.md).
-    pub controllers: Vec<spur_core::conf::ControllerHost>,
+    pub controllers: Vec<spur_core::grammar::conf::ControllerHost>,
     pub port: u16,
     /// munged's socket, through which a controller seals its calls to the others.
     pub munge_socket: String,
@@ -167,7 +167,7 @@ impl ControllerConfig {
 /// Which of `controllers` this process is: `wanted` (a SlurmctldHost name, or its 1-based position) when given,
 /// else the one named like this host. Several controllers on one machine (tests) must say which they are.
 pub fn select_member(
-    controllers: &[spur_core::conf::ControllerHost],
+    controllers: &[spur_core::grammar::conf::ControllerHost],
     wanted: Option<&str>,
     hostname: &str,
 ) -> Result<usize, ConfigError> {
@@ -305,7 +305,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
                 configured_down: state == Some(NodeBaseState::Down),
                 configured_drain: node
                     .state
-                    .is_some_and(|s| s.has(spur_core::states::NodeStateFlag::Drain)),
+                    .is_some_and(|s| s.has(spur_core::model::states::NodeStateFlag::Drain)),
             });
         }
     }
@@ -343,7 +343,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         .select_type_parameters()
         .unwrap_or("")
         .to_ascii_uppercase();
-    let priority = spur_core::priority::PriorityWeights::from_conf(conf);
+    let priority = spur_core::policy::priority::PriorityWeights::from_conf(conf);
     if priority
         .as_ref()
         .is_some_and(|w| w.age > 0 && w.age_ignored)
@@ -380,7 +380,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         defer: conf.scheduler_flag("defer"),
         enable_user_top: conf.scheduler_flag("enable_user_top"),
         private_jobs: conf.private_data_list().iter().any(|w| w == "jobs"),
-        licenses: spur_core::values::licenses::totals(conf.licenses()),
+        licenses: spur_core::grammar::values::licenses::totals(conf.licenses()),
         preempt,
         preempt_gang: gang,
         preempt_exempt_secs: preempt_exempt_secs(conf),
@@ -416,7 +416,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         preempt_by_qos: conf
             .get_str("PreemptType")
             .is_some_and(|t| t.eq_ignore_ascii_case("preempt/qos")),
-        fairshare: spur_core::fairshare::FairShareSettings::from_conf(conf),
+        fairshare: spur_core::policy::fairshare::FairShareSettings::from_conf(conf),
         def_cpus_per_gpu: conf
             .get_u64("DefCPUPerGPU")
             .and_then(|n| u32::try_from(n).ok())
@@ -446,7 +446,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
 }
 
 fn expand(expr: &str) -> Result<Vec<String>, ConfigError> {
-    spur_core::hostlist::expand(expr)
+    spur_core::grammar::hostlist::expand(expr)
         .map_err(|e| ConfigError::Invalid(format!("bad host list {expr}: {e}")))
 }
 
@@ -468,10 +468,11 @@ fn node_gres(
     let Some(spec) = spec.filter(|s| !s.is_empty()) else {
         return Ok((Vec::new(), None));
     };
-    let requests = spur_core::values::gres::parse_node_gres(spec, known)
+    let requests = spur_core::grammar::values::gres::parse_node_gres(spec, known)
         .map_err(|e| ConfigError::Invalid(format!("node {node}: Gres={spec}: {e}")))?;
     let in_nodes = |expr: &str, name: &str| {
-        spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
+        spur_core::grammar::hostlist::expand(expr)
+            .is_ok_and(|names| names.iter().any(|n| n == name))
     };
     let records = gres_conf.for_node(node, &in_nodes).records;
     let mut gpu_files: Vec<String> = Vec::new();
@@ -506,11 +507,11 @@ fn node_gres(
 }
 
 /// Gives the node's shard offers one device file per shard (the GPU it belongs to, see
-/// [`spur_core::gpu_shard`]) and, when they name no type, their GPUs' type, as slurmctld shows them
+/// [`spur_core::policy::gpu_shard`]) and, when they name no type, their GPUs' type, as slurmctld shows them
 /// (`shard:a100:8`).
 fn with_shards_on_gpus(
     mut gres: Vec<NodeGres>,
-    records: &[&spur_core::conf::GresRecord],
+    records: &[&spur_core::grammar::conf::GresRecord],
     gpu_files: &[String],
     node: &str,
 ) -> Vec<NodeGres> {
@@ -561,7 +562,7 @@ fn billing_weights(p: &PartitionConf) -> Result<Option<String>, ConfigError> {
     else {
         return Ok(None);
     };
-    spur_core::billing::BillingWeights::parse(text)
+    spur_core::policy::billing::BillingWeights::parse(text)
         .map_err(|e| ConfigError::Invalid(format!("partition {}: {e}", p.name)))?;
     Ok(Some(text.trim().to_string()))
 }
@@ -599,7 +600,7 @@ fn preemption(conf: &SlurmConf) -> Option<PreemptMode> {
 fn preempt_exempt_secs(conf: &SlurmConf) -> u32 {
     conf.get_str("PreemptExemptTime")
         .and_then(|text| {
-            spur_core::values::time::parse_time_secs(text)
+            spur_core::grammar::values::time::parse_time_secs(text)
                 .ok()
                 .flatten()
         })
@@ -627,7 +628,7 @@ fn partition_of(
     };
     Ok(PartitionRecord {
         name: p.name.clone(),
-        nodes_expr: spur_core::hostlist::compress(&nodes),
+        nodes_expr: spur_core::grammar::hostlist::compress(&nodes),
         nodes,
         default: p.default,
         max_time_min: minutes(p.max_time.as_deref(), "MaxTime", &p.name)?,
@@ -670,8 +671,8 @@ fn partition_of(
 }
 
 /// `OverSubscribe=` as Slurm writes it (`scontrol show partition`, sinfo `%h`) and the scheduler reads it back.
-fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
-    use spur_core::conf::OverSubscribe;
+fn oversubscribe_text(value: spur_core::grammar::conf::OverSubscribe) -> String {
+    use spur_core::grammar::conf::OverSubscribe;
     match value {
         OverSubscribe::Exclusive => "EXCLUSIVE".to_string(),
         OverSubscribe::No => "NO".to_string(),
@@ -683,7 +684,7 @@ fn oversubscribe_text(value: spur_core::conf::OverSubscribe) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::conf::ControllerHost;
+    use spur_core::grammar::conf::ControllerHost;
 
     fn hosts() -> Vec<ControllerHost> {
         ["ctl1", "ctl2", "ctl3"]
@@ -719,7 +720,7 @@ mod tests {
         assert_eq!(links.islands(), vec![vec![0, 1], vec![2, 3]]);
         assert_eq!(
             links.link(2, 3),
-            spur_core::gpu_topology::Link::Fabric { links: 4, hops: 1 }
+            spur_core::policy::gpu_topology::Link::Fabric { links: 4, hops: 1 }
         );
         assert_eq!(links.devices[3].file, "/dev/dri/renderD131");
         // Without Links= Slurm's lowest-index choice stays.

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::controllers::{ControllerChange, ControllerEntry, ControllerList};
+use spur_core::model::controllers::{ControllerChange, ControllerEntry, ControllerList};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use crate::raft::{GroupView, PeerError, ReplicationError};
 use crate::runtime::{Controller, LEADER_WAIT};

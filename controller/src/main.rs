@@ -94,7 +94,7 @@ async fn main() -> anyhow::Result<()> {
     let (controller, listen) = if config.controllers.len() > 1 || args.join.is_some() {
         let identity = match &args.join {
             Some(spec) => {
-                let (name, addr) = spur_core::controllers::parse_member(spec)
+                let (name, addr) = spur_core::model::controllers::parse_member(spec)
                     .map_err(|e| anyhow::anyhow!("--join: {e}"))?;
                 Identity::Joining { name, addr }
             }

@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Mutex, Notify};
 
-use spur_core::agent_proto::{ArraySummary, ControllerToAgent, LaunchContext, ARRAY_IDS_SENT_MAX};
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::agent_proto::{
+    ArraySummary, ControllerToAgent, LaunchContext, ARRAY_IDS_SENT_MAX,
+};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use crate::app::ApplyResponse;
 use crate::raft::{PeerError, PeerTransport, ReplicatedState};
@@ -307,7 +309,7 @@ impl Controller {
                     let message = ControllerToAgent::Signal {
                         job_id: *job_id,
                         signal: *signal,
-                        scope: spur_core::api::SignalScope::Steps,
+                        scope: spur_core::wire::api::SignalScope::Steps,
                         step_pids: Vec::new(),
                         step_ids: step_ids.clone(),
                     };
@@ -494,7 +496,7 @@ impl Controller {
         node: &str,
     ) -> (
         usize,
-        Option<(spur_core::gpu_topology::TopologySource, String)>,
+        Option<(spur_core::policy::gpu_topology::TopologySource, String)>,
     ) {
         self.state.read(|s| {
             let Some(record) = s.nodes.get(node) else {
@@ -511,8 +513,8 @@ impl Controller {
     /// Node records with the latest telemetry filled in.
     pub fn nodes_with_telemetry(
         &self,
-        mut nodes: Vec<spur_core::records::NodeRecord>,
-    ) -> Vec<spur_core::records::NodeRecord> {
+        mut nodes: Vec<spur_core::model::records::NodeRecord>,
+    ) -> Vec<spur_core::model::records::NodeRecord> {
         if let Ok(telemetry) = self.telemetry.lock() {
             for node in &mut nodes {
                 if let Some((free, load)) = telemetry.get(&node.name) {
@@ -842,7 +844,7 @@ pub fn storage_fault_error(reason: &str) -> ApiError {
 
 /// What a node's prolog and epilog need of a job: everything but its script and environment (the bulk of a
 /// record), which the node scripts never see.
-fn node_script_record(job: &spur_core::job::JobRecord) -> spur_core::job::JobRecord {
+fn node_script_record(job: &spur_core::model::job::JobRecord) -> spur_core::model::job::JobRecord {
     let mut record = job.clone();
     record.spec.script = None;
     record.spec.environment = Vec::new();
@@ -853,7 +855,7 @@ fn node_script_record(job: &spur_core::job::JobRecord) -> spur_core::job::JobRec
 /// environments (which the launch does not need).
 fn het_components(
     state: &crate::state::ClusterState,
-    het: &spur_core::job::HetMembership,
+    het: &spur_core::model::job::HetMembership,
 ) -> Vec<JobRecord> {
     het.component_ids()
         .filter_map(|id| state.jobs.get(&id))

@@ -12,12 +12,12 @@
 
 use std::time::{Duration, Instant};
 
-use spur_core::api::JobList;
 use spur_core::format::{scontrol_job, squeue, squeue_needs, FormatContext};
-use spur_core::job::{HoldKind, JobRecord, JobSpec};
-use spur_core::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HINT};
-use spur_core::listing_rows::{ListField, RowWriter, Rows};
-use spur_core::states::JobReason;
+use spur_core::model::job::{HoldKind, JobRecord, JobSpec};
+use spur_core::model::states::JobReason;
+use spur_core::wire::api::JobList;
+use spur_core::wire::listing::{pack, slim, JobListRef, ListedJob, PACKED_JOB_BYTES_HINT};
+use spur_core::wire::listing_rows::{ListField, RowWriter, Rows};
 
 const RUNS: usize = 5;
 const T0: i64 = 1_800_000_000;

@@ -9,7 +9,7 @@ pub mod alloc;
 
 pub use alloc::{measure, measure_within, CountingAlloc, MAX_INPUT_ALLOC_BYTES};
 
-use crate::values::begin::LocalNow;
+use crate::grammar::values::begin::LocalNow;
 
 /// Splits off the first byte (a selector) from the rest of an input.
 fn split(data: &[u8]) -> (u8, &[u8]) {
@@ -27,15 +27,16 @@ fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
 /// Most names a hostlist is expanded to here: expansion is what callers bound (`expand_at_most`), not the parser.
 const HOSTLIST_EXPAND_MAX: usize = 4096;
 
-/// The hostlist target's bound: the parser builds up to [`crate::hostlist::MAX_PRODUCT_BYTES`] (256 MiB) of ranges
-/// for nested bracket groups (`ya[0]n[1-10,2-825][4-1385,0]b[1]`, 36 bytes, builds about 100 MiB), its own
+/// The hostlist target's bound: the parser builds up to [`crate::grammar::hostlist::MAX_PRODUCT_BYTES`] (256 MiB) of
+/// ranges for nested bracket groups (`ya[0]n[1-10,2-825][4-1385,0]b[1]`, 36 bytes, builds about 100 MiB), its own
 /// documented limit, which is over [`MAX_INPUT_ALLOC_BYTES`]; see docs/security.md "Fuzzing".
-pub const HOSTLIST_ALLOC_BYTES: usize = crate::hostlist::MAX_PRODUCT_BYTES * 2;
+pub const HOSTLIST_ALLOC_BYTES: usize = crate::grammar::hostlist::MAX_PRODUCT_BYTES * 2;
 
-/// Hostlist expressions (`core/src/hostlist*`): parsing, bounded expansion, compression and scontrol's rendering.
+/// Hostlist expressions (`core/src/grammar/hostlist*`): parsing, bounded expansion, compression and scontrol's
+/// rendering.
 pub fn fuzz_hostlist(data: &[u8]) {
     let expr = text(data);
-    if let Ok(list) = crate::hostlist::Hostlist::parse(&expr) {
+    if let Ok(list) = crate::grammar::hostlist::Hostlist::parse(&expr) {
         let len = list.len();
         let names: Vec<String> = list.iter().take(HOSTLIST_EXPAND_MAX).collect();
         if len <= HOSTLIST_EXPAND_MAX {
@@ -47,33 +48,36 @@ pub fn fuzz_hostlist(data: &[u8]) {
             // Printed forms are Slurm's and need not parse again (`a[0]b[` prints `a0b]`): only computed here.
             let _ = list.to_ranged_string();
             let _ = list.to_sorted_ranged_string();
-            let _ = crate::hostlist::compress_sorted(&names);
+            let _ = crate::grammar::hostlist::compress_sorted(&names);
             if let Some(last) = names.last() {
                 let _ = list.find(last);
             }
         }
         let _ = list.nth(len.saturating_sub(1));
     }
-    let _ = crate::hostlist::expand_at_most(&expr, HOSTLIST_EXPAND_MAX);
-    let _ = crate::hostlist::Hostlist::parse_with_warnings(&expr);
+    let _ = crate::grammar::hostlist::expand_at_most(&expr, HOSTLIST_EXPAND_MAX);
+    let _ = crate::grammar::hostlist::Hostlist::parse_with_warnings(&expr);
     // scontrol's renderings walk every name, as Slurm's do: 31 bytes (`a[2-2155]b[2-2155]`, brackets multiply)
     // name 4.6 million hosts, seconds of work. That is the CLI printing its own argument (lists from other
     // processes are bounded where they are received), so only bounded lists are rendered here.
-    if crate::hostlist::Hostlist::parse(&expr).is_ok_and(|list| list.len() <= HOSTLIST_EXPAND_MAX) {
-        use crate::hostlist::scontrol::{render, Show};
+    if crate::grammar::hostlist::Hostlist::parse(&expr)
+        .is_ok_and(|list| list.len() <= HOSTLIST_EXPAND_MAX)
+    {
+        use crate::grammar::hostlist::scontrol::{render, Show};
         for show in [Show::Hostnames, Show::Hostlist, Show::HostlistSorted] {
             let _ = render(show, &expr);
         }
     }
 }
 
-/// `slurm.conf`, `gres.conf`, `cgroup.conf` and `topology.conf` (`core/src/conf`); the first byte picks the file.
+/// `slurm.conf`, `gres.conf`, `cgroup.conf` and `topology.conf` (`core/src/grammar/conf`); the first byte picks the
+/// file.
 pub fn fuzz_conf_files(data: &[u8]) {
     let (which, rest) = split(data);
     let text = text(rest);
     match which % 5 {
         0 => {
-            if let Ok(conf) = crate::conf::SlurmConf::parse_str(&text, "slurm.conf") {
+            if let Ok(conf) = crate::grammar::conf::SlurmConf::parse_str(&text, "slurm.conf") {
                 let _ = conf.slurmctld_port();
                 let _ = conf.default_partition();
                 let _ = conf.prolog_flags();
@@ -82,34 +86,34 @@ pub fn fuzz_conf_files(data: &[u8]) {
             }
         }
         1 => {
-            if let Ok(conf) = crate::conf::GresConf::parse_str(&text, "gres.conf") {
+            if let Ok(conf) = crate::grammar::conf::GresConf::parse_str(&text, "gres.conf") {
                 for record in &conf.records {
                     let _ = record.files();
                     let _ = record.core_list();
                 }
                 let _ = conf.for_node("n1", &|expr, node| {
-                    crate::hostlist::Hostlist::parse(expr)
+                    crate::grammar::hostlist::Hostlist::parse(expr)
                         .map(|list| list.find(node).is_some())
                         .unwrap_or(false)
                 });
             }
         }
         2 => {
-            let _ = crate::conf::CgroupConf::parse_str(&text, "cgroup.conf");
+            let _ = crate::grammar::conf::CgroupConf::parse_str(&text, "cgroup.conf");
         }
         3 => {
-            let _ = crate::conf::TopologyConf::parse_str(&text, "topology.conf");
+            let _ = crate::grammar::conf::TopologyConf::parse_str(&text, "topology.conf");
         }
         _ => {
-            let _ = crate::conf::expand_numeric_ranges(&text);
+            let _ = crate::grammar::conf::expand_numeric_ranges(&text);
         }
     }
 }
 
-/// Every value grammar of `core/src/values` (times, sizes, node counts, arrays, dependencies, GRES/TRES,
+/// Every value grammar of `core/src/grammar/values` (times, sizes, node counts, arrays, dependencies, GRES/TRES,
 /// constraints, `--begin`, signals, filename patterns, step ids, ...); the first byte picks the grammar.
 pub fn fuzz_values(data: &[u8]) {
-    use crate::values::*;
+    use crate::grammar::values::*;
     let (which, rest) = split(data);
     let input = text(rest);
     let s: &str = &input;
@@ -264,7 +268,7 @@ pub fn fuzz_frames(data: &[u8]) {
     let _ = frames::parse_reply(data);
 }
 
-/// Request documents (`core/src/wire.rs` `from_doc`): the first byte picks the kind and JSON or packed.
+/// Request documents (`core/src/wire/envelope.rs` `from_doc`): the first byte picks the kind and JSON or packed.
 #[cfg(feature = "grpc")]
 pub fn fuzz_request_docs(data: &[u8]) {
     let (which, rest) = split(data);
@@ -289,19 +293,19 @@ pub fn fuzz_request_docs(data: &[u8]) {
     };
     fuzz_docs_of(Some(&doc));
     // A job spec is what a submit carries and what the state machine stores: read it bare, both encodings.
-    let _ = serde_json::from_slice::<crate::job::JobSpec>(rest);
-    let _ = postcard::from_bytes::<crate::job::JobSpec>(rest);
+    let _ = serde_json::from_slice::<crate::model::job::JobSpec>(rest);
+    let _ = postcard::from_bytes::<crate::model::job::JobSpec>(rest);
 }
 
 #[cfg(feature = "grpc")]
 fn fuzz_docs_of(doc: Option<&crate::wire::pb::Doc>) {
     use crate::wire::from_doc;
-    let _ = from_doc::<crate::api::SubmitRequest>(doc);
-    let _ = from_doc::<crate::api::ControlRequest>(doc);
-    let _ = from_doc::<crate::api::Query>(doc);
-    let _ = from_doc::<crate::agent_proto::AgentToController>(doc);
-    let _ = from_doc::<crate::agent_proto::ControllerToAgent>(doc);
-    let _ = from_doc::<crate::controllers::ControllerChange>(doc);
+    let _ = from_doc::<crate::wire::api::SubmitRequest>(doc);
+    let _ = from_doc::<crate::wire::api::ControlRequest>(doc);
+    let _ = from_doc::<crate::wire::api::Query>(doc);
+    let _ = from_doc::<crate::wire::agent_proto::AgentToController>(doc);
+    let _ = from_doc::<crate::wire::agent_proto::ControllerToAgent>(doc);
+    let _ = from_doc::<crate::model::controllers::ControllerChange>(doc);
 }
 
 /// The committed seed corpus of `target` (`core/fuzz/corpus/<target>/`), every file, in name order.

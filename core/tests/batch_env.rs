@@ -1,11 +1,11 @@
 //! The batch environment built from real sbatch command lines (parsed, resolved, then `batch_environment`), against
 //! what Slurm 22.05 showed jobs submitted with the same options (vectors/slurm-22.05-generated/batch-env-options.tsv).
 
-use spur_core::env::{batch_environment, BatchEnvContext};
-use spur_core::job::{Allocation, JobRecord};
-use spur_core::options::{parse_sbatch, Command, Outcome};
-use spur_core::submit::{resolve, ScriptInput, SubmitContext};
-use spur_core::values::begin::LocalNow;
+use spur_core::grammar::env::{batch_environment, BatchEnvContext};
+use spur_core::grammar::options::{parse_sbatch, Command, Outcome};
+use spur_core::grammar::values::begin::LocalNow;
+use spur_core::model::job::{Allocation, JobRecord};
+use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
 
 fn environment_for(options: &str) -> Vec<(String, String)> {
     let mut args: Vec<String> = options.split(' ').map(str::to_string).collect();

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use spur_core::conf::SlurmConf;
+use spur_core::grammar::conf::SlurmConf;
 
 fn unescape(s: &str) -> String {
     let mut out = String::new();

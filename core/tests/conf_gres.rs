@@ -1,7 +1,7 @@
 //! `gres.conf` parsing: the reference cluster's files, per-node selection and Slurm's record checks.
 
 use pretty_assertions::assert_eq;
-use spur_core::conf::{GresConf, GresFlag};
+use spur_core::grammar::conf::{GresConf, GresFlag};
 
 /// Stand-in for hostlist membership: the reference files name single nodes.
 fn same(expr: &str, node: &str) -> bool {

@@ -1,7 +1,7 @@
 //! The configuration parsers must never panic, whatever the text: bad input is an error.
 
 use proptest::prelude::*;
-use spur_core::conf::{GresConf, SlurmConf};
+use spur_core::grammar::conf::{GresConf, SlurmConf};
 
 /// Text made of the characters the grammar cares about, so cases reach deep into the parsers.
 fn conf_like() -> impl Strategy<Value = String> {

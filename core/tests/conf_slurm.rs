@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 
 use pretty_assertions::assert_eq;
-use spur_core::conf::{
+use spur_core::grammar::conf::{
     ConfErrorKind, ControllerHost, MemPer, OverSubscribe, ParseOptions, PartitionState, PortRange,
     SlurmConf,
 };
-use spur_core::states::{NodeBaseState, NodeState, NodeStateFlag};
+use spur_core::model::states::{NodeBaseState, NodeState, NodeStateFlag};
 
 const BASE: &str = "ClusterName=test\nSlurmctldHost=ctl\n";
 
@@ -510,7 +510,7 @@ fn lenient_mode_keeps_unknown_keys() {
     let conf = SlurmConf::parse_with(
         &text,
         "slurm.conf",
-        &mut spur_core::conf::no_includes,
+        &mut spur_core::grammar::conf::no_includes,
         &options,
     )
     .unwrap();

@@ -14,11 +14,11 @@ use spur_core::format::squeue::SqueueOptions;
 use spur_core::format::{
     json, scontrol_config, scontrol_job, scontrol_node, scontrol_partition, sinfo, squeue,
 };
-use spur_core::records::ClusterConfig;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::records::ClusterConfig;
+use spur_core::model::states::{JobBaseState, JobReason};
 use support::*;
 
-fn live() -> Vec<spur_core::job::JobRecord> {
+fn live() -> Vec<spur_core::model::job::JobRecord> {
     jobs("live", REAL_DIR)
 }
 
@@ -106,7 +106,7 @@ fn as_captured(text: String) -> String {
 }
 
 fn show_jobs(
-    snapshot: Vec<spur_core::job::JobRecord>,
+    snapshot: Vec<spur_core::model::job::JobRecord>,
     ids: &[u32],
     now: i64,
     one_liner: bool,
@@ -192,11 +192,11 @@ fn scontrol_job_pending_early() {
     );
 }
 
-fn debug() -> Vec<spur_core::records::PartitionRecord> {
+fn debug() -> Vec<spur_core::model::records::PartitionRecord> {
     vec![partition("debug", &["vm"])]
 }
 
-fn sinfo_vm(node: spur_core::records::NodeRecord, now: i64, opts: &SinfoOptions) -> String {
+fn sinfo_vm(node: spur_core::model::records::NodeRecord, now: i64, opts: &SinfoOptions) -> String {
     sinfo::render(&[node], &debug(), opts, &ctx(T0 + now))
 }
 
@@ -247,7 +247,7 @@ fn sinfo_json_single_node() {
 
 #[test]
 fn gres_node_views() {
-    let node = spur_core::records::NodeRecord {
+    let node = spur_core::model::records::NodeRecord {
         last_busy_time: Some(T0 + 701),
         ..vm_node()
     };

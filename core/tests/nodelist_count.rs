@@ -2,9 +2,9 @@
 //! a maximum below the list is the client's error. The rows are what sbatch 22.05 did on a three-node cluster
 //! (n1..n3, `conformance/targets/*/up.sh --nodes 3`) with `sbatch --hold --parsable OPTIONS --wrap true`.
 
-use spur_core::options::{parse_sbatch, Command, Outcome};
-use spur_core::submit::{resolve, ScriptInput, SubmitContext};
-use spur_core::values::begin::LocalNow;
+use spur_core::grammar::options::{parse_sbatch, Command, Outcome};
+use spur_core::grammar::values::begin::LocalNow;
+use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
 
 type Resolved = Result<(u32, Option<u32>, Option<String>), (Vec<String>, i32)>;
 

@@ -1,11 +1,11 @@
 //! Every row of the state-name vectors taken from real Slurm 22.05 (`tests/vectors/`), checked against
-//! `spur_core::states`.
+//! `spur_core::model::states`.
 
 // Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
 // tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use spur_core::states::{JobReason, JobState, JobStateName, NodeState};
+use spur_core::model::states::{JobReason, JobState, JobStateName, NodeState};
 
 /// Data rows of a TSV vector file: comment lines and the column header are skipped.
 fn rows(text: &str) -> Vec<Vec<&str>> {

@@ -1,5 +1,5 @@
-//! Vector-driven and property tests for `spur_core::values`: every row of the reference vectors transcribed from
-//! Slurm's own unit tests, and of the vectors generated from the real Slurm 22.05 library, is checked here.
+//! Vector-driven and property tests for `spur_core::grammar::values`: every row of the reference vectors transcribed
+//! from Slurm's own unit tests, and of the vectors generated from the real Slurm 22.05 library, is checked here.
 
 mod values {
     pub mod tsv;

@@ -10,9 +10,9 @@ use slurm_headers::{
     PART_FLAG_NO_ROOT, PART_FLAG_NO_ROOT_CLR, PART_FLAG_ROOT_ONLY, PART_FLAG_ROOT_ONLY_CLR,
     PREEMPT_MODE_CANCEL, PREEMPT_MODE_OFF, PREEMPT_MODE_REQUEUE, PREEMPT_MODE_SUSPEND,
 };
-use spur_core::api::{ControlRequest, SlurmErrno};
-use spur_core::partition_spec::{access_list, PartitionSpec};
-use spur_core::records::{PartitionState, PreemptMode};
+use spur_core::model::partition_spec::{access_list, PartitionSpec};
+use spur_core::model::records::{PartitionState, PreemptMode};
+use spur_core::wire::api::{ControlRequest, SlurmErrno};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, guard, opt_str, INFINITE, NO_VAL, NO_VAL16};

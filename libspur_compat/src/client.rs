@@ -8,11 +8,11 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use spur_core::api::{
+use spur_core::grammar::conf::SlurmConf;
+use spur_core::wire::api::{
     ApiError, ControlReply, ControlRequest, JobList, JobListing, Query, QueryReply, SubmitReply,
     SubmitRequest,
 };
-use spur_core::conf::SlurmConf;
 use spur_core::wire::{from_doc, pb, to_doc, DocKind};
 
 use crate::ffi;
@@ -140,7 +140,7 @@ pub fn load_conf() -> Option<Arc<SlurmConf>> {
 /// Like the CLI: `SPUR_CONTROLLER`, else slurm.conf's SlurmctldHost lines and SlurmctldPort, in the order to try.
 pub fn controller_urls() -> Vec<String> {
     let from_env = std::env::var("SPUR_CONTROLLER").ok();
-    spur_core::conf::controller_urls(from_env.as_deref(), load_conf().as_deref())
+    spur_core::grammar::conf::controller_urls(from_env.as_deref(), load_conf().as_deref())
 }
 
 /// Where to send calls, the controller that answered last first. The local socket, when used, is the controller's

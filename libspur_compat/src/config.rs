@@ -10,8 +10,8 @@ use std::ffi::{c_char, c_int, c_long, c_void};
 use std::sync::Mutex;
 
 use slurm_headers::{slurm_conf_t, time_t};
-use spur_core::api::{Query, QueryReply};
-use spur_core::records::ClusterConfig;
+use spur_core::model::records::ClusterConfig;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc, c_free, c_string, guard, opt_str};

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_int};
 
 use slurm_headers::{job_array_resp_msg_t, job_desc_msg_t, update_node_msg_t, update_part_msg_t};
-use spur_core::api::{
+use spur_core::wire::api::{
     ControlReply, ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
 };
 
@@ -375,7 +375,7 @@ pub unsafe extern "C" fn slurm_update_node(node_msg: *mut update_node_msg_t) -> 
         let Some(names) = names else {
             return CallError::new(SlurmErrno::InvalidNodeName.code()).fail();
         };
-        let Ok(nodes) = spur_core::hostlist::expand(&names) else {
+        let Ok(nodes) = spur_core::grammar::hostlist::expand(&names) else {
             return CallError::new(SlurmErrno::InvalidNodeName.code()).fail();
         };
         let Some(state) = node_update_state(m.node_state) else {
@@ -477,7 +477,7 @@ fn single_failure(code: i32) -> c_int {
 }
 
 /// A `job_array_resp_msg_t` of `(task id, error)` pairs, freed by `slurm_free_job_array_resp`.
-fn array_resp(failures: &[(String, spur_core::api::ApiError)]) -> *mut job_array_resp_msg_t {
+fn array_resp(failures: &[(String, spur_core::wire::api::ApiError)]) -> *mut job_array_resp_msg_t {
     let msg = ffi::c_calloc::<job_array_resp_msg_t>(1);
     let ids = ffi::c_calloc::<*mut c_char>(failures.len());
     let codes = ffi::c_calloc::<u32>(failures.len());

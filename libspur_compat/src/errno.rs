@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_int};
 use std::sync::OnceLock;
 
-use spur_core::api::SlurmErrno;
+use spur_core::wire::api::SlurmErrno;
 
 use crate::ffi::{self, guard};
 

@@ -5,8 +5,8 @@
 use std::ffi::c_int;
 
 use slurm_headers::{job_desc_msg_t, submit_response_msg_t, time_t, List};
-use spur_core::api::{SubmitRequest, TrialPlacement};
-use spur_core::job::JobSpec;
+use spur_core::model::job::JobSpec;
+use spur_core::wire::api::{SubmitRequest, TrialPlacement};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, guard};
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn slurm_het_job_will_run(job_req_list: List) -> c_int {
             nodes.sort();
             nodes.dedup();
             let processors: u32 = trials.iter().map(|t| t.processors).sum();
-            let when = spur_core::values::begin::format_local_time(
+            let when = spur_core::grammar::values::begin::format_local_time(
                 start_time,
                 crate::submit::local_utc_offset(),
             );
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn slurm_het_job_will_run(job_req_list: List) -> c_int {
                 "{}: Job {} to start at {when} using {processors} processors on {}",
                 program_name(),
                 first_id.unwrap_or(0),
-                spur_core::hostlist::compress(&nodes)
+                spur_core::grammar::hostlist::compress(&nodes)
             ));
         }
         ffi::SLURM_SUCCESS

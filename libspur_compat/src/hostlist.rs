@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
 use slurm_headers::hostlist_t;
-use spur_core::hostlist::Hostlist;
+use spur_core::grammar::hostlist::Hostlist;
 
 use crate::ffi::{self, c_string, guard, opt_str};
 

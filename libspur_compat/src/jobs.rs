@@ -5,9 +5,9 @@
 use std::ffi::{c_int, c_long};
 
 use slurm_headers::{job_info_msg_t, job_info_t, time_t};
-use spur_core::api::{JobList, JobListing, SlurmErrno};
 use spur_core::format::job_view::JobView;
-use spur_core::job::JobRecord;
+use spur_core::model::job::JobRecord;
+use spur_core::wire::api::{JobList, JobListing, SlurmErrno};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, INFINITE, NO_VAL};

@@ -4,10 +4,10 @@
 use std::ffi::{c_char, c_int, CString};
 
 use slurm_headers::{job_info_t, resource_allocation_response_msg_t, List, FILE};
-use spur_core::api::SlurmErrno;
 use spur_core::format::job_view::JobView;
 use spur_core::format::FormatContext;
-use spur_core::job::{JobRecord, JobSpec};
+use spur_core::model::job::{JobRecord, JobSpec};
+use spur_core::wire::api::SlurmErrno;
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, guard, opt_str};
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn slurm_get_job_stdin(
 }
 
 fn find_job(job_id: u32) -> Result<JobRecord, CallError> {
-    crate::client::job_list(spur_core::api::JobListing::job(job_id))?
+    crate::client::job_list(spur_core::wire::api::JobListing::job(job_id))?
         .jobs
         .into_iter()
         .find(|j| j.job_id == job_id)
@@ -136,7 +136,7 @@ fn find_job(job_id: u32) -> Result<JobRecord, CallError> {
 
 /// The job's whole record: listings leave the batch script out.
 fn find_job_with_script(job_id: u32) -> Result<JobRecord, CallError> {
-    crate::client::job_list(spur_core::api::JobListing::whole_job(job_id))?
+    crate::client::job_list(spur_core::wire::api::JobListing::whole_job(job_id))?
         .jobs
         .into_iter()
         .find(|j| j.job_id == job_id)

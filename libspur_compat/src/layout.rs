@@ -6,9 +6,9 @@
 use std::ffi::c_void;
 
 use slurm_headers::{slurm_selected_step_t, slurm_step_id_t, slurm_step_layout_t};
-use spur_core::api::SlurmErrno;
 use spur_core::format::steps::StepView;
-use spur_core::states::JobBaseState;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::SlurmErrno;
 
 use crate::client::CallError;
 use crate::ffi::{c_calloc, c_free, c_string, guard};
@@ -48,7 +48,7 @@ pub fn block(tasks: u32, nodes: usize) -> Vec<Vec<u32>> {
 }
 
 pub fn layout_of(step: &StepView<'_>) -> Layout {
-    let mut nodes = spur_core::hostlist::expand(&step.node_list).unwrap_or_default();
+    let mut nodes = spur_core::grammar::hostlist::expand(&step.node_list).unwrap_or_default();
     if step.step_id.is_none() {
         nodes.truncate(1);
         return Layout {
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn slurm_job_step_layout_get(
             CallError::new(libc::EINVAL).fail();
             return std::ptr::null_mut();
         };
-        let jobs = match crate::client::job_list(spur_core::api::JobListing::job(id.job_id)) {
+        let jobs = match crate::client::job_list(spur_core::wire::api::JobListing::job(id.job_id)) {
             Ok(list) => list.jobs,
             Err(e) => {
                 e.fail();

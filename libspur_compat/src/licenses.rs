@@ -4,8 +4,8 @@
 use std::ffi::c_int;
 
 use slurm_headers::{license_info_msg_t, slurm_license_info_t, time_t};
-use spur_core::api::{Query, QueryReply};
-use spur_core::records::LicenseRecord;
+use spur_core::model::records::LicenseRecord;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc_msg, c_free, c_string, guard};

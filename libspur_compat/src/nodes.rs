@@ -6,9 +6,9 @@ use std::ffi::{c_char, c_int};
 use slurm_headers::{
     node_info_msg_t, node_info_t, partition_info_msg_t, slurmdb_cluster_rec_t, time_t,
 };
-use spur_core::api::{Query, QueryReply};
 use spur_core::format::node_view;
-use spur_core::records::NodeRecord;
+use spur_core::model::records::NodeRecord;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, opt_str};
@@ -234,7 +234,7 @@ pub unsafe extern "C" fn slurm_populate_node_partitions(
                 let p = &*parts.partition_array.add(i);
                 let name = opt_str(p.name).map(|s| s.into_owned()).unwrap_or_default();
                 let list = opt_str(p.nodes)
-                    .and_then(|s| spur_core::hostlist::expand(&s).ok())
+                    .and_then(|s| spur_core::grammar::hostlist::expand(&s).ok())
                     .unwrap_or_default();
                 members.push((name, list));
             }

@@ -4,8 +4,8 @@
 use std::ffi::c_int;
 
 use slurm_headers::{partition_info_msg_t, partition_info_t, slurmdb_cluster_rec_t, time_t};
-use spur_core::api::{Query, QueryReply};
-use spur_core::records::{NodeRecord, PartitionRecord, PartitionState};
+use spur_core::model::records::{NodeRecord, PartitionRecord, PartitionState};
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{

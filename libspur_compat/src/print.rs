@@ -14,9 +14,9 @@ use slurm_headers::{
 use spur_core::format::{
     scontrol_job, scontrol_node, scontrol_partition, scontrol_reservation, FormatContext,
 };
-use spur_core::job::JobRecord;
-use spur_core::records::{NodeRecord, PartitionRecord};
-use spur_core::reservation::ReservationRecord;
+use spur_core::model::job::JobRecord;
+use spur_core::model::records::{NodeRecord, PartitionRecord};
+use spur_core::model::reservation::ReservationRecord;
 
 use crate::ffi::{c_string, guard};
 
@@ -134,7 +134,8 @@ pub fn local_utc_offset() -> i32 {
 
 /// `Job data as of 2026-11-30T19:50:00, record count 2` as libslurm heads a whole message.
 pub(crate) fn header(what: &str, last_update: i64, count: u32) -> String {
-    let when = spur_core::values::begin::format_local_time(last_update, local_utc_offset());
+    let when =
+        spur_core::grammar::values::begin::format_local_time(last_update, local_utc_offset());
     format!("{what} data as of {when}, record count {count}\n")
 }
 

@@ -8,7 +8,7 @@ use slurm_headers::{
     front_end_info_msg_t, front_end_info_t, topo_info_response_msg_t, topo_info_t, FILE,
 };
 use spur_core::format::time::iso_or;
-use spur_core::states::NodeState;
+use spur_core::model::states::NodeState;
 
 use crate::ffi::{c_string, guard, opt_str};
 use crate::print::{header, local_utc_offset, write};

@@ -5,8 +5,8 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use slurm_headers::{priority_factors_object_t, priority_factors_response_msg_t, List};
-use spur_core::api::{ControlRequest, Query, QueryReply};
-use spur_core::priority::JobFactors;
+use spur_core::policy::priority::JobFactors;
+use spur_core::wire::api::{ControlRequest, Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc, c_free, c_string, guard, opt_str};

@@ -5,9 +5,9 @@
 use std::ffi::{c_char, c_int};
 
 use slurm_headers::{reserve_info_msg_t, reserve_info_t, time_t, FILE};
-use spur_core::api::{Query, QueryReply};
-use spur_core::records::NodeRecord;
-use spur_core::reservation::{ReservationFlags, ReservationRecord};
+use spur_core::model::records::NodeRecord;
+use spur_core::model::reservation::{ReservationFlags, ReservationRecord};
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard};
@@ -61,7 +61,7 @@ fn fill_reservation(out: &mut reserve_info_t, r: &ReservationRecord, nodes: &[No
     out.name = c_string(&r.name);
     out.node_cnt = u32::try_from(r.nodes.len()).unwrap_or(u32::MAX);
     out.node_inx = crate::partitions::node_index(nodes, |n| r.holds_node(n));
-    let node_list = (!r.nodes.is_empty()).then(|| spur_core::hostlist::compress(&r.nodes));
+    let node_list = (!r.nodes.is_empty()).then(|| spur_core::grammar::hostlist::compress(&r.nodes));
     out.node_list = c_opt_string(node_list.as_deref());
     out.partition = c_opt_string(r.partition.as_deref());
     out.purge_comp_time = PURGE_COMP_DEFAULT_MIN;

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_int};
 
 use slurm_headers::job_resources_t;
-use spur_core::job::JobRecord;
+use spur_core::model::job::JobRecord;
 
 use crate::ffi::{self, guard, opt_str};
 

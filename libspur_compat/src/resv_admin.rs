@@ -5,8 +5,8 @@
 use std::ffi::{c_char, c_int};
 
 use slurm_headers::{reservation_name_msg_t, resv_desc_msg_t};
-use spur_core::api::{ControlRequest, SlurmErrno};
-use spur_core::reservation::{ReservationFlag, ReservationRequest, UNLIMITED_DURATION_MIN};
+use spur_core::model::reservation::{ReservationFlag, ReservationRequest, UNLIMITED_DURATION_MIN};
+use spur_core::wire::api::{ControlRequest, SlurmErrno};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_string, guard, opt_str, INFINITE, NO_VAL, NO_VAL64};

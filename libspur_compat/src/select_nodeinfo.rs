@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 
 use slurm_headers::dynamic_plugin_data_t;
 use spur_core::format::node_view;
-use spur_core::records::NodeRecord;
+use spur_core::model::records::NodeRecord;
 
 use crate::ffi::{self, c_string, guard};
 

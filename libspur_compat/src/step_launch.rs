@@ -13,7 +13,7 @@
 use std::ffi::{c_char, c_int, CStr};
 
 use slurm_headers::{acct_gather_energy_t, slurm_step_ctx_t, slurm_step_launch_params_t};
-use spur_core::api::SlurmErrno;
+use spur_core::wire::api::SlurmErrno;
 
 use crate::client::CallError;
 use crate::ffi::{self, guard};

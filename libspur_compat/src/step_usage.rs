@@ -9,8 +9,8 @@ use slurm_headers::{
     job_step_pids_response_msg_t, job_step_pids_t, job_step_stat_response_msg_t, job_step_stat_t,
     slurm_step_id_t,
 };
-use spur_core::api::{Query, QueryReply};
-use spur_core::step_usage::{NodeUsage, StepPick, StepRef};
+use spur_core::model::step_usage::{NodeUsage, StepPick, StepRef};
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::CallError;
 use crate::ffi::{self, c_calloc, c_free, c_string, guard, opt_str};
@@ -41,7 +41,7 @@ unsafe fn measure(
         _ => return Err(CallError::new(ffi::SLURM_UNEXPECTED_MSG_ERROR)),
     };
     let Some(usage) = steps.into_iter().next() else {
-        let invalid = spur_core::api::SlurmErrno::InvalidJobId;
+        let invalid = spur_core::wire::api::SlurmErrno::InvalidJobId;
         crate::print_misc::log_error(&format!(
             "{call}: problem getting step_layout for StepId={}.{}: {}",
             step_id.job_id,
@@ -52,7 +52,7 @@ unsafe fn measure(
     };
     // SAFETY: the caller's contract.
     let wanted = unsafe { opt_str(node_list) }
-        .map(|list| spur_core::hostlist::expand(&list).unwrap_or_default());
+        .map(|list| spur_core::grammar::hostlist::expand(&list).unwrap_or_default());
     Ok(usage
         .nodes
         .into_iter()

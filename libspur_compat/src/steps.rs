@@ -7,7 +7,7 @@ use std::ffi::c_int;
 
 use slurm_headers::{job_step_info_response_msg_t, job_step_info_t, time_t};
 use spur_core::format::steps::{running_steps, StepView};
-use spur_core::job::JobRecord;
+use spur_core::model::job::JobRecord;
 
 use crate::ffi::{self, c_calloc_msg, c_free, c_opt_string, c_string, guard, NO_VAL};
 
@@ -85,7 +85,7 @@ fn fill_step(out: &mut job_step_info_t, step: &StepView<'_>, now: i64) {
     out.partition = c_string(&job.partition);
     out.run_time = (now - step.start_time).max(0);
     out.start_time = step.start_time;
-    out.state = spur_core::states::JobBaseState::Running.as_raw();
+    out.state = spur_core::model::states::JobBaseState::Running.as_raw();
     out.step_id.job_id = job.job_id;
     out.step_id.step_id = raw_step_id(step);
     out.step_id.step_het_comp = NO_VAL;
@@ -225,10 +225,10 @@ unsafe fn render_step(s: &job_step_info_t, one_liner: bool) -> String {
     let limit = (s.time_limit != ffi::INFINITE).then_some(s.time_limit);
     // SAFETY: the caller's contract.
     let nodes = unsafe { crate::ffi::opt_str(s.nodes) }
-        .and_then(|n| spur_core::hostlist::expand(&n).ok())
+        .and_then(|n| spur_core::grammar::hostlist::expand(&n).ok())
         .map_or(0, |n| n.len());
-    let state =
-        spur_core::states::JobBaseState::from_raw(s.state).map_or("UNKNOWN", |b| b.long_name());
+    let state = spur_core::model::states::JobBaseState::from_raw(s.state)
+        .map_or("UNKNOWN", |b| b.long_name());
     let lines = [
         format!(
             "StepId={} UserId={} StartTime={} TimeLimit={}",

@@ -7,8 +7,8 @@ use slurm_headers::{
     job_desc_msg_t, resource_allocation_response_msg_t, submit_response_msg_t, time_t,
     will_run_response_msg_t,
 };
-use spur_core::api::{SubmitReply, SubmitRequest};
-use spur_core::job::{GresRequest, JobSpec, OpenMode};
+use spur_core::model::job::{GresRequest, JobSpec, OpenMode};
+use spur_core::wire::api::{SubmitReply, SubmitRequest};
 
 use crate::client::{self, CallError};
 use crate::ffi::{
@@ -285,7 +285,7 @@ pub(crate) unsafe fn answer_submit(
         (*resp).job_id = job_id;
         (*resp).step_id = SLURM_BATCH_SCRIPT;
         if desc_held(desc) {
-            (*resp).error_code = spur_core::api::SlurmErrno::JobHeld.code() as u32;
+            (*resp).error_code = spur_core::wire::api::SlurmErrno::JobHeld.code() as u32;
         }
         *slot = resp;
     }
@@ -308,12 +308,13 @@ pub unsafe extern "C" fn slurm_free_submit_response_response_msg(msg: *mut submi
 }
 
 /// Slurm's `info()` line for a successful will-run test, on stderr as libslurm logs it.
-pub(crate) fn report_trial(job_id: u32, trial: &spur_core::api::TrialPlacement) {
-    let when = spur_core::values::begin::format_local_time(trial.start_time, local_utc_offset());
+pub(crate) fn report_trial(job_id: u32, trial: &spur_core::wire::api::TrialPlacement) {
+    let when =
+        spur_core::grammar::values::begin::format_local_time(trial.start_time, local_utc_offset());
     ffi::log_plain(&format!(
         "Job {job_id} to start at {when} using {} processors on nodes {} in partition {}",
         trial.processors,
-        spur_core::hostlist::compress(&trial.nodes),
+        spur_core::grammar::hostlist::compress(&trial.nodes),
         trial.partition
     ));
 }
@@ -371,7 +372,8 @@ pub unsafe extern "C" fn slurm_job_will_run2(
                 unsafe {
                     (*resp).job_id = reply.job_id;
                     if let Some(t) = &reply.test_only {
-                        (*resp).node_list = c_string(&spur_core::hostlist::compress(&t.nodes));
+                        (*resp).node_list =
+                            c_string(&spur_core::grammar::hostlist::compress(&t.nodes));
                         (*resp).part_name = c_string(&t.partition);
                         (*resp).proc_cnt = t.processors;
                         (*resp).start_time = t.start_time;
@@ -520,7 +522,7 @@ pub fn allocation_response(job_id: u32) -> *mut resource_allocation_response_msg
             r.partition = c_string(&job.partition);
             r.qos = c_opt_string(job.spec.qos.as_deref());
             if let Some(alloc) = job.alloc.as_ref().filter(|a| !a.node_names.is_empty()) {
-                r.node_list = c_string(&spur_core::hostlist::compress(&alloc.node_names));
+                r.node_list = c_string(&spur_core::grammar::hostlist::compress(&alloc.node_names));
                 r.batch_host = c_opt_string(alloc.node_names.first().map(String::as_str));
                 r.node_cnt = alloc.node_names.len() as u32;
                 let per_node = alloc.cpus / r.node_cnt.max(1);
@@ -630,7 +632,7 @@ pub(crate) fn wait_for_grant(
                 return Ok(());
             }
             Ok(Some(false)) => {}
-            Ok(None) => return Err(spur_core::api::SlurmErrno::InvalidJobId.code()),
+            Ok(None) => return Err(spur_core::wire::api::SlurmErrno::InvalidJobId.code()),
             Err(e) => return Err(e.errno),
         }
         // slurmctld grants a free node within the request itself; Spur's scheduler answers a moment
@@ -649,8 +651,8 @@ pub(crate) fn wait_for_grant(
         }
         if timeout > 0 && started.elapsed().as_secs() >= timeout as u64 {
             // Slurm revokes the request when the wait times out.
-            let _ = client::control(&spur_core::api::ControlRequest::Cancel {
-                job: spur_core::api::JobSelector {
+            let _ = client::control(&spur_core::wire::api::ControlRequest::Cancel {
+                job: spur_core::wire::api::JobSelector {
                     job_id,
                     array_task: None,
                 },

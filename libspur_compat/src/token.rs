@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use spur_core::api::{Query, QueryReply};
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::{self, CallError};
 use crate::ffi::{self, c_string, guard, opt_str};

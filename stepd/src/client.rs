@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::files::{self, ReadError};
-use crate::protocol::{
+use spur_core::wire::supervisor::{
     JobResult, LaunchSpec, Request, RequestEnvelope, Response, ResponseEnvelope, Started,
     LAUNCH_FILE, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE, STARTED_FILE,
 };

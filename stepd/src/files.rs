@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::protocol::PID_FILE;
+use spur_core::wire::supervisor::PID_FILE;
 
 /// Name of the supervisor's executable as the kernel shows it in `/proc/<pid>/comm`.
 pub const STEPD_COMM: &str = "spurstepd";

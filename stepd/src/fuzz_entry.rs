@@ -4,10 +4,10 @@
 
 use std::io::Cursor;
 
-use crate::protocol::{JobResult, LaunchSpec, Started};
-use crate::step_io::{Frame, MAX_FRAME_DATA};
 use crate::step_tasks::StepSupervisorSpec;
-use spur_core::step_launch::StepAttach;
+use spur_core::model::step_launch::StepAttach;
+use spur_core::wire::step_io::{Frame, MAX_FRAME_DATA};
+use spur_core::wire::supervisor::{JobResult, LaunchSpec, Started};
 
 /// The control protocol (`daemon/conn.rs` `parse_request`), the wake datagram and the JSON documents.
 pub fn fuzz_stepd_protocol(data: &[u8]) {
@@ -17,7 +17,7 @@ pub fn fuzz_stepd_protocol(data: &[u8]) {
             let _ = format!("{request:?}");
         }
     }
-    let _ = crate::protocol::woken_job(data);
+    let _ = spur_core::wire::supervisor::woken_job(data);
     let _ = serde_json::from_slice::<LaunchSpec>(data);
     let _ = serde_json::from_slice::<Started>(data);
     let _ = serde_json::from_slice::<JobResult>(data);

@@ -1,8 +1,8 @@
 //! spurstepd: Spur's per-job supervisor (the counterpart of Slurm's slurmstepd for the batch step).
 //!
-//! The node agent writes a [`protocol::LaunchSpec`] and the script into a job directory and has its fork server
-//! fork a supervisor for it (see [`fork_client`]), or runs `spurstepd <job_dir>` (see [`client::launch`]), which
-//! detaches. Either way the supervisor outlives the agent, runs the script as the job's user, answers control
+//! The node agent writes a [`spur_core::wire::supervisor::LaunchSpec`] and the script into a job directory and has its
+//! fork server fork a supervisor for it (see [`fork_client`]), or runs `spurstepd <job_dir>` (see [`client::launch`]),
+//! which detaches. Either way the supervisor outlives the agent, runs the script as the job's user, answers control
 //! requests on `<job_dir>/ctl.sock` and finally leaves `result.json` behind. The agent only ever talks to it
 //! through that directory, which is what lets the agent restart while jobs keep running.
 
@@ -19,11 +19,9 @@ pub mod fork_client;
 #[doc(hidden)]
 pub mod fuzz_entry;
 pub mod messages;
-pub mod protocol;
 pub mod pty;
 pub mod rlimit;
 pub mod step_attach;
-pub mod step_io;
 pub mod step_tasks;
 pub mod task_launch;
 pub mod task_script;

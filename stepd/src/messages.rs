@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::protocol::TerminateReason;
+use spur_core::wire::supervisor::TerminateReason;
 
 /// `slurmstepd-<host>: error: ` — the prefix of every error line.
 fn prefix(hostname: &str) -> String {

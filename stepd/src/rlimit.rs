@@ -1,4 +1,4 @@
-//! Slurm's resource limit names (`spur_core::rlimits::NAMES`) as the kernel's resources.
+//! Slurm's resource limit names (`spur_core::grammar::rlimits::NAMES`) as the kernel's resources.
 
 use nix::sys::resource::Resource;
 
@@ -22,7 +22,7 @@ pub fn resource(name: &str) -> Option<Resource> {
 mod tests {
     #[test]
     fn every_slurm_name_has_a_resource() {
-        for name in spur_core::rlimits::NAMES {
+        for name in spur_core::grammar::rlimits::NAMES {
             assert!(super::resource(name).is_some(), "{name}");
         }
         assert!(super::resource("BOGUS").is_none());

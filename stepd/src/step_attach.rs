@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use spur_core::step_launch::StepAttach;
+use spur_core::model::step_launch::StepAttach;
 
-use crate::step_io::{Frame, Kind};
+use spur_core::wire::step_io::{Frame, Kind};
 
 /// Output frames kept for clients that attach later (slurmstepd keeps a cache of the same order).
 pub const OUTPUT_CACHE_FRAMES: usize = 128;
@@ -277,7 +277,7 @@ pub fn report_absent(order: &StepAttach) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::step_io::STDOUT;
+    use spur_core::wire::step_io::STDOUT;
     use std::net::TcpListener;
 
     fn order(addr: String) -> StepAttach {

@@ -1,7 +1,7 @@
 //! `spurstepd --step`: runs one node's tasks of a step that srun started through the controller (a step on other
 //! nodes than srun's own). The agent starts it with a [`StepSupervisorSpec`] on stdin; it connects back to srun
-//! ([`crate::step_io`]), starts the tasks as the job's user, forwards their output and exits, and passes srun's
-//! signals and stdin on. The tasks never outlive the connection: if srun goes away, they are killed, as a step
+//! ([`spur_core::wire::step_io`]), starts the tasks as the job's user, forwards their output and exits, and passes
+//! srun's signals and stdin on. The tasks never outlive the connection: if srun goes away, they are killed, as a step
 //! whose srun is gone is in Slurm.
 
 use std::collections::BTreeMap;
@@ -18,12 +18,12 @@ use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitStatus};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
-use spur_core::env::{task_environment, TaskPlacement};
-use spur_core::step_launch::NodeStepLaunch;
+use spur_core::grammar::env::{task_environment, TaskPlacement};
+use spur_core::model::step_launch::NodeStepLaunch;
 
 use crate::step_attach::{Fanout, Stdins};
-use crate::step_io::{Frame, Kind, MAX_FRAME_DATA, STDERR, STDOUT};
 use crate::task_launch::{launch, TaskIdentity, TaskLaunch};
+use spur_core::wire::step_io::{Frame, Kind, MAX_FRAME_DATA, STDERR, STDOUT};
 
 /// How long the supervisor tries to reach srun.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,7 +48,7 @@ pub struct StepSupervisorSpec {
     /// The job's limits on this node, one of its nodes other than the first (where the batch step's cgroups
     /// confine srun's tasks): the step gets its own cgroups `job_<id>/step_<n>` under them.
     #[serde(default)]
-    pub cgroup: Option<crate::protocol::CgroupSpec>,
+    pub cgroup: Option<spur_core::wire::supervisor::CgroupSpec>,
     /// Where the supervisor takes the agent's `sattach` requests (a Unix socket); `None`: no attaching.
     #[serde(default)]
     pub attach_socket: Option<std::path::PathBuf>,
@@ -344,9 +344,9 @@ fn start_task(
     let bind_report = launch_spec
         .cpu_bind
         .as_ref()
-        .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
+        .filter(|b| spur_core::grammar::cpu_bind::is_verbose(&b.policy))
         .map(|b| {
-            spur_core::cpu_bind::verbose_line_start(
+            spur_core::grammar::cpu_bind::verbose_line_start(
                 &b.policy,
                 &launch_spec.tasks.node,
                 rank,
@@ -529,7 +529,11 @@ fn task_env(
         }
     }
     if let Some(policy) = &launch_spec.gpu_bind {
-        spur_core::gpu_bind::apply_to_env(policy, &mut env, u32::try_from(localid).unwrap_or(0));
+        spur_core::grammar::gpu_bind::apply_to_env(
+            policy,
+            &mut env,
+            u32::try_from(localid).unwrap_or(0),
+        );
     }
     if let Some(prolog) = &spec.task_prolog {
         let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);

@@ -37,9 +37,9 @@ pub struct TaskLaunch<'a> {
     /// The task's stdin is a pseudo-terminal's slave side that becomes its controlling terminal (`--pty`).
     pub controlling_tty: bool,
     /// task/affinity: the CPUs the task is bound to among those it may use once in its cgroups.
-    pub binding: Option<spur_core::cpu_bind::TaskBinding>,
+    pub binding: Option<spur_core::grammar::cpu_bind::TaskBinding>,
     /// `--cpu-bind=verbose`: the start of the line the task prints on its stderr before it runs
-    /// ([`spur_core::cpu_bind::verbose_line_start`]); the child adds its pid and mask.
+    /// ([`spur_core::grammar::cpu_bind::verbose_line_start`]); the child adds its pid and mask.
     pub bind_report: Option<&'a [u8]>,
 }
 
@@ -248,7 +248,10 @@ unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
     let pid_len = pid_text.iter().position(|b| *b == 0).unwrap_or(0);
     let mut hex = [0u8; 256];
     let (hex_len, tail): (usize, &[u8]) = match bound {
-        Some(mask) => (spur_core::cpu_bind::mask_hex(mask, &mut hex), b" set\n"),
+        Some(mask) => (
+            spur_core::grammar::cpu_bind::mask_hex(mask, &mut hex),
+            b" set\n",
+        ),
         None => {
             if let Some(first) = hex.first_mut() {
                 *first = b'0';
@@ -272,7 +275,7 @@ unsafe fn report_binding(start: &[u8], pid: i32, bound: Option<&[u64; 16]>) {
 /// Narrows the calling process's CPU affinity (what its cpuset allows, as it stands after joining its cgroups)
 /// to the binding and returns the CPUs it kept; left as it is (`None`) if nothing would remain.
 /// Async-signal-safe: stack memory and syscalls only.
-unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 16]> {
+unsafe fn bind_cpus(binding: spur_core::grammar::cpu_bind::TaskBinding) -> Option<[u64; 16]> {
     // SAFETY: zero is a valid (empty) CPU set; the affinity calls read and write `cpu_set_t`s of `size` bytes on
     // this stack, and every CPU index is below 16 * 64 = 1,024, CPU_SETSIZE.
     unsafe {
@@ -290,7 +293,7 @@ unsafe fn bind_cpus(binding: spur_core::cpu_bind::TaskBinding) -> Option<[u64; 1
             }
         }
         let mut chosen = [0u64; 16];
-        if !spur_core::cpu_bind::apply(binding, &allowed, &mut chosen) {
+        if !spur_core::grammar::cpu_bind::apply(binding, &allowed, &mut chosen) {
             return None;
         }
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -412,7 +415,7 @@ mod tests {
     /// Runs `sh -c script` with `binding` and a verbose-binding report; returns (pid, stdout, stderr).
     fn run_bound(
         script: &str,
-        binding: Option<spur_core::cpu_bind::TaskBinding>,
+        binding: Option<spur_core::grammar::cpu_bind::TaskBinding>,
     ) -> (i32, String, String) {
         let (out_read, out_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
         let (err_read, err_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
@@ -455,13 +458,13 @@ mod tests {
             // SAFETY: `cpu` is below CPU_SETSIZE (1,024) and `allowed` is initialised.
             .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &allowed) })
             .unwrap();
-        let binding = spur_core::cpu_bind::TaskBinding::Slice { start: 0, count: 1 };
+        let binding = spur_core::grammar::cpu_bind::TaskBinding::Slice { start: 0, count: 1 };
         let (pid, out, err) = run_bound("grep Cpus_allowed_list /proc/self/status", Some(binding));
         assert_eq!(out, format!("Cpus_allowed_list:\t{first}\n"));
         let mut mask = [0u64; 16];
         mask[first / 64] = 1 << (first % 64);
         let mut hex = [0u8; 256];
-        let len = spur_core::cpu_bind::mask_hex(&mask, &mut hex);
+        let len = spur_core::grammar::cpu_bind::mask_hex(&mask, &mut hex);
         let hex = std::str::from_utf8(&hex[..len]).unwrap();
         assert_eq!(
             err,

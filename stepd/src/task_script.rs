@@ -1,6 +1,6 @@
 //! slurm.conf's `TaskProlog` and `TaskEpilog` for every launcher (the batch supervisor, srun's own tasks, the step
 //! supervisor on other nodes). The prolog gets the task's environment, and its `export`/`unset` lines change that
-//! environment (see `spur_core::task_prolog`); what its `print` lines say goes to the task's stdout.
+//! environment (see `spur_core::grammar::task_prolog`); what its `print` lines say goes to the task's stdout.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -32,8 +32,9 @@ pub fn run_task_prolog(
     let Ok(output) = command.output() else {
         return String::new();
     };
-    let instructions = spur_core::task_prolog::parse(&String::from_utf8_lossy(&output.stdout));
-    spur_core::task_prolog::apply(&instructions, env)
+    let instructions =
+        spur_core::grammar::task_prolog::parse(&String::from_utf8_lossy(&output.stdout));
+    spur_core::grammar::task_prolog::apply(&instructions, env)
 }
 
 /// Makes `command` drop to `identity` before it execs: groups, gid, uid in that order (each needs the privilege

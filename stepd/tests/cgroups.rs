@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{euid, wait_for_text, TestJob};
-use spur_core::isolation::MemoryLimits;
+use spur_core::model::isolation::MemoryLimits;
+use spur_core::wire::supervisor::{CgroupSpec, Outcome};
 use spur_stepd::cgroup::{self, Hierarchy};
-use spur_stepd::protocol::{CgroupSpec, Outcome};
 
 const MB: u64 = 1024 * 1024;
 

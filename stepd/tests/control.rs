@@ -10,11 +10,11 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{group_exists, wait_for_text, TestJob};
-use spur_stepd::client::send_request;
-use spur_stepd::messages::format_local_time;
-use spur_stepd::protocol::{
+use spur_core::wire::supervisor::{
     Outcome, Request, Response, SignalScope, TerminateReason, ALREADY_DONE, INVALID_SIGNAL,
 };
+use spur_stepd::client::send_request;
+use spur_stepd::messages::format_local_time;
 
 /// A script whose shell and background child each report SIGUSR1 on stdout.
 const USR1_SCRIPT: &str = r#"trap 'echo shell-usr1' USR1

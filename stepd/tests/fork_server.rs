@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{process_running, wait_for_text, TestJob, STEPD, WAIT};
+use spur_core::wire::supervisor::Outcome;
 use spur_stepd::fork_client::ForkServer;
-use spur_stepd::protocol::Outcome;
 use spur_stepd::{client, files, ClientError};
 
 fn start(server: &ForkServer, job: &TestJob) -> Result<u32, ClientError> {

@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{euid, process_running, wait_for_text, TestJob};
+use spur_core::wire::supervisor::{NodeScripts, Request, Response, SignalScope, ACCESS_DENIED};
 use spur_stepd::client::send_request;
-use spur_stepd::protocol::{NodeScripts, Request, Response, SignalScope, ACCESS_DENIED};
 
 const NOBODY: u32 = 65534;
 

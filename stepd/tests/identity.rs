@@ -14,8 +14,8 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 use common::{euid, wait_for_text, TestJob};
+use spur_core::wire::supervisor::{Outcome, Request, Response, TerminateReason, ACCESS_DENIED};
 use spur_stepd::client::send_request;
-use spur_stepd::protocol::{Outcome, Request, Response, TerminateReason, ACCESS_DENIED};
 
 const NOBODY: u32 = 65534;
 const STRANGER: u32 = 65533;

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{process_running, wait_for_text, TestJob, STEPD};
-use spur_stepd::protocol::{OpenMode, Outcome};
+use spur_core::wire::supervisor::{OpenMode, Outcome};
 use spur_stepd::{client, files};
 
 #[test]

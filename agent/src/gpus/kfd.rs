@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
+use spur_core::policy::gpu_topology::{GpuDevice, GpuTopology, Link};
 
 use super::pci;
 use super::{numa_node_of, numbered_dirs, read_properties, read_value};

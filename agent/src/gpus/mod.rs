@@ -9,9 +9,9 @@ mod pci;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use spur_core::conf::GresConf;
-use spur_core::gpu_topology::GpuTopology;
-use spur_core::records::GPU_GRES;
+use spur_core::grammar::conf::GresConf;
+use spur_core::model::records::GPU_GRES;
+use spur_core::policy::gpu_topology::GpuTopology;
 
 /// Where discovery looks.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +70,8 @@ pub fn cores_by_gpu(root: &Path, topology: &GpuTopology) -> BTreeMap<String, BTr
 /// hyper-threading.
 pub fn cores_from_gres_conf(gres: &GresConf, node: &str) -> BTreeMap<String, BTreeSet<u32>> {
     let in_nodes = |expr: &str, name: &str| {
-        spur_core::hostlist::expand(expr).is_ok_and(|names| names.iter().any(|n| n == name))
+        spur_core::grammar::hostlist::expand(expr)
+            .is_ok_and(|names| names.iter().any(|n| n == name))
     };
     let mut cores = BTreeMap::new();
     for record in gres
@@ -94,7 +95,7 @@ fn parse_cpu_list(list: &str) -> Option<BTreeSet<u32>> {
     if list.is_empty() {
         return Some(BTreeSet::new());
     }
-    spur_core::conf::expand_numeric_ranges(&format!("[{list}]"))
+    spur_core::grammar::conf::expand_numeric_ranges(&format!("[{list}]"))
         .ok()?
         .iter()
         .map(|c| c.parse().ok())
@@ -186,7 +187,7 @@ pub(crate) mod fake {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::gpu_topology::Link;
+    use spur_core::policy::gpu_topology::Link;
 
     #[test]
     fn nothing_found_on_an_empty_tree() {
@@ -256,8 +257,8 @@ mod tests {
         assert!(cores_from_gres_conf(&gres, "g2").contains_key("/dev/nvidia0"));
     }
 
-    fn device(file: &str, numa: u32) -> spur_core::gpu_topology::GpuDevice {
-        spur_core::gpu_topology::GpuDevice {
+    fn device(file: &str, numa: u32) -> spur_core::policy::gpu_topology::GpuDevice {
+        spur_core::policy::gpu_topology::GpuDevice {
             file: file.to_string(),
             numa_node: Some(numa),
             pci_bus_id: None,

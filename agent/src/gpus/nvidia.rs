@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
+use spur_core::policy::gpu_topology::{GpuDevice, GpuTopology, Link};
 
 use super::{numa_node_of, pci, read_value};
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use spur_core::gpu_topology::{GpuTopology, Link};
+use spur_core::policy::gpu_topology::{GpuTopology, Link};
 
 /// Where a PCI device hangs: its host bridge and the bridges down to it (the device itself last).
 #[derive(Debug, Clone, PartialEq, Eq)]

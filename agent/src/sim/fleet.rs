@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use spur_core::agent_proto::NodeHello;
-use spur_core::conf::{NodeConf, SlurmConf};
-use spur_core::job::EpochSecs;
+use spur_core::grammar::conf::{NodeConf, SlurmConf};
+use spur_core::model::job::EpochSecs;
+use spur_core::wire::agent_proto::NodeHello;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FleetError {
@@ -35,7 +35,7 @@ pub fn hellos(
     hostlist: &str,
     host: &HostFacts,
 ) -> Result<Vec<NodeHello>, FleetError> {
-    let names = spur_core::hostlist::expand(hostlist)
+    let names = spur_core::grammar::hostlist::expand(hostlist)
         .map_err(|e| FleetError::Hostlist(hostlist.to_string(), e.to_string()))?;
     if names.is_empty() {
         return Err(FleetError::Empty);
@@ -81,8 +81,8 @@ fn index_lines(conf: &SlurmConf) -> HashMap<String, (&NodeConf, Option<String>)>
         if def.names.eq_ignore_ascii_case("DEFAULT") {
             continue;
         }
-        let names = spur_core::hostlist::expand(&def.names).unwrap_or_default();
-        let mut addrs = spur_core::hostlist::expand(&def.addresses).unwrap_or_default();
+        let names = spur_core::grammar::hostlist::expand(&def.names).unwrap_or_default();
+        let mut addrs = spur_core::grammar::hostlist::expand(&def.addresses).unwrap_or_default();
         if addrs.len() != names.len() {
             addrs.clear();
         }

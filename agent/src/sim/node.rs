@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent, JobOutcome};
-use spur_core::api::SignalScope;
-use spur_core::job::{EpochSecs, JobRecord};
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent, JobOutcome};
+use spur_core::wire::api::SignalScope;
 
 use crate::machine::{Effect, NodeError, NodeMachine, NodeView};
 
@@ -389,7 +389,7 @@ fn epoch_secs(now: Millis) -> EpochSecs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::agent_proto::{LaunchContext, TerminateReason};
+    use spur_core::wire::agent_proto::{LaunchContext, TerminateReason};
 
     const T0: Millis = 1_800_000_000_000;
 
@@ -634,7 +634,7 @@ mod tests {
             request_id: 9,
             job_id: 1,
             uid: 0,
-            steps: vec![spur_core::step_usage::StepRef::Batch],
+            steps: vec![spur_core::model::step_usage::StepRef::Batch],
         };
         node.handle(ask, T0).unwrap();
         assert_eq!(
@@ -651,7 +651,7 @@ mod tests {
     fn busy_cpus_follow_the_allocations() {
         let mut node = SimNode::new(None);
         let mut big = job(4, None);
-        big.alloc = Some(spur_core::job::Allocation {
+        big.alloc = Some(spur_core::model::job::Allocation {
             cpus: 6,
             ..Default::default()
         });

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, Mutex, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent, NodeHello};
 use spur_core::wire::{from_doc, pb};
 
 use super::node::{Millis, SimNode};

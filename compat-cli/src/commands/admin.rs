@@ -1,7 +1,7 @@
 //! `spur admin controller list|add|remove`: Spur's own administration of a group of controllers (Slurm has no
 //! such command: its backup controllers are fixed by slurm.conf). See docs/ha.md.
 
-use spur_core::controllers::{parse_member, ControllerChange};
+use spur_core::model::controllers::{parse_member, ControllerChange};
 
 use crate::client::{Client, ClientError};
 

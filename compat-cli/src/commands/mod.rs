@@ -45,9 +45,9 @@ pub fn run(command: &str, args: &[String]) -> u8 {
 /// The start every query command shares: parse `args` with the command's option table, print a getopt error
 /// (exit 1) or, for `-V/--version`, the version line (exit 0). `Err` holds the status the command ends with.
 fn parse_or_finish(
-    table: &spur_core::options::query::QueryTable,
+    table: &spur_core::grammar::options::query::QueryTable,
     args: &[String],
-) -> Result<spur_core::options::query::Parsed, u8> {
+) -> Result<spur_core::grammar::options::query::Parsed, u8> {
     let parsed = table.parse(args).map_err(|e| {
         eprintln!("{e}");
         1
@@ -72,8 +72,8 @@ type LoadedRows = (crate::client::ListingReply, i64, Vec<(u32, u32)>);
 /// The rows of `fields` of a listing with its head, or the exit code after slurm_load_jobs' error line.
 fn load_job_rows(
     client: &crate::client::Client,
-    listing: spur_core::api::JobListing,
-    fields: &[spur_core::listing_rows::ListField],
+    listing: spur_core::wire::api::JobListing,
+    fields: &[spur_core::wire::listing_rows::ListField],
 ) -> Result<LoadedRows, u8> {
     let listed = client
         .job_rows(listing, fields)

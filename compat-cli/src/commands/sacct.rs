@@ -3,14 +3,14 @@
 //! midnight unless jobs are named), its user rule (others' jobs only for root, `-a`, `-u` or `-j`), its fields,
 //! widths and layouts (`spur_core::format::sacct`), its messages and exit codes.
 
-use spur_core::accounting::{Filter, JobAccounting};
-use spur_core::api::{Query, QueryReply};
 use spur_core::format::sacct::{self, Column, Context, Layout};
-use spur_core::job::EpochSecs;
-use spur_core::options::query::{Parsed, SACCT};
-use spur_core::states::JobBaseState;
-use spur_core::values::begin::{parse_time, LocalNow};
-use spur_core::values::stepid::parse_step_list;
+use spur_core::grammar::options::query::{Parsed, SACCT};
+use spur_core::grammar::values::begin::{parse_time, LocalNow};
+use spur_core::grammar::values::stepid::parse_step_list;
+use spur_core::model::accounting::{Filter, JobAccounting};
+use spur_core::model::job::EpochSecs;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::Client;
 use crate::config;

@@ -4,11 +4,11 @@
 
 use std::io::{BufRead, Write};
 
-use spur_core::api::{ApiError, ControlRequest, Query, QueryReply, SlurmErrno};
-use spur_core::assoc::{AcctChange, AcctDb, AcctError, AcctRequest, AssocSet, QosSet};
 use spur_core::format::print_fields::Layout;
 use spur_core::format::sacctmgr::{self as table, ControlAddress, Entity, Style};
-use spur_core::options::query::SACCTMGR;
+use spur_core::grammar::options::query::SACCTMGR;
+use spur_core::model::assoc::{AcctChange, AcctDb, AcctError, AcctRequest, AssocSet, QosSet};
+use spur_core::wire::api::{ApiError, ControlRequest, Query, QueryReply, SlurmErrno};
 
 use super::sacctmgr_parse::{self as parse, Verb, Words};
 use crate::client::{Client, ClientError};
@@ -247,7 +247,7 @@ fn change(verb: Verb, entity: Entity, words: &Words, options: &Options) -> u8 {
 fn commit(
     client: &Client,
     request: &AcctRequest,
-) -> Result<spur_core::assoc::AcctResult, ClientError> {
+) -> Result<spur_core::model::assoc::AcctResult, ClientError> {
     let reply = client.control(&ControlRequest::Accounting {
         request: request.clone(),
     })?;
@@ -354,7 +354,9 @@ fn print_change(request: &AcctRequest, change: &AcctChange, db: &AcctDb) {
             println!(" Settings");
             println!(
                 "  Parent        = {}",
-                parent.as_deref().unwrap_or(spur_core::assoc::ROOT_ACCOUNT)
+                parent
+                    .as_deref()
+                    .unwrap_or(spur_core::model::assoc::ROOT_ACCOUNT)
             );
             for (key, value) in assoc_lines(set) {
                 println!("  {key:<14}= {value}");
@@ -488,14 +490,17 @@ fn qos_lines(set: &QosSet) -> Vec<(&'static str, String)> {
     if let Some(wall) = set.max_wall_min {
         out.push((
             "MaxWall",
-            wall.map_or_else(|| "-1".into(), spur_core::values::time::format_minutes),
+            wall.map_or_else(
+                || "-1".into(),
+                spur_core::grammar::values::time::format_minutes,
+            ),
         ));
     }
     if let Some(edit) = &set.preempt {
         let names = match edit {
-            spur_core::assoc::ListEdit::Set(v)
-            | spur_core::assoc::ListEdit::Add(v)
-            | spur_core::assoc::ListEdit::Remove(v) => v.join(","),
+            spur_core::model::assoc::ListEdit::Set(v)
+            | spur_core::model::assoc::ListEdit::Add(v)
+            | spur_core::model::assoc::ListEdit::Remove(v) => v.join(","),
         };
         out.push(("Preempt", names));
     }
@@ -529,14 +534,17 @@ fn assoc_lines(set: &AssocSet) -> Vec<(&'static str, String)> {
     if let Some(wall) = set.max_wall_min {
         out.push((
             "MaxWall",
-            wall.map_or_else(|| "-1".into(), spur_core::values::time::format_minutes),
+            wall.map_or_else(
+                || "-1".into(),
+                spur_core::grammar::values::time::format_minutes,
+            ),
         ));
     }
     if let Some(edit) = &set.qos {
         let mut names = match edit {
-            spur_core::assoc::ListEdit::Set(v)
-            | spur_core::assoc::ListEdit::Add(v)
-            | spur_core::assoc::ListEdit::Remove(v) => v.clone(),
+            spur_core::model::assoc::ListEdit::Set(v)
+            | spur_core::model::assoc::ListEdit::Add(v)
+            | spur_core::model::assoc::ListEdit::Remove(v) => v.clone(),
         };
         names.sort();
         out.push(("QOS", names.join(",")));

@@ -1,10 +1,10 @@
 //! `sacctmgr`'s command line as words: the verb, the entity, names, `where` conditions and `set` settings, turned
-//! into the typed requests of [`spur_core::assoc`] (first the words' syntax, then each key's value).
+//! into the typed requests of [`spur_core::model::assoc`] (first the words' syntax, then each key's value).
 
-use spur_core::assoc::{AcctRequest, AdminLevel, AssocSet, ListEdit, QosSet};
 use spur_core::format::sacctmgr::Entity;
-use spur_core::records::PreemptMode;
-use spur_core::values::time::{parse_time_limit, TimeLimit};
+use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::assoc::{AcctRequest, AdminLevel, AssocSet, ListEdit, QosSet};
+use spur_core::model::records::PreemptMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
@@ -254,7 +254,7 @@ fn qos_setting(p: &Pair, set: &mut QosSet, w: &mut Warnings) -> bool {
         // Seconds, or a time as `[D-]HH:MM:SS`.
         "gracetime" => match p.value.parse::<u32>() {
             Ok(v) => set.grace_time_secs = Some(v),
-            Err(_) => match spur_core::values::time::parse_time_secs(&p.value) {
+            Err(_) => match spur_core::grammar::values::time::parse_time_secs(&p.value) {
                 Ok(Some(v)) => set.grace_time_secs = Some(v),
                 _ => w.bad("GraceTime", &p.value),
             },

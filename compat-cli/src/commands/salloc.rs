@@ -10,12 +10,12 @@ use std::process::Stdio;
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use spur_core::api::SubmitRequest;
-use spur_core::env::{salloc_environment, salloc_het_environment, AllocEnvContext};
-use spur_core::job::JobRecord;
-use spur_core::options::{parse_salloc, Command, OptId, Outcome};
-use spur_core::states::JobBaseState;
-use spur_core::step_exit::TaskEnd;
+use spur_core::grammar::env::{salloc_environment, salloc_het_environment, AllocEnvContext};
+use spur_core::grammar::options::{parse_salloc, Command, OptId, Outcome};
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::model::step_exit::TaskEnd;
+use spur_core::wire::api::SubmitRequest;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
@@ -73,7 +73,7 @@ pub fn run(args: &[String]) -> u8 {
     };
     let kill_signal = set.is_set(OptId::KillCommand).then(|| {
         set.value(OptId::KillCommand)
-            .and_then(spur_core::values::signal::sig_name2num)
+            .and_then(spur_core::grammar::values::signal::sig_name2num)
             .unwrap_or_else(default_kill_signal)
     });
     let client = match Client::from_environment() {

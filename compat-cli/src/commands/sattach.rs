@@ -9,12 +9,12 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use spur_core::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
-use spur_core::options::query::{Parsed, SATTACH};
-use spur_core::states::JobBaseState;
-use spur_core::step::StepRecord;
-use spur_core::step_exit::TaskEnd;
-use spur_stepd::step_io::{Frame, Kind, STDERR};
+use spur_core::grammar::options::query::{Parsed, SATTACH};
+use spur_core::model::states::JobBaseState;
+use spur_core::model::step::StepRecord;
+use spur_core::model::step_exit::TaskEnd;
+use spur_core::wire::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
+use spur_core::wire::step_io::{Frame, Kind, STDERR};
 
 use super::interactive::io::{label, Sink, StreamWriter};
 use super::interactive::remote::{random_key, route_source};

@@ -1,12 +1,12 @@
 //! `sbatch`: read options (command line, environment, `#SBATCH`), resolve them into a job spec, submit, and print
 //! `Submitted batch job N` (or `N` with `--parsable`), exactly as Slurm does, including its errors and exit codes.
 
-use spur_core::api::{ApiError, JobListing, SubmitRequest};
-use spur_core::options::{
+use spur_core::grammar::options::{
     help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome,
 };
-use spur_core::submit::{resolve, ScriptInput, SubmitContext};
-use spur_core::values::begin::LocalNow;
+use spur_core::grammar::values::begin::LocalNow;
+use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
+use spur_core::wire::api::{ApiError, JobListing, SubmitRequest};
 
 use crate::client::{Client, ClientError};
 use crate::config;
@@ -148,7 +148,7 @@ pub fn run(args: &[String]) -> u8 {
         Err(e) => return failed(&e),
     };
     if let Some(trial) = reply.test_only {
-        let when = spur_core::values::begin::format_local_time(
+        let when = spur_core::grammar::values::begin::format_local_time(
             trial.start_time,
             config::utc_offset_secs(),
         );
@@ -157,7 +157,7 @@ pub fn run(args: &[String]) -> u8 {
             reply.job_id,
             when,
             trial.processors,
-            spur_core::hostlist::compress(&trial.nodes),
+            spur_core::grammar::hostlist::compress(&trial.nodes),
             trial.partition
         );
         return 0;
@@ -181,7 +181,7 @@ fn component_spec(
     context: &SubmitContext<'_>,
     set: &OptionSet,
     input: &ScriptInput,
-) -> Result<spur_core::job::JobSpec, u8> {
+) -> Result<spur_core::model::job::JobSpec, u8> {
     let mut spec = match resolve(context, set, input) {
         Ok(spec) => spec,
         Err(e) => return Err(fail(&e.lines, e.exit_code)),
@@ -291,7 +291,7 @@ fn submission_failed(error: &ClientError) -> u8 {
 /// `--test-only` of a heterogeneous job: each component is tried on its own, and the line says, as Slurm's does,
 /// when the last of them could start, on how many processors in all and which nodes (no partition). A component
 /// that would have to share nodes with another is not noticed (docs/compatibility.md).
-fn het_test_only(client: &Client, specs: Vec<spur_core::job::JobSpec>) -> u8 {
+fn het_test_only(client: &Client, specs: Vec<spur_core::model::job::JobSpec>) -> u8 {
     let mut first_id = None;
     let mut trials = Vec::with_capacity(specs.len());
     for spec in specs {
@@ -320,8 +320,8 @@ fn het_test_only(client: &Client, specs: Vec<spur_core::job::JobSpec>) -> u8 {
     eprintln!(
         "sbatch: Job {} to start at {} using {processors} processors on {}",
         first_id.unwrap_or(0),
-        spur_core::values::begin::format_local_time(start, config::utc_offset_secs()),
-        spur_core::hostlist::compress(&nodes)
+        spur_core::grammar::values::begin::format_local_time(start, config::utc_offset_secs()),
+        spur_core::grammar::hostlist::compress(&nodes)
     );
     0
 }
@@ -363,13 +363,15 @@ fn wait_for(client: &Client, job_id: u32) -> u8 {
 }
 
 /// The submitter's soft limits the job inherits (`--propagate`, else slurm.conf), by Slurm's names.
-fn propagated_limits(set: &spur_core::options::OptionSet) -> Result<Vec<(String, u64)>, String> {
+fn propagated_limits(
+    set: &spur_core::grammar::options::OptionSet,
+) -> Result<Vec<(String, u64)>, String> {
     use nix::sys::resource::getrlimit;
     let option = set
         .is_set(OptId::Propagate)
         .then(|| set.value(OptId::Propagate).unwrap_or(""));
     let conf = config::load_slurm_conf();
-    let names = spur_core::rlimits::propagated(
+    let names = spur_core::grammar::rlimits::propagated(
         option,
         conf.and_then(|c| c.propagate_resource_limits()),
         conf.and_then(|c| c.propagate_resource_limits_except()),

@@ -1,8 +1,8 @@
 //! `scancel`: cancel or signal jobs by id (`12`, `12_3`, `12_[1-3]`) or by filters (`-n`, `-u`, `-t`, `-p`).
 
-use spur_core::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
-use spur_core::job::JobRecord;
-use spur_core::options::query::SCANCEL;
+use spur_core::grammar::options::query::SCANCEL;
+use spur_core::model::job::JobRecord;
+use spur_core::wire::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
 
 use crate::client::{Client, ClientError};
 
@@ -71,7 +71,7 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
     let value_text = value.clone().unwrap_or_default();
     match key {
         "signal" => {
-            let signal = spur_core::values::signal::parse_scancel_signal(&value_text)
+            let signal = spur_core::grammar::values::signal::parse_scancel_signal(&value_text)
                 .map(i32::from)
                 .map_err(|_| ArgError::Usage(format!("Invalid job signal: {value_text}")))?;
             parsed.signal = Some(signal);
@@ -104,7 +104,7 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
     let invalid = || ArgError::InvalidJobId(text.to_string());
     let base = text.split('.').next().unwrap_or(text);
     // `93+1`: that component of a heterogeneous job alone.
-    if let Some(job_id) = spur_core::het_step::component_job_id(base) {
+    if let Some(job_id) = spur_core::model::het_step::component_job_id(base) {
         return Ok(vec![JobSelector {
             job_id,
             array_task: None,
@@ -122,8 +122,9 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
         }]),
         Some(task) => {
             let inner = task.trim_start_matches('[').trim_end_matches(']');
-            let spec = spur_core::values::array::parse_array_spec(inner, ARRAY_TASK_ID_LIMIT)
-                .map_err(|_| invalid())?;
+            let spec =
+                spur_core::grammar::values::array::parse_array_spec(inner, ARRAY_TASK_ID_LIMIT)
+                    .map_err(|_| invalid())?;
             Ok(spec
                 .task_ids()
                 .map(|t| JobSelector {
@@ -294,7 +295,7 @@ const IN_FLIGHT: usize = 8;
 fn send_all(
     client: &Client,
     requests: &[(String, ControlRequest)],
-) -> Vec<Result<spur_core::api::ControlReply, ClientError>> {
+) -> Vec<Result<spur_core::wire::api::ControlReply, ClientError>> {
     if requests.len() <= 1 {
         return requests
             .iter()

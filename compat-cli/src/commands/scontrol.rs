@@ -3,8 +3,8 @@
 
 use std::io::Read;
 
-use spur_core::hostlist::scontrol::{render, Show};
-use spur_core::options::query::SCONTROL;
+use spur_core::grammar::hostlist::scontrol::{render, Show};
+use spur_core::grammar::options::query::SCONTROL;
 
 use super::{scontrol_ops, scontrol_resv};
 

@@ -2,7 +2,7 @@
 //! controller/src/state/node_admin.rs); Slurm's extra first line (`scontrol: error: ...`) comes back as the
 //! error's detail.
 
-use spur_core::api::ControlRequest;
+use spur_core::wire::api::ControlRequest;
 
 use crate::client::{Client, ClientError};
 

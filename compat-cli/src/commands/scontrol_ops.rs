@@ -1,14 +1,14 @@
 //! The scontrol commands that talk to the controller: `show job|node|partition|config`, `ping`, `hold`,
 //! `release`, `requeue`, `update JobId=...` and `update NodeName=...`.
 
-use spur_core::api::{
+use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
+use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::job::JobRecord;
+use spur_core::wire::api::{
     ControlRequest, JobList, JobListing, JobSelector, JobUpdate, NodeUpdateState, Query,
     QueryReply, SlurmErrno,
 };
-use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
-use spur_core::job::JobRecord;
-use spur_core::listing_rows::ListField;
-use spur_core::values::time::{parse_time_limit, TimeLimit};
+use spur_core::wire::listing_rows::ListField;
 
 use super::scontrol::Flags;
 use crate::client::{Client, ClientError};
@@ -113,8 +113,9 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
             };
             // An array's id brings its tasks, a heterogeneous job's leader every component; `J+N` names one
             // component alone.
-            let exact =
-                spur_core::het_step::component_job_id(text.split('.').next().unwrap_or(text));
+            let exact = spur_core::model::het_step::component_job_id(
+                text.split('.').next().unwrap_or(text),
+            );
             Some((selector, exact))
         }
     };
@@ -171,7 +172,7 @@ pub fn show_nodes(name: Option<&str>, flags: Flags) -> u8 {
             return 1;
         }
     };
-    let wanted = match name.map(spur_core::hostlist::expand) {
+    let wanted = match name.map(spur_core::grammar::hostlist::expand) {
         None => None,
         Some(Ok(names)) => Some(names),
         Some(Err(e)) => {
@@ -326,7 +327,7 @@ impl std::fmt::Display for PingState {
 
 /// Several SlurmctldHost lines: one line per controller, as slurmctld's HA setups print them (`primary`, then
 /// `backup` for a pair, else `backupN`); success when any answers, and root is asked to restore any that is down.
-fn ping_each(controllers: &[spur_core::conf::ControllerHost]) -> u8 {
+fn ping_each(controllers: &[spur_core::grammar::conf::ControllerHost]) -> u8 {
     let Some(client) = client("slurm_ping") else {
         return 1;
     };
@@ -334,7 +335,7 @@ fn ping_each(controllers: &[spur_core::conf::ControllerHost]) -> u8 {
     let mut any_down = false;
     for (i, (host, url)) in controllers
         .iter()
-        .zip(spur_core::conf::controller_urls(
+        .zip(spur_core::grammar::conf::controller_urls(
             None,
             config::load_slurm_conf(),
         ))
@@ -414,7 +415,7 @@ pub fn token(args: &[&str]) -> u8 {
 /// `12`, `12_3`; `None` for anything else.
 fn parse_job_id(text: &str) -> Option<JobSelector> {
     let base = text.split('.').next().unwrap_or(text);
-    if let Some(job_id) = spur_core::het_step::component_job_id(base) {
+    if let Some(job_id) = spur_core::model::het_step::component_job_id(base) {
         return Some(JobSelector {
             job_id,
             array_task: None,
@@ -748,7 +749,7 @@ fn slurm_uint32(text: &str) -> Option<u32> {
     let value: i64 = text.trim_start().parse().ok()?;
     u32::try_from(value)
         .ok()
-        .filter(|v| *v < spur_core::values::NO_VAL)
+        .filter(|v| *v < spur_core::grammar::values::NO_VAL)
 }
 
 /// C's `atoi`: optional blanks and sign, then digits; anything else ends the number (none at all is 0).
@@ -769,7 +770,7 @@ fn leading_int(text: &str) -> i32 {
 }
 
 fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u8 {
-    let names = match spur_core::hostlist::expand(nodes) {
+    let names = match spur_core::grammar::hostlist::expand(nodes) {
         Ok(names) => names,
         Err(e) => {
             eprintln!("{e}");
@@ -854,12 +855,12 @@ pub fn show_topology(name: Option<&str>) -> u8 {
             return 1;
         }
     };
-    let tree = spur_core::switch_tree::SwitchTree { switches };
+    let tree = spur_core::policy::switch_tree::SwitchTree { switches };
     if tree.is_empty() && name.is_none() {
         eprintln!("scontrol: error: No topology information available");
         return 0;
     }
-    let shown: Vec<&spur_core::switch_tree::Switch> = match name {
+    let shown: Vec<&spur_core::policy::switch_tree::Switch> = match name {
         None => tree.switches.iter().collect(),
         Some(n) => {
             match tree.matching(n) {

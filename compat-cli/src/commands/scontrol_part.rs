@@ -1,11 +1,11 @@
 //! `scontrol create|update|delete PartitionName=...`: the options read as Slurm's scontrol reads them (same keys,
 //! same refusals and texts), sent as one `PartitionSpec`.
 
-use spur_core::api::ControlRequest;
-use spur_core::conf::PartitionState as ConfState;
-use spur_core::partition_spec::{access_list, PartitionSpec};
-use spur_core::records::{PartitionState, PreemptMode};
-use spur_core::values::time::{parse_time_limit, TimeLimit};
+use spur_core::grammar::conf::PartitionState as ConfState;
+use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::partition_spec::{access_list, PartitionSpec};
+use spur_core::model::records::{PartitionState, PreemptMode};
+use spur_core::wire::api::ControlRequest;
 
 use crate::client::{Client, ClientError};
 

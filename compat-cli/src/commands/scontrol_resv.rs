@@ -1,11 +1,11 @@
 //! `scontrol create|update|delete reservation` and `scontrol show reservation`, with Slurm 22.05's messages. The
 //! arguments are read here (times against this host's clock, as scontrol does); the controller checks the rest.
 
-use spur_core::api::{ControlRequest, Query, QueryReply, SlurmErrno};
 use spur_core::format::scontrol_reservation;
-use spur_core::reservation::{ReservationFlag, ReservationRequest, UNLIMITED_DURATION_MIN};
-use spur_core::values::begin::{parse_time, LocalNow};
-use spur_core::values::time::{parse_time_limit, TimeLimit};
+use spur_core::grammar::values::begin::{parse_time, LocalNow};
+use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
+use spur_core::model::reservation::{ReservationFlag, ReservationRequest, UNLIMITED_DURATION_MIN};
+use spur_core::wire::api::{ControlRequest, Query, QueryReply, SlurmErrno};
 
 use super::scontrol::Flags;
 use crate::client::{Client, ClientError};
@@ -283,7 +283,7 @@ pub fn delete(tag: &str, name: &str) -> u8 {
 }
 
 /// Every reservation and the controller's clock.
-pub fn load(prefix: &str) -> Option<(Vec<spur_core::reservation::ReservationRecord>, i64)> {
+pub fn load(prefix: &str) -> Option<(Vec<spur_core::model::reservation::ReservationRecord>, i64)> {
     let client = client(prefix)?;
     match client.query(&Query::Reservations) {
         Ok(QueryReply::Reservations { reservations, now }) => Some((reservations, now)),

@@ -1,8 +1,8 @@
 //! `sinfo`: partitions and nodes in Slurm's layouts (default, `-N`, `-l`, `-s`, `-R`, `-o`, `-O`, `--json`).
 
-use spur_core::api::{Query, QueryReply};
 use spur_core::format::{json, sinfo};
-use spur_core::options::query::{Parsed, SINFO};
+use spur_core::grammar::options::query::{Parsed, SINFO};
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::Client;
 use crate::config;
@@ -101,7 +101,8 @@ fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
         options.partitions = Some(list.split(',').map(str::to_string).collect());
     }
     if let Some(list) = parsed.value("nodes") {
-        let names = spur_core::hostlist::expand(list).map_err(|e| format!("sinfo: error: {e}"))?;
+        let names =
+            spur_core::grammar::hostlist::expand(list).map_err(|e| format!("sinfo: error: {e}"))?;
         options.nodes = Some(names);
     }
     Ok(options)

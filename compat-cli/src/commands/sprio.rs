@@ -1,10 +1,10 @@
 //! `sprio`: the priority factors of pending jobs under `priority/multifactor` (layouts in
 //! `spur_core::format::sprio`), with Slurm 22.05's options, filters, messages and exit codes.
 
-use spur_core::api::{Query, QueryReply};
 use spur_core::format::sprio::{self, SprioOptions};
-use spur_core::options::query::{Parsed, SPRIO};
-use spur_core::priority::JobFactors;
+use spur_core::grammar::options::query::{Parsed, SPRIO};
+use spur_core::policy::priority::JobFactors;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::Client;
 use crate::config;

@@ -1,9 +1,9 @@
 //! `squeue`: the job queue in Slurm's layouts (default, `-l`, `--start`, `-o`, `-O`, `--json`) and filters.
 
-use spur_core::api::{JobList, JobListing, JobSelector};
 use spur_core::format::{json, squeue, squeue_needs, FormatContext};
-use spur_core::job::JobRecord;
-use spur_core::options::query::{Parsed, SQUEUE};
+use spur_core::grammar::options::query::{Parsed, SQUEUE};
+use spur_core::model::job::JobRecord;
+use spur_core::wire::api::{JobList, JobListing, JobSelector};
 
 use crate::client::Client;
 use crate::config;
@@ -265,7 +265,7 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
     }
     if let Some(list) = parsed.value("nodelist") {
         // A hostlist (`n[1,3]`); what does not parse is taken as plain names.
-        let nodes = spur_core::hostlist::expand(list)
+        let nodes = spur_core::grammar::hostlist::expand(list)
             .unwrap_or_else(|_| list.split(',').map(str::to_string).collect());
         options.nodes = Some(nodes);
     }
@@ -318,8 +318,8 @@ pub(crate) fn with_node_gres(
     if !holds_gres {
         return ctx;
     }
-    match client.query(&spur_core::api::Query::Nodes) {
-        Ok(spur_core::api::QueryReply::Nodes { nodes, .. }) => ctx.with_node_gres(&nodes),
+    match client.query(&spur_core::wire::api::Query::Nodes) {
+        Ok(spur_core::wire::api::QueryReply::Nodes { nodes, .. }) => ctx.with_node_gres(&nodes),
         _ => ctx,
     }
 }

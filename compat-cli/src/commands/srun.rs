@@ -9,15 +9,15 @@
 use std::net::TcpListener;
 use std::path::PathBuf;
 
-use spur_core::api::{ControlRequest, SlurmErrno, SubmitRequest};
-use spur_core::env::{default_distribution, step_environment, StepEnvContext, StepSpread};
-use spur_core::gpu_shard::SHARD_GRES;
-use spur_core::job::{GresRequest, JobRecord, JobSpec, OpenMode};
-use spur_core::options::{parse_srun, Command, OptId, OptionSet, Outcome};
-use spur_core::records::GPU_GRES;
-use spur_core::states::JobBaseState;
-use spur_core::step_launch::{NodeTasks, StepLaunch};
-use spur_core::step_layout::{Distribution, StepLayout};
+use spur_core::grammar::env::{default_distribution, step_environment, StepEnvContext, StepSpread};
+use spur_core::grammar::options::{parse_srun, Command, OptId, OptionSet, Outcome};
+use spur_core::model::job::{GresRequest, JobRecord, JobSpec, OpenMode};
+use spur_core::model::records::GPU_GRES;
+use spur_core::model::states::JobBaseState;
+use spur_core::model::step_launch::{NodeTasks, StepLaunch};
+use spur_core::model::step_layout::{Distribution, StepLayout};
+use spur_core::policy::gpu_shard::SHARD_GRES;
+use spur_core::wire::api::{ControlRequest, SlurmErrno, SubmitRequest};
 
 mod het;
 
@@ -279,7 +279,7 @@ impl Srun<'_> {
     fn step_name(&self, within_allocation: bool) -> String {
         let from_env = matches!(
             self.set.source(OptId::JobName),
-            Some(spur_core::options::Source::Env { .. })
+            Some(spur_core::grammar::options::Source::Env { .. })
         );
         if within_allocation && from_env {
             if let Some(program) = self.command.first() {
@@ -356,7 +356,7 @@ impl Srun<'_> {
         let wanted = self
             .set
             .value(OptId::Nodelist)
-            .and_then(|list| spur_core::hostlist::expand(list).ok())
+            .and_then(|list| spur_core::grammar::hostlist::expand(list).ok())
             .unwrap_or_default();
         if wanted.iter().any(|n| !alloc_nodes.contains(n)) {
             return Err(format!(
@@ -415,7 +415,7 @@ impl Srun<'_> {
     /// by the nodes' agents, in a cgroup of its own under the job's where task/cgroup confines jobs, on the nodes
     /// the job was given, wherever srun runs.
     fn runs_here(&self, job_id: u32, shape: &StepShape) -> bool {
-        if spur_core::isolation::task_cgroup_enabled(
+        if spur_core::model::isolation::task_cgroup_enabled(
             self.facts.task_plugin.as_deref().unwrap_or(""),
         ) {
             return false;
@@ -432,15 +432,15 @@ impl Srun<'_> {
     /// With `TopologyPlugin=topology/tree`, the controller's switch tree, which places each node of the step for
     /// its tasks' `SLURM_TOPOLOGY_ADDR`; otherwise (or if the controller cannot say) none, and tasks see only
     /// their node's name.
-    fn switch_tree(&self) -> spur_core::switch_tree::SwitchTree {
+    fn switch_tree(&self) -> spur_core::policy::switch_tree::SwitchTree {
         let tree_plugin = crate::config::load_slurm_conf()
             .is_some_and(|conf| conf.get_str("TopologyPlugin") == Some("topology/tree"));
         if !tree_plugin {
             return Default::default();
         }
-        match self.client.query(&spur_core::api::Query::Topology) {
-            Ok(spur_core::api::QueryReply::Topology { switches }) => {
-                spur_core::switch_tree::SwitchTree { switches }
+        match self.client.query(&spur_core::wire::api::Query::Topology) {
+            Ok(spur_core::wire::api::QueryReply::Topology { switches }) => {
+                spur_core::policy::switch_tree::SwitchTree { switches }
             }
             _ => Default::default(),
         }
@@ -547,7 +547,7 @@ impl Srun<'_> {
             (None, Some(het)) => Some(het.plan.rank_argv.clone()),
             (None, None) => None,
         };
-        let cpu_bind = match spur_core::cpu_bind::step_policy(
+        let cpu_bind = match spur_core::grammar::cpu_bind::step_policy(
             self.facts.task_plugin.as_deref(),
             self.set.value(OptId::CpuBind),
         ) {
@@ -556,11 +556,12 @@ impl Srun<'_> {
                 .map(|_| ())
                 .or_else(|| {
                     let text = self.set.value(OptId::CpuBind)?;
-                    (spur_core::cpu_bind::affinity_plugin(self.facts.task_plugin.as_deref())
-                        && spur_core::cpu_bind::is_verbose(text))
+                    (spur_core::grammar::cpu_bind::affinity_plugin(
+                        self.facts.task_plugin.as_deref(),
+                    ) && spur_core::grammar::cpu_bind::is_verbose(text))
                     .then_some(())
                 })
-                .map(|_| spur_core::step_launch::CpuBindSpec {
+                .map(|_| spur_core::model::step_launch::CpuBindSpec {
                     policy: self
                         .set
                         .value(OptId::CpuBind)
@@ -854,7 +855,7 @@ impl MultiProgFile {
 
     /// Each rank's command for a step of `ntasks` tasks, or srun's error lines.
     fn commands(&self, ntasks: u32) -> Result<Vec<Vec<String>>, Vec<String>> {
-        let mut commands = spur_core::multi_prog::resolve(&self.text, &self.name, ntasks)?;
+        let mut commands = spur_core::grammar::multi_prog::resolve(&self.text, &self.name, ntasks)?;
         for command in &mut commands {
             command.extend(self.extra.iter().cloned());
         }
@@ -872,7 +873,7 @@ fn fail_lines(lines: &[String]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::Allocation;
+    use spur_core::model::job::Allocation;
 
     fn job_with(name: &str, units: &[u32], shard_gpus: &[u32]) -> JobRecord {
         let mut job = JobRecord::pending(5, JobSpec::default(), "debug".to_string(), 0, 0);
@@ -917,7 +918,7 @@ mod tests {
 
     #[test]
     fn each_node_of_a_step_gets_its_own_gpus() {
-        use spur_core::job::NodeUnits;
+        use spur_core::model::job::NodeUnits;
         let mut job = job_with("gpu", &[1, 3], &[]);
         let mut alloc = Allocation {
             node_names: vec!["n1".into(), "n2".into()],

@@ -2,10 +2,10 @@
 //! Slurm 22.05's options, messages and exit codes. The controller sends the associations and their usage; the
 //! factors are ranked here with the same function the scheduler uses.
 
-use spur_core::api::{Query, QueryReply};
 use spur_core::format::print_fields::Layout;
 use spur_core::format::sshare::{self, SshareOptions};
-use spur_core::options::query::SSHARE;
+use spur_core::grammar::options::query::SSHARE;
+use spur_core::wire::api::{Query, QueryReply};
 
 use crate::client::Client;
 use crate::config;
@@ -82,7 +82,7 @@ pub fn run(args: &[String]) -> u8 {
     if let Some(cluster) = parsed.value("cluster") {
         println!("CLUSTER: {cluster}");
     }
-    let rows = spur_core::fair_tree::shares(&db, &usage, fair_tree);
+    let rows = spur_core::policy::fair_tree::shares(&db, &usage, fair_tree);
     print!("{}", sshare::render(&rows, &run_mins, &columns, &options));
     0
 }

@@ -1,10 +1,10 @@
 //! `sstat`: what a running job's steps use now (CPU time, memory, page faults, I/O, pids), measured by the nodes'
 //! agents when asked; the table is `spur_core::format::sstat`'s. Messages and exit codes are Slurm 22.05's.
 
-use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::sstat::{self, Column, Layout, Options};
-use spur_core::options::query::SSTAT;
-use spur_core::step_usage::{StepPick, StepRef};
+use spur_core::grammar::options::query::SSTAT;
+use spur_core::model::step_usage::{StepPick, StepRef};
+use spur_core::wire::api::{ApiError, Query, QueryReply, SlurmErrno};
 
 use crate::client::{Client, ClientError};
 

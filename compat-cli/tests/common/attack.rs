@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use spur_core::api::{ControlRequest, JobSelector};
+use spur_core::wire::api::{ControlRequest, JobSelector};
 use spur_core::wire::frames::{self, Credential, Method};
 use spur_core::wire::{pb, to_doc};
 

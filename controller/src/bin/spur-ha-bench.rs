@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::Parser;
 
-use spur_core::api::SubmitRequest;
-use spur_core::job::JobSpec;
+use spur_core::model::job::JobSpec;
+use spur_core::wire::api::SubmitRequest;
 use spur_core::wire::{pb, to_doc};
 
 #[derive(Parser, Debug)]
@@ -245,7 +245,8 @@ impl Submitter {
         if reply.error_code != 0 {
             bail!("submit refused: {}", reply.message);
         }
-        let decoded: spur_core::api::SubmitReply = spur_core::wire::from_doc(reply.body.as_ref())?;
+        let decoded: spur_core::wire::api::SubmitReply =
+            spur_core::wire::from_doc(reply.body.as_ref())?;
         Ok(decoded.job_id)
     }
 }

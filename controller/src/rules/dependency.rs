@@ -2,12 +2,12 @@
 //! `afterany` (ended), `afterok` (completed), `afternotok` (ended otherwise), `aftercorr` (the same array index
 //! completed), `singleton` (no other job of this name and user ahead), joined by `,` (all) or `?` (any).
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
-use spur_core::values::dependency::{
+use spur_core::grammar::values::dependency::{
     format_dependency, parse_dependency, ArraySel, DepKind, DepState, Dependency, DependencySpec,
 };
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use crate::state::ClusterState;
 

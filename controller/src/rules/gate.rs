@@ -2,8 +2,8 @@
 //! time, reservation, partition state and time limit, array throttle), each with Slurm's pending reason. The
 //! scheduler's pass asks it of every pending job, and `--immediate` asks it at submission.
 
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobReason;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobReason;
 
 use super::dependency::{dependency_status, DependencyStatus};
 use crate::state::ClusterState;
@@ -16,8 +16,8 @@ pub(crate) fn gate(
     running_per_array: &mut ArrayCounts<'_>,
 ) -> Option<JobReason> {
     match job.hold {
-        Some(spur_core::job::HoldKind::Admin) => return Some(JobReason::Held),
-        Some(spur_core::job::HoldKind::User) => return Some(JobReason::HeldUser),
+        Some(spur_core::model::job::HoldKind::Admin) => return Some(JobReason::Held),
+        Some(spur_core::model::job::HoldKind::User) => return Some(JobReason::HeldUser),
         None => {}
     }
     if let Some(dep) = &job.spec.dependency {
@@ -39,7 +39,7 @@ pub(crate) fn gate(
         }
     }
     let partition = state.partition(&job.partition)?;
-    if partition.state != spur_core::records::PartitionState::Up {
+    if partition.state != spur_core::model::records::PartitionState::Up {
         return Some(JobReason::PartDown);
     }
     if let (Some(limit), Some(max)) = (job.time_limit_min, partition.max_time_min) {
@@ -59,7 +59,7 @@ pub(crate) fn gate(
 }
 
 fn array_throttle(job: &JobRecord) -> Option<u32> {
-    spur_core::values::array::throttle(job.spec.array.as_deref()?)
+    spur_core::grammar::values::array::throttle(job.spec.array.as_deref()?)
         .ok()
         .flatten()
 }

@@ -8,7 +8,7 @@
 
 use std::cmp::Reverse;
 
-use spur_core::gpu_topology::GpuTopology;
+use spur_core::policy::gpu_topology::GpuTopology;
 
 /// Most candidate sets scored one by one; larger searches (only nodes with more than 16 GPUs reach it) grow a set
 /// greedily from each free GPU instead, which still keeps a job inside one island when one has room but may
@@ -225,7 +225,7 @@ fn sets_at_most(n: usize, k: usize, limit: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::gpu_topology::{GpuDevice, Link};
+    use spur_core::policy::gpu_topology::{GpuDevice, Link};
 
     const XGMI: Link = Link::Fabric { links: 1, hops: 1 };
 

@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use spur_core::gpu_shard::{ShardLayout, SHARD_GRES};
-use spur_core::job::{Allocation, JobRecord, NodeUnits};
-use spur_core::oversubscribe::{self, JobSharing, PartitionSharing};
-use spur_core::records::{NodeRecord, PartitionRecord, GPU_GRES};
+use spur_core::model::job::{Allocation, JobRecord, NodeUnits};
+use spur_core::model::records::{NodeRecord, PartitionRecord, GPU_GRES};
+use spur_core::policy::gpu_shard::{ShardLayout, SHARD_GRES};
+use spur_core::policy::oversubscribe::{self, JobSharing, PartitionSharing};
 
 use super::gpu_choice;
 use super::shards;
@@ -394,14 +394,16 @@ impl Availability for Ledger {
 pub(crate) struct NodeFilter {
     required: Vec<String>,
     excluded: Vec<String>,
-    constraint: Option<spur_core::values::constraint::Constraint>,
+    constraint: Option<spur_core::grammar::values::constraint::Constraint>,
 }
 
 impl NodeFilter {
     /// `None` when the request's node lists or constraint do not parse (the job can never be placed).
     pub(crate) fn of(job: &JobRecord) -> Option<NodeFilter> {
         let constraint = match job.spec.constraint.as_deref() {
-            Some(text) => Some(spur_core::values::constraint::parse_constraint(text).ok()?),
+            Some(text) => {
+                Some(spur_core::grammar::values::constraint::parse_constraint(text).ok()?)
+            }
             None => None,
         };
         Some(NodeFilter {
@@ -591,7 +593,7 @@ fn free_whole_gpus(
     used: NodeUse<'_>,
     node: &NodeRecord,
     layout: &ShardLayout,
-    request: &spur_core::job::GresRequest,
+    request: &spur_core::model::job::GresRequest,
 ) -> Vec<u32> {
     let mut base = 0u32;
     let mut free = Vec::new();
@@ -611,9 +613,11 @@ fn free_whole_gpus(
 fn expand_opt(list: Option<&str>) -> Option<Vec<String>> {
     match list {
         None => Some(Vec::new()),
-        Some(text) => {
-            spur_core::hostlist::expand_at_most(text, spur_core::hostlist::MAX_JOB_NODE_LIST).ok()
-        }
+        Some(text) => spur_core::grammar::hostlist::expand_at_most(
+            text,
+            spur_core::grammar::hostlist::MAX_JOB_NODE_LIST,
+        )
+        .ok(),
     }
 }
 

@@ -1,14 +1,16 @@
 //! `priority/multifactor` in the pass: every pending job's priority recomputed for the current
-//! `PriorityCalcPeriod` from the injected clock (spur_core::priority has the formula). Held jobs keep 0 and a
+//! `PriorityCalcPeriod` from the injected clock (spur_core::policy::priority has the formula). Held jobs keep 0 and a
 //! priority an administrator set is left alone. `sprio`'s rows come from the same computation.
 
 use std::collections::BTreeMap;
 
-use spur_core::fair_tree::FactorTable;
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::priority::{self, ClusterTotals, Factors, JobFactors, JobSize, PriorityWeights};
-use spur_core::records::NodeRecord;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::records::NodeRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::policy::fair_tree::FactorTable;
+use spur_core::policy::priority::{
+    self, ClusterTotals, Factors, JobFactors, JobSize, PriorityWeights,
+};
 
 use crate::state::ClusterState;
 
@@ -119,7 +121,7 @@ fn factors_of(
 
 /// The job's QOS priority over the highest QOS priority (Slurm's normalisation); a job without a QOS has
 /// `normal`'s, and a QOS that does not exist counts nothing.
-pub fn qos_factor(acct: &spur_core::assoc::AcctDb, job: &JobRecord) -> f64 {
+pub fn qos_factor(acct: &spur_core::model::assoc::AcctDb, job: &JobRecord) -> f64 {
     let max = acct.max_qos_priority();
     if max == 0 {
         return 0.0;
@@ -128,7 +130,7 @@ pub fn qos_factor(acct: &spur_core::assoc::AcctDb, job: &JobRecord) -> f64 {
         .spec
         .qos
         .as_deref()
-        .unwrap_or(spur_core::assoc::DEFAULT_QOS);
+        .unwrap_or(spur_core::model::assoc::DEFAULT_QOS);
     acct.qos(name)
         .map_or(0.0, |q| f64::from(q.priority) / f64::from(max))
 }
@@ -225,7 +227,7 @@ mod tests {
         };
         let jobs = &mut s.state.jobs;
         if let Some(j) = jobs.get_mut(&held) {
-            j.hold = Some(spur_core::job::HoldKind::User);
+            j.hold = Some(spur_core::model::job::HoldKind::User);
             j.priority = 0;
         }
         if let Some(j) = jobs.get_mut(&later) {

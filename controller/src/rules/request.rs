@@ -2,10 +2,10 @@
 //! and the API before a submission is committed): the partition, dependency syntax, named nodes, features, and
 //! whether any of the partition's nodes could ever hold it.
 
-use spur_core::api::{ApiError, SlurmErrno, TrialPlacement};
-use spur_core::job::{EpochSecs, JobRecord, JobSpec};
-use spur_core::records::NodeRecord;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobRecord, JobSpec};
+use spur_core::model::records::NodeRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, SlurmErrno, TrialPlacement};
 
 use super::gate::{gate, ArrayCounts};
 use super::placement::{self, place};
@@ -14,7 +14,7 @@ use crate::state::ClusterState;
 
 /// Expands `--array` into task ids, refusing what Slurm refuses (`MaxArraySize`).
 pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, String> {
-    let spec = spur_core::values::array::parse_array_spec(text, max_array_size)
+    let spec = spur_core::grammar::values::array::parse_array_spec(text, max_array_size)
         .map_err(|e| e.to_string())?;
     Ok(spec.task_ids().collect())
 }
@@ -37,9 +37,11 @@ pub fn validate_request(
         .into_iter()
         .flatten()
     {
-        let known =
-            spur_core::hostlist::expand_at_most(list, spur_core::hostlist::MAX_JOB_NODE_LIST)
-                .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
+        let known = spur_core::grammar::hostlist::expand_at_most(
+            list,
+            spur_core::grammar::hostlist::MAX_JOB_NODE_LIST,
+        )
+        .is_ok_and(|names| names.iter().all(|n| state.nodes.contains_key(n)));
         if !known {
             return Err(ApiError::new(SlurmErrno::InvalidNodeName));
         }
@@ -51,7 +53,7 @@ pub fn validate_request(
                 .values()
                 .any(|n| n.features.iter().any(|f| f == feature))
         };
-        spur_core::values::constraint::parse_constraint_known(text, &known)
+        spur_core::grammar::values::constraint::parse_constraint_known(text, &known)
             .map_err(|_| ApiError::new(SlurmErrno::InvalidFeature))?;
     }
     // Like slurmctld, a held job is judged only when it is released.

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::reservation::ReservationRecord;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::reservation::ReservationRecord;
 
 use super::placement::{Availability, Candidate, NodeUse};
 use crate::state::ClusterState;

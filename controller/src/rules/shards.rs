@@ -1,10 +1,10 @@
-//! GPU shards in placement (the mapping is [`spur_core::gpu_shard`]'s): a shard request takes shards of one GPU,
-//! the first in unit order that nobody holds whole and that has enough free, as Slurm 22.05's gres/shard does;
+//! GPU shards in placement (the mapping is [`spur_core::policy::gpu_shard`]'s): a shard request takes shards of one
+//! GPU, the first in unit order that nobody holds whole and that has enough free, as Slurm 22.05's gres/shard does;
 //! a whole-GPU request skips GPUs with any shard taken. Only nodes that offer shards pay for these checks.
 
-use spur_core::gpu_shard::{ShardLayout, SHARD_GRES};
-use spur_core::job::GresRequest;
-use spur_core::records::{NodeRecord, GPU_GRES};
+use spur_core::model::job::GresRequest;
+use spur_core::model::records::{NodeRecord, GPU_GRES};
+use spur_core::policy::gpu_shard::{ShardLayout, SHARD_GRES};
 
 use super::placement::NodeUse;
 
@@ -91,7 +91,7 @@ pub(super) fn units_compatible(
 }
 
 /// [`units_compatible`] for an allocation's units on one of its nodes (`units`, `shard_gpus`: see
-/// [`Allocation::units_on`](spur_core::job::Allocation::units_on)) being applied, against the node's own record.
+/// [`Allocation::units_on`](spur_core::model::job::Allocation::units_on)) being applied, against the node's own record.
 pub(super) fn allocation_compatible(
     node: &NodeRecord,
     units: &std::collections::BTreeMap<String, Vec<u32>>,

@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::switch_tree::{Switch, SwitchTree};
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::policy::switch_tree::{Switch, SwitchTree};
 
 use super::placement::{
     fits_quickly, job_cpus, job_mem_mb, place_greedy, Availability, Candidate, NodeFilter,

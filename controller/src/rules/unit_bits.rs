@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use spur_core::records::NodeRecord;
+use spur_core::model::records::NodeRecord;
 
 /// CPUs and memory taken on a node during one step of the profile.
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,7 +22,7 @@ pub(crate) struct Amounts {
 }
 
 impl Amounts {
-    pub(crate) fn add(&mut self, alloc: &spur_core::job::Allocation) {
+    pub(crate) fn add(&mut self, alloc: &spur_core::model::job::Allocation) {
         if alloc.shares_cores() {
             self.share_slots += alloc.share_slots();
         } else {
@@ -31,7 +31,7 @@ impl Amounts {
         self.mem_mb += alloc.mem_mb;
     }
 
-    pub(crate) fn remove(&mut self, alloc: &spur_core::job::Allocation) {
+    pub(crate) fn remove(&mut self, alloc: &spur_core::model::job::Allocation) {
         if alloc.shares_cores() {
             self.share_slots = self.share_slots.saturating_sub(alloc.share_slots());
         } else {
@@ -189,7 +189,7 @@ impl StepsUse<'_> {
 
 #[cfg(test)]
 mod tests {
-    use spur_core::records::NodeGres;
+    use spur_core::model::records::NodeGres;
 
     use super::*;
     use crate::scheduler::scenario::{node, partition, Scenario};

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use spur_core::agent_proto::ControllerToAgent;
-use spur_core::step_launch::StepAttach;
+use spur_core::model::step_launch::StepAttach;
+use spur_core::wire::agent_proto::ControllerToAgent;
 
 use super::Controller;
 use crate::raft::PeerError;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use spur_core::agent_proto::{ControllerToAgent, LaunchContext};
-use spur_core::job::JobSpec;
-use spur_core::records::{ClusterConfig, PartitionRecord};
+use spur_core::model::job::JobSpec;
+use spur_core::model::records::{ClusterConfig, PartitionRecord};
+use spur_core::wire::agent_proto::{ControllerToAgent, LaunchContext};
 
 use super::{Controller, SystemClock};
 use crate::raft::{RaftConfig, ReplicatedState};

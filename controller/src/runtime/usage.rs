@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use spur_core::agent_proto::ControllerToAgent;
-use spur_core::step_usage::{NodeUsage, StepRef, StepUsage};
+use spur_core::model::step_usage::{NodeUsage, StepRef, StepUsage};
+use spur_core::wire::agent_proto::ControllerToAgent;
 
 use super::Controller;
 use crate::raft::PeerError;

@@ -8,8 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::states::JobReason;
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::model::states::JobReason;
 
 use super::profile::Profile;
 use crate::rules::placement::{
@@ -232,7 +232,7 @@ impl<'s> Backfill<'s> {
             self.profile.reserve(&alloc, start, end);
             Forecast {
                 start,
-                nodes: spur_core::hostlist::compress(&alloc.node_names),
+                nodes: spur_core::grammar::hostlist::compress(&alloc.node_names),
             }
         });
         self.wait(job, forecast, desc)
@@ -484,7 +484,7 @@ struct Shape<'s> {
     excluded_nodes: Option<&'s str>,
     constraint: Option<&'s str>,
     reservation: Option<&'s str>,
-    switches: Option<spur_core::job::SwitchRequest>,
+    switches: Option<spur_core::model::job::SwitchRequest>,
 }
 
 impl<'s> Shape<'s> {
@@ -498,7 +498,7 @@ impl<'s> Shape<'s> {
             ntasks_per_node: spec.ntasks_per_node,
             cpus_per_task: spec.cpus_per_task,
             exclusive: spec.exclusive,
-            oversubscribe: spur_core::oversubscribe::asks_oversubscribe(spec),
+            oversubscribe: spur_core::policy::oversubscribe::asks_oversubscribe(spec),
             mem_per_node_mb: spec.mem_per_node_mb,
             mem_per_cpu_mb: spec.mem_per_cpu_mb,
             mem_per_gpu_mb: spec.mem_per_gpu_in_effect(),
@@ -569,7 +569,7 @@ impl<'s> Demand<'s> {
         let spec = &job.spec;
         // A job that shares cores or takes whole nodes fits by other rules than its CPU count.
         let plain = placement::sharing_of(state, job)
-            == spur_core::oversubscribe::JobSharing::OWN_CORES
+            == spur_core::policy::oversubscribe::JobSharing::OWN_CORES
             && spec.required_nodes.is_none()
             && spec.excluded_nodes.is_none()
             && spec.constraint.is_none()

@@ -8,8 +8,8 @@
 //! with reason `Resources`, e.g. a two-component job on a one-node cluster); Spur keeps that rule, so the same
 //! job waits or runs on both, on the same nodes.
 
-use spur_core::job::{Allocation, EpochSecs, HetMembership, JobRecord};
-use spur_core::states::JobReason;
+use spur_core::model::job::{Allocation, EpochSecs, HetMembership, JobRecord};
+use spur_core::model::states::JobReason;
 
 use super::{Engine, LicensePool, Plan};
 use crate::rules::{gate, ArrayCounts};
@@ -31,7 +31,7 @@ impl<'s> Group<'s> {
         let complete = components.len() == membership.size as usize
             && components
                 .iter()
-                .all(|j| j.state == spur_core::states::JobBaseState::Pending);
+                .all(|j| j.state == spur_core::model::states::JobBaseState::Pending);
         Group {
             components,
             complete,
@@ -102,11 +102,15 @@ fn excluding(job: &JobRecord, nodes: &[String]) -> JobRecord {
         .excluded_nodes
         .as_deref()
         .and_then(|text| {
-            spur_core::hostlist::expand_at_most(text, spur_core::hostlist::MAX_JOB_NODE_LIST).ok()
+            spur_core::grammar::hostlist::expand_at_most(
+                text,
+                spur_core::grammar::hostlist::MAX_JOB_NODE_LIST,
+            )
+            .ok()
         })
         .unwrap_or_default();
     excluded.extend(nodes.iter().cloned());
-    job.spec.excluded_nodes = Some(spur_core::hostlist::compress(&excluded));
+    job.spec.excluded_nodes = Some(spur_core::grammar::hostlist::compress(&excluded));
     job
 }
 

@@ -41,10 +41,10 @@ mod tests;
 #[cfg(test)]
 mod topology_tests;
 
-use spur_core::gpu_shard::SHARD_GRES;
-use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::records::{PreemptMode, GPU_GRES};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::model::records::{PreemptMode, GPU_GRES};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::policy::gpu_shard::SHARD_GRES;
 
 use crate::rules::{gate, place, placement, priority, reservations, switches, ArrayCounts};
 use crate::state::{settled_while_held, ClusterState, Forecast};

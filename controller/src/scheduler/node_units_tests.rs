@@ -3,8 +3,8 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::states::JobBaseState;
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::Settings;

@@ -4,10 +4,10 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::oversubscribe::{share_slots, ResolvedSharing};
-use spur_core::records::PartitionRecord;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::records::PartitionRecord;
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::policy::oversubscribe::{share_slots, ResolvedSharing};
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::{BackfillSettings, Settings};
@@ -100,7 +100,7 @@ fn a_sharing_job_spreads_over_idle_cores_first_in_what_is_shown() {
     assert_eq!(s.state.nodes["n1"].cpus_in_use(), 2);
     assert_eq!(
         s.state.nodes["n1"].base_state,
-        spur_core::states::NodeBaseState::Mixed
+        spur_core::model::states::NodeBaseState::Mixed
     );
 }
 

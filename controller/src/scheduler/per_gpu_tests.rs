@@ -3,9 +3,9 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::SlurmErrno;
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::SlurmErrno;
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::Settings;

@@ -4,13 +4,13 @@
 //! meant only to make passes faster must leave every start (nodes, CPUs, memory, GPU units), reason and
 //! reservation as it was; one that means to change decisions updates these digests and says why.
 
-use spur_core::api::ControlRequest;
-use spur_core::conf::TopologyConf;
-use spur_core::job::{EpochSecs, GresRequest, JobSpec, SwitchRequest};
-use spur_core::records::NodeGres;
-use spur_core::reservation::{ReservationFlag, ReservationRequest};
-use spur_core::states::JobBaseState;
-use spur_core::switch_tree::SwitchTree;
+use spur_core::grammar::conf::TopologyConf;
+use spur_core::model::job::{EpochSecs, GresRequest, JobSpec, SwitchRequest};
+use spur_core::model::records::NodeGres;
+use spur_core::model::reservation::{ReservationFlag, ReservationRequest};
+use spur_core::model::states::JobBaseState;
+use spur_core::policy::switch_tree::SwitchTree;
+use spur_core::wire::api::ControlRequest;
 
 use super::scenario::{
     job, node, partition, plan_digest, two_xgmi_islands, with_gpu_files, Scenario,

@@ -5,8 +5,8 @@
 //! `GraceTime`, after which [`ends_after_grace`] names them again), and the waiting job starts in a later pass, once
 //! their resources are back. [`resumable`] names the suspended victims whose CPUs are free again.
 
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::records::PreemptMode;
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::model::records::PreemptMode;
 
 use crate::rules::placement::{place, Ledger};
 use crate::state::{in_grace, started_and_live, ClusterState};
@@ -166,8 +166,8 @@ pub fn resumable(state: &ClusterState, mut suspended: Vec<&JobRecord>) -> Vec<u3
 
 #[cfg(test)]
 mod tests {
-    use spur_core::records::PreemptMode;
-    use spur_core::states::{JobBaseState, JobReason};
+    use spur_core::model::records::PreemptMode;
+    use spur_core::model::states::{JobBaseState, JobReason};
 
     use crate::scheduler::scenario::{job, node, partition, Scenario};
     use crate::state::{Command, Outcome, Settings};
@@ -521,8 +521,8 @@ mod tests {
         let now = s.now;
         s.apply(Command::Control {
             caller_uid: 0,
-            request: spur_core::api::ControlRequest::Cancel {
-                job: spur_core::api::JobSelector {
+            request: spur_core::wire::api::ControlRequest::Cancel {
+                job: spur_core::wire::api::JobSelector {
                     job_id: victim,
                     array_task: None,
                 },
@@ -564,12 +564,12 @@ mod tests {
     }
 
     /// Sends an accounting change through the log as root would (`sacctmgr -i`).
-    fn acct(s: &mut Scenario, request: spur_core::assoc::AcctRequest) {
+    fn acct(s: &mut Scenario, request: spur_core::model::assoc::AcctRequest) {
         let now = s.now;
         let applied = s
             .apply(Command::Control {
                 caller_uid: 0,
-                request: spur_core::api::ControlRequest::Accounting { request },
+                request: spur_core::wire::api::ControlRequest::Accounting { request },
                 now,
             })
             .unwrap();
@@ -579,7 +579,7 @@ mod tests {
     /// `preempt/qos` on one 2-CPU node: QOS `high` may preempt `normal` (the cluster's `REQUEUE`), `scav` (its
     /// own `CANCEL`); `peer` preempts nobody.
     fn qos_cluster() -> Scenario {
-        use spur_core::assoc::{AcctRequest, ListEdit, QosSet};
+        use spur_core::model::assoc::{AcctRequest, ListEdit, QosSet};
         let mut s = cluster_with(
             None,
             0,

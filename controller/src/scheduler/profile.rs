@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
 
 use crate::rules::placement::{Availability, Candidate, NodeUse};
 use crate::rules::reservations::Block;

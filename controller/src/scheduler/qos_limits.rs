@@ -18,10 +18,10 @@
 
 use std::collections::BTreeMap;
 
-use spur_core::assoc::{AccountTree, AcctIndex, Association, QosLimits as QosLimitSet};
-use spur_core::job::JobRecord;
-use spur_core::states::{JobBaseState, JobReason};
-use spur_core::values::gres::{parse_tres_list, Tres};
+use spur_core::grammar::values::gres::{parse_tres_list, Tres};
+use spur_core::model::assoc::{AccountTree, AcctIndex, Association, QosLimits as QosLimitSet};
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::{JobBaseState, JobReason};
 
 use crate::state::ClusterState;
 
@@ -182,7 +182,7 @@ fn qos_name(job: &JobRecord) -> &str {
     job.spec
         .qos
         .as_deref()
-        .unwrap_or(spur_core::assoc::DEFAULT_QOS)
+        .unwrap_or(spur_core::model::assoc::DEFAULT_QOS)
 }
 
 fn tres_list(text: Option<&str>) -> Vec<Tres> {

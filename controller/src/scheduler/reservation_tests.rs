@@ -5,10 +5,10 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::{ApiError, ControlRequest, SlurmErrno};
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::reservation::{ReservationFlag, ReservationRequest};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::reservation::{ReservationFlag, ReservationRequest};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::{ApiError, ControlRequest, SlurmErrno};
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::rules::reservations::{RESERVED_FOR_MAINT, RESERVED_FOR_OTHERS};

@@ -2,11 +2,11 @@
 //! submitted through the state machine, and passes that run [`schedule`](super::schedule) and commit its plan as
 //! the leader does. Scenario tests and the scheduler benchmark use it; the clock is whatever the caller sets.
 
-use spur_core::api::ApiError;
-use spur_core::gpu_topology::GpuTopology;
-use spur_core::job::{EpochSecs, GresRequest, JobSpec};
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, GresRequest, JobSpec};
+use spur_core::model::records::{ClusterConfig, NodeGres, PartitionRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::policy::gpu_topology::GpuTopology;
+use spur_core::wire::api::ApiError;
 
 use super::{schedule, Plan};
 use crate::state::{
@@ -52,7 +52,7 @@ pub fn node(name: &str, cpus: u32, mem_mb: u64, gpus: u64) -> NodeDefinition {
 
 /// Eight GPUs named as [`with_gpu_files`] names them, in two XGMI islands ([0-3] and [4-7]) on two NUMA nodes.
 pub fn two_xgmi_islands() -> GpuTopology {
-    use spur_core::gpu_topology::{GpuDevice, Link};
+    use spur_core::policy::gpu_topology::{GpuDevice, Link};
     let devices = (0..8u32)
         .map(|i| GpuDevice {
             file: format!("/dev/dri/renderD{}", 128 + i),
@@ -270,7 +270,7 @@ impl Scenario {
     /// partial plan).
     pub fn commit_starts(
         &mut self,
-        starts: Vec<(u32, spur_core::job::Allocation)>,
+        starts: Vec<(u32, spur_core::model::job::Allocation)>,
     ) -> Result<crate::state::Applied, ApiError> {
         let now = self.now;
         self.apply(Command::Schedule {

@@ -4,11 +4,11 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::SlurmErrno;
-use spur_core::gpu_shard::shard_unit_files;
-use spur_core::job::{Allocation, EpochSecs, GresRequest, JobSpec};
-use spur_core::records::NodeGres;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs, GresRequest, JobSpec};
+use spur_core::model::records::NodeGres;
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::policy::gpu_shard::shard_unit_files;
+use spur_core::wire::api::SlurmErrno;
 
 use super::scenario::{job, node, partition, with_gpu_files, Scenario};
 use crate::state::{NodeDefinition, Settings};

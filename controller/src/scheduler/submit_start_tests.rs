@@ -4,9 +4,9 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::{ControlRequest, JobSelector};
-use spur_core::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs, HoldKind, JobRecord, JobSpec};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::{ControlRequest, JobSelector};
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::{Command, Effect, Settings};

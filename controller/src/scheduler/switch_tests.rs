@@ -5,10 +5,10 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::conf::TopologyConf;
-use spur_core::job::{EpochSecs, JobSpec, SwitchRequest};
-use spur_core::states::{JobBaseState, JobReason};
-use spur_core::switch_tree::SwitchTree;
+use spur_core::grammar::conf::TopologyConf;
+use spur_core::model::job::{EpochSecs, JobSpec, SwitchRequest};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::policy::switch_tree::SwitchTree;
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::{BackfillSettings, Settings};
@@ -374,7 +374,7 @@ fn placements_stay_under_the_lowest_switch_with_room() {
             continue;
         };
         s.pass().unwrap();
-        let free_under = |sw: &spur_core::switch_tree::Switch| {
+        let free_under = |sw: &spur_core::policy::switch_tree::Switch| {
             sw.nodes.iter().filter(|n| !busy.contains(n)).count()
         };
         let roomy: Vec<_> = tree

@@ -4,8 +4,8 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::states::{JobBaseState, JobReason};
 
 use super::scenario::{job, node, partition, Scenario};
 use crate::state::{BackfillSettings, Settings};
@@ -404,7 +404,7 @@ fn a_reserved_job_is_never_delayed_by_backfill() {
 
 fn multifactor(job_size: u32, age: u32) -> Settings {
     Settings {
-        priority: Some(spur_core::priority::PriorityWeights {
+        priority: Some(spur_core::policy::priority::PriorityWeights {
             age,
             assoc: 0,
             fairshare: 0,
@@ -469,7 +469,7 @@ fn nice_lowers_a_multifactor_priority_and_a_held_job_keeps_zero() {
     nice.nice = 300;
     let id = s.submit(nice).unwrap();
     assert_eq!(s.state.jobs[&id].priority, 1000 + 1000 - 300);
-    s.state.jobs.get_mut(&id).unwrap().hold = Some(spur_core::job::HoldKind::User);
+    s.state.jobs.get_mut(&id).unwrap().hold = Some(spur_core::model::job::HoldKind::User);
     s.state.jobs.get_mut(&id).unwrap().priority = 0;
     s.state.jobs.settle();
     s.pass().unwrap();
@@ -498,7 +498,7 @@ fn licenses_hold_jobs_back_until_running_jobs_free_them() {
     for bad in ["nosuch", "fluent:4", "fluent:x"] {
         assert_eq!(
             s.submit(with(bad)).unwrap_err().errno,
-            spur_core::api::SlurmErrno::InvalidLicenses
+            spur_core::wire::api::SlurmErrno::InvalidLicenses
         );
     }
     let [first, second, third] = submit_all(

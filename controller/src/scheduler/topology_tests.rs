@@ -4,9 +4,9 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::gpu_topology::{GpuDevice, GpuTopology, Link};
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::states::JobBaseState;
+use spur_core::policy::gpu_topology::{GpuDevice, GpuTopology, Link};
 
 use super::scenario::{job, node, partition, with_gpu_files, Scenario};
 use crate::state::{NodeDefinition, Settings};

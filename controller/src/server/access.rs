@@ -3,9 +3,9 @@
 
 use nix::unistd::{Group, Uid, User};
 
-use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::auth::rules::{self, PartitionRefusal};
-use spur_core::records::PartitionRecord;
+use spur_core::model::records::PartitionRecord;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 /// Whether `uid` belongs to one of `groups` (by name), by its primary group or as a listed member. Looked up at
 /// every check, so group changes apply without a reconfigure.
@@ -54,7 +54,7 @@ pub fn submit_error(refusal: PartitionRefusal) -> ApiError {
 /// Resolves a reservation's `Users=` to uids through the user database, before the request is committed (the state
 /// machine cannot read it); an unknown name is Slurm's `Invalid user id`.
 pub fn resolve_reservation_users(
-    request: &mut spur_core::reservation::ReservationRequest,
+    request: &mut spur_core::model::reservation::ReservationRequest,
 ) -> Result<(), ApiError> {
     let Some(users) = &request.users else {
         return Ok(());

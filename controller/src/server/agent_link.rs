@@ -9,8 +9,8 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
-use spur_core::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::auth::AuthMethod;
+use spur_core::wire::agent_proto::{AgentToController, ControllerToAgent};
 use spur_core::wire::{from_doc, pb, to_doc};
 
 use super::auth::Authenticator;
@@ -59,7 +59,7 @@ impl pb::agent_link_server::AgentLink for AgentLinkService {
                 "agent session refused: only root or SlurmUser may register a node"
             );
             return Err(Status::permission_denied(
-                spur_core::api::SlurmErrno::AccessDenied.text(),
+                spur_core::wire::api::SlurmErrno::AccessDenied.text(),
             ));
         }
         let mut hello = match from_doc::<AgentToController>(first.body.as_ref()) {
@@ -178,7 +178,7 @@ fn not_leader(addr: Option<String>, sealer: Option<&OrderSealer>) -> Status {
     };
     refusal
         .metadata_mut()
-        .insert(spur_core::controllers::LEADER_HINT_HEADER, value);
+        .insert(spur_core::model::controllers::LEADER_HINT_HEADER, value);
     if let Some(sealer) = sealer {
         let payload = spur_auth::orders::hint_payload(&sealer.nonce, &addr);
         // A refusal is rare (once per agent and leader change): encoded inline.
@@ -215,9 +215,9 @@ fn log_gpu_links(controller: &Controller, node: &str, reported: Option<&str>) {
 async fn drain(controller: &Controller, node: &str, reason: &str) {
     let command = Command::Control {
         caller_uid: 0,
-        request: spur_core::api::ControlRequest::UpdateNode {
+        request: spur_core::wire::api::ControlRequest::UpdateNode {
             nodes: vec![node.to_string()],
-            state: spur_core::api::NodeUpdateState::Drain,
+            state: spur_core::wire::api::NodeUpdateState::Drain,
             reason: Some(reason.to_string()),
         },
         now: controller.now(),

@@ -4,15 +4,15 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use spur_core::api::{
+use spur_core::auth::{jwt, params, rules, Identity};
+use spur_core::model::controllers::{ControllerChange, ControllerList};
+use spur_core::wire::api::{
     ApiError, ControlReply, ControlRequest, JobListing, Query, QueryReply, SlurmErrno, SubmitReply,
     SubmitRequest,
 };
-use spur_core::auth::{jwt, params, rules, Identity};
-use spur_core::controllers::{ControllerChange, ControllerList};
-use spur_core::listing::{self, JobListRef, ListedJob};
-use spur_core::listing_rows::{ListField, RowWriter};
 use spur_core::wire::frames::{Credential, Method};
+use spur_core::wire::listing::{self, JobListRef, ListedJob};
+use spur_core::wire::listing_rows::{ListField, RowWriter};
 use spur_core::wire::{self, from_doc, pb, to_doc, to_doc_for_reserving, DocKind};
 
 use super::access;
@@ -147,7 +147,7 @@ impl ApiService {
     fn check_partition_access(
         &self,
         identity: &Identity,
-        spec: &spur_core::job::JobSpec,
+        spec: &spur_core::model::job::JobSpec,
     ) -> Result<(), ApiError> {
         let part = self.controller.state.read(|state| {
             state
@@ -182,7 +182,7 @@ impl ApiService {
             let owner = state
                 .jobs
                 .get(&job.job_id)
-                .filter(|j| j.state == spur_core::states::JobBaseState::Pending)
+                .filter(|j| j.state == spur_core::model::states::JobBaseState::Pending)
                 .map(|j| j.spec.user_id)?;
             Some((part, owner))
         });
@@ -275,7 +275,8 @@ impl ApiService {
         listing: &JobListing,
         now: i64,
     ) -> Vec<ListedJob<'s>> {
-        let jobs: Box<dyn Iterator<Item = &spur_core::job::JobRecord>> = if listing.live_only {
+        let jobs: Box<dyn Iterator<Item = &spur_core::model::job::JobRecord>> = if listing.live_only
+        {
             Box::new(state.jobs.live())
         } else {
             Box::new(state.jobs.values())
@@ -319,7 +320,7 @@ impl ApiService {
         &self,
         identity: &Identity,
         job_id: u32,
-        pick: spur_core::step_usage::StepPick,
+        pick: spur_core::model::step_usage::StepPick,
     ) -> Result<QueryReply, ApiError> {
         let (uid, plan) = self.controller.state.read(|state| {
             let job = state
@@ -329,7 +330,10 @@ impl ApiService {
             if job.spec.user_id != identity.uid && !state.is_admin(identity.uid) {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
-            Ok((job.spec.user_id, spur_core::step_usage::plan(job, pick)))
+            Ok((
+                job.spec.user_id,
+                spur_core::model::step_usage::plan(job, pick),
+            ))
         })?;
         let steps = self
             .controller
@@ -356,7 +360,7 @@ impl ApiService {
             if job.spec.user_id != identity.uid && !state.is_admin(identity.uid) {
                 return Err(ApiError::new(SlurmErrno::AccessDenied));
             }
-            if job.state != spur_core::states::JobBaseState::Running || job.completing {
+            if job.state != spur_core::model::states::JobBaseState::Running || job.completing {
                 return Err(ApiError::new(SlurmErrno::AlreadyDone));
             }
             let step = job
@@ -364,7 +368,7 @@ impl ApiService {
                 .iter()
                 .find(|s| s.step_id == step_id && s.is_running())
                 .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
-            let nodes = spur_core::hostlist::expand(&step.node_list).unwrap_or_default();
+            let nodes = spur_core::grammar::hostlist::expand(&step.node_list).unwrap_or_default();
             Ok((nodes, job.spec.user_id))
         })?;
         let request = crate::runtime::AttachRequest {
@@ -372,7 +376,7 @@ impl ApiService {
                 .iter()
                 .enumerate()
                 .map(|(index, node)| {
-                    let attach = spur_core::step_launch::StepAttach {
+                    let attach = spur_core::model::step_launch::StepAttach {
                         job_id,
                         step_id,
                         node_index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -444,7 +448,7 @@ impl ApiService {
                         .settings
                         .licenses
                         .iter()
-                        .map(|(name, total)| spur_core::records::LicenseRecord {
+                        .map(|(name, total)| spur_core::model::records::LicenseRecord {
                             name: name.clone(),
                             total: *total,
                             used: used.get(name).copied().unwrap_or(0),
@@ -665,7 +669,7 @@ impl ApiService {
 fn listed_nodes(
     state: &crate::state::ClusterState,
     now: i64,
-) -> Vec<spur_core::records::NodeRecord> {
+) -> Vec<spur_core::model::records::NodeRecord> {
     state
         .nodes
         .values()
@@ -828,15 +832,15 @@ fn rows_asked(listing: &JobListing, accept_packed: &str) -> Option<Vec<ListField
 }
 
 /// A job's `--nodelist` and `--exclude` are checked here, before the state is locked: a malformed list, or one of
-/// more names than [`spur_core::hostlist::MAX_JOB_NODE_LIST`] (`n[1-16000000]`), is refused as slurmctld refuses
-/// names it does not know, so no such list is ever expanded under the state's lock or in a scheduling pass.
-fn check_node_lists(spec: &spur_core::job::JobSpec) -> Result<(), ApiError> {
+/// more names than [`spur_core::grammar::hostlist::MAX_JOB_NODE_LIST`] (`n[1-16000000]`), is refused as slurmctld
+/// refuses names it does not know, so no such list is ever expanded under the state's lock or in a scheduling pass.
+fn check_node_lists(spec: &spur_core::model::job::JobSpec) -> Result<(), ApiError> {
     for list in [&spec.required_nodes, &spec.excluded_nodes]
         .into_iter()
         .flatten()
     {
-        let bounded = spur_core::hostlist::Hostlist::parse_request(list)
-            .is_ok_and(|names| names.len() <= spur_core::hostlist::MAX_JOB_NODE_LIST);
+        let bounded = spur_core::grammar::hostlist::Hostlist::parse_request(list)
+            .is_ok_and(|names| names.len() <= spur_core::grammar::hostlist::MAX_JOB_NODE_LIST);
         if !bounded {
             return Err(ApiError::new(SlurmErrno::InvalidNodeName));
         }

@@ -3,8 +3,8 @@
 //! "Zero Bytes were transmitted or received".
 
 use spur_auth::{Verifier, VerifierSettings};
-use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::auth::{rules, Identity};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 use spur_core::wire::frames::Credential;
 use spur_core::wire::pb;
 

@@ -23,8 +23,8 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 
 use spur_auth::OpenedCredential;
-use spur_core::api::{ApiError, SlurmErrno};
 use spur_core::auth::{AuthMethod, Identity};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 use spur_core::wire::frames::{self, FrameError, Method, HEADER_BYTES, PREFIX_BYTES};
 use spur_core::wire::{pb, MAX_CREDENTIAL_BYTES, MAX_REQUEST_BYTES, UNAUTHENTICATED_FRAME_BYTES};
 

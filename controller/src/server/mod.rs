@@ -16,7 +16,7 @@ pub use api::ApiService;
 pub use auth::{Authenticator, DaemonGate};
 pub use raft_peer::RaftPeerService;
 
-use spur_core::api::{ApiError, SlurmErrno};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 use spur_core::wire::{pb, to_doc, DocKind};
 
 /// Builds a reply carrying either a document or a Slurm error.

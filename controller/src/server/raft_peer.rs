@@ -14,7 +14,7 @@ use crate::runtime::{
     AttachRequest, Controller, MeasureRequest, KIND_ATTACH, KIND_FORWARD, KIND_MEASURE,
 };
 use crate::state::Command;
-use spur_core::controllers::ControllerChange;
+use spur_core::model::controllers::ControllerChange;
 
 pub struct RaftPeerService {
     controller: Arc<Controller>,
@@ -50,7 +50,7 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
                 "controller call refused: only root or SlurmUser may act as a controller"
             );
             return Err(Status::permission_denied(
-                spur_core::api::SlurmErrno::AccessDenied.text(),
+                spur_core::wire::api::SlurmErrno::AccessDenied.text(),
             ));
         }
         let doc = request

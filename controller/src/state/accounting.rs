@@ -3,8 +3,8 @@
 //! MinJobAge, where it stays (docs/accounting.md). Both happen in `apply`, with the command's clock, so every
 //! replica and replay holds the same records, and snapshots carry them.
 
-use spur_core::accounting::{Filter, JobAccounting};
-use spur_core::job::{EpochSecs, JobRecord};
+use spur_core::model::accounting::{Filter, JobAccounting};
+use spur_core::model::job::{EpochSecs, JobRecord};
 
 use super::ClusterState;
 

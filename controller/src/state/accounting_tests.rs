@@ -3,9 +3,9 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::accounting::{Filter, JobAccounting};
-use spur_core::api::{ControlRequest, JobSelector};
-use spur_core::states::JobBaseState;
+use spur_core::model::accounting::{Filter, JobAccounting};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ControlRequest, JobSelector};
 
 use super::*;
 use crate::raft::AppStateMachine;

@@ -3,10 +3,10 @@
 
 use std::collections::HashSet;
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::assoc::{AcctDb, AcctIndex, AcctRequest, DEFAULT_QOS};
-use spur_core::job::{JobRecord, JobSpec};
-use spur_core::states::JobReason;
+use spur_core::model::assoc::{AcctDb, AcctIndex, AcctRequest, DEFAULT_QOS};
+use spur_core::model::job::{JobRecord, JobSpec};
+use spur_core::model::states::JobReason;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{Applied, ApplyResult, ClusterState};
 
@@ -114,7 +114,7 @@ impl ClusterState {
         spec: &JobSpec,
         qos: &str,
         account: &str,
-        assoc: &spur_core::assoc::Association,
+        assoc: &spur_core::model::assoc::Association,
     ) -> Result<(), ApiError> {
         let qos_limits = self.acct.qos(qos).map(|q| &q.limits);
         let qos_grp = qos_limits.and_then(|l| l.grp_submit);
@@ -223,7 +223,7 @@ impl ClusterState {
 }
 
 /// The association's default QOS, else its only QOS, else `normal` (slurmctld's order).
-fn default_qos(assoc: &spur_core::assoc::Association) -> String {
+fn default_qos(assoc: &spur_core::model::assoc::Association) -> String {
     if let Some(q) = &assoc.default_qos {
         return q.clone();
     }
@@ -235,8 +235,8 @@ fn default_qos(assoc: &spur_core::assoc::Association) -> String {
 
 #[cfg(test)]
 mod tests {
-    use spur_core::api::{ApiError, ControlRequest, SlurmErrno};
-    use spur_core::assoc::{AcctRequest, AssocSet, ListEdit, QosSet};
+    use spur_core::model::assoc::{AcctRequest, AssocSet, ListEdit, QosSet};
+    use spur_core::wire::api::{ApiError, ControlRequest, SlurmErrno};
 
     use crate::scheduler::scenario::{job, node, partition, Scenario};
     use crate::state::{Command, Settings};
@@ -465,10 +465,10 @@ mod tests {
 
     #[test]
     fn the_qos_factor_is_the_qos_priority_over_the_highest() {
-        let weights = spur_core::priority::PriorityWeights {
+        let weights = spur_core::policy::priority::PriorityWeights {
             qos: 1000,
-            ..spur_core::priority::PriorityWeights::from_conf(
-                &spur_core::conf::SlurmConf::parse_str(
+            ..spur_core::policy::priority::PriorityWeights::from_conf(
+                &spur_core::grammar::conf::SlurmConf::parse_str(
                     "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\n",
                     "slurm.conf",
                 )
@@ -505,7 +505,7 @@ mod tests {
 
     #[test]
     fn qos_limits_hold_jobs_back_and_refuse_submissions() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         let limits = QosSet {
             max_wall_min: Some(Some(10)),
@@ -547,7 +547,7 @@ mod tests {
 
     #[test]
     fn association_limits_of_the_user_and_of_the_accounts_above_keep_jobs_waiting() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         add_team(&mut s, Some("proj"));
         let submit = |s: &mut Scenario, account: &str, cpus: u32, minutes: Option<u32>| {
@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn per_account_limits_of_a_qos_count_each_account_apart() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         add_team(&mut s, None);
         let per_account = QosSet {
@@ -670,7 +670,7 @@ mod tests {
 
     #[test]
     fn memory_limits_count_what_jobs_hold_and_ask_for() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         let status = |s: &Scenario, id: u32| (s.state.jobs[&id].state, s.state.jobs[&id].reason);
         // The QOS's GrpTRES: 150 MB among its running jobs, each of which asks for 100.
@@ -712,7 +712,7 @@ mod tests {
 
     #[test]
     fn submit_limits_of_the_qos_the_association_and_the_accounts_above_refuse_the_next_job() {
-        use spur_core::states::JobBaseState;
+        use spur_core::model::states::JobBaseState;
         let mut s = limited();
         let submit = |s: &mut Scenario, qos: bool| {
             let mut spec = job(1, 100, 0, Some(5));
@@ -804,7 +804,7 @@ mod tests {
 
     #[test]
     fn group_jobs_tres_per_job_and_association_max_jobs_hold_jobs_back() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         let limits = QosSet {
             grp_jobs: Some(Some(1)),
@@ -858,7 +858,7 @@ mod tests {
 
     #[test]
     fn group_and_per_user_tres_limits_count_what_running_jobs_hold() {
-        use spur_core::states::{JobBaseState, JobReason};
+        use spur_core::model::states::{JobBaseState, JobReason};
         let mut s = limited();
         for (qos, set) in [
             (

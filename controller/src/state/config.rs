@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use spur_core::records::{ClusterConfig, NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
+use spur_core::model::records::{
+    ClusterConfig, NodeBaseState, NodeGres, NodeRecord, PartitionRecord,
+};
 
 use super::ClusterState;
 
@@ -35,13 +37,13 @@ pub struct Settings {
     pub backfill: BackfillSettings,
     /// `PriorityType=priority/multifactor` and its weights; `None` is `priority/basic`.
     #[serde(default)]
-    pub priority: Option<spur_core::priority::PriorityWeights>,
+    pub priority: Option<spur_core::policy::priority::PriorityWeights>,
     /// `SchedulerParameters=enable_user_top`: users may `scontrol top` their own jobs (else only administrators).
     #[serde(default)]
     pub enable_user_top: bool,
     /// `PreemptType=preempt/partition_prio` with the cluster's `PreemptMode`; `None`: no preemption.
     #[serde(default)]
-    pub preempt: Option<spur_core::records::PreemptMode>,
+    pub preempt: Option<spur_core::model::records::PreemptMode>,
     /// `GANG` in the cluster's `PreemptMode`: `SUSPEND` preempts, and (as in Slurm, whose gang scheduler then
     /// preempts) `GraceTime` is not applied.
     #[serde(default)]
@@ -58,7 +60,7 @@ pub struct Settings {
     /// `TopologyPlugin=topology/tree`: topology.conf's switches, which multi-node jobs are kept under; empty
     /// otherwise (docs/scheduling.md, Topology).
     #[serde(default)]
-    pub switch_tree: spur_core::switch_tree::SwitchTree,
+    pub switch_tree: spur_core::policy::switch_tree::SwitchTree,
     /// `SchedulerParameters=max_switch_wait`: the longest a job may wait for its `--switches` count, in seconds.
     #[serde(default = "default_max_switch_wait_secs")]
     pub max_switch_wait_secs: u32,
@@ -95,7 +97,7 @@ pub struct Settings {
     pub preempt_by_qos: bool,
     /// `PriorityDecayHalfLife`, `PriorityUsageResetPeriod` and Fair Tree or not (`PriorityFlags=NO_FAIR_TREE`).
     #[serde(default)]
-    pub fairshare: spur_core::fairshare::FairShareSettings,
+    pub fairshare: spur_core::policy::fairshare::FairShareSettings,
     /// `DefCpuPerGPU`: CPUs per GPU for jobs that ask for GPUs without `-c` or `--cpus-per-gpu` (a partition's
     /// own takes precedence).
     #[serde(default)]
@@ -203,7 +205,7 @@ pub struct NodeDefinition {
     pub gres: Vec<NodeGres>,
     /// GPU links from gres.conf `Links=`, in GPU unit order.
     #[serde(default)]
-    pub gpu_links: Option<spur_core::gpu_topology::GpuTopology>,
+    pub gpu_links: Option<spur_core::policy::gpu_topology::GpuTopology>,
     /// `State=DRAIN`/`DOWN` in slurm.conf.
     pub configured_down: bool,
     pub configured_drain: bool,
@@ -225,7 +227,7 @@ impl ClusterState {
         }
         self.settings = snapshot.settings;
         self.seed_accounting_entities();
-        if self.settings.fairshare.reset == spur_core::fairshare::UsageReset::Now {
+        if self.settings.fairshare.reset == spur_core::policy::fairshare::UsageReset::Now {
             self.usage.reset();
         }
         let mut all_partitions = snapshot.partitions;

@@ -6,11 +6,11 @@
 //! Spur frees them at once.
 //!
 //! A node's share of the job's resources is released when the job ends, as before; the node is held by
-//! [`NodeRecord::epilogs_running`](spur_core::records::NodeRecord) (which `accepts_work` reads) and the job by
-//! [`JobRecord::epilog_pending`](spur_core::job::JobRecord). Both change only here, together.
+//! [`NodeRecord::epilogs_running`](spur_core::model::records::NodeRecord) (which `accepts_work` reads) and the job by
+//! [`JobRecord::epilog_pending`](spur_core::model::job::JobRecord). Both change only here, together.
 
-use spur_core::job::EpochSecs;
-use spur_core::states::NodeBaseState;
+use spur_core::model::job::EpochSecs;
+use spur_core::model::states::NodeBaseState;
 
 use super::ClusterState;
 

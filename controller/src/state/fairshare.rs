@@ -3,10 +3,10 @@
 //! jobs, so no job's last seconds are lost. Applying it is the pure `FairShareUsage::accrue` over the jobs that ran,
 //! so every replica holds the same usage (docs/scheduling.md, Fair-share).
 
-use spur_core::assoc::DEFAULT_QOS;
-use spur_core::fairshare::{assoc_chain, JobUse, TresRunMins};
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
+use spur_core::model::assoc::DEFAULT_QOS;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::policy::fairshare::{assoc_chain, JobUse, TresRunMins};
 
 use super::ClusterState;
 
@@ -89,16 +89,16 @@ impl ClusterState {
 
 /// What a job that ran counts: its billing TRES (its CPUs without its partition's `TRESBillingWeights`, unrounded
 /// with them) times its QOS's `UsageFactor` per second. A suspended job counts nothing while it is suspended.
-fn job_use<'a>(acct: &spur_core::assoc::AcctDb, job: &'a JobRecord) -> Option<JobUse<'a>> {
+fn job_use<'a>(acct: &spur_core::model::assoc::AcctDb, job: &'a JobRecord) -> Option<JobUse<'a>> {
     let start = job.start_time?;
     let alloc = job.alloc.as_ref()?;
     if job.state == JobBaseState::Suspended || job.preempt_suspended {
         return None;
     }
     let nodes = alloc.node_names.len().max(1) as u64;
-    let billing = spur_core::billing::usage_billing(
+    let billing = spur_core::policy::billing::usage_billing(
         job.billing_weights.as_deref(),
-        &spur_core::billing::TresCounts {
+        &spur_core::policy::billing::TresCounts {
             cpus: u64::from(alloc.cpus) * nodes,
             mem_mb: alloc.mem_mb * nodes,
             nodes,

@@ -1,12 +1,12 @@
-use spur_core::api::ControlRequest;
-use spur_core::assoc::{AcctRequest, AssocSet};
-use spur_core::priority::PriorityWeights;
+use spur_core::model::assoc::{AcctRequest, AssocSet};
+use spur_core::policy::priority::PriorityWeights;
+use spur_core::wire::api::ControlRequest;
 
 use crate::scheduler::scenario::{job, node, partition, Scenario};
 use crate::state::{Command, Settings};
 
 fn weights(fairshare: u32) -> PriorityWeights {
-    let conf = spur_core::conf::SlurmConf::parse_str(
+    let conf = spur_core::grammar::conf::SlurmConf::parse_str(
         "ClusterName=c\nSlurmctldHost=h\nPriorityType=priority/multifactor\n",
         "slurm.conf",
     )
@@ -21,7 +21,7 @@ fn weights(fairshare: u32) -> PriorityWeights {
 fn cluster(fairshare_weight: u32) -> Scenario {
     let settings = Settings {
         priority: Some(weights(fairshare_weight)),
-        fairshare: spur_core::fairshare::FairShareSettings {
+        fairshare: spur_core::policy::fairshare::FairShareSettings {
             half_life_secs: 0,
             ..Default::default()
         },
@@ -64,7 +64,7 @@ fn cluster(fairshare_weight: u32) -> Scenario {
     s
 }
 
-fn bobs(cpus: u32) -> spur_core::job::JobSpec {
+fn bobs(cpus: u32) -> spur_core::model::job::JobSpec {
     let mut spec = job(cpus, 100, 0, None);
     spec.user_name = "bob".into();
     spec.user_id = 1001;

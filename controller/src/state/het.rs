@@ -4,9 +4,9 @@
 //! and the job's end is the leader's: when its script ends or it is cancelled, every component ends with it.
 //! A component other than the leader can be cancelled on its own; the rest keep running, as in Slurm.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{Allocation, EpochSecs, HetMembership, JobSpec};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{Allocation, EpochSecs, HetMembership, JobSpec};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::jobs::started_and_live;
 use super::{Applied, ApplyResult, ClusterState, Effect};

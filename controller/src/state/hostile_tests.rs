@@ -4,9 +4,9 @@
 
 use proptest::prelude::*;
 
-use spur_core::api::{ControlRequest, JobUpdate, SlurmErrno};
 use spur_core::format::{scontrol_job, squeue, FormatContext};
-use spur_core::job::{GresRequest, JobSpec};
+use spur_core::model::job::{GresRequest, JobSpec};
+use spur_core::wire::api::{ControlRequest, JobUpdate, SlurmErrno};
 
 use super::tests::{select, spec, Harness};
 use super::Command;
@@ -56,7 +56,7 @@ fn num_tasks_updates_are_checked_as_slurmctld_does() {
             ..Default::default()
         },
     };
-    for bad in [0, spur_core::values::NO_VAL, u32::MAX] {
+    for bad in [0, spur_core::grammar::values::NO_VAL, u32::MAX] {
         let refused = h.control(1000, update(bad)).expect_err("refused");
         assert_eq!(refused.errno, SlurmErrno::BadTaskCount, "{bad}");
     }
@@ -77,7 +77,7 @@ fn size32() -> impl Strategy<Value = u32> {
         0..5u32,
         Just(1 << 30),
         Just(1 << 31),
-        Just(spur_core::values::NO_VAL - 1),
+        Just(spur_core::grammar::values::NO_VAL - 1),
         Just(u32::MAX),
     ]
 }
@@ -87,7 +87,7 @@ fn size64() -> impl Strategy<Value = u64> {
         0..5000u64,
         Just(1 << 40),
         Just(u64::from(u32::MAX) + 1),
-        Just(spur_core::values::NO_VAL64),
+        Just(spur_core::grammar::values::NO_VAL64),
         Just(u64::MAX),
     ]
 }

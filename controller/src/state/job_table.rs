@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Deref;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use spur_core::job::{HoldKind, JobRecord};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{HoldKind, JobRecord};
+use spur_core::model::states::{JobBaseState, JobReason};
 
 #[derive(Debug, Clone, Default)]
 pub struct JobTable {
@@ -214,8 +214,8 @@ impl<'de> Deserialize<'de> for JobTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::JobSpec;
-    use spur_core::states::JobBaseState;
+    use spur_core::model::job::JobSpec;
+    use spur_core::model::states::JobBaseState;
 
     fn pending(job_id: u32) -> JobRecord {
         JobRecord::pending(job_id, JobSpec::default(), "p".to_string(), 0, 1)

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{JobRecord, JobSpec};
-use spur_core::values::licenses;
+use spur_core::grammar::values::licenses;
+use spur_core::model::job::{JobRecord, JobSpec};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::jobs::holds_resources;
 use super::ClusterState;

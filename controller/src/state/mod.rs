@@ -25,11 +25,11 @@ mod top;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use spur_core::agent_proto::TerminateReason;
-use spur_core::api::{ApiError, ControlRequest, SignalScope};
-use spur_core::job::{Allocation, EpochSecs, JobRecord, JobSpec};
-use spur_core::records::{ClusterConfig, NodeRecord, PartitionRecord};
-use spur_core::states::JobReason;
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord, JobSpec};
+use spur_core::model::records::{ClusterConfig, NodeRecord, PartitionRecord};
+use spur_core::model::states::JobReason;
+pub use spur_core::wire::agent_proto::TerminateReason;
+use spur_core::wire::api::{ApiError, ControlRequest, SignalScope};
 
 pub use config::{
     BackfillSettings, ConfigSnapshot, NodeDefinition, Settings, DEFAULT_MAX_SWITCH_WAIT_SECS,
@@ -89,7 +89,7 @@ pub enum Command {
         priorities: Vec<(u32, u32)>,
         /// preempt/partition_prio: running jobs to end (`CANCEL`) or requeue (`REQUEUE`).
         #[serde(default)]
-        preemptions: Vec<(u32, spur_core::records::PreemptMode)>,
+        preemptions: Vec<(u32, spur_core::model::records::PreemptMode)>,
         /// Free text shown instead of the reason of some of `reasons` (reservations keeping a job off).
         #[serde(default)]
         reason_descs: Vec<(u32, String)>,
@@ -276,7 +276,7 @@ pub enum Effect {
     /// Start a step's tasks on one of the job's nodes.
     LaunchStep {
         node: String,
-        launch: Box<spur_core::step_launch::NodeStepLaunch>,
+        launch: Box<spur_core::model::step_launch::NodeStepLaunch>,
     },
     /// A multi-node job ended: its nodes other than the first run slurm.conf's `Epilog` (the first node's
     /// supervisor runs it there). Carries the job as it ended.
@@ -312,7 +312,7 @@ pub struct Applied {
     pub reservation: Option<String>,
     /// What an accounting request (`sacctmgr`) changed, or why it changed nothing.
     #[serde(default)]
-    pub acct: Option<spur_core::assoc::AcctResult>,
+    pub acct: Option<spur_core::model::assoc::AcctResult>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -340,7 +340,7 @@ pub struct ClusterState {
     pub control_requests: requests::ControlRequests,
     /// Advance reservations by name (`scontrol create reservation`).
     #[serde(default)]
-    pub reservations: BTreeMap<String, spur_core::reservation::ReservationRecord>,
+    pub reservations: BTreeMap<String, spur_core::model::reservation::ReservationRecord>,
     /// Reservations created so far: the counter in the names Slurm gives anonymous ones.
     #[serde(default)]
     pub reservations_made: u32,
@@ -349,13 +349,13 @@ pub struct ClusterState {
     pub runtime_partitions: std::collections::BTreeSet<String>,
     /// Accounting records of jobs purged from `jobs` (live jobs' records are made from `jobs`), by job id.
     #[serde(default)]
-    pub accounting: BTreeMap<u32, spur_core::accounting::JobAccounting>,
+    pub accounting: BTreeMap<u32, spur_core::model::accounting::JobAccounting>,
     /// QOS, accounts, users and associations (`sacctmgr`), seeded as slurmdbd seeds a new cluster.
     #[serde(default)]
-    pub acct: spur_core::assoc::AcctDb,
+    pub acct: spur_core::model::assoc::AcctDb,
     /// Each association's decayed usage, for fair-share (priority/multifactor).
     #[serde(default)]
-    pub usage: spur_core::fairshare::FairShareUsage,
+    pub usage: spur_core::policy::fairshare::FairShareUsage,
 }
 
 impl ClusterState {
@@ -651,7 +651,7 @@ impl ClusterState {
                 ));
             }
             // Cores of one's own are never shared, and shared ones hold no more jobs than their partitions allow.
-            let shared_cores = slots.div_ceil(spur_core::oversubscribe::SLOTS_PER_CORE);
+            let shared_cores = slots.div_ceil(spur_core::policy::oversubscribe::SLOTS_PER_CORE);
             if u64::from(used_cpus) + shared_cores > u64::from(node.cpus) {
                 return Err(format!(
                     "node {}: {} CPUs of jobs' own and {} cores' worth of shared CPUs on {} CPUs",
@@ -689,10 +689,12 @@ impl ClusterState {
                 }
             }
             // A GPU is either held whole or shared out in shards, never both.
-            if let Some(layout) = spur_core::gpu_shard::ShardLayout::of(&node.gres) {
-                let shards = node.alloc_gres.get(spur_core::gpu_shard::SHARD_GRES);
+            if let Some(layout) = spur_core::policy::gpu_shard::ShardLayout::of(&node.gres) {
+                let shards = node
+                    .alloc_gres
+                    .get(spur_core::policy::gpu_shard::SHARD_GRES);
                 let sharded = layout.gpus_of(shards.map_or(&[], Vec::as_slice));
-                let whole = node.alloc_gres.get(spur_core::records::GPU_GRES);
+                let whole = node.alloc_gres.get(spur_core::model::records::GPU_GRES);
                 if let Some(gpu) = sharded
                     .iter()
                     .find(|g| whole.is_some_and(|w| w.contains(g)))

@@ -3,7 +3,7 @@
 //! with `ESLURM_NOT_SUPPORTED` (docs/compatibility.md). Deleting takes idle nodes out of the cluster and its
 //! partitions until a restart applies slurm.conf again, as in Slurm.
 
-use spur_core::api::{ApiError, SlurmErrno};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{jobs, Applied, ApplyResult, ClusterState};
 
@@ -39,7 +39,7 @@ impl ClusterState {
                 format!("failed to delete nodes {list}"),
             )
         };
-        let names = spur_core::hostlist::expand(list).map_err(|_| invalid())?;
+        let names = spur_core::grammar::hostlist::expand(list).map_err(|_| invalid())?;
         if names.is_empty() || names.iter().any(|n| !self.nodes.contains_key(n)) {
             return Err(invalid());
         }
@@ -61,7 +61,7 @@ impl ClusterState {
         }
         for partition in &mut self.partitions {
             partition.nodes.retain(|n| !names.contains(n));
-            partition.nodes_expr = spur_core::hostlist::compress(&partition.nodes);
+            partition.nodes_expr = spur_core::grammar::hostlist::compress(&partition.nodes);
         }
         Ok(Applied::default())
     }

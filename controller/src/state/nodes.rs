@@ -1,14 +1,14 @@
 //! Node lifecycle: agent registration, liveness and admin state changes (`scontrol update NodeName=`).
 
-use spur_core::api::{ApiError, NodeUpdateState, SlurmErrno};
-use spur_core::job::EpochSecs;
-use spur_core::records::{NodeBaseState, NodeRecord, PartitionState};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::EpochSecs;
+use spur_core::model::records::{NodeBaseState, NodeRecord, PartitionState};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, NodeUpdateState, SlurmErrno};
 
 use super::{jobs, Applied, ApplyResult, ClusterState, Effect, Outcome, TerminateReason};
 
 /// What an agent says about itself and its jobs when it (re)connects: its hello, logged as it came.
-pub type NodeRegistration = spur_core::agent_proto::NodeHello;
+pub type NodeRegistration = spur_core::wire::agent_proto::NodeHello;
 
 impl ClusterState {
     pub(super) fn register_node(&mut self, reg: NodeRegistration, now: EpochSecs) -> ApplyResult {
@@ -295,7 +295,7 @@ fn set_reason(node: &mut NodeRecord, reason: Option<String>, uid: u32, now: Epoc
 }
 
 /// The agent runs the job's current run (an agent that does not say which run it runs is believed).
-fn runs_current(reg: &NodeRegistration, job: &spur_core::job::JobRecord) -> bool {
+fn runs_current(reg: &NodeRegistration, job: &spur_core::model::job::JobRecord) -> bool {
     reg.running_jobs.contains(&job.job_id)
         && reg
             .running_runs

@@ -2,9 +2,9 @@
 //! created so is remembered by name, so a restart's `ApplyConfig` (which replaces the configured partitions) keeps it,
 //! as slurmctld recreates partitions of its state file that slurm.conf lacks.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::partition_spec::PartitionSpec;
-use spur_core::records::PartitionRecord;
+use spur_core::model::partition_spec::PartitionSpec;
+use spur_core::model::records::PartitionRecord;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{Applied, ApplyResult, ClusterState};
 
@@ -112,7 +112,7 @@ impl ClusterState {
             return Ok(self.nodes.keys().cloned().collect());
         }
         let invalid = || ApiError::new(SlurmErrno::InvalidNodeName);
-        let names = spur_core::hostlist::expand(expr).map_err(|_| invalid())?;
+        let names = spur_core::grammar::hostlist::expand(expr).map_err(|_| invalid())?;
         if names.iter().any(|n| !self.nodes.contains_key(n)) {
             return Err(invalid());
         }

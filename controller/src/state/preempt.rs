@@ -7,10 +7,10 @@
 //! the preemptor until the scheduler resumes it. A victim that ended or is already leaving by the time the plan
 //! applies is left alone.
 
-use spur_core::api::SignalScope;
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::records::PreemptMode;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::model::records::PreemptMode;
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::SignalScope;
 
 use super::{ClusterState, Effect, TerminateReason};
 
@@ -138,12 +138,12 @@ impl ClusterState {
     }
 
     /// The job's QOS: the one it runs under, else `normal`.
-    pub(crate) fn job_qos(&self, job: &JobRecord) -> Option<&spur_core::assoc::Qos> {
+    pub(crate) fn job_qos(&self, job: &JobRecord) -> Option<&spur_core::model::assoc::Qos> {
         self.acct.qos(
             job.spec
                 .qos
                 .as_deref()
-                .unwrap_or(spur_core::assoc::DEFAULT_QOS),
+                .unwrap_or(spur_core::model::assoc::DEFAULT_QOS),
         )
     }
 

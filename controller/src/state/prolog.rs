@@ -3,9 +3,9 @@
 //! then does its batch script start (salloc and srun wait for the same record). A node whose prolog fails is
 //! drained (`Prolog error`); a batch job goes back to the queue held, an allocation is cancelled.
 
-use spur_core::api::NodeUpdateState;
-use spur_core::job::{EpochSecs, HoldKind};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{EpochSecs, HoldKind};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::NodeUpdateState;
 
 use super::{Applied, ClusterState, Effect, Outcome};
 

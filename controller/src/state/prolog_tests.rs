@@ -3,9 +3,9 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::job::HoldKind;
-use spur_core::records::NodeBaseState;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::HoldKind;
+use spur_core::model::records::NodeBaseState;
+use spur_core::model::states::{JobBaseState, JobReason};
 
 use super::*;
 use crate::scheduler::scenario::{job, node, partition, registration, Scenario};
@@ -219,7 +219,7 @@ fn an_allocation_runs_its_epilog_on_every_node() {
         .apply(Command::Control {
             caller_uid: 1000,
             request: ControlRequest::Complete {
-                job: spur_core::api::JobSelector {
+                job: spur_core::wire::api::JobSelector {
                     job_id: id,
                     array_task: None,
                 },
@@ -294,7 +294,7 @@ fn other_nodes_epilogs_keep_the_job_completing_and_the_nodes_closed() {
             assert!(!n.accepts_work(), "{name} takes no job during the epilog");
             assert!(n
                 .full_state()
-                .has(spur_core::states::NodeStateFlag::Completing));
+                .has(spur_core::model::states::NodeStateFlag::Completing));
         }
         // Nothing starts on a node while its epilog runs.
         let next = {

@@ -45,7 +45,7 @@ pub type SubmitRequests = RequestTable<u32>;
 /// Control requests (cancel, requeue, step creation, updates, ...): the answer each got, without the effects
 /// (those were carried out by the first attempt). A retried `scontrol requeue` requeues once, a retried srun step
 /// creation launches its tasks once.
-pub type ControlRequests = RequestTable<Result<super::Applied, spur_core::api::ApiError>>;
+pub type ControlRequests = RequestTable<Result<super::Applied, spur_core::wire::api::ApiError>>;
 
 impl<V> RequestTable<V> {
     pub fn get(&self, request_id: &str) -> Option<&V> {

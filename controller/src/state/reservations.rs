@@ -2,9 +2,9 @@
 //! `--reservation` submission passes, and forgetting reservations whose window has ended. Every check here reads
 //! only the state and the command's `now`, so replicas and replays agree.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, JobSpec};
-use spur_core::reservation::{ReservationFlags, ReservationRecord, ReservationRequest};
+use spur_core::model::job::{EpochSecs, JobSpec};
+use spur_core::model::reservation::{ReservationFlags, ReservationRecord, ReservationRequest};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::jobs::holds_resources;
 use super::{Applied, ApplyResult, ClusterState};
@@ -235,7 +235,7 @@ impl ClusterState {
             }
             (Some(expr), _) => {
                 flags.spec_nodes = true;
-                let names = spur_core::hostlist::expand(expr)
+                let names = spur_core::grammar::hostlist::expand(expr)
                     .map_err(|_| ApiError::new(SlurmErrno::InvalidNodeName))?;
                 if names.iter().any(|n| !self.nodes.contains_key(n)) {
                     return Err(ApiError::new(SlurmErrno::InvalidNodeName));
@@ -341,9 +341,9 @@ fn window_end(start: EpochSecs, request: &ReservationRequest) -> Result<EpochSec
 
 #[cfg(test)]
 mod tests {
-    use spur_core::api::{ApiError, ControlRequest, SlurmErrno};
-    use spur_core::job::EpochSecs;
-    use spur_core::reservation::{ReservationFlag, ReservationRequest};
+    use spur_core::model::job::EpochSecs;
+    use spur_core::model::reservation::{ReservationFlag, ReservationRequest};
+    use spur_core::wire::api::{ApiError, ControlRequest, SlurmErrno};
 
     use crate::scheduler::scenario::{job, node, partition, Scenario};
     use crate::state::{ClusterState, Command, Settings};
@@ -540,7 +540,7 @@ mod tests {
             .map_err(|e| e.errno)
         };
         let waiting = s
-            .submit(spur_core::job::JobSpec {
+            .submit(spur_core::model::job::JobSpec {
                 reservation: Some("r".into()),
                 ..job(1, 1000, 0, Some(10))
             })
@@ -554,7 +554,7 @@ mod tests {
         s.apply(Command::Control {
             caller_uid: 0,
             request: ControlRequest::Cancel {
-                job: spur_core::api::JobSelector {
+                job: spur_core::wire::api::JobSelector {
                     job_id: waiting,
                     array_task: None,
                 },
@@ -577,7 +577,7 @@ mod tests {
         };
         create(&mut s, others).unwrap();
         let held = s
-            .submit(spur_core::job::JobSpec {
+            .submit(spur_core::model::job::JobSpec {
                 hold: true,
                 ..job(1, 1000, 0, Some(10))
             })
@@ -585,11 +585,11 @@ mod tests {
         // The job's owner (uid 1000) asks; a refusal may come back whole or per job.
         let update = |s: &mut Scenario, name: &str| {
             let request = ControlRequest::UpdateJob {
-                job: spur_core::api::JobSelector {
+                job: spur_core::wire::api::JobSelector {
                     job_id: held,
                     array_task: None,
                 },
-                update: spur_core::api::JobUpdate {
+                update: spur_core::wire::api::JobUpdate {
                     reservation: Some(name.into()),
                     ..Default::default()
                 },

@@ -1,11 +1,11 @@
 //! Steps of running jobs: srun registers one (`CreateStep`), reports its end (`CompleteStep`); a job that ends
 //! takes its still-running steps with it, as CANCELLED.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
-use spur_core::step::StepRecord;
-use spur_core::step_launch::StepLaunch;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::model::step::StepRecord;
+use spur_core::model::step_launch::StepLaunch;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{Applied, ApplyResult, ClusterState, Effect};
 
@@ -71,7 +71,7 @@ impl ClusterState {
             Some(launch) => launch_nodes(launch, &job_nodes)?,
             None => job_nodes,
         };
-        let node_list = spur_core::hostlist::compress(&nodes);
+        let node_list = spur_core::grammar::hostlist::compress(&nodes);
         let node_ranks = new
             .launch
             .as_ref()
@@ -194,7 +194,7 @@ impl ClusterState {
                 node,
                 job_id,
                 signal,
-                scope: spur_core::api::SignalScope::Steps,
+                scope: spur_core::wire::api::SignalScope::Steps,
                 step_pids: vec![step.srun_pid],
             }]
         };
@@ -327,7 +327,7 @@ fn launch_nodes(launch: &StepLaunch, job_nodes: &[String]) -> Result<Vec<String>
 
 /// The ranks of each node of `node_list` (in its expanded order), as the launch lays them out.
 fn ranks_by_node(launch: &StepLaunch, node_list: &str) -> Vec<Vec<u32>> {
-    spur_core::hostlist::expand(node_list)
+    spur_core::grammar::hostlist::expand(node_list)
         .unwrap_or_default()
         .iter()
         .map(|node| {
@@ -351,7 +351,7 @@ pub(super) fn signal_step_tasks<'a>(
 ) -> Vec<Effect> {
     let mut per_node: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
     for step in steps {
-        for node in spur_core::hostlist::expand(&step.node_list).unwrap_or_default() {
+        for node in spur_core::grammar::hostlist::expand(&step.node_list).unwrap_or_default() {
             per_node.entry(node).or_default().push(step.step_id);
         }
     }

@@ -3,12 +3,12 @@
 
 use pretty_assertions::assert_eq;
 
-use spur_core::api::{
+use spur_core::model::job::{GresRequest, JobSpec};
+use spur_core::model::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::{
     ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
 };
-use spur_core::job::{GresRequest, JobSpec};
-use spur_core::records::{ClusterConfig, NodeGres, PartitionRecord, PartitionState};
-use spur_core::states::{JobBaseState, JobReason};
 
 use super::*;
 use crate::scheduler::schedule;
@@ -188,7 +188,7 @@ impl Harness {
         })
     }
 
-    fn job(&self, id: u32) -> &spur_core::job::JobRecord {
+    fn job(&self, id: u32) -> &spur_core::model::job::JobRecord {
         &self.state.jobs[&id]
     }
 }
@@ -1219,7 +1219,7 @@ fn a_silent_node_goes_down_and_its_jobs_that_may_not_be_requeued_fail() {
     assert_eq!(h.job(job).state, JobBaseState::NodeFail);
     assert_eq!(
         h.state.nodes["n1"].base_state,
-        spur_core::records::NodeBaseState::Down
+        spur_core::model::records::NodeBaseState::Down
     );
     let waiting = h.submit(spec("later"));
     assert!(h.schedule().is_empty());
@@ -1378,7 +1378,7 @@ fn a_silent_second_node_stops_the_job_on_its_first_node() {
 /// `NumNodes=1` and a `ResizeTime`, and the step that had tasks on the lost node is killed.
 #[test]
 fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
-    use spur_core::step_launch::{NodeTasks, StepLaunch};
+    use spur_core::model::step_launch::{NodeTasks, StepLaunch};
     let (mut s, id) = job_on_two_nodes(|spec| {
         spec.no_kill = true;
         spec.script = Some("#!/bin/sh\nsrun sleep 60\n".to_string());
@@ -1649,7 +1649,10 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
     assert_eq!(h.job(job).steps[2].exit_signal, 9);
     h.finish(job, 0, 0);
     assert_eq!(h.job(job).steps[1].state, JobBaseState::Cancelled);
-    assert_eq!(spur_core::step::derived_exit(&h.job(job).steps), (3, 0));
+    assert_eq!(
+        spur_core::model::step::derived_exit(&h.job(job).steps),
+        (3, 0)
+    );
 }
 
 #[test]
@@ -1790,7 +1793,7 @@ fn a_retried_control_request_takes_effect_once_and_gets_the_first_answer() {
 
 #[test]
 fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
-    use spur_core::step_launch::{NodeTasks, StepLaunch};
+    use spur_core::model::step_launch::{NodeTasks, StepLaunch};
     let mut h = Harness::new();
     let job = h.submit(spec("remote"));
     h.schedule();
@@ -1844,8 +1847,8 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
     assert_eq!((step.node_list.as_str(), step.num_nodes), ("n1", 1));
 }
 
-fn part_spec(name: &str) -> spur_core::partition_spec::PartitionSpec {
-    spur_core::partition_spec::PartitionSpec {
+fn part_spec(name: &str) -> spur_core::model::partition_spec::PartitionSpec {
+    spur_core::model::partition_spec::PartitionSpec {
         name: name.to_string(),
         ..Default::default()
     }
@@ -1855,7 +1858,7 @@ fn part_spec(name: &str) -> spur_core::partition_spec::PartitionSpec {
 fn partitions_created_updated_and_deleted_at_run_time() {
     let mut h = Harness::new();
     let create = |spec| ControlRequest::CreatePartition { spec };
-    let p2 = spur_core::partition_spec::PartitionSpec {
+    let p2 = spur_core::model::partition_spec::PartitionSpec {
         nodes: Some("n1".into()),
         max_time_min: Some(Some(30)),
         ..part_spec("p2")
@@ -1869,7 +1872,7 @@ fn partitions_created_updated_and_deleted_at_run_time() {
         h.control(0, create(p2)).unwrap_err().errno,
         SlurmErrno::InvalidPartitionName
     );
-    let bad_nodes = spur_core::partition_spec::PartitionSpec {
+    let bad_nodes = spur_core::model::partition_spec::PartitionSpec {
         nodes: Some("nosuch".into()),
         ..part_spec("p3")
     };
@@ -1883,7 +1886,7 @@ fn partitions_created_updated_and_deleted_at_run_time() {
     assert_eq!(h.state.nodes["n1"].partitions, vec!["debug", "p2"]);
 
     // Default=YES moves the default; jobs then land in p2.
-    let make_default = spur_core::partition_spec::PartitionSpec {
+    let make_default = spur_core::model::partition_spec::PartitionSpec {
         default: Some(true),
         max_time_min: Some(None),
         ..part_spec("p2")
@@ -1930,7 +1933,7 @@ fn partitions_created_updated_and_deleted_at_run_time() {
 #[test]
 fn a_created_partition_survives_a_restart_and_a_configured_one_comes_back() {
     let mut h = Harness::new();
-    let p2 = spur_core::partition_spec::PartitionSpec {
+    let p2 = spur_core::model::partition_spec::PartitionSpec {
         nodes: Some("ALL".into()),
         ..part_spec("p2")
     };
@@ -2083,7 +2086,7 @@ fn nodes_created_only_as_future_and_deleted_when_idle() {
         h.control(1000, delete("n1")).unwrap_err().errno,
         SlurmErrno::UserIdMissing
     );
-    let reservation = spur_core::reservation::ReservationRecord {
+    let reservation = spur_core::model::reservation::ReservationRecord {
         name: "r1".into(),
         start: h.now + 3600,
         end: h.now + 7200,
@@ -2154,7 +2157,7 @@ fn a_step_past_its_own_time_limit_ends_timeout() {
 #[test]
 fn a_partition_a_reservation_is_made_for_cannot_be_deleted() {
     let mut h = Harness::new();
-    let reservation = spur_core::reservation::ReservationRecord {
+    let reservation = spur_core::model::reservation::ReservationRecord {
         name: "r1".into(),
         start: h.now + 3600,
         end: h.now + 7200,

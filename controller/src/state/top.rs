@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::JobRecord;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{Applied, ApplyResult, ClusterState};
 
@@ -126,7 +126,7 @@ pub(super) fn plan(jobs: &BTreeMap<u32, JobRecord>, top: &[u32]) -> Vec<Change> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::job::JobSpec;
+    use spur_core::model::job::JobSpec;
 
     fn jobs(list: &[(u32, u32, &str, u32)]) -> BTreeMap<u32, JobRecord> {
         list.iter()
@@ -236,7 +236,7 @@ mod tests {
     /// `scontrol update Priority=/Nice=`, the other way priorities change by hand, beside `top`.
     #[test]
     fn updates_of_priority_and_nice_follow_slurm() {
-        use spur_core::api::{ControlRequest, JobSelector, JobUpdate};
+        use spur_core::wire::api::{ControlRequest, JobSelector, JobUpdate};
         let mut state = ClusterState::new();
         state.jobs = jobs(&[(1, 1000, "debug", 2800), (2, 1000, "debug", 2800)]).into();
         let update = |job_id: u32, update: JobUpdate| ControlRequest::UpdateJob {
@@ -279,7 +279,10 @@ mod tests {
             (7777, 0)
         );
         assert_eq!(errno(&mut state, 0, update(2, priority(0))), None);
-        assert_eq!(state.jobs[&2].hold, Some(spur_core::job::HoldKind::Admin));
+        assert_eq!(
+            state.jobs[&2].hold,
+            Some(spur_core::model::job::HoldKind::Admin)
+        );
         assert_eq!(state.jobs[&2].priority, 0);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use spur_core::job::{EpochSecs, JobRecord};
+use spur_core::model::job::{EpochSecs, JobRecord};
 
 use super::net::Millis;
 

@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use spur_controller::scheduler::Plan;
 use spur_controller::state::ClusterState;
-use spur_core::job::{Allocation, JobRecord};
-use spur_core::records::NodeBaseState;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{Allocation, JobRecord};
+use spur_core::model::records::NodeBaseState;
+use spur_core::model::states::JobBaseState;
 
 use super::workload::{declared_exit, Client};
 
@@ -146,7 +146,7 @@ impl Checker {
             );
         }
         assert!(client.pending.is_empty(), "submissions never acknowledged");
-        let accounting: BTreeMap<u32, spur_core::accounting::JobAccounting> = state
+        let accounting: BTreeMap<u32, spur_core::model::accounting::JobAccounting> = state
             .accounting_records(None, None, None, i64::MAX)
             .into_iter()
             .map(|record| (record.job_id, record))
@@ -212,7 +212,7 @@ impl Checker {
 }
 
 /// A job's accounting record, live or kept after its purge, says how it ended, as the live job did.
-fn audit_accounting(record: &spur_core::accounting::JobAccounting, end: Final) {
+fn audit_accounting(record: &spur_core::model::accounting::JobAccounting, end: Final) {
     let id = record.job_id;
     assert_eq!(
         (record.state, record.exit_code, record.exit_signal),
@@ -232,7 +232,7 @@ fn audit_accounting(record: &spur_core::accounting::JobAccounting, end: Final) {
 /// CPUs or memory than it has, and no GPU to two jobs. CPUs shared under `OverSubscribe=` count as their share
 /// (`1/N` of a core each), and a job shares cores only as its partition lets it.
 fn check_capacity(state: &ClusterState) {
-    use spur_core::oversubscribe::{node_slots, share_slots, JobSharing, PartitionSharing};
+    use spur_core::policy::oversubscribe::{node_slots, share_slots, JobSharing, PartitionSharing};
     let mut cpus: BTreeMap<&str, u64> = BTreeMap::new();
     let mut mem: BTreeMap<&str, u64> = BTreeMap::new();
     let mut gpus: BTreeMap<&str, Vec<(u32, u32)>> = BTreeMap::new();

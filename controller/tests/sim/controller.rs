@@ -9,8 +9,8 @@ use spur_controller::raft::AppStateMachine;
 use spur_controller::runtime::expired_jobs;
 use spur_controller::scheduler::{schedule, Plan};
 use spur_controller::state::{Applied, ClusterState, Command, ConfigSnapshot, Effect};
-use spur_core::api::ApiError;
-use spur_core::job::EpochSecs;
+use spur_core::model::job::EpochSecs;
+use spur_core::wire::api::ApiError;
 
 use super::agent::ToAgent;
 use super::net::Millis;

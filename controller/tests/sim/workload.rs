@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use spur_controller::scheduler::scenario;
 use spur_controller::state::NodeDefinition;
-use spur_core::job::{GresRequest, JobSpec};
+use spur_core::model::job::{GresRequest, JobSpec};
 
 use super::agent::{EXIT_ENV, RUNTIME_ENV};
 use super::net::Millis;

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use spur_controller::scheduler::scenario;
 use spur_controller::state::{Applied, Command, ConfigSnapshot, Effect, NodeDefinition, Settings};
-use spur_core::api::{ApiError, ControlRequest, JobSelector, NodeUpdateState};
-use spur_core::job::EpochSecs;
-use spur_core::records::ClusterConfig;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::EpochSecs;
+use spur_core::model::records::ClusterConfig;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, ControlRequest, JobSelector, NodeUpdateState};
 
 use super::agent::{Agent, ToAgent, ToController};
 use super::checks::Checker;
@@ -137,7 +137,7 @@ impl World {
                     scenario::node(&format!("n{i}"), cpus, rng.between(2, 16) * 1024, gpus);
                 // Two shards on each GPU (gres/shard): jobs of shards and whole-GPU jobs share the node.
                 if gpus > 0 {
-                    def.gres.push(spur_core::records::NodeGres {
+                    def.gres.push(spur_core::model::records::NodeGres {
                         name: "shard".to_string(),
                         gres_type: Some("a100".to_string()),
                         count: gpus * 2,
@@ -755,8 +755,8 @@ fn shared_partition(
     name: &str,
     nodes: &[String],
     oversubscribe: &str,
-) -> spur_core::records::PartitionRecord {
-    spur_core::records::PartitionRecord {
+) -> spur_core::model::records::PartitionRecord {
+    spur_core::model::records::PartitionRecord {
         oversubscribe: oversubscribe.to_string(),
         ..scenario::partition(name, nodes, false)
     }

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use crate::format::job_view::JobView;
-use crate::job::JobRecord;
-use crate::states::JobBaseState;
+use crate::model::job::JobRecord;
+use crate::model::states::JobBaseState;
 
 /// Folds pending tasks of each array into one view (kept where its first task appeared); everything else passes
 /// through unchanged.

@@ -4,9 +4,9 @@
 
 use crate::format::units;
 use crate::format::FormatContext;
-use crate::hostlist::compress as compress_names;
-use crate::job::{EpochSecs, JobRecord};
-use crate::states::JobBaseState;
+use crate::grammar::hostlist::compress as compress_names;
+use crate::model::job::{EpochSecs, JobRecord};
+use crate::model::states::JobBaseState;
 
 /// Slurm's `NO_VAL`: what a task-id pattern expands to for a record that stands for several array tasks.
 pub(crate) const NO_VAL: u32 = 0xffff_fffe;
@@ -204,9 +204,9 @@ impl<'a> JobView<'a> {
         nodes: u32,
         gres: std::collections::BTreeMap<String, u64>,
     ) -> u64 {
-        crate::billing::shown_billing(
+        crate::policy::billing::shown_billing(
             self.job.billing_weights.as_deref(),
-            &crate::billing::TresCounts {
+            &crate::policy::billing::TresCounts {
                 cpus: cpus.into(),
                 mem_mb,
                 nodes: nodes.into(),
@@ -313,7 +313,7 @@ impl<'a> JobView<'a> {
                 .map_or(YEAR_SECS, |m| i64::from(m) * 60);
             return Some(start + limit);
         }
-        if self.job.state == crate::states::JobBaseState::Pending {
+        if self.job.state == crate::model::states::JobBaseState::Pending {
             let start = self.job.expected_start?;
             let limit = self
                 .job
@@ -327,7 +327,9 @@ impl<'a> JobView<'a> {
     /// `StartTime=`/`%S`: when the job started, or for a pending job when the backfill scheduler expects it to.
     pub fn start_time_shown(&self) -> Option<EpochSecs> {
         match self.job.state {
-            crate::states::JobBaseState::Pending => self.job.expected_start.or(self.job.start_time),
+            crate::model::states::JobBaseState::Pending => {
+                self.job.expected_start.or(self.job.start_time)
+            }
             _ => self.job.start_time,
         }
     }

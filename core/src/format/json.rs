@@ -3,8 +3,8 @@
 //! containers split over two lines, doubles always with a fraction, and no newline at the end.
 
 use crate::format::FormatContext;
-use crate::job::JobRecord;
-use crate::records::NodeRecord;
+use crate::model::job::JobRecord;
+use crate::model::records::NodeRecord;
 
 /// The Slurm release Spur reports in `meta`.
 const SLURM_MAJOR: i64 = 22;

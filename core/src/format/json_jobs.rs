@@ -6,7 +6,7 @@ use crate::format::json::Json;
 use crate::format::squeue_fields::{tres_per_job, tres_per_node, tres_per_task};
 use crate::format::units::tres_value;
 use crate::format::FormatContext;
-use crate::job::JobRecord;
+use crate::model::job::JobRecord;
 
 /// Each job as v0.0.38 lists it (squeue --json and slurmrestd), pending array tasks folded.
 pub fn jobs(jobs: &[JobRecord], ctx: &FormatContext) -> Vec<Json> {
@@ -53,7 +53,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
     let derived = if !view.batch_flag() && j.start_time.is_some() {
         view.exit_raw()
     } else {
-        let (code, signal) = crate::step::derived_exit(&j.steps);
+        let (code, signal) = crate::model::step::derived_exit(&j.steps);
         (code << 8) | (signal & 0x7f)
     };
     let (mem, per) = view.min_memory();
@@ -201,7 +201,7 @@ fn job(view: &JobView<'_>, ctx: &FormatContext) -> Json {
         ),
         (
             "shared",
-            match crate::oversubscribe::label(spec, j.sharing) {
+            match crate::policy::oversubscribe::label(spec, j.sharing) {
                 "YES" => Json::str("shared"),
                 "NO" => Json::str("none"),
                 _ => Json::Null,
@@ -258,7 +258,7 @@ fn mem_json(mb: u64) -> Json {
     Json::Int(i64::try_from(mb).unwrap_or(i64::MAX))
 }
 
-fn option_int(spec: &crate::job::JobSpec, key: &str) -> Json {
+fn option_int(spec: &crate::model::job::JobSpec, key: &str) -> Json {
     spec.options
         .get(key)
         .and_then(|v| v.parse::<i64>().ok())
@@ -282,7 +282,7 @@ fn gres_detail(view: &JobView<'_>, ctx: &FormatContext) -> Vec<Json> {
             .map(|(name, idx)| {
                 // The type the node has the GRES under, as slurmctld names it; shards only by the job's request.
                 let node_type = node_types
-                    .filter(|_| name != crate::gpu_shard::SHARD_GRES)
+                    .filter(|_| name != crate::policy::gpu_shard::SHARD_GRES)
                     .and_then(|types| types.get(name))
                     .cloned();
                 let kind = node_type.or_else(|| {
@@ -294,7 +294,7 @@ fn gres_detail(view: &JobView<'_>, ctx: &FormatContext) -> Vec<Json> {
                         .and_then(|g| g.gres_type.clone())
                 });
                 // Shards are shown by the GPU they belong to, as in `scontrol -d show job`.
-                let mut sorted = if name == crate::gpu_shard::SHARD_GRES {
+                let mut sorted = if name == crate::policy::gpu_shard::SHARD_GRES {
                     shard_gpus.to_vec()
                 } else {
                     idx.clone()
@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn cancelled_before_running_has_cpus_only_with_a_task_count() {
         let mut job = crate::format::test_records::pending();
-        job.state = crate::states::JobBaseState::Cancelled;
+        job.state = crate::model::states::JobBaseState::Cancelled;
         job.spec.ntasks = None;
         let out = jobs(std::slice::from_ref(&job), &ctx());
         assert_eq!(field(&out[0], "cpus"), &Json::Null);
@@ -413,7 +413,7 @@ mod tests {
     /// `OverSubscribe=FORCE:2` partition the scheduler tried, `none` for `--exclusive`.
     #[test]
     fn shared_follows_the_jobs_sharing() {
-        use crate::oversubscribe::ResolvedSharing;
+        use crate::policy::oversubscribe::ResolvedSharing;
         let mut job = crate::format::test_records::pending();
         let shared =
             |job: &JobRecord| field(&jobs(std::slice::from_ref(job), &ctx())[0], "shared").clone();
@@ -435,7 +435,7 @@ mod tests {
     fn a_het_component_names_its_job_and_place() {
         let mut job = crate::format::test_records::pending();
         job.job_id = 40;
-        job.het = Some(crate::job::HetMembership {
+        job.het = Some(crate::model::job::HetMembership {
             job_id: 39,
             offset: 1,
             size: 2,

@@ -4,7 +4,7 @@ use crate::format::json::Json;
 use crate::format::node_view;
 use crate::format::sinfo_group::load_hundredths;
 use crate::format::FormatContext;
-use crate::records::NodeRecord;
+use crate::model::records::NodeRecord;
 
 fn int(v: impl Into<i64>) -> Json {
     Json::Int(v.into())

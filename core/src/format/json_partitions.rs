@@ -3,7 +3,7 @@
 
 use crate::format::json::Json;
 use crate::format::units;
-use crate::records::{NodeRecord, PartitionRecord, PartitionState};
+use crate::model::records::{NodeRecord, PartitionRecord, PartitionState};
 
 fn text(v: &Option<String>) -> Json {
     Json::Str(v.clone().unwrap_or_default())

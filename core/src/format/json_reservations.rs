@@ -2,7 +2,7 @@
 //! order slurmrestd 22.05 writes (flags first).
 
 use crate::format::json::Json;
-use crate::reservation::ReservationRecord;
+use crate::model::reservation::ReservationRecord;
 
 fn list(items: &[String]) -> Json {
     Json::Str(items.join(","))
@@ -18,7 +18,7 @@ pub fn reservation(r: &ReservationRecord) -> Json {
     let node_list = if r.nodes.is_empty() {
         String::new()
     } else {
-        crate::hostlist::compress(&r.nodes)
+        crate::grammar::hostlist::compress(&r.nodes)
     };
     Json::obj(vec![
         ("flags", Json::Arr(flags)),

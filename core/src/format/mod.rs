@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::job::EpochSecs;
+use crate::model::job::EpochSecs;
 
 mod arrays;
 pub mod columns;
@@ -21,6 +21,7 @@ pub mod json_jobs;
 pub mod json_nodes;
 pub mod json_partitions;
 pub mod json_reservations;
+pub mod name_cache;
 pub mod node_view;
 pub mod print_fields;
 pub mod sacct;
@@ -88,7 +89,7 @@ impl FormatContext {
     }
 
     /// Notes the GRES types of `nodes` (the first type a node lists for a name).
-    pub fn with_node_gres(mut self, nodes: &[crate::records::NodeRecord]) -> FormatContext {
+    pub fn with_node_gres(mut self, nodes: &[crate::model::records::NodeRecord]) -> FormatContext {
         for node in nodes {
             let types = self.node_gres_types.entry(node.name.clone()).or_default();
             for gres in &node.gres {

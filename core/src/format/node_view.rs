@@ -3,8 +3,8 @@
 
 use crate::format::arrays::format_task_ids;
 use crate::format::units;
-use crate::gpu_shard::{ShardLayout, SHARD_GRES};
-use crate::records::{NodeBaseState, NodeRecord};
+use crate::model::records::{NodeBaseState, NodeRecord};
+use crate::policy::gpu_shard::{ShardLayout, SHARD_GRES};
 
 /// Slurm's node state bits, used where Slurm sorts by the numeric state.
 const STATE_DRAIN: u32 = 0x200;
@@ -174,7 +174,7 @@ pub fn cfg_tres(node: &NodeRecord) -> String {
         Some(node.cpus.into()),
         Some(node.real_memory_mb),
         None,
-        Some(crate::billing::shown_billing(
+        Some(crate::policy::billing::shown_billing(
             node.billing_weights.as_deref(),
             &node_counts(node),
         )),
@@ -183,12 +183,12 @@ pub fn cfg_tres(node: &NodeRecord) -> String {
 
 /// A node's own TRES, for its billing: a `Node=` weight does not count there (checked against 22.05:
 /// `CPU=0.5,Mem=0.25G,Node=3` bills a 2-CPU, 23,593 MB node 6, its one-node partition 9).
-fn node_counts(node: &NodeRecord) -> crate::billing::TresCounts {
-    crate::billing::TresCounts {
+fn node_counts(node: &NodeRecord) -> crate::policy::billing::TresCounts {
+    crate::policy::billing::TresCounts {
         cpus: node.cpus.into(),
         mem_mb: node.real_memory_mb,
         nodes: 0,
-        gres: crate::billing::offered_gres(&node.gres),
+        gres: crate::policy::billing::offered_gres(&node.gres),
     }
 }
 
@@ -200,9 +200,9 @@ pub fn alloc_weighted(node: &NodeRecord) -> f64 {
         .iter()
         .map(|(name, units)| (name.clone(), units.len() as u64))
         .collect();
-    crate::billing::usage_billing(
+    crate::policy::billing::usage_billing(
         node.billing_weights.as_deref(),
-        &crate::billing::TresCounts {
+        &crate::policy::billing::TresCounts {
             cpus: node.cpus_in_use().into(),
             mem_mb: node.alloc_mem_mb,
             nodes: 0,

@@ -2,8 +2,8 @@
 //! sacct reads it), the `----` line, `-p`/`-P`, and what each field shows on a job's row and on its steps' rows.
 //! Fields Spur does not measure (memory, disk, energy, CPU usage of steps) print empty.
 
-use crate::accounting::{Row, RowKind};
-use crate::states::JobBaseState;
+use crate::model::accounting::{Row, RowKind};
+use crate::model::states::JobBaseState;
 
 use super::print_fields;
 use super::time::{iso, long_minutes, long_secs};
@@ -337,8 +337,8 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
 
 /// slurmdbd keeps the reason a job waited for only when it was held back (a hold, a dependency, ...): waiting
 /// for resources or priority, and the reasons a job ended with, show `None`.
-fn reason(job: &crate::accounting::JobAccounting) -> &'static str {
-    use crate::states::JobReason;
+fn reason(job: &crate::model::accounting::JobAccounting) -> &'static str {
+    use crate::model::states::JobReason;
     match job.reason {
         JobReason::NoReason | JobReason::Resources | JobReason::Priority => "None",
         reason if job.state == JobBaseState::Pending => reason.name(),
@@ -355,7 +355,7 @@ fn mem_text(tres: &str) -> String {
 }
 
 /// `DerivedExitCode`: the highest exit code among the job's steps, with that step's signal.
-fn derived_exit(job: &crate::accounting::JobAccounting) -> (u32, u32) {
+fn derived_exit(job: &crate::model::accounting::JobAccounting) -> (u32, u32) {
     job.steps
         .iter()
         .filter(|s| s.state != JobBaseState::Running)

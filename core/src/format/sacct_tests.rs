@@ -1,11 +1,11 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::accounting::{Filter, JobAccounting};
 use crate::format::test_records::{pending, running, NOW};
-use crate::job::JobRecord;
-use crate::step::StepRecord;
-use crate::values::stepid::parse_step_list;
+use crate::grammar::values::stepid::parse_step_list;
+use crate::model::accounting::{Filter, JobAccounting};
+use crate::model::job::JobRecord;
+use crate::model::step::StepRecord;
 
 fn ctx() -> Context {
     Context {

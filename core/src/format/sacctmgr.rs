@@ -1,10 +1,10 @@
 //! `sacctmgr show` tables: each entity's fields with sacctmgr 22.05's headers and widths, its default columns,
-//! `format=` names and the values of the records in [`crate::assoc`].
+//! `format=` names and the values of the records in [`crate::model::assoc`].
 
-use crate::assoc::{AcctDb, Association, Qos, User};
 use crate::format::print_fields::{header, line, Column, Layout};
-use crate::records::PreemptMode;
-use crate::values::time::format_minutes;
+use crate::grammar::values::time::format_minutes;
+use crate::model::assoc::{AcctDb, Association, Qos, User};
+use crate::model::records::PreemptMode;
 
 /// The entities `sacctmgr show` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -508,7 +508,7 @@ pub fn cluster_table(
     let root = db
         .assocs
         .iter()
-        .find(|a| a.account == crate::assoc::ROOT_ACCOUNT && a.user.is_none());
+        .find(|a| a.account == crate::model::assoc::ROOT_ACCOUNT && a.user.is_none());
     let row: Vec<String> = chosen
         .columns
         .iter()

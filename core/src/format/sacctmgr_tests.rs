@@ -1,7 +1,7 @@
 //! Expected tables are sacctmgr 22.05's output for the same entities (slurmdbd with MariaDB).
 
 use super::*;
-use crate::assoc::{AcctRequest, AssocSet, ListEdit, QosSet};
+use crate::model::assoc::{AcctRequest, AssocSet, ListEdit, QosSet};
 
 fn names(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

@@ -2,7 +2,7 @@
 //! 23-column key field, in Slurm's key order, then plugin sections and controller status lines.
 
 use crate::format::FormatContext;
-use crate::records::ClusterConfig;
+use crate::model::records::ClusterConfig;
 
 /// What the listing needs beyond the configuration entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

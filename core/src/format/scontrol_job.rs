@@ -14,7 +14,7 @@ use crate::format::squeue_fields::{
 use crate::format::time::{long_minutes, long_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
-use crate::job::JobRecord;
+use crate::model::job::JobRecord;
 
 /// Renders `scontrol show job` for `jobs` in the given (controller) order; pending array tasks fold into one
 /// record as in Slurm.
@@ -328,7 +328,7 @@ fn render_one(
     }
     r.line(format_args!(
         "OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
-        crate::oversubscribe::label(spec, job.job.sharing),
+        crate::policy::oversubscribe::label(spec, job.job.sharing),
         spec.licenses.as_deref().unwrap_or("(null)")
     ));
     r.line(format_args!("Command={}", null(&spec.command)));

@@ -4,8 +4,8 @@
 
 use crate::format::arrays::format_task_ids;
 use crate::format::job_view::JobView;
-use crate::gpu_shard::SHARD_GRES;
-use crate::records::NodeRecord;
+use crate::model::records::NodeRecord;
+use crate::policy::gpu_shard::SHARD_GRES;
 
 /// Facts `-d` needs beyond the job records: the nodes, for the GRES types they hold.
 #[derive(Debug, Clone, Copy, Default)]
@@ -20,7 +20,7 @@ pub(crate) fn derived_exit_code(job: &JobView<'_>) -> String {
     if !job.batch_flag() && j.start_time.is_some() {
         format!("{}:{}", j.exit_code, j.exit_signal)
     } else {
-        let (code, signal) = crate::step::derived_exit(&j.steps);
+        let (code, signal) = crate::model::step::derived_exit(&j.steps);
         format!("{code}:{signal}")
     }
 }
@@ -103,7 +103,7 @@ pub(crate) fn resource_lines(job: &JobView<'_>, details: &Details<'_>) -> Vec<St
     lines.extend(runs.into_iter().map(|(names, text)| {
         format!(
             "  Nodes={} CPU_IDs={} Mem={} GRES={text}",
-            crate::hostlist::compress(&names),
+            crate::grammar::hostlist::compress(&names),
             format_task_ids(&cores),
             alloc.mem_mb
         )
@@ -180,7 +180,7 @@ mod tests {
     /// A job whose nodes hold different GPUs: one `Nodes=` line per run of nodes holding the same.
     #[test]
     fn nodes_with_their_own_gpus_get_lines_of_their_own() {
-        use crate::job::NodeUnits;
+        use crate::model::job::NodeUnits;
         let nodes = vec![node("n1"), node("n2"), node("n3")];
         let details = Details { nodes: &nodes };
         let mut job = running();

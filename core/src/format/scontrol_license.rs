@@ -1,6 +1,6 @@
 //! `scontrol show licenses [NAME]`, as Slurm 22.05 prints it (one record, or one line each with `-o`).
 
-use crate::records::LicenseRecord;
+use crate::model::records::LicenseRecord;
 
 pub fn render(licenses: &[LicenseRecord], one_liner: bool) -> String {
     let mut out = String::new();

@@ -3,7 +3,7 @@
 
 use crate::format::node_view;
 use crate::format::FormatContext;
-use crate::records::NodeRecord;
+use crate::model::records::NodeRecord;
 
 /// Renders `scontrol show node` for `nodes` in the given order.
 pub fn render(nodes: &[NodeRecord], one_liner: bool, ctx: &FormatContext) -> String {

@@ -4,7 +4,7 @@
 use crate::format::time::long_minutes;
 use crate::format::units;
 use crate::format::FormatContext;
-use crate::records::{NodeRecord, PartitionRecord, PartitionState};
+use crate::model::records::{NodeRecord, PartitionRecord, PartitionState};
 
 /// Renders `scontrol show partition` for `partitions` in configuration order; `nodes` supplies the totals.
 pub fn render(
@@ -35,13 +35,13 @@ fn render_one(part: &PartitionRecord, nodes: &[NodeRecord], one_liner: bool) -> 
     let cpus: u64 = members.iter().map(|n| u64::from(n.cpus)).sum();
     let mem: u64 = members.iter().map(|n| n.real_memory_mb).sum();
     let count = members.len() as u64;
-    let billing = crate::billing::shown_billing(
+    let billing = crate::policy::billing::shown_billing(
         part.tres_billing_weights.as_deref(),
-        &crate::billing::TresCounts {
+        &crate::policy::billing::TresCounts {
             cpus,
             mem_mb: mem,
             nodes: count,
-            gres: crate::billing::offered_gres(members.iter().flat_map(|n| &n.gres)),
+            gres: crate::policy::billing::offered_gres(members.iter().flat_map(|n| &n.gres)),
         },
     );
     let all = |v: &Option<String>| v.clone().unwrap_or_else(|| "ALL".to_string());

@@ -2,7 +2,7 @@
 
 use crate::format::time::long_secs;
 use crate::format::FormatContext;
-use crate::reservation::ReservationRecord;
+use crate::model::reservation::ReservationRecord;
 
 /// What both commands print when there is nothing to list.
 pub const NONE_TEXT: &str = "No reservations in the system\n";
@@ -66,7 +66,7 @@ fn nodes_text(r: &ReservationRecord) -> String {
     if r.nodes.is_empty() {
         "(null)".to_string()
     } else {
-        crate::hostlist::compress(&r.nodes)
+        crate::grammar::hostlist::compress(&r.nodes)
     }
 }
 
@@ -113,7 +113,7 @@ pub fn render_sinfo(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reservation::ReservationFlags;
+    use crate::model::reservation::ReservationFlags;
 
     fn resv(name: &str, start: i64, minutes: i64) -> ReservationRecord {
         ReservationRecord {

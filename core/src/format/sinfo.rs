@@ -10,7 +10,7 @@ pub use crate::format::sinfo_fields::NodeField;
 use crate::format::sinfo_group::{group, Grouping, MatchFlags, SinfoRecord};
 use crate::format::time::ctime;
 use crate::format::{FormatContext, FormatError};
-use crate::records::{NodeBaseState, NodeRecord, PartitionRecord};
+use crate::model::records::{NodeBaseState, NodeRecord, PartitionRecord};
 
 /// sinfo's default columns (the partition column widens to the longest name).
 pub const DEFAULT_FORMAT: &str = "%9P %.5a %.10l %.6D %.6t %N";

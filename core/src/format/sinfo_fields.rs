@@ -6,8 +6,8 @@ use crate::format::node_view;
 use crate::format::sinfo_group::{load_hundredths, MatchFlags, SinfoRecord};
 use crate::format::time::compact_secs;
 use crate::format::FormatContext;
-use crate::hostlist::compress as compress_names;
-use crate::records::{NodeRecord, PartitionState};
+use crate::grammar::hostlist::compress as compress_names;
+use crate::model::records::{NodeRecord, PartitionState};
 
 /// One sinfo column's data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -489,7 +489,7 @@ mod tests {
     use crate::format::test_records::{ctx, node, partition};
 
     fn record<'a>(
-        part: &'a crate::records::PartitionRecord,
+        part: &'a crate::model::records::PartitionRecord,
         nodes: &[&'a NodeRecord],
     ) -> SinfoRecord<'a> {
         SinfoRecord {
@@ -505,7 +505,7 @@ mod tests {
         let mut n2 = node("n2");
         n2.real_memory_mb = 8000;
         n2.alloc_cpus = 4;
-        n2.base_state = crate::records::NodeBaseState::Allocated;
+        n2.base_state = crate::model::records::NodeBaseState::Allocated;
         let n1 = node("n1");
         let rec = record(&part, &[&n1, &n2]);
         let expected = [

@@ -3,7 +3,7 @@
 //! partition) is its own line. Sizes that differ within a line print as `min+`.
 
 use crate::format::node_view;
-use crate::records::{NodeRecord, PartitionRecord};
+use crate::model::records::{NodeRecord, PartitionRecord};
 
 /// Which node and partition attributes the format shows, and so must agree within one line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! The controller reports each job's weighted factors ([`JobFactors`]); as in Slurm, the normalised factors are
 //! those over their weights and the priority is their sum. The default columns depend on which weights are set.
 
-use crate::priority::{JobFactors, PriorityWeights};
+use crate::policy::priority::{JobFactors, PriorityWeights};
 
 use super::FormatContext;
 

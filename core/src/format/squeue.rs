@@ -2,14 +2,14 @@
 //! tasks (`24_[1-3]`, or one line per task with `-r`), the order (`-S`, default `P,t,-p`) and the columns (`-o`,
 //! `-O`, `-l`, `--start`).
 
-use crate::api::JobSelector;
 use crate::format::columns::{parse_long, parse_short_or_all, Layout};
 pub use crate::format::squeue_fields::JobField;
 pub use crate::format::squeue_sort::{parse_sort, SortField, SortKey, DEFAULT_SORT};
 pub use crate::format::squeue_table::Table;
 use crate::format::{FormatContext, FormatError};
-use crate::job::JobRecord;
-use crate::states::JobBaseState;
+use crate::model::job::JobRecord;
+use crate::model::states::JobBaseState;
+use crate::wire::api::JobSelector;
 
 /// squeue's default columns.
 pub const DEFAULT_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
@@ -314,7 +314,7 @@ mod render_tests {
     #[test]
     fn folds_array_tasks_with_throttle_and_merged_reasons() {
         let mut t3 = array_task(52, 3);
-        t3.reason = crate::states::JobReason::Resources;
+        t3.reason = crate::model::states::JobReason::Resources;
         let jobs = vec![array_task(50, 4), array_task(51, 1), t3, array_task(53, 2)];
         let opts = SqueueOptions::default().with_format("%i|%A|%K|%r");
         let out = render(&jobs, &opts, &ctx());

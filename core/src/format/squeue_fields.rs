@@ -6,7 +6,7 @@ use crate::format::job_view::{JobView, NO_VAL};
 use crate::format::time::{compact_secs, squeue_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
-use crate::hostlist::compress as compress_names;
+use crate::grammar::hostlist::compress as compress_names;
 
 /// One squeue column's data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -593,7 +593,7 @@ fn null(v: &Option<String>) -> Cell<'_> {
     Cell::cut(v.as_deref().unwrap_or("(null)"))
 }
 
-fn option_or_star(spec: &crate::job::JobSpec, key: &str) -> String {
+fn option_or_star(spec: &crate::model::job::JobSpec, key: &str) -> String {
     spec.options
         .get(key)
         .cloned()
@@ -615,7 +615,7 @@ fn node_expr(nodes: &Option<String>) -> String {
 }
 
 fn oversubscribe(job: &JobView<'_>) -> &'static str {
-    crate::oversubscribe::label(&job.job.spec, job.job.sharing)
+    crate::policy::oversubscribe::label(&job.job.spec, job.job.sharing)
 }
 
 fn pending_secs(job: &JobView<'_>, now: i64) -> i64 {
@@ -627,7 +627,7 @@ fn pending_secs(job: &JobView<'_>, now: i64) -> i64 {
 
 /// `%R`: `(Reason)` for jobs waiting or ended in failure, the node list otherwise.
 fn reason_list(job: &JobView<'_>) -> Cell<'static> {
-    use crate::states::JobBaseState as S;
+    use crate::model::states::JobBaseState as S;
     let failed = matches!(
         job.job.state,
         S::Pending | S::Timeout | S::OutOfMemory | S::Deadline | S::Failed
@@ -729,7 +729,7 @@ mod tests {
     use super::*;
     use crate::format::test_records::{ctx, pending, running};
 
-    fn text(field: JobField, job: &crate::job::JobRecord) -> String {
+    fn text(field: JobField, job: &crate::model::job::JobRecord) -> String {
         field.value(&JobView::single(job), &ctx()).text.into_owned()
     }
 
@@ -834,8 +834,8 @@ mod tests {
     #[test]
     fn reason_list_of_failed_and_completing_jobs() {
         let mut job = running();
-        job.state = crate::states::JobBaseState::Failed;
-        job.reason = crate::states::JobReason::FailExitCode;
+        job.state = crate::model::states::JobBaseState::Failed;
+        job.reason = crate::model::states::JobReason::FailExitCode;
         assert_eq!(text(JobField::ReasonList, &job), "(NonZeroExitCode)");
         job.completing = true;
         assert_eq!(text(JobField::ReasonList, &job), "n[1-2]");

@@ -1,9 +1,9 @@
 //! Which fields of a job record a squeue invocation reads: its columns, sort keys and filters. squeue asks the
-//! controller for rows of just these ([`crate::listing_rows`]); a field left out here would print as its default,
+//! controller for rows of just these ([`crate::wire::listing_rows`]); a field left out here would print as its default,
 //! which the tests below rule out by rendering every column and sort key from rows and from whole records.
 
 use crate::format::squeue::{JobField, SortField, SqueueOptions};
-use crate::listing_rows::ListField;
+use crate::wire::listing_rows::ListField;
 
 use JobField as F;
 use ListField as L;
@@ -212,10 +212,10 @@ mod tests {
     use super::*;
     use crate::format::squeue::render;
     use crate::format::test_records::{array_task, ctx, pending, running, NOW};
-    use crate::job::{HetMembership, HoldKind, JobRecord};
-    use crate::listing::tests::populated;
-    use crate::listing_rows::{RowWriter, Rows};
-    use crate::states::{JobBaseState, JobReason};
+    use crate::model::job::{HetMembership, HoldKind, JobRecord};
+    use crate::model::states::{JobBaseState, JobReason};
+    use crate::wire::listing::tests::populated;
+    use crate::wire::listing_rows::{RowWriter, Rows};
 
     /// Records that differ in every field some column or sort key reads.
     fn varied() -> Vec<JobRecord> {
@@ -244,7 +244,7 @@ mod tests {
         held.spec.licenses = Some("fluent:2".into());
         held.spec.command = Some("/bin/job.sh".into());
         held.spec.comment = Some("note".into());
-        held.spec.switches = Some(crate::job::SwitchRequest {
+        held.spec.switches = Some(crate::model::job::SwitchRequest {
             count: 2,
             wait_secs: Some(60),
         });
@@ -276,7 +276,7 @@ mod tests {
         suspended.spec.alloc_node = Some("login9".into());
         suspended.spec.gres_text = Some("gpu:2".into());
         // What its partition's `OverSubscribe=FORCE` made of it (squeue `%h` reads it over the spec).
-        suspended.sharing = Some(crate::oversubscribe::ResolvedSharing::Shares);
+        suspended.sharing = Some(crate::policy::oversubscribe::ResolvedSharing::Shares);
         jobs.push(suspended);
         let mut done = running();
         done.job_id = 62;

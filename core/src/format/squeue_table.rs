@@ -3,7 +3,6 @@
 //! rows into one reused record). Pending array tasks are the exception: they are kept until every job is in,
 //! because they fold into one line per array (`24_[1-3]`).
 
-use crate::api::JobSelector;
 use crate::format::arrays::{fold_group, Kept, KeptTasks};
 use crate::format::columns::{render_line, render_line_into};
 use crate::format::job_view::JobView;
@@ -11,7 +10,8 @@ use crate::format::squeue::{selected, SqueueOptions};
 use crate::format::squeue_sort::{sort_order, sort_value, start_key, SortValue};
 use crate::format::time::ctime;
 use crate::format::FormatContext;
-use crate::job::JobRecord;
+use crate::model::job::JobRecord;
+use crate::wire::api::JobSelector;
 
 /// What one row of the table prints: lines already written, or a fold of array tasks written at the end.
 enum Row {

@@ -1,11 +1,11 @@
 //! `sshare`: the associations' shares, usage and fair-share factors in Slurm 22.05's layouts (default, `-l`,
-//! `-m`, `-o`, `-p`/`-P`, `-n`, `-e`), from the rows [`crate::fair_tree::shares`] computes.
+//! `-m`, `-o`, `-p`/`-P`, `-n`, `-e`), from the rows [`crate::policy::fair_tree::shares`] computes.
 
 use std::collections::BTreeMap;
 
-use crate::fair_tree::AssocShare;
-use crate::fairshare::TresRunMins;
 use crate::format::print_fields::{self, Column, Layout};
+use crate::policy::fair_tree::AssocShare;
+use crate::policy::fairshare::TresRunMins;
 
 /// Every field `-o` takes, in `-e`'s order, with its default width (negative: left-justified).
 pub const FIELDS: &[(&str, i32)] = &[

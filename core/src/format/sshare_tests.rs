@@ -1,7 +1,7 @@
 use super::*;
-use crate::assoc::{AcctDb, AcctRequest, AssocSet};
-use crate::fair_tree::shares;
-use crate::fairshare::FairShareUsage;
+use crate::model::assoc::{AcctDb, AcctRequest, AssocSet};
+use crate::policy::fair_tree::shares;
+use crate::policy::fairshare::FairShareUsage;
 
 fn names(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

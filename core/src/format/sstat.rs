@@ -1,7 +1,7 @@
 //! `sstat`'s table: Slurm 22.05's fields, default widths, `name%N` widths, `-p`/`-P`, `--noconvert` and `-i`.
 
-use crate::hostlist;
-use crate::step_usage::{Extreme, Figure, StepRef, StepTotals, StepUsage};
+use crate::grammar::hostlist;
+use crate::model::step_usage::{Extreme, Figure, StepRef, StepTotals, StepUsage};
 
 use super::print_fields;
 use super::time::long_secs;
@@ -301,7 +301,7 @@ fn frequency(khz: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::step_usage::{NodeUsage, TaskUsage};
+    use crate::model::step_usage::{NodeUsage, TaskUsage};
 
     fn sample() -> StepUsage {
         StepUsage {

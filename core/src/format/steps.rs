@@ -6,8 +6,8 @@ use crate::format::columns::{parse_short, render_line, Cell, Layout};
 use crate::format::time::{iso, long_minutes, squeue_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
-use crate::job::{EpochSecs, JobRecord};
-use crate::states::JobBaseState;
+use crate::model::job::{EpochSecs, JobRecord};
+use crate::model::states::JobBaseState;
 
 /// squeue's default step layout.
 pub const DEFAULT_STEP_FORMAT: &str = "%.15i %.8j %.9P %.8u %.9M %N";
@@ -63,7 +63,7 @@ pub fn running_steps(jobs: &[JobRecord]) -> Vec<StepView<'_>> {
         if job.extern_step {
             let (nodes, count) = job.alloc.as_ref().map_or((String::new(), 1), |a| {
                 (
-                    crate::hostlist::compress(&a.node_names),
+                    crate::grammar::hostlist::compress(&a.node_names),
                     u32::try_from(a.node_names.len()).unwrap_or(1),
                 )
             });
@@ -275,8 +275,8 @@ pub fn render_show_step(steps: &[StepView<'_>], one_liner: bool, ctx: &FormatCon
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{Allocation, JobSpec};
-    use crate::step::StepRecord;
+    use crate::model::job::{Allocation, JobSpec};
+    use crate::model::step::StepRecord;
 
     fn running_batch_job_with_a_step() -> JobRecord {
         let spec = JobSpec {

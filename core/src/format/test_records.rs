@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::format::FormatContext;
-use crate::job::{Allocation, JobRecord, JobSpec};
-use crate::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
-use crate::states::{JobBaseState, JobReason};
+use crate::model::job::{Allocation, JobRecord, JobSpec};
+use crate::model::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
+use crate::model::states::{JobBaseState, JobReason};
 
 pub const NOW: i64 = 1_796_050_685;
 

@@ -5,7 +5,7 @@
 //! The civil-date arithmetic is done here (days-from-civil in reverse) because core reads no clock and no time zone
 //! database: callers pass the UTC offset in.
 
-use crate::job::EpochSecs;
+use crate::model::job::EpochSecs;
 
 /// A broken-down local time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

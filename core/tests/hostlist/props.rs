@@ -2,7 +2,7 @@
 //! an expression that expands back to them.
 
 use proptest::prelude::*;
-use spur_core::hostlist::{compress, compress_sorted, expand, Hostlist};
+use spur_core::grammar::hostlist::{compress, compress_sorted, expand, Hostlist};
 
 /// Host names as sites write them: letters, digits and dashes, no separators or brackets. Numbers stay well
 /// below 2^31, where Slurm's own sort stops being reliable.

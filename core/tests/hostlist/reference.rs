@@ -1,7 +1,7 @@
 //! Slurm's own hostlist unit tests (transcribed into `core/tests/vectors/reference/unit_hostlist.tsv`), run
 //! against the hostlist API. Where Slurm aborts on a bad index, Spur answers `None` and leaves the list alone.
 
-use spur_core::hostlist::Hostlist;
+use spur_core::grammar::hostlist::Hostlist;
 
 struct Row<'a> {
     test: &'a str,

@@ -1,8 +1,8 @@
 //! Every row of the vectors captured from `scontrol show hostnames|hostlist|hostlistsorted` (see
 //! `core/tests/vectors/gen-hostlist.sh`) replayed through the hostlist API, rendering what scontrol would print.
 
-use spur_core::hostlist::scontrol::{render, Rendered as Outcome, Show};
-use spur_core::hostlist::Hostlist;
+use spur_core::grammar::hostlist::scontrol::{render, Rendered as Outcome, Show};
+use spur_core::grammar::hostlist::Hostlist;
 
 fn unescape(field: &str) -> String {
     let mut out = String::with_capacity(field.len());

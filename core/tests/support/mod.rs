@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use spur_core::format::FormatContext;
-use spur_core::job::{Allocation, HoldKind, JobRecord, JobSpec};
-use spur_core::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, HoldKind, JobRecord, JobSpec};
+use spur_core::model::records::{NodeBaseState, NodeGres, NodeRecord, PartitionRecord};
+use spur_core::model::states::{JobBaseState, JobReason};
 
 /// The submit directory as the text captures show it (the capture tool replaced the real path).
 pub const SUBMIT_DIR: &str = "$SUBMIT_DIR";

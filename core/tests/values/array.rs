@@ -1,5 +1,5 @@
-use spur_core::values::array::*;
-use spur_core::values::bitmap::*;
+use spur_core::grammar::values::array::*;
+use spur_core::grammar::values::bitmap::*;
 
 use super::tsv::load;
 

@@ -1,4 +1,4 @@
-use spur_core::values::begin::*;
+use spur_core::grammar::values::begin::*;
 
 use super::tsv::load;
 

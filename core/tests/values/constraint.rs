@@ -1,4 +1,4 @@
-use spur_core::values::constraint::*;
+use spur_core::grammar::values::constraint::*;
 
 use super::tsv::load;
 

@@ -1,4 +1,4 @@
-use spur_core::values::dependency::*;
+use spur_core::grammar::values::dependency::*;
 
 use super::tsv::load;
 

@@ -1,4 +1,4 @@
-use spur_core::values::distribution::*;
+use spur_core::grammar::values::distribution::*;
 
 use super::tsv::load;
 

@@ -1,5 +1,5 @@
-use spur_core::values::filename::*;
-use spur_core::values::stepid::Step;
+use spur_core::grammar::values::filename::*;
+use spur_core::grammar::values::stepid::Step;
 
 use super::tsv::load;
 

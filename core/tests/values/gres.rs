@@ -1,4 +1,4 @@
-use spur_core::values::gres::*;
+use spur_core::grammar::values::gres::*;
 
 use super::tsv::load;
 

@@ -1,4 +1,4 @@
-use spur_core::values::mail::*;
+use spur_core::grammar::values::mail::*;
 
 use super::tsv::load;
 

@@ -1,4 +1,4 @@
-use spur_core::values::nodes::*;
+use spur_core::grammar::values::nodes::*;
 
 use super::tsv::load;
 

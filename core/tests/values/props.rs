@@ -1,7 +1,7 @@
 //! Property tests: no parser panics on arbitrary text, and printed forms read back to the same value.
 
 use proptest::prelude::*;
-use spur_core::values::{
+use spur_core::grammar::values::{
     array, begin, bitmap, constraint, dependency, distribution, filename, gres, mail, nodes,
     signal, size, stepid, time,
 };

@@ -1,4 +1,4 @@
-use spur_core::values::signal::*;
+use spur_core::grammar::values::signal::*;
 
 use super::tsv::load;
 

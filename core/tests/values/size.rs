@@ -1,5 +1,5 @@
-use spur_core::values::size::*;
-use spur_core::values::NO_VAL64;
+use spur_core::grammar::values::size::*;
+use spur_core::grammar::values::NO_VAL64;
 
 use super::tsv::load;
 

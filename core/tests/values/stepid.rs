@@ -1,4 +1,4 @@
-use spur_core::values::stepid::*;
+use spur_core::grammar::values::stepid::*;
 
 use super::tsv::load;
 

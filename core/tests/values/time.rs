@@ -1,5 +1,5 @@
-use spur_core::values::time::*;
-use spur_core::values::{INFINITE, NO_VAL};
+use spur_core::grammar::values::time::*;
+use spur_core::grammar::values::{INFINITE, NO_VAL};
 
 use super::tsv::load;
 

@@ -15,7 +15,7 @@ mod v2;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use crate::protocol::CgroupSpec;
+use spur_core::wire::supervisor::CgroupSpec;
 
 /// Where cgroup file systems are mounted on every supported distribution.
 pub const CGROUP_ROOT: &str = "/sys/fs/cgroup";

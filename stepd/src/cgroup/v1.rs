@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{fs, Tree};
-use crate::protocol::CgroupSpec;
-use spur_core::isolation::MemoryLimits;
+use spur_core::model::isolation::MemoryLimits;
+use spur_core::wire::supervisor::CgroupSpec;
 
 /// Every controller Spur may use, in the order directories are made.
 pub(crate) const CONTROLLERS: [&str; 5] = ["freezer", "cpuset", "memory", "devices", "pids"];

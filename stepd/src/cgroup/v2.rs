@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{fs, Tree};
-use crate::protocol::CgroupSpec;
+use spur_core::wire::supervisor::CgroupSpec;
 
 pub(super) fn create(
     root: &Path,

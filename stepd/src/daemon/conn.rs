@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use nix::poll::PollFlags;
 use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
 
-use crate::protocol::{
+use spur_core::wire::supervisor::{
     Request, RequestEnvelope, Response, ResponseEnvelope, ACCESS_DENIED, PROTOCOL_VERSION,
 };
 
@@ -198,7 +198,7 @@ pub(crate) fn access_denied() -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{SignalScope, TerminateReason};
+    use spur_core::wire::supervisor::{SignalScope, TerminateReason};
 
     #[test]
     fn authorization() {

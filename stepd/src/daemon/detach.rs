@@ -15,7 +15,7 @@ use nix::sys::wait::waitpid;
 use nix::unistd::{chdir, dup2_stderr, dup2_stdin, dup2_stdout, fork, pipe2, setsid, ForkResult};
 
 use super::StepdError;
-use crate::protocol::LOG_FILE;
+use spur_core::wire::supervisor::LOG_FILE;
 
 /// The daemon's end of the readiness pipe.
 pub(crate) struct ReadyPipe(OwnedFd);

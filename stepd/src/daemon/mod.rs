@@ -26,10 +26,10 @@ use nix::sys::signal::{signal, SigHandler, SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 
 use crate::files::{self, read_json_opt, ReadError};
-use crate::protocol::{
+use log::slog;
+use spur_core::wire::supervisor::{
     LaunchSpec, LAUNCH_FILE, PID_FILE, PROTOCOL_VERSION, RESULT_FILE, SOCKET_FILE, STARTED_FILE,
 };
-use log::slog;
 use supervise::Supervisor;
 
 /// Why spurstepd could not take charge of a job directory.

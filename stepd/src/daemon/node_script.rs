@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::log::slog;
-use crate::protocol::{JobResult, LaunchSpec, NodeScripts};
+use spur_core::wire::supervisor::{JobResult, LaunchSpec, NodeScripts};
 
 /// Runs the prolog, if any; `Err` says why the job must not start.
 pub(crate) fn run_prolog(spec: &LaunchSpec) -> Result<(), String> {

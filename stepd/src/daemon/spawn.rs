@@ -24,7 +24,7 @@ use nix::unistd::{
 use super::child::{self, ChildPlan};
 use crate::cgroup::JobCgroups;
 use crate::messages;
-use crate::protocol::{LaunchSpec, OpenMode};
+use spur_core::wire::supervisor::{LaunchSpec, OpenMode};
 
 /// Whose identity the script runs under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +280,7 @@ fn read_child_report(child: Pid, report: OwnedFd, stderr: File) -> Spawned {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::PROTOCOL_VERSION;
+    use spur_core::wire::supervisor::PROTOCOL_VERSION;
 
     fn spec(uid: u32) -> LaunchSpec {
         LaunchSpec {

@@ -22,7 +22,7 @@ use super::spawn::{spawn_job, Spawned};
 use crate::cgroup::{self, JobCgroups};
 use crate::files::write_json_atomic;
 use crate::messages;
-use crate::protocol::{
+use spur_core::wire::supervisor::{
     wake_message, JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started,
     TerminateReason, ACCESS_DENIED, ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE,
     SOCKET_FILE, STARTED_FILE, WAKE_SOCKET,

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use spur_stepd::protocol::{
+use spur_core::wire::supervisor::{
     JobResult, LaunchSpec, OpenMode, Started, PROTOCOL_VERSION, SCRIPT_FILE,
 };
 use spur_stepd::{client, files};

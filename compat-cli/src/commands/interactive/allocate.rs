@@ -4,11 +4,11 @@
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use spur_core::api::{
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{
     ApiError, ControlRequest, JobListing, JobSelector, SlurmErrno, SubmitRequest,
 };
-use spur_core::job::JobRecord;
-use spur_core::states::JobBaseState;
 
 use super::events::{Event, Events};
 use super::print_api_error;
@@ -249,7 +249,7 @@ impl Configuring {
             let nodes = job
                 .alloc
                 .as_ref()
-                .map(|a| spur_core::hostlist::compress(&a.node_names))
+                .map(|a| spur_core::grammar::hostlist::compress(&a.node_names))
                 .unwrap_or_default();
             eprintln!("salloc: Nodes {nodes} are ready for job");
         }

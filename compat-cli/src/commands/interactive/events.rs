@@ -9,8 +9,8 @@ use std::time::Duration;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
 use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
-use spur_core::job::JobRecord;
-use spur_core::step_exit::TaskEnd;
+use spur_core::model::job::JobRecord;
+use spur_core::model::step_exit::TaskEnd;
 
 use crate::client::Client;
 
@@ -139,8 +139,8 @@ pub fn spawn_job_watch(
         let mut notices_seen = 0;
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(JOB_POLL);
-            let only = spur_core::api::JobListing::job(job_id);
-            let Ok(spur_core::api::JobList { jobs, .. }) = client.job_list(only) else {
+            let only = spur_core::wire::api::JobListing::job(job_id);
+            let Ok(spur_core::wire::api::JobList { jobs, .. }) = client.job_list(only) else {
                 // A controller that does not answer has not ended the job; ask again later.
                 continue;
             };
@@ -153,7 +153,7 @@ pub fn spawn_job_watch(
                 }
             }
             let running = job.as_ref().is_some_and(|j| {
-                j.state == spur_core::states::JobBaseState::Running && !j.completing
+                j.state == spur_core::model::states::JobBaseState::Running && !j.completing
             });
             if !running {
                 let _ = tx.send(Event::JobEnded(job.map(Box::new)));
@@ -162,7 +162,7 @@ pub fn spawn_job_watch(
             let step_cancelled = job.as_ref().is_some_and(|j| {
                 j.steps.iter().any(|s| {
                     Some(s.step_id) == step_id
-                        && s.state == spur_core::states::JobBaseState::Cancelled
+                        && s.state == spur_core::model::states::JobBaseState::Cancelled
                 })
             });
             if step_cancelled {
@@ -172,7 +172,7 @@ pub fn spawn_job_watch(
             let step_timed_out = job.as_ref().is_some_and(|j| {
                 j.steps.iter().any(|s| {
                     Some(s.step_id) == step_id
-                        && s.state == spur_core::states::JobBaseState::Timeout
+                        && s.state == spur_core::model::states::JobBaseState::Timeout
                 })
             });
             if step_timed_out {

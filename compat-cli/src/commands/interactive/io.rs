@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use nix::fcntl::OFlag;
+use spur_core::wire::step_io::{Frame, Kind, STDERR, STDOUT};
 use spur_stepd::step_attach::Fanout;
-use spur_stepd::step_io::{Frame, Kind, STDERR, STDOUT};
 
 /// Where one stream of one task goes (or, for stdin, comes from).
 #[derive(Debug, Clone, PartialEq, Eq)]

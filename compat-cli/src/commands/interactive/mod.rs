@@ -12,11 +12,11 @@ pub mod io;
 pub mod remote;
 pub mod step;
 
-use spur_core::api::ApiError;
-use spur_core::job::JobSpec;
-use spur_core::options::{Command, OptError, OptionSet};
-use spur_core::submit::{resolve, ScriptInput, SubmitContext};
-use spur_core::values::begin::LocalNow;
+use spur_core::grammar::options::{Command, OptError, OptionSet};
+use spur_core::grammar::values::begin::LocalNow;
+use spur_core::model::job::JobSpec;
+use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
+use spur_core::wire::api::ApiError;
 
 use crate::client::ClientError;
 use crate::config;
@@ -64,8 +64,10 @@ impl ClusterFacts {
                 c.nodes
                     .iter()
                     .flat_map(|n| {
-                        let names = spur_core::hostlist::expand(&n.names).unwrap_or_default();
-                        let addrs = spur_core::hostlist::expand(&n.addresses).unwrap_or_default();
+                        let names =
+                            spur_core::grammar::hostlist::expand(&n.names).unwrap_or_default();
+                        let addrs =
+                            spur_core::grammar::hostlist::expand(&n.addresses).unwrap_or_default();
                         names.into_iter().zip(addrs).collect::<Vec<_>>()
                     })
                     .collect()
@@ -206,8 +208,8 @@ pub fn print_api_error(prog: &str, lead: &str, error: &ClientError) {
 }
 
 /// `--help`, `--usage`, `--version` and `--gres=help`, printed on stdout.
-pub fn early_text(cmd: Command, action: spur_core::options::EarlyAction) -> String {
-    use spur_core::options::{help_text, usage_text, EarlyAction};
+pub fn early_text(cmd: Command, action: spur_core::grammar::options::EarlyAction) -> String {
+    use spur_core::grammar::options::{help_text, usage_text, EarlyAction};
     match action {
         EarlyAction::Help => help_text(cmd),
         EarlyAction::Usage => usage_text(cmd),
@@ -223,13 +225,15 @@ pub fn early_text(cmd: Command, action: spur_core::options::EarlyAction) -> Stri
 }
 
 /// `--test-only`: where and when the job would start, as `<prog>: Job N to start at ...`.
-pub fn print_trial(prog: &str, job_id: u32, trial: &spur_core::api::TrialPlacement) {
-    let when =
-        spur_core::values::begin::format_local_time(trial.start_time, config::utc_offset_secs());
+pub fn print_trial(prog: &str, job_id: u32, trial: &spur_core::wire::api::TrialPlacement) {
+    let when = spur_core::grammar::values::begin::format_local_time(
+        trial.start_time,
+        config::utc_offset_secs(),
+    );
     eprintln!(
         "{prog}: Job {job_id} to start at {when} using {} processors on nodes {} in partition {}",
         trial.processors,
-        spur_core::hostlist::compress(&trial.nodes),
+        spur_core::grammar::hostlist::compress(&trial.nodes),
         trial.partition
     );
 }

@@ -10,9 +10,9 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use spur_core::step_exit::TaskEnd;
-use spur_core::step_layout::StepLayout;
-use spur_stepd::step_io::{Frame, Kind, STDERR};
+use spur_core::model::step_exit::TaskEnd;
+use spur_core::model::step_layout::StepLayout;
+use spur_core::wire::step_io::{Frame, Kind, STDERR};
 
 use super::events::{Event, Events};
 use super::io::{self, OpenFiles, Route, Sink, StreamWriter};
@@ -143,7 +143,7 @@ pub fn connect(
                 .collect();
             return Err(format!(
                 "Unable to launch the step's tasks on {}: no answer from their node",
-                spur_core::hostlist::compress(
+                spur_core::grammar::hostlist::compress(
                     &missing.iter().map(|s| s.to_string()).collect::<Vec<_>>()
                 )
             ));

@@ -12,19 +12,19 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
-use spur_core::env::{task_environment, TaskPlacement};
-use spur_core::job::JobRecord;
-use spur_core::states::JobBaseState;
-use spur_core::step_exit::{self, TaskEnd};
-use spur_core::values::filename::{expand_filename, FilenameContext};
-use spur_core::values::stepid::Step;
+use spur_core::grammar::env::{task_environment, TaskPlacement};
+use spur_core::grammar::values::filename::{expand_filename, FilenameContext};
+use spur_core::grammar::values::stepid::Step;
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::JobBaseState;
+use spur_core::model::step_exit::{self, TaskEnd};
 
 use super::events::{reap, spawn_exit_watch, spawn_job_watch, Event, Events};
 use super::io::{self, OpenFiles, Route, Sink, TaskFd};
 use super::remote::{self, NodeLink, RemoteStep};
 use crate::config;
+use spur_core::wire::step_io::{Frame, Kind};
 use spur_stepd::step_attach::{Fanout, Stdins};
-use spur_stepd::step_io::{Frame, Kind};
 use spur_stepd::task_launch::{launch, TaskLaunch};
 
 /// Tasks that end within this window of each other are reported together (`tasks 0-1: ...`), as slurmstepd
@@ -45,7 +45,7 @@ pub struct StepPlan<'a> {
     /// The allocation the step runs in.
     pub job: &'a JobRecord,
     /// task/affinity: how each task is bound to CPUs (`None`: unbound).
-    pub cpu_bind: Option<spur_core::step_launch::CpuBindSpec>,
+    pub cpu_bind: Option<spur_core::model::step_launch::CpuBindSpec>,
     /// `--gpu-bind`, or the `per_task:N` binding `--gpus-per-task` implies.
     pub gpu_bind: Option<String>,
     /// srun made the allocation itself, so `scontrol notify` messages are its to print.
@@ -53,7 +53,7 @@ pub struct StepPlan<'a> {
     pub step_id: u32,
     pub ntasks: u32,
     pub command: &'a [String],
-    /// The step's environment ([`spur_core::env::step_environment`]); ranks are added per task.
+    /// The step's environment ([`spur_core::grammar::env::step_environment`]); ranks are added per task.
     pub env: Vec<(String, String)>,
     pub work_dir: PathBuf,
     pub node: String,
@@ -287,7 +287,7 @@ fn start_tasks(
             },
         );
         if let Some(policy) = &plan.gpu_bind {
-            spur_core::gpu_bind::apply_to_env(policy, &mut env, rank);
+            spur_core::grammar::gpu_bind::apply_to_env(policy, &mut env, rank);
         }
         // Task 0 of a --pty step talks to a pseudo-terminal for all three streams.
         let terminal = if plan.pty && rank == 0 {
@@ -310,8 +310,10 @@ fn start_tasks(
         let bind_report = plan
             .cpu_bind
             .as_ref()
-            .filter(|b| spur_core::cpu_bind::is_verbose(&b.policy))
-            .map(|b| spur_core::cpu_bind::verbose_line_start(&b.policy, &plan.node, rank, rank));
+            .filter(|b| spur_core::grammar::cpu_bind::is_verbose(&b.policy))
+            .map(|b| {
+                spur_core::grammar::cpu_bind::verbose_line_start(&b.policy, &plan.node, rank, rank)
+            });
         let launched = launch(&TaskLaunch {
             program,
             args,
@@ -765,7 +767,7 @@ impl Running<'_> {
 
     /// slurmstepd's `*** STEP 12.0 ON vm CANCELLED AT <time> ***` line.
     fn cancelled_line(&self, due: &str) {
-        let when = spur_core::values::begin::format_local_time(
+        let when = spur_core::grammar::values::begin::format_local_time(
             config::now_epoch(),
             config::utc_offset_secs(),
         );

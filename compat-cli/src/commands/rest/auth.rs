@@ -55,8 +55,8 @@ impl Caller {
     /// A controller client acting as this caller.
     pub fn client(&self) -> Result<Client, ClientError> {
         if self.mismatched {
-            return Err(ClientError::Api(spur_core::api::ApiError::new(
-                spur_core::api::SlurmErrno::ZeroBytes,
+            return Err(ClientError::Api(spur_core::wire::api::ApiError::new(
+                spur_core::wire::api::SlurmErrno::ZeroBytes,
             )));
         }
         Client::with_auth(self.auth.clone())

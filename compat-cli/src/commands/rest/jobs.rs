@@ -1,12 +1,12 @@
 //! `GET /jobs`, `GET /job/{id}`, `DELETE /job/{id}[?signal=SIG]`: the records squeue and `scontrol show job` read,
 //! in v0.0.38's job layout, and scancel's requests.
 
-use spur_core::api::{ControlRequest, JobListing, JobSelector, SignalScope};
 use spur_core::format::json::Json;
 use spur_core::format::json_jobs;
+use spur_core::wire::api::{ControlRequest, JobListing, JobSelector, SignalScope};
 
 use super::auth::Caller;
-use spur_core::api::SlurmErrno;
+use spur_core::wire::api::SlurmErrno;
 
 use super::reply::{api_error, entry, errno_of, error_entry, failed_listing, Reply};
 use crate::client::ClientError;
@@ -85,7 +85,7 @@ fn listing(caller: &Caller, listing: JobListing, wanted: Option<(&str, JobSelect
 pub fn cancel(caller: &Caller, id: &str, signal: Option<&str>) -> Reply {
     let signal = match signal {
         None => SIGKILL,
-        Some(text) => match spur_core::values::signal::sig_name2num(text) {
+        Some(text) => match spur_core::grammar::values::signal::sig_name2num(text) {
             Some(number) if number > 0 => number,
             _ => {
                 return Reply::with_status(

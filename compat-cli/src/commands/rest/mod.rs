@@ -92,7 +92,7 @@ pub fn run(args: &[String]) -> u8 {
     }
 }
 
-fn config_conf() -> Option<&'static spur_core::conf::SlurmConf> {
+fn config_conf() -> Option<&'static spur_core::grammar::conf::SlurmConf> {
     crate::config::load_slurm_conf()
 }
 

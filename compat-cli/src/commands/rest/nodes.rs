@@ -1,9 +1,9 @@
 //! `GET /nodes` and `GET /node/{name}`: the records sinfo and `scontrol show node` read, in v0.0.38's node
 //! layout.
 
-use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::json::Json;
 use spur_core::format::json_nodes;
+use spur_core::wire::api::{ApiError, Query, QueryReply, SlurmErrno};
 
 use super::auth::Caller;
 use super::reply::{errno_entry, failed_listing, Reply};

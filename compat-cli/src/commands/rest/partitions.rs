@@ -1,8 +1,8 @@
 //! `GET /partitions` and `GET /partition/{name}` in v0.0.38's partition layout.
 
-use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::json::Json;
 use spur_core::format::json_partitions;
+use spur_core::wire::api::{ApiError, Query, QueryReply, SlurmErrno};
 
 use super::auth::Caller;
 use super::nodes::unexpected;

@@ -3,7 +3,7 @@
 
 use spur_core::format::json::{with_errors, Json};
 
-use spur_core::api::SlurmErrno;
+use spur_core::wire::api::SlurmErrno;
 
 use crate::client::ClientError;
 
@@ -120,7 +120,7 @@ pub fn code_entry(code: i64, text: &str) -> Json {
 
 /// An API error of `errno`, as a controller call would have failed.
 pub fn api_error(errno: SlurmErrno) -> ClientError {
-    ClientError::Api(spur_core::api::ApiError::new(errno))
+    ClientError::Api(spur_core::wire::api::ApiError::new(errno))
 }
 
 /// The common shape of a listing that failed: the error, and the listing's key with nothing in it.

@@ -1,8 +1,8 @@
 //! `GET /reservations` and `GET /reservation/{name}` in v0.0.38's reservation layout.
 
-use spur_core::api::{ApiError, Query, QueryReply, SlurmErrno};
 use spur_core::format::json::Json;
 use spur_core::format::json_reservations;
+use spur_core::wire::api::{ApiError, Query, QueryReply, SlurmErrno};
 
 use super::auth::Caller;
 use super::nodes::unexpected;

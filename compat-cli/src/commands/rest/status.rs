@@ -1,9 +1,9 @@
 //! `GET /ping`, `GET /diag` and `GET /licenses`: the controllers' liveness, the controller's counters, and the
 //! cluster's licenses.
 
-use spur_core::api::{JobListing, Query, QueryReply};
 use spur_core::format::json::Json;
-use spur_core::states::JobBaseState;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{JobListing, Query, QueryReply};
 
 use super::auth::Caller;
 use super::nodes::unexpected;

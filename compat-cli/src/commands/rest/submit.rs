@@ -2,11 +2,11 @@
 //! sbatch builds from its command line, then resolved by the one resolver every submitting command uses. Each
 //! property is one row of [`FIELDS`]: its JSON name, the sbatch option it stands for and how its value reads.
 
-use spur_core::api::SubmitRequest;
 use spur_core::format::json::Json;
-use spur_core::options::{table::by_long, Command, OptionSet, Source};
-use spur_core::submit::{resolve, ScriptInput, SubmitContext};
-use spur_core::values::begin::LocalNow;
+use spur_core::grammar::options::{table::by_long, Command, OptionSet, Source};
+use spur_core::grammar::values::begin::LocalNow;
+use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
+use spur_core::wire::api::SubmitRequest;
 
 use super::auth::Caller;
 use super::reply::{code_entry, entry, errno_of, Reply};
@@ -366,7 +366,7 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
     };
     let cwd = description
         .options
-        .value(spur_core::options::OptId::Chdir)
+        .value(spur_core::grammar::options::OptId::Chdir)
         .map(str::to_string)
         .or_else(|| {
             // As slurmrestd: without a directory the job starts in the daemon's own.
@@ -446,7 +446,7 @@ pub fn submit(caller: &Caller, body: &[u8]) -> Reply {
 }
 
 /// An option value the resolver refused, named by its property where one row maps to the option.
-fn resolve_refusal(error: &spur_core::options::OptError) -> Refusal {
+fn resolve_refusal(error: &spur_core::grammar::options::OptError) -> Refusal {
     let text = error
         .lines
         .iter()
@@ -454,8 +454,8 @@ fn resolve_refusal(error: &spur_core::options::OptError) -> Refusal {
         .collect::<Vec<_>>()
         .join("; ");
     let key = match &error.kind {
-        spur_core::options::ErrorKind::InvalidValue(id) => {
-            let long = spur_core::options::def(*id).long;
+        spur_core::grammar::options::ErrorKind::InvalidValue(id) => {
+            let long = spur_core::grammar::options::def(*id).long;
             FIELDS
                 .iter()
                 .find(|(_, option, _)| *option == long)
@@ -475,7 +475,7 @@ fn resolve_refusal(error: &spur_core::options::OptError) -> Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::options::OptId;
+    use spur_core::grammar::options::OptId;
 
     #[test]
     fn every_row_names_an_sbatch_option() {

@@ -1,8 +1,8 @@
 //! `POST /job/{id}`: the job properties `scontrol update JobId=` can change, given at the top level of the body
 //! as slurmrestd takes them. A property it cannot read is reported, as slurmrestd reports it, with HTTP 200.
 
-use spur_core::api::{ControlRequest, JobSelector, JobUpdate, SlurmErrno};
 use spur_core::format::json::Json;
+use spur_core::wire::api::{ControlRequest, JobSelector, JobUpdate, SlurmErrno};
 
 use super::auth::Caller;
 use super::reply::{api_error, entry, error_entry, Reply};

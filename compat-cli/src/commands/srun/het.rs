@@ -1,13 +1,13 @@
 //! srun inside a heterogeneous job: which components a step asks for (`--het-group`, `:`), the step as one step
-//! of the leader over those components' nodes ([`spur_core::het_step`]), and what its tasks see.
+//! of the leader over those components' nodes ([`spur_core::model::het_step`]), and what its tasks see.
 
-use spur_core::het_step::{GroupRequest, HetStepPlan};
-use spur_core::job::JobRecord;
-use spur_core::options::{OptId, OptionSet};
+use spur_core::grammar::options::{OptId, OptionSet};
+use spur_core::model::het_step::{GroupRequest, HetStepPlan};
+use spur_core::model::job::JobRecord;
 
 use super::{exit_code, Srun, StepShape};
 
-/// What a heterogeneous job's step shows its tasks and where they run (see [`spur_core::het_step`]).
+/// What a heterogeneous job's step shows its tasks and where they run (see [`spur_core::model::het_step`]).
 pub(super) struct HetView {
     /// The allocation as the tasks' `SLURM_JOB_*` describe it: the leader's id, the step's components' nodes.
     pub(super) view: JobRecord,
@@ -58,7 +58,7 @@ impl Srun<'_> {
                 }
             }
         }
-        let plan = match spur_core::het_step::plan(&components, requests) {
+        let plan = match spur_core::model::het_step::plan(&components, requests) {
             Ok(plan) => plan,
             Err(line) => {
                 eprintln!("srun: error: {line}");
@@ -110,13 +110,13 @@ impl Srun<'_> {
 /// command line runs in het group `k`, or in the one its own `--het-group` names), or every group of
 /// `--het-group`; `None` for a plain step. A component without a program takes the next one's, as in Slurm.
 pub(super) fn het_requests(
-    parsed: &spur_core::options::Parsed,
+    parsed: &spur_core::grammar::options::Parsed,
 ) -> Result<Option<Vec<GroupRequest>>, Vec<String>> {
     // Only a count given here: the job's SLURM_NTASKS (the leader's) is no count of the other components.
     let ntasks = |set: &OptionSet| {
         matches!(
             set.source(OptId::Ntasks),
-            Some(spur_core::options::Source::CommandLine { .. })
+            Some(spur_core::grammar::options::Source::CommandLine { .. })
         )
         .then(|| set.value(OptId::Ntasks).and_then(|v| v.trim().parse().ok()))
         .flatten()
@@ -135,7 +135,7 @@ pub(super) fn het_requests(
         let mut requests = Vec::new();
         for (k, (component, argv)) in parsed.components.iter().zip(commands).enumerate() {
             let groups = match component.options.value(OptId::HetGroup) {
-                Some(text) => spur_core::het_step::parse_groups(text)?,
+                Some(text) => spur_core::model::het_step::parse_groups(text)?,
                 None => vec![u32::try_from(k).unwrap_or(u32::MAX)],
             };
             for group in groups {
@@ -154,7 +154,7 @@ pub(super) fn het_requests(
     let Some(text) = component.options.value(OptId::HetGroup) else {
         return Ok(None);
     };
-    let groups = spur_core::het_step::parse_groups(text)?;
+    let groups = spur_core::model::het_step::parse_groups(text)?;
     Ok(Some(
         groups
             .into_iter()

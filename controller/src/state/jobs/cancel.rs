@@ -1,9 +1,9 @@
 //! Stopping and signalling jobs: cancel (a pending job ends at once, a running one is terminated on its nodes),
 //! suspend and resume (SIGSTOP/SIGCONT, the run time frozen meanwhile), and signals to a job or its steps.
 
-use spur_core::api::{ApiError, JobSelector, SignalScope, SlurmErrno};
-use spur_core::job::EpochSecs;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::EpochSecs;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, JobSelector, SignalScope, SlurmErrno};
 
 use super::first_node;
 use crate::state::{ApplyResult, ClusterState, Effect, TerminateReason};

@@ -1,9 +1,9 @@
 //! Control requests (`scancel`, `scontrol ...`): the dispatch to each request's handler, and how a request names
 //! its jobs (a job, an array, an array task, a het job) and who may act on them.
 
-use spur_core::api::{ApiError, ControlRequest, JobSelector, SlurmErrno};
-use spur_core::job::{EpochSecs, JobRecord};
-use spur_core::states::JobBaseState;
+use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, ControlRequest, JobSelector, SlurmErrno};
 
 use super::holds_resources;
 use crate::state::{Applied, ApplyResult, ClusterState, Effect, Outcome};

@@ -1,10 +1,10 @@
 //! The end of a run as the agent reports it: the final state (COMPLETED, FAILED, OUT_OF_MEMORY, or back to the
 //! queue for a requeue or a failed prolog), the resources released, epilogs and acknowledgements sent.
 
-use spur_core::api::NodeUpdateState;
-use spur_core::job::{EpochSecs, HoldKind};
-use spur_core::states::{JobBaseState, JobReason};
-use spur_core::step_exit::OUT_OF_MEMORY_SIGNAL;
+use spur_core::model::job::{EpochSecs, HoldKind};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::model::step_exit::OUT_OF_MEMORY_SIGNAL;
+use spur_core::wire::api::NodeUpdateState;
 
 use super::{holds_resources, started_and_live};
 use crate::state::{Applied, ClusterState, Effect, Outcome};

@@ -1,9 +1,9 @@
 //! Holding and releasing: a held job keeps priority 0 and its hold reason; a released one gets a fresh basic
 //! priority, below every job submitted or released before.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::HoldKind;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::HoldKind;
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::BASIC_PRIORITY_TOP;
 use crate::state::{ClusterState, Effect};

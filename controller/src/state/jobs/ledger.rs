@@ -2,7 +2,7 @@
 //! when it ends, loses a node or is requeued, together with the job that holds them. Only preemption by
 //! suspension (`state/preempt.rs`) touches them elsewhere: it lends a suspended job's CPUs and takes them back.
 
-use spur_core::job::{Allocation, EpochSecs};
+use spur_core::model::job::{Allocation, EpochSecs};
 
 use crate::state::ClusterState;
 

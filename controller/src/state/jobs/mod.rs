@@ -31,8 +31,8 @@ mod submit;
 mod time_limits;
 mod update;
 
-use spur_core::job::JobRecord;
-use spur_core::states::JobBaseState;
+use spur_core::model::job::JobRecord;
+use spur_core::model::states::JobBaseState;
 
 pub use submit::startable_at_submission;
 

@@ -1,8 +1,8 @@
 //! A node under a running job failed: the job ends NODE_FAIL, loses the node and runs on (`--no-kill`), or goes
 //! back to the queue (a requeueable batch job).
 
-use spur_core::job::{Allocation, EpochSecs};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs};
+use spur_core::model::states::{JobBaseState, JobReason};
 
 use super::{first_node, started_and_live};
 use crate::state::{ClusterState, Effect, TerminateReason};
@@ -94,7 +94,7 @@ impl ClusterState {
         }
         job.resize_time = Some(now);
         for step in job.steps.iter_mut().filter(|s| s.is_running()) {
-            let on_lost_node = spur_core::hostlist::expand(&step.node_list)
+            let on_lost_node = spur_core::grammar::hostlist::expand(&step.node_list)
                 .is_ok_and(|nodes| nodes.iter().any(|n| n == node));
             if on_lost_node {
                 step.state = JobBaseState::Cancelled;

@@ -1,6 +1,6 @@
 //! Purging: finished jobs older than `MinJobAge` leave the job table for the accounting archive.
 
-use spur_core::job::EpochSecs;
+use spur_core::model::job::EpochSecs;
 
 use crate::state::ClusterState;
 

@@ -1,9 +1,9 @@
 //! Requeueing: a running job is terminated and goes back to the queue when its run's end is reported; a finished
 //! one goes back at once. The next run is a new one (`restarts`), so reports of the old one are recognised.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, HoldKind};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{EpochSecs, HoldKind};
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::first_node;
 use crate::state::{ClusterState, Effect, TerminateReason};

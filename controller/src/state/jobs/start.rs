@@ -1,8 +1,8 @@
 //! Applying a scheduling pass: recomputed priorities, forecasts, pending reasons, and the starts, each re-checked
 //! against the state as it is now (the plan was made from an older one), so a stale plan never double-books.
 
-use spur_core::job::{Allocation, EpochSecs, JobRecord};
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::{Allocation, EpochSecs, JobRecord};
+use spur_core::model::states::{JobBaseState, JobReason};
 
 use crate::state::{Applied, ClusterState};
 
@@ -172,8 +172,8 @@ fn reason_is_eligible(reason: JobReason) -> bool {
 pub(super) fn resolved_sharing(
     state: &ClusterState,
     job: &JobRecord,
-) -> Option<spur_core::oversubscribe::ResolvedSharing> {
-    use spur_core::oversubscribe::{PartitionSharing, ResolvedSharing};
+) -> Option<spur_core::policy::oversubscribe::ResolvedSharing> {
+    use spur_core::policy::oversubscribe::{PartitionSharing, ResolvedSharing};
     let partition = PartitionSharing::parse(&state.partition(&job.partition)?.oversubscribe);
     let sharing = crate::rules::sharing_of(state, job);
     ResolvedSharing::of(partition, sharing)

@@ -2,9 +2,9 @@
 //! rules every request must satisfy, association, time limit) and turned into pending records, one per array
 //! task. A refusal found by checking the request against the nodes uses up a job id, as in slurmctld.
 
-use spur_core::api::{ApiError, SlurmErrno};
-use spur_core::job::{EpochSecs, HoldKind, JobRecord, JobSpec};
-use spur_core::states::JobReason;
+use spur_core::model::job::{EpochSecs, HoldKind, JobRecord, JobSpec};
+use spur_core::model::states::JobReason;
+use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::start::resolved_sharing;
 use super::BASIC_PRIORITY_TOP;
@@ -181,8 +181,8 @@ impl ClusterState {
         // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
         // `--oversubscribe` request still shows until the scheduler turns it down.
         record.sharing = resolved_sharing(self, &record).filter(|r| {
-            *r == spur_core::oversubscribe::ResolvedSharing::WholeNode
-                && !spur_core::oversubscribe::asks_oversubscribe(&record.spec)
+            *r == spur_core::policy::oversubscribe::ResolvedSharing::WholeNode
+                && !spur_core::policy::oversubscribe::asks_oversubscribe(&record.spec)
         });
         if hold.is_some() {
             record.reason = JobReason::HeldUser;
@@ -212,7 +212,7 @@ impl ClusterState {
         let asks_gpus = spec
             .gres
             .iter()
-            .any(|g| g.name == spur_core::records::GPU_GRES && g.count > 0)
+            .any(|g| g.name == spur_core::model::records::GPU_GRES && g.count > 0)
             || spec.options.contains_key("gpus");
         if !asks_gpus {
             return spec;

@@ -1,9 +1,9 @@
 //! Time limits, as the runtime's clock finds them due: the `--signal` warning before the end, and TIMEOUT at the
 //! limit, which terminates the job on its nodes.
 
-use spur_core::api::SignalScope;
-use spur_core::job::EpochSecs;
-use spur_core::states::{JobBaseState, JobReason};
+use spur_core::model::job::EpochSecs;
+use spur_core::model::states::{JobBaseState, JobReason};
+use spur_core::wire::api::SignalScope;
 
 use super::first_node;
 use crate::state::{Applied, ClusterState, Effect, TerminateReason};

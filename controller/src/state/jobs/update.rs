@@ -1,8 +1,8 @@
 //! `scontrol update job`: what a user may change on their own job, what only an operator may, and what only a
 //! pending job accepts.
 
-use spur_core::api::{ApiError, JobUpdate, SlurmErrno};
-use spur_core::states::JobBaseState;
+use spur_core::model::states::JobBaseState;
+use spur_core::wire::api::{ApiError, JobUpdate, SlurmErrno};
 
 use crate::state::{ClusterState, Effect};
 
@@ -96,7 +96,7 @@ impl ClusterState {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
             }
             // What scontrol sends is below NO_VAL; other clients (the C API, REST) are held to the same rule.
-            if !(1..spur_core::values::NO_VAL).contains(&tasks) {
+            if !(1..spur_core::grammar::values::NO_VAL).contains(&tasks) {
                 return Err(ApiError::new(SlurmErrno::BadTaskCount));
             }
             job.spec.ntasks = Some(tasks);
