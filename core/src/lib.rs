@@ -1,5 +1,7 @@
-//! Spur's core: the Slurm language (options, `#SBATCH` directives, hostlists, value grammars, `slurm.conf`) and the
-//! job model shared by the controller, the CLI, REST and the C shim.
+//! Spur's core: the Slurm language ([`grammar`]: options, `#SBATCH` directives, hostlists, value grammars,
+//! `slurm.conf`), the job model ([`model`]), scheduling policy ([`policy`]), what the commands print
+//! ([`format`](mod@format)) and the messages between processes ([`wire`]), shared by the controller, the agent,
+//! the CLI, REST and the C shim.
 //!
 //! Everything here is pure: no I/O, no wall clock, no environment reads. Callers pass the clock, the environment and
 //! file contents in, so every parser can be unit-tested against vectors taken from real Slurm 22.05.
