@@ -8,6 +8,10 @@
 //! points at a port nothing listens on. `SPUR_BLESS_QUERY_OPTIONS=1` rewrites the golden file (only ever wanted when
 //! a change to the commands' observable behaviour is intended).
 
+// Test code: a failed unwrap or expect is the test failing with its message. The workspace denies both outside
+// tests and clippy.toml allows them in #[test] functions; this extends that to the helpers of these tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::PathBuf;
