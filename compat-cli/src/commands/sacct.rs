@@ -102,8 +102,18 @@ struct Request {
 
 impl Request {
     fn from_options(parsed: &Parsed) -> Result<Request, String> {
-        let format = if let Some(list) = parsed.value("format") {
-            list.to_string()
+        // Slurm's sacct adds to its lists on every use of -o, -j, -s, -u/--uid, -A, -r and --name (so
+        // `-j 1 -j 2` asks for both jobs, as submitit's polling relies on); only -S/-E and the flags replace.
+        let formats: Vec<&str> = parsed.values(&["format"]).collect();
+        if !formats.is_empty() && parsed.has("long") {
+            return Err(
+                "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. \
+                        Please remove one and retry."
+                    .to_string(),
+            );
+        }
+        let format = if !formats.is_empty() {
+            formats.join(",")
         } else if parsed.has("brief") {
             sacct::BRIEF_FORMAT.to_string()
         } else if parsed.has("long") {
@@ -112,17 +122,18 @@ impl Request {
             sacct::DEFAULT_FORMAT.to_string()
         };
         let columns = sacct::parse_format(&format).map_err(|e| format!("sacct: error: {e}"))?;
-        let jobs = match parsed.value("jobs") {
-            Some(list) => parse_step_list(list).map_err(|e| format!("sacct: fatal: {e}"))?,
-            None => Vec::new(),
-        };
-        let states = match parsed.value("state") {
-            Some(list) => parse_states(list)?,
-            None => Vec::new(),
-        };
-        let users = match parsed.value("user").or_else(|| parsed.value("uid")) {
-            Some(list) => Some(parse_users(list)?),
-            None => default_users(
+        let mut jobs = Vec::new();
+        for list in parsed.values(&["jobs"]) {
+            jobs.extend(parse_step_list(list).map_err(|e| format!("sacct: fatal: {e}"))?);
+        }
+        let mut states = Vec::new();
+        for list in parsed.values(&["state"]) {
+            states.extend(parse_states(list)?);
+        }
+        let users = match named_users(parsed.values(&["user", "uid"]))? {
+            NamedUsers::These(uids) => Some(uids),
+            NamedUsers::All => None,
+            NamedUsers::Unnamed => default_users(
                 nix::unistd::getuid().as_raw(),
                 parsed.has("allusers"),
                 !jobs.is_empty(),
@@ -137,14 +148,11 @@ impl Request {
         let window = window(start, end, !states.is_empty(), !jobs.is_empty(), now);
         let list = |option: &str| -> Vec<String> {
             parsed
-                .value(option)
-                .map(|list| {
-                    list.split(',')
-                        .filter(|n| !n.is_empty())
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
+                .values(&[option])
+                .flat_map(|list| list.split(','))
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect()
         };
         Ok(Request {
             filter: Filter {
@@ -228,6 +236,32 @@ fn parse_users(list: &str) -> Result<Vec<u32>, String> {
             config::uid_of(user).ok_or_else(|| format!("sacct: error: Invalid user id: {user}"))
         })
         .collect()
+}
+
+/// What the `-u`/`--uid` options asked for, read in order as Slurm's sacct does: `-1` asks for every user and
+/// drops the names before it, a name after it asks for that user again.
+#[derive(Debug, PartialEq, Eq)]
+enum NamedUsers {
+    Unnamed,
+    All,
+    These(Vec<u32>),
+}
+
+fn named_users<'a>(lists: impl Iterator<Item = &'a str>) -> Result<NamedUsers, String> {
+    let mut named = NamedUsers::Unnamed;
+    for list in lists {
+        if list == "-1" {
+            named = NamedUsers::All;
+            continue;
+        }
+        let mut uids = match named {
+            NamedUsers::These(uids) => uids,
+            NamedUsers::Unnamed | NamedUsers::All => Vec::new(),
+        };
+        uids.extend(parse_users(list)?);
+        named = NamedUsers::These(uids);
+    }
+    Ok(named)
 }
 
 /// Without `-u`: root (and `-a`, and a `-j` list) sees every user's jobs, anyone else only their own.
@@ -328,6 +362,71 @@ mod tests {
         assert_eq!(
             parse_states("bogus").unwrap_err(),
             "sacct: fatal: unrecognized job state value 'bogus'"
+        );
+    }
+
+    fn parsed(options: &[(&'static str, &str)]) -> Parsed {
+        Parsed {
+            options: options
+                .iter()
+                .map(|(name, value)| (*name, Some(value.to_string())))
+                .collect(),
+            positional: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn repeated_list_options_add_up_as_in_slurm() {
+        let request = Request::from_options(&parsed(&[
+            ("jobs", "11"),
+            ("jobs", "12,13"),
+            ("state", "CD"),
+            ("state", "F"),
+            ("name", "a"),
+            ("name", "b,c"),
+            ("partition", "p1"),
+            ("partition", "p2"),
+            ("accounts", "x"),
+            ("accounts", "y"),
+            ("format", "JobID"),
+            ("format", "State"),
+        ]))
+        .unwrap();
+        let jobs: Vec<u32> = request.filter.jobs.iter().map(|j| j.job).collect();
+        assert_eq!(jobs, [11, 12, 13]);
+        assert_eq!(request.filter.states.len(), 2);
+        assert_eq!(request.filter.names, ["a", "b", "c"]);
+        assert_eq!(request.filter.partitions, ["p1", "p2"]);
+        assert_eq!(request.filter.accounts, ["x", "y"]);
+        assert_eq!(request.columns.len(), 2);
+    }
+
+    #[test]
+    fn format_and_long_together_are_refused() {
+        let mut both = parsed(&[("format", "JobID")]);
+        both.options.push(("long", None));
+        let refusal = Request::from_options(&both).err().unwrap();
+        assert_eq!(
+            refusal,
+            "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry."
+        );
+    }
+
+    #[test]
+    fn minus_one_names_every_user_until_a_name_follows() {
+        assert_eq!(named_users([].into_iter()), Ok(NamedUsers::Unnamed));
+        assert_eq!(
+            named_users(["0"].into_iter()),
+            Ok(NamedUsers::These(vec![0]))
+        );
+        assert_eq!(named_users(["0", "-1"].into_iter()), Ok(NamedUsers::All));
+        assert_eq!(
+            named_users(["-1", "0"].into_iter()),
+            Ok(NamedUsers::These(vec![0]))
+        );
+        assert_eq!(
+            named_users(["0", "root"].into_iter()),
+            Ok(NamedUsers::These(vec![0, 0]))
         );
     }
 }

@@ -204,6 +204,15 @@ impl Parsed {
         self.options.iter().any(|(n, _)| *n == long)
     }
 
+    /// Every value given for any of `longs`, in command-line order: for the options Slurm's commands add to a
+    /// list on each use (sacct's `-j`, `-u`, `-s`, `-o`, ...) rather than replace.
+    pub fn values<'a>(&'a self, longs: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+        self.options
+            .iter()
+            .filter(move |(n, _)| longs.contains(n))
+            .filter_map(|(_, v)| v.as_deref())
+    }
+
     /// The last value given for an option (later ones win, as in Slurm).
     pub fn value(&self, long: &str) -> Option<&str> {
         self.options
