@@ -260,6 +260,9 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
     if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {
         options.partitions = Some(list.split(',').map(str::to_string).collect());
     }
+    if let Some(list) = option_or_env(parsed, "account", "SQUEUE_ACCOUNT") {
+        options.accounts = Some(list.split(',').map(str::to_string).collect());
+    }
     if let Some(list) = parsed.value("reservation") {
         options.reservations = Some(list.split(',').map(str::to_string).collect());
     }

@@ -10,7 +10,7 @@ sacct -X -n -P -o JobID,JobName,State -j "$a" -j "$b" -j "$c"
 echo "repeated -o"
 sacct -X -n -P -o JobName -o State -j "$a"
 echo "repeated --name and -s"
-sacct -X -n -P -o JobName,State --name c478a --name c478b,c478c -s CD -s F -S now-10minutes
+sacct -X -n -P -o JobName,State --name c478a --name c478b,c478c -s CD -s F -S now-10minutes -E now
 echo "repeated -u"
 sacct -X -n -P -o JobName -u nobody -u root --name c478a -S now-10minutes
 echo "-u -1 after a name"

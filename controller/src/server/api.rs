@@ -54,6 +54,10 @@ impl ApiService {
         // A uid without a name gets none: associations are then not found (refused where enforced), rather than
         // found under whatever name the client wrote.
         submit.spec.user_name = user_name.unwrap_or_default();
+        lower_case_account(&mut submit.spec);
+        for spec in &mut submit.het_components {
+            lower_case_account(spec);
+        }
         self.check_partition_access(identity, &submit.spec)?;
         for spec in &mut submit.het_components {
             spec.alloc_node = submit.spec.alloc_node.clone();
@@ -829,6 +833,15 @@ fn rows_asked(listing: &JobListing, accept_packed: &str) -> Option<Vec<ListField
         .iter()
         .map(|name| ListField::from_name(name))
         .collect()
+}
+
+/// slurmctld keeps account names in lower case whatever case the request used (`-A MY_ACCT` shows as `my_acct` in
+/// squeue, `scontrol show job` and accounting; case 479), as slurmdbd keeps its accounts. Done before the command
+/// is committed, so the log holds the name the job keeps.
+fn lower_case_account(spec: &mut spur_core::model::job::JobSpec) {
+    if let Some(account) = &mut spec.account {
+        account.make_ascii_lowercase();
+    }
 }
 
 /// A job's `--nodelist` and `--exclude` are checked here, before the state is locked: a malformed list, or one of

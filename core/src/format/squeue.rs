@@ -41,6 +41,8 @@ pub struct SqueueOptions {
     /// `None`: pending, running, suspended and completing jobs (Slurm's default).
     pub states: Option<Vec<StateMatch>>,
     pub partitions: Option<Vec<String>>,
+    /// `-A`: only jobs charged to these accounts (any case, as squeue compares them).
+    pub accounts: Option<Vec<String>>,
     /// `-R`: only jobs of these reservations.
     pub reservations: Option<Vec<String>>,
     pub users: Option<Vec<u32>>,
@@ -61,6 +63,7 @@ impl Default for SqueueOptions {
             sort: parse_sort(DEFAULT_SORT).unwrap_or_default(),
             states: None,
             partitions: None,
+            accounts: None,
             reservations: None,
             users: None,
             names: None,
@@ -213,6 +216,12 @@ pub(crate) fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
             .partitions
             .as_ref()
             .is_none_or(|p| p.contains(&job.partition))
+        && opts.accounts.as_ref().is_none_or(|accounts| {
+            job.spec
+                .account
+                .as_ref()
+                .is_some_and(|a| accounts.iter().any(|x| x.eq_ignore_ascii_case(a)))
+        })
         && opts.reservations.as_ref().is_none_or(|r| {
             job.spec
                 .reservation
@@ -481,6 +490,21 @@ mod render_tests {
             ..fmt()
         };
         assert_eq!(render(&jobs, &part, &ctx()), "JOBID\n");
+        let mut charged = jobs.clone();
+        charged[1].spec.account = Some("physics".into());
+        let account = |name: &str| SqueueOptions {
+            accounts: Some(vec![name.into()]),
+            ..fmt()
+        };
+        assert_eq!(
+            ids(&render(&charged, &account("physics"), &ctx())),
+            vec!["43"]
+        );
+        assert_eq!(
+            ids(&render(&charged, &account("PHYSICS"), &ctx())),
+            vec!["43"]
+        );
+        assert_eq!(render(&charged, &account("chemistry"), &ctx()), "JOBID\n");
         let mut in_resv = jobs.clone();
         in_resv[1].spec.reservation = Some("maint".into());
         let resv = |name: &str| SqueueOptions {

@@ -196,6 +196,9 @@ pub fn listed_fields(opts: &SqueueOptions) -> Vec<ListField> {
     if opts.reservations.is_some() {
         fields.push(L::SpecReservation);
     }
+    if opts.accounts.is_some() {
+        fields.push(L::SpecAccount);
+    }
     if opts.users.is_some() {
         fields.push(L::SpecUserId);
     }
@@ -387,6 +390,10 @@ mod tests {
             },
             SqueueOptions {
                 reservations: Some(vec!["maint".into()]),
+                ..fmt()
+            },
+            SqueueOptions {
+                accounts: Some(vec!["ACCT".into()]),
                 ..fmt()
             },
             SqueueOptions {
