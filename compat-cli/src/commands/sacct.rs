@@ -161,7 +161,11 @@ impl Request {
                 states,
                 names: list("name"),
                 partitions: list("partition"),
-                accounts: list("accounts"),
+                // Accounts are kept in lower case (slurmctld and sacctmgr lower them), and sacct lowers its list.
+                accounts: list("accounts")
+                    .into_iter()
+                    .map(|a| a.to_ascii_lowercase())
+                    .collect(),
                 window,
                 allocations: parsed.has("allocations"),
             },
@@ -387,7 +391,7 @@ mod tests {
             ("partition", "p1"),
             ("partition", "p2"),
             ("accounts", "x"),
-            ("accounts", "y"),
+            ("accounts", "Y"),
             ("format", "JobID"),
             ("format", "State"),
         ]))

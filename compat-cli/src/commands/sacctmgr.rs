@@ -65,7 +65,8 @@ pub fn run(args: &[String]) -> u8 {
         no_entity(verb);
         return 1;
     };
-    let rest = parse::split(&words[2..], verb);
+    let mut rest = parse::split(&words[2..], verb);
+    parse::lower_case_names(entity, &mut rest);
     match verb {
         Verb::Show => show(entity, &rest, options.style),
         _ => change(verb, entity, &rest, &options),

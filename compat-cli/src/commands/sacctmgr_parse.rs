@@ -127,6 +127,30 @@ pub fn split(words: &[String], verb: Verb) -> Words {
     out
 }
 
+/// sacctmgr keeps account and QOS names in lower case: the names of an account or QOS, and the accounts and QOS
+/// named in conditions and settings (`where account=`, `account=`, `parent=`, `qos+=`, `defaultqos=`, ...), are
+/// lowered before anything is looked up or stored, so `add account Physics` makes `physics` and `-A Physics` finds
+/// it (case 480). User names, descriptions and organisations keep their case.
+pub fn lower_case_names(entity: Entity, words: &mut Words) {
+    if matches!(entity, Entity::Account | Entity::Qos) {
+        words
+            .names
+            .iter_mut()
+            .for_each(|n| n.make_ascii_lowercase());
+    }
+    let names_accounts_or_qos = |key: &str| {
+        matches!(
+            key,
+            "account" | "accounts" | "acct" | "parent" | "defaultaccount" | "qos" | "defaultqos"
+        ) || (matches!(entity, Entity::Account | Entity::Qos) && matches!(key, "name" | "names"))
+    };
+    for pair in words.conditions.iter_mut().chain(words.settings.iter_mut()) {
+        if names_accounts_or_qos(&pair.key) {
+            pair.value.make_ascii_lowercase();
+        }
+    }
+}
+
 /// Why the words make no request: sacctmgr's lines, and where they go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
@@ -625,5 +649,30 @@ mod tests {
         assert_eq!(entity("assoc"), Some(Entity::Association));
         assert_eq!(entity("accounts"), Some(Entity::Account));
         assert_eq!(entity("foo"), None);
+    }
+
+    #[test]
+    fn account_and_qos_names_are_lowered_user_names_and_texts_are_not() {
+        let mut w = words(
+            "Physics Parent=Top Description=Big_Lab where account=Chem qos+=High",
+            Verb::Add,
+        );
+        lower_case_names(Entity::Account, &mut w);
+        assert_eq!(w.names, ["physics"]);
+        let value = |key: &str| {
+            w.conditions
+                .iter()
+                .chain(&w.settings)
+                .find(|p| p.key == key)
+                .map(|p| p.value.clone())
+        };
+        assert_eq!(value("parent").as_deref(), Some("top"));
+        assert_eq!(value("description").as_deref(), Some("Big_Lab"));
+        assert_eq!(value("account").as_deref(), Some("chem"));
+        assert_eq!(value("qos").as_deref(), Some("high"));
+        let mut user = words("Alice account=Physics DefaultAccount=Physics", Verb::Add);
+        lower_case_names(Entity::User, &mut user);
+        assert_eq!(user.names, ["Alice"]);
+        assert!(user.settings.iter().all(|p| p.value == "physics"));
     }
 }
