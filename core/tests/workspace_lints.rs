@@ -24,53 +24,67 @@ fn read(relative: &str) -> String {
         .unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-/// The workspace's member crates, read from the root manifest's `members = [...]` list.
-fn members(workspace: &str) -> Vec<String> {
-    let start = workspace.find("members = [").expect("a members list");
-    let list = &workspace[start..];
-    let end = list.find(']').expect("the members list ends");
-    list[..end]
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
+fn manifest(relative: &str) -> toml::Table {
+    read(relative)
+        .parse()
+        .unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+/// `table.a.b.c` as a string, if it is one.
+fn string_at<'a>(table: &'a toml::Table, path: &[&str]) -> Option<&'a str> {
+    let (last, parents) = path.split_last()?;
+    let mut at = table;
+    for key in parents {
+        at = at.get(*key)?.as_table()?;
+    }
+    at.get(*last)?.as_str()
 }
 
 #[test]
 fn the_workspace_denies_unwrap_expect_and_undocumented_unsafe() {
-    let workspace = read("Cargo.toml");
-    for lint in [
-        "unwrap_used = \"deny\"",
-        "expect_used = \"deny\"",
-        "undocumented_unsafe_blocks = \"deny\"",
-        "unsafe_op_in_unsafe_fn = \"deny\"",
+    let workspace = manifest("Cargo.toml");
+    for path in [
+        ["workspace", "lints", "clippy", "unwrap_used"],
+        ["workspace", "lints", "clippy", "expect_used"],
+        ["workspace", "lints", "clippy", "undocumented_unsafe_blocks"],
+        ["workspace", "lints", "rust", "unsafe_op_in_unsafe_fn"],
     ] {
-        assert!(
-            workspace.lines().any(|l| l.trim() == lint),
-            "the workspace lost `{lint}`"
+        assert_eq!(
+            string_at(&workspace, &path),
+            Some("deny"),
+            "the workspace lost `{}`",
+            path.join(".")
         );
     }
-    let clippy_toml = read("clippy.toml");
-    for setting in [
-        "allow-unwrap-in-tests = true",
-        "allow-expect-in-tests = true",
-    ] {
-        assert!(
-            clippy_toml.contains(setting),
-            "clippy.toml lost `{setting}`"
+    let clippy_toml = manifest("clippy.toml");
+    for setting in ["allow-unwrap-in-tests", "allow-expect-in-tests"] {
+        assert_eq!(
+            clippy_toml.get(setting).and_then(toml::Value::as_bool),
+            Some(true),
+            "clippy.toml lost `{setting} = true`"
         );
     }
 }
 
 #[test]
 fn every_member_crate_takes_the_workspace_lints() {
-    let members = members(&read("Cargo.toml"));
+    let workspace = manifest("Cargo.toml");
+    let members: Vec<&str> = workspace["workspace"]["members"]
+        .as_array()
+        .expect("a members list")
+        .iter()
+        .filter_map(toml::Value::as_str)
+        .collect();
     assert!(members.len() >= 10, "members not read: {members:?}");
     for member in members {
-        let manifest = read(&format!("{member}/Cargo.toml"));
-        assert!(
-            manifest.contains("[lints]\nworkspace = true"),
+        let crate_manifest = manifest(&format!("{member}/Cargo.toml"));
+        let takes_workspace = crate_manifest
+            .get("lints")
+            .and_then(|l| l.get("workspace"))
+            .and_then(toml::Value::as_bool);
+        assert_eq!(
+            takes_workspace,
+            Some(true),
             "{member} no longer takes the workspace's lints"
         );
     }
@@ -106,10 +120,4 @@ fn the_daemons_deny_indexing_in_every_crate_root() {
             );
         }
     }
-}
-
-#[test]
-fn members_are_read_from_the_manifest_list() {
-    let manifest = "[workspace]\nmembers = [\n    \"core\",\n    \"agent\",\n]\n[x]\ny = [\"z\"]\n";
-    assert_eq!(members(manifest), ["core", "agent"]);
 }
