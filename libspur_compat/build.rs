@@ -112,6 +112,13 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out_dir.join("exports.rs"), out).expect("write exports.rs");
 
+    // The variadic functions' C bodies (stable Rust cannot define C-variadic functions; see src/variadic.rs).
+    cc::Build::new()
+        .file("src/variadic.c")
+        .flag_if_supported("-fvisibility=hidden")
+        .warnings(true)
+        .compile("spur_variadic");
+
     // Programs linked with -lslurm look for this soname; with it, the shim can stand in for libslurm.so.38.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libslurm.so.38");
     soname_link(&out_dir);
@@ -203,7 +210,8 @@ fn top_level_colon(param: &str) -> Option<usize> {
     })
 }
 
-/// Every `extern "C" fn slurm...` under `src/`, with the module path that holds it.
+/// Every `extern "C" fn slurm...` under `src/` (and every `slurm...` function made by an `*_export!` macro), with
+/// the module path that holds it.
 fn scan_exports(src: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
     let mut stack = vec![src.to_path_buf()];
@@ -222,8 +230,44 @@ fn scan_exports(src: &Path) -> BTreeMap<String, String> {
             }
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             let module = module_path(src, &path);
+            // Exports written through a macro whose name ends in `_export` (`bit_export!(slurm_bit_size(...`):
+            // the function's name is the first identifier after `_export!(`, on that line or on the next one
+            // that is not a doc comment or attribute.
+            let mut in_export_macro = false;
             for line in text.lines() {
                 let line = line.trim_start();
+                if in_export_macro {
+                    if line.starts_with("///") || line.starts_with("#[") {
+                        continue;
+                    }
+                    in_export_macro = false;
+                    let name: String = line
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if name.starts_with("slurm") {
+                        found.insert(name, module.clone());
+                    }
+                    continue;
+                }
+                if let Some(at) = line.find("_export!(") {
+                    let head = &line[..at];
+                    if !head.is_empty()
+                        && head.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        let rest = &line[at + "_export!(".len()..];
+                        let name: String = rest
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect();
+                        if name.starts_with("slurm") {
+                            found.insert(name, module.clone());
+                        } else if name.is_empty() {
+                            in_export_macro = true;
+                        }
+                        continue;
+                    }
+                }
                 let Some(rest) = line
                     .strip_prefix("pub unsafe extern \"C\" fn ")
                     .or_else(|| line.strip_prefix("pub extern \"C\" fn "))

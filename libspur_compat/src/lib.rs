@@ -8,6 +8,7 @@
 
 pub mod accounting;
 pub mod admin;
+pub mod bitstring;
 pub mod client;
 pub mod config;
 pub mod control;
@@ -23,11 +24,13 @@ pub mod jobs_extra;
 pub mod layout;
 pub mod licenses;
 pub mod list;
+pub mod log;
 pub mod nodes;
 pub mod partitions;
 pub mod print;
 pub mod print_misc;
 pub mod priority;
+pub mod qos_bitstr;
 pub mod reservations;
 pub mod resources;
 pub mod resv_admin;
@@ -38,6 +41,9 @@ pub mod step_usage;
 pub mod steps;
 pub mod submit;
 pub mod token;
+pub mod variadic;
+pub mod xmem;
+pub mod xstring;
 
 /// Stubs for the public functions not implemented yet, signature checks, and the coverage lists.
 #[allow(clippy::all, unused_imports, non_snake_case)]
