@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +43,46 @@ bool slurm_log_has_data(void);
 void slurm_log_flush(void);
 void slurm_log_set_fpfx(char **pfx);
 char *slurm_xstrdup(const char *s);
+
+/* The program's own openlog/syslog/closelog take the place of libc's for the library (the executable comes first in
+ * symbol lookup), so what the library sends to syslog is printed; the messages are cut short here to keep lines
+ * short. */
+static char syslog_ident[64];
+
+void openlog(const char *ident, int option, int facility)
+{
+	snprintf(syslog_ident, sizeof(syslog_ident), "%s", ident ? ident : "(null)");
+	printf("openlog(%s, %d, %d)\n", syslog_ident, option, facility);
+}
+
+void syslog(int priority, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("syslog(%d) %s: [%.60s] (%zu bytes)\n", priority, syslog_ident, msg, strlen(msg));
+}
+
+/* What glibc's fortified builds (libslurm's) call instead of syslog. */
+void __syslog_chk(int priority, int flag, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("syslog(%d) %s: [%.60s] (%zu bytes)\n", priority, syslog_ident, msg, strlen(msg));
+}
+
+void closelog(void)
+{
+	printf("closelog\n");
+}
 
 static void all_levels(const char *tag)
 {
@@ -135,6 +176,20 @@ int main(void)
 	show_file(logfile);
 	printf("bad log file rc=%d\n", slurm_log_init("prog3", opts, 0, "/nonexistent/dir/file.log"));
 	slurm_info("after bad log file");
+
+	/* syslog at verbose, as pam_slurm_adopt sets it up (stderr quiet). */
+	opts = (log_options_t){ 0, 4, 0, true, false, false };
+	slurm_log_init("pam_slurm_adopt", opts, 10 << 3, NULL);
+	all_levels("syslog");
+	char big[700];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	slurm_info("%s", big);
+	opts = (log_options_t){ 3, 0, 0, false, false, false };
+	slurm_log_alter(opts, 0, NULL);
+	all_levels("syslog off, no prefix");
+	opts = (log_options_t){ 3, 0, 0, true, false, false };
+	slurm_log_alter(opts, 0, NULL);
 
 	/* fatal logs and exits 1. */
 	fflush(stdout);
