@@ -8,13 +8,17 @@
 
 pub mod accounting;
 pub mod admin;
+pub mod char_lists;
 pub mod client;
 pub mod config;
 pub mod control;
 pub mod coverage;
 pub mod empty;
+pub mod env_array;
 pub mod errno;
 pub mod ffi;
+pub mod flag_strings;
+pub mod free_msgs;
 pub mod het;
 pub mod hostlist;
 pub mod inits;
@@ -32,11 +36,14 @@ pub mod reservations;
 pub mod resources;
 pub mod resv_admin;
 pub mod select_nodeinfo;
+pub mod slurmdb_helpers;
 pub mod slurmdb_init;
+pub mod state_strings;
 pub mod step_launch;
 pub mod step_usage;
 pub mod steps;
 pub mod submit;
+pub mod time_strings;
 pub mod token;
 
 /// Stubs for the public functions not implemented yet, signature checks, and the coverage lists.
