@@ -318,3 +318,197 @@ pub unsafe extern "C" fn slurm_addto_step_list(step_list: List, names: *mut c_ch
             .sum()
     })
 }
+
+/// Adds `name` unless an equal item (any case) is there; 1 when added.
+///
+/// # Safety
+/// `l` is a live list of C strings.
+unsafe fn add_unique(l: List, name: &str) -> c_int {
+    let mut present = false;
+    // SAFETY: the caller's contract: every item is a C string.
+    unsafe {
+        list::for_each(l, |x| {
+            if !x.is_null()
+                && CStr::from_ptr(x as *const c_char)
+                    .to_bytes()
+                    .eq_ignore_ascii_case(name.as_bytes())
+            {
+                present = true;
+            }
+        })
+    };
+    if present {
+        return 0;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { list::append(l, c_string(name) as *mut c_void) };
+    1
+}
+
+/// libslurm's `uid_from_string`/`gid_from_string`: a user (group) name, or a number naming an existing one.
+fn id_from_string(name: &str, gid: bool) -> Option<u32> {
+    use nix::unistd::{Gid, Group, Uid, User};
+    let by_name = if gid {
+        Group::from_name(name)
+            .ok()
+            .flatten()
+            .map(|g| g.gid.as_raw())
+    } else {
+        User::from_name(name).ok().flatten().map(|u| u.uid.as_raw())
+    };
+    if by_name.is_some() {
+        return by_name;
+    }
+    // strtol's rules: optional leading blanks and sign, all of the rest digits, 0..=INT_MAX.
+    let n: i64 = name.trim_start().parse().ok()?;
+    let n = u32::try_from(n).ok().filter(|&n| n <= i32::MAX as u32)?;
+    let exists = if gid {
+        Group::from_gid(Gid::from_raw(n)).ok().flatten().is_some()
+    } else {
+        User::from_uid(Uid::from_raw(n)).ok().flatten().is_some()
+    };
+    exists.then_some(n)
+}
+
+/// Runs `add` on each token as `slurm_parse_char_list` does: the sum of its results, or `SLURM_ERROR` at the
+/// first token it refuses.
+fn each_token(names: &[u8], mut add: impl FnMut(&str) -> c_int) -> c_int {
+    let mut count = 0;
+    for token in tokens(names) {
+        let rc = add(&String::from_utf8_lossy(&token));
+        if rc == crate::ffi::SLURM_ERROR {
+            return rc;
+        }
+        count += rc;
+    }
+    count
+}
+
+/// Adds the uid (or gid) of each name; an unknown one logs `Invalid user id: NAME` (`group`), empties the list
+/// and fails with -1.
+///
+/// # Safety
+/// `char_list` is NULL or a live list of C strings; `names` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_addto_id_char_list(
+    char_list: List,
+    names: *mut c_char,
+    gid: bool,
+) -> c_int {
+    guard("slurm_addto_id_char_list", 0, || {
+        if char_list.is_null() {
+            log_error("No list was given to fill in");
+            return 0;
+        }
+        if names.is_null() {
+            return 0;
+        }
+        // SAFETY: the caller's contract.
+        let text = unsafe { CStr::from_ptr(names) }.to_bytes();
+        each_token(text, |name| match id_from_string(name, gid) {
+            // SAFETY: the caller's contract.
+            Some(id) => unsafe { add_unique(char_list, &id.to_string()) },
+            None => {
+                let kind = if gid { "group" } else { "user" };
+                log_error(&format!("Invalid {kind} id: {name}"));
+                // SAFETY: the caller's contract.
+                unsafe { list::flush(char_list) };
+                crate::ffi::SLURM_ERROR
+            }
+        })
+    })
+}
+
+/// Adds each name with its mode prefix (`+name`, `-name`, or `mode` when it has none, e.g. `+`); a list mixing
+/// prefixed and plain names logs libslurm's error, empties the list and fails with -1.
+///
+/// # Safety
+/// `char_list` is NULL or a live list of C strings; `names` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_addto_mode_char_list(
+    char_list: List,
+    names: *mut c_char,
+    mode: c_int,
+) -> c_int {
+    guard("slurm_addto_mode_char_list", 0, || {
+        if char_list.is_null() {
+            log_error("No list was given to fill in");
+            return 0;
+        }
+        if names.is_null() {
+            return 0;
+        }
+        // SAFETY: the caller's contract.
+        let text = unsafe { CStr::from_ptr(names) }.to_bytes();
+        let (mut add_set, mut equal_set) = (false, false);
+        let refuse = || {
+            log_error("You can't use '=' and '+' or '-' in the same line");
+            // SAFETY: the caller's contract.
+            unsafe { list::flush(char_list) };
+            crate::ffi::SLURM_ERROR
+        };
+        each_token(text, |name| {
+            let (tmp_mode, rest) = match name.as_bytes().first() {
+                Some(&c @ (b'+' | b'-')) => (c_int::from(c), &name[1..]),
+                _ => (mode, name),
+            };
+            let item = if tmp_mode != 0 {
+                if equal_set {
+                    return refuse();
+                }
+                add_set = true;
+                // printf's %c: the mode's low byte.
+                format!("{}{rest}", char::from(tmp_mode as u8))
+            } else {
+                if add_set {
+                    return refuse();
+                }
+                equal_set = true;
+                rest.to_string()
+            };
+            // SAFETY: the caller's contract.
+            unsafe { add_unique(char_list, &item) }
+        })
+    })
+}
+
+/// Parses one `job[_task|+offset][.step[+comp]]` id into a new (malloc'd) `slurm_selected_step_t`, cutting
+/// `name` at its first separator as libslurm does; a malformed id is fatal.
+///
+/// # Safety
+/// `name` is a writable C string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_parse_step_str(name: *mut c_char) -> *mut slurm_selected_step_t {
+    guard("slurm_parse_step_str", std::ptr::null_mut(), || {
+        if name.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { CStr::from_ptr(name) }.to_bytes().to_vec();
+        let step = parse_step(&bytes);
+        let item = c_calloc::<slurm_selected_step_t>(1);
+        if item.is_null() {
+            return item;
+        }
+        // libslurm writes NULs at the '.', then at a '_' (or the job's '+') before it.
+        let dot = bytes.iter().position(|&b| b == b'.');
+        let job = &bytes[..dot.unwrap_or(bytes.len())];
+        let het_step = dot.is_some_and(|d| bytes[d..].contains(&b'+'));
+        let cut = job.iter().position(|&b| b == b'_').or_else(|| {
+            (!het_step)
+                .then(|| job.iter().position(|&b| b == b'+'))
+                .flatten()
+        });
+        // SAFETY: positions inside the caller's string; the record is fresh.
+        unsafe {
+            if let Some(d) = dot {
+                *name.add(d) = 0;
+            }
+            if let Some(c) = cut {
+                *name.add(c) = 0;
+            }
+            *item = step;
+        }
+        item
+    })
+}

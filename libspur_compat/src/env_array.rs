@@ -290,3 +290,43 @@ pub unsafe extern "C" fn slurm_unsetenvp(env: *mut *mut c_char, name: *const c_c
         }
     })
 }
+
+/// Unsets every variable of this process's environment whose entry libslurm can split (a `=`, a name under 256
+/// bytes, a value within `ENV_BUFSIZE`); the others stay.
+#[no_mangle]
+pub extern "C" fn slurm_env_unset_environment() {
+    extern "C" {
+        static mut environ: *mut *mut c_char;
+    }
+    guard("slurm_env_unset_environment", (), || {
+        let mut i = 0;
+        loop {
+            // SAFETY: the process environment, re-read after each unsetenv (which shifts the entries down).
+            let entry = unsafe {
+                let env = std::ptr::addr_of!(environ).read();
+                if env.is_null() {
+                    return;
+                }
+                *env.add(i)
+            };
+            if entry.is_null() {
+                return;
+            }
+            // SAFETY: an entry of the environment.
+            let text = unsafe { CStr::from_ptr(entry) }.to_bytes().to_vec();
+            let removed = match text.iter().position(|&b| b == b'=') {
+                Some(eq) if eq < NAME_BUFSIZE && text.len() - eq <= ENV_BUFSIZE => {
+                    match std::ffi::CString::new(&text[..eq]) {
+                        // SAFETY: a NUL-terminated name.
+                        Ok(name) => (unsafe { libc::unsetenv(name.as_ptr()) }) != -1,
+                        Err(_) => false,
+                    }
+                }
+                _ => false,
+            };
+            if !removed {
+                i += 1;
+            }
+        }
+    })
+}

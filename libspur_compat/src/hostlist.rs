@@ -351,3 +351,35 @@ pub unsafe extern "C" fn slurm_hostlist_deranged_string_xmalloc(hl: hostlist_t) 
         },
     )
 }
+
+/// Spur's hostnames have one dimension; `dims` is accepted and ignored, as libslurm does for 1-D clusters.
+///
+/// # Safety
+/// `hl` is NULL or a live handle; `buf` has room for `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_dims(
+    hl: hostlist_t,
+    n: usize,
+    buf: *mut c_char,
+    _dims: c_int,
+) -> isize {
+    // SAFETY: the caller's contract.
+    guard("slurm_hostlist_deranged_string_dims", -1, || unsafe {
+        slurm_hostlist_deranged_string(hl, n, buf)
+    })
+}
+
+/// # Safety
+/// `hl` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_xmalloc_dims(
+    hl: hostlist_t,
+    _dims: c_int,
+) -> *mut c_char {
+    // SAFETY: the caller's contract.
+    guard(
+        "slurm_hostlist_deranged_string_xmalloc_dims",
+        std::ptr::null_mut(),
+        || unsafe { slurm_hostlist_deranged_string_xmalloc(hl) },
+    )
+}

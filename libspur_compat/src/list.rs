@@ -94,6 +94,25 @@ pub unsafe fn delete_first(l: List, mut pred: impl FnMut(*mut c_void) -> bool) -
     }
 }
 
+/// Deletes every item, releasing each with the list's destructor (`list_flush`).
+///
+/// # Safety
+/// `l` is NULL or a live list.
+pub unsafe fn flush(l: List) {
+    // SAFETY: the caller's contract.
+    let (items, destroy) = unsafe {
+        with(l, (Vec::new(), None), |items| {
+            (std::mem::take(&mut items.items), items.destroy)
+        })
+    };
+    if let Some(destroy) = destroy {
+        for item in items {
+            // SAFETY: the destructor the caller registered for the list's items; called outside the lock.
+            unsafe { destroy(item) };
+        }
+    }
+}
+
 /// # Safety
 /// `l` is NULL or a live list.
 unsafe fn with<R>(l: List, missing: R, f: impl FnOnce(&mut Items) -> R) -> R {

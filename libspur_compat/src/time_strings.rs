@@ -377,6 +377,77 @@ pub extern "C" fn slurm_mon_abbr(mon: c_int) -> *mut c_char {
     })
 }
 
+/// `mktime` deciding daylight saving time itself (`tm_isdst` is set to -1 first, in the caller's struct).
+///
+/// # Safety
+/// `tp` points to a writable `struct tm`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_mktime(tp: *mut libc::tm) -> libc::time_t {
+    guard("slurm_mktime", -1, || {
+        if tp.is_null() {
+            return -1;
+        }
+        // SAFETY: the caller's contract.
+        unsafe {
+            (*tp).tm_isdst = -1;
+            libc::mktime(tp)
+        }
+    })
+}
+
+/// `ctime` without the newline (`Mon Nov 30 14:58:05 2026`) into a 25-byte buffer.
+///
+/// # Safety
+/// `timep` points to a `time_t`; `out` has room for 25 bytes.
+unsafe fn ctime2_into(timep: *const libc::time_t, out: *mut c_char) {
+    // SAFETY: the caller's contract; strftime writes at most 25 bytes.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(timep, &mut tm);
+        libc::strftime(out, 25, c"%a %b %d %T %Y".as_ptr(), &tm);
+    }
+}
+
+/// # Safety
+/// `timep` points to a `time_t`; `time_str` has room for 25 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_ctime2_r(
+    timep: *const libc::time_t,
+    time_str: *mut c_char,
+) -> *mut c_char {
+    guard("slurm_ctime2_r", std::ptr::null_mut(), || {
+        if timep.is_null() || time_str.is_null() {
+            return time_str;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { ctime2_into(timep, time_str) };
+        time_str
+    })
+}
+
+/// As [`slurm_ctime2_r`] into a buffer of the calling thread (libslurm's is one static buffer), rewritten by
+/// the thread's next call.
+///
+/// # Safety
+/// `timep` points to a `time_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_ctime2(timep: *const libc::time_t) -> *mut c_char {
+    thread_local! {
+        static BUFFER: std::cell::UnsafeCell<[c_char; 25]> = const { std::cell::UnsafeCell::new([0; 25]) };
+    }
+    guard("slurm_ctime2", std::ptr::null_mut(), || {
+        if timep.is_null() {
+            return std::ptr::null_mut();
+        }
+        BUFFER.with(|b| {
+            let buf = b.get() as *mut c_char;
+            // SAFETY: the caller's contract; this thread's 25-byte buffer.
+            unsafe { ctime2_into(timep, buf) };
+            buf
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,15 @@ extern int slurm_addto_char_list(List char_list, char *names);
 extern int slurm_addto_char_list_with_case(List char_list, char *names, bool lower_case_normalization);
 extern int slurm_addto_step_list(List step_list, char *names);
 extern void slurm_destroy_selected_step(void *object);
+extern int slurm_addto_id_char_list(List char_list, char *names, bool gid);
+extern int slurm_addto_mode_char_list(List char_list, char *names, int mode);
+extern slurm_selected_step_t *slurm_parse_step_str(char *name);
+extern void slurm_env_unset_environment(void);
+extern time_t slurm_mktime(struct tm *tp);
+extern char *slurm_ctime2(const time_t *timep);
+extern char *slurm_ctime2_r(const time_t *timep, char *time_str);
+extern ssize_t slurm_hostlist_deranged_string_dims(hostlist_t hl, size_t n, char *buf, int dims);
+extern char *slurm_hostlist_deranged_string_xmalloc_dims(hostlist_t hl, int dims);
 extern void slurm_msg_t_init(void *msg);
 extern void slurm_free_return_code_msg(void *msg);
 extern void slurm_free_update_step_msg(step_update_request_msg_t *msg);
@@ -174,6 +183,62 @@ static void step_lists(void)
 		free(names);
 	}
 	printf("steps NULL list rc=%d\n", slurm_addto_step_list(NULL, "1"));
+}
+
+static void id_and_mode_lists(void)
+{
+	const char *ids[] = { "root", "0", "root,0", "'root'", "nosuchuser_spur", "root,nosuchuser_spur",
+			      "4000000000", "-1", "" };
+	const char *modes[] = { "a,b", "+a,-b", "a,+b", "+a,b", "a,a,A", "-x", "" };
+	int mode_args[] = { 0, '+', '-' };
+	const char *steps[] = { "12", "12.3", "12_4.5", "12+1", "12.3+2", "12+1.2", "7_3" };
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		for (int gid = 0; gid < 2; gid++) {
+			List l = slurm_list_create(xfree_item);
+			char label[64];
+			slurm_list_append(l, strcpy(xalloc(1, 8), "keep"));
+			snprintf(label, sizeof(label), "ids [%s] gid=%d", ids[i], gid);
+			print_list(label, slurm_addto_id_char_list(l, (char *)ids[i], gid), l);
+			slurm_list_destroy(l);
+		}
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		for (size_t m = 0; m < 3; m++) {
+			List l = slurm_list_create(xfree_item);
+			char label[64];
+			snprintf(label, sizeof(label), "modes [%s] mode=%d", modes[i], mode_args[m]);
+			print_list(label, slurm_addto_mode_char_list(l, (char *)modes[i], mode_args[m]), l);
+			slurm_list_destroy(l);
+		}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		char *name = strdup(steps[i]);
+		slurm_selected_step_t *s = slurm_parse_step_str(name);
+		printf("parse_step_str(%s) name=[%s] job=%u step=%#x comp=%#x task=%#x offset=%#x\n", steps[i], name,
+		       s->step_id.job_id, s->step_id.step_id, s->step_id.step_het_comp, s->array_task_id,
+		       s->het_job_offset);
+		slurm_destroy_selected_step(s);
+		free(name);
+	}
+}
+
+static void time_helpers(void)
+{
+	struct tm tm;
+	time_t t = 1796050685;
+	char buf[32];
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = 126;
+	tm.tm_mon = 11;
+	tm.tm_mday = 32;
+	tm.tm_hour = 25;
+	tm.tm_isdst = 1;
+	t = slurm_mktime(&tm);
+	printf("mktime=%ld isdst=%d mday=%d hour=%d\n", (long)t, tm.tm_isdst, tm.tm_mday, tm.tm_hour);
+	t = 1796050685;
+	printf("ctime2=[%s]\n", slurm_ctime2(&t));
+	memset(buf, 'x', sizeof(buf));
+	printf("ctime2_r=[%s]\n", slurm_ctime2_r(&t, buf));
 }
 
 static void msg_init(void)
@@ -334,8 +399,26 @@ static void deranged(void)
 		printf("deranged %s malloc=%s xmalloc=%s buf=%zd[%s]\n", lists[i], m, x, n, buf);
 		free(m);
 		slurm_xfree((void **)&x);
+		n = slurm_hostlist_deranged_string_dims(hl, sizeof(buf), buf, 1);
+		x = slurm_hostlist_deranged_string_xmalloc_dims(hl, 0);
+		printf("  dims buf=%zd[%s] xmalloc=%s\n", n, buf, x);
+		slurm_xfree((void **)&x);
 		slurm_hostlist_destroy(hl);
 	}
+}
+
+static void unset_environment(void)
+{
+	extern char **environ;
+	int n = 0;
+	setenv("SPUR_A", "1", 1);
+	setenv("SPUR_LONG_VALUE", "x", 1);
+	putenv("=noname");
+	putenv("NOEQUALS");
+	slurm_env_unset_environment();
+	for (char **e = environ; *e; e++, n++)
+		printf("  left [%s]\n", *e);
+	printf("unset_environment left=%d SPUR_A=%s\n", n, getenv("SPUR_A") ? "set" : "(null)");
 }
 
 int main(int argc, char **argv)
@@ -355,5 +438,9 @@ int main(int argc, char **argv)
 	frees();
 	slurmdb_helpers();
 	deranged();
+	id_and_mode_lists();
+	time_helpers();
+	/* Last: it empties the environment (TZ included). */
+	unset_environment();
 	return 0;
 }
