@@ -275,3 +275,111 @@ pub unsafe extern "C" fn slurm_read_hostfile(filename: *const c_char, n: c_int) 
         c_string(&hosts.join(","))
     })
 }
+
+/// Writes `text` into `buf` as the `slurm_hostlist_*_string` writers do: its length, or -1 when it did not fit
+/// (the buffer then holds as much as fit, NUL-terminated).
+///
+/// # Safety
+/// `buf` is NULL or has room for `n` bytes.
+unsafe fn write_bounded(text: &str, n: usize, buf: *mut c_char) -> isize {
+    if buf.is_null() || n == 0 {
+        return -1;
+    }
+    let bytes = text.as_bytes();
+    let fit = bytes.len().min(n - 1);
+    // SAFETY: `buf` has `n` bytes; we write `fit` < n bytes and a NUL.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf as *mut u8, fit);
+        *buf.add(fit) = 0;
+    }
+    if fit < bytes.len() {
+        -1
+    } else {
+        isize::try_from(fit).unwrap_or(-1)
+    }
+}
+
+/// Every host spelled out, comma-separated (`n1,n2,n3`), as libslurm's "deranged" form.
+fn deranged(l: &Hostlist) -> String {
+    l.expand().join(",")
+}
+
+/// # Safety
+/// `hl` is NULL or a live handle; `buf` has room for `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string(
+    hl: hostlist_t,
+    n: usize,
+    buf: *mut c_char,
+) -> isize {
+    guard("slurm_hostlist_deranged_string", -1, || {
+        // SAFETY: the caller's contract.
+        let Some(text) = (unsafe { with(hl, None, |l| Some(deranged(l))) }) else {
+            return -1;
+        };
+        // SAFETY: the caller's contract.
+        unsafe { write_bounded(&text, n, buf) }
+    })
+}
+
+/// # Safety
+/// `hl` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_malloc(hl: hostlist_t) -> *mut c_char {
+    guard(
+        "slurm_hostlist_deranged_string_malloc",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: the caller's contract.
+            unsafe { with(hl, std::ptr::null_mut(), |l| c_string(&deranged(l))) }
+        },
+    )
+}
+
+/// Same as the malloc variant: this library's "xmalloc" is plain malloc (`slurm_xfree` frees it).
+///
+/// # Safety
+/// `hl` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_xmalloc(hl: hostlist_t) -> *mut c_char {
+    guard(
+        "slurm_hostlist_deranged_string_xmalloc",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: the caller's contract.
+            unsafe { with(hl, std::ptr::null_mut(), |l| c_string(&deranged(l))) }
+        },
+    )
+}
+
+/// Spur's hostnames have one dimension; `dims` is accepted and ignored, as libslurm does for 1-D clusters.
+///
+/// # Safety
+/// `hl` is NULL or a live handle; `buf` has room for `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_dims(
+    hl: hostlist_t,
+    n: usize,
+    buf: *mut c_char,
+    _dims: c_int,
+) -> isize {
+    // SAFETY: the caller's contract.
+    guard("slurm_hostlist_deranged_string_dims", -1, || unsafe {
+        slurm_hostlist_deranged_string(hl, n, buf)
+    })
+}
+
+/// # Safety
+/// `hl` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_xmalloc_dims(
+    hl: hostlist_t,
+    _dims: c_int,
+) -> *mut c_char {
+    // SAFETY: the caller's contract.
+    guard(
+        "slurm_hostlist_deranged_string_xmalloc_dims",
+        std::ptr::null_mut(),
+        || unsafe { slurm_hostlist_deranged_string_xmalloc(hl) },
+    )
+}

@@ -60,6 +60,59 @@ pub unsafe fn for_each(l: List, mut f: impl FnMut(*mut c_void)) {
     }
 }
 
+/// The number of items of a live list (0 for NULL).
+///
+/// # Safety
+/// `l` is NULL or a live list.
+pub unsafe fn count(l: List) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { with(l, 0, |items| items.items.len()) }
+}
+
+/// Removes the first item `pred` accepts, releasing it with the list's destructor as `list_delete_item` does;
+/// true when one was removed.
+///
+/// # Safety
+/// `l` is NULL or a live list; `pred` is called with its items.
+pub unsafe fn delete_first(l: List, mut pred: impl FnMut(*mut c_void) -> bool) -> bool {
+    // SAFETY: the caller's contract.
+    let removed = unsafe {
+        with(l, None, |items| {
+            let at = items.items.iter().position(|&x| pred(x))?;
+            Some((items.items.remove(at), items.destroy))
+        })
+    };
+    match removed {
+        Some((item, destroy)) => {
+            if let Some(destroy) = destroy {
+                // SAFETY: the destructor the caller registered for the list's items; called outside the lock.
+                unsafe { destroy(item) };
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// Deletes every item, releasing each with the list's destructor (`list_flush`).
+///
+/// # Safety
+/// `l` is NULL or a live list.
+pub unsafe fn flush(l: List) {
+    // SAFETY: the caller's contract.
+    let (items, destroy) = unsafe {
+        with(l, (Vec::new(), None), |items| {
+            (std::mem::take(&mut items.items), items.destroy)
+        })
+    };
+    if let Some(destroy) = destroy {
+        for item in items {
+            // SAFETY: the destructor the caller registered for the list's items; called outside the lock.
+            unsafe { destroy(item) };
+        }
+    }
+}
+
 /// # Safety
 /// `l` is NULL or a live list.
 unsafe fn with<R>(l: List, missing: R, f: impl FnOnce(&mut Items) -> R) -> R {

@@ -65,7 +65,7 @@ fn fill_node(out: &mut node_info_t, n: &NodeRecord, cluster: &str) {
 
 /// # Safety
 /// The strings are NULL or malloc'd and owned by this record.
-unsafe fn free_node_fields(n: &mut node_info_t) {
+pub(crate) unsafe fn free_node_fields(n: &mut node_info_t) {
     // SAFETY: the caller's contract.
     unsafe {
         for p in [

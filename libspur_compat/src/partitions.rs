@@ -145,7 +145,7 @@ fn fill_partition(
 
 /// # Safety
 /// The strings are NULL or malloc'd and owned by this record.
-unsafe fn free_partition_fields(p: &mut partition_info_t) {
+pub(crate) unsafe fn free_partition_fields(p: &mut partition_info_t) {
     // SAFETY: the caller's contract (job_defaults_list is never set by this library).
     unsafe {
         for s in [

@@ -106,7 +106,7 @@ fn fill_step(out: &mut job_step_info_t, step: &StepView<'_>, now: i64) {
 
 /// # Safety
 /// The strings are NULL or malloc'd and owned by this record.
-unsafe fn free_step_fields(s: &mut job_step_info_t) {
+pub(crate) unsafe fn free_step_fields(s: &mut job_step_info_t) {
     // SAFETY: the caller's contract.
     unsafe {
         for p in [
