@@ -194,3 +194,111 @@ SPUR_HIDDEN void spur_va_slurm_xstrfmtcatat(char **str, char **pos, const char *
 	slurm_xstrcatat(str, pos, p);
 	free(p);
 }
+
+/* The env family's printf forms (env.c): the value is formatted into a buffer of ENV_BUFSIZE (256 KiB) and cut
+ * there, as libslurm's vsnprintf into its fixed buffer cuts it, then handed to the non-variadic Rust exports. */
+#define SPUR_ENV_BUFSIZE (256 * 1024)
+#define SPUR_MAX_ENV_STRLEN (128 * 1024)
+extern int slurm_env_array_append(char ***array_ptr, const char *name, const char *value);
+extern int slurm_env_array_overwrite(char ***array_ptr, const char *name, const char *value);
+
+static char *env_value(const char *fmt, va_list ap)
+{
+	char *value = malloc(SPUR_ENV_BUFSIZE);
+
+	if (value)
+		vsnprintf(value, SPUR_ENV_BUFSIZE, fmt, ap);
+	return value;
+}
+
+SPUR_HIDDEN int spur_va_slurm_env_array_append_fmt(char ***array_ptr, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *value;
+	int rc;
+
+	va_start(ap, fmt);
+	value = env_value(fmt, ap);
+	va_end(ap);
+	if (!value)
+		return 0;
+	rc = slurm_env_array_append(array_ptr, name, value);
+	free(value);
+	return rc;
+}
+
+SPUR_HIDDEN int spur_va_slurm_env_array_overwrite_fmt(char ***array_ptr, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *value;
+	int rc;
+
+	va_start(ap, fmt);
+	value = env_value(fmt, ap);
+	va_end(ap);
+	if (!value)
+		return 0;
+	rc = slurm_env_array_overwrite(array_ptr, name, value);
+	free(value);
+	return rc;
+}
+
+/* A het job component's variable: set under both the old (_PACK_GROUP_N) and the current (_HET_GROUP_N) name;
+ * the result is the second's. Offset -1 means a job that is not heterogeneous: the plain name. */
+SPUR_HIDDEN int spur_va_slurm_env_array_overwrite_het_fmt(char ***array_ptr, const char *name, int het_job_offset,
+							  const char *fmt, ...)
+{
+	va_list ap;
+	char *value, *het_name;
+	int rc = 0;
+
+	va_start(ap, fmt);
+	value = env_value(fmt, ap);
+	va_end(ap);
+	if (!value)
+		return 0;
+	if (het_job_offset == -1) {
+		rc = slurm_env_array_overwrite(array_ptr, name, value);
+	} else {
+		if ((het_name = spur_va_slurm_xstrdup_printf("%s_PACK_GROUP_%d", name, het_job_offset))) {
+			slurm_env_array_overwrite(array_ptr, het_name, value);
+			free(het_name);
+		}
+		if ((het_name = spur_va_slurm_xstrdup_printf("%s_HET_GROUP_%d", name, het_job_offset))) {
+			rc = slurm_env_array_overwrite(array_ptr, het_name, value);
+			free(het_name);
+		}
+	}
+	free(value);
+	return rc;
+}
+
+/* setenvf: into the array when there is one (0 when the overwrite took, 1 otherwise), else the process's own
+ * environment; an empty name is EINVAL and a NAME=value past MAX_ENV_STRLEN is refused with libslurm's error. */
+SPUR_HIDDEN int spur_va_slurm_setenvpf(char ***envp, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *value;
+	size_t size;
+	int rc;
+
+	if (!name || name[0] == '\0')
+		return EINVAL;
+	va_start(ap, fmt);
+	value = env_value(fmt, ap);
+	va_end(ap);
+	if (!value)
+		return ENOMEM;
+	size = strlen(name) + strlen(value) + 2;
+	if (size >= SPUR_MAX_ENV_STRLEN) {
+		spur_va_slurm_error("environment variable %s is too long", name);
+		free(value);
+		return ENOMEM;
+	}
+	if (envp && *envp)
+		rc = slurm_env_array_overwrite(envp, name, value) == 1 ? 0 : 1;
+	else
+		rc = setenv(name, value, 1);
+	free(value);
+	return rc;
+}

@@ -36,6 +36,10 @@ extern "C" {
     fn spur_va_slurm_xstrdup_printf();
     fn spur_va_slurm_xstrfmtcat();
     fn spur_va_slurm_xstrfmtcatat();
+    fn spur_va_slurm_env_array_append_fmt();
+    fn spur_va_slurm_env_array_overwrite_fmt();
+    fn spur_va_slurm_env_array_overwrite_het_fmt();
+    fn spur_va_slurm_setenvpf();
 }
 
 #[unsafe(naked)]
@@ -144,4 +148,28 @@ pub extern "C" fn slurm_xstrfmtcat() {
 #[no_mangle]
 pub extern "C" fn slurm_xstrfmtcatat() {
     jump!(spur_va_slurm_xstrfmtcatat)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub extern "C" fn slurm_env_array_append_fmt() {
+    jump!(spur_va_slurm_env_array_append_fmt)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub extern "C" fn slurm_env_array_overwrite_fmt() {
+    jump!(spur_va_slurm_env_array_overwrite_fmt)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub extern "C" fn slurm_env_array_overwrite_het_fmt() {
+    jump!(spur_va_slurm_env_array_overwrite_het_fmt)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub extern "C" fn slurm_setenvpf() {
+    jump!(spur_va_slurm_setenvpf)
 }

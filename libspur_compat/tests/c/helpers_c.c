@@ -22,6 +22,11 @@ extern void slurm_env_array_merge(char ***dest_array, const char **src_array);
 extern char **slurm_env_array_copy(const char **array);
 extern char *slurm_getenvp(char **env, const char *name);
 extern void slurm_unsetenvp(char **env, const char *name);
+extern int slurm_env_array_append_fmt(char ***array_ptr, const char *name, const char *fmt, ...);
+extern int slurm_env_array_overwrite_fmt(char ***array_ptr, const char *name, const char *fmt, ...);
+extern int slurm_env_array_overwrite_het_fmt(char ***array_ptr, const char *name, int het_job_offset,
+					     const char *fmt, ...);
+extern int slurm_setenvpf(char ***envp, const char *name, const char *fmt, ...);
 extern int slurm_addto_char_list(List char_list, char *names);
 extern int slurm_addto_char_list_with_case(List char_list, char *names, bool lower_case_normalization);
 extern int slurm_addto_step_list(List step_list, char *names);
@@ -107,6 +112,21 @@ static void env_arrays(void)
 	slurm_env_array_free(copy);
 	slurm_env_array_free(env);
 	slurm_env_array_free(none);
+
+	/* The printf forms. */
+	env = slurm_env_array_create();
+	printf("append_fmt N=%d\n", slurm_env_array_append_fmt(&env, "N", "%d-%s", 7, "x"));
+	printf("append_fmt N again=%d\n", slurm_env_array_append_fmt(&env, "N", "%d", 8));
+	printf("overwrite_fmt N=%d\n", slurm_env_array_overwrite_fmt(&env, "N", "%05.1f", 2.5));
+	printf("het_fmt -1=%d\n", slurm_env_array_overwrite_het_fmt(&env, "SLURM_JOB_ID", -1, "%u", 42u));
+	printf("het_fmt 1=%d\n", slurm_env_array_overwrite_het_fmt(&env, "SLURM_JOB_ID", 1, "%u", 43u));
+	printf("setenvpf array=%d\n", slurm_setenvpf(&env, "S", "%s=%d", "k", 1));
+	printf("setenvpf empty name=%d\n", slurm_setenvpf(&env, "", "v"));
+	print_env("fmt", env);
+	slurm_env_array_free(env);
+	none = NULL;
+	printf("setenvpf process=%d\n", slurm_setenvpf(&none, "SPUR_SETENVPF_TEST", "v%d", 9));
+	printf("getenv=%s\n", getenv("SPUR_SETENVPF_TEST"));
 	slurm_env_array_free(NULL);
 	/* A long array grows one slot at a time. */
 	env = NULL;
