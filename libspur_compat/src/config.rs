@@ -79,7 +79,7 @@ macro_rules! number_fields {
     };
 }
 
-fn fill_conf(c: &mut slurm_conf_t, cfg: &ClusterConfig, now: i64, own: &mut Vec<usize>) {
+pub(crate) fn fill_conf(c: &mut slurm_conf_t, cfg: &ClusterConfig, now: i64, own: &mut Vec<usize>) {
     c.last_update = now;
     c.boot_time = cfg.boot_time;
     string_fields!(c, cfg, own;
@@ -288,7 +288,7 @@ pub extern "C" fn slurm_api_version() -> c_long {
     SLURM_API_VERSION
 }
 
-/// Chooses the slurm.conf to read (NULL: `SLURM_CONF`, else the default path).
+/// Chooses the slurm.conf to read (NULL: `SLURM_CONF`, else the default path) and reads it into `slurm_conf`.
 ///
 /// # Safety
 /// `conf` is NULL or a C string.
@@ -297,6 +297,8 @@ pub unsafe extern "C" fn slurm_init(conf: *const c_char) {
     guard("slurm_init", (), || {
         // SAFETY: the caller's contract.
         client::set_conf_path(unsafe { opt_str(conf) }.map(|s| s.into_owned()));
+        // As libslurm's `slurm_init`: `slurm_conf_init(conf)` fills the global `slurm_conf`.
+        crate::conf_globals::init(conf);
     })
 }
 

@@ -11,6 +11,7 @@ pub mod admin;
 pub mod bitstring;
 pub mod char_lists;
 pub mod client;
+pub mod conf_globals;
 pub mod config;
 pub mod control;
 pub mod coverage;
