@@ -135,7 +135,7 @@ fn find_job(job_id: u32) -> Result<JobRecord, CallError> {
 }
 
 /// The job's whole record: listings leave the batch script out.
-fn find_job_with_script(job_id: u32) -> Result<JobRecord, CallError> {
+pub(crate) fn find_job_with_script(job_id: u32) -> Result<JobRecord, CallError> {
     crate::client::job_list(spur_core::wire::api::JobListing::whole_job(job_id))?
         .jobs
         .into_iter()

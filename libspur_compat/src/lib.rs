@@ -36,6 +36,7 @@ pub mod print;
 pub mod print_misc;
 pub mod priority;
 pub mod qos_bitstr;
+pub mod raw_rpc;
 pub mod reservations;
 pub mod resources;
 pub mod resv_admin;
