@@ -18,6 +18,8 @@ PACKAGES+=(slurmrestd)
 PACKAGES+=(slurmdbd mariadb-server)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
 PACKAGES+=(iproute2)
+# pyslurm 22.5.3 is built from the vendored tarball and its tests run on both targets (conformance cases 491/492).
+PACKAGES+=(python3-dev cython3 python3-pytest)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -17,8 +17,12 @@ fn all_cases_load_and_cover_the_suite() {
     let ci = cases.iter().filter(|c| c.spec.ci).count();
     assert!((20..=60).contains(&ci), "{ci} ci cases");
     // Time limits are whole minutes in Slurm, so a case that watches one expire (a job's, 280; a step's, 413) needs
-    // more than one, as does 322 (group lookups); everything else must stay quick.
-    let slow = cases.iter().filter(|c| c.spec.timeout_s > 60).count();
+    // more than one, as does 322 (group lookups); everything else must stay quick, except the pyslurm cases (491,
+    // 492), which run a whole external test suite whose jobs wait for the tests to cancel them.
+    let slow = cases
+        .iter()
+        .filter(|c| c.spec.timeout_s > 60 && !c.name.contains("-pyslurm-"))
+        .count();
     assert!(slow <= 3, "{slow} cases need more than a minute");
     for c in &cases {
         assert!(
