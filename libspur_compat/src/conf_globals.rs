@@ -236,10 +236,15 @@ fn node_entries(conf: &SlurmConf) -> Vec<NodeEntry> {
 /// zeroed configuration, as libslurm's does after logging; the state still counts as initialised.
 fn load_locked(state: &mut State) {
     let Some(conf) = client::load_conf() else {
-        ffi::log(&format!(
-            "error: Unable to process configuration file {}",
-            client::conf_path()
-        ));
+        // A program pointed at the controller by SPUR_CONTROLLER needs no slurm.conf (docs/libspur_compat.md);
+        // otherwise say why slurm_conf stays empty, as libslurm does (it then exits, this library goes on).
+        let path = client::conf_path();
+        let missing = !std::path::Path::new(&path).exists();
+        if !(missing && std::env::var_os("SPUR_CONTROLLER").is_some()) {
+            ffi::log(&format!(
+                "error: Unable to process configuration file {path}"
+            ));
+        }
         state.initialized = true;
         return;
     };
