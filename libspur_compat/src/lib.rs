@@ -18,6 +18,7 @@ pub mod ffi;
 pub mod het;
 pub mod hostlist;
 pub mod inits;
+pub mod internal_stubs;
 pub mod jobs;
 pub mod jobs_extra;
 pub mod layout;
