@@ -112,7 +112,7 @@ fn main() {
     writeln!(out, "pub const STUBBED: &[&str] = &{stubbed:?};").ok();
     writeln!(out, "/// Exports beyond the public list (declared in slurm.h but not exported by libslurm's list).").ok();
     writeln!(out, "pub const EXTRA: &[&str] = &{extra:?};").ok();
-    internal::generate(&mut out, &public);
+    internal::generate(&mut out, &public, &implemented);
 
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out_dir.join("exports.rs"), out).expect("write exports.rs");

@@ -8,7 +8,7 @@
 //! argument registers and stack, so a callee that ignores them is safe whatever the C signature, variadic ones
 //! included. What must match is the return value's width and kind, which the file's second column gives.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -37,12 +37,15 @@ fn kind(kind: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// Appends the internal stubs and the `INTERNAL_*` lists to the generated code.
-pub fn generate(out: &mut String, public: &[String]) {
+/// Appends the internal stubs and the `INTERNAL_*` lists to the generated code. `implemented` is what build.rs's
+/// own scan of `src/` found (its rules for macro-made exports included); the names this module finds itself are
+/// added to it.
+pub fn generate(out: &mut String, public: &[String], implemented: &BTreeMap<String, String>) {
     println!("cargo:rerun-if-changed=internal-api.txt");
     let text =
         std::fs::read_to_string("internal-api.txt").expect("libspur_compat/internal-api.txt");
-    let defined = defined_names(Path::new("."));
+    let mut defined = defined_names(Path::new("."));
+    defined.extend(implemented.keys().cloned());
     let mut stubbed = Vec::new();
     let mut implemented = Vec::new();
     let mut seen = BTreeSet::new();
