@@ -13,8 +13,10 @@ printf "api_version %s\n", join('.', $slurm->api_version());
 my $conf = $slurm->load_ctl_conf() or die 'load_ctl_conf: ' . $slurm->strerror() . "\n";
 printf "cluster %s\n", $conf->{cluster_name};
 
+# The job asks for the first node by name, so req_node_inx has something to show.
+my $first = $slurm->load_node() or die 'load_node: ' . $slurm->strerror() . "\n";
 my $resp = $slurm->submit_batch_job({
-    name => 'perljob', script => "#!/bin/sh\nsleep 300\n", min_nodes => 1, num_tasks => 1,
+    name => 'perljob', req_nodes => $first->{node_array}[0]{name}, script => "#!/bin/sh\nsleep 300\n", min_nodes => 1, num_tasks => 1,
     user_id => $<, group_id => $( + 0, work_dir => $ENV{PWD}, std_out => '/dev/null',
     environment => { PERLJOB => 1 },
 });
@@ -35,6 +37,8 @@ printf "job %d name %s state %s compact %s num %d user_id %d nodes %s num_cpus %
     $slurm->job_state_string_compact($job->{job_state}), $slurm->job_state_num('RUNNING'),
     $job->{user_id}, $job->{nodes}, $job->{num_cpus}, $job->{partition};
 printf "reason %s\n", $slurm->job_reason_string($job->{state_reason});
+printf "node_inx [%s] exc_node_inx [%s] req_node_inx [%s]\n", join(',', @{$job->{node_inx}}),
+    join(',', @{$job->{exc_node_inx}}), join(',', @{$job->{req_node_inx}});
 
 my $all = $slurm->load_jobs() or die 'load_jobs: ' . $slurm->strerror() . "\n";
 my @mine = grep { $_->{job_id} == $id } @{$all->{job_array}};
