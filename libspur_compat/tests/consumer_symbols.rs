@@ -6,7 +6,8 @@
 //!
 //! Needs binutils' `nm`, Debian's libslurm38, libslurm-perl, libslurmdb-perl, libpam-slurm, libpam-slurm-adopt
 //! (`.ci/deps.sh`) and a pyslurm build: `SPUR_PYSLURM_BUILD` names one (a directory holding its `*.so` modules,
-//! searched recursively), else `conformance/pyslurm/build.sh` builds it into `target/pyslurm` (cached there).
+//! searched recursively), else the directory `conformance/pyslurm/build.sh` prints (the shared pyslurm build the
+//! pyslurm conformance cases use; it builds once and caches).
 
 // Helpers of a test: a panic there is the test failing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
