@@ -17,7 +17,7 @@ PACKAGES+=(slurmrestd)
 # install).
 PACKAGES+=(slurmdbd mariadb-server)
 # Programs built on libslurm that must run against libspur_compat (libspur_compat/tests/consumer_symbols.rs,
-# conformance cases 481-483): the Perl API and the Torque wrappers on it, the PAM modules (pyslurm's build
+# conformance cases 485-487): the Perl API and the Torque wrappers on it, the PAM modules (pyslurm's build
 # packages come with the pyslurm cases).
 PACKAGES+=(libslurm-perl libslurmdb-perl slurm-wlm-torque libpam-slurm libpam-slurm-adopt)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
