@@ -84,16 +84,18 @@ fn dynamic_symbols(path: &Path, defined: bool) -> BTreeSet<String> {
         .collect()
 }
 
-/// libspur_compat.so as this test's build made it (`target/<profile>/`, next to `deps/`).
+/// libspur_compat.so as this test's build made it: `cargo test` writes the cdylib next to the test binary
+/// (`target/<profile>/deps/`); only `cargo build` copies it up to `target/<profile>/`, which may be older.
 fn our_library() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");
-    let so = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("test binary under target/<profile>/deps")
-        .join("libspur_compat.so");
-    assert!(so.exists(), "{} not built", so.display());
-    so
+    let deps = exe.parent().expect("test binary in target/<profile>/deps");
+    [
+        deps.join("libspur_compat.so"),
+        deps.join("../libspur_compat.so"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .expect("libspur_compat.so not built")
 }
 
 /// The pyslurm build directory: SPUR_PYSLURM_BUILD, else what conformance/pyslurm/build.sh prints.
