@@ -16,6 +16,10 @@ PACKAGES+=(slurmrestd)
 # The accounting conformance mode (`both --accounting`) runs real slurmdbd on a private MariaDB (about 15 s to
 # install).
 PACKAGES+=(slurmdbd mariadb-server)
+# Programs built on libslurm that must run against libspur_compat (libspur_compat/tests/consumer_symbols.rs,
+# conformance cases 485-487): the Perl API and the Torque wrappers on it, the PAM modules (pyslurm's build
+# packages come with the pyslurm cases).
+PACKAGES+=(libslurm-perl libslurmdb-perl slurm-wlm-torque libpam-slurm libpam-slurm-adopt)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
 PACKAGES+=(iproute2)
 # pyslurm 22.5.3 is built from the vendored tarball and its tests run on both targets (conformance cases 491/492).

@@ -17,6 +17,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "build/internal.rs"]
+mod internal;
+
 struct Decl {
     params: Vec<String>,
     ret: Option<String>,
@@ -25,6 +28,7 @@ struct Decl {
 fn main() {
     println!("cargo:rerun-if-changed=public-api.txt");
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=build");
     let bindings_path = std::env::var("DEP_SLURM_HEADERS_BINDINGS")
         .expect("slurm-headers must export its bindings path (links = \"slurm_headers\")");
     let bindings = std::fs::read_to_string(&bindings_path)
@@ -108,6 +112,7 @@ fn main() {
     writeln!(out, "pub const STUBBED: &[&str] = &{stubbed:?};").ok();
     writeln!(out, "/// Exports beyond the public list (declared in slurm.h but not exported by libslurm's list).").ok();
     writeln!(out, "pub const EXTRA: &[&str] = &{extra:?};").ok();
+    internal::generate(&mut out, &public, &implemented);
 
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out_dir.join("exports.rs"), out).expect("write exports.rs");

@@ -18,9 +18,14 @@ pub fn report() -> String {
     for name in IMPLEMENTED {
         out.push_str(&format!("- `{name}`\n"));
     }
-    if !EXTRA.is_empty() {
+    // Internal exports (internal-api.txt) that are implemented are listed in their own section below.
+    let extra: Vec<&&str> = EXTRA
+        .iter()
+        .filter(|n| !crate::internal_stubs::INTERNAL_IMPLEMENTED.contains(n))
+        .collect();
+    if !extra.is_empty() {
         out.push_str("\n### Also exported (declared in the headers, outside the public list)\n\n");
-        for name in EXTRA {
+        for name in extra {
             out.push_str(&format!("- `{name}`\n"));
         }
     }
@@ -28,7 +33,51 @@ pub fn report() -> String {
     for name in STUBBED {
         out.push_str(&format!("- `{name}`\n"));
     }
+    out.push_str(&internal_report());
     out
+}
+
+/// The internal exports' section (`internal-api.txt`): what is implemented, and the stubs by return kind.
+fn internal_report() -> String {
+    use crate::internal_stubs::{INTERNAL_IMPLEMENTED, INTERNAL_STUBBED};
+    let mut out = format!(
+        "\n## Internal exports\n\nlibslurm.so.38 also exports {} functions outside the public API (Slurm's \
+         src/common helpers under `slurm_`/`slurmdb_` names, `islurm_get_rem_time*__`, `plugin_context_*`; \
+         `libspur_compat/internal-api.txt`). {} are implemented; the other {} are generated stubs that take no \
+         arguments, log once, set `ESLURM_NOT_SUPPORTED` and return the failure value of their return kind.\n",
+        INTERNAL_IMPLEMENTED.len() + INTERNAL_STUBBED.len(),
+        INTERNAL_IMPLEMENTED.len(),
+        INTERNAL_STUBBED.len()
+    );
+    if !INTERNAL_IMPLEMENTED.is_empty() {
+        out.push_str("\n### Internal exports implemented\n\n");
+        for name in INTERNAL_IMPLEMENTED {
+            out.push_str(&format!("- `{name}`\n"));
+        }
+    }
+    out.push_str("\n### Internal stubs\n\n| function | returns |\n| --- | --- |\n");
+    for (name, kind) in INTERNAL_STUBBED {
+        out.push_str(&format!("| `{name}` | {} |\n", kind_text(kind)));
+    }
+    out
+}
+
+fn kind_text(kind: &str) -> &'static str {
+    match kind {
+        "void" => "nothing",
+        "int" => "-1",
+        "long" => "-1 (64-bit)",
+        "bool" => "false",
+        "ptr" => "NULL",
+        "u16" | "u32" | "u64" => "0",
+        "u16_noval" => "`NO_VAL16`",
+        "u32_noval" => "`NO_VAL`",
+        "u64_noval" => "`NO_VAL64`",
+        "u64_infinite" => "`INFINITE64`",
+        "u32_max" => "`(uid_t)-1`",
+        "double" => "0.0",
+        _ => "?",
+    }
 }
 
 #[cfg(test)]

@@ -212,6 +212,7 @@ pub unsafe fn free_job_fields(j: &mut job_info_t) {
             c_free(p);
         }
         crate::resources::free(j.job_resrcs);
+        crate::job_node_inx::free(j);
     }
 }
 
@@ -226,6 +227,7 @@ pub fn job_info_msg(jobs: Vec<JobRecord>, now: i64, show_flags: u16) -> *mut job
         for (i, job) in jobs.iter().enumerate() {
             fill_job(&mut *array.add(i), job, &cluster, show_flags);
         }
+        crate::job_node_inx::fill(array, &jobs);
         (*msg).last_update = now;
         (*msg).last_backfill = now;
         (*msg).record_count = jobs.len() as u32;

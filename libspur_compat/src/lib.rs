@@ -24,6 +24,8 @@ pub mod free_msgs;
 pub mod het;
 pub mod hostlist;
 pub mod inits;
+pub mod internal_stubs;
+pub mod job_node_inx;
 pub mod jobs;
 pub mod jobs_extra;
 pub mod layout;

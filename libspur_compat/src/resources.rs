@@ -9,6 +9,16 @@ use spur_core::model::job::JobRecord;
 use crate::ffi::{self, guard, opt_str};
 
 /// The shim's layout behind `job_info_t.job_resrcs`.
+/// What `job_info_t.job_resrcs` points to. `<slurm/slurm.h>` declares the type opaque, but Debian's Perl API
+/// reads Slurm's internal layout (src/common/job_resources.h) and walks the resources only when its first field,
+/// `core_bitmap`, is set: keeping that word NULL makes it skip them (the API functions below answer instead)
+/// rather than read this struct as Slurm's.
+#[repr(C)]
+struct Opaque {
+    core_bitmap: *mut std::ffi::c_void,
+    res: JobResources,
+}
+
 pub struct JobResources {
     nodes: Vec<String>,
     cpus: Vec<u32>,
@@ -34,7 +44,10 @@ pub fn of(job: &JobRecord) -> *mut job_resources_t {
         cpus: vec![per_node; alloc.node_names.len()],
         cpu_ids: vec![text; alloc.node_names.len()],
     };
-    Box::into_raw(Box::new(res)) as *mut job_resources_t
+    Box::into_raw(Box::new(Opaque {
+        core_bitmap: std::ptr::null_mut(),
+        res,
+    })) as *mut job_resources_t
 }
 
 /// # Safety
@@ -42,7 +55,7 @@ pub fn of(job: &JobRecord) -> *mut job_resources_t {
 pub unsafe fn free(p: *mut job_resources_t) {
     if !p.is_null() {
         // SAFETY: the caller's contract.
-        drop(unsafe { Box::from_raw(p as *mut JobResources) });
+        drop(unsafe { Box::from_raw(p as *mut Opaque) });
     }
 }
 
@@ -50,7 +63,7 @@ pub unsafe fn free(p: *mut job_resources_t) {
 /// `p` is NULL or from [`of`].
 unsafe fn get<'a>(p: *mut job_resources_t) -> Option<&'a JobResources> {
     // SAFETY: the caller's contract.
-    (!p.is_null()).then(|| unsafe { &*(p as *const JobResources) })
+    (!p.is_null()).then(|| unsafe { &(*(p as *const Opaque)).res })
 }
 
 /// # Safety
