@@ -18,6 +18,8 @@ PACKAGES+=(slurmrestd)
 PACKAGES+=(slurmdbd mariadb-server)
 # The conformance targets' multi-node mode (`up.sh --nodes N`) builds network namespaces, a bridge and veths with ip.
 PACKAGES+=(iproute2)
+# pam_slurm and pam_slurm_adopt on the shim (compat-cli/tests/cluster_pam.rs, conformance case 495), driven by pamtester.
+PACKAGES+=(libpam-slurm libpam-slurm-adopt pamtester)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
