@@ -25,4 +25,5 @@ pub mod session;
 pub mod sim;
 pub mod step_attach;
 pub mod step_usage;
+pub mod stepd_socket;
 pub mod users;

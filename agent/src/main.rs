@@ -177,6 +177,11 @@ async fn main() -> anyhow::Result<()> {
         controller = settings.controller_urls.join(","),
         "spurd starting"
     );
+    // pam_slurm_adopt's questions about the steps here (libspur_compat's slurm_stepd_*).
+    tokio::spawn(spur_agent::stepd_socket::serve(
+        spool.root().to_path_buf(),
+        settings.node_name.clone(),
+    ));
     let agent = Arc::new(Agent {
         spool,
         controller_urls: settings.controller_urls,

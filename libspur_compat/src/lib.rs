@@ -9,6 +9,8 @@
 pub mod accounting;
 pub mod admin;
 pub mod bitstring;
+pub mod callerid;
+pub mod cgroup_conf;
 pub mod char_lists;
 pub mod client;
 pub mod conf_globals;
@@ -48,6 +50,7 @@ pub mod slurmdb_init;
 pub mod state_strings;
 pub mod step_launch;
 pub mod step_usage;
+pub mod stepd;
 pub mod steps;
 pub mod submit;
 pub mod time_strings;

@@ -9,6 +9,7 @@
 
 mod bpf;
 mod fs;
+mod listing;
 mod v1;
 mod v2;
 
@@ -16,6 +17,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use spur_core::wire::supervisor::CgroupSpec;
+
+pub use listing::{adopt_into_extern, node_steps, StepDir};
 
 /// Where cgroup file systems are mounted on every supported distribution.
 pub const CGROUP_ROOT: &str = "/sys/fs/cgroup";

@@ -12,22 +12,25 @@ use super::lexer::{is_blank, leftover_text, next_pair};
 use super::reader::{IncludeResolver, LineSink, ParseOptions, Reader};
 use super::value::parse_bool;
 
-/// Keys Slurm 22.05 accepts in cgroup.conf that Spur reads but does not act on.
-const IGNORED_KEYS: &[&str] = &[
-    "CgroupMountpoint",
-    "CgroupPlugin",
-    "CgroupReleaseAgentDir",
-    "AllowedDevicesFile",
-    "AllowedKmemSpace",
-    "ConstrainKmemSpace",
-    "MaxKmemPercent",
-    "MinKmemSpace",
-    "MemorySwappiness",
-    "IgnoreSystemd",
-    "IgnoreSystemdOnFailure",
-    "TaskAffinity",
-    "CgroupPluginParams",
-];
+/// Keys Slurm 22.05 accepts in cgroup.conf that Spur neither acts on nor reports.
+const IGNORED_KEYS: &[&str] = &["AllowedDevicesFile", "TaskAffinity", "CgroupPluginParams"];
+
+/// The keys Spur does not act on but reports as given, for libspur_compat's `slurm_cgroup_conf` (what
+/// `pam_slurm_adopt` reads); `None` when the file does not give the key (the reader applies Slurm's default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CgroupConfOther {
+    pub mountpoint: Option<String>,
+    pub plugin: Option<String>,
+    /// `CgroupReleaseAgentDir` was given (Slurm 22.05 refuses to start with it).
+    pub release_agent_dir: bool,
+    pub constrain_kmem_space: bool,
+    pub allowed_kmem_space: Option<f64>,
+    pub max_kmem_percent: Option<f64>,
+    pub min_kmem_space_mb: Option<u64>,
+    pub memory_swappiness: Option<u64>,
+    pub ignore_systemd: bool,
+    pub ignore_systemd_on_failure: Option<bool>,
+}
 
 /// The settings of `cgroup.conf` that decide what a job is confined to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +50,8 @@ pub struct CgroupConf {
     pub max_swap_percent: f64,
     /// Floor of any job's RAM limit, in MB.
     pub min_ram_space_mb: u64,
+    #[serde(default)]
+    pub other: CgroupConfOther,
 }
 
 impl Default for CgroupConf {
@@ -62,6 +67,7 @@ impl Default for CgroupConf {
             max_ram_percent: 100.0,
             max_swap_percent: 100.0,
             min_ram_space_mb: 30,
+            other: CgroupConfOther::default(),
         }
     }
 }
@@ -156,6 +162,26 @@ impl CgroupSink {
             c.max_swap_percent = percent(key, value)?;
         } else if is("MinRAMSpace") {
             c.min_ram_space_mb = super::value::parse_u64(key, value)?;
+        } else if is("CgroupMountpoint") {
+            c.other.mountpoint = Some(value.to_string());
+        } else if is("CgroupPlugin") {
+            c.other.plugin = Some(value.to_string());
+        } else if is("CgroupReleaseAgentDir") {
+            c.other.release_agent_dir = true;
+        } else if is("ConstrainKmemSpace") {
+            c.other.constrain_kmem_space = parse_bool(key, value)?;
+        } else if is("AllowedKmemSpace") {
+            c.other.allowed_kmem_space = Some(percent(key, value)?);
+        } else if is("MaxKmemPercent") {
+            c.other.max_kmem_percent = Some(percent(key, value)?);
+        } else if is("MinKmemSpace") {
+            c.other.min_kmem_space_mb = Some(super::value::parse_u64(key, value)?);
+        } else if is("MemorySwappiness") {
+            c.other.memory_swappiness = Some(super::value::parse_u64(key, value)?);
+        } else if is("IgnoreSystemd") {
+            c.other.ignore_systemd = parse_bool(key, value)?;
+        } else if is("IgnoreSystemdOnFailure") {
+            c.other.ignore_systemd_on_failure = Some(parse_bool(key, value)?);
         } else if !self.lenient && !IGNORED_KEYS.iter().any(|k| is(k)) {
             return Err(ConfErrorKind::UnrecognizedKey {
                 key: key.to_string(),
@@ -183,8 +209,27 @@ mod tests {
     #[test]
     fn defaults_constrain_nothing() {
         let c = CgroupConf::parse_str("CgroupPlugin=autodetect\nIgnoreSystemd=yes\n", "c").unwrap();
-        assert_eq!(c, CgroupConf::default());
+        assert_eq!(
+            c,
+            CgroupConf {
+                other: CgroupConfOther {
+                    plugin: Some("autodetect".into()),
+                    ignore_systemd: true,
+                    ..CgroupConfOther::default()
+                },
+                ..CgroupConf::default()
+            }
+        );
         assert!(!c.constrains_anything());
+        let c = CgroupConf::parse_str(
+            "CgroupMountpoint=/cg/ MinKmemSpace=5 MemorySwappiness=7 AllowedKmemSpace=2.5\n",
+            "c",
+        )
+        .unwrap();
+        assert_eq!(c.other.mountpoint.as_deref(), Some("/cg/"));
+        assert_eq!(c.other.min_kmem_space_mb, Some(5));
+        assert_eq!(c.other.memory_swappiness, Some(7));
+        assert_eq!(c.other.allowed_kmem_space, Some(2.5));
     }
 
     #[test]

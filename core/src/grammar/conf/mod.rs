@@ -18,7 +18,7 @@ mod slurm_conf;
 mod topology_conf;
 mod value;
 
-pub use cgroup_conf::CgroupConf;
+pub use cgroup_conf::{CgroupConf, CgroupConfOther};
 pub use controller_url::{controller_url, controller_urls};
 pub use error::{ConfError, ConfErrorKind, ConfErrors, Location};
 pub use gres_conf::{
