@@ -36,6 +36,7 @@ pub mod slurmdb_assoc;
 pub mod slurmdb_free;
 pub mod slurmdb_init;
 pub mod slurmdb_jobs;
+pub mod slurmdb_report;
 pub mod step_launch;
 pub mod step_usage;
 pub mod steps;

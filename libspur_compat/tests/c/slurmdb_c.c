@@ -1,6 +1,6 @@
 /* The slurmdb side of the C API as pyslurm and Slurmdb.so use it: a connection, the jobs of a condition (with
  * their steps), QOS, associations, users, clusters, TRES, events and reservations, the first available cluster,
- * and every list and condition released with slurmdb_destroy_*. Conditions are built as consumers build them:
+ * the usage reports, and every list and condition released with slurmdb_destroy_*. Conditions are built as consumers build them:
  * slurm_xcalloc'd records holding slurm_list_create(slurm_xfree_ptr) lists of slurm_xstrdup'd strings.
  * Usage: slurmdb_c COMPLETED_JOB FAILED_JOB QOS_NAME ACCOUNT (the first job ran `srun true`, the second exited 3;
  * the QOS and account were made by the caller). Values that legitimately differ between clusters (ids, times,
@@ -372,6 +372,27 @@ static void resv_and_events(void *db)
 	slurmdb_destroy_event_cond(e);
 }
 
+static void reports(void *db)
+{
+	/* Zeroed conditions take the default window, yesterday: the cluster was not there, so no rollup has usage. */
+	slurmdb_assoc_cond_t *c = xcalloc1(sizeof(*c));
+	List l;
+
+	l = slurmdb_report_cluster_account_by_user(db, c);
+	printf("report account_by_user: %d\n", l ? slurm_list_count(l) : -1);
+	if (l)
+		slurm_list_destroy(l);
+	l = slurmdb_report_cluster_user_by_account(db, c);
+	printf("report user_by_account: %d\n", l ? slurm_list_count(l) : -1);
+	if (l)
+		slurm_list_destroy(l);
+	slurmdb_destroy_assoc_cond(c);
+	l = slurmdb_report_user_top_usage(db, NULL, 1);
+	printf("report user_top_usage: %d\n", l ? slurm_list_count(l) : -1);
+	if (l)
+		slurm_list_destroy(l);
+}
+
 static void caller_records(void)
 {
 	/* Records a consumer builds and frees itself. */
@@ -426,6 +447,7 @@ int main(int argc, char **argv)
 	clusters(db);
 	tres(db);
 	resv_and_events(db);
+	reports(db);
 	caller_records();
 	printf("commit rc=%d\n", slurmdb_connection_commit(db, 1));
 	printf("close rc=%d\n", slurmdb_connection_close(&db));
