@@ -59,11 +59,11 @@ fn slurmdb_queries_match_real_slurm_and_leak_nothing() {
     }
     let spur = cluster.spur_bin().display().to_string();
     let a = cluster.submit(
-        &format!("#!/bin/sh\n{spur} srun true\n"),
+        &format!("#!/bin/sh\n{spur} srun sleep 1\n"),
         &["-J", "c481a", "-o", "/dev/null", "-n1"],
     );
     let b = cluster.submit(
-        "#!/bin/sh\nexit 3\n",
+        "#!/bin/sh\nsleep 1\nexit 3\n",
         &["-J", "c481b", "-o", "/dev/null", "-n1"],
     );
     cluster.wait_for_state(a, "COMPLETED", Duration::from_secs(30));

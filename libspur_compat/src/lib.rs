@@ -37,6 +37,7 @@ pub mod slurmdb_free;
 pub mod slurmdb_init;
 pub mod slurmdb_jobs;
 pub mod slurmdb_report;
+pub mod slurmdb_sizes;
 pub mod step_launch;
 pub mod step_usage;
 pub mod steps;

@@ -302,19 +302,19 @@ fn assoc_record(
 }
 
 /// The filters of an association condition that Spur's associations can answer.
-struct AssocFilter {
-    accounts: Vec<String>,
-    clusters: Vec<String>,
-    users: Vec<String>,
-    partitions: Vec<String>,
-    ids: Vec<String>,
-    parents: Vec<String>,
+pub(crate) struct AssocFilter {
+    pub(crate) accounts: Vec<String>,
+    pub(crate) clusters: Vec<String>,
+    pub(crate) users: Vec<String>,
+    pub(crate) partitions: Vec<String>,
+    pub(crate) ids: Vec<String>,
+    pub(crate) parents: Vec<String>,
 }
 
 impl AssocFilter {
     /// # Safety
     /// `c` is NULL or a valid condition whose lists hold strings.
-    unsafe fn of(c: *const slurmdb_assoc_cond_t) -> AssocFilter {
+    pub(crate) unsafe fn of(c: *const slurmdb_assoc_cond_t) -> AssocFilter {
         // SAFETY: the caller's contract.
         match unsafe { c.as_ref() } {
             // SAFETY: as above.
@@ -339,7 +339,7 @@ impl AssocFilter {
         }
     }
 
-    fn selects(&self, db: &AcctDb, a: &Association, id: u32) -> bool {
+    pub(crate) fn selects(&self, db: &AcctDb, a: &Association, id: u32) -> bool {
         passes(&self.accounts, &a.account)
             && passes(&self.clusters, &db.cluster)
             // A user filter selects users' associations only, as slurmdbd's does.
@@ -355,7 +355,7 @@ impl AssocFilter {
 /// The associations' places in Spur's list in slurmdbd's order (`lft`): the tree from `root` depth first, an
 /// account's association before what is under it, the children newest first (slurmdbd inserts a new association
 /// as the first child of its parent).
-fn tree_order(db: &AcctDb) -> Vec<usize> {
+pub(crate) fn tree_order(db: &AcctDb) -> Vec<usize> {
     fn visit(db: &AcctDb, account_index: usize, seen: &mut Vec<bool>, out: &mut Vec<usize>) {
         if seen[account_index] {
             return;
@@ -388,6 +388,49 @@ fn tree_order(db: &AcctDb) -> Vec<usize> {
     }
     // Anything the tree did not reach (an association whose parent is gone) keeps its place at the end.
     out.extend((0..db.assocs.len()).filter(|&i| !seen[i]));
+    out
+}
+
+/// Each association's `lft` and `rgt` in slurmdbd's nested set (by place in Spur's list): numbered in
+/// [`tree_order`], an association's range holding everything under it.
+pub(crate) fn nested_set(db: &AcctDb) -> Vec<(u32, u32)> {
+    fn visit(
+        db: &AcctDb,
+        i: usize,
+        next: &mut u32,
+        out: &mut Vec<(u32, u32)>,
+        seen: &mut Vec<bool>,
+    ) {
+        if seen[i] {
+            return;
+        }
+        seen[i] = true;
+        let lft = *next;
+        *next += 1;
+        if db.assocs[i].user.is_none() {
+            let account = db.assocs[i].account.clone();
+            for j in (0..db.assocs.len()).rev() {
+                let a = &db.assocs[j];
+                let child = match &a.user {
+                    Some(_) => a.account == account,
+                    None => a.parent.as_deref() == Some(account.as_str()),
+                };
+                if child {
+                    visit(db, j, next, out, seen);
+                }
+            }
+        }
+        out[i] = (lft, *next);
+        *next += 1;
+    }
+    let mut out = vec![(NO_VAL, NO_VAL); db.assocs.len()];
+    let mut seen = vec![false; db.assocs.len()];
+    let mut next = 1;
+    for i in 0..db.assocs.len() {
+        if db.assocs[i].user.is_none() && db.assocs[i].parent.is_none() {
+            visit(db, i, &mut next, &mut out, &mut seen);
+        }
+    }
     out
 }
 
@@ -753,6 +796,11 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(tree_order(&db), vec![0, 2, 5, 4, 3, 1]);
+        // root [1,12] > a [2,9] > bob [3,4], b [5,6], alice [7,8]; root's user [10,11].
+        assert_eq!(
+            nested_set(&db),
+            vec![(1, 12), (10, 11), (2, 9), (7, 8), (5, 6), (3, 4)]
+        );
     }
 
     #[test]

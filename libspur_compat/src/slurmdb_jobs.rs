@@ -376,6 +376,57 @@ fn fetch(filter: &Filter) -> Result<(Vec<JobAccounting>, String, AcctDb), CallEr
     Ok((records, cluster, db))
 }
 
+/// The job records a condition selects, ordered by job id as slurmdbd orders them, with the accounting entities
+/// they were matched against; `ignore_accounts` leaves the condition's accounts out (the job size report
+/// selects by the association tree instead). Err is the errno.
+///
+/// # Safety
+/// `job_cond` is NULL or a valid condition.
+pub(crate) unsafe fn load_jobs(
+    job_cond: *const slurmdb_job_cond_t,
+    ignore_accounts: bool,
+    db_flags_override: Option<u32>,
+) -> Result<(Vec<*mut slurmdb_job_rec_t>, AcctDb), i32> {
+    // SAFETY: the caller's contract.
+    let mut filter = unsafe { filter_of(job_cond) };
+    if ignore_accounts {
+        filter.accounts.clear();
+    }
+    let (mut records, cluster, db) = fetch(&filter).map_err(|e| e.errno)?;
+    // SAFETY: the caller's contract: NULL or a valid condition.
+    let cond = unsafe { job_cond.as_ref() };
+    let db_flags = db_flags_override
+        .or(cond.map(|c| c.db_flags))
+        .unwrap_or(SLURMDB_JOB_FLAG_NOTSET);
+    records.retain(|j| filter.selects(j) && flags_select(db_flags, j));
+    records.sort_by_key(|j| (j.job_id, j.submit));
+    let flags = cond.map_or(0, |c| c.flags);
+    // Without JOBCOND_FLAG_NO_TRUNC slurmdbd reports times within the window (its end at most now).
+    let truncate = cond
+        .filter(|_| flags & JOBCOND_FLAG_NO_TRUNC == 0)
+        .map(|c| {
+            let now = ffi::now();
+            let to = if c.usage_end == 0 || c.usage_end > now {
+                now
+            } else {
+                c.usage_end
+            };
+            (c.usage_start, to)
+        });
+    let ctx = Context {
+        cluster,
+        db,
+        tres: tres_ids(),
+        truncate,
+    };
+    let recs = records
+        .iter()
+        .map(|job| job_record(&ctx, job, flags & JOBCOND_FLAG_NO_STEP == 0))
+        .filter(|rec| !rec.is_null())
+        .collect();
+    Ok((recs, ctx.db))
+}
+
 /// The jobs of the condition, ordered by job id as slurmdbd orders them, each with its steps unless
 /// `JOBCOND_FLAG_NO_STEP`; NULL with errno when the controller cannot be asked.
 ///
@@ -388,45 +439,17 @@ pub unsafe extern "C" fn slurmdb_jobs_get(
 ) -> List {
     guard("slurmdb_jobs_get", std::ptr::null_mut(), || {
         // SAFETY: the caller's contract.
-        let filter = unsafe { filter_of(job_cond) };
-        let (mut records, cluster, db) = match fetch(&filter) {
-            Ok(answer) => answer,
-            Err(e) => {
-                ffi::set_errno(e.errno);
+        let recs = match unsafe { load_jobs(job_cond, false, None) } {
+            Ok((recs, _)) => recs,
+            Err(errno) => {
+                ffi::set_errno(errno);
                 return std::ptr::null_mut();
             }
         };
-        // SAFETY: the caller's contract: NULL or a valid condition.
-        let cond = unsafe { job_cond.as_ref() };
-        let db_flags = cond.map_or(SLURMDB_JOB_FLAG_NOTSET, |c| c.db_flags);
-        records.retain(|j| filter.selects(j) && flags_select(db_flags, j));
-        records.sort_by_key(|j| (j.job_id, j.submit));
-        let flags = cond.map_or(0, |c| c.flags);
-        // Without JOBCOND_FLAG_NO_TRUNC slurmdbd reports times within the window (its end at most now).
-        let truncate = cond
-            .filter(|_| flags & JOBCOND_FLAG_NO_TRUNC == 0)
-            .map(|c| {
-                let now = ffi::now();
-                let to = if c.usage_end == 0 || c.usage_end > now {
-                    now
-                } else {
-                    c.usage_end
-                };
-                (c.usage_start, to)
-            });
-        let ctx = Context {
-            cluster,
-            db,
-            tres: tres_ids(),
-            truncate,
-        };
         let list = crate::list::create(Some(slurmdb_destroy_job_rec));
-        for job in &records {
-            let rec = job_record(&ctx, job, flags & JOBCOND_FLAG_NO_STEP == 0);
-            if !rec.is_null() {
-                // SAFETY: a live list made above; it owns the record from here.
-                unsafe { crate::list::append(list, rec as *mut c_void) };
-            }
+        for rec in recs {
+            // SAFETY: a live list made above; it owns the record from here.
+            unsafe { crate::list::append(list, rec as *mut c_void) };
         }
         list
     })

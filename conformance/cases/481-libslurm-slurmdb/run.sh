@@ -8,8 +8,8 @@ gcc -o "$CASE_TMP/slurmdb_c" "$src" -lslurm || exit 1
 sacctmgr -i add qos c481q Description=c481 Priority=7 MaxWall=1:00:00 MaxJobsPerUser=2 MaxSubmitJobsPerUser=3 GrpJobs=5 GrpTRES=cpu=4,mem=2G MaxTRESPerJob=node=1 GraceTime=30 Flags=DenyOnLimit PreemptMode=requeue >/dev/null
 sacctmgr -i add account c481acct Description=c481 Organization=c481 >/dev/null
 sacctmgr -i add user root Account=c481acct QOS=normal,c481q DefaultQOS=normal MaxJobs=4 GrpTRES=cpu=2 >/dev/null
-a=$(submit -J c481a -o /dev/null -n1 --wrap 'srun true')
-b=$(submit -J c481b -o /dev/null -n1 --wrap 'exit 3')
+a=$(submit -J c481a -o /dev/null -n1 --wrap 'srun sleep 1')
+b=$(submit -J c481b -o /dev/null -n1 --wrap 'sleep 1; exit 3')
 wait_done "$a" "$b"
 wait_acct "$a" "$b"
 "$CASE_TMP/slurmdb_c" "$a" "$b" c481q c481acct

@@ -1,10 +1,11 @@
 /* The slurmdb side of the C API as pyslurm and Slurmdb.so use it: a connection, the jobs of a condition (with
- * their steps), QOS, associations, users, clusters, TRES, events and reservations, the first available cluster,
- * the usage reports, and every list and condition released with slurmdb_destroy_*. Conditions are built as consumers build them:
- * slurm_xcalloc'd records holding slurm_list_create(slurm_xfree_ptr) lists of slurm_xstrdup'd strings.
- * Usage: slurmdb_c COMPLETED_JOB FAILED_JOB QOS_NAME ACCOUNT (the first job ran `srun true`, the second exited 3;
- * the QOS and account were made by the caller). Values that legitimately differ between clusters (ids, times,
- * host addresses) are printed as relations, not values.
+ * their steps), QOS, associations, users, clusters, TRES and reservations, the first available cluster, the usage
+ * and job size reports, and every list and condition released with slurmdb_destroy_*. Conditions are built as
+ * consumers build them: slurm_xcalloc'd records holding slurm_list_create(slurm_xfree_ptr) lists of
+ * slurm_xstrdup'd strings.
+ * Usage: slurmdb_c COMPLETED_JOB FAILED_JOB QOS_NAME ACCOUNT (the first job ran `srun sleep 1`, the second slept a
+ * second and exited 3, so both ran at least a second; the QOS and account were made by the caller). Values that
+ * legitimately differ between clusters (ids, times, host addresses) are printed as relations, not values.
  * Built with: gcc slurmdb_c.c -o slurmdb_c -lslurm */
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,66 @@ static void reports(void *db)
 		slurm_list_destroy(l);
 }
 
+static void print_sizes(const char *what, List l)
+{
+	ListIterator ci, ai, gi;
+	slurmdb_report_cluster_grouping_t *c;
+	slurmdb_report_acct_grouping_t *a;
+	slurmdb_report_job_grouping_t *g;
+
+	if (!l) {
+		printf("%s: NULL errno=%d\n", what, slurm_get_errno());
+		return;
+	}
+	printf("%s: %d clusters\n", what, slurm_list_count(l));
+	ci = slurm_list_iterator_create(l);
+	while ((c = slurm_list_next(ci))) {
+		printf(" cluster_set=%d count=%u accounts=%d\n", c->cluster != NULL, c->count,
+		       slurm_list_count(c->acct_list));
+		ai = slurm_list_iterator_create(c->acct_list);
+		while ((a = slurm_list_next(ai))) {
+			printf("  acct=%s count=%u groups=%d\n", s(a->acct), a->count, slurm_list_count(a->groups));
+			gi = slurm_list_iterator_create(a->groups);
+			while ((g = slurm_list_next(gi))) {
+				slurmdb_tres_rec_t *cpu = NULL, *t;
+				ListIterator ti;
+				char b[16];
+				if (g->tres_list) {
+					ti = slurm_list_iterator_create(g->tres_list);
+					while ((t = slurm_list_next(ti)))
+						if (t->id == 1)
+							cpu = t;
+					slurm_list_iterator_destroy(ti);
+				}
+				printf("   group %u-%s count=%u jobs=%d cpu=%s\n", g->min_size, limit(g->max_size, b),
+				       g->count, g->jobs ? slurm_list_count(g->jobs) : -1,
+				       !cpu ? "none" : cpu->count == 1 && cpu->alloc_secs >= g->count ? "ok" : "wrong");
+			}
+			slurm_list_iterator_destroy(gi);
+		}
+		slurm_list_iterator_destroy(ai);
+	}
+	slurm_list_iterator_destroy(ci);
+	slurm_list_destroy(l);
+}
+
+static void sizes(void *db)
+{
+	slurmdb_job_cond_t *c = job_cond();
+	List groups;
+
+	print_sizes("sizes flat", slurmdb_report_job_sizes_grouped_by_account(db, c, NULL, 1, 0));
+	/* root's jobs run in account root: under root only c481acct is an account, so nothing counts. */
+	print_sizes("sizes under root", slurmdb_report_job_sizes_grouped_by_account(db, c, NULL, 0, 1));
+	groups = slurm_list_create(slurm_xfree_ptr);
+	print_sizes("sizes flat individual", slurmdb_report_job_sizes_grouped_by_account(db, c, groups, 1, 0));
+	slurm_list_destroy(groups);
+	groups = str_list("2", "4");
+	print_sizes("sizes by account", slurmdb_report_job_sizes_grouped_by_account(db, c, groups, 0, 0));
+	slurm_list_destroy(groups);
+	slurmdb_destroy_job_cond(c);
+}
+
 static void caller_records(void)
 {
 	/* Records a consumer builds and frees itself. */
@@ -448,6 +509,7 @@ int main(int argc, char **argv)
 	tres(db);
 	resv_and_events(db);
 	reports(db);
+	sizes(db);
 	caller_records();
 	printf("commit rc=%d\n", slurmdb_connection_commit(db, 1));
 	printf("close rc=%d\n", slurmdb_connection_close(&db));
