@@ -62,6 +62,16 @@ unsafe fn assoc_members(a: &mut slurmdb_assoc_rec_t) {
     }
 }
 
+unsafe fn qos_members(q: &mut slurmdb_qos_rec_t) {
+    // SAFETY: the record's own members: a preemption bitmap and usage block are single malloc'd blocks here
+    // (this library never fills either).
+    unsafe {
+        free_qos(q);
+        release(&mut q.preempt_bitstr);
+        release(&mut q.usage);
+    }
+}
+
 unsafe fn job_cond_members(c: &mut slurmdb_job_cond_t) {
     // SAFETY: the condition's own lists and string.
     unsafe {
@@ -351,7 +361,7 @@ pub unsafe extern "C" fn slurmdb_destroy_qos_cond(object: *mut c_void) {
 #[no_mangle]
 pub unsafe extern "C" fn slurmdb_destroy_qos_rec(object: *mut c_void) {
     // SAFETY: the caller's contract.
-    unsafe { destroy::<slurmdb_qos_rec_t>("slurmdb_destroy_qos_rec", object, free_qos) }
+    unsafe { destroy::<slurmdb_qos_rec_t>("slurmdb_destroy_qos_rec", object, qos_members) }
 }
 
 /// # Safety
