@@ -24,9 +24,11 @@ fn c_dir() -> PathBuf {
 
 #[test]
 fn slurmdb_queries_match_real_slurm_and_leak_nothing() {
-    // The reference cluster's memory default, so the jobs' TRES strings are the ones Slurm printed.
+    // The reference cluster's name and memory default, so association lines and the jobs' TRES strings are the
+    // ones Slurm printed.
     let cluster = Cluster::start_with(ClusterOptions {
         def_mem_per_cpu: 1024,
+        extra_conf: "ClusterName=refcluster\n".into(),
         ..Default::default()
     });
     let so = common::bin_dir().join("libspur_compat.so");

@@ -36,6 +36,7 @@ pub mod slurmdb_assoc;
 pub mod slurmdb_free;
 pub mod slurmdb_init;
 pub mod slurmdb_jobs;
+pub mod slurmdb_modify;
 pub mod slurmdb_report;
 pub mod slurmdb_sizes;
 pub mod step_launch;

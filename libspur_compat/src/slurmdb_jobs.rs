@@ -37,6 +37,10 @@ const SLURM_EXTERN_CONT: u32 = 0xffff_fffc;
 /// `l` is NULL or a live list of NUL-terminated strings.
 pub(crate) unsafe fn string_list(l: List) -> Vec<String> {
     let mut out = Vec::new();
+    // An absent list is no filter (and not the EINVAL a NULL list gets from the list functions).
+    if l.is_null() {
+        return out;
+    }
     // SAFETY: the caller's contract.
     unsafe {
         crate::list::for_each(l, |item| {
@@ -118,18 +122,20 @@ unsafe fn filter_of(cond: *const slurmdb_job_cond_t) -> Filter {
     }
     // SAFETY: the caller's contract.
     let c = unsafe { &*cond };
-    // SAFETY: the step list holds slurm_selected_step_t records.
+    // SAFETY: the step list is NULL (skipped, leaving errno alone) or holds slurm_selected_step_t records.
     unsafe {
-        crate::list::for_each(c.step_list, |item| {
-            let s = &*(item as *const slurm_selected_step_t);
-            filter.jobs.push(StepId {
-                job: s.step_id.job_id,
-                array_task: (s.array_task_id != NO_VAL).then_some(s.array_task_id),
-                het_offset: None,
-                step: None,
-                step_het_comp: None,
-            });
-        })
+        if !c.step_list.is_null() {
+            crate::list::for_each(c.step_list, |item| {
+                let s = &*(item as *const slurm_selected_step_t);
+                filter.jobs.push(StepId {
+                    job: s.step_id.job_id,
+                    array_task: (s.array_task_id != NO_VAL).then_some(s.array_task_id),
+                    het_offset: None,
+                    step: None,
+                    step_het_comp: None,
+                });
+            })
+        }
     };
     // SAFETY: these lists hold strings.
     let users = unsafe { string_list(c.userid_list) };

@@ -1,8 +1,8 @@
 /* The slurmdb side of the C API as pyslurm and Slurmdb.so use it: a connection, the jobs of a condition (with
- * their steps), QOS, associations, users, clusters, TRES and reservations, the first available cluster, the usage
- * and job size reports, and every list and condition released with slurmdb_destroy_*. Conditions are built as
- * consumers build them: slurm_xcalloc'd records holding slurm_list_create(slurm_xfree_ptr) lists of
- * slurm_xstrdup'd strings.
+ * their steps), QOS, associations, users, clusters, TRES and reservations, association changes, the first
+ * available cluster, the usage and job size reports, and every list and condition released with
+ * slurmdb_destroy_*. Conditions are built as consumers build them: slurm_xcalloc'd records holding
+ * slurm_list_create(slurm_xfree_ptr) lists of slurm_xstrdup'd strings.
  * Usage: slurmdb_c COMPLETED_JOB FAILED_JOB QOS_NAME ACCOUNT (the first job ran `srun sleep 1`, the second slept a
  * second and exited 3, so both ran at least a second; the QOS and account were made by the caller). Values that
  * legitimately differ between clusters (ids, times, host addresses) are printed as relations, not values.
@@ -241,6 +241,53 @@ static void assocs(void *db, const char *account)
 	c->acct_list = str_list(account, NULL);
 	c->user_list = str_list("root", NULL);
 	print_assocs("assocs of root in account", slurmdb_associations_get(db, c));
+	slurmdb_destroy_assoc_cond(c);
+}
+
+static void print_strings(const char *what, List l)
+{
+	ListIterator it;
+	char *line;
+
+	if (!l) {
+		printf("%s: NULL errno=%d\n", what, slurm_get_errno());
+		return;
+	}
+	printf("%s: %d errno=%d\n", what, slurm_list_count(l), slurm_get_errno());
+	it = slurm_list_iterator_create(l);
+	while ((line = slurm_list_next(it)))
+		printf(" [%s]\n", line);
+	slurm_list_iterator_destroy(it);
+	slurm_list_destroy(l);
+}
+
+static void modify(void *db, const char *account)
+{
+	slurmdb_assoc_cond_t *c = xcalloc1(sizeof(*c));
+	slurmdb_assoc_rec_t rec;
+
+	c->acct_list = str_list(account, NULL);
+	c->user_list = str_list("root", NULL);
+	slurmdb_init_assoc_rec(&rec, 0);
+	rec.max_jobs = 3;
+	rec.grp_jobs = 6;
+	rec.grp_tres = xstrdup("1=3");
+	slurm_seterrno(0);
+	print_strings("modify root in account", slurmdb_associations_modify(db, c, &rec));
+	printf("commit rc=%d\n", slurmdb_connection_commit(db, 1));
+	print_assocs("after modify", slurmdb_associations_get(db, c));
+	slurmdb_init_assoc_rec(&rec, 1);
+	slurmdb_destroy_assoc_cond(c);
+
+	c = xcalloc1(sizeof(*c));
+	c->acct_list = str_list(account, NULL);
+	rec.max_submit_jobs = 9;
+	slurm_seterrno(0);
+	print_strings("modify account", slurmdb_associations_modify(db, c, &rec));
+	printf("commit rc=%d\n", slurmdb_connection_commit(db, 1));
+	slurmdb_init_assoc_rec(&rec, 0);
+	slurm_seterrno(0);
+	print_strings("modify nothing set", slurmdb_associations_modify(db, c, &rec));
 	slurmdb_destroy_assoc_cond(c);
 }
 
@@ -504,6 +551,7 @@ int main(int argc, char **argv)
 	jobs(db);
 	qos(db, argv[3]);
 	assocs(db, argv[4]);
+	modify(db, argv[4]);
 	users(db, argv[4]);
 	clusters(db);
 	tres(db);
