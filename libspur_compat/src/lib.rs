@@ -33,6 +33,7 @@ pub mod resources;
 pub mod resv_admin;
 pub mod select_nodeinfo;
 pub mod slurmdb_assoc;
+pub mod slurmdb_conn;
 pub mod slurmdb_free;
 pub mod slurmdb_init;
 pub mod slurmdb_jobs;
