@@ -23,7 +23,7 @@ const SLURMDB_RES_FLAG_NOTSET: u32 = 0x1000_0000;
 ///
 /// # Safety
 /// `*p` is NULL or a live malloc'd pointer owned by the record.
-unsafe fn release<T>(p: &mut *mut T) {
+pub(crate) unsafe fn release<T>(p: &mut *mut T) {
     // SAFETY: the caller's contract.
     unsafe { c_free(*p as *mut c_void) };
     *p = std::ptr::null_mut();
@@ -31,7 +31,7 @@ unsafe fn release<T>(p: &mut *mut T) {
 
 /// # Safety
 /// `*l` is NULL or a live list owned by the record.
-unsafe fn release_list(l: &mut List) {
+pub(crate) unsafe fn release_list(l: &mut List) {
     if !l.is_null() {
         // SAFETY: the caller's contract.
         unsafe { crate::list::slurm_list_destroy(*l) };
@@ -55,14 +55,14 @@ unsafe fn reset<T>(p: *mut T, free_it: bool, free: unsafe fn(&mut T)) -> Option<
     unsafe { zeroed(p) }
 }
 
-unsafe fn free_strings(strings: &mut [&mut *mut c_char]) {
+pub(crate) unsafe fn free_strings(strings: &mut [&mut *mut c_char]) {
     for s in strings.iter_mut() {
         // SAFETY: the callers pass the record's owned strings.
         unsafe { release(s) };
     }
 }
 
-unsafe fn free_lists(lists: &mut [&mut List]) {
+pub(crate) unsafe fn free_lists(lists: &mut [&mut List]) {
     for l in lists.iter_mut() {
         // SAFETY: the callers pass the record's owned lists.
         unsafe { release_list(l) };
@@ -76,7 +76,7 @@ unsafe fn free_tres(arrays: &mut [&mut *mut u64]) {
     }
 }
 
-unsafe fn free_assoc(a: &mut slurmdb_assoc_rec_t) {
+pub(crate) unsafe fn free_assoc(a: &mut slurmdb_assoc_rec_t) {
     // SAFETY: members of a record the caller hands over with free_it.
     unsafe {
         free_lists(&mut [&mut a.accounting_list, &mut a.qos_list]);
@@ -106,7 +106,7 @@ unsafe fn free_assoc(a: &mut slurmdb_assoc_rec_t) {
     }
 }
 
-unsafe fn free_qos(q: &mut slurmdb_qos_rec_t) {
+pub(crate) unsafe fn free_qos(q: &mut slurmdb_qos_rec_t) {
     // SAFETY: as in free_assoc.
     unsafe {
         free_lists(&mut [&mut q.preempt_list]);
@@ -141,7 +141,7 @@ unsafe fn free_qos(q: &mut slurmdb_qos_rec_t) {
     }
 }
 
-unsafe fn free_cluster(c: &mut slurmdb_cluster_rec_t) {
+pub(crate) unsafe fn free_cluster(c: &mut slurmdb_cluster_rec_t) {
     // SAFETY: as in free_assoc.
     unsafe {
         free_lists(&mut [
@@ -198,7 +198,7 @@ unsafe fn free_wckey(w: &mut slurmdb_wckey_rec_t) {
     }
 }
 
-unsafe fn free_tres_cond(t: &mut slurmdb_tres_cond_t) {
+pub(crate) unsafe fn free_tres_cond(t: &mut slurmdb_tres_cond_t) {
     // SAFETY: as in free_assoc.
     unsafe {
         free_lists(&mut [
@@ -210,7 +210,7 @@ unsafe fn free_tres_cond(t: &mut slurmdb_tres_cond_t) {
     };
 }
 
-unsafe fn free_cluster_cond(c: &mut slurmdb_cluster_cond_t) {
+pub(crate) unsafe fn free_cluster_cond(c: &mut slurmdb_cluster_cond_t) {
     // SAFETY: as in free_assoc.
     unsafe {
         free_lists(&mut [

@@ -592,7 +592,15 @@ impl AcctDb {
             next_qos_id: 1,
             ..Default::default()
         };
-        db.add_qos_record(DEFAULT_QOS, &QosSet::default());
+        // slurmdbd describes the QOS it creates as "Normal QOS default" (a QOS added without a description is
+        // described by its name).
+        db.add_qos_record(
+            DEFAULT_QOS,
+            &QosSet {
+                description: Some("Normal QOS default".into()),
+                ..QosSet::default()
+            },
+        );
         db.accounts.insert(
             ROOT_ACCOUNT.into(),
             Account {
