@@ -1,7 +1,9 @@
 //! The slurmdbd connection (`slurmdb_connection_get`, `_close`, `_commit`) and the queries Spur has no history
 //! for (`slurmdb_events_get`, `slurmdb_reservations_get`: an empty list once the controller answered).
 
+use std::collections::HashSet;
 use std::ffi::{c_int, c_void};
+use std::sync::{Mutex, PoisonError};
 
 use slurm_headers::{slurmdb_event_cond_t, slurmdb_reservation_cond_t, List};
 
@@ -11,6 +13,16 @@ use crate::ffi::{self, c_calloc, guard};
 /// The handle `slurmdb_connection_get` returns: Spur asks the controller on every call, so it holds nothing but
 /// marks a connection as open.
 const CONNECTION_MAGIC: u32 = 0x5350_4442;
+
+/// The handles handed out and not yet closed. `_close` frees only these: callers do pass other pointers (Debian's
+/// Perl `Slurmdb::connection_close(\$db)` hands over the address of a Perl reference), and libslurm answers those
+/// with success instead of crashing, so the shim must recognise its own handles rather than free whatever it gets.
+static OPEN: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+fn open_handles<T>(f: impl FnOnce(&mut HashSet<usize>) -> T) -> T {
+    let mut guard = OPEN.lock().unwrap_or_else(PoisonError::into_inner);
+    f(guard.get_or_insert_with(HashSet::new))
+}
 
 /// # Safety
 /// `persist_conn_flags` is NULL or writable.
@@ -23,23 +35,30 @@ pub unsafe extern "C" fn slurmdb_connection_get(persist_conn_flags: *mut u16) ->
         if !conn.is_null() {
             // SAFETY: fresh allocation of one u32.
             unsafe { *conn = CONNECTION_MAGIC };
+            open_handles(|open| open.insert(conn as usize));
         }
         conn as *mut c_void
     })
 }
 
-/// Releases the handle and clears the caller's pointer; NULL or an already closed handle is fine.
+/// Releases the handle and clears the caller's pointer; NULL, an already closed handle or a pointer that is not
+/// one of ours is left alone and answered with success, as libslurm answers it.
 ///
 /// # Safety
-/// `db_conn` is NULL or points to NULL or to a handle from `slurmdb_connection_get`.
+/// `db_conn` is NULL or points to a readable pointer.
 #[no_mangle]
 pub unsafe extern "C" fn slurmdb_connection_close(db_conn: *mut *mut c_void) -> c_int {
     guard("slurmdb_connection_close", ffi::SLURM_ERROR, || {
         if !db_conn.is_null() {
             // SAFETY: the caller's contract.
-            unsafe {
-                ffi::c_free(*db_conn);
-                *db_conn = std::ptr::null_mut();
+            let handle = unsafe { *db_conn };
+            if open_handles(|open| open.remove(&(handle as usize))) {
+                // SAFETY: a live handle from slurmdb_connection_get, removed from the open set just now, so it
+                // is freed once.
+                unsafe {
+                    ffi::c_free(handle);
+                    *db_conn = std::ptr::null_mut();
+                }
             }
         }
         ffi::SLURM_SUCCESS
