@@ -422,6 +422,14 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .and_then(|n| u32::try_from(n).ok())
             .filter(|n| *n > 0),
         def_mem_per_gpu_mb: conf.get_u64("DefMemPerGPU").filter(|m| *m > 0),
+        // slurmctld reads ALL, ANY and YES (and 1) as enforcing; NO, 0 or nothing do not.
+        enforce_part_limits: conf.get_str("EnforcePartLimits").is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_uppercase().as_str(),
+                "ALL" | "ANY" | "YES" | "1"
+            )
+        }),
+        refuse_unrunnable: conf.scheduler_flag("spur_refuse_unrunnable"),
     };
     let cluster = ClusterConfig {
         cluster_name: settings.cluster_name.clone(),

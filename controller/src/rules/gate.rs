@@ -39,6 +39,10 @@ pub(crate) fn gate(
         }
     }
     let partition = state.partition(&job.partition)?;
+    // slurmctld checks its partition's limits before the partition's state.
+    if let Some(limit) = super::request::partition_limit(state, &job.spec, partition) {
+        return Some(limit.reason());
+    }
     if partition.state != spur_core::model::records::PartitionState::Up {
         return Some(JobReason::PartDown);
     }

@@ -19,9 +19,12 @@ pub fn array_task_ids(text: &str, max_array_size: u32) -> Result<Vec<u32>, Strin
     Ok(spec.task_ids().collect())
 }
 
-/// Refuses at submit time what could never run here. Slurm queues such jobs forever with reason
-/// `PartitionConfig`; Spur says so at once (documented in docs/compatibility.md). Like Slurm, a job submitted held
-/// skips the check that the nodes could ever satisfy it (`sbatch -H -x <the only node>` is accepted).
+/// Refuses at submit time what slurmctld refuses: an unknown partition, dependency, node or feature, and a request
+/// no node of the partition could hold (memory, GRES, CPUs per node). A request beyond the partition's limits
+/// (more CPUs than all its nodes have, more nodes than it has) is accepted and pends with reason
+/// `PartitionConfig` or `PartitionNodeLimit` ([`partition_limit`]), as in Slurm, unless `EnforcePartLimits` (Slurm's
+/// errors) or `SchedulerParameters=spur_refuse_unrunnable` (the node configuration error) says to refuse it. Like
+/// Slurm, a job submitted held skips the checks against the nodes (`sbatch -H -x <the only node>` is accepted).
 pub fn validate_request(
     state: &ClusterState,
     spec: &JobSpec,
@@ -63,6 +66,18 @@ pub fn validate_request(
     if spec.nodes_min == 0 {
         return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
     }
+    if let Some(limit) = partition_limit(state, spec, part) {
+        if state.settings.enforce_part_limits {
+            return Err(ApiError::new(match limit {
+                PartitionLimit::Cpus => SlurmErrno::TooManyRequestedCpus,
+                PartitionLimit::Nodes => SlurmErrno::InvalidNodeCount,
+            }));
+        }
+        if !state.settings.refuse_unrunnable {
+            // slurmctld judges the nodes only for a job within its partition's limits.
+            return Ok(());
+        }
+    }
     // Lazily: with thousands of nodes, looking every one up by name for each submission was nearly all of its
     // cost, while the checks below stop at the first node that qualifies.
     let nodes = || state.nodes_named(&part.nodes).map(|(_, node)| node);
@@ -95,6 +110,89 @@ pub fn refusal_uses_job_id(error: &ApiError) -> bool {
             | SlurmErrno::NotTopPriority
             | SlurmErrno::NodesBusy
     )
+}
+
+/// Which of its partition's limits a job is beyond, as slurmctld's `job_limits_check` finds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionLimit {
+    /// More CPUs than the partition's nodes have together: pends with `PartitionConfig`.
+    Cpus,
+    /// More nodes than the partition has, or outside its `MinNodes`/`MaxNodes`: pends with `PartitionNodeLimit`.
+    Nodes,
+}
+
+impl PartitionLimit {
+    pub fn reason(self) -> spur_core::model::states::JobReason {
+        match self {
+            PartitionLimit::Cpus => spur_core::model::states::JobReason::PartConfig,
+            PartitionLimit::Nodes => spur_core::model::states::JobReason::PartNodeLimit,
+        }
+    }
+}
+
+/// The CPUs slurmctld counts for a job against its partition (`min_cpus`): every task's CPUs, with one task per
+/// node when no task count was given.
+fn requested_cpus(spec: &JobSpec) -> u32 {
+    let nodes = spec.nodes_min.max(1);
+    let tasks = spec.ntasks.unwrap_or_else(|| {
+        spec.ntasks_per_node
+            .map_or(nodes, |n| n.saturating_mul(nodes))
+    });
+    tasks.saturating_mul(spec.cpus_per_task.max(1)).max(nodes)
+}
+
+/// Whether `spec` is beyond partition `part`'s limits: its CPUs beyond all the partition's nodes', then its node
+/// count beyond the partition's nodes, `MinNodes` or `MaxNodes` (the order slurmctld checks them in). The
+/// scheduler's gate keeps such a job pending with the limit's reason.
+pub fn partition_limit(
+    state: &ClusterState,
+    spec: &JobSpec,
+    part: &spur_core::model::records::PartitionRecord,
+) -> Option<PartitionLimit> {
+    let cpus = requested_cpus(spec);
+    // Every node has a CPU at least, so most jobs are judged without summing the partition's nodes (which the
+    // scheduler's pass would otherwise do for every pending job).
+    if cpus as usize > part.nodes.len() {
+        let total = state
+            .nodes_named(&part.nodes)
+            .fold(0u32, |sum, (_, n)| sum.saturating_add(n.cpus));
+        if cpus > total {
+            return Some(PartitionLimit::Cpus);
+        }
+    }
+    let too_many = spec.nodes_min as usize > part.nodes.len();
+    let below_min = spec.nodes_min < part.min_nodes;
+    let above_max = part
+        .max_nodes
+        .is_some_and(|max| spec.nodes_max.unwrap_or(spec.nodes_min) > max);
+    (too_many || below_min || above_max).then_some(PartitionLimit::Nodes)
+}
+
+/// Slurm's estimate of the nodes a job pending without an allocation needs (`NumNodes=`, squeue `%D`), made from
+/// its tasks and the most CPUs a node of its partition has.
+pub fn pending_node_estimate(state: &ClusterState, spec: &JobSpec, partition: &str) -> Option<u32> {
+    let part = state.partition(partition)?;
+    let max_cpus = state
+        .nodes_named(&part.nodes)
+        .map(|(_, n)| n.cpus)
+        .max()
+        .filter(|c| *c > 0)?;
+    let nodes_min = spec.nodes_min.max(1);
+    let tasks = spec.ntasks.unwrap_or_else(|| {
+        spec.ntasks_per_node
+            .map_or(0, |n| n.saturating_mul(nodes_min))
+    });
+    let cpt = spec.cpus_per_task.max(1);
+    let estimate = match spec.ntasks_per_node.filter(|n| *n > 0) {
+        Some(per_node) => (tasks / per_node).max(nodes_min),
+        None if cpt > 1 => {
+            let per_node = (max_cpus / cpt).max(1);
+            // slurmctld adds the partly filled node after taking the larger of the two.
+            (tasks / per_node).max(nodes_min) + u32::from(tasks % per_node != 0)
+        }
+        None => tasks.div_ceil(max_cpus).max(nodes_min),
+    };
+    Some(estimate)
 }
 
 /// More nodes or CPUs than the whole partition has: slurmctld queues such a job with reason `PartitionConfig`
@@ -210,6 +308,15 @@ pub fn validate_immediate(state: &ClusterState, spec: &JobSpec) -> Result<String
         }
         _ => e,
     })?;
+    // Accepted to pend beyond the partition's limits, but not now.
+    let beyond_limits = !spec.hold
+        && state
+            .partition(&partition)
+            .and_then(|part| partition_limit(state, spec, part))
+            .is_some();
+    if beyond_limits {
+        return Err(ApiError::new(SlurmErrno::RequestedPartConfigUnavailable));
+    }
     Ok(partition)
 }
 
@@ -226,6 +333,13 @@ pub fn trial_placement(
 ) -> Result<TrialPlacement, ApiError> {
     let partition = probe_partition(state, spec)?;
     validate_request(state, spec, &partition)?;
+    let beyond_limits = state
+        .partition(&partition)
+        .and_then(|part| partition_limit(state, spec, part))
+        .is_some();
+    if beyond_limits {
+        return Err(ApiError::new(SlurmErrno::RequestedPartConfigUnavailable));
+    }
     let probe = probe_record(spec, &partition);
     let ledger = placement::Ledger::from_state(state);
     let (alloc, start_time) = match place(state, &ledger, &probe) {

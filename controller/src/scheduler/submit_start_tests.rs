@@ -231,7 +231,11 @@ fn a_queue_of_settled_held_jobs_is_left_out_of_every_pass() {
 
 #[test]
 fn a_refused_submission_is_not_placed_and_is_refused_as_before() {
-    let mut s = cluster(Settings::default());
+    // Beyond the partition: pending by default, refused with Spur's own setting.
+    let mut s = cluster(Settings {
+        refuse_unrunnable: true,
+        ..Settings::default()
+    });
     let too_big = job(64, 100, 0, Some(10));
     assert_eq!(s.state.submission_preview(&too_big, T0), None);
     assert_eq!(super::placed_at_submission(&s.state, &too_big, T0), None);

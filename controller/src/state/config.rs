@@ -105,6 +105,15 @@ pub struct Settings {
     /// `DefMemPerGPU` in MB, likewise for jobs that ask for GPUs without memory options.
     #[serde(default)]
     pub def_mem_per_gpu_mb: Option<u64>,
+    /// `EnforcePartLimits=ALL|ANY|YES`: a job beyond its partition's CPUs or node limits is refused at submit
+    /// (`More processors requested than permitted`, `Node count specification invalid`) instead of pending.
+    #[serde(default)]
+    pub enforce_part_limits: bool,
+    /// `SchedulerParameters=spur_refuse_unrunnable` (Spur only; slurmctld ignores options it does not know): a
+    /// job its partition's nodes could never hold is refused at submit with `Requested node configuration is not
+    /// available` instead of pending with reason `PartitionConfig`/`PartitionNodeLimit` as in Slurm.
+    #[serde(default)]
+    pub refuse_unrunnable: bool,
 }
 
 fn default_true() -> bool {
@@ -183,6 +192,8 @@ impl Default for Settings {
             fairshare: Default::default(),
             def_cpus_per_gpu: None,
             def_mem_per_gpu_mb: None,
+            enforce_part_limits: false,
+            refuse_unrunnable: false,
         }
     }
 }

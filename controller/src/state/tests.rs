@@ -287,9 +287,10 @@ fn gpus_are_handed_out_without_overlap() {
 #[test]
 fn impossible_requests_are_refused_at_submit() {
     let mut h = Harness::new();
+    // More CPUs than the partition has pends (PartitionConfig, part_limit_tests.rs); more than a node has is refused.
     let too_many_cpus = h.apply(Command::Submit {
         spec: Box::new(JobSpec {
-            ntasks: Some(64),
+            min_cpus_per_node: Some(3),
             ..spec("x")
         }),
         now: 0,
@@ -379,7 +380,9 @@ fn per_node_shortfalls_are_named_and_held_jobs_wait_for_release() {
         )
     );
     // A task's CPUs times the tasks each node runs are the job's CPUs per node too (`-c3`,
-    // `-N2 --ntasks-per-node=3` on 2-CPU nodes).
+    // `--ntasks-per-node=3` on 2-CPU nodes), where the partition has the CPUs in all (with one node here, such a
+    // job pends with PartitionConfig instead: part_limit_tests.rs; case 408 refuses them on three nodes).
+    h.state.settings.refuse_unrunnable = true;
     for shape in [
         JobSpec {
             cpus_per_task: 3,
@@ -398,6 +401,7 @@ fn per_node_shortfalls_are_named_and_held_jobs_wait_for_release() {
             )
         );
     }
+    h.state.settings.refuse_unrunnable = false;
     let much_memory = JobSpec {
         mem_per_node_mb: Some(1_000_000),
         tmp_disk_mb: 1_000_000,

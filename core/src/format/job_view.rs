@@ -114,11 +114,16 @@ impl<'a> JobView<'a> {
         self.job.spec.cpus_per_task.max(1)
     }
 
-    /// Nodes allocated, or the minimum a pending job asks for.
+    /// Nodes allocated, or the minimum a pending job asks for (Slurm's estimate where one was made).
     pub fn num_nodes(&self) -> u32 {
         match &self.job.alloc {
             Some(a) if !a.node_names.is_empty() => a.node_names.len() as u32,
-            _ => self.job.spec.nodes_min.max(1),
+            _ => self
+                .job
+                .node_estimate
+                .unwrap_or(0)
+                .max(self.job.spec.nodes_min)
+                .max(1),
         }
     }
 

@@ -25,7 +25,7 @@ const BASE: &[ListField] = &[
 ];
 
 const ALLOC_NODE: &[ListField] = &[L::SpecAllocNode, L::SpecSubmitHost];
-const NODES: &[ListField] = &[L::Alloc, L::SpecNodesMin];
+const NODES: &[ListField] = &[L::Alloc, L::SpecNodesMin, L::NodeEstimate];
 const CPUS: &[ListField] = &[
     L::Alloc,
     L::SpecNtasks,

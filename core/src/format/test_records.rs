@@ -87,6 +87,7 @@ pub fn running() -> JobRecord {
         pre_suspend_secs: 0,
         preemptable_time: None,
         preempt_time: None,
+        node_estimate: None,
         preempt_suspended: false,
         notices: Vec::new(),
         prolog_pending: Vec::new(),

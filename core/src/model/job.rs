@@ -420,6 +420,10 @@ pub struct JobRecord {
     /// When it was preempted (`PreemptTime=`).
     #[serde(default)]
     pub preempt_time: Option<EpochSecs>,
+    /// Slurm's estimate of the nodes a job pending beyond its partition's limits needs (`NumNodes=`, squeue
+    /// `%D`), made from its tasks and its partition's largest node when it was queued; `None`: its minimum.
+    #[serde(default)]
+    pub node_estimate: Option<u32>,
     /// Suspended by preemption (`PreemptMode=SUSPEND,GANG`): its CPUs are lent to the preemptor (memory and GRES
     /// stay its own) and it resumes by itself once they are free again.
     #[serde(default)]
@@ -538,6 +542,7 @@ impl JobRecord {
             pre_suspend_secs: 0,
             preemptable_time: None,
             preempt_time: None,
+            node_estimate: None,
             preempt_suspended: false,
             notices: Vec::new(),
             prolog_pending: Vec::new(),

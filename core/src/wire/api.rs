@@ -74,6 +74,8 @@ pub enum SlurmErrno {
     InvalidNice,
     /// ESLURM_BAD_TASK_COUNT: `scontrol update NumTasks=0`.
     BadTaskCount,
+    /// ESLURM_TOO_MANY_REQUESTED_CPUS: with `EnforcePartLimits`, more CPUs than the partition has.
+    TooManyRequestedCpus,
 }
 
 impl SlurmErrno {
@@ -93,6 +95,7 @@ impl SlurmErrno {
             SlurmErrno::TransitionStateNoUpdate => 2020,
             SlurmErrno::InvalidTimeLimit => 2051,
             SlurmErrno::InvalidDependency => 2038,
+            SlurmErrno::TooManyRequestedCpus => 2005,
             SlurmErrno::InvalidNodeCount => 2006,
             SlurmErrno::UserIdMissing => 2010,
             SlurmErrno::InvalidGres => 2072,
@@ -152,6 +155,7 @@ impl SlurmErrno {
                 "Requested time limit is invalid (missing or exceeds some limit)"
             }
             SlurmErrno::InvalidDependency => "Job dependency problem",
+            SlurmErrno::TooManyRequestedCpus => "More processors requested than permitted",
             SlurmErrno::InvalidNodeCount => "Node count specification invalid",
             SlurmErrno::UserIdMissing => "Invalid user id",
             SlurmErrno::InvalidGres => "Invalid generic resource (gres) specification",
@@ -201,7 +205,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 45] = [
+const ALL_ERRNOS: [SlurmErrno; 46] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -247,6 +251,7 @@ const ALL_ERRNOS: [SlurmErrno; 45] = [
     SlurmErrno::AccountingPolicy,
     SlurmErrno::InvalidNice,
     SlurmErrno::BadTaskCount,
+    SlurmErrno::TooManyRequestedCpus,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.

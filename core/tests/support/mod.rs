@@ -153,6 +153,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         pre_suspend_secs: 0,
         preemptable_time: None,
         preempt_time: None,
+        node_estimate: None,
         preempt_suspended: false,
         notices: Vec::new(),
         prolog_pending: Vec::new(),

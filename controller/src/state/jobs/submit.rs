@@ -178,6 +178,16 @@ impl ClusterState {
         record.alloc_sid = spec.submit_sid;
         record.hold = hold;
         record.billing_weights = self.billing_weights_of(&prepared.partition);
+        // slurmctld shows such a job's node count as estimated from its tasks, where the scheduler never gets to
+        // pick its nodes.
+        let beyond_limits = self
+            .partition(&prepared.partition)
+            .and_then(|part| crate::rules::partition_limit(self, spec, part))
+            .is_some();
+        if beyond_limits {
+            record.node_estimate =
+                crate::rules::pending_node_estimate(self, spec, &prepared.partition);
+        }
         // slurmctld marks a job of an `OverSubscribe=EXCLUSIVE` partition whole-node as it queues it; an
         // `--oversubscribe` request still shows until the scheduler turns it down.
         record.sharing = resolved_sharing(self, &record).filter(|r| {
