@@ -291,10 +291,12 @@ fn srun_runs_tasks_as_slurm_does() {
         "{pid} still runs: {stat}"
     );
 
-    let impossible = cluster.run("srun", &["-n", "64", "hostname"]);
+    // What no node could ever hold is refused; beyond the partition's CPUs it waits, as in Slurm (case 496).
+    let impossible = cluster.run("srun", &["--mem=999999", "hostname"]);
     assert_eq!(
         String::from_utf8_lossy(&impossible.stderr),
-        "srun: error: Unable to allocate resources: Requested node configuration is not available\n"
+        "srun: error: Memory specification can not be satisfied\n\
+         srun: error: Unable to allocate resources: Requested node configuration is not available\n"
     );
     assert_eq!(impossible.status.code(), Some(1));
 

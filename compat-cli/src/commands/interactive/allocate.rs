@@ -136,8 +136,16 @@ fn wait_until_running(
     let mut configuring = Configuring::default();
     // Slurm says a job is queued as soon as the submission comes back without resources, so a wait that ends
     // before the scheduler looked at the job still reports it.
-    let announce = |announced: &mut bool, due: bool| {
+    let announce = |announced: &mut bool, due: bool, beyond_partition: bool| {
         if due && !*announced {
+            // slurmctld's answer to a request beyond its partition's limits carries that error, which libslurm
+            // prints before it waits.
+            if beyond_partition {
+                eprintln!(
+                    "{name}: {}",
+                    SlurmErrno::RequestedPartConfigUnavailable.text()
+                );
+            }
             if prog == Prog::Salloc {
                 eprintln!("salloc: Pending job allocation {job_id}");
             }
@@ -166,7 +174,12 @@ fn wait_until_running(
             }
             Some(job) if job.state == JobBaseState::Pending => {
                 let evaluated = job.last_sched_eval.is_some() || started.elapsed() > PENDING_GRACE;
-                announce(&mut announced, evaluated);
+                let beyond_partition = matches!(
+                    job.reason,
+                    spur_core::model::states::JobReason::PartConfig
+                        | spur_core::model::states::JobReason::PartNodeLimit
+                );
+                announce(&mut announced, evaluated, beyond_partition);
             }
             Some(job) => {
                 if let Some(node) = job.prolog_failed_node.as_deref() {
@@ -179,6 +192,15 @@ fn wait_until_running(
                     eprintln!("{name}: Prolog failure on node {node}");
                     eprintln!("{}", prog.revoked_line(job_id));
                     eprintln!("{name}: error: Job allocation {job_id} has been revoked");
+                } else if !granted && job.state == JobBaseState::Cancelled {
+                    // Cancelled while it waited: libslurm hears that its job is complete before any allocation
+                    // and fails the request with ESLURM_ALREADY_DONE.
+                    eprintln!("{name}: Job has been cancelled");
+                    let lead = match prog {
+                        Prog::Srun => "Unable to allocate resources",
+                        Prog::Salloc => "Job submit/allocate failed",
+                    };
+                    eprintln!("{name}: error: {lead}: {}", SlurmErrno::AlreadyDone.text());
                 } else {
                     eprintln!("{}", prog.revoked_line(job_id));
                 }
@@ -189,7 +211,7 @@ fn wait_until_running(
         }
         if let Immediate::Within(limit) = immediate {
             if !granted && started.elapsed() >= limit {
-                announce(&mut announced, true);
+                announce(&mut announced, true, false);
                 complete(client, job_id, 0, 0);
                 match prog {
                     Prog::Srun => eprintln!(
@@ -213,7 +235,7 @@ fn wait_until_running(
         };
         if let Some(Event::Signal(signal)) = events.next(poll) {
             if is_abort(signal) {
-                announce(&mut announced, true);
+                announce(&mut announced, true, false);
                 complete(client, job_id, 0, 0);
                 eprintln!("{}", prog.revoked_line(job_id));
                 match prog {
