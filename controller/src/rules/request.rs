@@ -333,12 +333,13 @@ pub fn trial_placement(
 ) -> Result<TrialPlacement, ApiError> {
     let partition = probe_partition(state, spec)?;
     validate_request(state, spec, &partition)?;
+    // slurmctld's will-run test finds no nodes for a job beyond its partition (`sbatch --test-only -n 64`).
     let beyond_limits = state
         .partition(&partition)
         .and_then(|part| partition_limit(state, spec, part))
         .is_some();
     if beyond_limits {
-        return Err(ApiError::new(SlurmErrno::RequestedPartConfigUnavailable));
+        return Err(ApiError::new(SlurmErrno::RequestedNodeConfigUnavailable));
     }
     let probe = probe_record(spec, &partition);
     let ledger = placement::Ledger::from_state(state);
