@@ -15,7 +15,7 @@ for args in "-n2 -c3" "-c3" "-n64" "-n3" "-N2"; do
     wait_pending_reason "$id"
     # slurmctld queues every such job with PartitionConfig; its scheduler's next pass names a node count beyond
     # the partition's (PartitionNodeLimit), which Spur's pass at submission does at once.
-    [[ $args == -N2 ]] && WAIT_LIMIT=90 wait_reason "$id" PartitionNodeLimit
+    [[ $args == -N2 ]] && wait_reason "$id" PartitionNodeLimit
     squeue -h -j "$id" -o '%T %r %C %D'
     fields "$id" JobState Reason NumNodes NumCPUs NumTasks CPUs/Task MinCPUsNode
 done 2>&1

@@ -468,7 +468,7 @@ mod tests {
             def_cpus_per_gpu: _,
             def_mem_per_gpu_mb: _,
         } = spec;
-        assert_eq!(ListField::ALL.len(), 105);
+        assert_eq!(ListField::ALL.len(), 106);
         for field in ListField::ALL {
             assert_eq!(ListField::from_name(field.name()), Some(*field));
         }
