@@ -26,8 +26,8 @@ pub use dependency::{dependency_status, describe as describe_dependency, Depende
 pub(crate) use gate::{gate, ArrayCounts};
 pub use placement::{allocation_fits, job_cpus, job_mem_mb, place, sharing_of};
 pub use request::{
-    array_task_ids, immediate_check, partition_limit, pending_node_estimate, refusal_uses_job_id,
-    trial_placement, validate_immediate, validate_request, PartitionLimit,
+    array_task_ids, enforce_part_limits, immediate_check, partition_limit, pending_node_estimate,
+    refusal_uses_job_id, trial_placement, validate_immediate, validate_request, PartitionLimit,
 };
 
 #[cfg(test)]

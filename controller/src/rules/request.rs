@@ -66,13 +66,8 @@ pub fn validate_request(
     if spec.nodes_min == 0 {
         return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
     }
-    if let Some(limit) = partition_limit(state, spec, part) {
-        if state.settings.enforce_part_limits {
-            return Err(ApiError::new(match limit {
-                PartitionLimit::Cpus => SlurmErrno::TooManyRequestedCpus,
-                PartitionLimit::Nodes => SlurmErrno::InvalidNodeCount,
-            }));
-        }
+    enforce_part_limits(state, spec, partition)?;
+    if partition_limit(state, spec, part).is_some() {
         if !state.settings.refuse_unrunnable {
             // slurmctld judges the nodes only for a job within its partition's limits.
             return Ok(());
@@ -166,6 +161,26 @@ pub fn partition_limit(
         .max_nodes
         .is_some_and(|max| spec.nodes_max.unwrap_or(spec.nodes_min) > max);
     (too_many || below_min || above_max).then_some(PartitionLimit::Nodes)
+}
+
+/// `EnforcePartLimits`: slurmctld refuses a job beyond its partition's limits as it validates the request, before
+/// the job exists (so, unlike the node checks, without using up a job id). Held jobs are not exempt.
+pub fn enforce_part_limits(
+    state: &ClusterState,
+    spec: &JobSpec,
+    partition: &str,
+) -> Result<(), ApiError> {
+    if !state.settings.enforce_part_limits {
+        return Ok(());
+    }
+    let Some(part) = state.partition(partition) else {
+        return Ok(());
+    };
+    match partition_limit(state, spec, part) {
+        Some(PartitionLimit::Cpus) => Err(ApiError::new(SlurmErrno::TooManyRequestedCpus)),
+        Some(PartitionLimit::Nodes) => Err(ApiError::new(SlurmErrno::InvalidNodeCount)),
+        None => Ok(()),
+    }
 }
 
 /// Slurm's estimate of the nodes a job pending without an allocation needs (`NumNodes=`, squeue `%D`), made from

@@ -130,11 +130,20 @@ fn enforce_part_limits_refuses_with_slurms_errors() {
     };
     for (what, spec, reason, _) in beyond() {
         assert_eq!(
-            submit(&mut h, spec).map_err(|e| e.0),
+            submit(&mut h, spec.clone()).map_err(|e| e.0),
             Err(expected(reason)),
             "{what}"
         );
+        // Held or not: slurmctld checks the limits before anything else of the job.
+        let held = JobSpec { hold: true, ..spec };
+        assert_eq!(
+            submit(&mut h, held).map_err(|e| e.0),
+            Err(expected(reason)),
+            "{what} held"
+        );
     }
+    // Refused before the job exists, these used up no job id.
+    assert_eq!(submit(&mut h, spec("ok")), Ok(1));
 }
 
 #[test]

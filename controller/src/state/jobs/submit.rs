@@ -115,6 +115,7 @@ impl ClusterState {
                 })?,
             None => Vec::new(),
         };
+        crate::rules::enforce_part_limits(self, &spec, &partition).map_err(Refusal::Before)?;
         let checked = if spec.immediate {
             crate::rules::immediate_check(self, &spec, now)
         } else {
