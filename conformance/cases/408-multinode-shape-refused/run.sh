@@ -11,6 +11,6 @@ for args in "-N2 --ntasks-per-node=3" "-N2 -c3"; do
     echo "== sbatch $args"; sbatch $args --wrap true; echo "rc=$?"
     immediate $args
 done 2>&1
-# More nodes than the partition has, asked or implied by the tasks: Slurm queues these with reason
-# PartitionConfig (Spur refuses them at submit, docs/compatibility.md); asked to start at once, both refuse.
+# More nodes or CPUs than the partition has: queued with reason PartitionConfig (case 496); asked to start at
+# once, refused.
 for args in "-N4" "-N2 -n7"; do immediate $args; done 2>&1
