@@ -67,11 +67,9 @@ pub fn validate_request(
         return Err(ApiError::new(SlurmErrno::InvalidNodeCount));
     }
     enforce_part_limits(state, spec, partition)?;
-    if partition_limit(state, spec, part).is_some() {
-        if !state.settings.refuse_unrunnable {
-            // slurmctld judges the nodes only for a job within its partition's limits.
-            return Ok(());
-        }
+    // slurmctld judges the nodes only for a job within its partition's limits.
+    if partition_limit(state, spec, part).is_some() && !state.settings.refuse_unrunnable {
+        return Ok(());
     }
     // Lazily: with thousands of nodes, looking every one up by name for each submission was nearly all of its
     // cost, while the checks below stop at the first node that qualifies.
@@ -203,7 +201,7 @@ pub fn pending_node_estimate(state: &ClusterState, spec: &JobSpec, partition: &s
         None if cpt > 1 => {
             let per_node = (max_cpus / cpt).max(1);
             // slurmctld adds the partly filled node after taking the larger of the two.
-            (tasks / per_node).max(nodes_min) + u32::from(tasks % per_node != 0)
+            (tasks / per_node).max(nodes_min) + u32::from(!tasks.is_multiple_of(per_node))
         }
         None => tasks.div_ceil(max_cpus).max(nodes_min),
     };
