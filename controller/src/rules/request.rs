@@ -154,7 +154,9 @@ pub fn partition_limit(
         }
     }
     let too_many = spec.nodes_min as usize > part.nodes.len();
-    let below_min = spec.nodes_min < part.min_nodes;
+    // slurmctld raises a smaller node count to the partition's `MinNodes` where the job's maximum allows it.
+    let below_min =
+        spec.nodes_min < part.min_nodes && spec.nodes_max.is_some_and(|max| max < part.min_nodes);
     let above_max = part
         .max_nodes
         .is_some_and(|max| spec.nodes_max.unwrap_or(spec.nodes_min) > max);
