@@ -158,3 +158,28 @@ fn spur_refuse_unrunnable_keeps_the_old_refusals() {
         );
     }
 }
+
+#[test]
+fn partition_node_limits_hold_jobs_outside_them() {
+    let mut h = Harness::new();
+    let debug = h
+        .state
+        .partitions
+        .iter_mut()
+        .find(|p| p.name == "debug")
+        .expect("debug partition");
+    debug.max_nodes = Some(1);
+    debug.min_nodes = 1;
+    // `-N1-2` where MaxNodes=1: PartitionNodeLimit, as slurmctld compares the job's maximum.
+    let range = submit(
+        &mut h,
+        JobSpec {
+            nodes_max: Some(2),
+            ..spec("range")
+        },
+    )
+    .expect("accepted");
+    let plain = submit(&mut h, spec("plain")).expect("accepted");
+    assert_eq!(h.schedule(), vec![plain]);
+    assert_eq!(h.state.jobs[&range].reason, JobReason::PartNodeLimit);
+}
