@@ -398,6 +398,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .scheduler_option_u32("max_switch_wait")
             .unwrap_or(crate::state::DEFAULT_MAX_SWITCH_WAIT_SECS),
         prolog_alloc: prolog_flags.iter().any(|f| f == "alloc"),
+        max_node_count: conf.get_u32("MaxNodeCount"),
         prolog_contain: prolog_flags.iter().any(|f| f == "contain"),
         node_epilog: conf.epilog().is_some_and(|e| !e.trim().is_empty()),
         accounting: accounting_enabled(conf),

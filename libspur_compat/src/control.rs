@@ -378,15 +378,32 @@ pub unsafe extern "C" fn slurm_update_node(node_msg: *mut update_node_msg_t) -> 
         let Ok(nodes) = spur_core::grammar::hostlist::expand(&names) else {
             return CallError::new(SlurmErrno::InvalidNodeName.code()).fail();
         };
-        let Some(state) = node_update_state(m.node_state) else {
-            // Only state changes are supported; other node fields are fixed by slurm.conf in Spur.
+        // Spur changes a node's state (with its reason) and weight; its other fields are fixed by slurm.conf, so
+        // a request for them is refused rather than answered success with nothing done.
+        let other_fields = [
+            m.comment,
+            m.extra,
+            m.features,
+            m.features_act,
+            m.gres,
+            m.node_addr,
+            m.node_hostname,
+        ];
+        if other_fields.iter().any(|p| !p.is_null()) || m.cpu_bind != 0 {
             return CallError::new(ffi::ESLURM_NOT_SUPPORTED).fail();
+        }
+        // NO_VAL leaves the state as it is, as in libslurm.
+        let state = match (m.node_state, node_update_state(m.node_state)) {
+            (NO_VAL, _) => None,
+            (_, Some(state)) => Some(state),
+            (_, None) => return CallError::new(ffi::ESLURM_NOT_SUPPORTED).fail(),
         };
         run(ControlRequest::UpdateNode {
             nodes,
             state,
             // SAFETY: as above.
             reason: unsafe { opt_str(m.reason) }.map(|s| s.into_owned()),
+            weight: Some(m.weight).filter(|w| *w != NO_VAL),
         })
     })
 }

@@ -5,8 +5,7 @@ use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_p
 use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
 use spur_core::model::job::JobRecord;
 use spur_core::wire::api::{
-    ControlRequest, JobList, JobListing, JobSelector, JobUpdate, NodeUpdateState, Query,
-    QueryReply, SlurmErrno,
+    ControlRequest, JobList, JobListing, JobSelector, JobUpdate, Query, QueryReply, SlurmErrno,
 };
 use spur_core::wire::listing_rows::ListField;
 
@@ -572,7 +571,8 @@ pub fn update(rest: &[&str]) -> u8 {
         return super::scontrol_resv::update(rest);
     }
     if let Some(nodes) = get("nodename") {
-        return update_nodes(&nodes, get("state"), get("reason"));
+        let words: Vec<(&str, &str)> = pairs.iter().map(|(_, k, v)| (*k, *v)).collect();
+        return super::scontrol_node::update(&nodes, &words);
     }
     if get("partitionname").is_some() {
         return super::scontrol_part::update(rest);
@@ -767,53 +767,6 @@ fn leading_int(text: &str) -> i32 {
             (n * 10 + i64::from(d - b'0')).min(i64::from(u32::MAX))
         });
     i32::try_from(sign * magnitude).unwrap_or(if sign < 0 { i32::MIN } else { i32::MAX })
-}
-
-fn update_nodes(nodes: &str, state: Option<String>, reason: Option<String>) -> u8 {
-    let names = match spur_core::grammar::hostlist::expand(nodes) {
-        Ok(names) => names,
-        Err(e) => {
-            eprintln!("{e}");
-            return 1;
-        }
-    };
-    let state = match state.as_deref().map(str::to_ascii_uppercase).as_deref() {
-        Some("DRAIN") => NodeUpdateState::Drain,
-        Some("RESUME") => NodeUpdateState::Resume,
-        Some("DOWN") => NodeUpdateState::Down,
-        Some("IDLE") => NodeUpdateState::Idle,
-        Some("UNDRAIN") => NodeUpdateState::Undrain,
-        Some(other) => {
-            eprintln!("Invalid node state specified");
-            eprintln!("Request aborted ({other})");
-            return 1;
-        }
-        None => {
-            eprintln!("No changes specified");
-            return 1;
-        }
-    };
-    let Some(client) = client("slurm_update error") else {
-        return 1;
-    };
-    match client.control(&ControlRequest::UpdateNode {
-        nodes: names,
-        state,
-        reason,
-    }) {
-        Ok(_) => 0,
-        Err(ClientError::Api(error)) => {
-            match error.detail.filter(|_| error.errno == SlurmErrno::Error) {
-                Some(detail) => eprintln!("{detail}"),
-                None => eprintln!("slurm_update error: {}", error.errno.text()),
-            }
-            1
-        }
-        Err(e) => {
-            eprintln!("slurm_update error: {e}");
-            1
-        }
-    }
 }
 
 /// `scontrol show licenses [NAME]`: slurm.conf's licenses with what running jobs use; a name nobody configured

@@ -217,8 +217,9 @@ async fn drain(controller: &Controller, node: &str, reason: &str) {
         caller_uid: 0,
         request: spur_core::wire::api::ControlRequest::UpdateNode {
             nodes: vec![node.to_string()],
-            state: spur_core::wire::api::NodeUpdateState::Drain,
+            state: Some(spur_core::wire::api::NodeUpdateState::Drain),
             reason: Some(reason.to_string()),
+            weight: None,
         },
         now: controller.now(),
     };

@@ -597,6 +597,11 @@ impl ApiService {
         {
             access::resolve_reservation_users(request)?;
         }
+        // A creation that succeeds without spare node slots added nothing; slurmctld says so in its log.
+        let created_nodes = match &control {
+            ControlRequest::CreateNode { definition } => Some(created_node_names(definition)),
+            _ => None,
+        };
         let caller_uid = identity.uid;
         let now = self.controller.now();
         // A request id makes the request idempotent: a client retrying after a failover gets the first answer,
@@ -616,6 +621,11 @@ impl ApiService {
             }
         };
         let applied = self.controller.commit(command).await?;
+        if let Some(names) = created_nodes {
+            for name in names {
+                tracing::error!("Unable to add node '{name}', node table is full");
+            }
+        }
         Ok(ControlReply {
             failures: applied.failures,
             step_id: applied.step_id,
@@ -667,6 +677,18 @@ impl ApiService {
         self.auth
             .authenticate(request, method, request.get_ref(), self.controller.now())
     }
+}
+
+/// The names a `scontrol create NodeName=` line asks for (its `NodeName=` host list, expanded when it parses).
+fn created_node_names(definition: &str) -> Vec<String> {
+    definition
+        .split_whitespace()
+        .filter_map(|word| word.split_once('='))
+        .filter(|(key, _)| key.eq_ignore_ascii_case("nodename"))
+        .flat_map(|(_, list)| {
+            spur_core::grammar::hostlist::expand(list).unwrap_or_else(|_| vec![list.to_string()])
+        })
+        .collect()
 }
 
 /// The nodes as listings show them: with the `RESERVED` and `MAINT` flags of the reservations active `now`.

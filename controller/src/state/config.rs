@@ -71,6 +71,10 @@ pub struct Settings {
     /// `PrologFlags=Contain`: as `Alloc`, and every job has an extern step on its nodes.
     #[serde(default)]
     pub prolog_contain: bool,
+    /// slurm.conf `MaxNodeCount`: the node table's size, which leaves slots for `scontrol create NodeName=`;
+    /// `None` when unset (no spare slot).
+    #[serde(default)]
+    pub max_node_count: Option<u32>,
     /// slurm.conf names an `Epilog`: an ended job's other nodes are held until theirs has run (state/epilog.rs).
     /// Without one there is nothing to wait for, so nodes are free as soon as the job ends.
     #[serde(default)]
@@ -182,6 +186,7 @@ impl Default for Settings {
             max_switch_wait_secs: DEFAULT_MAX_SWITCH_WAIT_SECS,
             prolog_alloc: false,
             prolog_contain: false,
+            max_node_count: None,
             node_epilog: false,
             accounting: true,
             accounting_keep_secs: None,

@@ -718,6 +718,8 @@ mod accounting_tests;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod node_update_tests;
+#[cfg(test)]
 mod part_limit_tests;
 #[cfg(test)]
 mod prolog_tests;

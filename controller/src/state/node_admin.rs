@@ -1,7 +1,9 @@
 //! `scontrol create|delete NodeName=` (administrators only). Slurm 22.05 creates only `State=FUTURE` (or `CLOUD`)
-//! nodes, into the spare slots `MaxNodeCount` reserves; Spur has no such table, so a valid creation is refused
-//! with `ESLURM_NOT_SUPPORTED` (docs/compatibility.md). Deleting takes idle nodes out of the cluster and its
-//! partitions until a restart applies slurm.conf again, as in Slurm.
+//! nodes, into the spare slots `MaxNodeCount` reserves. Without spare slots slurmctld logs `node table is full`
+//! and answers success without adding a node; Spur does the same (the server logs the line). With spare slots
+//! Slurm adds a hidden node, which Spur cannot yet, so that creation is refused with `ESLURM_NOT_SUPPORTED`
+//! (docs/compatibility.md). Deleting takes idle nodes out of the cluster and its partitions until a restart
+//! applies slurm.conf again, as in Slurm.
 
 use spur_core::wire::api::{ApiError, SlurmErrno};
 
@@ -24,7 +26,17 @@ impl ClusterState {
                 "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol",
             ));
         }
-        Err(ApiError::new(SlurmErrno::NotSupported))
+        if self.has_spare_node_slots() {
+            return Err(ApiError::new(SlurmErrno::NotSupported));
+        }
+        Ok(Applied::default())
+    }
+
+    /// Whether `MaxNodeCount` leaves room for a node beyond those the cluster has.
+    pub(crate) fn has_spare_node_slots(&self) -> bool {
+        self.settings
+            .max_node_count
+            .is_some_and(|max| usize::try_from(max).is_ok_and(|max| max > self.nodes.len()))
     }
 
     /// Every listed node must exist; a node a job holds resources on, or that a reservation holds, is busy (a

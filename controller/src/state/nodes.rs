@@ -203,11 +203,15 @@ impl ClusterState {
         applied
     }
 
+    /// `scontrol update NodeName=`: a state change (with its reason) and/or a new weight; `None` leaves either
+    /// as it is. The weight lives in the node's record, which placement reads (rules/placement.rs), so the next
+    /// scheduling pass already orders nodes by it; a reconfiguration restores slurm.conf's, as in Slurm.
     pub(super) fn update_nodes(
         &mut self,
         names: &[String],
-        state: NodeUpdateState,
+        state: Option<NodeUpdateState>,
         reason: Option<String>,
+        weight: Option<u32>,
         caller_uid: u32,
         now: EpochSecs,
     ) -> ApplyResult {
@@ -217,7 +221,8 @@ impl ClusterState {
                 unknown.clone(),
             ));
         }
-        if matches!(state, NodeUpdateState::Drain | NodeUpdateState::Down) && reason.is_none() {
+        if matches!(state, Some(NodeUpdateState::Drain | NodeUpdateState::Down)) && reason.is_none()
+        {
             return Err(ApiError::with_detail(
                 SlurmErrno::Error,
                 "You must specify a reason when DOWNING or DRAINING a node. Request denied",
@@ -226,6 +231,12 @@ impl ClusterState {
         let mut applied = Applied::default();
         for name in names {
             let Some(node) = self.nodes.get_mut(name) else {
+                continue;
+            };
+            if let Some(weight) = weight {
+                node.weight = weight;
+            }
+            let Some(state) = state else {
                 continue;
             };
             match state {

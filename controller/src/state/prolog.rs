@@ -104,8 +104,9 @@ impl ClusterState {
     fn drain_for_prolog(&mut self, node: &str, now: EpochSecs) -> Vec<Effect> {
         self.update_nodes(
             &[node.to_string()],
-            NodeUpdateState::Drain,
+            Some(NodeUpdateState::Drain),
             Some("Prolog error".to_string()),
+            None,
             0,
             now,
         )

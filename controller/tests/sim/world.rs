@@ -620,8 +620,9 @@ impl World {
             };
             let request = ControlRequest::UpdateNode {
                 nodes: vec![name.clone()],
-                state,
+                state: Some(state),
                 reason: drained.then(|| "sim".to_string()),
+                weight: None,
             };
             if self.control(0, request).is_ok() {
                 if drained {
@@ -692,8 +693,9 @@ impl World {
         if !drained.is_empty() {
             let request = ControlRequest::UpdateNode {
                 nodes: drained,
-                state: NodeUpdateState::Resume,
+                state: Some(NodeUpdateState::Resume),
                 reason: None,
+                weight: None,
             };
             if let Err(e) = self.control(0, request) {
                 panic!("resume refused: {e:?}");

@@ -296,7 +296,7 @@ impl NodeField {
             F::Cpus => Cell::cut(min_plus(rec.min_max(|n| n.cpus))),
             F::Disk => Cell::cut(min_plus(rec.min_max(|n| n.tmp_disk_mb))),
             F::Memory => Cell::cut(min_plus(rec.min_max(|n| n.real_memory_mb))),
-            F::Weight => Cell::cut(min_plus(rec.min_max(|n| n.weight))),
+            F::Weight => Cell::cut(weight_text(rec.min_max(|n| n.weight))),
             F::CpuLoad => Cell::cut(range_or_na(
                 rec,
                 |n| n.cpu_load.map(load_hundredths),
@@ -410,6 +410,17 @@ fn null(v: Option<String>) -> String {
 }
 
 /// `min` when all nodes agree, else `min+`.
+/// As [`min_plus`], but sinfo prints each weight through an 8-byte buffer: at most its first 7 digits (`4294967`
+/// for 4294967280), after comparing the whole numbers.
+fn weight_text(range: Option<(u32, u32)>) -> String {
+    let seven = |v: u32| v.to_string().chars().take(7).collect::<String>();
+    match range {
+        Some((min, max)) if min == max => seven(max),
+        Some((min, _)) => format!("{}+", seven(min)),
+        None => "0".to_string(),
+    }
+}
+
 fn min_plus<T: Ord + Copy + ToString>(range: Option<(T, T)>) -> String {
     match range {
         Some((min, max)) if min == max => max.to_string(),
@@ -497,6 +508,14 @@ mod tests {
             part_index: 0,
             nodes: nodes.to_vec(),
         }
+    }
+
+    #[test]
+    fn weights_keep_their_first_seven_digits_as_sinfos_buffer_does() {
+        assert_eq!(weight_text(Some((4_294_967_280, 4_294_967_280))), "4294967");
+        assert_eq!(weight_text(Some((12_345_678, 12_345_679))), "1234567+");
+        assert_eq!(weight_text(Some((1, 1))), "1");
+        assert_eq!(weight_text(Some((5, 9))), "5+");
     }
 
     #[test]

@@ -581,10 +581,16 @@ pub enum ControlRequest {
         job: JobSelector,
         update: JobUpdate,
     },
+    /// `scontrol update NodeName=...`, `slurm_update_node` (administrators only). `None` leaves a field as it is.
     UpdateNode {
         nodes: Vec<String>,
-        state: NodeUpdateState,
+        /// Entries written before weights could change always carry a state, which decodes as `Some`.
+        #[serde(default)]
+        state: Option<NodeUpdateState>,
         reason: Option<String>,
+        /// `Weight=`: the node's scheduling weight (lower weights are used first).
+        #[serde(default)]
+        weight: Option<u32>,
     },
     /// `scontrol update PartitionName=... State=...`.
     UpdatePartition {

@@ -20,11 +20,12 @@ impl ClusterState {
                 nodes,
                 state,
                 reason,
+                weight,
             } => {
                 if !self.is_admin(caller_uid) {
                     return Err(ApiError::new(SlurmErrno::UserIdMissing));
                 }
-                self.update_nodes(&nodes, state, reason, caller_uid, now)
+                self.update_nodes(&nodes, state, reason, weight, caller_uid, now)
             }
             ControlRequest::UpdatePartition { name, state } => {
                 if !self.is_admin(caller_uid) {

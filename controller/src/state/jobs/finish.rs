@@ -155,8 +155,9 @@ impl ClusterState {
             if let Some(node) = alloc_first_node {
                 let drained = self.update_nodes(
                     &[node],
-                    NodeUpdateState::Drain,
+                    Some(NodeUpdateState::Drain),
                     Some("Prolog error".to_string()),
+                    None,
                     0,
                     now,
                 );

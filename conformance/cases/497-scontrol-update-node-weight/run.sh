@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+. "$CASE_LIB"
+h=$(hostname -s)
+# The reference node's weight is slurm.conf's default, 1: put it back whatever happens.
+trap 'scontrol update NodeName="$h" Weight=1 >/dev/null 2>&1' EXIT
+nobody() { su nobody -s /bin/bash -c "$*"; }
+weight() { scontrol show node "$h" | grep -o 'Weight=[0-9]*'; }
+weight
+for w in 10000 20000 5000 2k 0x10 010 0 '' UNLIMITED 4294967280; do
+    scontrol update NodeName="$h" Weight="$w" 2>&1; echo "rc=$?"
+    weight
+done
+sinfo -h -N -o '%N %w' | sed "s/^$h /NODE /"
+scontrol -o show node "$h" | grep -o 'Weight=[0-9]*'
+# Bad values: reported, and with nothing else to change "No changes specified".
+for w in abc 5x -1 ' -1' 4294967281 99999999999999999999 99999999999999999999x; do
+    scontrol update NodeName="$h" Weight="$w" 2>&1; echo "rc=$?"
+done
+weight
+scontrol update NodeName="$h" 2>&1; echo "rc=$?"
+scontrol update NodeName=nosuch497 Weight=5 2>&1; echo "rc=$?"
+nobody scontrol update NodeName="$h" Weight=7 2>&1; echo "rc=$?"
+weight
+scontrol update NodeName="$h" Weight=1 2>&1; echo "rc=$?"
+weight
+# Without MaxNodeCount slurmctld has no spare node slot: it logs "node table is full" and answers success, adding
+# nothing.
+scontrol create NodeName=n497 State=FUTURE 2>&1; echo "rc=$?"
+scontrol create NodeName=n497 State=CLOUD CPUs=1 2>&1; echo "rc=$?"
+scontrol show node n497 2>&1; echo "rc=$?"
+scontrol create NodeName=n497 State=idle 2>&1; echo "rc=$?"
+nobody scontrol create NodeName=n497 State=FUTURE 2>&1; echo "rc=$?"
+sinfo -h -N -o '%N' | sed "s/^$h\$/NODE/"
