@@ -209,7 +209,23 @@ pub unsafe extern "C" fn slurm_create_node(node_msg: *mut update_node_msg_t) -> 
         let Some(definition) = line else {
             return CallError::new(SlurmErrno::InvalidNodeName.code()).fail();
         };
-        run(ControlRequest::CreateNode { definition })
+        match client::control(&ControlRequest::CreateNode { definition }) {
+            Ok(()) => ffi::SLURM_SUCCESS,
+            Err(e) => {
+                // libslurm logs the message slurmctld sends back with its refusal; for a creation refused for its
+                // state that is this one (an administrator's request; others get no message).
+                // Through libslurm's error() (the program's stdout flushed first, as there).
+                if e.errno == SlurmErrno::InvalidNodeState.code() {
+                    crate::log::log_msg(
+                        crate::log::LEVEL_ERROR,
+                        false,
+                        false,
+                        "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol",
+                    );
+                }
+                e.fail()
+            }
+        }
     })
 }
 

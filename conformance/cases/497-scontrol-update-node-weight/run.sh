@@ -31,3 +31,7 @@ scontrol show node n497 2>&1; echo "rc=$?"
 scontrol create NodeName=n497 State=idle 2>&1; echo "rc=$?"
 nobody scontrol create NodeName=n497 State=FUTURE 2>&1; echo "rc=$?"
 sinfo -h -N -o '%N' | sed "s/^$h\$/NODE/"
+# The same through the C API (libspur_compat/tests/c/nodeupd_c.c, built against <slurm/slurm.h> with -lslurm):
+# slurm_update_node's weight, NO_VAL/NULL fields left alone, slurm_create_node.
+gcc -Wall -Werror -o "$CASE_TMP/nodeupd_c" "$CASE_DIR/../../../libspur_compat/tests/c/nodeupd_c.c" -lslurm || exit 1
+"$CASE_TMP/nodeupd_c" "$h" 2>&1 | sed "s/$h/NODE/g"
