@@ -5,7 +5,8 @@ use std::ffi::{c_char, c_int};
 
 use slurm_headers::{job_array_resp_msg_t, job_desc_msg_t, update_node_msg_t, update_part_msg_t};
 use spur_core::wire::api::{
-    ControlReply, ControlRequest, JobSelector, JobUpdate, NodeUpdateState, SignalScope, SlurmErrno,
+    feature_list, ControlReply, ControlRequest, JobSelector, JobUpdate, NodeUpdateState,
+    SignalScope, SlurmErrno,
 };
 
 use crate::client::{self, CallError};
@@ -378,17 +379,10 @@ pub unsafe extern "C" fn slurm_update_node(node_msg: *mut update_node_msg_t) -> 
         let Ok(nodes) = spur_core::grammar::hostlist::expand(&names) else {
             return CallError::new(SlurmErrno::InvalidNodeName.code()).fail();
         };
-        // Spur changes a node's state (with its reason) and weight; its other fields are fixed by slurm.conf, so
-        // a request for them is refused rather than answered success with nothing done.
-        let other_fields = [
-            m.comment,
-            m.extra,
-            m.features,
-            m.features_act,
-            m.gres,
-            m.node_addr,
-            m.node_hostname,
-        ];
+        // Spur changes a node's state (with its reason), weight and features (active ones only as the available
+        // ones: one list); its other fields are fixed by slurm.conf, so a request for them is refused rather than
+        // answered success with nothing done.
+        let other_fields = [m.comment, m.extra, m.gres, m.node_addr, m.node_hostname];
         if other_fields.iter().any(|p| !p.is_null()) || m.cpu_bind != 0 {
             return CallError::new(ffi::ESLURM_NOT_SUPPORTED).fail();
         }
@@ -404,6 +398,10 @@ pub unsafe extern "C" fn slurm_update_node(node_msg: *mut update_node_msg_t) -> 
             // SAFETY: as above.
             reason: unsafe { opt_str(m.reason) }.map(|s| s.into_owned()),
             weight: Some(m.weight).filter(|w| *w != NO_VAL),
+            // SAFETY: as above.
+            features: unsafe { opt_str(m.features) }.map(|f| feature_list(&f)),
+            // SAFETY: as above.
+            active_features: unsafe { opt_str(m.features_act) }.map(|f| feature_list(&f)),
         })
     })
 }

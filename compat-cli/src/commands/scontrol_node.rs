@@ -50,7 +50,7 @@ pub fn delete(tag: &str, nodes: &str) -> u8 {
     )
 }
 
-/// `scontrol update NodeName=LIST [State=...] [Reason=...] [Weight=N]`, the words (key as typed, value) in the
+/// `scontrol update NodeName=LIST [State=...] [Reason=...] [Weight=N] [Features=LIST] [ActiveFeatures=LIST]`, the words (key as typed, value) in the
 /// order given. As Slurm's scontrol, a bad `Weight=` is reported and ends the reading of the words: what came
 /// before it is still sent, and when nothing did the answer is "No changes specified".
 pub fn update(nodes: &str, words: &[(&str, &str)]) -> u8 {
@@ -64,6 +64,8 @@ pub fn update(nodes: &str, words: &[(&str, &str)]) -> u8 {
     let mut state = None;
     let mut reason = None;
     let mut weight = None;
+    let mut features = None;
+    let mut active_features = None;
     for (key, value) in words {
         let lower = key.to_ascii_lowercase();
         match lower.as_str() {
@@ -82,6 +84,16 @@ pub fn update(nodes: &str, words: &[(&str, &str)]) -> u8 {
                 })
             }
             "reason" => reason = Some(value.to_string()),
+            // Slurm takes a leading part of the key: three letters of ActiveFeatures and AvailableFeatures, one of
+            // Features.
+            _ if lower.len() >= 3 && "activefeatures".starts_with(&lower) => {
+                active_features = Some(spur_core::wire::api::feature_list(value));
+            }
+            _ if !lower.is_empty() && "features".starts_with(&lower)
+                || lower.len() >= 3 && "availablefeatures".starts_with(&lower) =>
+            {
+                features = Some(spur_core::wire::api::feature_list(value));
+            }
             // Slurm takes any leading part of the key ("W=" included).
             _ if !lower.is_empty() && "weight".starts_with(&lower) => match parse_weight(value) {
                 Ok(w) => weight = Some(w),
@@ -93,7 +105,7 @@ pub fn update(nodes: &str, words: &[(&str, &str)]) -> u8 {
             _ => {}
         }
     }
-    if state.is_none() && weight.is_none() {
+    if state.is_none() && weight.is_none() && features.is_none() && active_features.is_none() {
         eprintln!("No changes specified");
         return 1;
     }
@@ -105,6 +117,8 @@ pub fn update(nodes: &str, words: &[(&str, &str)]) -> u8 {
         state,
         reason,
         weight,
+        features,
+        active_features,
     }) {
         Ok(_) => 0,
         Err(ClientError::Api(error)) => {

@@ -2,7 +2,7 @@
 . "$CASE_LIB"
 h=$(hostname -s)
 # The reference node's weight is slurm.conf's default, 1: put it back whatever happens.
-trap 'scontrol update NodeName="$h" Weight=1 >/dev/null 2>&1' EXIT
+trap 'scontrol update NodeName="$h" Weight=1 Features= ActiveFeatures= >/dev/null 2>&1' EXIT
 nobody() { su nobody -s /bin/bash -c "$*"; }
 weight() { scontrol show node "$h" | grep -o 'Weight=[0-9]*'; }
 weight
@@ -23,6 +23,24 @@ nobody scontrol update NodeName="$h" Weight=7 2>&1; echo "rc=$?"
 weight
 scontrol update NodeName="$h" Weight=1 2>&1; echo "rc=$?"
 weight
+# Features (the reference node has none): available and active together without a node features plugin; a job
+# constrained to one runs; dropping an active feature needs ActiveFeatures= too.
+feats() { scontrol show node "$h" | grep -o '[A-Za-z]*Features=[^ ]*'; }
+feats
+scontrol update NodeName="$h" Features=f497,g497 2>&1; echo "rc=$?"
+feats
+sinfo -h -N -o '%f|%b'
+srun -C g497 -n1 true 2>&1; echo "rc=$?"
+scontrol update NodeName="$h" AvailableFeatures=f497 2>&1; echo "rc=$?"
+scontrol update NodeName="$h" Features= 2>&1; echo "rc=$?"
+scontrol update NodeName="$h" ActiveFeatures=z497 2>&1; echo "rc=$?"
+feats
+scontrol update NodeName="$h" Features=f497 ActiveFeatures=f497 2>&1; echo "rc=$?"
+feats
+nobody scontrol update NodeName="$h" Features=x497 2>&1; echo "rc=$?"
+# (Slurm then shows an empty ActiveFeatures=, Spur (null): docs/compatibility.md.)
+scontrol update NodeName="$h" Features= ActiveFeatures= 2>&1; echo "rc=$?"
+scontrol show node "$h" | grep -o 'AvailableFeatures=[^ ]*'
 # Without MaxNodeCount slurmctld has no spare node slot: it logs "node table is full" and answers success, adding
 # nothing.
 scontrol create NodeName=n497 State=FUTURE 2>&1; echo "rc=$?"

@@ -220,6 +220,8 @@ async fn drain(controller: &Controller, node: &str, reason: &str) {
             state: Some(spur_core::wire::api::NodeUpdateState::Drain),
             reason: Some(reason.to_string()),
             weight: None,
+            features: None,
+            active_features: None,
         },
         now: controller.now(),
     };

@@ -36,6 +36,8 @@ fn set_weight(nodes: &[&str], weight: u32) -> ControlRequest {
         state: None,
         reason: None,
         weight: Some(weight),
+        features: None,
+        active_features: None,
     }
 }
 
@@ -89,6 +91,8 @@ fn a_state_and_a_weight_change_together() {
             state: Some(NodeUpdateState::Drain),
             reason: Some("maint".into()),
             weight: Some(5),
+            features: None,
+            active_features: None,
         },
     )
     .unwrap();
@@ -105,6 +109,8 @@ fn a_state_and_a_weight_change_together() {
             state: Some(NodeUpdateState::Drain),
             reason: None,
             weight: Some(7),
+            features: None,
+            active_features: None,
         },
     );
     assert_eq!(refused.unwrap_err().errno, SlurmErrno::Error);
@@ -123,6 +129,8 @@ fn an_update_written_before_weights_still_reads_and_applies() {
             state: Some(NodeUpdateState::Drain),
             reason: Some("old".into()),
             weight: None,
+            features: None,
+            active_features: None,
         }
     );
     let mut s = two_nodes(Settings::default());
@@ -135,6 +143,8 @@ fn an_update_written_before_weights_still_reads_and_applies() {
         state: Some(NodeUpdateState::Resume),
         reason: None,
         weight: None,
+        features: None,
+        active_features: None,
     })
     .unwrap();
     assert_eq!(new["UpdateNode"]["state"], "Resume");
@@ -194,4 +204,61 @@ fn creating_a_node_without_spare_slots_succeeds_and_adds_nothing() {
         SlurmErrno::NotSupported
     );
     assert_eq!(spare.state.nodes.len(), 2);
+}
+
+#[test]
+fn new_features_are_what_constraints_match_next() {
+    let mut s = two_nodes(Settings::default());
+    let mut wants = job(1, 100, 0, None);
+    wants.constraint = Some("f497".into());
+    // No node has the feature yet: refused at submission, as in Slurm.
+    assert!(s.submit(wants.clone()).is_err());
+    let features = |list: &[&str]| ControlRequest::UpdateNode {
+        nodes: vec!["w2".into()],
+        state: None,
+        reason: None,
+        weight: None,
+        features: Some(list.iter().map(|f| f.to_string()).collect()),
+        active_features: None,
+    };
+    assert_eq!(
+        control(&mut s, 1000, features(&["f497"]))
+            .unwrap_err()
+            .errno,
+        SlurmErrno::UserIdMissing
+    );
+    control(&mut s, 0, features(&["f497", "g497"])).unwrap();
+    assert_eq!(s.state.nodes["w2"].features, ["f497", "g497"]);
+    let id = s.submit(wants).expect("submit");
+    let plan = s.pass().expect("pass");
+    let (started, alloc) = &plan.starts[0];
+    assert_eq!((*started, alloc.node_names[0].as_str()), (id, "w2"));
+    // As Slurm without a node features plugin: the active features stay unless given, so dropping one needs
+    // ActiveFeatures= too.
+    assert_eq!(
+        control(&mut s, 0, features(&["f497"])).unwrap_err().errno,
+        SlurmErrno::ActiveFeatureNotSubset
+    );
+    let both = |avail: Option<&[&str]>, active: &[&str]| ControlRequest::UpdateNode {
+        nodes: vec!["w2".into()],
+        state: None,
+        reason: None,
+        weight: None,
+        features: avail.map(|l| l.iter().map(|f| f.to_string()).collect()),
+        active_features: Some(active.iter().map(|f| f.to_string()).collect()),
+    };
+    assert_eq!(
+        control(&mut s, 0, both(None, &["z497"])).unwrap_err().errno,
+        SlurmErrno::ActiveFeatureNotSubset
+    );
+    // Active features other than the available ones: Spur's nodes keep one list.
+    assert_eq!(
+        control(&mut s, 0, both(None, &["f497"])).unwrap_err().errno,
+        SlurmErrno::NotSupported
+    );
+    assert_eq!(s.state.nodes["w2"].features, ["f497", "g497"]);
+    control(&mut s, 0, both(Some(&["f497"]), &["f497"])).unwrap();
+    assert_eq!(s.state.nodes["w2"].features, ["f497"]);
+    control(&mut s, 0, both(Some(&[]), &[])).unwrap();
+    assert!(s.state.nodes["w2"].features.is_empty());
 }

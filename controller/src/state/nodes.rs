@@ -203,18 +203,24 @@ impl ClusterState {
         applied
     }
 
-    /// `scontrol update NodeName=`: a state change (with its reason) and/or a new weight; `None` leaves either
-    /// as it is. The weight lives in the node's record, which placement reads (rules/placement.rs), so the next
-    /// scheduling pass already orders nodes by it; a reconfiguration restores slurm.conf's, as in Slurm.
+    /// `scontrol update NodeName=`: a state change (with its reason), a new weight, new features; `None` leaves
+    /// a field as it is. Weight and features live in the node's record, which placement reads
+    /// (rules/placement.rs), so the next scheduling pass already uses them; a reconfiguration restores slurm.conf's,
+    /// as in Slurm.
     pub(super) fn update_nodes(
         &mut self,
         names: &[String],
-        state: Option<NodeUpdateState>,
-        reason: Option<String>,
-        weight: Option<u32>,
+        changes: NodeChanges,
         caller_uid: u32,
         now: EpochSecs,
     ) -> ApplyResult {
+        let NodeChanges {
+            state,
+            reason,
+            weight,
+            features,
+            active_features,
+        } = changes;
         if let Some(unknown) = names.iter().find(|n| !self.nodes.contains_key(*n)) {
             return Err(ApiError::with_detail(
                 SlurmErrno::InvalidNodeName,
@@ -228,6 +234,25 @@ impl ClusterState {
                 "You must specify a reason when DOWNING or DRAINING a node. Request denied",
             ));
         }
+        if features.is_some() || active_features.is_some() {
+            for name in names {
+                let Some(node) = self.nodes.get(name) else {
+                    continue;
+                };
+                // Without a node features plugin Slurm keeps the active features unless told, so a new available
+                // list must still hold every active one.
+                let avail = features.as_ref().unwrap_or(&node.features);
+                let active = active_features.as_ref().unwrap_or(&node.features);
+                if !active.iter().all(|f| avail.contains(f)) {
+                    return Err(ApiError::new(SlurmErrno::ActiveFeatureNotSubset));
+                }
+                // Without ActiveFeatures= the active features become the new available ones. Spur's nodes have
+                // one feature list, so active features given other than the available ones cannot be kept.
+                if active_features.is_some() && !avail.iter().all(|f| active.contains(f)) {
+                    return Err(ApiError::new(SlurmErrno::NotSupported));
+                }
+            }
+        }
         let mut applied = Applied::default();
         for name in names {
             let Some(node) = self.nodes.get_mut(name) else {
@@ -235,6 +260,9 @@ impl ClusterState {
             };
             if let Some(weight) = weight {
                 node.weight = weight;
+            }
+            if let Some(features) = features.as_ref().or(active_features.as_ref()) {
+                node.features.clone_from(features);
             }
             let Some(state) = state else {
                 continue;
@@ -295,6 +323,27 @@ impl ClusterState {
             } else {
                 NodeBaseState::Mixed
             };
+        }
+    }
+}
+
+/// What `scontrol update NodeName=` asks to change (`None`: leave as it is).
+#[derive(Debug, Default)]
+pub(super) struct NodeChanges {
+    pub state: Option<NodeUpdateState>,
+    pub reason: Option<String>,
+    pub weight: Option<u32>,
+    pub features: Option<Vec<String>>,
+    pub active_features: Option<Vec<String>>,
+}
+
+impl NodeChanges {
+    /// A drain with its reason, as slurmctld does for a failed node script.
+    pub(super) fn drain(reason: &str) -> Self {
+        NodeChanges {
+            state: Some(NodeUpdateState::Drain),
+            reason: Some(reason.to_string()),
+            ..NodeChanges::default()
         }
     }
 }

@@ -5,7 +5,6 @@
 
 use spur_core::model::job::{EpochSecs, HoldKind};
 use spur_core::model::states::{JobBaseState, JobReason};
-use spur_core::wire::api::NodeUpdateState;
 
 use super::{Applied, ClusterState, Effect, Outcome};
 
@@ -104,9 +103,7 @@ impl ClusterState {
     fn drain_for_prolog(&mut self, node: &str, now: EpochSecs) -> Vec<Effect> {
         self.update_nodes(
             &[node.to_string()],
-            Some(NodeUpdateState::Drain),
-            Some("Prolog error".to_string()),
-            None,
+            crate::state::nodes::NodeChanges::drain("Prolog error"),
             0,
             now,
         )

@@ -981,6 +981,8 @@ fn drained_nodes_take_no_work_and_resume() {
         state: Some(NodeUpdateState::Drain),
         reason: Some("maintenance".to_string()),
         weight: None,
+        features: None,
+        active_features: None,
     };
     assert_eq!(
         h.control(1000, drain.clone()).unwrap_err().errno,
@@ -995,6 +997,8 @@ fn drained_nodes_take_no_work_and_resume() {
         state: Some(NodeUpdateState::Resume),
         reason: None,
         weight: None,
+        features: None,
+        active_features: None,
     };
     h.control(0, resume).unwrap();
     assert_eq!(h.schedule(), vec![job]);

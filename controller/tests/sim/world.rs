@@ -623,6 +623,8 @@ impl World {
                 state: Some(state),
                 reason: drained.then(|| "sim".to_string()),
                 weight: None,
+                features: None,
+                active_features: None,
             };
             if self.control(0, request).is_ok() {
                 if drained {
@@ -696,6 +698,8 @@ impl World {
                 state: Some(NodeUpdateState::Resume),
                 reason: None,
                 weight: None,
+                features: None,
+                active_features: None,
             };
             if let Err(e) = self.control(0, request) {
                 panic!("resume refused: {e:?}");

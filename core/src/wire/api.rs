@@ -76,6 +76,8 @@ pub enum SlurmErrno {
     BadTaskCount,
     /// ESLURM_TOO_MANY_REQUESTED_CPUS: with `EnforcePartLimits`, more CPUs than the partition has.
     TooManyRequestedCpus,
+    /// ESLURM_ACTIVE_FEATURE_NOT_SUBSET: `scontrol update NodeName= Features=` that drops an active feature.
+    ActiveFeatureNotSubset,
 }
 
 impl SlurmErrno {
@@ -128,6 +130,7 @@ impl SlurmErrno {
             SlurmErrno::AccountingPolicy => 2050,
             SlurmErrno::InvalidNice => 2123,
             SlurmErrno::BadTaskCount => 2025,
+            SlurmErrno::ActiveFeatureNotSubset => 2031,
         }
     }
 
@@ -197,6 +200,7 @@ impl SlurmErrno {
             }
             SlurmErrno::InvalidNice => "Invalid --nice value",
             SlurmErrno::BadTaskCount => "Task count specification invalid",
+            SlurmErrno::ActiveFeatureNotSubset => "Active features not subset of available features",
         }
     }
 
@@ -205,7 +209,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 46] = [
+const ALL_ERRNOS: [SlurmErrno; 47] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -252,6 +256,7 @@ const ALL_ERRNOS: [SlurmErrno; 46] = [
     SlurmErrno::InvalidNice,
     SlurmErrno::BadTaskCount,
     SlurmErrno::TooManyRequestedCpus,
+    SlurmErrno::ActiveFeatureNotSubset,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -591,6 +596,14 @@ pub enum ControlRequest {
         /// `Weight=`: the node's scheduling weight (lower weights are used first).
         #[serde(default)]
         weight: Option<u32>,
+        /// `Features=`/`AvailableFeatures=`: the node's features (active ones too, as Slurm without a node
+        /// features plugin); empty clears them.
+        #[serde(default)]
+        features: Option<Vec<String>>,
+        /// `ActiveFeatures=`: must be a subset of the available ones; Spur keeps one list, so it may only equal
+        /// them.
+        #[serde(default)]
+        active_features: Option<Vec<String>>,
     },
     /// `scontrol update PartitionName=... State=...`.
     UpdatePartition {
@@ -703,6 +716,15 @@ pub enum ControlRequest {
     Accounting {
         request: crate::model::assoc::AcctRequest,
     },
+}
+
+/// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's
+/// `Features=`); an empty text is none.
+pub fn feature_list(text: &str) -> Vec<String> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    text.split(',').map(str::to_string).collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-/* slurm_update_node's weight (NO_VAL and NULL leave fields unchanged) read back through slurm_load_node, and
+/* slurm_update_node's weight and features (NO_VAL and NULL leave fields unchanged) read back through slurm_load_node, and
  * slurm_create_node without MaxNodeCount. Usage: nodeupd_c NODE; prints each call's return code and errno text and
  * the node's weight and state after it. Conformance case 497 runs it on both targets. */
 #include <stdio.h>
@@ -24,8 +24,9 @@ static void show(const char *node)
 		return;
 	}
 	uint32_t state = msg->node_array[0].node_state;
-	printf("weight=%u base=%u drain=%d\n", msg->node_array[0].weight, state & NODE_STATE_BASE,
-	       (state & NODE_STATE_DRAIN) != 0);
+	const char *features = msg->node_array[0].features;
+	printf("weight=%u base=%u drain=%d features=%s\n", msg->node_array[0].weight, state & NODE_STATE_BASE,
+	       (state & NODE_STATE_DRAIN) != 0, features ? features : "NULL");
 	slurm_free_node_info_msg(msg);
 }
 
@@ -78,6 +79,23 @@ int main(int argc, char **argv)
 	show(node);
 
 	report("weight 1", set_weight(node, 1));
+	show(node);
+
+	/* Features: active ones follow without ActiveFeatures; dropping one needs features_act too. */
+	slurm_init_update_node_msg(&m);
+	m.node_names = (char *)node;
+	m.features = "c497,d497";
+	report("features c497,d497", slurm_update_node(&m));
+	show(node);
+	m.features = "c497";
+	report("features c497 alone", slurm_update_node(&m));
+	show(node);
+	m.features_act = "c497";
+	report("features and active c497", slurm_update_node(&m));
+	show(node);
+	m.features = "";
+	m.features_act = "";
+	report("features cleared", slurm_update_node(&m));
 	show(node);
 
 	/* Dynamic nodes: no MaxNodeCount on the reference cluster, so success and no node. */

@@ -21,11 +21,20 @@ impl ClusterState {
                 state,
                 reason,
                 weight,
+                features,
+                active_features,
             } => {
                 if !self.is_admin(caller_uid) {
                     return Err(ApiError::new(SlurmErrno::UserIdMissing));
                 }
-                self.update_nodes(&nodes, state, reason, weight, caller_uid, now)
+                let changes = crate::state::nodes::NodeChanges {
+                    state,
+                    reason,
+                    weight,
+                    features,
+                    active_features,
+                };
+                self.update_nodes(&nodes, changes, caller_uid, now)
             }
             ControlRequest::UpdatePartition { name, state } => {
                 if !self.is_admin(caller_uid) {

@@ -4,7 +4,6 @@
 use spur_core::model::job::{EpochSecs, HoldKind};
 use spur_core::model::states::{JobBaseState, JobReason};
 use spur_core::model::step_exit::OUT_OF_MEMORY_SIGNAL;
-use spur_core::wire::api::NodeUpdateState;
 
 use super::{holds_resources, started_and_live};
 use crate::state::{Applied, ClusterState, Effect, Outcome};
@@ -155,9 +154,7 @@ impl ClusterState {
             if let Some(node) = alloc_first_node {
                 let drained = self.update_nodes(
                     &[node],
-                    Some(NodeUpdateState::Drain),
-                    Some("Prolog error".to_string()),
-                    None,
+                    crate::state::nodes::NodeChanges::drain("Prolog error"),
                     0,
                     now,
                 );
