@@ -17,8 +17,10 @@ id=$(qsub "$CASE_TMP/job.sh")
 echo "qsub rc=$? out=$id"
 track "$id"
 wait_state "$id" RUNNING
-qstat
+# qstat lists every job the controller still shows, other cases' finished ones too: keep its header and this job.
+qstat >"$CASE_TMP/qstat.out"
 echo "qstat rc=$?"
+awk -v id="$id" 'NR <= 2 || $1 == id' "$CASE_TMP/qstat.out"
 qstat -f "$id"
 echo "qstat -f rc=$?"
 pbsnodes

@@ -131,7 +131,10 @@ fn requested_cpus(spec: &JobSpec) -> u32 {
         spec.ntasks_per_node
             .map_or(nodes, |n| n.saturating_mul(nodes))
     });
-    tasks.saturating_mul(spec.cpus_per_task.max(1)).max(nodes)
+    // Slurm multiplies tasks by CPUs per task in 32 bits and keeps the wrapped product (`sbatch -n 1073741824 -c 4`
+    // asks for 0 CPUs, so its partition check passes and the per-node check refuses it): the same arithmetic gives
+    // the same answer. The product only decides which limit a job is held or refused by; nothing is sized from it.
+    tasks.wrapping_mul(spec.cpus_per_task.max(1)).max(nodes)
 }
 
 /// Whether `spec` is beyond partition `part`'s limits: its CPUs beyond all the partition's nodes', then its node
