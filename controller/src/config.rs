@@ -432,20 +432,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         }),
         refuse_unrunnable: conf.scheduler_flag("spur_refuse_unrunnable"),
     };
-    let cluster = ClusterConfig {
-        cluster_name: settings.cluster_name.clone(),
-        controllers: conf
-            .controllers
-            .iter()
-            .map(|c| c.hostname.clone())
-            .collect(),
-        entries: conf
-            .entries
-            .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
-            .collect(),
-        boot_time: 0,
-    };
+    let cluster = ClusterConfig::from_conf(conf, settings.cluster_name.clone());
     Ok(ConfigSnapshot {
         cluster,
         settings,

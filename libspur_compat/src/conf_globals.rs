@@ -95,20 +95,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
 
 /// slurm.conf's view in the shape `fill_conf` takes (as the controller builds it from the same parse).
 fn cluster_config(conf: &SlurmConf) -> ClusterConfig {
-    ClusterConfig {
-        cluster_name: conf.cluster_name().unwrap_or_default().to_string(),
-        controllers: conf
-            .controllers
-            .iter()
-            .map(|c| c.hostname.clone())
-            .collect(),
-        entries: conf
-            .entries
-            .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
-            .collect(),
-        boot_time: 0,
-    }
+    ClusterConfig::from_conf(conf, conf.cluster_name().unwrap_or_default().to_string())
 }
 
 /// `PrologFlags` as libslurm's `prolog_str2flags` reads it (Contain and X11 imply Alloc, NoHold implies Alloc);

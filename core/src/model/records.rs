@@ -359,6 +359,27 @@ pub struct ClusterConfig {
     pub boot_time: EpochSecs,
 }
 
+impl ClusterConfig {
+    /// slurm.conf as read, before a controller records its boot time: the controller's configuration and
+    /// libspur_compat's `slurm_conf` are both built from this one reading.
+    pub fn from_conf(conf: &crate::grammar::conf::SlurmConf, cluster_name: String) -> Self {
+        ClusterConfig {
+            cluster_name,
+            controllers: conf
+                .controllers
+                .iter()
+                .map(|c| c.hostname.clone())
+                .collect(),
+            entries: conf
+                .entries
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone()))
+                .collect(),
+            boot_time: 0,
+        }
+    }
+}
+
 /// One license of slurm.conf's `Licenses=`, as `scontrol show licenses` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LicenseRecord {
