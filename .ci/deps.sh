@@ -26,6 +26,9 @@ PACKAGES+=(iproute2)
 PACKAGES+=(python3-dev cython3 python3-pytest)
 # pamtester drives pam_slurm and pam_slurm_adopt on the shim (compat-cli/tests/cluster_pam.rs, conformance case 495).
 PACKAGES+=(pamtester)
+# MPI (issue 33): the PMIx server of pmix-plugin builds on OpenPMIx (libpmix-dev); the MPI cases and benchmark build
+# conformance/mpi/ with Open MPI and MPICH and run them on both targets.
+PACKAGES+=(libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
