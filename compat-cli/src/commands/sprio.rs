@@ -38,8 +38,8 @@ pub fn run(args: &[String]) -> u8 {
         Ok(p) => p,
         Err(status) => return status,
     };
-    if parsed.has("help") || parsed.has("usage") {
-        print!("{}", SPRIO.usage_text());
+    if let Some(text) = SPRIO.help_or_usage(&parsed) {
+        print!("{text}");
         return 0;
     }
     if let Some(extra) = extra_argument(&parsed) {
