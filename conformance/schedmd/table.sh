@@ -10,13 +10,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 (($# > 0)) || { echo "usage: $0 OUTDIR..." >&2; exit 2; }
-declare -A runs passes last listed
+declare -A runs passes last listed secs
 nruns_slurm=0 nruns_spur=0
 for out in "$@"; do
     for target in slurm spur; do
         f=$out/$target.results
         [[ -s $f ]] || continue
         if [[ $target == slurm ]]; then nruns_slurm=$((nruns_slurm + 1)); else nruns_spur=$((nruns_spur + 1)); fi
+        [[ ! -s $out/$target.time ]] || secs[$target]="${secs[$target]:-}${secs[$target]:+, }$(<"$out/$target.time") s"
         while read -r outcome id; do
             [[ -n $id ]] || continue
             runs[$target $id]=$((${runs[$target $id]:-0} + 1))
@@ -74,6 +75,8 @@ list (\`flaky.txt\`, \`known-failures.txt\`) that excuses a test from CI's check
 | flaky on Slurm | $slurm_flaky |
 | pass on Spur | $spur_pass |
 | pass on Spur of those passing on Slurm | $spur_of_slurm / $slurm_pass |
+
+Run time per run (cluster start and stop included): Slurm ${secs[slurm]:-?}; Spur ${secs[spur]:-?}.
 
 | test | Slurm 22.05 | Spur | listed |
 | --- | --- | --- | --- |
