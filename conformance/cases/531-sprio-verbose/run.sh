@@ -5,6 +5,7 @@
 id=$(submit --hold --wrap 'sleep 1')
 s() { echo "\$ sprio $*"; sprio "$@" | sed "s/\b$id\b/JOB/g"; echo "rc=${PIPESTATUS[0]}"; }
 s --verbose -j "$id"
-s -vv -j "$id" -u root
+# -vv also turns on Slurm's plugin debug lines on stderr, which Spur has no plugins to print.
+s -vv -j "$id" -u root 2>/dev/null
 s -v -o '%i %Y' -p debug
 SPRIO_FORMAT='%i' s -v -j
