@@ -24,6 +24,8 @@ PACKAGES+=(libslurm-perl libslurmdb-perl slurm-wlm-torque libpam-slurm libpam-sl
 PACKAGES+=(iproute2)
 # pyslurm 22.5.3 is built from the vendored tarball and its tests run on both targets (conformance cases 491/492).
 PACKAGES+=(python3-dev cython3 python3-pytest)
+# SchedMD's python testsuite for 22.05 (conformance/schedmd/run.sh) runs under Debian's pytest and needs pexpect and py.
+PACKAGES+=(python3-pexpect python3-py)
 # pamtester drives pam_slurm and pam_slurm_adopt on the shim (compat-cli/tests/cluster_pam.rs, conformance case 495).
 PACKAGES+=(pamtester)
 # MPI (issue 33): the PMIx server of pmix-plugin builds on OpenPMIx (libpmix-dev); the MPI cases and benchmark build

@@ -7,8 +7,10 @@
 # topology cases on clusters started with topology/tree (TOPOLOGY_CONF, conf/topology.conf), then the prolog
 # cases on clusters started with conf/prolog.sh and PrologFlags=Alloc,Contain, then the accounting (sacct) cases on
 # clusters started with AccountingStorageType=accounting_storage/slurmdbd (Slurm with slurmdbd and a private
-# MariaDB, targets/slurm/dbd.sh; Spur with its own records), and fails
-# on any difference that is not a declared known difference (each listed in docs/compatibility.md). Reports land
+# MariaDB, targets/slurm/dbd.sh; Spur with its own records), then SchedMD's own python testsuite for 22.05 in full
+# on both targets (schedmd/run.sh; results and logs in $CONFORMANCE_OUT-schedmd), and fails
+# on any difference that is not a declared known difference (each listed in docs/compatibility.md), and on any
+# SchedMD test that passes on Slurm but not on Spur unless schedmd/flaky.txt or schedmd/known-failures.txt lists it. Reports land
 # in $CONFORMANCE_OUT (default /tmp/spur-conformance), $CONFORMANCE_OUT-multinode, -cgroup, -priority, -access,
 # -topology, -prolog and -accounting:
 # report.md, report.json, and the raw runs under slurm/ and spur/.
@@ -51,6 +53,14 @@ if ((quick == 0)); then
         { rc=1; show_failures "$OUT-prolog"; }
     target/debug/spur-conformance both --accounting --out "$OUT-accounting" "${args[@]}" ||
         { rc=1; show_failures "$OUT-accounting"; }
+    # SchedMD's testsuite: every test file on Slurm, then on Spur; check.sh compares the two result lists.
+    rm -rf "$OUT-schedmd"
+    if conformance/schedmd/run.sh slurm "$OUT-schedmd" && conformance/schedmd/run.sh spur "$OUT-schedmd"; then
+        conformance/schedmd/check.sh "$OUT-schedmd" || rc=1
+    else
+        echo "conformance: SchedMD's testsuite did not run (see above)" >&2
+        rc=1
+    fi
 fi
 # A recap at the end, where a CI log's tail shows it: each mode's totals and the cases that failed or passed only
 # when run again.
@@ -59,5 +69,7 @@ for report in "$OUT" "$OUT-multinode" "$OUT-cgroup" "$OUT-priority" "$OUT-access
     echo "conformance recap $report: $(sed -n 3p "$report/report.md")" >&2
     grep -E '^\| [^|]+ \| (diff|error|pass-on-retry) ' "$report/report.md" >&2 || true
 done
-echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md $OUT-prolog/report.md $OUT-accounting/report.md" >&2
+# SchedMD's testsuite: its totals and the tests that pass on Slurm only, once more at the end.
+[[ ! -s $OUT-schedmd/spur.results ]] || conformance/schedmd/check.sh "$OUT-schedmd" || true
+echo "conformance: finished in $((SECONDS - started)) s (exit $rc); reports: $OUT/report.md $OUT-multinode/report.md $OUT-cgroup/report.md $OUT-priority/report.md $OUT-access/report.md $OUT-topology/report.md $OUT-prolog/report.md $OUT-accounting/report.md $OUT-schedmd/{slurm,spur}.{results,log}" >&2
 exit "$rc"

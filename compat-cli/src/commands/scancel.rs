@@ -31,6 +31,7 @@ struct Args {
 enum Early {
     Version,
     Usage,
+    Help,
 }
 
 #[derive(Debug, PartialEq)]
@@ -91,7 +92,8 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
         "quiet" => parsed.quiet = true,
         "verbose" => parsed.verbose = parsed.verbose.saturating_add(1),
         "version" => parsed.early = parsed.early.or(Some(Early::Version)),
-        "usage" | "help" => parsed.early = parsed.early.or(Some(Early::Usage)),
+        "usage" => parsed.early = parsed.early.or(Some(Early::Usage)),
+        "help" => parsed.early = parsed.early.or(Some(Early::Help)),
         // Accepted and kept quiet: Spur has one cluster and no QOS.
         _ => {}
     }
@@ -160,6 +162,10 @@ pub fn run(args: &[String]) -> u8 {
         }
         Some(Early::Usage) => {
             print!("{}", SCANCEL.usage_text());
+            return 0;
+        }
+        Some(Early::Help) => {
+            print!("{}", SCANCEL.help_text());
             return 0;
         }
         None => {}

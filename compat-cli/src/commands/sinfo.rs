@@ -12,8 +12,8 @@ pub fn run(args: &[String]) -> u8 {
         Ok(p) => p,
         Err(status) => return status,
     };
-    if parsed.has("help") || parsed.has("usage") {
-        print!("{}", SINFO.help_text());
+    if let Some(text) = SINFO.help_or_usage(&parsed) {
+        print!("{text}");
         return 0;
     }
     if parsed.has("reservation") {

@@ -38,8 +38,8 @@ pub fn run(args: &[String]) -> u8 {
         Ok(p) => p,
         Err(status) => return status,
     };
-    if parsed.has("help") || parsed.has("usage") {
-        print!("{}", SPRIO.usage_text());
+    if let Some(text) = SPRIO.help_or_usage(&parsed) {
+        print!("{text}");
         return 0;
     }
     if let Some(extra) = extra_argument(&parsed) {
@@ -54,6 +54,14 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
+    let verbose = parsed
+        .options
+        .iter()
+        .filter(|(n, _)| *n == "verbose")
+        .count();
+    if verbose > 0 {
+        print!("{}", options_dump(&parsed, &options, &filters, verbose));
+    }
     // sprio checks the plugin in its own slurm.conf before it asks the controller anything.
     let local_type = config::load_slurm_conf().map(|conf| conf.priority_type().to_string());
     if let Some(kind) = local_type
@@ -163,6 +171,45 @@ fn build(parsed: &Parsed) -> Result<(SprioOptions, Filters), String> {
         sort: parsed.value("sort").map(str::to_string),
     };
     Ok((options, filters))
+}
+
+/// What `-v` prints once the options are read, before anything is asked of the controller: the settings as
+/// Slurm's sprio holds them (`(null)` for one not given; the job list as typed), and from `-vv` on the job ids and
+/// user ids the lists resolved to.
+fn options_dump(
+    parsed: &Parsed,
+    options: &SprioOptions,
+    filters: &Filters,
+    verbose: usize,
+) -> String {
+    let shown = |v: Option<&str>| v.unwrap_or("(null)").to_string();
+    let jobs = match parsed.value("jobs") {
+        Some(list) => Some(list),
+        None if parsed.has("jobs") => parsed.positional.first().map(String::as_str),
+        None => None,
+    };
+    let users = parsed.value("user").or_else(|| parsed.value("users"));
+    let rule = "-----------------------------";
+    let mut out = format!(
+        "{rule}\nformat     = {}\njob_flag   = {}\njobs       = {}\npartition  = {}\nusers      = {}\n\
+         verbose    = {verbose}\n",
+        shown(options.format.as_deref()),
+        u8::from(parsed.has("jobs")),
+        shown(jobs),
+        shown(parsed.value("partition")),
+        shown(users),
+    );
+    if verbose > 1 {
+        for (i, id) in filters.jobs.iter().flatten().enumerate() {
+            out.push_str(&format!("job_list[{i}] = {id}\n"));
+        }
+        for (i, uid) in filters.users.iter().flatten().enumerate() {
+            out.push_str(&format!("user_list[{i}] = {uid}\n"));
+        }
+    }
+    out.push_str(rule);
+    out.push_str("\n\n\n");
+    out
 }
 
 /// An argument that is neither an option nor the job list of a bare `-j`.

@@ -13,8 +13,8 @@ pub fn run(args: &[String]) -> u8 {
         Ok(p) => p,
         Err(status) => return status,
     };
-    if parsed.has("help") || parsed.has("usage") {
-        print!("{}", SQUEUE.help_text());
+    if let Some(text) = SQUEUE.help_or_usage(&parsed) {
+        print!("{text}");
         return 0;
     }
     let options = match build_options(&parsed) {

@@ -288,6 +288,11 @@ pub fn immediate_check(
     now: EpochSecs,
 ) -> Result<(), ApiError> {
     let partition = validate_immediate(state, spec)?;
+    // A job that is not yet eligible (held, or beginning later) cannot start now: slurmctld fails it as not
+    // independent, which it reports as a dependency problem (`srun --immediate --hold`).
+    if spec.hold || spec.begin_time.is_some_and(|begin| begin > now) {
+        return Err(ApiError::new(SlurmErrno::InvalidDependency));
+    }
     let mut running_per_array = ArrayCounts::new(state);
     let waiting_ahead = state.jobs.values().any(|job| {
         job.state == JobBaseState::Pending

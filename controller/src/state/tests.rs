@@ -1582,6 +1582,20 @@ fn immediate_requests_start_now_or_are_refused() {
         ntasks: Some(64),
         ..spec("never")
     };
+    // Held or beginning later, it is not eligible: refused as a dependency problem, as slurmctld does.
+    for not_yet in [
+        JobSpec {
+            hold: true,
+            ..spec("held")
+        },
+        JobSpec {
+            begin_time: Some(h.now + 3600),
+            ..spec("later")
+        },
+    ] {
+        let refused = immediate_check(&h.state, &not_yet, h.now).unwrap_err();
+        assert_eq!(refused.errno, SlurmErrno::InvalidDependency);
+    }
     let impossible = immediate_check(&h.state, &never, h.now).unwrap_err();
     // What would pend with reason PartitionConfig is refused with that reason's error, as slurmctld does.
     assert_eq!(impossible.errno, SlurmErrno::RequestedPartConfigUnavailable);

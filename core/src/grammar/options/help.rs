@@ -95,8 +95,168 @@ fn usage_item(d: &OptDef) -> String {
     }
 }
 
-/// The `--usage` text for `cmd`, wrapped like Slurm's, ending with a newline.
+/// One item of a usage layout: an option of the table by its long name, shown by its letter and an argument word
+/// (`[-N nnodes]`) or by its long name and what follows it (`[--mem=MB]`, `[--hold]`).
+#[derive(Clone, Copy)]
+enum UsageItem {
+    Short(&'static str, &'static str),
+    Long(&'static str, &'static str),
+}
+
+use UsageItem::{Long as L, Short as S};
+
+/// sbatch's `--usage` as Slurm 22.05 lays it out: hand-broken lines naming a selection of the options (including
+/// `-r`, which only srun accepts), ending with `executable [args...]`. The names and letters come from the table.
+const SBATCH_USAGE: &[&[UsageItem]] = &[
+    &[S("nodes", "nnodes"), S("ntasks", "ntasks")],
+    &[
+        S("cpus-per-task", "ncpus"),
+        S("relative", "n"),
+        S("partition", "partition"),
+        L("hold", ""),
+        L("parsable", ""),
+        S("time", "minutes"),
+    ],
+    &[S("chdir", "path"), L("no-kill", ""), L("overcommit", "")],
+    &[
+        L("input", " file"),
+        L("output", " file"),
+        L("error", " file"),
+    ],
+    &[
+        L("time-min", "=minutes"),
+        L("licenses", "=names"),
+        L("clusters", "=cluster_names"),
+    ],
+    &[
+        L("chdir", "=directory"),
+        L("oversubscribe", ""),
+        S("distribution", "dist"),
+        S("job-name", "jobname"),
+    ],
+    &[L("verbose", ""), L("gid", "=group"), L("uid", "=user")],
+    &[
+        L("contiguous", ""),
+        L("mincpus", "=n"),
+        L("mem", "=MB"),
+        L("tmp", "=MB"),
+        S("constraint", "list"),
+    ],
+    &[
+        L("account", "=name"),
+        L("dependency", "=type:jobid[+time]"),
+        L("comment", "=name"),
+    ],
+    &[
+        L("mail-type", "=type"),
+        L("mail-user", "=user"),
+        L("nice", "[=value]"),
+        L("wait", ""),
+    ],
+    &[
+        L("requeue", ""),
+        L("no-requeue", ""),
+        L("ntasks-per-node", "=n"),
+        L("propagate", ""),
+    ],
+    &[
+        L("nodefile", "=file"),
+        L("nodelist", "=hosts"),
+        L("exclude", "=hosts"),
+    ],
+    &[
+        L("network", "=type"),
+        L("mem-per-cpu", "=MB"),
+        L("qos", "=qos"),
+        L("gres", "=list"),
+    ],
+    &[
+        L("mem-bind", "=..."),
+        L("reservation", "=name"),
+        L("mcs-label", "=mcs"),
+    ],
+    &[
+        L("cpu-freq", "=min[-max[:gov]]"),
+        L("power", "=flags"),
+        L("gres-flags", "=opts"),
+    ],
+    &[
+        L("switches", "=max-switches{@max-time-to-wait}"),
+        L("reboot", ""),
+    ],
+    &[L("core-spec", "=cores"), L("thread-spec", "=threads")],
+    &[
+        L("bb", "=burst_buffer_spec"),
+        L("bbf", "=burst_buffer_file"),
+    ],
+    &[
+        L("array", "=index_values"),
+        L("profile", "=..."),
+        L("ignore-pbs", ""),
+        L("spread-job", ""),
+    ],
+    &[
+        L("export", "[=names]"),
+        L("export-file", "=file|fd"),
+        L("delay-boot", "=mins"),
+    ],
+    &[L("use-min-nodes", "")],
+    &[
+        L("cpus-per-gpu", "=n"),
+        L("gpus", "=n"),
+        L("gpu-bind", "=..."),
+        L("gpu-freq", "=..."),
+    ],
+    &[
+        L("gpus-per-node", "=n"),
+        L("gpus-per-socket", "=n"),
+        L("gpus-per-task", "=n"),
+    ],
+    &[L("mem-per-gpu", "=MB")],
+];
+
+/// The row of any command with this long name (the layouts name options by it).
+fn row_named(long: &str) -> Option<&'static OptDef> {
+    super::table::OPTIONS.iter().find(|d| d.long == long)
+}
+
+fn layout_item(item: UsageItem) -> String {
+    match item {
+        UsageItem::Short(long, arg) => match row_named(long).and_then(|d| d.short) {
+            Some(c) => format!("[-{c} {arg}]"),
+            None => format!("[--{long}={arg}]"),
+        },
+        UsageItem::Long(long, rest) => format!("[--{long}{rest}]"),
+    }
+}
+
+/// A usage text from a layout: the lead on the first line, the others indented under its first option.
+fn layout_usage(cmd: Command, layout: &[&[UsageItem]], tail: &str) -> String {
+    let lead = format!("Usage: {cmd} ");
+    let indent = " ".repeat(lead.len());
+    let mut out = String::new();
+    for (i, line) in layout.iter().enumerate() {
+        out.push_str(if i == 0 { &lead } else { &indent });
+        let items: Vec<String> = line.iter().map(|it| layout_item(*it)).collect();
+        out.push_str(&items.join(" "));
+        out.push('\n');
+    }
+    out.push_str(&indent);
+    out.push_str(tail);
+    out.push('\n');
+    out
+}
+
+/// The `--usage` text for `cmd`, ending with a newline: sbatch's in Slurm's own layout, the others wrapped from
+/// every option.
 pub fn usage_text(cmd: Command) -> String {
+    if cmd == Command::Sbatch {
+        return layout_usage(cmd, SBATCH_USAGE, "executable [args...]");
+    }
+    wrapped_usage(cmd)
+}
+
+fn wrapped_usage(cmd: Command) -> String {
     let lead = format!("Usage: {cmd} ");
     let indent = " ".repeat(lead.len());
     let mut out = String::new();
@@ -185,10 +345,12 @@ mod tests {
                         "{cmd} --help lacks -{c}"
                     );
                 }
-                assert!(
-                    usage_text(cmd).contains(&format!("[--{}", d.long)),
-                    "{cmd} --usage lacks {needle}"
-                );
+                if cmd != Command::Sbatch {
+                    assert!(
+                        usage_text(cmd).contains(&format!("[--{}", d.long)),
+                        "{cmd} --usage lacks {needle}"
+                    );
+                }
             }
         }
     }
@@ -233,8 +395,24 @@ mod tests {
     }
 
     #[test]
+    fn sbatch_usage_is_slurms_layout() {
+        // Every option the layout names is a row of the table.
+        for line in SBATCH_USAGE {
+            for item in *line {
+                let (UsageItem::Short(long, _) | UsageItem::Long(long, _)) = *item;
+                assert!(row_named(long).is_some(), "{long}");
+            }
+        }
+        let text = usage_text(Command::Sbatch);
+        assert!(text
+            .starts_with("Usage: sbatch [-N nnodes] [-n ntasks]\n              [-c ncpus] [-r n]"));
+        assert!(text
+            .ends_with("\n              [--mem-per-gpu=MB]\n              executable [args...]\n"));
+    }
+
+    #[test]
     fn usage_wraps_and_ends_with_the_positional() {
-        for cmd in Command::ALL {
+        for cmd in [Command::Srun, Command::Salloc] {
             let text = usage_text(cmd);
             assert!(text.starts_with(&format!("Usage: {cmd} [")));
             assert!(text.trim_end().ends_with(usage_tail(cmd)));

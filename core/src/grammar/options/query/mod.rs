@@ -35,6 +35,11 @@ pub struct QueryOpt {
     /// Word-matched tables only: the option ends the scan (`--help`, `--version`), so what follows it is never
     /// looked at, as the commands' hand loops returned there.
     pub early: bool,
+    /// The long name `--help` shows, where it is not `long` (sprio lists `-M` as `--cluster`, which getopt
+    /// finds under `--clusters` first); empty: `long`.
+    pub shown: &'static str,
+    /// `--help` shows the name at column 2 with no room for a letter (sinfo's `--hide`, `--noconvert`).
+    pub bare: bool,
 }
 
 /// A flag: `--long`, `-s`.
@@ -48,6 +53,8 @@ pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
         usage: "",
         letter: false,
         early: false,
+        shown: "",
+        bare: false,
     }
 }
 
@@ -89,6 +96,18 @@ impl QueryOpt {
 
     pub(crate) const fn early(mut self) -> QueryOpt {
         self.early = true;
+        self
+    }
+
+    /// The long name `--help` shows instead of `long`.
+    pub(crate) const fn shown(mut self, name: &'static str) -> QueryOpt {
+        self.shown = name;
+        self
+    }
+
+    /// `--help` shows the name at column 2, without a letter's slot.
+    pub(crate) const fn bare(mut self) -> QueryOpt {
+        self.bare = true;
         self
     }
 }
@@ -167,6 +186,14 @@ pub struct HelpList {
     pub tail: &'static [&'static str],
     /// Text after the last line, as is.
     pub end: &'static str,
+    /// The long names of the rows the entries describe, in `--help` order, where it is not the rows' order
+    /// (scancel, sinfo, squeue and sprio list their options alphabetically by letter, the usage lines do not).
+    /// A name may come twice (squeue lists `--name` under `-n` and again alone): the second time it is shown
+    /// without its letter.
+    pub order: &'static [&'static str],
+    /// Options listed after the others under their own title `Help options:` (`--help`, `--usage`), each as
+    /// `  --long` and its description.
+    pub help_options: &'static [&'static str],
 }
 
 /// What `--help` prints.
@@ -382,6 +409,20 @@ impl QueryTable {
         out
     }
 
+    /// The text of the first `--help` or `--usage` on the command line (Slurm's commands print it and exit at
+    /// the first of them), or none.
+    pub fn help_or_usage(&self, parsed: &Parsed) -> Option<String> {
+        match parsed
+            .options
+            .iter()
+            .find(|(n, _)| *n == "help" || *n == "usage")
+        {
+            Some(("help", _)) => Some(self.help_text()),
+            Some(_) => Some(self.usage_text()),
+            None => None,
+        }
+    }
+
     /// What `--help` prints.
     pub fn help_text(&self) -> String {
         match &self.help {
@@ -396,22 +437,53 @@ impl QueryTable {
             lines.extend(self.usage_text().lines().map(str::to_string));
         }
         lines.extend(list.head.iter().map(|l| l.to_string()));
-        for row in self.rows.iter().filter(|r| !r.help.is_empty()) {
-            let left = match (list.style, row.short) {
-                (EntryStyle::Comma, Some(c)) => format!("  -{c}, --{}{}", row.long, row.metavar),
-                (EntryStyle::Comma, None) => format!("      --{}{}", row.long, row.metavar),
-                (EntryStyle::Or, Some(c)) => format!("    -{c} or --{}{}", row.long, row.metavar),
-                (EntryStyle::Or, None) => format!("          --{}{}", row.long, row.metavar),
-            };
-            let column = list.column;
-            let mut help = row.help.split('\n');
-            let first = help.next().unwrap_or_default();
-            if left.len() < column {
-                lines.push(format!("{left:<column$}{first}"));
+        let entries: Vec<(&QueryOpt, bool)> = if list.order.is_empty() {
+            self.rows
+                .iter()
+                .filter(|r| !r.help.is_empty() && !list.help_options.contains(&r.long))
+                .map(|r| (r, true))
+                .collect()
+        } else {
+            let mut seen: Vec<&str> = Vec::new();
+            list.order
+                .iter()
+                .filter_map(|name| {
+                    let row = self.rows.iter().find(|r| r.long == *name)?;
+                    let first = !seen.contains(name);
+                    seen.push(name);
+                    Some((row, first))
+                })
+                .collect()
+        };
+        for (row, with_letter) in entries {
+            let shown = if row.shown.is_empty() {
+                row.long
             } else {
-                lines.push(format!("{left} {first}"));
+                row.shown
+            };
+            let short = row.short.filter(|_| with_letter);
+            let left = match (list.style, short) {
+                _ if row.bare => format!("  --{shown}{}", row.metavar),
+                (EntryStyle::Comma, Some(c)) => format!("  -{c}, --{shown}{}", row.metavar),
+                (EntryStyle::Comma, None) => format!("      --{shown}{}", row.metavar),
+                (EntryStyle::Or, Some(c)) => format!("    -{c} or --{shown}{}", row.metavar),
+                (EntryStyle::Or, None) => format!("          --{shown}{}", row.metavar),
+            };
+            push_entry(&mut lines, &left, row.help, list.column);
+        }
+        if !list.help_options.is_empty() {
+            lines.push(String::new());
+            lines.push("Help options:".to_string());
+            for name in list.help_options {
+                if let Some(row) = self.rows.iter().find(|r| r.long == *name) {
+                    push_entry(
+                        &mut lines,
+                        &format!("  --{}", row.long),
+                        row.help,
+                        list.column,
+                    );
+                }
             }
-            lines.extend(help.map(|more| format!("{:column$}{more}", "")));
         }
         lines.extend(list.tail.iter().map(|l| l.to_string()));
         let mut out = String::new();
@@ -425,6 +497,26 @@ impl QueryTable {
         out.push_str(list.end);
         out
     }
+}
+
+/// One `--help` entry: `left` and the description's first line from `column` on (after one blank where `left`
+/// is longer), further lines indented to `column`, except those starting with a tab, which Slurm's sources
+/// indent by tabs themselves and which are kept as they are.
+fn push_entry(lines: &mut Vec<String>, left: &str, help: &str, column: usize) {
+    let mut help = help.split('\n');
+    let first = help.next().unwrap_or_default();
+    if left.len() < column {
+        lines.push(format!("{left:<column$}{first}"));
+    } else {
+        lines.push(format!("{left} {first}"));
+    }
+    lines.extend(help.map(|more| {
+        if more.starts_with('\t') {
+            more.to_string()
+        } else {
+            format!("{:column$}{more}", "")
+        }
+    }));
 }
 
 #[cfg(test)]

@@ -14,41 +14,108 @@ pub const TABLES: &[&QueryTable] = &[
 pub const SQUEUE: QueryTable = QueryTable {
     program: "squeue",
     rows: &[
-        value("account", Some('A')).usage("[-A account]"),
-        value("clusters", Some('M')).usage("[--clusters names]"),
-        value("iterate", Some('i')).usage("[-i seconds]"),
-        value("jobs", Some('j')).usage("[--job jobid]"),
-        flag("json", None).usage("[--json]"),
-        value("name", Some('n')).usage("[-n name]"),
-        value("format", Some('o')).usage("[-o format]"),
-        value("Format", Some('O')).usage("[-O fields]"),
-        value("partition", Some('p')).usage("[-p partitions]"),
-        value("qos", Some('q')).usage("[--qos qos]"),
-        value("reservation", Some('R')).usage("[--reservation reservation]"),
-        value("sort", Some('S')).usage("[--sort fields]"),
-        flag("start", None).usage("[--start]"),
-        value("states", Some('t')).usage("[--states states]"),
-        value("user", Some('u')).usage("[-u user_name]"),
-        flag("usage", None).usage("[--usage]"),
-        flag("all", Some('a')).letter(),
-        flag("noheader", Some('h')).letter(),
-        flag("long", Some('l')).letter(),
-        flag("array", Some('r')).letter(),
-        flag("steps", Some('s')).letter(),
-        flag("verbose", Some('v')).letter(),
-        flag("array-unique", None),
-        flag("federation", None),
-        flag("help", None),
-        flag("hide", None),
-        value("licenses", Some('L')),
-        flag("local", None),
+        value("account", Some('A')).usage("[-A account]").help(
+            "=account(s)",
+            "comma separated list of accounts\n\t\t\t\t  to view, default is all accounts",
+        ),
+        value("clusters", Some('M')).usage("[--clusters names]").help(
+            "=cluster_name",
+            "cluster to issue commands to.  Default is\ncurrent cluster.  cluster with no name will\n\
+             reset to default. Implies --local.",
+        ),
+        value("iterate", Some('i'))
+            .usage("[-i seconds]")
+            .help("=seconds", "specify an interation period"),
+        value("jobs", Some('j'))
+            .usage("[--job jobid]")
+            .shown("job")
+            .help("=job(s)", "comma separated list of jobs IDs\nto view, default is all"),
+        flag("json", None)
+            .usage("[--json]")
+            .help("", "Produce JSON output"),
+        value("name", Some('n'))
+            .usage("[-n name]")
+            .help("=job_name(s)", "comma separated list of job names to view"),
+        value("format", Some('o'))
+            .usage("[-o format]")
+            .help("=format", "format specification"),
+        value("Format", Some('O'))
+            .usage("[-O fields]")
+            .help("=format", "format specification"),
+        value("partition", Some('p')).usage("[-p partitions]").help(
+            "=partition(s)",
+            "comma separated list of partitions\n\t\t\t\t  to view, default is all partitions",
+        ),
+        value("qos", Some('q')).usage("[--qos qos]").help(
+            "=qos(s)",
+            "comma separated list of qos's\n\t\t\t\t  to view, default is all qos's",
+        ),
+        value("reservation", Some('R'))
+            .usage("[--reservation reservation]")
+            .help("=name", "reservation to view, default is all"),
+        value("sort", Some('S'))
+            .usage("[--sort fields]")
+            .help("=fields", "comma separated list of fields to sort on"),
+        flag("start", None)
+            .usage("[--start]")
+            .help("", "print expected start times of pending jobs"),
+        value("states", Some('t')).usage("[--states states]").help(
+            "=states",
+            "comma separated list of states to view,\n\t\t\t\t  default is pending and running,\n\
+             \t\t\t\t  '--states=all' reports all states",
+        ),
+        value("user", Some('u'))
+            .usage("[-u user_name]")
+            .help("=user_name(s)", "comma separated list of users to view"),
+        flag("usage", None)
+            .usage("[--usage]")
+            .help("", "display a brief summary of squeue options"),
+        flag("all", Some('a'))
+            .letter()
+            .help("", "display jobs in hidden partitions"),
+        flag("noheader", Some('h'))
+            .letter()
+            .help("", "no headers on output"),
+        flag("long", Some('l')).letter().help("", "long report"),
+        flag("array", Some('r'))
+            .letter()
+            .help("", "display one job array element per line"),
+        flag("steps", Some('s'))
+            .letter()
+            .shown("step")
+            .help("=step(s)", "comma separated list of job steps\n\t\t\t\t  to view, default is all"),
+        flag("verbose", Some('v')).letter().help("", "verbosity level"),
+        flag("array-unique", None).help(
+            "",
+            "display one unique pending job array\nelement per line",
+        ),
+        flag("federation", None).help("", "Report federated information if a member\nof one"),
+        flag("help", None).help("", "show this help message"),
+        flag("hide", None).help("", "do not display jobs in hidden partitions"),
+        value("licenses", Some('L')).help(
+            "=(license names)",
+            "comma separated list of license names to view",
+        ),
+        flag("local", None).help(
+            "",
+            "Report information only about jobs on the\nlocal cluster. Overrides --federation.",
+        ),
         flag("me", None),
-        flag("noconvert", None),
-        value("nodelist", Some('w')),
+        flag("noconvert", None).help(
+            "",
+            "don't convert units from their original type\n(e.g. 2048M won't be converted to 2G).",
+        ),
+        value("nodelist", Some('w')).help(
+            "=hostlist",
+            "list of nodes to view, default is \n\t\t\t\t  all nodes",
+        ),
         flag("priority", Some('P')),
-        flag("sibling", None),
-        flag("version", Some('V')),
-        flag("yaml", None),
+        flag("sibling", None).help(
+            "",
+            "Report information about all sibling jobs\non a federated cluster. Implies --federation.",
+        ),
+        flag("version", Some('V')).help("", "output version information and exit"),
+        flag("yaml", None).help("", "Produce YAML output"),
     ],
     getopt_order: &[
         "account",
@@ -95,41 +162,132 @@ pub const SQUEUE: QueryTable = QueryTable {
         indent: 14,
         width: 100,
     },
-    help: Help::Usage,
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: &["Usage: squeue [OPTIONS]"],
+        style: EntryStyle::Comma,
+        column: 34,
+        pad_to: 0,
+        tail: &[],
+        end: "",
+        order: &[
+            "account",
+            "all",
+            "array-unique",
+            "federation",
+            "noheader",
+            "hide",
+            "iterate",
+            "jobs",
+            "json",
+            "local",
+            "long",
+            "licenses",
+            "clusters",
+            "name",
+            "noconvert",
+            "format",
+            "Format",
+            "partition",
+            "qos",
+            "reservation",
+            "array",
+            "sibling",
+            "steps",
+            "sort",
+            "start",
+            "states",
+            "user",
+            "name",
+            "verbose",
+            "version",
+            "nodelist",
+            "yaml",
+        ],
+        help_options: &["help", "usage"],
+    }),
 };
 
 pub const SINFO: QueryTable = QueryTable {
     program: "sinfo",
     rows: &[
-        flag("all", Some('a')).letter(),
-        flag("dead", Some('d')).letter(),
-        flag("exact", Some('e')).letter(),
-        flag("long", Some('l')).letter(),
-        flag("Node", Some('N')).letter(),
-        flag("list-reasons", Some('R')).letter(),
-        flag("responding", Some('r')).letter(),
-        flag("summarize", Some('s')).letter(),
-        flag("reservation", Some('T')).letter(),
-        flag("verbose", Some('v')).letter(),
-        value("iterate", Some('i')).usage("[-i seconds]"),
-        value("states", Some('t')).usage("[-t states]"),
-        value("partition", Some('p')).usage("[-p partition]"),
-        value("nodes", Some('n')).usage("[-n nodes]"),
-        value("sort", Some('S')).usage("[-S fields]"),
-        value("format", Some('o')).usage("[-o format]"),
-        value("Format", Some('O')).usage("[-O Format]"),
-        flag("json", None).usage("[--json]"),
-        flag("usage", None).usage("[--usage]"),
-        flag("help", None).usage("[--help]"),
-        value("clusters", Some('M')),
-        flag("federation", None),
+        flag("all", Some('a')).letter().help(
+            "",
+            "show all partitions (including hidden and those\n\t\t\t     not accessible)",
+        ),
+        flag("dead", Some('d'))
+            .letter()
+            .help("", "show only non-responding nodes"),
+        flag("exact", Some('e'))
+            .letter()
+            .help("", "group nodes only on exact match of configuration"),
+        flag("long", Some('l'))
+            .letter()
+            .help("", "long output - displays more information"),
+        flag("Node", Some('N')).letter().help("", "Node-centric format"),
+        flag("list-reasons", Some('R'))
+            .letter()
+            .help("", "list reason nodes are down or drained"),
+        flag("responding", Some('r'))
+            .letter()
+            .help("", "report only responding nodes"),
+        flag("summarize", Some('s'))
+            .letter()
+            .help("", "report state summary only"),
+        flag("reservation", Some('T'))
+            .letter()
+            .help("", "show only reservation information"),
+        flag("verbose", Some('v')).letter().help("", "verbosity level"),
+        value("iterate", Some('i'))
+            .usage("[-i seconds]")
+            .help("=seconds", "specify an iteration period"),
+        value("states", Some('t'))
+            .usage("[-t states]")
+            .help("=node_state", "specify the what states of nodes to view"),
+        value("partition", Some('p'))
+            .usage("[-p partition]")
+            .help("=PARTITION", "report on specific partition"),
+        value("nodes", Some('n'))
+            .usage("[-n nodes]")
+            .help("=NODES", "report on specific node(s)"),
+        value("sort", Some('S'))
+            .usage("[-S fields]")
+            .help("=fields", "comma separated list of fields to sort on"),
+        value("format", Some('o'))
+            .usage("[-o format]")
+            .help("=format", "format specification"),
+        value("Format", Some('O'))
+            .usage("[-O Format]")
+            .help("=format", "long format specification"),
+        flag("json", None)
+            .usage("[--json]")
+            .help("", "Produce JSON output"),
+        flag("usage", None)
+            .usage("[--usage]")
+            .help("", "display brief usage message"),
+        flag("help", None)
+            .usage("[--help]")
+            .help("", "show this help message"),
+        value("clusters", Some('M')).help(
+            "=names",
+            "clusters to issue commands to. Implies --local.\nNOTE: SlurmDBD must be up.",
+        ),
+        flag("federation", None).help("", "Report federated information if a member of one"),
         flag("future", Some('F')),
-        flag("hide", None),
-        flag("local", None),
-        flag("noconvert", None),
-        flag("noheader", Some('h')),
-        flag("version", Some('V')),
-        flag("yaml", None),
+        flag("hide", None)
+            .bare()
+            .help("", "do not show hidden or non-accessible partitions"),
+        flag("local", None).help(
+            "",
+            "show only local cluster in a federation.\nOverrides --federation.",
+        ),
+        flag("noconvert", None).bare().help(
+            "",
+            "don't convert units from their original type\n\t\t\t     (e.g. 2048M won't be converted to 2G).",
+        ),
+        flag("noheader", Some('h')).help("", "no headers on output"),
+        flag("version", Some('V')).help("", "output version information and exit"),
+        flag("yaml", None).help("", "Produce YAML output"),
     ],
     getopt_order: &[
         "all",
@@ -170,7 +328,44 @@ pub const SINFO: QueryTable = QueryTable {
         indent: 13,
         width: 80,
     },
-    help: Help::Usage,
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: &["Usage: sinfo [OPTIONS]"],
+        style: EntryStyle::Comma,
+        column: 29,
+        pad_to: 0,
+        tail: &[],
+        end: "",
+        order: &[
+            "all",
+            "dead",
+            "exact",
+            "federation",
+            "noheader",
+            "hide",
+            "iterate",
+            "json",
+            "local",
+            "long",
+            "clusters",
+            "nodes",
+            "noconvert",
+            "Node",
+            "format",
+            "Format",
+            "partition",
+            "responding",
+            "list-reasons",
+            "summarize",
+            "sort",
+            "states",
+            "reservation",
+            "verbose",
+            "version",
+            "yaml",
+        ],
+        help_options: &["help", "usage"],
+    }),
 };
 
 /// scontrol's leading options; its commands (`show job 5`) are a grammar of their own, read by the command.
@@ -202,30 +397,67 @@ pub const SCONTROL: QueryTable = QueryTable {
 pub const SCANCEL: QueryTable = QueryTable {
     program: "scancel",
     rows: &[
-        value("account", Some('A')).usage("[-A account]"),
-        flag("batch", Some('b')).usage("[--batch]"),
-        flag("full", Some('f')).usage("[--full]"),
-        flag("interactive", Some('i')).usage("[--interactive]"),
-        value("name", Some('n')).usage("[-n job_name]"),
-        value("partition", Some('p')).usage("[-p partition]"),
-        flag("quiet", Some('Q')).usage("[-Q]"),
-        value("qos", Some('q')).usage("[-q qos]"),
-        value("reservation", Some('R')).usage("[-R reservation]"),
-        value("signal", Some('s')).usage("[-s signal | integer]"),
-        value("state", Some('t')).usage("[-t PENDING | RUNNING | SUSPENDED]"),
-        flag("usage", None).usage("[--usage]"),
-        value("user", Some('u')).usage("[-u user_name]"),
-        flag("hurry", Some('H')).usage("[--hurry]"),
-        flag("version", Some('V')).usage("[-V]"),
-        flag("verbose", Some('v')).usage("[-v]"),
-        value("nodelist", Some('w')).usage("[-w hosts...]"),
-        value("wckey", None).usage("[--wckey=wckey]"),
-        value("cluster", Some('M')),
+        value("account", Some('A'))
+            .usage("[-A account]")
+            .help("=account", "act only on jobs charging this account"),
+        flag("batch", Some('b'))
+            .usage("[--batch]")
+            .help("", "signal batch shell for specified job"),
+        flag("full", Some('f'))
+            .usage("[--full]")
+            .help("", "signal batch shell and all steps for specified job"),
+        flag("interactive", Some('i'))
+            .usage("[--interactive]")
+            .help("", "require response from user for each job"),
+        value("name", Some('n'))
+            .usage("[-n job_name]")
+            .help("=job_name", "act only on jobs with this name"),
+        value("partition", Some('p'))
+            .usage("[-p partition]")
+            .help("=partition", "act only on jobs in this partition"),
+        flag("quiet", Some('Q')).usage("[-Q]").help("", "disable warnings"),
+        value("qos", Some('q'))
+            .usage("[-q qos]")
+            .help("=qos", "act only on jobs with this quality of service"),
+        value("reservation", Some('R'))
+            .usage("[-R reservation]")
+            .help("=reservation", "act only on jobs with this reservation"),
+        value("signal", Some('s'))
+            .usage("[-s signal | integer]")
+            .help("=name | integer", "signal to send to job, default is SIGKILL"),
+        value("state", Some('t'))
+            .usage("[-t PENDING | RUNNING | SUSPENDED]")
+            .help(
+                "=states",
+                "act only on jobs in this state.  Valid job\nstates are PENDING, RUNNING and SUSPENDED",
+            ),
+        flag("usage", None)
+            .usage("[--usage]")
+            .help("", "display brief usage message"),
+        value("user", Some('u'))
+            .usage("[-u user_name]")
+            .help("=user_name", "act only on jobs of this user"),
+        flag("hurry", Some('H'))
+            .usage("[--hurry]")
+            .help("", "avoid burst buffer stage out"),
+        flag("version", Some('V'))
+            .usage("[-V]")
+            .help("", "output version information and exit"),
+        flag("verbose", Some('v')).usage("[-v]").help("", "verbosity level"),
+        value("nodelist", Some('w'))
+            .usage("[-w hosts...]")
+            .help("", "act only on jobs on these nodes"),
+        value("wckey", None)
+            .usage("[--wckey=wckey]")
+            .help("=wckey", "act only on jobs with this workload\ncharactization key"),
+        value("cluster", Some('M'))
+            .shown("clusters")
+            .help("", "clusters to issue commands to.\nNOTE: SlurmDBD must be up."),
         value("clusters", None),
         flag("ctld", None),
-        flag("help", None),
+        flag("help", None).help("", "show this help message"),
         value("jobname", None),
-        value("sibling", None),
+        value("sibling", None).help("=cluster_name", "remove an active sibling job from a federated job"),
     ],
     getopt_order: &[
         "account",
@@ -261,7 +493,37 @@ pub const SCANCEL: QueryTable = QueryTable {
         indent: 15,
         width: 82,
     },
-    help: Help::Usage,
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: &["Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]"],
+        style: EntryStyle::Comma,
+        column: 34,
+        pad_to: 0,
+        tail: &[],
+        end: "",
+        order: &[
+            "account",
+            "batch",
+            "full",
+            "hurry",
+            "interactive",
+            "cluster",
+            "name",
+            "partition",
+            "quiet",
+            "qos",
+            "reservation",
+            "sibling",
+            "signal",
+            "state",
+            "user",
+            "version",
+            "verbose",
+            "nodelist",
+            "wckey",
+        ],
+        help_options: &["help", "usage"],
+    }),
 };
 
 pub const SACCT: QueryTable = QueryTable {
@@ -341,6 +603,8 @@ pub const SACCT: QueryTable = QueryTable {
         pad_to: 0,
         tail: &[],
         end: "",
+        order: &[],
+        help_options: &[],
     }),
 };
 
@@ -377,29 +641,60 @@ pub const SACCTMGR: QueryTable = QueryTable {
         pad_to: 0,
         tail: &[],
         end: "",
+        order: &[],
+        help_options: &[],
     }),
 };
 
 pub const SPRIO: QueryTable = QueryTable {
     program: "sprio",
     rows: &[
-        optional("jobs", Some('j')).usage("[-j jid[s]]"),
-        value("user", Some('u')).usage("[-u user_name[s]]"),
-        value("format", Some('o')).usage("[-o format]"),
-        value("partition", Some('p')).usage("[-p partitions]"),
-        flag("federation", None).usage("[--federation]"),
-        flag("local", None).usage("[--local]"),
-        flag("sibling", None).usage("[--sibling]"),
-        flag("usage", None).usage("[--usage]"),
-        flag("noheader", Some('h')).letter(),
-        flag("long", Some('l')).letter(),
-        flag("norm", Some('n')).letter(),
-        flag("verbose", Some('v')).letter(),
-        flag("version", Some('V')).letter(),
-        flag("weights", Some('w')).letter(),
-        value("clusters", Some('M')),
+        optional("jobs", Some('j'))
+            .usage("[-j jid[s]]")
+            .help("", "comma separated list of jobs\nto view, default is all"),
+        value("user", Some('u'))
+            .usage("[-u user_name[s]]")
+            .help("=user_name", "comma separated list of users to view"),
+        value("format", Some('o'))
+            .usage("[-o format]")
+            .help("=format", "format specification"),
+        value("partition", Some('p'))
+            .usage("[-p partitions]")
+            .help("=partition_name", "comma separated list of partitions"),
+        flag("federation", None)
+            .usage("[--federation]")
+            .help("", "display jobs in federation if a member of one"),
+        flag("local", None)
+            .usage("[--local]")
+            .help("", "display jobs on local cluster only"),
+        flag("sibling", None).usage("[--sibling]").help(
+            "",
+            "display job records separately for each federation cluster",
+        ),
+        flag("usage", None)
+            .usage("[--usage]")
+            .help("", "display a brief summary of sprio options"),
+        flag("noheader", Some('h'))
+            .letter()
+            .help("", "no headers on output"),
+        flag("long", Some('l')).letter().help("", "long report"),
+        flag("norm", Some('n'))
+            .letter()
+            .help("", "display normalized values"),
+        flag("verbose", Some('v')).letter().help("", "verbosity level"),
+        flag("version", Some('V'))
+            .letter()
+            .help("", "output version information and exit"),
+        flag("weights", Some('w'))
+            .letter()
+            .help("", "show the weights for each priority factor"),
+        value("clusters", Some('M')).shown("cluster").help(
+            "=cluster_name",
+            "cluster to issue commands to.  Default is\ncurrent cluster.  cluster with no name will\n\
+             reset to default.\nNOTE: SlurmDBD must be up.",
+        ),
         value("cluster", None),
-        flag("help", None),
+        flag("help", None).help("", "show this help message"),
         value("sort", Some('S')),
         value("users", None),
     ],
@@ -432,7 +727,32 @@ pub const SPRIO: QueryTable = QueryTable {
         indent: 3,
         width: 80,
     },
-    help: Help::Usage,
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: &["Usage: sprio [OPTIONS]"],
+        style: EntryStyle::Comma,
+        column: 34,
+        pad_to: 0,
+        tail: &[],
+        end: "",
+        order: &[
+            "federation",
+            "noheader",
+            "jobs",
+            "local",
+            "long",
+            "clusters",
+            "norm",
+            "format",
+            "sibling",
+            "partition",
+            "user",
+            "verbose",
+            "version",
+            "weights",
+        ],
+        help_options: &["help", "usage"],
+    }),
 };
 
 pub const SSHARE: QueryTable = QueryTable {
@@ -493,6 +813,8 @@ pub const SSHARE: QueryTable = QueryTable {
         pad_to: 75,
         tail: &[""],
         end: "\n",
+        order: &[],
+        help_options: &[],
     }),
 };
 
@@ -546,6 +868,8 @@ pub const SSTAT: QueryTable = QueryTable {
         pad_to: 0,
         tail: &[],
         end: "",
+        order: &[],
+        help_options: &[],
     }),
 };
 
@@ -575,5 +899,7 @@ pub const SATTACH: QueryTable = QueryTable {
         pad_to: 0,
         tail: &[],
         end: "",
+        order: &[],
+        help_options: &[],
     }),
 };
