@@ -105,9 +105,11 @@ pub unsafe extern "C" fn slurmdb_job_modify(
         let edited = match result {
             Ok(edited) => edited,
             Err(e) if e.errno == SlurmErrno::NoChangeInData => {
+                let comment = e.detail.as_deref().unwrap_or(
+                    "Request didn't affect anything or your user doesn't have privilege to perform this action",
+                );
                 ffi::log_plain(&format!(
-                    "{}: {PLUGIN}: Request didn't affect anything or your user doesn't have privilege to perform \
-                     this action",
+                    "{}: {PLUGIN}: {comment}",
                     crate::submit::program_name()
                 ));
                 return crate::list::create(Some(libc::free));

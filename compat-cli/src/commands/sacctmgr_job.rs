@@ -277,9 +277,11 @@ pub fn modify(words: &[String], immediate: bool) -> u8 {
     let edited = match checked {
         Ok(edited) => edited,
         Err(e) if e.errno == SlurmErrno::NoChangeInData => {
+            let comment = e.detail.as_deref().unwrap_or(
+                "Request didn't affect anything or your user doesn't have privilege to perform this action",
+            );
             eprintln!(
-                "sacctmgr: accounting_storage/slurmdbd: acct_storage_p_modify_job: Request didn't affect anything \
-                 or your user doesn't have privilege to perform this action"
+                "sacctmgr: accounting_storage/slurmdbd: acct_storage_p_modify_job: {comment}"
             );
             println!(" Nothing modified");
             return 1;

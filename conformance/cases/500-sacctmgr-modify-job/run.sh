@@ -72,7 +72,8 @@ run=$(submit -J c500run -o /dev/null --wrap 'sleep 5')
 wait_state "$run" RUNNING
 sleep 2
 q -i modify job where jobid="$run" set comment=Running derivedexitcode=512
-show "$run"
+# (Not its name: slurmdbd may still call it `allocation`.)
+sacct -X -n -P -j "$run" -o DerivedExitCode,Comment
 wait_done "$run"
 wait_acct "$run"
 show "$run"

@@ -50,8 +50,12 @@ impl ClusterState {
             return Err(ApiError::new(SlurmErrno::AccessDenied));
         }
         if request.set.wckey.is_some() && !self.settings.track_wckey {
-            // slurmdbd finds no WCKey id to give the jobs without TrackWCKey and fails the edit.
-            return Err(ApiError::new(SlurmErrno::Error));
+            // slurmdbd finds no WCKey id to give the jobs without TrackWCKey and fails the edit without setting
+            // errno, so its answer is a success with no jobs and the comment `No error`.
+            return Err(ApiError::with_detail(
+                SlurmErrno::NoChangeInData,
+                "No error",
+            ));
         }
         Ok(records
             .iter()

@@ -134,7 +134,7 @@ fn owners_edit_their_jobs_and_operators_any() {
     };
     assert_eq!(
         modify(&mut s, 0, edit(&[mine], wckey)),
-        Err(SlurmErrno::Error)
+        Err(SlurmErrno::NoChangeInData)
     );
     s.state.check_invariants().expect("invariants");
 }
