@@ -4,9 +4,11 @@
 u=spurcase501
 useradd -M -s /bin/sh "$u" 2>/dev/null
 sacctmgr -i add user "$u" account=root >/dev/null
-# The other user runs a copy it can reach.
-bin=$(mktemp /tmp/c501.XXXXXX)
-trap '_cleanup_jobs; sacctmgr -i delete user "$u" >/dev/null 2>&1; userdel "$u" 2>/dev/null; rm -f "$bin"' EXIT
+# The other user runs a copy it can reach, under a fixed name (libslurm's log lines carry it).
+dir=$(mktemp -d /tmp/c501.XXXXXX)
+chmod 755 "$dir"
+bin=$dir/job_modify_c
+trap '_cleanup_jobs; sacctmgr -i delete user "$u" >/dev/null 2>&1; userdel "$u" 2>/dev/null; rm -rf "$dir"' EXIT
 as_user() {
     (cd /tmp && runuser -u "$u" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
         ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH="$LD_LIBRARY_PATH"} \
