@@ -431,6 +431,7 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             )
         }),
         refuse_unrunnable: conf.scheduler_flag("spur_refuse_unrunnable"),
+        track_wckey: conf.get_bool("TrackWCKey").unwrap_or(false),
     };
     let cluster = ClusterConfig::from_conf(conf, settings.cluster_name.clone());
     Ok(ConfigSnapshot {

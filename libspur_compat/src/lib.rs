@@ -50,6 +50,7 @@ pub mod slurmdb_conn;
 pub mod slurmdb_free;
 pub mod slurmdb_helpers;
 pub mod slurmdb_init;
+pub mod slurmdb_job_modify;
 pub mod slurmdb_jobs;
 pub mod slurmdb_modify;
 pub mod slurmdb_report;

@@ -1,11 +1,16 @@
 //! The slurmdbd connection (`slurmdb_connection_get`, `_close`, `_commit`) and the queries Spur has no history
 //! for (`slurmdb_events_get`, `slurmdb_reservations_get`: an empty list once the controller answered).
+//!
+//! A connection holds the changes made through it that slurmdbd keeps uncommitted until the caller commits them
+//! (`slurmdb_job_modify`): `slurmdb_connection_commit(conn, 1)` sends them to the controller in order,
+//! `commit(conn, 0)` and closing the connection drop them, as slurmdbd rolls back an uncommitted transaction.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::sync::{Mutex, PoisonError};
 
 use slurm_headers::{slurmdb_event_cond_t, slurmdb_reservation_cond_t, List};
+use spur_core::wire::api::ControlRequest;
 
 use crate::client;
 use crate::ffi::{self, c_calloc, guard};
@@ -17,11 +22,24 @@ const CONNECTION_MAGIC: u32 = 0x5350_4442;
 /// The handles handed out and not yet closed. `_close` frees only these: callers do pass other pointers (Debian's
 /// Perl `Slurmdb::connection_close(\$db)` hands over the address of a Perl reference), and libslurm answers those
 /// with success instead of crashing, so the shim must recognise its own handles rather than free whatever it gets.
-static OPEN: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+/// Each open handle with the changes staged on it, oldest first.
+static OPEN: Mutex<Option<HashMap<usize, Vec<ControlRequest>>>> = Mutex::new(None);
 
-fn open_handles<T>(f: impl FnOnce(&mut HashSet<usize>) -> T) -> T {
+fn open_handles<T>(f: impl FnOnce(&mut HashMap<usize, Vec<ControlRequest>>) -> T) -> T {
     let mut guard = OPEN.lock().unwrap_or_else(PoisonError::into_inner);
-    f(guard.get_or_insert_with(HashSet::new))
+    f(guard.get_or_insert_with(HashMap::new))
+}
+
+/// Keeps `request` on the open connection `db_conn` until it is committed; `false` (nothing kept) when
+/// `db_conn` is not an open handle of ours.
+pub(crate) fn stage(db_conn: *mut c_void, request: ControlRequest) -> bool {
+    open_handles(|open| match open.get_mut(&(db_conn as usize)) {
+        Some(pending) => {
+            pending.push(request);
+            true
+        }
+        None => false,
+    })
 }
 
 /// # Safety
@@ -35,7 +53,7 @@ pub unsafe extern "C" fn slurmdb_connection_get(persist_conn_flags: *mut u16) ->
         if !conn.is_null() {
             // SAFETY: fresh allocation of one u32.
             unsafe { *conn = CONNECTION_MAGIC };
-            open_handles(|open| open.insert(conn as usize));
+            open_handles(|open| open.insert(conn as usize, Vec::new()));
         }
         conn as *mut c_void
     })
@@ -52,7 +70,8 @@ pub unsafe extern "C" fn slurmdb_connection_close(db_conn: *mut *mut c_void) -> 
         if !db_conn.is_null() {
             // SAFETY: the caller's contract.
             let handle = unsafe { *db_conn };
-            if open_handles(|open| open.remove(&(handle as usize))) {
+            // Changes not committed are dropped with the handle.
+            if open_handles(|open| open.remove(&(handle as usize))).is_some() {
                 // SAFETY: a live handle from slurmdb_connection_get, removed from the open set just now, so it
                 // is freed once.
                 unsafe {
@@ -65,10 +84,26 @@ pub unsafe extern "C" fn slurmdb_connection_close(db_conn: *mut *mut c_void) -> 
     })
 }
 
-/// Every change Spur makes is committed by the controller when made, so there is nothing to commit or roll back.
+/// Sends the changes staged on `db_conn` to the controller (`commit`), or drops them; either way the connection
+/// holds none afterwards. The first change the controller refuses ends the commit with its errno and
+/// `SLURM_ERROR`; the changes after it are dropped, as a failed transaction's are.
 #[no_mangle]
-pub extern "C" fn slurmdb_connection_commit(_db_conn: *mut c_void, _commit: bool) -> c_int {
+pub extern "C" fn slurmdb_connection_commit(db_conn: *mut c_void, commit: bool) -> c_int {
     guard("slurmdb_connection_commit", ffi::SLURM_ERROR, || {
+        let pending = open_handles(|open| {
+            open.get_mut(&(db_conn as usize))
+                .map(std::mem::take)
+                .unwrap_or_default()
+        });
+        if !commit {
+            return ffi::SLURM_SUCCESS;
+        }
+        for request in &pending {
+            if let Err(e) = client::control(request) {
+                ffi::set_errno(e.errno);
+                return ffi::SLURM_ERROR;
+            }
+        }
         ffi::SLURM_SUCCESS
     })
 }

@@ -350,6 +350,15 @@ fn job_record(ctx: &Context, job: &JobAccounting, with_steps: bool) -> *mut slur
         r.uid = job.user_id;
         r.user = c_string(&job.user_name);
         r.work_dir = c_string(&job.work_dir);
+        // What `slurmdb_job_modify` / `sacctmgr modify job` set.
+        let edits = &job.edits;
+        if let Some(ec) = edits.derived_ec {
+            r.derived_ec = ec;
+        }
+        r.derived_es = ffi::c_opt_string(edits.comment.as_deref());
+        r.admin_comment = ffi::c_opt_string(edits.admin_comment.as_deref());
+        r.system_comment = ffi::c_opt_string(edits.system_comment.as_deref());
+        r.wckey = ffi::c_opt_string(edits.wckey.as_deref());
         r.steps = crate::list::create(Some(slurmdb_destroy_step_rec));
         if with_steps {
             for row in rows.iter().skip(1) {

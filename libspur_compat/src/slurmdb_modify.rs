@@ -5,7 +5,10 @@
 //! one `C = cluster A = account [of parent]` or `... U = user` line per association changed (an account's Max
 //! limits also reach the associations below it that set none, and they are listed too); an empty list and
 //! libslurm's log line when nothing was to be set or nothing matched; NULL with errno when the caller may not
-//! change accounting. Spur applies the change at once: `slurmdb_connection_commit` cannot roll it back.
+//! change accounting. As slurmdbd keeps the change in the connection's transaction, the change is made only when
+//! the caller commits the connection (`slurmdb_connection_commit(db, 1)`, slurmdb_conn.rs); rolling back or
+//! closing drops it. The answer is predicted from the current entities by the same pure rules the controller
+//! applies on commit ([`AcctDb::apply`], as sacctmgr predicts its messages), and the controller checks again then.
 
 use std::ffi::c_void;
 
@@ -19,6 +22,21 @@ use crate::slurmdb_jobs::{string_list, tres_ids};
 
 /// `SLURM_NO_CHANGE_IN_DATA`.
 const NO_CHANGE_IN_DATA: i32 = 1900;
+/// `ESLURM_ACCESS_DENIED`.
+const ACCESS_DENIED: i32 = 2002;
+
+/// Whether the caller may change accounting entities: the controller's rule (root and `SlurmUser`).
+fn may_change_accounting() -> bool {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    uid == 0
+        || client::load_conf().is_some_and(|conf| {
+            nix::unistd::User::from_name(conf.slurm_user())
+                .ok()
+                .flatten()
+                .is_some_and(|u| u.uid.as_raw() == uid)
+        })
+}
 
 /// `NO_VAL` unchanged, `INFINITE` cleared, else the value.
 fn limit(v: u32) -> Option<Option<u32>> {
@@ -100,7 +118,7 @@ unsafe fn assoc_set(a: &slurmdb_assoc_rec_t, db: &AcctDb) -> AssocSet {
 /// `assoc_cond` is NULL or a valid condition; `assoc` NULL or a valid record.
 #[no_mangle]
 pub unsafe extern "C" fn slurmdb_associations_modify(
-    _db_conn: *mut c_void,
+    db_conn: *mut c_void,
     assoc_cond: *mut slurmdb_assoc_cond_t,
     assoc: *mut slurmdb_assoc_rec_t,
 ) -> List {
@@ -156,28 +174,36 @@ pub unsafe extern "C" fn slurmdb_associations_modify(
                 set: set.clone(),
             }
         };
-        let reply = match client::control_reply(&ControlRequest::Accounting { request }) {
-            Ok(reply) => reply,
-            Err(e) => {
-                // SAFETY: the empty list made above.
-                unsafe { crate::list::slurm_list_destroy(list) };
-                ffi::set_errno(e.errno);
-                return std::ptr::null_mut();
-            }
-        };
-        let change = match reply.acct {
-            Some(Ok(change)) => change,
-            Some(Err(AcctError::NothingModified)) => {
+        if !may_change_accounting() {
+            // slurmdbd refuses before changing anything; the controller would refuse the commit alike.
+            // SAFETY: the empty list made above.
+            unsafe { crate::list::slurm_list_destroy(list) };
+            ffi::set_errno(ACCESS_DENIED);
+            return std::ptr::null_mut();
+        }
+        let change = match db.clone().apply(&request) {
+            Ok(change) => change,
+            Err(AcctError::NothingModified) => {
                 no_change();
                 return list;
             }
-            Some(Err(_)) | None => {
+            Err(_) => {
                 // SAFETY: the empty list made above.
                 unsafe { crate::list::slurm_list_destroy(list) };
                 ffi::set_errno(ffi::SLURM_ERROR);
                 return std::ptr::null_mut();
             }
         };
+        let change_request = ControlRequest::Accounting { request };
+        if !crate::slurmdb_conn::stage(db_conn, change_request.clone()) {
+            // Not a connection of ours (NULL, or a caller's own pointer): nothing could commit it later.
+            if let Err(e) = client::control(&change_request) {
+                // SAFETY: the empty list made above.
+                unsafe { crate::list::slurm_list_destroy(list) };
+                ffi::set_errno(e.errno);
+                return std::ptr::null_mut();
+            }
+        }
         let mut lines = Vec::new();
         for (account, user) in &change.assocs {
             match user {

@@ -47,10 +47,6 @@ const ACCEPTED_STUBS: &[(&str, &str)] = &[
     ("slurm_set_debug_level", "scontrol setdebug: Spur's log level is set at start (RUST_LOG)"),
     ("slurm_set_debugflags", "scontrol setdebugflags: Spur has no DebugFlags"),
     ("slurm_set_schedlog_level", "scontrol setschedloglevel: Spur has no scheduler log"),
-    (
-        "slurmdb_job_modify",
-        "sacctmgr modify job (comment, wckey, derived exit code): Spur's job history cannot be edited yet",
-    ),
 ];
 
 /// `nm -D` of `path`: the defined (`defined`) or undefined dynamic symbols, versions stripped.

@@ -5,6 +5,7 @@ mod interactive;
 mod rest;
 pub mod sacct;
 pub mod sacctmgr;
+mod sacctmgr_job;
 mod sacctmgr_parse;
 pub mod salloc;
 pub mod sattach;

@@ -60,6 +60,14 @@ pub fn run(args: &[String]) -> u8 {
         eprintln!("invalid keyword: {first}");
         return 1;
     };
+    // `modify job` edits jobs' accounting records, with words of its own (sacctmgr_job.rs).
+    let is_job = |w: &String| {
+        let w = w.to_ascii_lowercase();
+        !w.is_empty() && "job".starts_with(&w) && !w.starts_with('a') && !w.starts_with('c')
+    };
+    if verb == Verb::Modify && words.get(1).is_some_and(is_job) {
+        return super::sacctmgr_job::modify(&words[2..], options.immediate);
+    }
     let entity = words.get(1).and_then(|w| parse::entity(w));
     let Some(entity) = entity else {
         no_entity(verb);
@@ -100,7 +108,7 @@ fn no_entity(verb: Verb) {
     }
 }
 
-fn client() -> Option<Client> {
+pub(super) fn client() -> Option<Client> {
     match Client::from_environment() {
         Ok(c) => Some(c),
         Err(e) => {
@@ -292,9 +300,18 @@ fn print_commit_failure(request: &AcctRequest, e: &ClientError) -> u8 {
     1
 }
 
+/// sacctmgr's `commit_check`: yes at once with `-i`, else `question` asked as [`confirm`] asks.
+pub(super) fn confirm_or_immediate(question: &str, immediate: bool) -> bool {
+    immediate || ask(question)
+}
+
 /// sacctmgr's question; anything but `y` (or no answer) discards.
 fn confirm() -> bool {
-    print!("Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): ");
+    ask("Would you like to commit changes?")
+}
+
+fn ask(question: &str) -> bool {
+    print!("{question} (You have 30 seconds to decide)\n(N/y): ");
     let _ = std::io::stdout().flush();
     let mut answer = String::new();
     let read = std::io::stdin().lock().read_line(&mut answer);

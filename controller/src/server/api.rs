@@ -487,6 +487,9 @@ impl ApiService {
                 cluster: state.settings.cluster_name.clone(),
                 now,
             },
+            Query::JobRecordEdit { request } => QueryReply::JobRecordEdit {
+                result: state.job_edit_targets(identity.uid, &request, now),
+            },
             Query::Topology => QueryReply::Topology {
                 switches: state.settings.switch_tree.switches.clone(),
             },
@@ -631,6 +634,7 @@ impl ApiService {
             step_id: applied.step_id,
             reservation: applied.reservation,
             acct: applied.acct,
+            edited_jobs: applied.edited_jobs,
         })
     }
 }

@@ -11,9 +11,17 @@ use super::ClusterState;
 impl ClusterState {
     /// Keeps the accounting record of a job leaving the live table.
     pub(super) fn archive_job(&mut self, job: &JobRecord, now: EpochSecs) {
+        let edits = self.job_edits.remove(&job.job_id);
         if self.settings.accounting {
-            self.accounting
-                .insert(job.job_id, JobAccounting::of_job(job, now));
+            let mut record = JobAccounting::of_job(job, now);
+            if let Some(edits) = edits {
+                record.edits = if job.is_finished() {
+                    edits.as_ended()
+                } else {
+                    edits
+                };
+            }
+            self.accounting.insert(job.job_id, record);
         }
     }
 
@@ -60,7 +68,11 @@ impl ClusterState {
             .jobs
             .values()
             .filter(|j| wanted(j.job_id, j.array_job_id, j.spec.user_id))
-            .map(|j| JobAccounting::of_job(j, now))
+            .map(|j| {
+                let mut record = JobAccounting::of_job(j, now);
+                record.edits = self.live_job_edits(j.job_id, j.is_finished());
+                record
+            })
             .filter(|r| picked(r));
         let archived = self
             .accounting

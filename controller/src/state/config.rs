@@ -118,6 +118,9 @@ pub struct Settings {
     /// available` instead of pending with reason `PartitionConfig`/`PartitionNodeLimit` as in Slurm.
     #[serde(default)]
     pub refuse_unrunnable: bool,
+    /// `TrackWCKey=yes`: jobs' WCKeys are kept, so `sacctmgr modify job set NewWCKey=` may change them.
+    #[serde(default)]
+    pub track_wckey: bool,
 }
 
 fn default_true() -> bool {
@@ -199,6 +202,7 @@ impl Default for Settings {
             def_mem_per_gpu_mb: None,
             enforce_part_limits: false,
             refuse_unrunnable: false,
+            track_wckey: false,
         }
     }
 }

@@ -9,6 +9,7 @@ mod config;
 mod epilog;
 mod fairshare;
 mod het;
+mod job_edit;
 mod job_table;
 mod jobs;
 mod licenses;
@@ -313,6 +314,9 @@ pub struct Applied {
     /// What an accounting request (`sacctmgr`) changed, or why it changed nothing.
     #[serde(default)]
     pub acct: Option<spur_core::model::assoc::AcctResult>,
+    /// The jobs a `ModifyJobRecords` changed.
+    #[serde(default)]
+    pub edited_jobs: Vec<spur_core::model::job_edit::EditedJob>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -356,6 +360,10 @@ pub struct ClusterState {
     /// Each association's decayed usage, for fair-share (priority/multifactor).
     #[serde(default)]
     pub usage: spur_core::policy::fairshare::FairShareUsage,
+    /// Edits of live jobs' accounting records (`sacctmgr modify job`), by job id, until the job is archived
+    /// with them (state/job_edit.rs).
+    #[serde(default)]
+    pub job_edits: BTreeMap<u32, spur_core::model::job_edit::JobEdits>,
 }
 
 impl ClusterState {
@@ -717,6 +725,8 @@ impl ClusterState {
 mod accounting_tests;
 #[cfg(test)]
 mod hostile_tests;
+#[cfg(test)]
+mod job_edit_tests;
 #[cfg(test)]
 mod node_update_tests;
 #[cfg(test)]

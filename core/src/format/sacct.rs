@@ -331,6 +331,11 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
                 .unwrap_or_else(|| job.user_id.to_string()),
         ),
         "WorkDir" => job_only(job.work_dir.clone()),
+        // Set by `sacctmgr modify job` (Spur records none of them from the job itself).
+        "Comment" => job_only(job.edits.comment.clone().unwrap_or_default()),
+        "AdminComment" => job_only(job.edits.admin_comment.clone().unwrap_or_default()),
+        "SystemComment" => job_only(job.edits.system_comment.clone().unwrap_or_default()),
+        "WCKey" => job_only(job.edits.wckey.clone().unwrap_or_default()),
         _ => String::new(),
     }
 }
@@ -354,8 +359,12 @@ fn mem_text(tres: &str) -> String {
         .to_string()
 }
 
-/// `DerivedExitCode`: the highest exit code among the job's steps, with that step's signal.
+/// `DerivedExitCode`: the one `sacctmgr modify job` set, else the highest exit code among the job's steps, with
+/// that step's signal.
 fn derived_exit(job: &crate::model::accounting::JobAccounting) -> (u32, u32) {
+    if let Some(status) = job.edits.derived_ec {
+        return crate::model::job_edit::JobEdits::wait_status_parts(status);
+    }
     job.steps
         .iter()
         .filter(|s| s.state != JobBaseState::Running)

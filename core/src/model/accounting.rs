@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::format::job_view::JobView;
 use crate::model::job::{EpochSecs, JobRecord};
+use crate::model::job_edit::JobEdits;
 use crate::model::states::{JobBaseState, JobReason};
 use crate::model::step::StepRecord;
 
@@ -90,6 +91,9 @@ pub struct JobAccounting {
     /// The numbered steps (`srun`), in id order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepAccounting>,
+    /// What `sacctmgr modify job` / `slurmdb_job_modify` set on the record (comments, derived exit code, WCKey).
+    #[serde(default, skip_serializing_if = "JobEdits::is_empty")]
+    pub edits: JobEdits,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -197,6 +201,7 @@ impl JobAccounting {
                 .iter()
                 .map(|s| StepAccounting::of_step(s, now))
                 .collect(),
+            edits: JobEdits::default(),
         }
     }
 

@@ -78,6 +78,8 @@ pub enum SlurmErrno {
     TooManyRequestedCpus,
     /// ESLURM_ACTIVE_FEATURE_NOT_SUBSET: `scontrol update NodeName= Features=` that drops an active feature.
     ActiveFeatureNotSubset,
+    /// SLURM_NO_CHANGE_IN_DATA: slurmdbd's answer to an edit that sets nothing or selects no record.
+    NoChangeInData,
 }
 
 impl SlurmErrno {
@@ -131,6 +133,7 @@ impl SlurmErrno {
             SlurmErrno::InvalidNice => 2123,
             SlurmErrno::BadTaskCount => 2025,
             SlurmErrno::ActiveFeatureNotSubset => 2031,
+            SlurmErrno::NoChangeInData => 1900,
         }
     }
 
@@ -201,6 +204,7 @@ impl SlurmErrno {
             SlurmErrno::InvalidNice => "Invalid --nice value",
             SlurmErrno::BadTaskCount => "Task count specification invalid",
             SlurmErrno::ActiveFeatureNotSubset => "Active features not subset of available features",
+            SlurmErrno::NoChangeInData => "Data has not changed since time specified",
         }
     }
 
@@ -209,7 +213,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 47] = [
+const ALL_ERRNOS: [SlurmErrno; 48] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -257,6 +261,7 @@ const ALL_ERRNOS: [SlurmErrno; 47] = [
     SlurmErrno::BadTaskCount,
     SlurmErrno::TooManyRequestedCpus,
     SlurmErrno::ActiveFeatureNotSubset,
+    SlurmErrno::NoChangeInData,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -382,6 +387,12 @@ pub enum Query {
     AcctDb,
     /// `sshare`: the associations with their fair-share usage. Answered with [`QueryReply::Shares`].
     Shares,
+    /// `sacctmgr modify job` and `slurmdb_job_modify` before they commit: the jobs the edit would change, or why
+    /// the caller may not make it, checked as [`ControlRequest::ModifyJobRecords`] will be. Answered with
+    /// [`QueryReply::JobRecordEdit`].
+    JobRecordEdit {
+        request: crate::model::job_edit::JobEditRequest,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -510,6 +521,10 @@ pub enum QueryReply {
         fair_tree: bool,
         #[serde(default)]
         run_mins: std::collections::BTreeMap<String, crate::policy::fairshare::TresRunMins>,
+    },
+    /// The jobs an edit of accounting records would change, in job id order, or why it would fail.
+    JobRecordEdit {
+        result: Result<Vec<crate::model::job_edit::EditedJob>, ApiError>,
     },
 }
 
@@ -716,6 +731,12 @@ pub enum ControlRequest {
     Accounting {
         request: crate::model::assoc::AcctRequest,
     },
+    /// `sacctmgr modify job`, `slurmdb_job_modify` once committed: an edit of jobs' accounting records (their
+    /// owner may set the comment, derived exit code and WCKey; operators also the admin and system comments).
+    /// The reply's `edited_jobs` lists the jobs changed.
+    ModifyJobRecords {
+        request: crate::model::job_edit::JobEditRequest,
+    },
 }
 
 /// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's
@@ -750,6 +771,9 @@ pub struct ControlReply {
     /// What an `Accounting` request changed, or why it changed nothing.
     #[serde(default)]
     pub acct: Option<crate::model::assoc::AcctResult>,
+    /// The jobs a `ModifyJobRecords` changed, in job id order.
+    #[serde(default)]
+    pub edited_jobs: Vec<crate::model::job_edit::EditedJob>,
 }
 
 #[cfg(test)]

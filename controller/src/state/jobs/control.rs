@@ -167,6 +167,9 @@ impl ClusterState {
                 self.delete_reservation(caller_uid, &name, now)
             }
             ControlRequest::Accounting { request } => self.accounting_request(caller_uid, &request),
+            ControlRequest::ModifyJobRecords { request } => {
+                self.modify_job_records(caller_uid, &request, now)
+            }
         }
     }
 
