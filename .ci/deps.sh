@@ -26,6 +26,8 @@ PACKAGES+=(iproute2)
 PACKAGES+=(python3-dev cython3 python3-pytest)
 # pamtester drives pam_slurm and pam_slurm_adopt on the shim (compat-cli/tests/cluster_pam.rs, conformance case 495).
 PACKAGES+=(pamtester)
+# Conformance case 514 runs submitit (from PyPI, conformance/submitit/setup.sh) in a venv of Debian's python3.
+PACKAGES+=(python3-venv)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
