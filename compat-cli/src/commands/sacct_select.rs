@@ -4,7 +4,7 @@
 //!
 //! [`Filter`]: spur_core::model::accounting::Filter
 
-use spur_core::grammar::hostlist;
+use spur_core::grammar::hostlist::{self, Hostlist};
 use spur_core::grammar::options::query::Parsed;
 use spur_core::grammar::values::size::SizeUnit;
 use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
@@ -14,10 +14,11 @@ use spur_core::model::accounting::JobAccounting;
 const INFINITE: u32 = u32::MAX;
 
 /// The narrowing asked for; empty lists and `None` narrow nothing.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub struct Narrowing {
-    /// `-N`: jobs that ran on any of these nodes.
-    pub nodes: Option<Vec<String>>,
+    /// `-N`: jobs that ran on any of these nodes (never expanded: `n[0-60000]` is a short argument); `None`
+    /// inside when the list does not parse, which selects nothing, as slurmdbd finds no hosts to look for.
+    pub nodes: Option<Option<Hostlist>>,
     /// `-q`: QOS names, lower case.
     pub qos: Vec<String>,
     /// `-g`/`--gid`/`--group`.
@@ -51,9 +52,7 @@ impl Narrowing {
             for _ in node_lists {
                 eprintln!("sacct: error: Already asked for nodes '{first}'");
             }
-            let names = hostlist::expand(first)
-                .map_err(|_| format!("sacct: error: Invalid node list '{first}'"))?;
-            out.nodes = Some(names);
+            out.nodes = Some(Hostlist::parse(first).ok());
         }
         for list in parsed.values(&["gid", "group"]) {
             for group in list.split(',').filter(|g| !g.is_empty()) {
@@ -111,8 +110,10 @@ impl Narrowing {
             }
         }
         if let Some(nodes) = &self.nodes {
-            let ran_on = hostlist::expand(&job.node_list).unwrap_or_default();
-            if !ran_on.iter().any(|n| nodes.contains(n)) {
+            if !nodes
+                .as_ref()
+                .is_some_and(|nodes| ran_on_any(nodes, &job.node_list))
+            {
                 return false;
             }
         }
@@ -244,6 +245,15 @@ fn clusters(parsed: &Parsed) -> Option<Vec<String>> {
         }
     }
     (!all && !named.is_empty()).then_some(named)
+}
+
+/// Whether a job that ran on `node_list` ran on any of `nodes`. The job's own list names nodes of the cluster, so
+/// expanding it is bounded by the cluster's size; `nodes` is looked up without expanding it.
+fn ran_on_any(nodes: &Hostlist, node_list: &str) -> bool {
+    hostlist::expand(node_list)
+        .unwrap_or_default()
+        .iter()
+        .any(|n| nodes.find(n).is_some())
 }
 
 fn in_range(range: Option<(u32, u32)>, value: u32) -> bool {
@@ -449,6 +459,22 @@ mod tests {
             None
         );
         assert_eq!(clusters(&parsed(&[("cluster", Some("all"))])), None);
+    }
+
+    #[test]
+    fn huge_node_lists_are_matched_without_expanding_them() {
+        let n = Narrowing::from_options(&parsed(&[("nodelist", Some("n[0-60000],m[0-60000]"))]))
+            .unwrap();
+        let Some(Some(nodes)) = &n.nodes else {
+            panic!("not parsed");
+        };
+        assert!(ran_on_any(nodes, "n[7-8]"));
+        assert!(ran_on_any(nodes, "m1"));
+        assert!(!ran_on_any(nodes, "x1"));
+        // Past Slurm's range limit the list does not parse, and selects nothing.
+        let huge =
+            Narrowing::from_options(&parsed(&[("nodelist", Some("n[0-4000000000]"))])).unwrap();
+        assert!(matches!(huge.nodes, Some(None)));
     }
 
     #[test]
