@@ -128,6 +128,8 @@ struct Request {
     units: MemUnits,
     /// `-T`: start and end times cut to the window.
     truncate: bool,
+    /// `--json`: the document instead of the table.
+    json: bool,
 }
 
 impl Request {
@@ -228,6 +230,7 @@ impl Request {
             narrowing,
             units,
             truncate: parsed.has("truncate"),
+            json: parsed.has("json"),
         })
     }
 
@@ -249,7 +252,7 @@ impl Request {
             delimiter: self.delimiter.clone(),
             ..Context::default()
         };
-        let wants = |name: &str| self.columns.iter().any(|c| c.name == name);
+        let wants = |name: &str| self.json || self.columns.iter().any(|c| c.name == name);
         for row in &rows {
             let job = row.job;
             if wants("User") && !ctx.users.contains_key(&job.user_id) {
@@ -257,11 +260,19 @@ impl Request {
                     ctx.users.insert(job.user_id, name);
                 }
             }
+            if let Some(uid) = job.cancelled_by.filter(|_| self.json) {
+                if let Some(name) = config::user_name(uid) {
+                    ctx.users.entry(uid).or_insert(name);
+                }
+            }
             if wants("Group") && !ctx.groups.contains_key(&job.group_id) {
                 if let Some(name) = config::group_name(job.group_id) {
                     ctx.groups.insert(job.group_id, name);
                 }
             }
+        }
+        if self.json {
+            return spur_core::format::json_sacct::document(&rows, &ctx);
         }
         let mut out = String::new();
         if !self.no_header {

@@ -307,7 +307,7 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         "Priority" => job_only(job.priority.to_string()),
         "QOS" => job_only(job.qos.clone().unwrap_or_else(|| "normal".to_string())),
         "QOSRAW" => job_only("1".to_string()),
-        "Reason" => job_only(reason(job).to_string()),
+        "Reason" => job_only(reason_text(job).to_string()),
         "ReqMem" => job_only(
             units::tres_value(&job.req_tres, "mem")
                 .map(units::mem_mb)
@@ -340,7 +340,7 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
 
 /// slurmdbd keeps the reason a job waited for only when it was held back (a hold, a dependency, ...): waiting
 /// for resources or priority, and the reasons a job ended with, show `None`.
-fn reason(job: &crate::model::accounting::JobAccounting) -> &'static str {
+pub fn reason_text(job: &crate::model::accounting::JobAccounting) -> &'static str {
     use crate::model::states::JobReason;
     match job.reason {
         JobReason::NoReason | JobReason::Resources | JobReason::Priority => "None",

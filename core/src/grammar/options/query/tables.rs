@@ -327,6 +327,10 @@ pub const SACCT: QueryTable = QueryTable {
             .help(" LIST", "jobs of these association ids (Spur records none)"),
         optional("whole-hetjob", None)
             .help("[=yes|no]", "accepted: Spur records no heterogeneous jobs"),
+        flag("json", None).help(
+            "",
+            "the jobs as slurmdbd's v0.0.38 JSON (ignores -o, -n, -p)",
+        ),
         flag("completion", Some('c')),
         value("uid", None),
         value("fields", None),
@@ -383,6 +387,7 @@ pub const SACCT: QueryTable = QueryTable {
         "wckeys",
         "whole-hetjob",
         "associations",
+        "json",
     ],
     scan: Getopt,
     usage: Usage::plain("Usage: sacct [options]\n\tUse --help for help"),
