@@ -35,6 +35,9 @@ pub struct QueryOpt {
     /// Word-matched tables only: the option ends the scan (`--help`, `--version`), so what follows it is never
     /// looked at, as the commands' hand loops returned there.
     pub early: bool,
+    /// Other long names of the same option (sacct's `--fields` for `--format`): parsed under `long`, and never
+    /// ambiguous with it, as glibc treats two entries with the same letter.
+    pub aliases: &'static [&'static str],
 }
 
 /// A flag: `--long`, `-s`.
@@ -48,6 +51,7 @@ pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
         usage: "",
         letter: false,
         early: false,
+        aliases: &[],
     }
 }
 
@@ -89,6 +93,12 @@ impl QueryOpt {
 
     pub(crate) const fn early(mut self) -> QueryOpt {
         self.early = true;
+        self
+    }
+
+    /// Other long names it answers to.
+    pub(crate) const fn aliases(mut self, names: &'static [&'static str]) -> QueryOpt {
+        self.aliases = names;
         self
     }
 }
@@ -223,6 +233,15 @@ impl Parsed {
     }
 }
 
+/// The row's name that is `name` (its long name or one of its aliases), as a `'static` string.
+fn name_of(row: &QueryOpt, name: &str) -> &'static str {
+    row.aliases
+        .iter()
+        .copied()
+        .find(|a| *a == name)
+        .unwrap_or(row.long)
+}
+
 /// A row as the getopt engine sees it: its index tells options apart.
 #[derive(Debug, Clone, Copy)]
 struct Row(usize, &'static QueryOpt);
@@ -244,8 +263,8 @@ impl QueryTable {
             self.rows
                 .iter()
                 .enumerate()
-                .find(|(_, r)| r.long == name)
-                .map(|(i, r)| (r.long, Row(i, r)))
+                .find(|(_, r)| r.long == name || r.aliases.contains(&name))
+                .map(|(i, r)| (name_of(r, name), Row(i, r)))
         };
         let mut out: Vec<(&'static str, Row)> = Vec::new();
         let names: Vec<&str> = if self.getopt_order.is_empty() {

@@ -275,7 +275,9 @@ pub const SACCT: QueryTable = QueryTable {
         flag("brief", Some('b')).help("", "the fields JobID,State,ExitCode"),
         value("delimiter", None).help(" TEXT", "what separates -p/-P fields (default '|')"),
         flag("duplicates", Some('D')).help("", "accepted: Spur keeps one record per job"),
-        flag("helpformat", Some('e')).help("", "list the fields -o accepts"),
+        flag("helpformat", Some('e'))
+            .help("", "list the fields -o accepts")
+            .aliases(&["help-fields"]),
         value("endtime", Some('E')).help(" TIME", "jobs known before TIME (default: now)"),
         flag("help", Some('h')).help("", "this summary"),
         value("jobs", Some('j')).help(
@@ -285,7 +287,7 @@ pub const SACCT: QueryTable = QueryTable {
         flag("long", Some('l')).help("", "the long field list"),
         value("name", None).help(" LIST", "jobs with these names"),
         flag("noheader", Some('n')).help("", "no header lines"),
-        value("format", Some('o')).help(
+        value("format", Some('o')).aliases(&["fields"]).help(
             " LIST",
             "the fields to show (NAME or NAME%WIDTH; names may be shortened)",
         ),
@@ -294,15 +296,19 @@ pub const SACCT: QueryTable = QueryTable {
         value("partition", Some('r')).help(" LIST", "jobs in these partitions"),
         value("state", Some('s')).help(" LIST", "jobs in these states during the window"),
         value("starttime", Some('S')).help(" TIME", "jobs known after TIME (default: 00:00 today)"),
-        value("user", Some('u')).help(" LIST", "these users' jobs"),
+        value("user", Some('u'))
+            .help(" LIST", "these users' jobs")
+            .aliases(&["uid"]),
         flag("usage", Some('U')).help("", "one-line usage"),
         flag("version", Some('V')).help("", "the Slurm release reproduced"),
         flag("allocations", Some('X')).help("", "the jobs only, not their steps"),
-        value("cluster", Some('M')).help(
+        value("cluster", Some('M')).aliases(&["clusters"]).help(
             " LIST",
             "jobs of these clusters (`all` or -L: every cluster); Spur knows its own only",
         ),
-        value("gid", Some('g')).help(" LIST", "jobs of these groups (names or numbers)"),
+        value("gid", Some('g'))
+            .aliases(&["group"])
+            .help(" LIST", "jobs of these groups (names or numbers)"),
         value("ncpus", Some('I')).help(" N[-M]", "jobs allocated N (to M) CPUs"),
         value("nnodes", Some('i')).help(" N[-M]", "jobs allocated N (to M) nodes"),
         value("nodelist", Some('N')).help(" HOSTLIST", "jobs that ran on any of these nodes"),
@@ -332,11 +338,6 @@ pub const SACCT: QueryTable = QueryTable {
             "the jobs as slurmdbd's v0.0.38 JSON (ignores -o, -n, -p)",
         ),
         flag("completion", Some('c')),
-        value("uid", None),
-        value("fields", None),
-        flag("help-fields", None),
-        value("clusters", None),
-        value("group", None),
         flag("verbose", Some('v')),
     ],
     // Slurm's sacct long_options order: an ambiguous abbreviation lists its candidates in it.
