@@ -27,7 +27,7 @@ q -S now-10minutes -x 1
 q -S now-10minutes -s F
 q -S now-10minutes -E now -s CD,F
 q -S now-10minutes -s R
-q -s CD
+q -s CD -S 2020-01-01
 q -S 2020-01-01 -E 2020-01-02
 q -E now-1days
 q -S now-10minutes -L
