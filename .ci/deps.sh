@@ -31,6 +31,8 @@ PACKAGES+=(pamtester)
 # MPI (issue 33): the PMIx server of pmix-plugin builds on OpenPMIx (libpmix-dev); the MPI cases and benchmark build
 # conformance/mpi/ with Open MPI and MPICH and run them on both targets.
 PACKAGES+=(libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev)
+# Conformance case 514 runs submitit (from PyPI, conformance/submitit/setup.sh) in a venv of Debian's python3.
+PACKAGES+=(python3-venv)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -4,6 +4,7 @@ pub mod admin;
 mod interactive;
 mod rest;
 pub mod sacct;
+mod sacct_select;
 pub mod sacctmgr;
 mod sacctmgr_job;
 mod sacctmgr_parse;

@@ -7,11 +7,12 @@ use spur_core::format::sacct::{self, Column, Context, Layout};
 use spur_core::grammar::options::query::{Parsed, SACCT};
 use spur_core::grammar::values::begin::{parse_time, LocalNow};
 use spur_core::grammar::values::stepid::parse_step_list;
-use spur_core::model::accounting::{Filter, JobAccounting};
+use spur_core::model::accounting::{Filter, JobAccounting, Row};
 use spur_core::model::job::EpochSecs;
 use spur_core::model::states::JobBaseState;
 use spur_core::wire::api::{Query, QueryReply};
 
+use super::sacct_select::{MemUnits, Narrowing};
 use crate::client::Client;
 use crate::config;
 
@@ -19,10 +20,20 @@ use crate::config;
 const DISABLED: &str = "Slurm accounting storage is disabled";
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match super::parse_or_finish(&SACCT, args) {
+    // Slurm's sacct prints getopt's complaint alone, without the pointer to --help the other commands add.
+    let parsed = match SACCT.parse(args) {
         Ok(p) => p,
-        Err(status) => return status,
+        Err(e) => {
+            if let Some(first) = e.lines.first() {
+                eprintln!("{first}");
+            }
+            return 1;
+        }
     };
+    if parsed.has("version") {
+        println!("{}", crate::version_line());
+        return 0;
+    }
     if parsed.has("help") {
         print!("{}", SACCT.help_text());
         return 0;
@@ -31,7 +42,7 @@ pub fn run(args: &[String]) -> u8 {
         print!("{}", SACCT.usage_text());
         return 0;
     }
-    if parsed.has("helpformat") {
+    if parsed.has("helpformat") || parsed.has("help-fields") {
         print!("{}", sacct::help_format());
         return 0;
     }
@@ -59,6 +70,20 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
+    if !request.narrowing.qos.is_empty() {
+        let known = match client.query(&Query::AcctDb) {
+            Ok(QueryReply::AcctDb { db }) => db.qos.into_iter().map(|q| q.name).collect::<Vec<_>>(),
+            Ok(_) => Vec::new(),
+            Err(e) => {
+                eprintln!("sacct: error: Problem talking to the database: {e}");
+                return 1;
+            }
+        };
+        if let Err(message) = request.narrowing.check_qos(&known) {
+            eprintln!("{message}");
+            return 1;
+        }
+    }
     let query = Query::Accounting {
         job_ids: (!request.filter.jobs.is_empty())
             .then(|| request.filter.jobs.iter().map(|id| id.job).collect()),
@@ -97,14 +122,21 @@ struct Request {
     columns: Vec<Column>,
     layout: Layout,
     no_header: bool,
-    delimiter: String,
+    /// `--delimiter`; `None`: `|`.
+    delimiter: Option<String>,
+    narrowing: Narrowing,
+    units: MemUnits,
+    /// `-T`: start and end times cut to the window.
+    truncate: bool,
+    /// `--json`: the document instead of the table.
+    json: bool,
 }
 
 impl Request {
     fn from_options(parsed: &Parsed) -> Result<Request, String> {
         // Slurm's sacct adds to its lists on every use of -o, -j, -s, -u/--uid, -A, -r and --name (so
         // `-j 1 -j 2` asks for both jobs, as submitit's polling relies on); only -S/-E and the flags replace.
-        let formats: Vec<&str> = parsed.values(&["format"]).collect();
+        let formats: Vec<&str> = parsed.values(&["format", "fields"]).collect();
         if !formats.is_empty() && parsed.has("long") {
             return Err(
                 "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. \
@@ -112,15 +144,24 @@ impl Request {
                     .to_string(),
             );
         }
-        let format = if !formats.is_empty() {
-            formats.join(",")
-        } else if parsed.has("brief") {
-            sacct::BRIEF_FORMAT.to_string()
-        } else if parsed.has("long") {
-            sacct::LONG_FORMAT.to_string()
-        } else {
-            sacct::DEFAULT_FORMAT.to_string()
-        };
+        // -o lists first, then -b's fields, then -l's: Slurm appends both to whatever -o gave; SACCT_FORMAT
+        // only when none of the three is given.
+        let mut lists: Vec<String> = formats.iter().map(|f| f.to_string()).collect();
+        if parsed.has("brief") {
+            lists.push(sacct::BRIEF_FORMAT.to_string());
+        }
+        if parsed.has("long") {
+            lists.push(sacct::LONG_FORMAT.to_string());
+        }
+        if lists.is_empty() {
+            lists.push(
+                std::env::var("SACCT_FORMAT")
+                    .ok()
+                    .filter(|f| !f.is_empty())
+                    .unwrap_or_else(|| sacct::DEFAULT_FORMAT.to_string()),
+            );
+        }
+        let format = lists.join(",");
         let columns = sacct::parse_format(&format).map_err(|e| format!("sacct: error: {e}"))?;
         let mut jobs = Vec::new();
         for list in parsed.values(&["jobs"]) {
@@ -130,13 +171,16 @@ impl Request {
         for list in parsed.values(&["state"]) {
             states.extend(parse_states(list)?);
         }
+        let narrowing = Narrowing::from_options(parsed)?;
+        let units = MemUnits::from_options(parsed)?;
         let users = match named_users(parsed.values(&["user", "uid"]))? {
             NamedUsers::These(uids) => Some(uids),
             NamedUsers::All => None,
+            // Naming jobs or nodes asks for every user's, as in Slurm.
             NamedUsers::Unnamed => default_users(
                 nix::unistd::getuid().as_raw(),
                 parsed.has("allusers"),
-                !jobs.is_empty(),
+                !jobs.is_empty() || narrowing.nodes.is_some(),
             ),
         };
         let now = LocalNow {
@@ -145,7 +189,7 @@ impl Request {
         };
         let start = time_option(parsed.value("starttime"), now)?;
         let end = time_option(parsed.value("endtime"), now)?;
-        let window = window(start, end, !states.is_empty(), !jobs.is_empty(), now);
+        let window = window(start, end, !states.is_empty(), !jobs.is_empty(), now)?;
         let list = |option: &str| -> Vec<String> {
             parsed
                 .values(&[option])
@@ -170,32 +214,55 @@ impl Request {
                 allocations: parsed.has("allocations"),
             },
             columns,
-            layout: if parsed.has("parsable2") {
-                Layout::Parsable2
-            } else if parsed.has("parsable") {
-                Layout::Parsable
-            } else {
-                Layout::Columns
+            // -p and -P set one variable: the last given wins.
+            layout: match parsed
+                .options
+                .iter()
+                .rev()
+                .find(|(n, _)| matches!(*n, "parsable" | "parsable2"))
+            {
+                Some(("parsable2", _)) => Layout::Parsable2,
+                Some(_) => Layout::Parsable,
+                None => Layout::Columns,
             },
             no_header: parsed.has("noheader"),
-            delimiter: parsed.value("delimiter").unwrap_or_default().to_string(),
+            delimiter: parsed.value("delimiter").map(str::to_string),
+            narrowing,
+            units,
+            truncate: parsed.has("truncate"),
+            json: parsed.has("json"),
         })
     }
 
     fn render(&self, records: &[JobAccounting], cluster: String) -> String {
-        let rows = self.filter.rows(records);
+        let mut records: Vec<JobAccounting> = records
+            .iter()
+            .filter(|job| self.narrowing.selects(job, &cluster))
+            .cloned()
+            .collect();
+        if let (true, Some(window)) = (self.truncate, self.filter.window) {
+            records
+                .iter_mut()
+                .for_each(|job| truncate_times(job, window));
+        }
+        let rows = self.filter.rows(&records);
         let mut ctx = Context {
             utc_offset_secs: config::utc_offset_secs(),
             cluster,
             delimiter: self.delimiter.clone(),
             ..Context::default()
         };
-        let wants = |name: &str| self.columns.iter().any(|c| c.name == name);
+        let wants = |name: &str| self.json || self.columns.iter().any(|c| c.name == name);
         for row in &rows {
             let job = row.job;
             if wants("User") && !ctx.users.contains_key(&job.user_id) {
                 if let Some(name) = config::user_name(job.user_id) {
                     ctx.users.insert(job.user_id, name);
+                }
+            }
+            if let Some(uid) = job.cancelled_by.filter(|_| self.json) {
+                if let Some(name) = config::user_name(uid) {
+                    ctx.users.entry(uid).or_insert(name);
                 }
             }
             if wants("Group") && !ctx.groups.contains_key(&job.group_id) {
@@ -204,14 +271,52 @@ impl Request {
                 }
             }
         }
+        if self.json {
+            return spur_core::format::json_sacct::document(&rows, &ctx);
+        }
         let mut out = String::new();
         if !self.no_header {
             out.push_str(&sacct::header(&self.columns, self.layout, &ctx));
         }
         for row in &rows {
-            out.push_str(&sacct::line(row, &self.columns, self.layout, &ctx));
+            let line = sacct::line(row, &self.columns, self.layout, &ctx);
+            out.push_str(&self.with_units(row, line, &ctx));
         }
         out
+    }
+
+    /// The line again with `--units`/`--noconvert` applied to its memory fields (`line` prints them as stored).
+    fn with_units(&self, row: &Row<'_>, line: String, ctx: &Context) -> String {
+        let memory = |c: &Column| matches!(c.name, "ReqMem" | "ReqTRES" | "AllocTRES");
+        if self.units == MemUnits::default() || !self.columns.iter().any(memory) {
+            return line;
+        }
+        let values: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let one = sacct::line(row, std::slice::from_ref(c), Layout::Parsable2, ctx);
+                self.units.apply(c.name, one.trim_end_matches('\n'))
+            })
+            .collect();
+        sacct::join_line(&self.columns, &values, self.layout, ctx)
+    }
+}
+
+/// `-T`: the job's and its steps' start and end cut to the window, and the job's elapsed time with them.
+fn truncate_times(job: &mut JobAccounting, (from, to): (EpochSecs, EpochSecs)) {
+    let clamp = |t: EpochSecs| t.clamp(from, to);
+    job.start = job.start.map(clamp);
+    job.end = job.end.map(clamp);
+    if let (Some(start), Some(end)) = (job.start, job.end) {
+        job.elapsed_secs = (end - start).max(0);
+    }
+    for step in &mut job.steps {
+        step.start = clamp(step.start);
+        step.end = step.end.map(clamp);
+        if let Some(end) = step.end {
+            step.elapsed_secs = (end - step.start).max(0);
+        }
     }
 }
 
@@ -288,27 +393,44 @@ fn time_option(value: Option<&str>, now: LocalNow) -> Result<Option<EpochSecs>, 
     }
 }
 
-/// sacct's window: since 00:00 today until now, none at all when jobs are named without times, and with `-s`
-/// the moment given (`-S`, else now) unless an end is given too.
+/// sacct's window, as Slurm's `slurmdb_job_cond_def_start_end` sets it: with `-s`, from `-S` (else now, or the
+/// epoch when jobs are named) to `-E` (else the start, or now); without `-s`, from `-S` (else 00:00 today, or the
+/// epoch when jobs are named) to `-E` (else now). `None` when jobs are named with no times: every record of them.
+/// A start after the end is refused with Slurm's message.
 fn window(
     start: Option<EpochSecs>,
     end: Option<EpochSecs>,
     states: bool,
     jobs_named: bool,
     now: LocalNow,
-) -> Option<(EpochSecs, EpochSecs)> {
-    if jobs_named && start.is_none() && end.is_none() {
-        return None;
-    }
+) -> Result<Option<(EpochSecs, EpochSecs)>, String> {
+    let mut from = start.unwrap_or(0);
+    let mut to = end.unwrap_or(0);
     if states {
-        let from = start.or(end).unwrap_or(now.epoch_secs);
-        return Some((from, end.unwrap_or(from)));
-    }
-    let midnight = {
+        if from == 0 && !jobs_named {
+            from = now.epoch_secs;
+        }
+        if from != 0 && to == 0 {
+            to = from;
+        }
+    } else if from == 0 && !jobs_named {
         let local = now.epoch_secs + i64::from(now.utc_offset_secs);
-        local - local.rem_euclid(86_400) - i64::from(now.utc_offset_secs)
-    };
-    Some((start.unwrap_or(midnight), end.unwrap_or(now.epoch_secs)))
+        from = local - local.rem_euclid(86_400) - i64::from(now.utc_offset_secs);
+    }
+    if to == 0 {
+        to = now.epoch_secs;
+    }
+    if from > to {
+        return Err(format!(
+            "sacct: error: Start time ({}) requested is after end time ({}).",
+            spur_core::format::time::iso(from, now.utc_offset_secs),
+            spur_core::format::time::iso(to, now.utc_offset_secs)
+        ));
+    }
+    if jobs_named && start.is_none() && end.is_none() && !states {
+        return Ok(None);
+    }
+    Ok(Some((from, to)))
 }
 
 #[cfg(test)]
@@ -322,7 +444,7 @@ mod tests {
 
     #[test]
     fn default_window_starts_at_local_midnight() {
-        let (from, to) = window(None, None, false, false, NOW).unwrap();
+        let (from, to) = window(None, None, false, false, NOW).unwrap().unwrap();
         assert_eq!(to, NOW.epoch_secs);
         assert_eq!((from + 3600).rem_euclid(86_400), 0);
         assert!(NOW.epoch_secs - from < 86_400);
@@ -330,19 +452,29 @@ mod tests {
 
     #[test]
     fn named_jobs_have_no_window_unless_times_are_given() {
-        assert_eq!(window(None, None, false, true, NOW), None);
+        assert_eq!(window(None, None, false, true, NOW), Ok(None));
         assert_eq!(
             window(Some(10), None, false, true, NOW),
-            Some((10, NOW.epoch_secs))
+            Ok(Some((10, NOW.epoch_secs)))
         );
+        // -E alone: from the epoch when jobs are named, else from midnight, which may be after it.
+        assert_eq!(window(None, Some(10), false, true, NOW), Ok(Some((0, 10))));
+        assert!(window(None, Some(10), false, false, NOW)
+            .unwrap_err()
+            .starts_with("sacct: error: Start time ("));
     }
 
     #[test]
     fn states_look_at_one_moment_unless_an_end_is_given() {
         let now = NOW.epoch_secs;
-        assert_eq!(window(None, None, true, false, NOW), Some((now, now)));
-        assert_eq!(window(Some(10), None, true, false, NOW), Some((10, 10)));
-        assert_eq!(window(Some(10), Some(20), true, false, NOW), Some((10, 20)));
+        assert_eq!(window(None, None, true, false, NOW), Ok(Some((now, now))));
+        assert_eq!(window(Some(10), None, true, false, NOW), Ok(Some((10, 10))));
+        assert_eq!(
+            window(Some(10), Some(20), true, false, NOW),
+            Ok(Some((10, 20)))
+        );
+        // -s with named jobs looks from the epoch to now.
+        assert_eq!(window(None, None, true, true, NOW), Ok(Some((0, now))));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod json_jobs;
 pub mod json_nodes;
 pub mod json_partitions;
 pub mod json_reservations;
+pub mod json_sacct;
 pub mod name_cache;
 pub mod node_view;
 pub mod print_fields;

@@ -94,10 +94,13 @@ fn pad(text: &str, width: i32) -> String {
     }
 }
 
-/// Longer than the column: cut, with `+` as the last character.
+/// Longer than the column: cut, with `+` as the last character; a column of width 0 (`%0`) prints nothing.
 fn truncate(text: &str, width: i32) -> String {
     let w = width.unsigned_abs() as usize;
-    if text.chars().count() <= w || w == 0 {
+    if w == 0 {
+        return String::new();
+    }
+    if text.chars().count() <= w {
         return text.to_string();
     }
     let mut cut: String = text.chars().take(w - 1).collect();

@@ -146,8 +146,8 @@ pub struct Context {
     pub cluster: String,
     pub users: std::collections::BTreeMap<u32, String>,
     pub groups: std::collections::BTreeMap<u32, String>,
-    /// `--delimiter`: what separates `-p`/`-P` fields; empty is `|`.
-    pub delimiter: String,
+    /// `--delimiter`: what separates `-p`/`-P` fields; `None` is `|` (an empty delimiter given is kept).
+    pub delimiter: Option<String>,
 }
 
 /// Parses `-o`'s list (`jobid,state%20`). A name matches the first field it is a prefix of (case-insensitive),
@@ -195,13 +195,14 @@ pub fn line(row: &Row<'_>, columns: &[Column], layout: Layout, ctx: &Context) ->
     print_fields::line(columns, &values, layout, delimiter(ctx))
 }
 
+/// A line of values already printed (`line` then `--units` applied to some of them).
+pub fn join_line(columns: &[Column], values: &[String], layout: Layout, ctx: &Context) -> String {
+    print_fields::line(columns, values, layout, delimiter(ctx))
+}
+
 /// `--delimiter`, `|` when not given.
 fn delimiter(ctx: &Context) -> &str {
-    if ctx.delimiter.is_empty() {
-        "|"
-    } else {
-        ctx.delimiter.as_str()
-    }
+    ctx.delimiter.as_deref().unwrap_or("|")
 }
 
 /// The row's id: `12`, `12_3`, `12.batch`, `12_3.0`; `raw` uses the job's own id for array tasks.
@@ -306,13 +307,15 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         "Priority" => job_only(job.priority.to_string()),
         "QOS" => job_only(job.qos.clone().unwrap_or_else(|| "normal".to_string())),
         "QOSRAW" => job_only("1".to_string()),
-        "Reason" => job_only(reason(job).to_string()),
+        "Reason" => job_only(reason_text(job).to_string()),
         "ReqMem" => job_only(
             units::tres_value(&job.req_tres, "mem")
                 .map(units::mem_mb)
                 .unwrap_or_else(|| mem_text(&job.req_tres)),
         ),
         "ReqTRES" => job_only(sorted_tres(&job.req_tres)),
+        // No --cpu-freq is kept (NO_VAL), which Slurm's cpu_freq_to_string prints as `Unknown`, on every row.
+        "ReqCPUFreqMin" | "ReqCPUFreqMax" | "ReqCPUFreqGov" => "Unknown".to_string(),
         "State" => state_text(row),
         "Timelimit" | "TimelimitRaw" if is_job && job.limit_from_partition => {
             "Partition_Limit".to_string()
@@ -342,7 +345,7 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
 
 /// slurmdbd keeps the reason a job waited for only when it was held back (a hold, a dependency, ...): waiting
 /// for resources or priority, and the reasons a job ended with, show `None`.
-fn reason(job: &crate::model::accounting::JobAccounting) -> &'static str {
+pub fn reason_text(job: &crate::model::accounting::JobAccounting) -> &'static str {
     use crate::model::states::JobReason;
     match job.reason {
         JobReason::NoReason | JobReason::Resources | JobReason::Priority => "None",

@@ -13,7 +13,7 @@ fn ctx() -> Context {
         cluster: "c1".into(),
         users: [(1000, "alice".to_string())].into(),
         groups: [(100, "users".to_string())].into(),
-        delimiter: String::new(),
+        delimiter: None,
     }
 }
 
@@ -259,7 +259,7 @@ fn a_delimiter_replaces_the_bar() {
     let record = failed_with_steps();
     let columns = parse_format("JobID,State").unwrap();
     let ctx = Context {
-        delimiter: ";;".into(),
+        delimiter: Some(";;".into()),
         ..ctx()
     };
     let rows = Filter {

@@ -40,6 +40,9 @@ pub struct QueryOpt {
     pub shown: &'static str,
     /// `--help` shows the name at column 2 with no room for a letter (sinfo's `--hide`, `--noconvert`).
     pub bare: bool,
+    /// Other long names of the same option (sacct's `--fields` for `--format`): parsed under `long`, and never
+    /// ambiguous with it, as glibc treats two entries with the same letter.
+    pub aliases: &'static [&'static str],
 }
 
 /// A flag: `--long`, `-s`.
@@ -55,6 +58,7 @@ pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
         early: false,
         shown: "",
         bare: false,
+        aliases: &[],
     }
 }
 
@@ -108,6 +112,12 @@ impl QueryOpt {
     /// `--help` shows the name at column 2, without a letter's slot.
     pub(crate) const fn bare(mut self) -> QueryOpt {
         self.bare = true;
+        self
+    }
+
+    /// Other long names it answers to.
+    pub(crate) const fn aliases(mut self, names: &'static [&'static str]) -> QueryOpt {
+        self.aliases = names;
         self
     }
 }
@@ -250,6 +260,15 @@ impl Parsed {
     }
 }
 
+/// The row's name that is `name` (its long name or one of its aliases), as a `'static` string.
+fn name_of(row: &QueryOpt, name: &str) -> &'static str {
+    row.aliases
+        .iter()
+        .copied()
+        .find(|a| *a == name)
+        .unwrap_or(row.long)
+}
+
 /// A row as the getopt engine sees it: its index tells options apart.
 #[derive(Debug, Clone, Copy)]
 struct Row(usize, &'static QueryOpt);
@@ -271,8 +290,8 @@ impl QueryTable {
             self.rows
                 .iter()
                 .enumerate()
-                .find(|(_, r)| r.long == name)
-                .map(|(i, r)| (r.long, Row(i, r)))
+                .find(|(_, r)| r.long == name || r.aliases.contains(&name))
+                .map(|(i, r)| (name_of(r, name), Row(i, r)))
         };
         let mut out: Vec<(&'static str, Row)> = Vec::new();
         let names: Vec<&str> = if self.getopt_order.is_empty() {

@@ -15,7 +15,11 @@ fn tables_are_consistent() {
         assert_eq!(shorts.len(), count, "{p}: a short letter used twice");
         // The getopt order, when given, names every long name once.
         if !table.getopt_order.is_empty() {
-            let mut names: Vec<&str> = table.rows.iter().map(|r| r.long).collect();
+            let mut names: Vec<&str> = table
+                .rows
+                .iter()
+                .flat_map(|r| std::iter::once(r.long).chain(r.aliases.iter().copied()))
+                .collect();
             names.sort_unstable();
             names.dedup();
             let mut order = table.getopt_order.to_vec();
