@@ -98,6 +98,7 @@ struct Request {
     layout: Layout,
     no_header: bool,
     delimiter: String,
+    no_convert: bool,
 }
 
 impl Request {
@@ -179,6 +180,7 @@ impl Request {
             },
             no_header: parsed.has("noheader"),
             delimiter: parsed.value("delimiter").unwrap_or_default().to_string(),
+            no_convert: parsed.has("noconvert"),
         })
     }
 
@@ -188,6 +190,7 @@ impl Request {
             utc_offset_secs: config::utc_offset_secs(),
             cluster,
             delimiter: self.delimiter.clone(),
+            no_convert: self.no_convert,
             ..Context::default()
         };
         let wants = |name: &str| self.columns.iter().any(|c| c.name == name);

@@ -14,6 +14,7 @@ use crate::format::job_view::JobView;
 use crate::model::job::{EpochSecs, JobRecord};
 use crate::model::states::{JobBaseState, JobReason};
 use crate::model::step::StepRecord;
+use crate::model::step_acct::StepAcct;
 
 /// One job as accounting remembers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +91,9 @@ pub struct JobAccounting {
     /// The numbered steps (`srun`), in id order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepAccounting>,
+    /// What the batch step used (`jobacct_gather`); `None` when nothing was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_usage: Option<Box<StepAcct>>,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -120,6 +124,9 @@ pub struct StepAccounting {
     /// Seconds it ran; for a running step, as of when the record was made.
     #[serde(default)]
     pub elapsed_secs: i64,
+    /// What its tasks used (`jobacct_gather`); `None` while it runs or when nothing was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<StepAcct>>,
 }
 
 /// Which row of a job: the job itself or one of its steps.
@@ -147,6 +154,8 @@ pub struct Row<'a> {
     pub nodes: u32,
     pub tasks: Option<u32>,
     pub cpus: u32,
+    /// The step's measured usage (steps' rows only; the job's row sums its steps' CPU times itself).
+    pub usage: Option<&'a StepAcct>,
 }
 
 impl JobAccounting {
@@ -197,6 +206,7 @@ impl JobAccounting {
                 .iter()
                 .map(|s| StepAccounting::of_step(s, now))
                 .collect(),
+            batch_usage: job.batch_usage.clone(),
         }
     }
 
@@ -233,6 +243,17 @@ impl JobAccounting {
         self.state.is_finished()
     }
 
+    /// The job's user and system CPU time in microseconds: its steps' summed, the batch step's included, as
+    /// slurmdbd adds them up for the job's row.
+    pub fn cpu_us(&self) -> (u64, u64) {
+        crate::model::step_acct::job_cpu(
+            self.batch_usage
+                .as_deref()
+                .into_iter()
+                .chain(self.steps.iter().filter_map(|s| s.usage.as_deref())),
+        )
+    }
+
     /// The job's row followed by its steps' (`J.batch`, `J.extern`, `J.0`, ...), as sacct lists them.
     pub fn rows(&self) -> Vec<Row<'_>> {
         let mut rows = vec![self.job_row()];
@@ -258,6 +279,7 @@ impl JobAccounting {
             nodes: s.nodes,
             tasks: Some(s.tasks),
             cpus: s.cpus,
+            usage: s.usage.as_deref(),
         }));
         rows
     }
@@ -292,6 +314,7 @@ impl JobAccounting {
             nodes: self.nodes,
             tasks: None,
             cpus: self.cpus,
+            usage: None,
         }
     }
 
@@ -337,6 +360,10 @@ impl JobAccounting {
             nodes,
             tasks: Some(nodes),
             cpus,
+            usage: match kind {
+                RowKind::Batch => self.batch_usage.as_deref(),
+                _ => None,
+            },
         }
     }
 
@@ -376,6 +403,7 @@ impl StepAccounting {
             nodes: step.num_nodes,
             tasks: step.num_tasks,
             cpus: step.num_cpus,
+            usage: step.usage.clone(),
         }
     }
 }
