@@ -118,18 +118,20 @@ pub struct Gather {
 }
 
 impl Gather {
-    /// Starts gathering step `step` of job `job_id` (owned by `uid`) on `node` with slurm.conf's settings; the first
-    /// sample is due at once, as Slurm samples a task when it starts.
+    /// Starts gathering step `step` of job `job_id` (owned by `uid`) on `node` with slurm.conf's settings. The
+    /// first sample is due one interval after the start: slurmstepd's sample at a task's start sees it before its
+    /// program runs, so in Slurm a step shorter than the interval keeps no figures but its CPU times, and so here.
     pub fn new(settings: AcctGather, node: &str, job_id: u32, uid: u32, step: StepRef) -> Gather {
+        let every = (settings.frequency_secs > 0)
+            .then(|| Duration::from_secs(u64::from(settings.frequency_secs)));
         Gather {
             proc_root: "/proc".into(),
             node: node.to_string(),
             job_id,
             uid,
             step,
-            every: (settings.frequency_secs > 0)
-                .then(|| Duration::from_secs(u64::from(settings.frequency_secs))),
-            next: Some(Instant::now()),
+            every,
+            next: every.map(|every| Instant::now() + every),
             peaks: Peaks::default(),
             before: ChildUsage::now(),
         }

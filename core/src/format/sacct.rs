@@ -363,9 +363,23 @@ fn usage_value(name: &str, row: &Row<'_>, ctx: &Context) -> Option<String> {
             _ => None,
         };
     }
+    let t = &usage.totals;
+    let tasks = |pick: fn(&crate::model::step_usage::Figure) -> u32| {
+        format!(
+            "cpu={},fs/disk={},mem={},pages={},vmem={}",
+            pick(&t.cpu_ms),
+            pick(&t.read_bytes),
+            pick(&t.rss_kib),
+            pick(&t.pages),
+            pick(&t.vmem_kib)
+        )
+    };
     match name {
         // No energy plugin: Slurm's record holds 0.
         "ConsumedEnergyRaw" => Some("0".to_string()),
+        // sacct prints the task of every extreme as a number (sstat puts the CPU one through its time format).
+        "TRESUsageInMaxTask" => Some(tasks(|f| f.max.task)),
+        "TRESUsageInMinTask" => Some(tasks(|f| f.min.task)),
         _ => super::sstat::figure_value(name, &usage.totals, ctx.no_convert, true),
     }
 }

@@ -62,7 +62,7 @@ fn the_batch_row_shows_its_figures_and_the_job_row_its_cpu_times() {
             false
         ),
         "42|||\n42.batch|cpu=00:00:00,energy=0,fs/disk=48072,mem=214140K,pages=4,vmem=220980K|\
-         cpu=00:00:00,fs/disk=0,mem=0,pages=0,vmem=0|energy=0,fs/disk=1\n"
+         cpu=0,fs/disk=0,mem=0,pages=0,vmem=0|energy=0,fs/disk=1\n"
     );
     assert_eq!(
         rows(&record, "JobID,MaxRSS,MaxVMSize", true),

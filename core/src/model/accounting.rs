@@ -94,6 +94,9 @@ pub struct JobAccounting {
     /// What the batch step used (`jobacct_gather`); `None` when nothing was reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_usage: Option<Box<StepAcct>>,
+    /// Its memory was asked per node (`--mem`), not per CPU (`--mem-per-cpu`, `DefMemPerCPU`): seff says so.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mem_per_node: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -207,6 +210,7 @@ impl JobAccounting {
                 .map(|s| StepAccounting::of_step(s, now))
                 .collect(),
             batch_usage: job.batch_usage.clone(),
+            mem_per_node: job.spec.mem_per_node_mb.is_some(),
         }
     }
 
