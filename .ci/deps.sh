@@ -47,3 +47,6 @@ if ((${#missing[@]})); then
     apt-get -o DPkg::Lock::Timeout=600 update -qq
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Conformance case 520 compares `seff` with Slurm's contributed script, which Debian does not package: taken from
+# Slurm's sources at the 22.05.8 tag (it runs on libslurmdb-perl above).
+[[ -x /usr/local/bin/seff ]] || { curl -fsSL https://raw.githubusercontent.com/SchedMD/slurm/slurm-22-05-8-1/contribs/seff/seff -o /usr/local/bin/seff && chmod 755 /usr/local/bin/seff; }

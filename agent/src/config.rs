@@ -25,6 +25,8 @@ pub struct AgentSettings {
     /// slurm.conf `TaskProlog` and `TaskEpilog`.
     pub task_prolog: Option<PathBuf>,
     pub task_epilog: Option<PathBuf>,
+    /// slurm.conf `JobAcctGatherType` and `JobAcctGatherFrequency`; `None` gathers nothing.
+    pub acct_gather: Option<spur_core::model::step_acct::AcctGather>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +101,12 @@ impl AgentSettings {
             epilog: script(conf.as_ref().and_then(|c| c.epilog())),
             task_prolog: script(conf.as_ref().and_then(|c| c.task_prolog())),
             task_epilog: script(conf.as_ref().and_then(|c| c.task_epilog())),
+            acct_gather: conf.as_ref().and_then(|c| {
+                spur_core::model::step_acct::AcctGather::from_conf(
+                    c.get("JobAcctGatherType"),
+                    c.get("JobAcctGatherFrequency"),
+                )
+            }),
         })
     }
 }

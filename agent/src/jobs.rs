@@ -48,6 +48,8 @@ pub struct JobSpool {
     epilog: Option<PathBuf>,
     task_prolog: Option<PathBuf>,
     task_epilog: Option<PathBuf>,
+    /// slurm.conf's `JobAcctGatherType`/`Frequency`, for the batch supervisors.
+    acct_gather: Option<spur_core::model::step_acct::AcctGather>,
     /// When this machine booted (`/proc/stat` btime); job directories older than that are a past boot's.
     booted_at: Option<i64>,
 }
@@ -71,6 +73,7 @@ impl JobSpool {
             epilog: None,
             task_prolog: None,
             task_epilog: None,
+            acct_gather: None,
             booted_at: None,
         })
     }
@@ -100,6 +103,15 @@ impl JobSpool {
     /// Confines the jobs launched from now on (cgroup.conf asked for it).
     pub fn with_isolation(mut self, isolation: Option<Isolation>) -> Self {
         self.isolation = isolation;
+        self
+    }
+
+    /// Has the batch supervisors measure their jobs' usage (`jobacct_gather`) from now on.
+    pub fn with_acct_gather(
+        mut self,
+        acct_gather: Option<spur_core::model::step_acct::AcctGather>,
+    ) -> Self {
+        self.acct_gather = acct_gather;
         self
     }
 
@@ -474,6 +486,7 @@ impl JobSpool {
                 scripts
             }),
             rlimits: job.spec.rlimits.clone(),
+            acct_gather: self.acct_gather,
         }
     }
 
@@ -848,6 +861,7 @@ pub fn outcome_of(job_id: u32, result: &protocol::JobResult) -> JobOutcome {
         prolog_failed: matches!(result.outcome, Outcome::PrologFailed { .. }),
         run: None,
         epilog_failed: result.epilog_failed,
+        usage: result.usage.clone(),
     }
 }
 

@@ -144,6 +144,7 @@ async fn main() -> anyhow::Result<()> {
     )
     .with_context(|| format!("cannot create spool directory {}", settings.spool.display()))?
     .with_boot_time(facts.boot_time)
+    .with_acct_gather(settings.acct_gather)
     .with_node_scripts(
         settings.prolog.clone(),
         settings.epilog.clone(),

@@ -420,6 +420,7 @@ pub(crate) fn write_failed_result(
         outcome,
         message,
         epilog_failed: false,
+        usage: None,
     };
     if let Err(e) = spur_stepd::files::write_json_atomic(&dir.join(RESULT_FILE), &result, 0o644) {
         tracing::error!(job_id, "cannot record the job's failure: {e}");
@@ -453,6 +454,7 @@ mod tests {
             prolog_failed: false,
             run: Some(run),
             epilog_failed: false,
+            usage: None,
         }
     }
 

@@ -18,6 +18,7 @@ pub const COMMANDS: &[&str] = &[
     "sbatch",
     "scancel",
     "scontrol",
+    "seff",
     "sinfo",
     "slurmrestd",
     "sprio",

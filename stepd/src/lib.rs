@@ -18,6 +18,7 @@ pub mod files;
 pub mod fork_client;
 #[doc(hidden)]
 pub mod fuzz_entry;
+pub mod gather;
 pub mod messages;
 pub mod pty;
 pub mod rlimit;

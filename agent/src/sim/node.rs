@@ -297,6 +297,7 @@ impl SimNode {
             prolog_failed: false,
             epilog_failed: false,
             run,
+            usage: None,
         };
         self.unacked.insert(
             job_id,

@@ -17,6 +17,7 @@ mod scontrol_node;
 mod scontrol_ops;
 mod scontrol_part;
 mod scontrol_resv;
+pub mod seff;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
@@ -39,6 +40,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sshare" => sshare::run(args),
         "srun" => srun::run(args),
         "sstat" => sstat::run(args),
+        "seff" => seff::run(args),
         "slurmrestd" => rest::run(args),
         _ => 1,
     }

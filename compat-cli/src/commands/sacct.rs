@@ -130,6 +130,7 @@ struct Request {
     truncate: bool,
     /// `--json`: the document instead of the table.
     json: bool,
+    no_convert: bool,
 }
 
 impl Request {
@@ -231,6 +232,7 @@ impl Request {
             units,
             truncate: parsed.has("truncate"),
             json: parsed.has("json"),
+            no_convert: parsed.has("noconvert"),
         })
     }
 
@@ -250,6 +252,7 @@ impl Request {
             utc_offset_secs: config::utc_offset_secs(),
             cluster,
             delimiter: self.delimiter.clone(),
+            no_convert: self.no_convert,
             ..Context::default()
         };
         let wants = |name: &str| self.json || self.columns.iter().any(|c| c.name == name);

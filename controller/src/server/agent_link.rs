@@ -304,6 +304,23 @@ async fn serve_reports(
                     tracing::warn!(node, job_id = outcome.job_id, "epilog failed");
                     drain(&controller, &node, "Epilog error").await;
                 }
+                if let Some(usage) = outcome.usage.clone() {
+                    let record = Command::RecordUsage {
+                        job_id: outcome.job_id,
+                        run: outcome.run,
+                        step: spur_core::model::step_usage::StepRef::Batch,
+                        usage,
+                    };
+                    // Before the end, so the finished job is never listed without it. After a failure the end
+                    // is not acknowledged either, and the agent's resend carries the usage again.
+                    if let Err(e) = controller.commit(record).await {
+                        tracing::warn!(
+                            node,
+                            job_id = outcome.job_id,
+                            "cannot record the batch step's usage: {e}"
+                        );
+                    }
+                }
                 let command = Command::Finished {
                     job_id: outcome.job_id,
                     outcome: result,

@@ -22,6 +22,7 @@ mod requests;
 mod reservations;
 mod steps;
 mod top;
+mod usage_record;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -191,6 +192,14 @@ pub enum Command {
         spec: Box<JobSpec>,
         now: EpochSecs,
         start: Allocation,
+    },
+    /// A step's supervisor measured what the step used (`jobacct_gather`): kept with the step for sacct. Sent
+    /// before the step's end; `run` is the job's run it belongs to (a report of an earlier run is dropped).
+    RecordUsage {
+        job_id: u32,
+        run: Option<u32>,
+        step: spur_core::model::step_usage::StepRef,
+        usage: Box<spur_core::model::step_acct::StepAcct>,
     },
 }
 
@@ -527,6 +536,15 @@ impl ClusterState {
             }),
             Command::AccrueUsage { now } => {
                 self.accrue_usage(now);
+                Ok(Applied::default())
+            }
+            Command::RecordUsage {
+                job_id,
+                run,
+                step,
+                usage,
+            } => {
+                self.record_usage(job_id, run, step, usage);
                 Ok(Applied::default())
             }
         }

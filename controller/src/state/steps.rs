@@ -95,6 +95,7 @@ impl ClusterState {
             srun_host: new.srun_host,
             srun_pid: new.srun_pid,
             node_ranks,
+            usage: None,
         });
         // The tasks run as the job's owner, whoever (root, the owner) asked for the step.
         let effects = new.launch.map_or_else(Vec::new, |launch| {

@@ -34,6 +34,7 @@ pub mod scontrol_license;
 pub mod scontrol_node;
 pub mod scontrol_partition;
 pub mod scontrol_reservation;
+pub mod seff;
 pub mod sinfo;
 mod sinfo_fields;
 mod sinfo_group;

@@ -1,6 +1,8 @@
 //! `sacct`'s table: Slurm 22.05's fields and their default widths, `name%N` widths (a name matches by prefix, as
 //! sacct reads it), the `----` line, `-p`/`-P`, and what each field shows on a job's row and on its steps' rows.
-//! Fields Spur does not measure (memory, disk, energy, CPU usage of steps) print empty.
+//! Usage fields (`MaxRSS`, `TotalCPU`, `TRESUsageInMax`, ...) come from what the steps' supervisors measured
+//! (`jobacct_gather`): a step's row shows its own figures, the job's row only the CPU times summed over its steps,
+//! as sacct prints slurmdbd's records; a step without a measurement prints them empty.
 
 use crate::model::accounting::{Row, RowKind};
 use crate::model::states::JobBaseState;
@@ -148,6 +150,8 @@ pub struct Context {
     pub groups: std::collections::BTreeMap<u32, String>,
     /// `--delimiter`: what separates `-p`/`-P` fields; `None` is `|` (an empty delimiter given is kept).
     pub delimiter: Option<String>,
+    /// `--noconvert`: sizes in bytes, without units.
+    pub no_convert: bool,
 }
 
 /// Parses `-o`'s list (`jobid,state%20`). A name matches the first field it is a prefix of (case-insensitive),
@@ -339,7 +343,52 @@ fn value(name: &str, row: &Row<'_>, ctx: &Context) -> String {
         "AdminComment" => job_only(job.edits.admin_comment.clone().unwrap_or_default()),
         "SystemComment" => job_only(job.edits.system_comment.clone().unwrap_or_default()),
         "WCKey" => job_only(job.edits.wckey.clone().unwrap_or_default()),
-        _ => String::new(),
+        _ => usage_value(name, row, ctx).unwrap_or_default(),
+    }
+}
+
+/// The usage fields: CPU times on every row (the job's sums its steps'), the rest on measured steps' rows.
+fn usage_value(name: &str, row: &Row<'_>, ctx: &Context) -> Option<String> {
+    use crate::model::step_acct::cpu_time_text;
+    let (user, sys) = match (row.kind, row.usage) {
+        (RowKind::Job, _) => row.job.cpu_us(),
+        (_, Some(usage)) => (usage.user_cpu_us, usage.sys_cpu_us),
+        (_, None) => return None,
+    };
+    match name {
+        "TotalCPU" => return Some(cpu_time_text(user.saturating_add(sys))),
+        "UserCPU" => return Some(cpu_time_text(user)),
+        "SystemCPU" => return Some(cpu_time_text(sys)),
+        _ => {}
+    }
+    let usage = row.usage?;
+    if usage.totals.tasks == 0 {
+        // No sample saw the step's processes (it ended within the first interval): slurmdbd keeps no figures,
+        // only the energy (0) and the frequency (0).
+        return match name {
+            "AveCPUFreq" | "ConsumedEnergy" | "ConsumedEnergyRaw" => Some("0".to_string()),
+            "TRESUsageInTot" | "TRESUsageInAve" | "TRESUsageOutTot" => Some("energy=0".to_string()),
+            _ => None,
+        };
+    }
+    let t = &usage.totals;
+    let tasks = |pick: fn(&crate::model::step_usage::Figure) -> u32| {
+        format!(
+            "cpu={},fs/disk={},mem={},pages={},vmem={}",
+            pick(&t.cpu_ms),
+            pick(&t.read_bytes),
+            pick(&t.rss_kib),
+            pick(&t.pages),
+            pick(&t.vmem_kib)
+        )
+    };
+    match name {
+        // No energy plugin: Slurm's record holds 0.
+        "ConsumedEnergyRaw" => Some("0".to_string()),
+        // sacct prints the task of every extreme as a number (sstat puts the CPU one through its time format).
+        "TRESUsageInMaxTask" => Some(tasks(|f| f.max.task)),
+        "TRESUsageInMinTask" => Some(tasks(|f| f.min.task)),
+        _ => super::sstat::figure_value(name, &usage.totals, ctx.no_convert, true),
     }
 }
 
@@ -379,3 +428,7 @@ fn derived_exit(job: &crate::model::accounting::JobAccounting) -> (u32, u32) {
 #[cfg(test)]
 #[path = "sacct_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sacct_usage_tests.rs"]
+mod usage_tests;

@@ -14,6 +14,7 @@ fn ctx() -> Context {
         users: [(1000, "alice".to_string())].into(),
         groups: [(100, "users".to_string())].into(),
         delimiter: None,
+        no_convert: false,
     }
 }
 
@@ -39,6 +40,7 @@ fn failed_with_steps() -> JobAccounting {
         srun_host: String::new(),
         srun_pid: 0,
         node_ranks: Vec::new(),
+        usage: None,
     };
     job.steps = vec![step(0, 0), step(1, 2)];
     JobAccounting::of_job(&job, NOW)

@@ -5,6 +5,7 @@ use crate::model::step_usage::{Extreme, Figure, StepRef, StepTotals, StepUsage};
 
 use super::print_fields;
 use super::time::long_secs;
+use super::units::{convert_num_unit, disk_mb, Convert};
 
 /// Every field `sstat --helpformat` lists, with its default width (negative: left-justified).
 const FIELDS: &[(&str, i32)] = &[
@@ -135,33 +136,6 @@ fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
     match name {
         "JobID" => step.id_text(),
         "NTasks" => n.to_string(),
-        "AveCPU" => cpu(t.cpu_ms.average(n)),
-        "MinCPU" => cpu(t.cpu_ms.min.value),
-        "MinCPUNode" => t.cpu_ms.min.node.clone(),
-        "MinCPUTask" => t.cpu_ms.min.task.to_string(),
-        // Slurm's figure is the frequency in MHz scaled as if it were kHz (a 2.6 GHz CPU prints `2.60M`).
-        "AveCPUFreq" => frequency(t.cpu_freq_khz.average(n) / 1000),
-        "AveDiskRead" => bytes(t.read_bytes.average(n), raw),
-        "AveDiskWrite" => bytes(t.write_bytes.average(n), raw),
-        "AvePages" => t.pages.average(n).to_string(),
-        "AveRSS" => kib(t.rss_kib.average(n), raw),
-        "AveVMSize" => kib(t.vmem_kib.average(n), raw),
-        "ConsumedEnergy" | "ConsumedEnergyRaw" => "0".to_string(),
-        "MaxDiskRead" => bytes(t.read_bytes.max.value, raw),
-        "MaxDiskReadNode" => t.read_bytes.max.node.clone(),
-        "MaxDiskReadTask" => t.read_bytes.max.task.to_string(),
-        "MaxDiskWrite" => bytes(t.write_bytes.max.value, raw),
-        "MaxDiskWriteNode" => t.write_bytes.max.node.clone(),
-        "MaxDiskWriteTask" => t.write_bytes.max.task.to_string(),
-        "MaxPages" => t.pages.max.value.to_string(),
-        "MaxPagesNode" => t.pages.max.node.clone(),
-        "MaxPagesTask" => t.pages.max.task.to_string(),
-        "MaxRSS" => kib(t.rss_kib.max.value, raw),
-        "MaxRSSNode" => t.rss_kib.max.node.clone(),
-        "MaxRSSTask" => t.rss_kib.max.task.to_string(),
-        "MaxVMSize" => kib(t.vmem_kib.max.value, raw),
-        "MaxVMSizeNode" => t.vmem_kib.max.node.clone(),
-        "MaxVMSizeTask" => t.vmem_kib.max.task.to_string(),
         "Nodelist" => {
             let names: Vec<String> = step
                 .nodes
@@ -178,6 +152,54 @@ fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
             .collect::<Vec<_>>()
             .join(","),
         "ReqCPUFreq" | "ReqCPUFreqMin" | "ReqCPUFreqMax" | "ReqCPUFreqGov" => req_freq.to_string(),
+        _ => figure_value(name, t, raw, false).unwrap_or_default(),
+    }
+}
+
+/// A usage field of a step (sstat's, and sacct's for a finished step) from its figures; `None` for other fields.
+/// `disk_in_mb`: sacct prints disk figures in megabytes where sstat prints bytes.
+pub(crate) fn figure_value(
+    name: &str,
+    t: &StepTotals,
+    raw: bool,
+    disk_in_mb: bool,
+) -> Option<String> {
+    let n = t.tasks;
+    let disk = |value: u64| {
+        if disk_in_mb {
+            disk_mb(value, how(raw))
+        } else {
+            bytes(value, raw)
+        }
+    };
+    Some(match name {
+        "AveCPU" => cpu(t.cpu_ms.average(n)),
+        "MinCPU" => cpu(t.cpu_ms.min.value),
+        "MinCPUNode" => t.cpu_ms.min.node.clone(),
+        "MinCPUTask" => t.cpu_ms.min.task.to_string(),
+        // Slurm's figure is the frequency in MHz scaled as if it were kHz (a 2.6 GHz CPU prints `2.60M`).
+        "AveCPUFreq" => frequency(t.cpu_freq_khz.average(n) / 1000),
+        "AveDiskRead" => disk(t.read_bytes.average(n)),
+        "AveDiskWrite" => disk(t.write_bytes.average(n)),
+        "AvePages" => t.pages.average(n).to_string(),
+        "AveRSS" => kib(t.rss_kib.average(n), raw),
+        "AveVMSize" => kib(t.vmem_kib.average(n), raw),
+        "ConsumedEnergy" | "ConsumedEnergyRaw" => "0".to_string(),
+        "MaxDiskRead" => disk(t.read_bytes.max.value),
+        "MaxDiskReadNode" => t.read_bytes.max.node.clone(),
+        "MaxDiskReadTask" => t.read_bytes.max.task.to_string(),
+        "MaxDiskWrite" => disk(t.write_bytes.max.value),
+        "MaxDiskWriteNode" => t.write_bytes.max.node.clone(),
+        "MaxDiskWriteTask" => t.write_bytes.max.task.to_string(),
+        "MaxPages" => t.pages.max.value.to_string(),
+        "MaxPagesNode" => t.pages.max.node.clone(),
+        "MaxPagesTask" => t.pages.max.task.to_string(),
+        "MaxRSS" => kib(t.rss_kib.max.value, raw),
+        "MaxRSSNode" => t.rss_kib.max.node.clone(),
+        "MaxRSSTask" => t.rss_kib.max.task.to_string(),
+        "MaxVMSize" => kib(t.vmem_kib.max.value, raw),
+        "MaxVMSizeNode" => t.vmem_kib.max.node.clone(),
+        "MaxVMSizeTask" => t.vmem_kib.max.task.to_string(),
         "TRESUsageInAve" => tres_in(t, raw, |f| f.average(n)),
         "TRESUsageInMax" => tres_in(t, raw, |f| f.max.value),
         "TRESUsageInMin" => tres_in(t, raw, |f| f.min.value),
@@ -200,8 +222,8 @@ fn value(name: &str, step: &StepUsage, t: &StepTotals, raw: bool) -> String {
         ),
         "TRESUsageOutMaxTask" => format!("fs/disk={}", t.write_bytes.max.task),
         "TRESUsageOutMinTask" => format!("fs/disk={}", t.write_bytes.min.task),
-        _ => String::new(),
-    }
+        _ => return None,
+    })
 }
 
 /// `cpu=...,energy=0,fs/disk=...,mem=...,pages=...,vmem=...` with one reduction of every figure.
@@ -245,37 +267,27 @@ fn cpu(ms: u64) -> String {
     long_secs(i64::try_from(ms / 1000).unwrap_or(i64::MAX))
 }
 
-/// A size in KiB: `3124K`, converted only by exact powers of 1024 (`4096` KiB -> `4.00M`); bytes with
-/// `--noconvert`.
+/// A size in KiB as Slurm prints the bytes it keeps: `3124K`, `4M`, `1.50G` (`convert_num_unit`, exact); bytes
+/// with `--noconvert`.
 fn kib(value: u64, raw: bool) -> String {
-    if raw {
-        return value.saturating_mul(1024).to_string();
-    }
-    convert_exact(value, &["K", "M", "G", "T", "P"])
+    convert_num_unit(value.saturating_mul(1024) as f64, 0, 1024, how(raw))
 }
 
-/// A byte count, converted only by exact powers of 1024.
+/// sstat's disk figures: a byte count converted as sizes are (Slurm's `_print_small_double` in bytes, whose
+/// fraction branch prints exactly one byte as `1.00M`).
 fn bytes(value: u64, raw: bool) -> String {
-    if raw {
-        return value.to_string();
+    match value {
+        0 => "0".to_string(),
+        1 => "1.00M".to_string(),
+        _ => convert_num_unit(value as f64, 0, 1024, how(raw)),
     }
-    convert_exact(value, &["", "K", "M", "G", "T", "P"])
 }
 
-fn convert_exact(value: u64, units: &[&str]) -> String {
-    if value == 0 {
-        return "0".to_string();
-    }
-    let mut unit = 0;
-    let mut v = value;
-    while v.is_multiple_of(1024) && unit + 1 < units.len() {
-        v /= 1024;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{v}{}", units[0])
+fn how(raw: bool) -> Convert {
+    if raw {
+        Convert::No
     } else {
-        format!("{v}.00{}", units[unit])
+        Convert::Exact
     }
 }
 
@@ -394,8 +406,11 @@ mod tests {
     #[test]
     fn units() {
         assert_eq!(kib(3124, false), "3124K");
-        assert_eq!(kib(4096, false), "4.00M");
-        assert_eq!(bytes(1_048_576, false), "1.00M");
+        assert_eq!(kib(4096, false), "4M");
+        assert_eq!(kib(1536, false), "1.50M");
+        assert_eq!(kib(1536 * 1024, false), "1.50G");
+        assert_eq!(bytes(1_048_576, false), "1M");
+        assert_eq!(bytes(1, false), "1.00M");
         assert_eq!(bytes(1613, false), "1613");
         assert_eq!(frequency(2600), "2.60M");
         assert_eq!(frequency(17), "17K");

@@ -309,6 +309,7 @@ mod tests {
             srun_host: "vm".into(),
             srun_pid: 5225,
             node_ranks: Vec::new(),
+            usage: None,
         });
         job
     }

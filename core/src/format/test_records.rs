@@ -97,6 +97,7 @@ pub fn running() -> JobRecord {
         cancelled_by: None,
         het: None,
         billing_weights: None,
+        batch_usage: None,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::model::job::{EpochSecs, JobRecord};
 use crate::model::job_edit::JobEdits;
 use crate::model::states::{JobBaseState, JobReason};
 use crate::model::step::StepRecord;
+use crate::model::step_acct::StepAcct;
 
 /// One job as accounting remembers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,6 +95,12 @@ pub struct JobAccounting {
     /// What `sacctmgr modify job` / `slurmdb_job_modify` set on the record (comments, derived exit code, WCKey).
     #[serde(default, skip_serializing_if = "JobEdits::is_empty")]
     pub edits: JobEdits,
+    /// What the batch step used (`jobacct_gather`); `None` when nothing was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_usage: Option<Box<StepAcct>>,
+    /// Its memory was asked per node (`--mem`), not per CPU (`--mem-per-cpu`, `DefMemPerCPU`): seff says so.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mem_per_node: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -124,6 +131,9 @@ pub struct StepAccounting {
     /// Seconds it ran; for a running step, as of when the record was made.
     #[serde(default)]
     pub elapsed_secs: i64,
+    /// What its tasks used (`jobacct_gather`); `None` while it runs or when nothing was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<StepAcct>>,
 }
 
 /// Which row of a job: the job itself or one of its steps.
@@ -151,6 +161,8 @@ pub struct Row<'a> {
     pub nodes: u32,
     pub tasks: Option<u32>,
     pub cpus: u32,
+    /// The step's measured usage (steps' rows only; the job's row sums its steps' CPU times itself).
+    pub usage: Option<&'a StepAcct>,
 }
 
 impl JobAccounting {
@@ -202,6 +214,8 @@ impl JobAccounting {
                 .map(|s| StepAccounting::of_step(s, now))
                 .collect(),
             edits: JobEdits::default(),
+            batch_usage: job.batch_usage.clone(),
+            mem_per_node: job.spec.mem_per_node_mb.is_some(),
         }
     }
 
@@ -238,6 +252,17 @@ impl JobAccounting {
         self.state.is_finished()
     }
 
+    /// The job's user and system CPU time in microseconds: its steps' summed, the batch step's included, as
+    /// slurmdbd adds them up for the job's row.
+    pub fn cpu_us(&self) -> (u64, u64) {
+        crate::model::step_acct::job_cpu(
+            self.batch_usage
+                .as_deref()
+                .into_iter()
+                .chain(self.steps.iter().filter_map(|s| s.usage.as_deref())),
+        )
+    }
+
     /// The job's row followed by its steps' (`J.batch`, `J.extern`, `J.0`, ...), as sacct lists them.
     pub fn rows(&self) -> Vec<Row<'_>> {
         let mut rows = vec![self.job_row()];
@@ -263,6 +288,7 @@ impl JobAccounting {
             nodes: s.nodes,
             tasks: Some(s.tasks),
             cpus: s.cpus,
+            usage: s.usage.as_deref(),
         }));
         rows
     }
@@ -297,6 +323,7 @@ impl JobAccounting {
             nodes: self.nodes,
             tasks: None,
             cpus: self.cpus,
+            usage: None,
         }
     }
 
@@ -342,6 +369,10 @@ impl JobAccounting {
             nodes,
             tasks: Some(nodes),
             cpus,
+            usage: match kind {
+                RowKind::Batch => self.batch_usage.as_deref(),
+                _ => None,
+            },
         }
     }
 
@@ -381,6 +412,7 @@ impl StepAccounting {
             nodes: step.num_nodes,
             tasks: step.num_tasks,
             cpus: step.num_cpus,
+            usage: step.usage.clone(),
         }
     }
 }

@@ -459,6 +459,10 @@ pub struct JobRecord {
     /// `billing` TRES and fair-share usage weigh its TRES by ([`crate::policy::billing`]). `None` bills its CPUs.
     #[serde(default)]
     pub billing_weights: Option<String>,
+    /// What the batch step used (`jobacct_gather`), as its supervisor reported it with the script's end; `None`
+    /// until then, and for jobs without a script.
+    #[serde(default)]
+    pub batch_usage: Option<Box<crate::model::step_acct::StepAcct>>,
 }
 
 /// Where a job stands in its heterogeneous job (Slurm 22.05: one record per component, consecutive ids, the
@@ -552,6 +556,7 @@ impl JobRecord {
             cancelled_by: None,
             het: None,
             billing_weights: None,
+            batch_usage: None,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod records;
 pub mod reservation;
 pub mod states;
 pub mod step;
+pub mod step_acct;
 pub mod step_exit;
 pub mod step_launch;
 pub mod step_layout;

@@ -38,6 +38,10 @@ pub struct StepRecord {
     /// made before it was kept (the tasks are then taken as laid out in blocks).
     #[serde(default)]
     pub node_ranks: Vec<Vec<u32>>,
+    /// What the step's tasks used (`jobacct_gather`), reported with the step's end; `None` while it runs and for
+    /// steps whose end came without it.
+    #[serde(default)]
+    pub usage: Option<Box<crate::model::step_acct::StepAcct>>,
 }
 
 impl StepRecord {
@@ -134,6 +138,7 @@ mod tests {
             srun_host: String::new(),
             srun_pid: 0,
             node_ranks: Vec::new(),
+            usage: None,
         }
     }
 

@@ -116,7 +116,7 @@ impl StepUsage {
 }
 
 /// The largest or smallest value of one figure and where it occurred.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Extreme {
     pub value: u64,
     pub node: String,
@@ -124,7 +124,7 @@ pub struct Extreme {
 }
 
 /// One figure over all tasks of a step.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Figure {
     pub max: Extreme,
     pub min: Extreme,
@@ -142,8 +142,9 @@ impl Figure {
     }
 }
 
-/// A step's figures as sstat reports them.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// A step's figures as sstat reports them (and, kept with a finished step, as sacct does: persisted, so fields
+/// added later must be `#[serde(default)]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct StepTotals {
     pub tasks: u32,
     pub cpu_ms: Figure,

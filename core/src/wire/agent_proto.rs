@@ -64,6 +64,9 @@ pub struct JobOutcome {
     /// slurm.conf's Epilog failed on the node after the job: the node is drained (`Epilog error`).
     #[serde(default)]
     pub epilog_failed: bool,
+    /// What the batch step used (`jobacct_gather`); `None` when not measured or from agents that predate it.
+    #[serde(default)]
+    pub usage: Option<Box<crate::model::step_acct::StepAcct>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

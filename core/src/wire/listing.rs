@@ -209,6 +209,7 @@ pub(crate) mod tests {
             srun_host: "n1".into(),
             srun_pid: 4242,
             node_ranks: Vec::new(),
+            usage: None,
         });
         job.pre_suspend_secs = -1;
         job

@@ -177,6 +177,7 @@ list_fields! {
     SpecDefCpusPerGpu = "spec.def_cpus_per_gpu" => spec.def_cpus_per_gpu,
     SpecDefMemPerGpuMb = "spec.def_mem_per_gpu_mb" => spec.def_mem_per_gpu_mb,
     BillingWeights = "billing_weights" => billing_weights,
+    BatchUsage = "batch_usage" => batch_usage,
 }
 
 impl ListField {
@@ -407,6 +408,7 @@ mod tests {
             het: _,
             sharing: _,
             billing_weights: _,
+            batch_usage: _,
             spec,
         } = job.clone();
         let JobSpec {
@@ -468,7 +470,7 @@ mod tests {
             def_cpus_per_gpu: _,
             def_mem_per_gpu_mb: _,
         } = spec;
-        assert_eq!(ListField::ALL.len(), 106);
+        assert_eq!(ListField::ALL.len(), 107);
         for field in ListField::ALL {
             assert_eq!(ListField::from_name(field.name()), Some(*field));
         }

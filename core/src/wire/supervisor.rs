@@ -116,6 +116,10 @@ pub struct LaunchSpec {
     /// node's hard limit; `u64::MAX` is unlimited.
     #[serde(default)]
     pub rlimits: Vec<(String, u64)>,
+    /// slurm.conf's `JobAcctGatherType`/`JobAcctGatherFrequency`: sample the script's usage for sacct; `None`
+    /// (`jobacct_gather/none`, or an agent that predates it) measures nothing.
+    #[serde(default)]
+    pub acct_gather: Option<crate::model::step_acct::AcctGather>,
 }
 
 /// The node's prolog and epilog with the environment slurmd gives them (`SLURM_JOB_ID`, `SLURM_JOB_USER`, ...;
@@ -240,6 +244,9 @@ pub struct JobResult {
     /// slurm.conf's `Epilog` failed after the job: the node is to be drained (`Epilog error`).
     #[serde(default)]
     pub epilog_failed: bool,
+    /// What the script and everything it ran outside steps used (`jobacct_gather`); `None` when not measured.
+    #[serde(default)]
+    pub usage: Option<Box<crate::model::step_acct::StepAcct>>,
 }
 
 impl JobResult {
@@ -393,6 +400,7 @@ mod tests {
             }),
             node_scripts: None,
             rlimits: Vec::new(),
+            acct_gather: None,
         }
     }
 
@@ -478,6 +486,7 @@ mod tests {
             outcome: Outcome::Failed,
             message: None,
             epilog_failed: false,
+            usage: None,
         };
         assert_eq!(r.exit_code_pair(), (3, 0));
         r.exit_code = None;

@@ -163,6 +163,7 @@ fn job(c: &BTreeMap<&str, &str>, work_dir: &str) -> JobRecord {
         cancelled_by: None,
         het: None,
         billing_weights: None,
+        batch_usage: None,
     }
 }
 

@@ -305,6 +305,7 @@ mod tests {
             cgroup: None,
             node_scripts: None,
             rlimits: Vec::new(),
+            acct_gather: None,
         }
     }
 

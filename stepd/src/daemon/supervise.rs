@@ -21,7 +21,9 @@ use super::procs;
 use super::spawn::{spawn_job, Spawned};
 use crate::cgroup::{self, JobCgroups};
 use crate::files::write_json_atomic;
+use crate::gather::Gather;
 use crate::messages;
+use spur_core::model::step_usage::StepRef;
 use spur_core::wire::supervisor::{
     wake_message, JobResult, LaunchSpec, Outcome, Request, Response, SignalScope, Started,
     TerminateReason, ACCESS_DENIED, ALREADY_DONE, INVALID_SIGNAL, PROTOCOL_VERSION, RESULT_FILE,
@@ -88,6 +90,16 @@ impl Supervisor {
                 return finish(&result);
             }
         };
+        // Before the script starts, so that its usage is told from what the supervisor ran earlier.
+        let gather = self.spec.acct_gather.map(|settings| {
+            Gather::new(
+                settings,
+                &self.spec.node_name,
+                self.spec.job_id,
+                self.spec.uid,
+                StepRef::Batch,
+            )
+        });
         let spawned = spawn_job(&self.spec, self.euid, cgroups.as_ref());
         let result = match spawned {
             Spawned::LaunchFailed(message) => {
@@ -116,6 +128,7 @@ impl Supervisor {
                     sup: self,
                     job,
                     conns: Vec::new(),
+                    gather,
                 };
                 running.event_loop();
                 let oom_kills = cgroups.as_ref().map_or(0, JobCgroups::oom_kills);
@@ -224,6 +237,7 @@ fn launch_failed_result(job_id: u32, message: String) -> JobResult {
         outcome: Outcome::LaunchFailed { message },
         message: None,
         epilog_failed: false,
+        usage: None,
     }
 }
 
@@ -265,6 +279,8 @@ struct Running {
     sup: Supervisor,
     job: Job,
     conns: Vec<Conn>,
+    /// The batch step's usage sampling (`jobacct_gather`), when slurm.conf asks for it.
+    gather: Option<Gather>,
 }
 
 impl Running {
@@ -327,6 +343,12 @@ impl Running {
             (Script::Running, Some(t)) if !t.killed => Some(t.kill_at),
             _ => None,
         };
+        if let (Script::Running, Some(sample_at)) = (
+            &self.job.script,
+            self.gather.as_ref().and_then(Gather::next_at),
+        ) {
+            wake_at = Some(wake_at.map_or(sample_at, |w| w.min(sample_at)));
+        }
         if !self.conns.is_empty() {
             // Wake up now and then to drop idle connections.
             let idle_check = now + Duration::from_secs(1);
@@ -379,6 +401,9 @@ impl Running {
 
     fn tick(&mut self) {
         let now = Instant::now();
+        if let (Script::Running, Some(gather)) = (&self.job.script, self.gather.as_mut()) {
+            gather.due(now);
+        }
         let pid = self.job.pid;
         if let Some(t) = &mut self.job.terminating {
             if !t.killed && now >= t.kill_at {
@@ -603,7 +628,7 @@ impl Running {
         }
     }
 
-    fn result(&self, oom_killed: bool) -> JobResult {
+    fn result(&mut self, oom_killed: bool) -> JobResult {
         let status = match self.job.script {
             Script::Exited { status } => status,
             Script::Running => 0,
@@ -626,6 +651,11 @@ impl Running {
             ),
             message: self.job.exec_error.clone(),
             epilog_failed: false,
+            // Every process of the job is gone by now: the batch step is its one task, rank 0.
+            usage: self
+                .gather
+                .take()
+                .map(|gather| Box::new(gather.finish(&[0]))),
         }
     }
 }

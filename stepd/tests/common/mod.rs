@@ -80,6 +80,7 @@ impl TestJob {
             cgroup: None,
             node_scripts: None,
             rlimits: Vec::new(),
+            acct_gather: None,
         };
         TestJob {
             dir,
