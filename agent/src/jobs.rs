@@ -446,6 +446,7 @@ impl JobSpool {
                 ),
             }
         }
+        let umask = batch_umask(&mut env);
         let work_dir = PathBuf::from(&job.spec.work_dir);
         let (stdout, stderr) = output_paths(job, &self.node_name);
         LaunchSpec {
@@ -473,7 +474,7 @@ impl JobSpool {
                 spur_core::model::job::OpenMode::Append => protocol::OpenMode::Append,
             },
             kill_wait_secs: context.kill_wait_secs,
-            umask: None,
+            umask,
             cgroup: self
                 .isolation
                 .as_ref()
@@ -872,4 +873,14 @@ impl JobSpool {
             .join("steps")
             .join(format!("job{job_id:05}.{step_id}.sock"))
     }
+}
+
+/// The umask sbatch passed as `SLURM_UMASK` (octal), which slurmstepd applies to the batch script and then takes
+/// out of its environment; `None` (022) without one or with a value that is not octal.
+fn batch_umask(env: &mut Vec<(String, String)>) -> Option<u32> {
+    let at = env.iter().position(|(k, _)| k == "SLURM_UMASK")?;
+    let (_, value) = env.remove(at);
+    u32::from_str_radix(value.trim(), 8)
+        .ok()
+        .map(|mask| mask & 0o777)
 }

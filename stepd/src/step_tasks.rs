@@ -110,6 +110,7 @@ struct Task {
 
 pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     let launch_spec = &spec.launch;
+    apply_step_umask(&launch_spec.tasks.env);
     let stream = connect(&launch_spec.io_addr)?;
     let _ = stream.set_nodelay(true);
     let reader = stream.try_clone().map_err(|e| e.to_string())?;
@@ -542,4 +543,17 @@ fn task_env(
         }
     }
     env
+}
+
+/// Like slurmstepd's `set_umask`: srun's umask, passed as `SLURM_UMASK` (octal) in the step's environment, becomes
+/// this supervisor's, so the tasks it forks and the files it opens for them get it. Without one (or with a value
+/// that is not octal) the supervisor keeps its own.
+fn apply_step_umask(env: &[(String, String)]) {
+    let mask = env
+        .iter()
+        .find(|(k, _)| k == "SLURM_UMASK")
+        .and_then(|(_, v)| u32::from_str_radix(v.trim(), 8).ok());
+    if let Some(mask) = mask {
+        nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(mask & 0o777));
+    }
 }

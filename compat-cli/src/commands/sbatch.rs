@@ -197,6 +197,15 @@ fn component_spec(
             return Err(1);
         }
     };
+    // sbatch passes its umask (unless the caller set SLURM_UMASK already) for slurmstepd to apply to the script.
+    if !spec.environment.iter().any(|(k, _)| k == "SLURM_UMASK") {
+        let given = set
+            .value(OptId::Umask)
+            .and_then(spur_core::grammar::options::resolve::pbs_umask);
+        let mask = std::env::var("SLURM_UMASK")
+            .unwrap_or_else(|_| format!("{:04o}", given.unwrap_or_else(current_umask) & 0o777));
+        spec.environment.push(("SLURM_UMASK".to_string(), mask));
+    }
     // As sbatch does, whatever --export says: the job learns the submitter's scheduling priority (nice value).
     // SAFETY: plain syscall wrapper with no pointers.
     let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
@@ -384,4 +393,14 @@ fn propagated_limits(
             Some((name.to_string(), soft))
         })
         .collect())
+}
+
+/// This process's umask.
+fn current_umask() -> u32 {
+    // SAFETY: umask only swaps the process mask; it is put back at once, before sbatch starts any thread.
+    unsafe {
+        let mask = libc::umask(0);
+        libc::umask(mask);
+        mask
+    }
 }

@@ -176,6 +176,9 @@ pub fn sharing_of(state: &ClusterState, job: &JobRecord) -> JobSharing {
 pub(crate) fn shared_cpus_per_node(job: &JobRecord) -> u32 {
     let nodes = job.spec.nodes_min.max(1);
     let per_node_tasks = match (job.spec.ntasks_per_node, job.spec.ntasks) {
+        // Overcommitted, a node holds one task's CPUs whatever number of tasks it runs (cons_tres allocates it
+        // `min_cpus`, the node count, raised to `pn_min_cpus`, one task's CPUs).
+        _ if job.spec.overcommit() => 1,
         (Some(per_node), _) => per_node,
         (None, Some(total)) => total.div_ceil(nodes),
         (None, None) => 1,

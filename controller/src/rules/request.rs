@@ -127,6 +127,10 @@ impl PartitionLimit {
 /// node when no task count was given.
 fn requested_cpus(spec: &JobSpec) -> u32 {
     let nodes = spec.nodes_min.max(1);
+    // Overcommitted, `min_cpus` is the node count (sbatch/srun send that instead of the tasks' CPUs).
+    if spec.overcommit() {
+        return nodes;
+    }
     let tasks = spec.ntasks.unwrap_or_else(|| {
         spec.ntasks_per_node
             .map_or(nodes, |n| n.saturating_mul(nodes))
@@ -200,6 +204,10 @@ pub fn pending_node_estimate(state: &ClusterState, spec: &JobSpec, partition: &s
         spec.ntasks_per_node
             .map_or(0, |n| n.saturating_mul(nodes_min))
     });
+    // Overcommitted, tasks do not add nodes.
+    if spec.overcommit() {
+        return Some(nodes_min);
+    }
     let cpt = spec.cpus_per_task.max(1);
     let estimate = match spec.ntasks_per_node.filter(|n| *n > 0) {
         Some(per_node) => (tasks / per_node).max(nodes_min),
@@ -226,10 +234,13 @@ fn beyond_partition(state: &ClusterState, spec: &JobSpec, partition: &str) -> bo
     let probe = probe_record(spec, partition);
     let nodes_min = spec.nodes_min.max(1);
     let per_node = placement::shared_cpus_per_node(&probe);
-    let by_tasks = spec
-        .ntasks
-        .unwrap_or(0)
-        .saturating_mul(spec.cpus_per_task.max(1));
+    let by_tasks = if spec.overcommit() {
+        0
+    } else {
+        spec.ntasks
+            .unwrap_or(0)
+            .saturating_mul(spec.cpus_per_task.max(1))
+    };
     let cpus = by_tasks.max(per_node.saturating_mul(nodes_min));
     let total: u32 = nodes.iter().fold(0, |sum, n| sum.saturating_add(n.cpus));
     nodes_min as usize > nodes.len() || cpus > total || nodes.iter().all(|n| n.cpus < per_node)
@@ -244,10 +255,15 @@ where
     // What slurmctld keeps as the job's CPUs per node: `--mincpus`, or a task's CPUs times the tasks each node
     // must run (`-N2 --ntasks-per-node=3`, `-c3`), whichever is larger.
     let per_task = spec.cpus_per_task.max(1);
+    // Overcommitted, slurmctld does not raise the per-node CPUs to the tasks per node.
+    let tasks_per_node = match spec.ntasks_per_node {
+        Some(n) if !spec.overcommit() => n.max(1),
+        _ => 1,
+    };
     let min_cpus = spec
         .min_cpus_per_node
         .unwrap_or(0)
-        .max(per_task.saturating_mul(spec.ntasks_per_node.unwrap_or(1).max(1)));
+        .max(per_task.saturating_mul(tasks_per_node));
     if !nodes().any(|n| n.cpus >= min_cpus) {
         return Some("CPU count per node can not be satisfied");
     }

@@ -9,22 +9,35 @@ pub enum Instruction {
     Print(String),
 }
 
+/// Reads a prolog's output line by line as slurmstepd does (`task.c`): only `\n` ends a line (a `\r` stays in a
+/// value), blanks after the keyword are skipped, a name ends at `=` less its trailing blanks while the value is the
+/// rest of the line as written, and `print` keeps the text after its leading blanks.
 pub fn parse(output: &str) -> Vec<Instruction> {
-    output
-        .lines()
+    let mut instructions = output
+        .split('\n')
         .filter_map(|line| {
             if let Some(rest) = line.strip_prefix("export ") {
                 let (name, value) = rest.trim_start().split_once('=')?;
+                let name = name.trim_end();
                 (!name.is_empty()).then(|| Instruction::Export(name.to_string(), value.to_string()))
             } else if let Some(rest) = line.strip_prefix("unset ") {
                 let name = rest.trim();
                 (!name.is_empty()).then(|| Instruction::Unset(name.to_string()))
             } else {
                 line.strip_prefix("print ")
-                    .map(|text| Instruction::Print(text.to_string()))
+                    .map(|text| Instruction::Print(text.trim_start().to_string()))
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    // slurmstepd writes a `print` line with the byte that ends it: the newline, or for an unterminated last line
+    // the string's terminating NUL.
+    let last_line = output.rsplit('\n').next().unwrap_or_default();
+    if last_line.starts_with("print ") {
+        if let Some(Instruction::Print(text)) = instructions.last_mut() {
+            text.push('\0');
+        }
+    }
+    instructions
 }
 
 /// Applies the exports and unsets to an environment, in order; returns the text to print.
@@ -39,7 +52,9 @@ pub fn apply(instructions: &[Instruction], env: &mut Vec<(String, String)>) -> S
             Instruction::Unset(name) => env.retain(|(k, _)| k != name),
             Instruction::Print(text) => {
                 printed.push_str(text);
-                printed.push('\n');
+                if !text.ends_with('\0') {
+                    printed.push('\n');
+                }
             }
         }
     }
@@ -68,5 +83,22 @@ mod tests {
                 ("B".to_string(), "x=y".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn blanks_and_line_ends_as_slurmstepd_reads_them() {
+        let out = "export  SP  =x y \nprint    spaced out\nexport CR=v\r\nunset   U  \nexport NOEQUALS\nunset \n";
+        assert_eq!(
+            parse(out),
+            vec![
+                Instruction::Export("SP".into(), "x y ".into()),
+                Instruction::Print("spaced out".into()),
+                Instruction::Export("CR".into(), "v\r".into()),
+                Instruction::Unset("U".into()),
+            ]
+        );
+        let mut env = Vec::new();
+        assert_eq!(apply(&parse("print a\nprint last"), &mut env), "a\nlast\0");
+        assert_eq!(apply(&parse("print a\nnoise"), &mut env), "a\n");
     }
 }

@@ -188,6 +188,12 @@ pub struct SwitchRequest {
 }
 
 impl JobSpec {
+    /// `-O`/`--overcommit`: the job is sized by its nodes, not its tasks (slurmctld's `min_cpus` is the node count
+    /// and its per-node CPUs one task's), so it may run more tasks than it has CPUs.
+    pub fn overcommit(&self) -> bool {
+        self.options.contains_key("overcommit")
+    }
+
     /// CPUs per GPU that size the job: `--cpus-per-gpu`, else `DefCpuPerGPU`.
     pub fn cpus_per_gpu_in_effect(&self) -> Option<u32> {
         self.cpus_per_gpu.or(self.def_cpus_per_gpu)

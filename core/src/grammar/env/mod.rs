@@ -116,6 +116,9 @@ impl EnvBuilder {
         if let Some(per_node) = job.spec.ntasks_per_node {
             self.set("SLURM_NTASKS_PER_NODE", per_node.to_string());
         }
+        if job.spec.overcommit() {
+            self.set("SLURM_OVERCOMMIT", "1");
+        }
         self.set("SLURM_SUBMIT_DIR", job.spec.work_dir.clone());
         self.set("SLURM_SUBMIT_HOST", job.spec.submit_host.clone());
         self.set(

@@ -446,7 +446,7 @@ fn get_user_env(v: &str) -> GetUserEnv {
 }
 
 /// `#PBS -W umask=`: C `strtol` with base 0 (octal with a leading 0, hex with 0x).
-fn pbs_umask(v: &str) -> Option<u32> {
+pub fn pbs_umask(v: &str) -> Option<u32> {
     if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
         return u32::from_str_radix(hex, 16).ok();
     }
