@@ -11,6 +11,7 @@ pub mod controllers;
 pub mod het_step;
 pub mod isolation;
 pub mod job;
+pub mod mpi;
 pub mod partition_spec;
 pub mod records;
 pub mod reservation;

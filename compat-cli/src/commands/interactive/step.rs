@@ -327,6 +327,7 @@ fn start_tasks(
             controlling_tty: terminal.is_some(),
             binding: plan.cpu_bind.as_ref().and_then(|b| b.task_binding(rank)),
             bind_report: bind_report.as_deref().map(str::as_bytes),
+            inherit_fd: None,
         });
         drop(terminal);
         let launched = match launched {
