@@ -29,6 +29,8 @@ PACKAGES+=(pamtester)
 # MPI (issue 33): the PMIx server of pmix-plugin builds on OpenPMIx (libpmix-dev); the MPI cases and benchmark build
 # conformance/mpi/ with Open MPI and MPICH and run them on both targets.
 PACKAGES+=(libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev)
+# Slurm's own PMI-2 client library: compat-cli/tests/srun_mpi.rs runs a libpmi2 client under srun --mpi=pmi2.
+PACKAGES+=(libpmi2-0-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

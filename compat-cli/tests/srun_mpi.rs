@@ -161,3 +161,48 @@ fn mpich_programs_wire_up_across_nodes_and_mpi_abort_ends_the_step() {
     );
     assert!(stderr.contains("CANCELLED AT"), "{stderr}");
 }
+
+/// Slurm's own PMI-2 client library (libpmi2, Debian libpmi2-0-dev) speaks PMI-2 proper: init, job id, job and
+/// node attributes (a waiting get), put, fence across nodes, get, finalize.
+#[test]
+fn slurm_s_libpmi2_clients_fence_across_nodes() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/pmi2_client.c");
+    let cluster = three_nodes("");
+    let program = cluster.dir.path().join("pmi2_client");
+    let cc = std::process::Command::new("gcc")
+        .arg("-o")
+        .arg(&program)
+        .arg(&source)
+        .arg("-lpmi2")
+        .output()
+        .expect("run gcc");
+    assert!(
+        cc.status.success(),
+        "cannot build the libpmi2 client (install libpmi2-0-dev): {}",
+        text(&cc.stderr)
+    );
+    let out = cluster.run(
+        "srun",
+        &["--mpi=pmi2", "-N3", "-n6", program.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{out:?}\n{}", cluster.logs());
+    let nodes = [cluster.node.as_str(), NODE_B, NODE_C];
+    let mut expected: Vec<String> = (0..6u32)
+        .map(|rank| {
+            format!(
+                "rank {rank} of 6 spawned=0 appnum=-1 jobid={{JOB}}.0 universe=6 mapping=(vector,(0,3,2)) keys=6 leader={}",
+                nodes[rank as usize / 2]
+            )
+        })
+        .collect();
+    expected.sort();
+    let got: Vec<String> = sorted(&out.stdout)
+        .into_iter()
+        .map(|line| {
+            let (head, tail) = line.split_once("jobid=").unwrap();
+            let (_, rest) = tail.split_once('.').unwrap();
+            format!("{head}jobid={{JOB}}.{rest}")
+        })
+        .collect();
+    assert_eq!(got, expected);
+}

@@ -155,6 +155,21 @@ impl PmiServer {
                     break;
                 }
             };
+            // PMI-1 spawn is several lines, `mcmd=spawn` to `endcmd`; refused once it is all read.
+            if version == Version::Pmi1 && body.starts_with(b"mcmd=") {
+                let mut ended = false;
+                while !ended {
+                    match reader.line() {
+                        Ok(Some(line)) => ended = line.starts_with(b"endcmd"),
+                        _ => break,
+                    }
+                }
+                let refusal = wire::response(version, "spawn_result", &[("rc", "-1")]);
+                if !ended || out.write_all(&refusal).is_err() {
+                    break;
+                }
+                continue;
+            }
             let Some(request) = Request::parse(&body, version) else {
                 eprintln!("spurstepd: mpi/pmi2: invalid client request from task {rank}");
                 continue;
@@ -251,7 +266,6 @@ impl PmiServer {
                 answer(result, &[("info", "fail")])
             }
             "lookup_name" => answer("lookup_result", &[("info", "fail")]),
-            "mcmd" => answer("spawn_result", &[("rc", "-1")]),
             other => {
                 eprintln!("spurstepd: mpi/pmi2: invalid pmi1 command received: '{other}'");
                 Next::Answer(Vec::new())

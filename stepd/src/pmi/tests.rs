@@ -302,6 +302,10 @@ fn hostile_tasks_cannot_crash_wedge_or_bloat_the_server() {
         "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1\n"
     );
     c.1.write_all(b"\xff\xfe garbage\ncmd=\xff\n").unwrap();
+    // PMI-1 spawn (several lines) is refused once read whole.
+    c.1.write_all(b"mcmd=spawn\nnprocs=2\nexecname=/bin/true\n")
+        .unwrap();
+    assert_eq!(c.ask("endcmd\n"), "cmd=spawn_result rc=-1\n");
     let long_key = "k".repeat(wire::MAX_KEY + 1);
     assert_eq!(
         c.ask(&format!("cmd=put key={long_key} value=v\n")),
