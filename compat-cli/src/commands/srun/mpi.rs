@@ -48,14 +48,14 @@ pub fn select(set: &OptionSet, mpi_default: Option<&str>) -> Result<MpiType, Vec
     }
 }
 
-/// Slurm's srun lines for a type whose plugin cannot be loaded (exit code 1).
+/// Slurm's srun error lines (after `srun: error: `) for a type whose plugin cannot be loaded (exit code 1).
 pub fn unknown_lines(name: &str) -> Vec<String> {
     vec![
-        format!("srun: error: Couldn't find the specified plugin name for mpi/{name} looking at all files"),
-        format!("srun: error: cannot find mpi plugin for mpi/{name}"),
-        format!("srun: error: MPI: Cannot create context for mpi/{name}"),
-        "srun: error: MPI: Unable to load any plugin".to_string(),
-        format!("srun: error: Invalid MPI type '{name}', --mpi=list for acceptable types"),
+        format!("Couldn't find the specified plugin name for mpi/{name} looking at all files"),
+        format!("cannot find mpi plugin for mpi/{name}"),
+        format!("MPI: Cannot create context for mpi/{name}"),
+        "MPI: Unable to load any plugin".to_string(),
+        format!("Invalid MPI type '{name}', --mpi=list for acceptable types"),
     ]
 }
 
@@ -95,7 +95,7 @@ mod tests {
         let lines = unknown_lines("foo");
         assert_eq!(
             lines.last().map(String::as_str),
-            Some("srun: error: Invalid MPI type 'foo', --mpi=list for acceptable types")
+            Some("Invalid MPI type 'foo', --mpi=list for acceptable types")
         );
     }
 
