@@ -149,6 +149,21 @@ fn mpi_abort_reaches_the_supervisor() {
     );
 }
 
+/// A failed collective (a node gone) fails the fence: the ranks exit on their own instead of hanging.
+#[test]
+fn a_failed_collective_makes_ranks_exit() {
+    mpi_dir();
+    let child = spawn_role(&[("PMIX_TEST_ROLE", "gone".into())], None);
+    let lines = finish_role(child);
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    for l in &lines {
+        assert!(
+            !l.contains("exit=0") && !l.contains("exit=signal"),
+            "rank did not fail on its own: {lines:#?}"
+        );
+    }
+}
+
 /// Attack test: the step belongs to `nobody`; a process of another uid that takes a rank's environment and
 /// connects is refused by libpmix (its security checks the registered uid/gid), and cannot wire up, while the
 /// real owner's rank then runs normally.
@@ -188,6 +203,14 @@ struct Single;
 impl StepCollective for Single {
     fn allgather(&self, blob: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
         Ok(vec![blob])
+    }
+}
+
+/// A step whose other nodes are gone: every collective fails.
+struct Gone;
+impl StepCollective for Gone {
+    fn allgather(&self, _blob: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+        Err("node n2 is gone".into())
     }
 }
 
@@ -348,6 +371,35 @@ fn node_role() {
             }];
             let l = layout(dir.path(), 0, nodes, me_uid, me_gid);
             let server = PmixServer::start(l.clone(), Arc::new(Single), ignore_abort()).unwrap();
+            // The variables a task sees under Slurm's mpi/pmix (`srun --mpi=pmix env | grep PMIX`).
+            let env = server.task_env(1).unwrap();
+            let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+            assert_eq!(get("PMIX_NAMESPACE").as_deref(), Some("slurm.pmix.42.0"));
+            assert_eq!(get("PMIX_RANK").as_deref(), Some("1"));
+            assert_eq!(
+                get("SLURM_PMIX_MAPPING_SERV"),
+                Some(format!("(vector,(0,1,{n}))"))
+            );
+            for k in [
+                "PMIX_SERVER_URI41",
+                "PMIX_SERVER_URI4",
+                "PMIX_SERVER_URI3",
+                "PMIX_SERVER_URI2",
+                "PMIX_SERVER_URI21",
+                "PMIX_SECURITY_MODE",
+                "PMIX_GDS_MODULE",
+                "PMIX_SERVER_TMPDIR",
+                "PMIX_HOSTNAME",
+                "PMIX_VERSION",
+                "PMIX_BFROP_BUFFER_TYPE",
+                "PMIX_DSTORE_21_BASE_PATH",
+            ] {
+                assert!(get(k).is_some(), "{k} missing from {env:#?}");
+            }
+            assert!(
+                server.task_env(n).is_err(),
+                "a rank of no node got an environment"
+            );
             let kids: Vec<Child> = (0..n)
                 .map(|r| launch(&server, &l, &ranks, r, me_uid, me_gid, &[]))
                 .collect();
@@ -451,6 +503,29 @@ fn node_role() {
                 started.elapsed()
             );
             assert!(started.elapsed() < Duration::from_secs(30));
+        }
+        "gone" => {
+            // Two nodes, the second never answers: libpmix completes fences of single-node steps itself, so
+            // the step must span nodes for the collective to be asked at all.
+            let nodes = vec![
+                NodeTasks {
+                    hostname: "pmixnode1".into(),
+                    ranks: vec![0, 1],
+                },
+                NodeTasks {
+                    hostname: "pmixnode2".into(),
+                    ranks: vec![2, 3],
+                },
+            ];
+            let l = layout(dir.path(), 0, nodes, me_uid, me_gid);
+            let server = PmixServer::start(l.clone(), Arc::new(Gone), ignore_abort()).unwrap();
+            let kids: Vec<Child> = (0..2)
+                .map(|r| launch(&server, &l, &ranks, r, me_uid, me_gid, &[]))
+                .collect();
+            for (r, c) in kids.into_iter().enumerate() {
+                reap(&r.to_string(), c);
+            }
+            server.finish().unwrap();
         }
         other => panic!("unknown role {other}"),
     }
