@@ -25,6 +25,7 @@ pub mod pty;
 pub mod rlimit;
 pub mod step_attach;
 pub mod step_mpi;
+pub mod step_pmix;
 pub mod step_tasks;
 pub mod task_launch;
 pub mod task_script;

@@ -25,6 +25,10 @@ pub struct StepMpi {
     pmi_ends: Vec<UnixStream>,
     pmi_jobid: String,
     size: u32,
+    /// This node's PMIx server (`--mpi=pmix`), finished when the step ends.
+    pmix: Option<pmix_plugin::PmixServer>,
+    /// Each started task's pid by step rank, for the PMIx abort (which waits for the aborting task to exit).
+    pids: crate::step_pmix::TaskPids,
 }
 
 impl StepMpi {
@@ -32,6 +36,7 @@ impl StepMpi {
     /// to srun; `abort` ends the step when a task aborts it.
     pub fn setup(
         launch: &NodeStepLaunch,
+        spool: &std::path::Path,
         send: Box<SendFrame>,
         abort: Box<AbortStep>,
     ) -> Result<Option<StepMpi>, String> {
@@ -59,13 +64,31 @@ impl StepMpi {
             reserved_ports: lookup(env, "SLURM_STEP_RESV_PORTS").map(str::to_string),
         };
         let pmi_jobid = info.pmi_jobid();
+        let mut pmix = None;
+        let pids = crate::step_pmix::TaskPids::default();
         let pmi_ends = match launch.mpi {
             MpiType::Pmi2 => PmiServer::new(info, fabric.clone(), abort)
                 .serve()
                 .map_err(|e| format!("mpi/pmi2: cannot make the tasks' PMI sockets: {e}"))?,
-            // The PMIx server (pmix-plugin/) starts here, for the node's tasks, with `fabric` for its fences;
-            // until it is linked in, a pmix step fails the way Slurm's does when its plugin cannot load.
-            MpiType::Pmix | MpiType::PmixV4 => return Err(pmix_unavailable(launch.mpi)),
+            // The PMIx server (pmix-plugin/) starts here, before any task is forked, with `fabric` for its
+            // fences; a node that cannot start it fails its tasks as Slurm's does when its plugin cannot.
+            MpiType::Pmix | MpiType::PmixV4 => {
+                let nodes = lookup(env, STEP_NODES_ENV).unwrap_or(&launch.tasks.node);
+                let server = crate::step_pmix::start(
+                    launch,
+                    nodes,
+                    &info.mapping,
+                    spool,
+                    fabric.clone(),
+                    crate::step_pmix::abort_after_exit(pids.clone(), abort),
+                )
+                .map_err(|e| {
+                    eprintln!("spurstepd --step: {e}");
+                    pmix_unavailable(launch.mpi)
+                })?;
+                pmix = Some(server);
+                Vec::new()
+            }
             MpiType::None => Vec::new(),
         };
         Ok(Some(StepMpi {
@@ -74,6 +97,8 @@ impl StepMpi {
             pmi_ends,
             pmi_jobid,
             size,
+            pmix,
+            pids,
         }))
     }
 
@@ -93,11 +118,33 @@ impl StepMpi {
             set("PMI_RANK", rank.to_string());
             set("PMI_SIZE", self.size.to_string());
         }
+        if let Some(server) = &self.pmix {
+            match server.task_env(rank) {
+                Ok(vars) => vars.into_iter().for_each(|(k, v)| set(&k, v)),
+                Err(e) => eprintln!("spurstepd --step: mpi/pmix: task {rank}'s environment: {e}"),
+            }
+        }
+    }
+
+    /// Ends the plugin's server with the step (the PMIx server's finalisation, its directories removed).
+    pub fn finish(&mut self) {
+        if let Some(server) = self.pmix.take() {
+            if let Err(e) = server.finish() {
+                eprintln!("spurstepd --step: mpi/pmix: {e}");
+            }
+        }
     }
 
     /// The descriptor task `localid` keeps across exec (its `PMI_FD`).
     pub fn task_fd(&self, localid: usize) -> Option<i32> {
         self.pmi_ends.get(localid).map(AsRawFd::as_raw_fd)
+    }
+
+    /// Records a started task's pid.
+    pub fn task_started(&self, rank: u32, pid: i32) {
+        if let Ok(mut pids) = self.pids.lock() {
+            pids.insert(rank, pid);
+        }
     }
 
     /// Closes the tasks' ends once they are started, so a task's end is only in that task.
@@ -106,7 +153,7 @@ impl StepMpi {
     }
 }
 
-/// The error a pmix step gets while the PMIx server is not part of this build.
+/// The error a node's tasks get when its PMIx server cannot start (Slurm's words when its plugin fails).
 pub fn pmix_unavailable(plugin: MpiType) -> String {
     format!("MPI: Cannot create context for mpi/{}", plugin.name())
 }

@@ -149,7 +149,7 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id)
         }
     };
-    let mut mpi = match setup_mpi(launch_spec, &link) {
+    let mut mpi = match setup_mpi(launch_spec, &pmix_spool(spec), &link) {
         Ok(mpi) => mpi,
         Err(reason) => {
             eprintln!("spurstepd --step: step not started: {reason}");
@@ -181,6 +181,9 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             mpi.as_ref(),
         ) {
             Ok((task, stdin)) => {
+                if let Some(mpi) = mpi.as_ref() {
+                    mpi.task_started(rank, task.pid);
+                }
                 if let Ok(mut stdins) = stdins.lock() {
                     stdins.insert(rank, stdin);
                 }
@@ -215,6 +218,9 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     });
     if let Some(fabric) = &fabric {
         fabric.fail("the step has ended");
+    }
+    if let Some(mpi) = mpi.as_mut() {
+        mpi.finish();
     }
     for task in &tasks {
         // Whatever a task left running in its process group ends with the step.
@@ -254,12 +260,14 @@ fn own_cgroups(spec: &StepSupervisorSpec) -> Result<Option<crate::cgroup::JobCgr
 /// The step's MPI plugin on this node, its fabric speaking through srun's link ([`crate::step_mpi`]).
 fn setup_mpi(
     launch: &NodeStepLaunch,
+    spool: &std::path::Path,
     link: &Link,
 ) -> Result<Option<crate::step_mpi::StepMpi>, String> {
     let fabric_link = link.clone();
     let abort_link = link.clone();
     crate::step_mpi::StepMpi::setup(
         launch,
+        spool,
         Box::new(move |frame| fabric_link.try_send(frame)),
         Box::new(move |rank, code| {
             abort_link.send(Frame::new(
@@ -270,6 +278,15 @@ fn setup_mpi(
             ));
         }),
     )
+}
+
+/// This node's private directory for the PMIx server (Slurm's SlurmdSpoolDir): the agent's step directory, beside
+/// the step's attach socket; a supervisor started without one uses the system's temporary directory.
+fn pmix_spool(spec: &StepSupervisorSpec) -> std::path::PathBuf {
+    spec.attach_socket
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf)
 }
 
 /// Tells srun that none of this node's tasks can start: an error line and exit status 1 for each.

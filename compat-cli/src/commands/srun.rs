@@ -20,7 +20,7 @@ use spur_core::policy::gpu_shard::SHARD_GRES;
 use spur_core::wire::api::{ControlRequest, SlurmErrno, SubmitRequest};
 
 mod het;
-mod mpi;
+pub(crate) mod mpi;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
@@ -112,6 +112,7 @@ pub fn run(args: &[String]) -> u8 {
     let mut spec = spec;
     // Slurm's srun puts the type in its own environment, which every task inherits.
     mpi::add_env(&mut spec.environment, mpi_plugin, "", "");
+    mpi::set_plugin(mpi_plugin);
     let client = match Client::from_environment() {
         Ok(client) => client,
         Err(e) => {

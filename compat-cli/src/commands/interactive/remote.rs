@@ -297,6 +297,7 @@ fn relay(
             Kind::GatherPart | Kind::Gather => hub.contribute(node, frame),
             // A task aborted the step (MPI_Abort): Slurm's plugins kill the step as `scancel` does.
             Kind::AbortStep => {
+                crate::commands::srun::mpi::record_abort(i32::try_from(frame.aux).unwrap_or(1));
                 let _ = tx.send(Event::StepCancelled);
             }
             _ => {}

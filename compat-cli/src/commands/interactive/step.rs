@@ -196,7 +196,8 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
     }
     StepOutcome {
-        exit_code: step_exit::srun_exit_code(&ends),
+        exit_code: crate::commands::srun::mpi::abort_code()
+            .unwrap_or_else(|| step_exit::srun_exit_code(&ends)),
         ends,
     }
 }

@@ -1,13 +1,14 @@
 //! srun's MPI plugin selection (docs/mpi.md): `--mpi` (or `SLURM_MPI_TYPE`), else slurm.conf `MpiDefault`;
 //! `--mpi=list`; Slurm's errors for a type Spur does not have; what srun adds to the step's environment.
 
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
 use spur_core::grammar::options::{OptId, OptionSet};
 use spur_core::model::mpi::{self, MpiType};
 
-/// Whether this build's step supervisors host a PMIx server. The PMIx server (pmix-plugin/) is not linked into
-/// spurstepd yet, so `pmix` and `pmix_v4` are unknown types here, as in a Slurm whose mpi_pmix.so is missing
-/// (srun refuses them before anything starts).
-pub const PMIX_BUILT: bool = false;
+/// Whether this build's step supervisors host a PMIx server (pmix-plugin/, linked into spurstepd). Without it
+/// `pmix` and `pmix_v4` would be unknown types, as in a Slurm whose mpi_pmix.so is missing.
+pub const PMIX_BUILT: bool = true;
 
 /// What `srun --mpi=list` prints on stdout (Slurm's plugin rack listing) for the plugins this build has.
 pub fn list_text() -> String {
@@ -21,6 +22,28 @@ pub fn list_text() -> String {
         text.push('\n');
     }
     text
+}
+
+/// The step's plugin is pmix (set once srun has chosen it), and the code a pmix task aborted the step with.
+static PMIX_STEP: AtomicBool = AtomicBool::new(false);
+static ABORT_CODE: AtomicI32 = AtomicI32::new(0);
+
+/// Records srun's plugin for [`record_abort`].
+pub fn set_plugin(plugin: MpiType) {
+    PMIX_STEP.store(plugin.is_pmix(), Ordering::SeqCst);
+}
+
+/// A task aborted the step with `code` (`MPI_Abort`). Slurm's pmix plugin hands srun the abort's code, which
+/// becomes srun's exit code instead of the killed tasks' status; its pmi2 plugin does not.
+pub fn record_abort(code: i32) {
+    if PMIX_STEP.load(Ordering::SeqCst) && code != 0 {
+        ABORT_CODE.store(code, Ordering::SeqCst);
+    }
+}
+
+/// The exit code a pmix abort gives srun, if one happened.
+pub fn abort_code() -> Option<i32> {
+    Some(ABORT_CODE.load(Ordering::SeqCst)).filter(|&c| c != 0)
 }
 
 /// `--mpi=list`, from the option or `SLURM_MPI_TYPE`.
@@ -61,7 +84,7 @@ pub fn unknown_lines(name: &str) -> Vec<String> {
 
 /// What srun adds to the step's environment: `SLURM_MPI_TYPE` (Slurm's srun sets it in its own environment, so
 /// every task sees it; slurmstepd takes `none` out again, so a step without a plugin shows none), and for pmi2 the
-/// process mapping and node list the supervisors read and take out.
+/// process mapping and node list the supervisors read and take out (pmi2's and pmix's servers both use them).
 pub fn add_env(env: &mut Vec<(String, String)>, plugin: MpiType, mapping: &str, step_nodes: &str) {
     let mut set = |key: &str, value: &str| match env.iter_mut().find(|(k, _)| k == key) {
         Some(slot) => slot.1 = value.to_string(),
@@ -72,7 +95,7 @@ pub fn add_env(env: &mut Vec<(String, String)>, plugin: MpiType, mapping: &str, 
         return;
     }
     set("SLURM_MPI_TYPE", plugin.name());
-    if plugin == MpiType::Pmi2 {
+    if plugin != MpiType::None {
         set("SLURM_PMI2_PROC_MAPPING", mapping);
         set("SLURM_PMI2_STEP_NODES", step_nodes);
     }
