@@ -33,6 +33,8 @@ PACKAGES+=(pamtester)
 PACKAGES+=(libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev)
 # Conformance case 514 runs submitit (from PyPI, conformance/submitit/setup.sh) in a venv of Debian's python3.
 PACKAGES+=(python3-venv)
+# Slurm's own PMI-2 client library: compat-cli/tests/srun_mpi.rs runs a libpmi2 client under srun --mpi=pmi2.
+PACKAGES+=(libpmi2-0-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -14,15 +14,19 @@
 pub mod cgroup;
 pub mod client;
 pub mod daemon;
+pub mod fabric;
 pub mod files;
 pub mod fork_client;
 #[doc(hidden)]
 pub mod fuzz_entry;
 pub mod gather;
 pub mod messages;
+pub mod pmi;
 pub mod pty;
 pub mod rlimit;
 pub mod step_attach;
+pub mod step_mpi;
+pub mod step_pmix;
 pub mod step_tasks;
 pub mod task_launch;
 pub mod task_script;

@@ -90,14 +90,20 @@ struct Link {
 impl Link {
     /// A failed send means srun is gone; the reader side notices the same and kills the tasks.
     fn send(&self, frame: Frame) {
+        self.try_send(frame);
+    }
+
+    /// [`Link::send`], saying whether the frame went out.
+    fn try_send(&self, frame: Frame) -> bool {
         match frame.kind {
             Kind::Output => self.attached.output(&frame),
             Kind::ExecFailed | Kind::Exited => self.attached.end(&frame),
             Kind::Done => self.attached.finish(),
             _ => {}
         }
-        if let Ok(mut stream) = self.srun.lock() {
-            let _ = stream.write_all(&frame.encode());
+        match self.srun.lock() {
+            Ok(mut stream) => stream.write_all(&frame.encode()).is_ok(),
+            Err(_) => false,
         }
     }
 }
@@ -144,6 +150,14 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             crate::cgroup::batch_step_procs(&spec.node_name, launch_spec.uid, launch_spec.job_id)
         }
     };
+    let mut mpi = match setup_mpi(launch_spec, &pmix_spool(spec), &link) {
+        Ok(mpi) => mpi,
+        Err(reason) => {
+            eprintln!("spurstepd --step: step not started: {reason}");
+            refuse(&link, &launch_spec.tasks.ranks, &reason);
+            return Ok(());
+        }
+    };
     let stdins: Stdins = Arc::new(Mutex::new(BTreeMap::new()));
     let mut tasks: Vec<Task> = Vec::new();
     for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
@@ -159,8 +173,18 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             .chain(&shared_procs)
             .map(AsRawFd::as_raw_fd)
             .collect();
-        match start_task(spec, identity.as_ref(), &cgroup_fds, rank, localid, &link) {
+        match start_task(
+            spec,
+            identity.as_ref(),
+            &cgroup_fds,
+            (rank, localid),
+            &link,
+            mpi.as_ref(),
+        ) {
             Ok((task, stdin)) => {
+                if let Some(mpi) = mpi.as_ref() {
+                    mpi.task_started(rank, task.pid);
+                }
                 if let Ok(mut stdins) = stdins.lock() {
                     stdins.insert(rank, stdin);
                 }
@@ -174,13 +198,18 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             }
         }
     }
+    if let Some(mpi) = mpi.as_mut() {
+        mpi.tasks_started();
+    }
+    let fabric = mpi.as_ref().map(|m| m.fabric.clone());
     let pids: Vec<i32> = tasks.iter().map(|t| t.pid).collect();
     let _attach_socket = spec.attach_socket.as_deref().and_then(|path| {
         crate::step_attach::serve(path, link.attached.clone(), stdins.clone())
             .map_err(|e| eprintln!("spurstepd --step: sattach cannot reach this step: {e}"))
             .ok()
     });
-    std::thread::spawn(move || serve_srun(reader, &stdins, &pids));
+    let srun_fabric = fabric.clone();
+    std::thread::spawn(move || serve_srun(reader, &stdins, &pids, srun_fabric.as_ref()));
     let oom_kills = || step_cgroups.as_ref().map_or(0, |c| c.step_oom_kills());
     let kills_before = oom_kills();
     let step = format!("{}.{}", launch_spec.job_id, launch_spec.step_id);
@@ -188,6 +217,12 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
         let kills = oom_kills().saturating_sub(kills_before);
         (kills > 0).then(|| crate::cgroup::oom_text(&step, kills))
     });
+    if let Some(fabric) = &fabric {
+        fabric.fail("the step has ended");
+    }
+    if let Some(mpi) = mpi.as_mut() {
+        mpi.finish();
+    }
     for task in &tasks {
         // Whatever a task left running in its process group ends with the step.
         let _ = killpg(Pid::from_raw(task.pid), Signal::SIGKILL);
@@ -221,6 +256,38 @@ fn own_cgroups(spec: &StepSupervisorSpec) -> Result<Option<crate::cgroup::JobCgr
         eprintln!("spurstepd --step: warning: {warning}");
     }
     setup.enforced(limits, false)
+}
+
+/// The step's MPI plugin on this node, its fabric speaking through srun's link ([`crate::step_mpi`]).
+fn setup_mpi(
+    launch: &NodeStepLaunch,
+    spool: &std::path::Path,
+    link: &Link,
+) -> Result<Option<crate::step_mpi::StepMpi>, String> {
+    let fabric_link = link.clone();
+    let abort_link = link.clone();
+    crate::step_mpi::StepMpi::setup(
+        launch,
+        spool,
+        Box::new(move |frame| fabric_link.try_send(frame)),
+        Box::new(move |rank, code| {
+            abort_link.send(Frame::new(
+                Kind::AbortStep,
+                rank,
+                u32::try_from(code).unwrap_or(1),
+                Vec::new(),
+            ));
+        }),
+    )
+}
+
+/// This node's private directory for the PMIx server (Slurm's SlurmdSpoolDir): the agent's step directory, beside
+/// the step's attach socket; a supervisor started without one uses the system's temporary directory.
+fn pmix_spool(spec: &StepSupervisorSpec) -> std::path::PathBuf {
+    spec.attach_socket
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf)
 }
 
 /// Tells srun that none of this node's tasks can start: an error line and exit status 1 for each.
@@ -322,9 +389,9 @@ fn start_task(
     spec: &StepSupervisorSpec,
     identity: Option<&TaskIdentity>,
     cgroup_procs: &[i32],
-    rank: u32,
-    localid: usize,
+    (rank, localid): (u32, usize),
     link: &Link,
+    mpi: Option<&crate::step_mpi::StepMpi>,
 ) -> Result<(Task, File), String> {
     let launch_spec = &spec.launch;
     // --multi-prog gives each rank its own command.
@@ -341,7 +408,7 @@ fn start_task(
     } else {
         TaskStreams::pipes()?
     };
-    let env = task_env(spec, identity, rank, localid, link);
+    let env = task_env(spec, identity, (rank, localid), link, mpi);
     let bind_report = launch_spec
         .cpu_bind
         .as_ref()
@@ -370,6 +437,7 @@ fn start_task(
             .as_ref()
             .and_then(|b| b.task_binding(localid as u32)),
         bind_report: bind_report.as_deref().map(str::as_bytes),
+        inherit_fd: mpi.and_then(|m| m.task_fd(localid)),
     })
     .map_err(|e| e.to_string())?;
     // Only the task holds its ends now, so its output ends when it (and what it started) is gone.
@@ -418,8 +486,14 @@ fn forward(read: OwnedFd, rank: u32, stream: u32, link: Link) -> JoinHandle<()> 
     })
 }
 
-/// srun's frames: signals for every task, stdin per task. When srun goes away the tasks are killed.
-fn serve_srun(mut reader: TcpStream, stdins: &Stdins, pids: &[i32]) {
+/// srun's frames: signals for every task, stdin per task, the step fabric's results. When srun goes away the
+/// tasks are killed and pending collectives fail.
+fn serve_srun(
+    mut reader: TcpStream,
+    stdins: &Stdins,
+    pids: &[i32],
+    fabric: Option<&crate::fabric::StepFabric>,
+) {
     loop {
         match Frame::read_from(&mut reader) {
             Ok(Some(frame)) => match frame.kind {
@@ -446,9 +520,17 @@ fn serve_srun(mut reader: TcpStream, stdins: &Stdins, pids: &[i32]) {
                         stdins.remove(&frame.rank);
                     }
                 }
+                Kind::GatheredPart | Kind::Gathered | Kind::GatherFailed => {
+                    if let Some(fabric) = fabric {
+                        fabric.deliver(frame);
+                    }
+                }
                 _ => {}
             },
             Ok(None) | Err(_) => {
+                if let Some(fabric) = fabric {
+                    fabric.fail("srun is gone");
+                }
                 for &pid in pids {
                     let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
                 }
@@ -511,9 +593,9 @@ fn wait_tasks(tasks: &mut [Task], link: &Link, out_of_memory: &dyn Fn() -> Optio
 fn task_env(
     spec: &StepSupervisorSpec,
     identity: Option<&TaskIdentity>,
-    rank: u32,
-    localid: usize,
+    (rank, localid): (u32, usize),
     link: &Link,
+    mpi: Option<&crate::step_mpi::StepMpi>,
 ) -> Vec<(String, String)> {
     let launch_spec = &spec.launch;
     let mut env = task_environment(
@@ -535,6 +617,9 @@ fn task_env(
             &mut env,
             u32::try_from(localid).unwrap_or(0),
         );
+    }
+    if let Some(mpi) = mpi {
+        mpi.task_env(&mut env, localid, rank);
     }
     if let Some(prolog) = &spec.task_prolog {
         let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);

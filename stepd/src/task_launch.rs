@@ -41,6 +41,9 @@ pub struct TaskLaunch<'a> {
     /// `--cpu-bind=verbose`: the start of the line the task prints on its stderr before it runs
     /// ([`spur_core::grammar::cpu_bind::verbose_line_start`]); the child adds its pid and mask.
     pub bind_report: Option<&'a [u8]>,
+    /// A descriptor the task keeps across `execve` (`--mpi=pmi2`'s `PMI_FD`); every other one it does not ask
+    /// for is close-on-exec.
+    pub inherit_fd: Option<RawFd>,
 }
 
 /// Who a task runs as.
@@ -215,6 +218,9 @@ unsafe fn child(task: &TaskLaunch<'_>, p: &Prepared, pid_var: *mut u8, err_fd: R
         if task.controlling_tty {
             libc::ioctl(0, libc::TIOCSCTTY, 0);
         }
+        if let Some(fd) = task.inherit_fd {
+            libc::fcntl(fd, libc::F_SETFD, 0);
+        }
         if let Some(identity) = task.identity {
             // Groups first, then gid, then uid: each later step needs the privilege the earlier ones give up.
             let dropped = libc::setgroups(identity.groups.len(), identity.groups.as_ptr()) == 0
@@ -379,6 +385,7 @@ mod tests {
             controlling_tty: false,
             binding: None,
             bind_report: None,
+            inherit_fd: None,
         })
         .unwrap();
         drop(write);
@@ -402,6 +409,7 @@ mod tests {
             controlling_tty: false,
             binding: None,
             bind_report: None,
+            inherit_fd: None,
         })
         .unwrap();
         assert_eq!(missing.exec_error, Some(Errno::ENOENT));
@@ -434,6 +442,7 @@ mod tests {
             controlling_tty: false,
             binding,
             bind_report: Some(b"cpu-bind=MASK - n1, task  0  0 ["),
+            inherit_fd: None,
         })
         .unwrap();
         drop((out_write, err_write));

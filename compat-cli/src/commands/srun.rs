@@ -20,6 +20,7 @@ use spur_core::policy::gpu_shard::SHARD_GRES;
 use spur_core::wire::api::{ControlRequest, SlurmErrno, SubmitRequest};
 
 mod het;
+pub(crate) mod mpi;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
@@ -61,6 +62,11 @@ pub fn run(args: &[String]) -> u8 {
         return 1;
     };
     let set = &component.options;
+    // Slurm lists its MPI plugins as soon as the options are read, command or not.
+    if mpi::wants_list(set) {
+        print!("{}", mpi::list_text());
+        return 0;
+    }
     // A component without a program runs the next one's.
     let command = parsed
         .components
@@ -84,6 +90,13 @@ pub fn run(args: &[String]) -> u8 {
         None
     };
     let facts = ClusterFacts::load();
+    let mpi_plugin = match mpi::select(
+        set,
+        crate::config::load_slurm_conf().map(|c| c.mpi_default()),
+    ) {
+        Ok(plugin) => plugin,
+        Err(lines) => return fail_lines(&lines),
+    };
     let who = Submitter::current();
     let spec = match job_spec(
         Command::Srun,
@@ -96,6 +109,10 @@ pub fn run(args: &[String]) -> u8 {
         Ok(spec) => spec,
         Err(e) => return fail(&e.lines, e.exit_code),
     };
+    let mut spec = spec;
+    // Slurm's srun puts the type in its own environment, which every task inherits.
+    mpi::add_env(&mut spec.environment, mpi_plugin, "", "");
+    mpi::set_plugin(mpi_plugin);
     let client = match Client::from_environment() {
         Ok(client) => client,
         Err(e) => {
@@ -120,6 +137,7 @@ pub fn run(args: &[String]) -> u8 {
         events,
         umask,
         het: None,
+        mpi: mpi_plugin,
     };
     match (set.value(OptId::JobId), het_requests) {
         (Some(job), Some(requests)) => srun.within_het_job(job, &requests),
@@ -149,6 +167,8 @@ struct Srun<'a> {
     umask: u32,
     /// A step of a heterogeneous job spanning or choosing components (`--het-group`, `:`).
     het: Option<HetView>,
+    /// The step's MPI plugin (`--mpi`, `SLURM_MPI_TYPE`, `MpiDefault`).
+    mpi: spur_core::model::mpi::MpiType,
 }
 
 impl Srun<'_> {
@@ -415,6 +435,10 @@ impl Srun<'_> {
     /// by the nodes' agents, in a cgroup of its own under the job's where task/cgroup confines jobs, on the nodes
     /// the job was given, wherever srun runs.
     fn runs_here(&self, job_id: u32, shape: &StepShape) -> bool {
+        // The MPI servers live in the nodes' step supervisors (docs/mpi.md): an MPI step always goes through them.
+        if self.mpi != spur_core::model::mpi::MpiType::None {
+            return false;
+        }
         if spur_core::model::isolation::task_cgroup_enabled(
             self.facts.task_plugin.as_deref().unwrap_or(""),
         ) {
@@ -585,6 +609,12 @@ impl Srun<'_> {
                     Some(format!("per_task:{count}"))
                 })
             });
+        // What the PMI-2 servers hand out as `PMI_process_mapping`, from the layout srun made.
+        let mapping = spur_core::model::mpi::process_mapping(
+            &layout.node_ranks,
+            Distribution::parse(distribution.unwrap_or("block")),
+        );
+        let step_nodes = spur_core::grammar::hostlist::compress(&shape.nodes);
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -595,6 +625,7 @@ impl Srun<'_> {
             cpu_bind: cpu_bind.clone(),
             gpu_bind: gpu_bind.clone(),
             mem_per_node_mb: self.spec.mem_per_node_mb.filter(|m| *m > 0),
+            mpi: self.mpi,
             nodes: step
                 .nodes
                 .iter()
@@ -616,7 +647,11 @@ impl Srun<'_> {
                                 .collect()
                         }),
                         // The supervisor puts the step id the controller gives in.
-                        env: env_for(name, Some(spread), 0),
+                        env: {
+                            let mut env = env_for(name, Some(spread), 0);
+                            mpi::add_env(&mut env, self.mpi, &mapping, &step_nodes);
+                            env
+                        },
                         mem_mb: None,
                     };
                     if self.spec.mem_per_node_mb.is_none() {

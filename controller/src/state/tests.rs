@@ -1404,6 +1404,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             cpu_bind: None,
             gpu_bind: None,
             mem_per_node_mb: None,
+            mpi: Default::default(),
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1831,6 +1832,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         cpu_bind: None,
         gpu_bind: None,
         mem_per_node_mb: None,
+        mpi: Default::default(),
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

@@ -12,6 +12,7 @@ pub mod het_step;
 pub mod isolation;
 pub mod job;
 pub mod job_edit;
+pub mod mpi;
 pub mod partition_spec;
 pub mod records;
 pub mod reservation;

@@ -29,6 +29,9 @@ pub struct StepLaunch {
     /// [`NodeTasks::mem_mb`]): its cgroup's limit there, under the job's; `None`: the job's.
     #[serde(default)]
     pub mem_per_node_mb: Option<u64>,
+    /// `--mpi`: the step's MPI plugin, which each node's supervisor serves (docs/mpi.md).
+    #[serde(default)]
+    pub mpi: crate::model::mpi::MpiType,
 }
 
 /// A step's `--cpu-bind` as its supervisors apply it ([`crate::grammar::cpu_bind`]).
@@ -114,6 +117,9 @@ pub struct NodeStepLaunch {
     pub gpu_bind: Option<String>,
     #[serde(default)]
     pub mem_per_node_mb: Option<u64>,
+    /// The step's MPI plugin ([`StepLaunch::mpi`]).
+    #[serde(default)]
+    pub mpi: crate::model::mpi::MpiType,
 }
 
 impl StepLaunch {
@@ -136,6 +142,7 @@ impl StepLaunch {
                 cpu_bind: self.cpu_bind.clone(),
                 gpu_bind: self.gpu_bind.clone(),
                 mem_per_node_mb: tasks.mem_mb.or(self.mem_per_node_mb),
+                mpi: self.mpi,
             })
             .collect()
     }
@@ -181,6 +188,7 @@ mod tests {
             cpu_bind: None,
             gpu_bind: None,
             mem_per_node_mb: Some(500),
+            mpi: Default::default(),
         };
         let per_node: Vec<_> = launch
             .per_node(1, 0, 0, 0)

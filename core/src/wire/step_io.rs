@@ -33,6 +33,19 @@ pub enum Kind {
     Signal,
     /// srun → supervisor: stdin for task `rank`; empty data closes it.
     Stdin,
+    /// Supervisor → srun: a piece of this node's blob for collective `aux` (the step fabric's allgather,
+    /// docs/mpi.md); more pieces follow.
+    GatherPart,
+    /// Supervisor → srun: the last (or only) piece of this node's blob for collective `aux`.
+    Gather,
+    /// srun → supervisor: a piece of collective `aux`'s result; more pieces follow.
+    GatheredPart,
+    /// srun → supervisor: the last piece of collective `aux`'s result ([`encode_blobs`]).
+    Gathered,
+    /// srun → supervisor: collective `aux` (and every later one) cannot complete; `data` says why.
+    GatherFailed,
+    /// Supervisor → srun: a task aborted the step (MPI_Abort): srun kills every task of the step.
+    AbortStep,
 }
 
 impl Kind {
@@ -48,6 +61,12 @@ impl Kind {
             Kind::StepError => 8,
             Kind::Signal => 10,
             Kind::Stdin => 11,
+            Kind::GatherPart => 12,
+            Kind::Gather => 13,
+            Kind::GatheredPart => 14,
+            Kind::Gathered => 15,
+            Kind::GatherFailed => 16,
+            Kind::AbortStep => 17,
         }
     }
 
@@ -63,6 +82,12 @@ impl Kind {
             8 => Kind::StepError,
             10 => Kind::Signal,
             11 => Kind::Stdin,
+            12 => Kind::GatherPart,
+            13 => Kind::Gather,
+            14 => Kind::GatheredPart,
+            15 => Kind::Gathered,
+            16 => Kind::GatherFailed,
+            17 => Kind::AbortStep,
             _ => return None,
         })
     }
@@ -140,6 +165,62 @@ impl Frame {
     }
 }
 
+/// The most bytes one node may contribute to one collective, and the most a collective's result may hold: the
+/// PMI-2 server's fences carry a node's puts (values of at most 1 KiB each), far below this.
+pub const MAX_GATHER_BYTES: usize = 64 << 20;
+
+/// A blob split into frames of `part` and a final `last` kind, so no frame passes [`MAX_FRAME_DATA`].
+pub fn split_frames(part: Kind, last: Kind, seq: u32, data: &[u8]) -> Vec<Frame> {
+    let mut frames: Vec<Frame> = data
+        .chunks(MAX_FRAME_DATA)
+        .map(|chunk| Frame::new(part, 0, seq, chunk.to_vec()))
+        .collect();
+    match frames.last_mut() {
+        Some(end) => end.kind = last,
+        None => frames.push(Frame::new(last, 0, seq, Vec::new())),
+    }
+    frames
+}
+
+/// Every node's blob of a collective, in node order, as one byte string: a count, then each blob's length and
+/// bytes (integers little-endian u32).
+pub fn encode_blobs(blobs: &[Vec<u8>]) -> Vec<u8> {
+    let total: usize = blobs.iter().map(|b| b.len() + 4).sum();
+    let mut out = Vec::with_capacity(total + 4);
+    out.extend_from_slice(&(blobs.len() as u32).to_le_bytes());
+    for blob in blobs {
+        out.extend_from_slice(&(blob.len() as u32).to_le_bytes());
+        out.extend_from_slice(blob);
+    }
+    out
+}
+
+/// The blobs of [`encode_blobs`]; `None` when the bytes are not such a list (lengths past the end, trailing
+/// bytes).
+pub fn decode_blobs(mut data: &[u8]) -> Option<Vec<Vec<u8>>> {
+    fn take_u32(data: &mut &[u8]) -> Option<u32> {
+        let (head, rest) = data.split_first_chunk::<4>()?;
+        *data = rest;
+        Some(u32::from_le_bytes(*head))
+    }
+    let count = take_u32(&mut data)? as usize;
+    // Each blob takes at least its 4-byte length, so a count past that is a lie; never reserve for it.
+    if count > data.len() / 4 {
+        return None;
+    }
+    let mut blobs = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = take_u32(&mut data)? as usize;
+        if len > data.len() {
+            return None;
+        }
+        let (blob, rest) = data.split_at(len);
+        blobs.push(blob.to_vec());
+        data = rest;
+    }
+    data.is_empty().then_some(blobs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +242,35 @@ mod tests {
             assert_eq!(Frame::read_from(&mut input).unwrap().as_ref(), Some(frame));
         }
         assert_eq!(Frame::read_from(&mut input).unwrap(), None);
+    }
+
+    #[test]
+    fn blob_lists_round_trip_and_lies_are_refused() {
+        let blobs = vec![b"a".to_vec(), Vec::new(), vec![0xff; 300]];
+        let bytes = encode_blobs(&blobs);
+        assert_eq!(decode_blobs(&bytes), Some(blobs));
+        assert_eq!(decode_blobs(&encode_blobs(&[])), Some(Vec::new()));
+        assert_eq!(decode_blobs(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(decode_blobs(&[0xff, 0xff, 0xff, 0xff]), None);
+        assert_eq!(decode_blobs(&[1, 0, 0, 0, 9, 0, 0, 0, 1]), None);
+        let mut trailing = encode_blobs(&[b"x".to_vec()]);
+        trailing.push(0);
+        assert_eq!(decode_blobs(&trailing), None);
+        assert_eq!(decode_blobs(&[]), None);
+    }
+
+    #[test]
+    fn big_blobs_are_split_into_frames_that_fit() {
+        let data = vec![7u8; MAX_FRAME_DATA * 2 + 1];
+        let frames = split_frames(Kind::GatherPart, Kind::Gather, 5, &data);
+        assert_eq!(frames.len(), 3);
+        assert!(frames
+            .iter()
+            .all(|f| f.aux == 5 && f.data.len() <= MAX_FRAME_DATA));
+        assert_eq!(frames[2].kind, Kind::Gather);
+        assert_eq!(frames[0].kind, Kind::GatherPart);
+        let empty = split_frames(Kind::GatherPart, Kind::Gather, 1, &[]);
+        assert_eq!(empty, vec![Frame::new(Kind::Gather, 0, 1, Vec::new())]);
     }
 
     #[test]

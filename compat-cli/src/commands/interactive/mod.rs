@@ -8,6 +8,7 @@
 
 pub mod allocate;
 pub mod events;
+pub mod fabric;
 pub mod io;
 pub mod remote;
 pub mod step;

@@ -127,6 +127,7 @@ pub fn connect(
     events: &Events,
 ) -> Result<Vec<NodeLink>, String> {
     let mut links: Vec<Option<NodeLink>> = vec![None; remote.nodes.len()];
+    let hub = super::fabric::Hub::new(remote.nodes.len());
     let deadline = Instant::now() + CONNECT_WAIT;
     remote
         .listener
@@ -175,7 +176,9 @@ pub fn connect(
         let tx = events.sender();
         let node_name = remote.nodes[node].clone();
         let label = plan.label.then_some(plan.ntasks);
-        std::thread::spawn(move || relay(reader, node, &node_name, writers, label, &tx));
+        hub.attach(node, link.clone());
+        let hub = hub.clone();
+        std::thread::spawn(move || relay(reader, (node, &node_name), writers, label, &tx, &hub));
         links[node] = Some(link);
     }
     let links: Vec<NodeLink> = links.into_iter().flatten().collect();
@@ -242,11 +245,11 @@ fn writers(
 /// One node's frames: output to its writers, task ends and the connection's end as events.
 fn relay(
     mut reader: TcpStream,
-    node: usize,
-    node_name: &str,
+    (node, node_name): (usize, &str),
     mut writers: Vec<(u32, Writer, Writer)>,
     label: Option<u32>,
     tx: &Sender<Event>,
+    hub: &super::fabric::Hub,
 ) {
     let mut finished = false;
     let mut out_of_memory: Vec<u32> = Vec::new();
@@ -291,9 +294,16 @@ fn relay(
                 finished = true;
                 break;
             }
+            Kind::GatherPart | Kind::Gather => hub.contribute(node, frame),
+            // A task aborted the step (MPI_Abort): Slurm's plugins kill the step as `scancel` does.
+            Kind::AbortStep => {
+                crate::commands::srun::mpi::record_abort(i32::try_from(frame.aux).unwrap_or(1));
+                let _ = tx.send(Event::StepCancelled);
+            }
             _ => {}
         }
     }
+    hub.node_closed(node, node_name);
     for (_, out, err) in &mut writers {
         out.finish();
         err.finish();

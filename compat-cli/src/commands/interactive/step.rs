@@ -196,7 +196,8 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
     }
     StepOutcome {
-        exit_code: step_exit::srun_exit_code(&ends),
+        exit_code: crate::commands::srun::mpi::abort_code()
+            .unwrap_or_else(|| step_exit::srun_exit_code(&ends)),
         ends,
     }
 }
@@ -327,6 +328,7 @@ fn start_tasks(
             controlling_tty: terminal.is_some(),
             binding: plan.cpu_bind.as_ref().and_then(|b| b.task_binding(rank)),
             bind_report: bind_report.as_deref().map(str::as_bytes),
+            inherit_fd: None,
         });
         drop(terminal);
         let launched = match launched {

@@ -181,7 +181,11 @@ fn parse_interactive<E: EnvLookup + ?Sized>(
     }
     het::propagate(&mut components);
     let positional = cl.positional().to_vec();
-    if cmd == Command::Srun && positional.is_empty() {
+    // `--mpi=list` lists the MPI plugins before Slurm's srun looks for a command (srun handles it).
+    let lists_mpi = components
+        .first()
+        .is_some_and(|c| c.options.value(OptId::Mpi) == Some("list"));
+    if cmd == Command::Srun && positional.is_empty() && !lists_mpi {
         return Err(ctx.fatal(ErrorKind::NoCommand, "No command given to execute."));
     }
     Ok(Outcome::Run(Parsed {
