@@ -382,6 +382,16 @@ pub enum Query {
     AcctDb,
     /// `sshare`: the associations with their fair-share usage. Answered with [`QueryReply::Shares`].
     Shares,
+    /// `sbcast`: the nodes of a running job (of one of its steps when `step_id` is given) are asked to connect
+    /// to `addr`, present `key` and write the file sbcast sends as the job's owner. Only the job's owner or an
+    /// administrator; answered with [`QueryReply::Bcast`] by the leader.
+    Bcast {
+        job_id: u32,
+        #[serde(default)]
+        step_id: Option<u32>,
+        addr: String,
+        key: String,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -510,6 +520,10 @@ pub enum QueryReply {
         fair_tree: bool,
         #[serde(default)]
         run_mins: std::collections::BTreeMap<String, crate::policy::fairshare::TresRunMins>,
+    },
+    /// The nodes asked to connect to sbcast, in order (a node's index is its place here).
+    Bcast {
+        nodes: Vec<String>,
     },
 }
 
