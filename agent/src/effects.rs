@@ -280,6 +280,26 @@ async fn perform(
             let socket = agent.spool.step_attach_socket(order.job_id, order.step_id);
             tokio::task::spawn_blocking(move || crate::step_attach::attach(&socket, &order));
         }
+        Effect::FileBcast(order) => {
+            let stepd = agent.spool.stepd_binary().to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                let job_id = order.job_id;
+                let groups = match crate::users::lookup(order.uid, order.gid) {
+                    Ok(user) => user.supplementary_gids,
+                    Err(e) => {
+                        tracing::warn!(job_id, "sbcast: {e}");
+                        return;
+                    }
+                };
+                let spec = spur_stepd::bcast::BcastSpec {
+                    order: *order,
+                    groups,
+                };
+                if let Err(e) = spur_stepd::client::bcast(&spec, &stepd) {
+                    tracing::warn!(job_id, "sbcast: {e}");
+                }
+            });
+        }
     }
     Ok(())
 }

@@ -523,6 +523,11 @@ impl JobSpool {
         )?)
     }
 
+    /// The spurstepd binary, for the agent's other uses of it (sbcast).
+    pub fn stepd_binary(&self) -> &std::path::Path {
+        &self.stepd_binary
+    }
+
     fn step_pid_file(&self, job_id: u32, step_id: u32) -> PathBuf {
         self.root
             .join("steps")

@@ -113,6 +113,8 @@ pub enum Effect {
     },
     /// Hand an `sattach` request to the step's supervisor (or tell the client no task runs here).
     AttachStep(Box<StepAttach>),
+    /// Have `spurstepd --bcast` fetch an sbcast file from the client and write it as the job's owner.
+    FileBcast(Box<spur_core::model::step_launch::FileBcastOrder>),
 }
 
 /// The node's decisions (see the module comment). Constructed by spurd's session and by every simulated node.
@@ -211,6 +213,7 @@ impl NodeMachine {
                 steps,
             }],
             ControllerToAgent::AttachStep(order) => vec![Effect::AttachStep(order)],
+            ControllerToAgent::FileBcast(order) => vec![Effect::FileBcast(order)],
         };
         Ok(effects)
     }

@@ -16,6 +16,7 @@ pub const COMMANDS: &[&str] = &[
     "salloc",
     "sattach",
     "sbatch",
+    "sbcast",
     "scancel",
     "scontrol",
     "seff",

@@ -437,6 +437,30 @@ fn an_unprivileged_user_cannot_touch_roots_jobs_or_the_cluster() {
         || format!("sattach to root's step: {out:?}"),
     );
 
+    // sbcast into root's job: the controller refuses (Access/permission denied, Slurm's lookup error), no node is
+    // asked to call, and nothing is written.
+    let planted = cluster.dir.path().join("sbcast-planted");
+    let source = cluster.dir.path().join("sbcast-source");
+    std::fs::write(&source, "pwned\n").unwrap();
+    std::fs::set_permissions(&source, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = mallory.run(
+        &cluster,
+        "sbcast",
+        &[
+            "-j",
+            &root_job.to_string(),
+            &source.display().to_string(),
+            &planted.display().to_string(),
+        ],
+    );
+    findings.check(
+        text(&out.stderr).trim()
+            == format!("sbcast: error: Slurm job {root_job} lookup error: Invalid user id")
+            && out.status.code() == Some(255)
+            && !planted.exists(),
+        || format!("sbcast into root's job: {out:?}"),
+    );
+
     // The user's own job: its supervisor signals only its own processes.
     let own_job = {
         let out = mallory.run(&cluster, "sbatch", &["--parsable", "--wrap", "sleep 300"]);

@@ -28,7 +28,7 @@ mod usage;
 
 pub use storage::EXIT_STORAGE_FAULT;
 
-pub use attach::{AttachRequest, KIND_ATTACH};
+pub use attach::{AttachRequest, NodeOrders, KIND_ATTACH, KIND_NODE_ORDERS};
 pub use usage::{MeasureRequest, KIND_MEASURE};
 
 /// How often the periodic pass runs even without events (time limits, purges, liveness).

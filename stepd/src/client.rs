@@ -202,3 +202,28 @@ pub fn read_started(job_dir: &Path) -> Result<Option<Started>, ClientError> {
 pub fn is_alive(job_dir: &Path) -> bool {
     files::read_pid_file(job_dir).is_some_and(|pid| files::is_stepd_for(pid, job_dir))
 }
+
+/// Runs one node's part of an sbcast (`spurstepd --bcast`, which becomes the job's owner first) and waits for it.
+pub fn bcast(spec: &crate::bcast::BcastSpec, stepd_binary: &Path) -> Result<(), ClientError> {
+    let mut child = Command::new(stepd_binary)
+        .arg("--bcast")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|source| ClientError::Spawn {
+            binary: stepd_binary.to_path_buf(),
+            source,
+        })?;
+    let text = serde_json::to_vec(spec).map_err(|e| ClientError::Io(io::Error::other(e)))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(&text)?;
+    }
+    let status = child.wait()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(ClientError::Io(io::Error::other(format!(
+            "spurstepd --bcast ended with {status}"
+        ))))
+    }
+}

@@ -11,6 +11,7 @@
 // unwrap and expect are denied by the workspace's lints (root Cargo.toml); indexing is denied here.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
+pub mod bcast;
 pub mod cgroup;
 pub mod client;
 pub mod daemon;

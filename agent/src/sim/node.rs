@@ -174,7 +174,10 @@ impl SimNode {
             }
             // Simulated nodes run no tasks (the step's srun sees no supervisor call and gives up on the step)
             // and have no stderr to write to.
-            Effect::StartStep { .. } | Effect::Notify { .. } | Effect::AttachStep(_) => {}
+            Effect::StartStep { .. }
+            | Effect::Notify { .. }
+            | Effect::AttachStep(_)
+            | Effect::FileBcast(_) => {}
         }
     }
 

@@ -11,6 +11,7 @@ mod sacctmgr_parse;
 pub mod salloc;
 pub mod sattach;
 pub mod sbatch;
+pub mod sbcast;
 pub mod scancel;
 pub mod scontrol;
 mod scontrol_node;
@@ -31,6 +32,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sacctmgr" => sacctmgr::run(args),
         "salloc" => salloc::run(args),
         "sattach" => sattach::run(args),
+        "sbcast" => sbcast::run(args),
         "sbatch" => sbatch::run(args),
         "scancel" => scancel::run(args),
         "scontrol" => scontrol::run(args),

@@ -17,7 +17,7 @@ use spur_core::wire::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
 use spur_core::wire::step_io::{Frame, Kind, STDERR};
 
 use super::interactive::io::{label, Sink, StreamWriter};
-use super::interactive::remote::{random_key, route_source};
+use super::interactive::remote::{greet, random_key, route_source};
 use super::interactive::ClusterFacts;
 use crate::client::{Client, ClientError};
 
@@ -321,7 +321,7 @@ fn accept_nodes(
             }
             Err(_) => break,
         };
-        let Some(node) = greet(&stream, key, nodes.len()) else {
+        let Some(node) = greet(&stream, key, nodes.len(), HELLO_WAIT) else {
             continue;
         };
         if std::mem::replace(&mut called[node], true) {
@@ -336,17 +336,6 @@ fn accept_nodes(
         eprintln!("sattach: Node {node}: no tasks running");
     }
     links
-}
-
-/// Reads the Hello frame: the node index, if the key is ours.
-fn greet(stream: &TcpStream, key: &str, nodes: usize) -> Option<usize> {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(HELLO_WAIT));
-    let mut reader = stream;
-    let frame = Frame::read_from(&mut reader).ok()??;
-    let _ = stream.set_read_timeout(None);
-    let node = frame.aux as usize;
-    (frame.kind == Kind::Hello && frame.data == key.as_bytes() && node < nodes).then_some(node)
 }
 
 /// What the nodes' frames become: output on sattach's stdout and stderr, and the tasks' ends.

@@ -6,6 +6,7 @@ use tonic::{Request, Response, Status};
 
 use spur_core::auth::{jwt, params, rules, Identity};
 use spur_core::model::controllers::{ControllerChange, ControllerList};
+use spur_core::wire::agent_proto::ControllerToAgent;
 use spur_core::wire::api::{
     ApiError, ControlReply, ControlRequest, JobListing, Query, QueryReply, SlurmErrno, SubmitReply,
     SubmitRequest,
@@ -238,6 +239,17 @@ impl ApiService {
             return to_doc(&reply)
                 .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()));
         }
+        if let Query::Bcast {
+            job_id,
+            step_id,
+            addr,
+            key,
+        } = query
+        {
+            let reply = self.bcast(identity, job_id, step_id, addr, key).await?;
+            return to_doc(&reply)
+                .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e.to_string()));
+        }
         if let Query::JobListing(listing) = &query {
             return self.job_listing(identity, listing, &request.accept_packed_schema);
         }
@@ -375,8 +387,8 @@ impl ApiService {
             let nodes = spur_core::grammar::hostlist::expand(&step.node_list).unwrap_or_default();
             Ok((nodes, job.spec.user_id))
         })?;
-        let request = crate::runtime::AttachRequest {
-            nodes: nodes
+        let orders = crate::runtime::NodeOrders {
+            orders: nodes
                 .iter()
                 .enumerate()
                 .map(|(index, node)| {
@@ -388,15 +400,83 @@ impl ApiService {
                         addr: addr.clone(),
                         key: key.clone(),
                     };
-                    (node.clone(), attach)
+                    (
+                        node.clone(),
+                        ControllerToAgent::AttachStep(Box::new(attach)),
+                    )
                 })
                 .collect(),
         };
         self.controller
-            .attach_step_anywhere(request)
+            .deliver_anywhere(orders)
             .await
             .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e))?;
         Ok(QueryReply::StepAttach { nodes })
+    }
+
+    /// `sbcast`: every node of the running job (or of its running step `step_id`) is asked to fetch the file
+    /// from sbcast and write it as the job's owner. The owner or an administrator only; a job that is not
+    /// running is refused as slurmctld refuses an sbcast credential for it.
+    async fn bcast(
+        &self,
+        identity: &Identity,
+        job_id: u32,
+        step_id: Option<u32>,
+        addr: String,
+        key: String,
+    ) -> Result<QueryReply, ApiError> {
+        let (nodes, uid, gid) = self.controller.state.read(|state| {
+            let job = state
+                .jobs
+                .get(&job_id)
+                .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?;
+            // slurmctld answers another user's sbcast credential request with ESLURM_USER_ID_MISSING.
+            if job.spec.user_id != identity.uid && !state.is_admin(identity.uid) {
+                return Err(ApiError::new(SlurmErrno::UserIdMissing));
+            }
+            if job.state == spur_core::model::states::JobBaseState::Pending {
+                return Err(ApiError::new(SlurmErrno::JobPending));
+            }
+            if job.state != spur_core::model::states::JobBaseState::Running || job.completing {
+                return Err(ApiError::new(SlurmErrno::AlreadyDone));
+            }
+            let nodes = match step_id {
+                Some(step_id) => job
+                    .steps
+                    .iter()
+                    .find(|s| s.step_id == step_id && s.is_running())
+                    .map(|s| spur_core::grammar::hostlist::expand(&s.node_list).unwrap_or_default())
+                    .ok_or_else(|| ApiError::new(SlurmErrno::InvalidJobId))?,
+                None => job
+                    .alloc
+                    .as_ref()
+                    .map(|a| a.node_names.clone())
+                    .unwrap_or_default(),
+            };
+            Ok((nodes, job.spec.user_id, job.spec.group_id))
+        })?;
+        let orders = crate::runtime::NodeOrders {
+            orders: nodes
+                .iter()
+                .enumerate()
+                .map(|(index, node)| {
+                    let order = spur_core::model::step_launch::FileBcastOrder {
+                        job_id,
+                        node_index: u32::try_from(index).unwrap_or(u32::MAX),
+                        uid,
+                        gid,
+                        addr: addr.clone(),
+                        key: key.clone(),
+                    };
+                    (node.clone(), ControllerToAgent::FileBcast(Box::new(order)))
+                })
+                .collect(),
+        };
+        self.controller
+            .deliver_anywhere(orders)
+            .await
+            .map_err(|e| ApiError::with_detail(SlurmErrno::Error, e))?;
+        Ok(QueryReply::Bcast { nodes })
     }
 
     fn query(&self, identity: &Identity, query: Query) -> Result<QueryReply, ApiError> {
@@ -518,6 +598,8 @@ impl ApiService {
             Query::StepUsage { .. } => QueryReply::StepUsage { steps: Vec::new() },
             // Answered by `attach_step`, which reaches the nodes.
             Query::AttachStep { .. } => QueryReply::StepAttach { nodes: Vec::new() },
+            // Answered by `bcast`, which reaches the nodes.
+            Query::Bcast { .. } => QueryReply::Bcast { nodes: Vec::new() },
             // Answered by `job_listing` as a document of its own.
             Query::JobListing(_) => QueryReply::Jobs {
                 jobs: Vec::new(),

@@ -11,7 +11,8 @@ use super::auth::Authenticator;
 use crate::controllers::{KIND_MEMBERSHIP, KIND_REMOVED};
 use crate::raft::{is_raft_message, reply_doc, PEER_METHOD};
 use crate::runtime::{
-    AttachRequest, Controller, MeasureRequest, KIND_ATTACH, KIND_FORWARD, KIND_MEASURE,
+    AttachRequest, Controller, MeasureRequest, NodeOrders, KIND_ATTACH, KIND_FORWARD, KIND_MEASURE,
+    KIND_NODE_ORDERS,
 };
 use crate::state::Command;
 use spur_core::model::controllers::ControllerChange;
@@ -82,8 +83,13 @@ impl pb::raft_peer_server::RaftPeer for RaftPeerService {
         } else if doc.kind == KIND_ATTACH {
             let request: AttachRequest = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
-            self.controller.attach_step(request).await;
+            self.controller.deliver(request.into()).await;
             reply_doc(KIND_ATTACH, &())
+        } else if doc.kind == KIND_NODE_ORDERS {
+            let orders: NodeOrders = serde_json::from_slice(&doc.json)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            self.controller.deliver(orders).await;
+            reply_doc(KIND_NODE_ORDERS, &())
         } else if doc.kind == KIND_FORWARD {
             let command: Command = serde_json::from_slice(&doc.json)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;

@@ -96,6 +96,22 @@ pub struct StepAttach {
     pub key: String,
 }
 
+/// `sbcast`'s request to one node of a running job: connect to sbcast as the job's owner and write the file it
+/// sends. The controller fills in the owner; sbcast's own words (path, mode, force) travel on that connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileBcastOrder {
+    pub job_id: u32,
+    /// The node's index among the nodes sbcast was told about (`node_list` expanded).
+    pub node_index: u32,
+    /// The job's owner and group: the file is opened and written with their identity only.
+    pub uid: u32,
+    pub gid: u32,
+    /// `addr:port` sbcast listens on.
+    pub addr: String,
+    /// The secret presented first, so sbcast only takes connections for its own request.
+    pub key: String,
+}
+
 /// What one node's agent is asked to run (the controller fills in the job's owner).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeStepLaunch {

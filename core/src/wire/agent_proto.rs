@@ -250,6 +250,9 @@ pub enum ControllerToAgent {
         context: LaunchContext,
         contain: bool,
     },
+    /// `sbcast`: connect to the client as the job's owner and write the file it sends (see
+    /// [`crate::model::step_launch::FileBcastOrder`]).
+    FileBcast(Box<crate::model::step_launch::FileBcastOrder>),
 }
 
 impl ControllerToAgent {
@@ -267,6 +270,7 @@ impl ControllerToAgent {
             | Self::Notify { job_id, .. } => Some(*job_id),
             Self::LaunchStep { launch, .. } => Some(launch.job_id),
             Self::AttachStep(order) => Some(order.job_id),
+            Self::FileBcast(order) => Some(order.job_id),
             Self::Welcome { .. } | Self::Rejected { .. } => None,
         }
     }

@@ -393,6 +393,16 @@ pub enum Query {
     JobRecordEdit {
         request: crate::model::job_edit::JobEditRequest,
     },
+    /// `sbcast`: the nodes of a running job (of one of its steps when `step_id` is given) are asked to connect
+    /// to `addr`, present `key` and write the file sbcast sends as the job's owner. Only the job's owner or an
+    /// administrator; answered with [`QueryReply::Bcast`] by the leader.
+    Bcast {
+        job_id: u32,
+        #[serde(default)]
+        step_id: Option<u32>,
+        addr: String,
+        key: String,
+    },
 }
 
 /// Which jobs a listing asks for.
@@ -525,6 +535,10 @@ pub enum QueryReply {
     /// The jobs an edit of accounting records would change, in job id order, or why it would fail.
     JobRecordEdit {
         result: Result<Vec<crate::model::job_edit::EditedJob>, ApiError>,
+    },
+    /// The nodes asked to connect to sbcast, in order (a node's index is its place here).
+    Bcast {
+        nodes: Vec<String>,
     },
 }
 

@@ -1,7 +1,9 @@
 //! The connection between a step supervisor on another node (`spurstepd --step`) and the step's srun: the
 //! supervisor connects, presents the step's key, then streams its tasks' output and ends; srun sends signals and
 //! stdin. One frame format both ways: a 13-byte header (kind, rank, a kind-specific number, data length; integers
-//! little-endian) and the data.
+//! little-endian) and the data. sbcast uses the same frames with the nodes it sends a file to (the `Bcast*`
+//! kinds): a node presents the key in its Hello, sbcast sends the header, the data and the end, the node answers
+//! with its result.
 
 use std::io::{self, Read, Write};
 
@@ -46,6 +48,15 @@ pub enum Kind {
     GatherFailed,
     /// Supervisor → srun: a task aborted the step (MPI_Abort): srun kills every task of the step.
     AbortStep,
+    /// sbcast → node, after the node's Hello: the file's [`BcastHeader`] as JSON.
+    BcastHeader,
+    /// sbcast → node: the next bytes of the file (at most [`MAX_FRAME_DATA`]).
+    BcastData,
+    /// sbcast → node: the whole file was sent; the node closes it and answers `BcastResult`.
+    BcastEnd,
+    /// node → sbcast, last frame: `aux` is 0 when the file was written, else the errno of what failed, with
+    /// slurmd's error text (`Unable to open PATH: File exists`) as data.
+    BcastResult,
 }
 
 impl Kind {
@@ -67,6 +78,10 @@ impl Kind {
             Kind::Gathered => 15,
             Kind::GatherFailed => 16,
             Kind::AbortStep => 17,
+            Kind::BcastHeader => 40,
+            Kind::BcastData => 41,
+            Kind::BcastEnd => 42,
+            Kind::BcastResult => 43,
         }
     }
 
@@ -88,9 +103,29 @@ impl Kind {
             15 => Kind::Gathered,
             16 => Kind::GatherFailed,
             17 => Kind::AbortStep,
+            40 => Kind::BcastHeader,
+            41 => Kind::BcastData,
+            42 => Kind::BcastEnd,
+            43 => Kind::BcastResult,
             _ => return None,
         })
     }
+}
+
+/// What sbcast tells each node about the file before its data: where to write it and how.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BcastHeader {
+    /// The absolute destination path (sbcast resolved a relative one).
+    pub dest: String,
+    /// The source's permission bits, applied to the file once written (as slurmd does, with or without `-p`).
+    pub mode: u32,
+    /// Replace an existing file (`-f`); otherwise an existing file is an error.
+    pub force: bool,
+    /// The source's access and modification times (`-p`), set after writing.
+    #[serde(default)]
+    pub times: Option<(i64, i64)>,
+    /// The file's size, so a node can tell a complete transfer from a cut one.
+    pub size: u64,
 }
 
 pub const STDOUT: u32 = 1;

@@ -157,7 +157,7 @@ pub fn connect(
             }
             Err(e) => return Err(e.to_string()),
         };
-        let Some(node) = greet(&stream, &remote.key, remote.nodes.len()) else {
+        let Some(node) = greet(&stream, &remote.key, remote.nodes.len(), HELLO_WAIT) else {
             continue;
         };
         if links[node].is_some() {
@@ -186,10 +186,11 @@ pub fn connect(
     Ok(links)
 }
 
-/// Reads the Hello frame: the node index, if the key is the step's.
-fn greet(stream: &TcpStream, key: &str, nodes: usize) -> Option<usize> {
+/// Reads the Hello frame a node sends first (srun's, sattach's and sbcast's listeners): the node index, if the key
+/// is the caller's.
+pub fn greet(stream: &TcpStream, key: &str, nodes: usize, wait: Duration) -> Option<usize> {
     let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(HELLO_WAIT));
+    let _ = stream.set_read_timeout(Some(wait));
     let mut reader = stream;
     let frame = Frame::read_from(&mut reader).ok()??;
     let _ = stream.set_read_timeout(None);

@@ -1,5 +1,5 @@
 //! The option tables of the query commands (squeue, sinfo, scontrol, scancel, sacct, sacctmgr, sprio, sshare,
-//! sstat, sattach): one [`QueryTable`] per command, read by the same getopt engine as sbatch's table
+//! sstat, sattach, sbcast): one [`QueryTable`] per command, read by the same getopt engine as sbatch's table
 //! ([`super::getopt`]) and by the `--help`/`--usage` renderer here, so each option is described once.
 //!
 //! These commands take no environment input or `#SBATCH` lines through the table and act on options by name, so a
@@ -10,7 +10,8 @@
 mod tables;
 
 pub use tables::{
-    SACCT, SACCTMGR, SATTACH, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT, TABLES,
+    SACCT, SACCTMGR, SATTACH, SBCAST, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT,
+    TABLES,
 };
 
 use super::error::{getopt_lines, ErrorKind, OptError};

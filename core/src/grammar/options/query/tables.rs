@@ -9,6 +9,7 @@ use super::{
 /// Every query command's table.
 pub const TABLES: &[&QueryTable] = &[
     &SQUEUE, &SINFO, &SCONTROL, &SCANCEL, &SACCT, &SACCTMGR, &SPRIO, &SSHARE, &SSTAT, &SATTACH,
+    &SBCAST,
 ];
 
 pub const SQUEUE: QueryTable = QueryTable {
@@ -960,5 +961,47 @@ pub const SATTACH: QueryTable = QueryTable {
         end: "",
         order: &[],
         help_options: &[],
+    }),
+};
+
+pub const SBCAST: QueryTable = QueryTable {
+    program: "sbcast",
+    rows: &[
+        optional("compress", Some('C')).help("[=lib]", "compress the file being transmitted"),
+        value("exclude", None).help("=<path_list>", "shared object paths to be excluded"),
+        flag("force", Some('f')).help("", "replace destination file as required"),
+        value("fanout", Some('F')).help("=num", "specify message fanout"),
+        value("jobid", Some('j')).help(
+            "=#[+#][.#]",
+            "specify job ID with optional hetjob offset and/or step ID",
+        ),
+        flag("preserve", Some('p')).help("", "preserve modes and times of source file"),
+        optional("send-libs", None).help(
+            "[=yes|no]",
+            "autodetect and broadcast executable's shared objects",
+        ),
+        value("size", Some('s')).help("=num", "block size in bytes (rounded off)"),
+        value("timeout", Some('t')).help("=secs", "specify message timeout (seconds)"),
+        flag("verbose", Some('v')).help("", "provide detailed event logging"),
+        flag("version", Some('V')).help("", "print version information and exit"),
+        flag("help", None),
+        flag("usage", None),
+    ],
+    getopt_order: &[],
+    scan: Getopt,
+    usage: Usage::plain("Usage: sbcast [-CfFjpvV] SOURCE DEST"),
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: &["Usage: sbcast [OPTIONS] SOURCE DEST"],
+        style: EntryStyle::Comma,
+        column: 24,
+        pad_to: 0,
+        tail: &[
+            "",
+            "Help options:",
+            "  --help                show this help message",
+            "  --usage               display brief usage message",
+        ],
+        end: "",
     }),
 };
