@@ -71,3 +71,5 @@ echo "held rc=${PIPESTATUS[0]}"
 as "$u" sbcast -j "$r" "$d/src.txt" "$d/from-outside"
 echo "from outside rc=$?"; stat -c '%A %U' "$d/from-outside"
 scancel "$r" "$h"
+sbcast --help
+echo "help rc=$?"

@@ -968,7 +968,9 @@ pub const SBCAST: QueryTable = QueryTable {
     program: "sbcast",
     rows: &[
         optional("compress", Some('C')).help("[=lib]", "compress the file being transmitted"),
-        value("exclude", None).help("=<path_list>", "shared object paths to be excluded"),
+        value("exclude", None)
+            .bare()
+            .help("=<path_list>", "shared object paths to be excluded"),
         flag("force", Some('f')).help("", "replace destination file as required"),
         value("fanout", Some('F')).help("=num", "specify message fanout"),
         value("jobid", Some('j')).help(
@@ -976,7 +978,7 @@ pub const SBCAST: QueryTable = QueryTable {
             "specify job ID with optional hetjob offset and/or step ID",
         ),
         flag("preserve", Some('p')).help("", "preserve modes and times of source file"),
-        optional("send-libs", None).help(
+        optional("send-libs", None).bare().help(
             "[=yes|no]",
             "autodetect and broadcast executable's shared objects",
         ),
@@ -984,8 +986,8 @@ pub const SBCAST: QueryTable = QueryTable {
         value("timeout", Some('t')).help("=secs", "specify message timeout (seconds)"),
         flag("verbose", Some('v')).help("", "provide detailed event logging"),
         flag("version", Some('V')).help("", "print version information and exit"),
-        flag("help", None),
-        flag("usage", None),
+        flag("help", None).help("", "show this help message"),
+        flag("usage", None).help("", "display brief usage message"),
     ],
     getopt_order: &[],
     scan: Getopt,
@@ -996,12 +998,9 @@ pub const SBCAST: QueryTable = QueryTable {
         style: EntryStyle::Comma,
         column: 24,
         pad_to: 0,
-        tail: &[
-            "",
-            "Help options:",
-            "  --help                show this help message",
-            "  --usage               display brief usage message",
-        ],
+        tail: &[],
         end: "",
+        order: &[],
+        help_options: &["help", "usage"],
     }),
 };
