@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ use spur_core::wire::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
 use spur_core::wire::step_io::{Frame, Kind, STDERR};
 
 use super::interactive::io::{label, Sink, StreamWriter};
-use super::interactive::remote::{greet, random_key, route_source};
+use super::interactive::remote::{greet, listen_for_nodes};
 use super::interactive::ClusterFacts;
 use crate::client::{Client, ClientError};
 
@@ -234,12 +234,7 @@ fn find_step(client: &Client, options: &Options) -> Result<StepRecord, String> {
 fn attach(client: &Client, options: &Options, step: &StepRecord) -> u8 {
     let layout = step.layout();
     let first = layout.first().map(|(node, _)| node.as_str()).unwrap_or("");
-    let listening = TcpListener::bind(("0.0.0.0", 0)).and_then(|listener| {
-        let port = listener.local_addr()?.port();
-        let facts = ClusterFacts::load();
-        let advertised = SocketAddr::new(route_source(&facts.node_addr(first)), port);
-        Ok((listener, advertised, random_key()?))
-    });
+    let listening = listen_for_nodes(&ClusterFacts::load().node_addr(first));
     let (listener, advertised, key) = match listening {
         Ok(l) => l,
         Err(e) => {

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use spur_core::model::states::JobBaseState;
 use spur_core::wire::api::{ApiError, JobListing, Query, QueryReply, SlurmErrno};
 use spur_core::wire::step_io::{BcastHeader, Frame, Kind, MAX_FRAME_DATA};
 
-use super::interactive::remote::{greet, random_key, route_source};
+use super::interactive::remote::{greet, listen_for_nodes};
 use super::interactive::ClusterFacts;
 use crate::client::{Client, ClientError};
 
@@ -330,12 +330,7 @@ fn bcast(options: &Options) -> u8 {
         Ok(nodes) => nodes.into_iter().next().unwrap_or_default(),
         Err(text) => return lookup_error(text),
     };
-    let listening = TcpListener::bind(("0.0.0.0", 0)).and_then(|listener| {
-        let port = listener.local_addr()?.port();
-        let facts = ClusterFacts::load();
-        let advertised = SocketAddr::new(route_source(&facts.node_addr(&first)), port);
-        Ok((listener, advertised, random_key()?))
-    });
+    let listening = listen_for_nodes(&ClusterFacts::load().node_addr(&first));
     let (listener, advertised, key) = match listening {
         Ok(l) => l,
         Err(e) => {

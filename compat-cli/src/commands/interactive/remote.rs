@@ -39,19 +39,28 @@ impl RemoteStep {
         layout: StepLayout,
         first_node_addr: &str,
     ) -> std::io::Result<(RemoteStep, SocketAddr)> {
-        let listener = TcpListener::bind(("0.0.0.0", 0))?;
-        let port = listener.local_addr()?.port();
-        let advertised = SocketAddr::new(route_source(first_node_addr), port);
+        let (listener, advertised, key) = listen_for_nodes(first_node_addr)?;
         Ok((
             RemoteStep {
                 listener,
-                key: random_key()?,
+                key,
                 nodes,
                 layout,
             },
             advertised,
         ))
     }
+}
+
+/// A listener on every address for nodes to call back (srun's steps, sattach, sbcast), the address to tell them
+/// (the one this host uses towards `first_node_addr`) and a fresh key they must present.
+pub fn listen_for_nodes(
+    first_node_addr: &str,
+) -> std::io::Result<(TcpListener, SocketAddr, String)> {
+    let listener = TcpListener::bind(("0.0.0.0", 0))?;
+    let port = listener.local_addr()?.port();
+    let advertised = SocketAddr::new(route_source(first_node_addr), port);
+    Ok((listener, advertised, random_key()?))
 }
 
 /// The local address the kernel would use to reach `addr` (no packet is sent).
