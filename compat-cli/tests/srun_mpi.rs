@@ -11,32 +11,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{text, Cluster, ClusterOptions};
-
-const NODE_B: &str = "spurtestb";
-const NODE_C: &str = "spurtestc";
-
-fn three_nodes(extra_conf: &str) -> Cluster {
-    Cluster::start_with(ClusterOptions {
-        extra_nodes: vec![NODE_B.to_string(), NODE_C.to_string()],
-        extra_conf: extra_conf.to_string(),
-        ..ClusterOptions::default()
-    })
-}
-
-/// The directory of the MPI test programs (built once per source digest).
-fn mpi_programs() -> PathBuf {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/mpi/build.sh");
-    let out = std::process::Command::new(&script)
-        .output()
-        .expect("run conformance/mpi/build.sh");
-    assert!(
-        out.status.success(),
-        "conformance/mpi/build.sh failed (install mpich and libmpich-dev): {}",
-        text(&out.stderr)
-    );
-    PathBuf::from(text(&out.stdout).trim())
-}
+use common::mpi::{mpi_programs, three_nodes, NODE_B, NODE_C};
+use common::{text, Cluster};
 
 /// srun with variables added to the cluster user's environment.
 fn run_env(

@@ -9,34 +9,12 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{text, Cluster, ClusterOptions};
+use common::mpi::{mpi_programs, three_nodes};
+use common::{text, Cluster};
 
 /// The three "nodes" share this host, its host name and /dev/shm: Open MPI's shared-memory transport names its
 /// segments by host, job and local rank, so two nodes' ranks would collide; TCP between every pair instead.
 const TCP_ONLY: (&str, &str) = ("OMPI_MCA_btl", "self,tcp");
-
-fn three_nodes() -> Cluster {
-    Cluster::start_with(ClusterOptions {
-        extra_nodes: vec!["spurtestb".to_string(), "spurtestc".to_string()],
-        ..ClusterOptions::default()
-    })
-}
-
-/// The directory of the MPI test programs (built once per source digest).
-fn mpi_programs() -> PathBuf {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance/mpi/build.sh");
-    let out = std::process::Command::new(&script)
-        .output()
-        .expect("run conformance/mpi/build.sh");
-    assert!(
-        out.status.success(),
-        "conformance/mpi/build.sh failed (install openmpi-bin and libopenmpi-dev): {}",
-        text(&out.stderr)
-    );
-    PathBuf::from(text(&out.stdout).trim())
-}
 
 fn srun(cluster: &Cluster, args: &[&str]) -> std::process::Output {
     cluster
@@ -56,7 +34,7 @@ fn sorted(bytes: &[u8]) -> Vec<String> {
 #[test]
 fn open_mpi_wires_up_on_one_node_and_across_nodes() {
     let ranks = mpi_programs().join("ranks.openmpi");
-    let cluster = three_nodes();
+    let cluster = three_nodes("");
     let host = common::short_hostname();
     for (args, size) in [
         (vec!["--mpi=pmix", "-N1", "-n2"], 2u32),
@@ -128,7 +106,7 @@ fn open_mpi_wires_up_on_one_node_and_across_nodes() {
 #[test]
 fn mpi_abort_ends_the_step_as_slurm_does() {
     let abort = mpi_programs().join("abort.openmpi");
-    let cluster = three_nodes();
+    let cluster = three_nodes("");
     for nodes in ["-N1", "-N2"] {
         let out = srun(
             &cluster,

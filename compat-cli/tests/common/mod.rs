@@ -6,6 +6,7 @@
 pub mod attack;
 pub mod golden;
 pub mod ha;
+pub mod mpi;
 pub mod ports;
 pub mod rest;
 pub mod users;
