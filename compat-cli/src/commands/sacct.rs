@@ -46,6 +46,21 @@ pub fn run(args: &[String]) -> u8 {
         print!("{}", sacct::help_format());
         return 0;
     }
+    // Options of Slurm's sacct that Spur parses (its help and abbreviations stay Slurm's) but cannot act on.
+    for name in [
+        "batch-script",
+        "constraints",
+        "env-vars",
+        "file",
+        "flags",
+        "reason",
+        "yaml",
+    ] {
+        if parsed.has(name) {
+            eprintln!("sacct: error: --{name} is not supported by Spur");
+            return 1;
+        }
+    }
     let request = match Request::from_options(&parsed) {
         Ok(r) => r,
         Err(message) => {

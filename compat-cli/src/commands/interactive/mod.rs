@@ -210,9 +210,12 @@ pub fn print_api_error(prog: &str, lead: &str, error: &ClientError) {
 
 /// `--help`, `--usage`, `--version` and `--gres=help`, printed on stdout.
 pub fn early_text(cmd: Command, action: spur_core::grammar::options::EarlyAction) -> String {
-    use spur_core::grammar::options::{help_text, usage_text, EarlyAction};
+    use spur_core::grammar::options::{help_text_for, usage_text, EarlyAction};
     match action {
-        EarlyAction::Help => help_text(cmd),
+        EarlyAction::Help => {
+            let task_plugin = config::load_slurm_conf().and_then(|c| c.get_str("TaskPlugin"));
+            help_text_for(cmd, task_plugin.unwrap_or_default())
+        }
         EarlyAction::Usage => usage_text(cmd),
         EarlyAction::Version => format!("{}\n", crate::version_line()),
         EarlyAction::GresList => {

@@ -179,7 +179,22 @@ pub enum EntryStyle {
     Comma,
     /// `    -a or --all`, long-only names as `          --help`.
     Or,
+    /// The row's help is its whole entry, names included, as Slurm lays it out by hand (sacct, sstat,
+    /// scontrol, sacctmgr: colons, names on a line of their own, aliases); the tests check that the entry names
+    /// the row's letter and long name.
+    Verbatim,
 }
+
+/// One keyword (command) of scontrol or sacctmgr as `--help` describes it: the keyword and its whole entry,
+/// laid out by hand as the options of [`EntryStyle::Verbatim`] are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keyword {
+    pub name: &'static str,
+    pub entry: &'static str,
+}
+
+/// A line of a padded help (see [`HelpList::pad_to`]) that Slurm leaves short.
+pub const NO_PAD: char = '\u{1}';
 
 /// A `--help` that lists the options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +220,10 @@ pub struct HelpList {
     /// Options listed after the others under their own title `Help options:` (`--help`, `--usage`), each as
     /// `  --long` and its description.
     pub help_options: &'static [&'static str],
+    /// Lines after the option entries and before the keywords.
+    pub between: &'static [&'static str],
+    /// The keywords of a command with a grammar of its own (scontrol, sacctmgr), listed after `between`.
+    pub keywords: &'static [Keyword],
 }
 
 /// What `--help` prints.
@@ -482,12 +501,17 @@ impl QueryTable {
                 row.shown
             };
             let short = row.short.filter(|_| with_letter);
+            if list.style == EntryStyle::Verbatim {
+                lines.extend(row.help.split('\n').map(str::to_string));
+                continue;
+            }
             let left = match (list.style, short) {
                 _ if row.bare => format!("  --{shown}{}", row.metavar),
                 (EntryStyle::Comma, Some(c)) => format!("  -{c}, --{shown}{}", row.metavar),
                 (EntryStyle::Comma, None) => format!("      --{shown}{}", row.metavar),
                 (EntryStyle::Or, Some(c)) => format!("    -{c} or --{shown}{}", row.metavar),
                 (EntryStyle::Or, None) => format!("          --{shown}{}", row.metavar),
+                (EntryStyle::Verbatim, _) => String::new(),
             };
             push_entry(&mut lines, &left, row.help, list.column);
         }
@@ -496,27 +520,49 @@ impl QueryTable {
             lines.push("Help options:".to_string());
             for name in list.help_options {
                 if let Some(row) = self.rows.iter().find(|r| r.long == *name) {
-                    push_entry(
-                        &mut lines,
-                        &format!("  --{}", row.long),
-                        row.help,
-                        list.column,
-                    );
+                    let left = match row.short {
+                        Some(c) => format!("  -{c}, --{}", row.long),
+                        None => format!("  --{}", row.long),
+                    };
+                    push_entry(&mut lines, &left, row.help, list.column);
                 }
             }
+        }
+        lines.extend(list.between.iter().map(|l| l.to_string()));
+        for keyword in list.keywords {
+            lines.extend(keyword.entry.split('\n').map(str::to_string));
         }
         lines.extend(list.tail.iter().map(|l| l.to_string()));
         let mut out = String::new();
         for line in lines {
-            // Slurm pads its C string literals in the source, where a `"` is written `\"`: the padding counts it
-            // twice, so a line with quotes comes out short by as many blanks.
-            let quotes = line.matches('"').count();
-            let width = list.pad_to.saturating_sub(quotes);
-            out.push_str(&format!("{line:<width$}\n"));
+            out.push_str(&padded(&line, list.pad_to));
+            out.push('\n');
         }
         out.push_str(list.end);
         out
     }
+}
+
+/// A line of a help that Slurm pads with blanks to `pad_to` columns (0: none), as its C sources pad the string
+/// literals: the padding was counted in the source, where tabs stop every 8 columns and a `"` is written `\"`
+/// (so a line with quotes comes out short by as many blanks). Lines that end with a blank already, or with
+/// [`NO_PAD`], are as Slurm left them.
+fn padded(line: &str, pad_to: usize) -> String {
+    if let Some(kept) = line.strip_suffix(NO_PAD) {
+        return kept.to_string();
+    }
+    if pad_to == 0 || line.ends_with([' ', '\t']) {
+        return line.to_string();
+    }
+    let mut width = line.matches('"').count();
+    for c in line.chars() {
+        width = if c == '\t' {
+            (width / 8 + 1) * 8
+        } else {
+            width + 1
+        };
+    }
+    format!("{line}{:1$}", "", pad_to.saturating_sub(width))
 }
 
 /// One `--help` entry: `left` and the description's first line from `column` on (after one blank where `left`

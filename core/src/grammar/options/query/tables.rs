@@ -206,6 +206,8 @@ pub const SQUEUE: QueryTable = QueryTable {
             "yaml",
         ],
         help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -366,6 +368,8 @@ pub const SINFO: QueryTable = QueryTable {
             "yaml",
         ],
         help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -524,84 +528,389 @@ pub const SCANCEL: QueryTable = QueryTable {
             "wckey",
         ],
         help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
+
+/// What sacct's help says after its options: the time formats -S and -E take.
+const SACCT_TIME_FORMATS: &[&str] = &[
+    "\t                                                                    ",
+    "     Note, valid start/end time formats are...",
+    "\t           HH:MM[:SS] [AM|PM]",
+    "\t           MMDD[YY] or MM/DD[/YY] or MM.DD[.YY]",
+    "\t           MM/DD[/YY]-HH:MM[:SS]",
+    "\t           YYYY-MM-DD[THH:MM[:SS]]",
+    "\t           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]",
+];
 
 pub const SACCT: QueryTable = QueryTable {
     program: "sacct",
     rows: &[
         flag("allusers", Some('a')).help(
             "",
-            "every user's jobs (users other than root see only their own by default)",
+            concat!(
+                "     -a, --allusers:\n",
+                "\t           Display jobs for all users. By default, only the\n",
+                "                   current user's jobs are displayed.  If ran by user root\n",
+                "                   this is the default."
+            ),
         ),
-        value("accounts", Some('A')).help(" LIST", "jobs charged to these accounts"),
-        flag("brief", Some('b')).help("", "the fields JobID,State,ExitCode"),
-        value("delimiter", None).help(" TEXT", "what separates -p/-P fields (default '|')"),
-        flag("duplicates", Some('D')).help("", "accepted: Spur keeps one record per job"),
-        flag("helpformat", Some('e'))
-            .help("", "list the fields -o accepts")
-            .aliases(&["help-fields"]),
-        value("endtime", Some('E')).help(" TIME", "jobs known before TIME (default: now)"),
-        flag("help", Some('h')).help("", "this summary"),
+        value("accounts", Some('A')).help(
+            "",
+            concat!(
+                "     -A, --accounts:\n",
+                "\t           Use this comma separated list of accounts to select jobs\n",
+                "                   to display.  By default, all accounts are selected."
+            ),
+        ),
+        flag("brief", Some('b')).help(
+            "",
+            concat!(
+                "     -b, --brief:\n",
+                "\t           Equivalent to '--format=jobstep,state,error'."
+            ),
+        ),
+        // -B, --env-vars, -f, --yaml and the unlisted -C, -F, -R are parsed as Slurm parses them and refused by
+        // sacct (Spur keeps no job scripts, environments or completion files, and has no YAML writer);
+        // --use-local-uid changes nothing here.
+        flag("batch-script", Some('B')).help(
+            "",
+            concat!(
+                "     -B, --batch-script:\n",
+                "\t           Print batch script of job.\n",
+                "                   NOTE: AccountingStoreFlags=job_script is required for this\n",
+                "                   NOTE: Requesting specific job(s) with '-j' is required\n",
+                "                         for this."
+            ),
+        ),
+        flag("completion", Some('c')).help(
+            "",
+            "     -c, --completion: Use job completion instead of accounting data.",
+        ),
+        value("delimiter", None).help(
+            "",
+            concat!(
+                "         --delimiter:\n",
+                "\t           ASCII characters used to separate the fields when\n",
+                "\t           specifying the  -p  or  -P options. The default delimiter\n",
+                "\t           is a '|'. This options is ignored if -p or -P options\n",
+                "\t           are not specified."
+            ),
+        ),
+        flag("duplicates", Some('D')).help(
+            "",
+            concat!(
+                "     -D, --duplicates:\n",
+                "\t           If Slurm job ids are reset, some job numbers may\n",
+                "\t           appear more than once referring to different jobs.\n",
+                "\t           Without this option only the most recent jobs will be\n",
+                "                   displayed."
+            ),
+        ),
+        flag("helpformat", Some('e')).help(
+            "",
+            concat!(
+                "     -e, --helpformat:\n",
+                "\t           Print a list of fields that can be specified with the\n",
+                "\t           '--format' option"
+            ),
+        ),
+        value("endtime", Some('E')).help(
+            "",
+            concat!(
+                "     -E, --endtime:\n",
+                "                   Select jobs eligible before this time.  If states are\n",
+                "                   given with the -s option return jobs in this state before\n",
+                "                   this period."
+            ),
+        ),
+        flag("env-vars", None).help(
+            "",
+            concat!(
+                "         --env-vars:\n",
+                "\t           Print the environment to launch the batch script of job.\n",
+                "                   NOTE: AccountingStoreFlags=job_env is required for this\n",
+                "                   NOTE: Requesting specific job(s) with '-j' is required\n",
+                "                         for this."
+            ),
+        ),
+        flag("federation", None).help(
+            "",
+            "         --federation: Report jobs from federation if a member of a one.",
+        ),
+        value("file", Some('f')).help(
+            "",
+            concat!(
+                "     -f, --file=file:\n",
+                "\t           Read data from the specified file, rather than Slurm's\n",
+                "                   current accounting log file. (Only appliciable when\n",
+                "                   running the jobcomp/filetxt plugin.)"
+            ),
+        ),
+        value("gid", Some('g')).aliases(&["group"]).help(
+            "",
+            concat!(
+                "     -g, --gid, --group:\n",
+                "\t           Use this comma separated list of gids or group names\n",
+                "                   to select jobs to display.  By default, all groups are\n",
+                "                   selected."
+            ),
+        ),
+        flag("help", Some('h')).help("", "     -h, --help:   Print this description of use."),
+        value("nnodes", Some('i')).help(
+            "",
+            concat!(
+                "     -i, --nnodes=N:\n",
+                "                   Return jobs which ran on this many nodes (N = min[-max])"
+            ),
+        ),
+        value("ncpus", Some('I')).help(
+            "",
+            concat!(
+                "     -I, --ncpus=N:\n",
+                "                   Return jobs which ran on this many cpus (N = min[-max])"
+            ),
+        ),
         value("jobs", Some('j')).help(
-            " LIST",
-            "these jobs, array tasks (J_T) or steps (J.S); no default time window then",
+            "",
+            concat!(
+                "     -j, --jobs:\n",
+                "\t           Format is <job(.step)>. Display information about this\n",
+                "                   job or comma-separated list of jobs. The default is all\n",
+                "                   jobs. Adding .step will display the specific job step of\n",
+                "                   that job. (A step id of 'batch' will display the\n",
+                "                   information about the batch step.)"
+            ),
         ),
-        flag("long", Some('l')).help("", "the long field list"),
-        value("name", None).help(" LIST", "jobs with these names"),
-        flag("noheader", Some('n')).help("", "no header lines"),
-        value("format", Some('o')).aliases(&["fields"]).help(
-            " LIST",
-            "the fields to show (NAME or NAME%WIDTH; names may be shortened)",
-        ),
-        flag("parsable", Some('p')).help("", "fields separated and ended by '|'"),
-        flag("parsable2", Some('P')).help("", "fields separated by '|'"),
-        value("partition", Some('r')).help(" LIST", "jobs in these partitions"),
-        value("state", Some('s')).help(" LIST", "jobs in these states during the window"),
-        value("starttime", Some('S')).help(" TIME", "jobs known after TIME (default: 00:00 today)"),
-        value("user", Some('u'))
-            .help(" LIST", "these users' jobs")
-            .aliases(&["uid"]),
-        flag("usage", Some('U')).help("", "one-line usage"),
-        flag("version", Some('V')).help("", "the Slurm release reproduced"),
-        flag("allocations", Some('X')).help("", "the jobs only, not their steps"),
-        value("cluster", Some('M')).aliases(&["clusters"]).help(
-            " LIST",
-            "jobs of these clusters (`all` or -L: every cluster); Spur knows its own only",
-        ),
-        value("gid", Some('g'))
-            .aliases(&["group"])
-            .help(" LIST", "jobs of these groups (names or numbers)"),
-        value("ncpus", Some('I')).help(" N[-M]", "jobs allocated N (to M) CPUs"),
-        value("nnodes", Some('i')).help(" N[-M]", "jobs allocated N (to M) nodes"),
-        value("nodelist", Some('N')).help(" HOSTLIST", "jobs that ran on any of these nodes"),
-        value("qos", Some('q')).help(" LIST", "jobs of these QOS"),
-        value("timelimit-min", Some('k')).help(
-            " TIME",
-            "jobs whose time limit is TIME (or at least TIME with -K)",
-        ),
-        value("timelimit-max", Some('K'))
-            .help(" TIME", "with -k: jobs whose time limit is at most TIME"),
-        flag("truncate", Some('T')).help("", "start and end times cut to the window"),
-        value("units", None).help(
-            " K|M|G|T|P",
-            "memory sizes in this unit (ReqMem, ReqTRES, AllocTRES)",
-        ),
-        flag("noconvert", None).help("", "memory sizes as stored, not converted to a larger unit"),
-        flag("allclusters", Some('L')).help("", "jobs of every cluster"),
-        flag("local", None).help("", "this cluster's jobs only (the default here)"),
-        flag("federation", None).help("", "the federation's jobs (Spur: this cluster's)"),
-        value("wckeys", Some('W')).help(" LIST", "jobs of these wckeys (Spur records none)"),
-        value("associations", Some('x'))
-            .help(" LIST", "jobs of these association ids (Spur records none)"),
-        optional("whole-hetjob", None)
-            .help("[=yes|no]", "accepted: Spur records no heterogeneous jobs"),
         flag("json", None).help(
             "",
-            "the jobs as slurmdbd's v0.0.38 JSON (ignores -o, -n, -p)",
+            concat!("     --json:\n", "                   Produce JSON output"),
         ),
-        flag("completion", Some('c')),
-        flag("verbose", Some('v')),
+        value("timelimit-min", Some('k')).help(
+            "",
+            concat!(
+                "     -k, --timelimit-min:\n",
+                "                   Only send data about jobs with this timelimit.\n",
+                "                   If used with timelimit_max this will be the minimum\n",
+                "                   timelimit of the range.  Default is no restriction."
+            ),
+        ),
+        value("timelimit-max", Some('K')).help(
+            "",
+            concat!(
+                "     -K, --timelimit-max:\n",
+                "                   Ignored by itself, but if timelimit_min is set this will\n",
+                "                   be the maximum timelimit of the range.  Default is no\n",
+                "                   restriction."
+            ),
+        ),
+        flag("local", None).help(
+            "",
+            concat!(
+                "         --local   Report information only about jobs on the local cluster.\n",
+                "\t           Overrides --federation."
+            ),
+        ),
+        flag("long", Some('l')).help(
+            "",
+            concat!(
+                "     -l, --long:\n",
+                "\t           Equivalent to specifying\n",
+                "\t           '--format=jobid,jobidraw,jobname,partition,maxvmsize,\n",
+                "                             maxvmsizenode,maxvmsizetask,avevmsize,maxrss,\n",
+                "                             maxrssnode,maxrsstask,averss,maxpages,\n",
+                "                             maxpagesnode,maxpagestask,avepages,mincpu,\n",
+                "                             mincpunode,mincputask,avecpu,ntasks,alloccpus,\n",
+                "                             elapsed,state,exitcode,avecpufreq,reqcpufreqmin,\n",
+                "                             reqcpufreqmax,reqcpufreqgov,reqmem,\n",
+                "                             consumedenergy,maxdiskread,maxdiskreadnode,\n",
+                "                             maxdiskreadtask,avediskread,maxdiskwrite,\n",
+                "                             maxdiskwritenode,maxdiskwritetask,avediskwrite,\n",
+                "                             reqtres,alloctres,\n",
+                "                             tresusageinave,tresusageinmax,tresusageinmaxn,\n",
+                "                             tresusageinmaxt,tresusageinmin,tresusageinminn,\n",
+                "                             tresusageinmint,tresusageintot,tresusageoutmax,\n",
+                "                             tresusageoutmaxn,tresusageoutmaxt,\n",
+                "                             tresusageoutave,tresusageouttot"
+            ),
+        ),
+        flag("allclusters", Some('L')).help(
+            "",
+            concat!(
+                "     -L, --allclusters:\n",
+                "\t           Display jobs ran on all clusters. By default, only jobs\n",
+                "                   ran on the cluster from where sacct is called are\n",
+                "                   displayed."
+            ),
+        ),
+        value("cluster", Some('M')).aliases(&["clusters"]).help(
+            "",
+            concat!(
+                "     -M, --clusters:\n",
+                "                   Only send data about these clusters. Use \"all\" for all\n",
+                "                   clusters.\u{1}"
+            ),
+        ),
+        flag("noheader", Some('n')).help(
+            "",
+            concat!(
+                "     -n, --noheader:\n",
+                "\t           No header will be added to the beginning of output.\n",
+                "                   The default is to print a header."
+            ),
+        ),
+        flag("noconvert", None).help(
+            "",
+            concat!(
+                "     --noconvert:\n",
+                "\t\t   Don't convert units from their original type\n",
+                "\t\t   (e.g. 2048M won't be converted to 2G)."
+            ),
+        ),
+        value("nodelist", Some('N')).help(
+            "",
+            concat!(
+                "     -N, --nodelist:\n",
+                "                   Display jobs that ran on any of these nodes,\n",
+                "                   can be one or more using a ranged string."
+            ),
+        ),
+        value("name", None).help(
+            "",
+            concat!(
+                "     --name:\n",
+                "                   Display jobs that have any of these name(s)."
+            ),
+        ),
+        value("format", Some('o')).aliases(&["fields"]).help(
+            "",
+            concat!(
+                "     -o, --format:\n",
+                "\t           Comma separated list of fields. (use \"--helpformat\"    \n",
+                "                   for a list of available fields)."
+            ),
+        ),
+        flag("parsable", Some('p')).help(
+            "",
+            "     -p, --parsable: output will be '|' delimited with a '|' at the end",
+        ),
+        flag("parsable2", Some('P')).help(
+            "",
+            "     -P, --parsable2: output will be '|' delimited without a '|' at the end",
+        ),
+        value("qos", Some('q')).help(
+            "",
+            concat!(
+                "     -q, --qos:\n",
+                "                   Only send data about jobs using these qos.  Default is all."
+            ),
+        ),
+        value("partition", Some('r')).help(
+            "",
+            concat!(
+                "     -r, --partition:\n",
+                "\t           Comma separated list of partitions to select jobs and\n",
+                "                   job steps from. The default is all partitions."
+            ),
+        ),
+        value("state", Some('s')).help(
+            "",
+            concat!(
+                "     -s, --state:\n",
+                "\t           Select jobs based on their current state or the state\n",
+                "                   they were in during the time period given: running (r),\n",
+                "                   completed (cd), failed (f), timeout (to), resizing (rs),\n",
+                "                   deadline (dl) and node_fail (nf)."
+            ),
+        ),
+        value("starttime", Some('S')).help(
+            "",
+            concat!(
+                "     -S, --starttime:\n",
+                "                   Select jobs eligible after this time.  Default is\n",
+                "                   00:00:00 of the current day, unless '-s' is set then\n",
+                "                   the default is 'now'."
+            ),
+        ),
+        flag("truncate", Some('T')).help(
+            "",
+            concat!(
+                "     -T, --truncate:\n",
+                "                   Truncate time.  So if a job started before --starttime\n",
+                "                   the start time would be truncated to --starttime.\n",
+                "                   The same for end time and --endtime."
+            ),
+        ),
+        value("user", Some('u')).help(
+            "",
+            concat!(
+                "     -u, --uid, --user:\n",
+                "\t           Use this comma separated list of uids or user names\n",
+                "                   to select jobs to display.  By default, the running\n",
+                "                   user's uid is used."
+            ),
+        ),
+        value("units", None).help(
+            "",
+            concat!(
+                "     --units=[KMGTP]:\n",
+                "                   Display values in specified unit type. Takes precedence\n",
+                "\t\t   over --noconvert option."
+            ),
+        ),
+        flag("usage", Some('U')).help("", "     --usage:      Display brief usage message."),
+        flag("verbose", Some('v')).help(
+            "",
+            concat!(
+                "     -v, --verbose:\n",
+                "\t           Primarily for debugging purposes, report the state of\n",
+                "                   various variables during processing."
+            ),
+        ),
+        flag("version", Some('V')).help("", "     -V, --version: Print version."),
+        value("wckeys", Some('W')).help(
+            "",
+            concat!(
+                "     -W, --wckeys:\n",
+                "                   Only send data about these wckeys.  Default is all."
+            ),
+        ),
+        optional("whole-hetjob", None).help(
+            "",
+            concat!(
+                "     --whole-hetjob[=yes|no]:\n",
+                "\t\t   If set to 'yes' (or no argument), then information about\n",
+                "\t\t   all the heterogeneous components will be retrieved. If\n",
+                "\t\t   set to 'no' only the specific filtered components will\n",
+                "\t\t   be retrieved. The default behavior without this option is\n",
+                "\t\t   that all components are retrieved only if filtering the\n",
+                "\t\t   leader component with --jobs."
+            ),
+        ),
+        value("associations", Some('x')).help(
+            "",
+            concat!(
+                "     -x, --associations:\n",
+                "                   Only send data about these association id.  Default is all."
+            ),
+        ),
+        flag("allocations", Some('X')).help(
+            "",
+            concat!(
+                "     -X, --allocations:\n",
+                "\t           Only show statistics relevant to the job allocation\n",
+                "\t           itself, not taking steps into consideration."
+            ),
+        ),
+        flag("yaml", None).help(
+            "",
+            concat!("     --yaml:\n", "                   Produce YAML output"),
+        ),
+        value("constraints", Some('C')),
+        value("flags", Some('F')),
+        value("reason", Some('R')),
+        flag("use-local-uid", None),
     ],
     // Slurm's sacct long_options order: an ambiguous abbreviation lists its candidates in it.
     getopt_order: &[
@@ -609,13 +918,18 @@ pub const SACCT: QueryTable = QueryTable {
         "accounts",
         "allocations",
         "brief",
+        "batch-script",
         "completion",
+        "constraints",
         "delimiter",
         "duplicates",
         "federation",
         "helpformat",
         "help-fields",
         "endtime",
+        "env-vars",
+        "file",
+        "flags",
         "gid",
         "group",
         "help",
@@ -640,10 +954,12 @@ pub const SACCT: QueryTable = QueryTable {
         "parsable2",
         "qos",
         "partition",
+        "reason",
         "state",
         "starttime",
         "truncate",
         "uid",
+        "use-local-uid",
         "usage",
         "user",
         "verbose",
@@ -652,19 +968,25 @@ pub const SACCT: QueryTable = QueryTable {
         "whole-hetjob",
         "associations",
         "json",
+        "yaml",
     ],
     scan: Getopt,
     usage: Usage::plain("Usage: sacct [options]\n\tUse --help for help"),
     help: Help::List(HelpList {
         usage_first: false,
-        head: &["sacct [OPTIONS]"],
-        style: EntryStyle::Comma,
-        column: 24,
-        pad_to: 0,
-        tail: &[],
-        end: "",
+        head: &[
+            "sacct [<OPTION>]",
+            "     Valid <OPTION> values are:                                              ",
+        ],
+        style: EntryStyle::Verbatim,
+        column: 0,
+        pad_to: 76,
+        tail: SACCT_TIME_FORMATS,
+        end: "\n",
         order: &[],
         help_options: &[],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -703,6 +1025,8 @@ pub const SACCTMGR: QueryTable = QueryTable {
         end: "",
         order: &[],
         help_options: &[],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -812,6 +1136,8 @@ pub const SPRIO: QueryTable = QueryTable {
             "weights",
         ],
         help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -875,31 +1201,96 @@ pub const SSHARE: QueryTable = QueryTable {
         end: "\n",
         order: &[],
         help_options: &[],
+        between: &[],
+        keywords: &[],
     }),
 };
 
 pub const SSTAT: QueryTable = QueryTable {
     program: "sstat",
     rows: &[
-        flag("allsteps", Some('a')).help("", "every running step of a job given without a step"),
-        flag("helpformat", Some('e')).help("", "list the fields -o accepts"),
-        flag("help", Some('h')).help("", "this summary"),
-        flag("pidformat", Some('i')).help("", "the fields JobID,Nodelist,Pids"),
+        flag("allsteps", Some('a')).help(
+            "",
+            concat!(
+                "      -a, --allsteps:\n",
+                "                   Print all steps for the given job(s) when no step is\n",
+                "                   specified."
+            ),
+        ),
+        flag("helpformat", Some('e')).help(
+            "",
+            concat!(
+                "      -e, --helpformat:\n",
+                "\t           Print a list of fields that can be specified with the\n",
+                "\t           '--format' option"
+            ),
+        ),
+        flag("help", Some('h')).help("", "     -h, --help:   Print this description of use."),
+        flag("pidformat", Some('i')).help(
+            "",
+            concat!(
+                "     -i, --pidformat:\n",
+                "                   Predefined format to list the pids running for each\n",
+                "                   job step.  (JobId,Nodes,Pids)"
+            ),
+        ),
         value("jobs", Some('j')).help(
-            " LIST",
-            "the jobs or steps to show (required); a job alone means its lowest running step",
+            "",
+            concat!(
+                "     -j, --jobs:\n",
+                "\t           Format is <job(.step)>. Stat this job step\n",
+                "                   or comma-separated list of job steps. This option is\n",
+                "                   required.  The step portion will default to the lowest\n",
+                "                   numbered (not batch, extern, etc) step running if not\n",
+                "                   specified, unless the --allsteps flag is set where not\n",
+                "                   specifying a step will result in all running steps\n",
+                "                   to be displayed. A step id of 'batch' will display the\n",
+                "                   information about the batch step. A step id of 'extern'\n",
+                "                   will display the information about the extern step\n",
+                "                   when using PrologFlags=contain."
+            ),
         ),
-        flag("noconvert", None).help("", "sizes in bytes, unconverted"),
-        flag("noheader", Some('n')).help("", "no header lines"),
+        flag("noheader", Some('n')).help(
+            "",
+            concat!(
+                "     -n, --noheader:\n",
+                "\t           No header will be added to the beginning of output.\n",
+                "                   The default is to print a header."
+            ),
+        ),
+        flag("noconvert", None).help(
+            "",
+            concat!(
+                "     --noconvert:  Don't convert units from their original type\n",
+                "\t\t   (e.g. 2048M won't be converted to 2G)."
+            ),
+        ),
         value("format", Some('o')).help(
-            " LIST",
-            "the fields to show (NAME or NAME%WIDTH, negative widths left-justify)",
+            "",
+            concat!(
+                "     -o, --format:\n",
+                "\t           Comma separated list of fields. (use \"--helpformat\"    \n",
+                "                   for a list of available fields)."
+            ),
         ),
-        flag("parsable", Some('p')).help("", "fields separated and ended by '|'"),
-        flag("parsable2", Some('P')).help("", "fields separated by '|'"),
-        flag("usage", None).help("", "one-line usage"),
-        flag("verbose", Some('v')).help("", "accepted"),
-        flag("version", Some('V')).help("", "the Slurm release reproduced"),
+        flag("parsable", Some('p')).help(
+            "",
+            "     -p, --parsable: output will be '|' delimited with a '|' at the end",
+        ),
+        flag("parsable2", Some('P')).help(
+            "",
+            "     -P, --parsable2: output will be '|' delimited without a '|' at the end",
+        ),
+        flag("usage", None).help("", "     --usage:      Display brief usage message."),
+        flag("verbose", Some('v')).help(
+            "",
+            concat!(
+                "     -v, --verbose:\n",
+                "\t           Primarily for debugging purposes, report the state of\n",
+                "                   various variables during processing."
+            ),
+        ),
+        flag("version", Some('V')).help("", "     -V, --version: Print version."),
         value("fields", None),
     ],
     getopt_order: &[
@@ -922,31 +1313,40 @@ pub const SSTAT: QueryTable = QueryTable {
     usage: Usage::plain("Usage: sstat [options] -j <job(.stepid)>\n\tUse --help for help"),
     help: Help::List(HelpList {
         usage_first: false,
-        head: &["sstat [OPTIONS] -j JOB[.STEP][,...]"],
-        style: EntryStyle::Comma,
-        column: 22,
-        pad_to: 0,
+        head: &[
+            "sstat [<OPTION>] -j <job(.stepid)>",
+            "    Valid <OPTION> values are:",
+        ],
+        style: EntryStyle::Verbatim,
+        column: 0,
+        pad_to: 76,
         tail: &[],
-        end: "",
+        end: "\n",
         order: &[],
         help_options: &[],
+        between: &[],
+        keywords: &[],
     }),
 };
 
 pub const SATTACH: QueryTable = QueryTable {
     program: "sattach",
     rows: &[
-        value("input-filter", None).help("=TASK", "stdin to this task only"),
-        value("output-filter", None).help("=TASK", "stdout of this task only"),
-        value("error-filter", None).help("=TASK", "stderr of this task only"),
-        flag("label", Some('l')).help("", "prefix each line with its task number"),
-        flag("layout", None).help("", "show the step's task layout and exit"),
+        // Slurm puts two blanks after the filters' names where they fit.
+        value("input-filter", None).help("=taskid", " send stdin to only the specified task"),
+        value("output-filter", None).help("=taskid", "only print stdout from the specified task"),
+        value("error-filter", None).help("=taskid", " only print stderr from the specified task"),
+        flag("label", Some('l')).help("", "prepend task number to lines of stdout & stderr"),
+        flag("layout", None).help(
+            "",
+            "print task layout info and exit (does not attach to tasks)",
+        ),
         flag("pty", None),
-        flag("quiet", Some('Q')).help("", "no informational messages"),
-        flag("verbose", Some('v')).help("", "accepted"),
-        flag("version", Some('V')).help("", "the Slurm release reproduced"),
-        flag("help", Some('h')).help("", "this summary"),
-        flag("usage", Some('u')).help("", "one-line usage"),
+        flag("quiet", Some('Q')).help("", "quiet mode (suppress informational messages)"),
+        flag("verbose", Some('v')).help("", "verbose mode (multiple -v's increase verbosity)"),
+        flag("version", Some('V')).help("", "print the Slurm version and exit"),
+        flag("help", Some('h')).help("", "print this help message"),
+        flag("usage", Some('u')).help("", "print a brief usage message"),
     ],
     getopt_order: &[],
     scan: Getopt,
@@ -955,12 +1355,14 @@ pub const SATTACH: QueryTable = QueryTable {
         usage_first: true,
         head: &[],
         style: EntryStyle::Comma,
-        column: 28,
+        column: 21,
         pad_to: 0,
         tail: &[],
         end: "",
         order: &[],
-        help_options: &[],
+        help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
 
@@ -1002,5 +1404,7 @@ pub const SBCAST: QueryTable = QueryTable {
         end: "",
         order: &[],
         help_options: &["help", "usage"],
+        between: &[],
+        keywords: &[],
     }),
 };
