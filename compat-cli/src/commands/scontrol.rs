@@ -39,6 +39,12 @@ pub fn run(args: &[String]) -> u8 {
                 print!("{}", SCONTROL.help_text());
                 return 0;
             }
+            // Parsed as Slurm parses them (so --help can list them), but Spur has one cluster and no
+            // update-as-another-user.
+            "cluster" | "uid" => {
+                eprintln!("scontrol: error: --{name} is not supported by Spur");
+                return 1;
+            }
             _ => {}
         }
     }

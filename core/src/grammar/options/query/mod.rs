@@ -7,6 +7,7 @@
 //! lines. Unlike sbatch, getopt here permutes: options may follow operands (`squeue -u me --start`). scontrol and
 //! sacctmgr, whose commands are a grammar of their own, match their options as whole words ([`Scan::Words`]).
 
+mod help_text;
 mod tables;
 
 pub use tables::{
@@ -387,7 +388,28 @@ impl QueryTable {
 
     fn parse_words(&self, args: &[String], reject_unknown: bool) -> Result<Parsed, OptError> {
         let mut parsed = Parsed::default();
-        for arg in args {
+        let mut words = args.iter();
+        while let Some(arg) = words.next() {
+            if let Some((row, attached)) = self.valued_word(arg) {
+                // An option with a value (scontrol's -M, -u): attached (`--cluster=c`, `-Mc`) or the next word.
+                let value = match attached {
+                    Some(v) => v.to_string(),
+                    None => match words.next() {
+                        Some(v) => v.clone(),
+                        None if arg.starts_with("--") => {
+                            return Err(
+                                self.error(ErrorKind::MissingArgument(row.long.to_string()))
+                            );
+                        }
+                        None => {
+                            let c = row.short.unwrap_or('?');
+                            return Err(self.error(ErrorKind::MissingShortArgument(c)));
+                        }
+                    },
+                };
+                parsed.options.push((row.long, Some(value)));
+                continue;
+            }
             let row = self.rows.iter().find(|r| {
                 arg.strip_prefix("--") == Some(r.long)
                     || r.short.is_some_and(|c| *arg == format!("-{c}"))
@@ -406,6 +428,25 @@ impl QueryTable {
             }
         }
         Ok(parsed)
+    }
+
+    /// A word naming an option that takes a value, and the value written in the same word, if any.
+    fn valued_word<'a>(&self, arg: &'a str) -> Option<(&'static QueryOpt, Option<&'a str>)> {
+        self.rows
+            .iter()
+            .filter(|r| r.arg == ArgKind::Required)
+            .find_map(|r| {
+                if let Some(body) = arg.strip_prefix("--") {
+                    let (name, value) = match body.split_once('=') {
+                        Some((n, v)) => (n, Some(v)),
+                        None => (body, None),
+                    };
+                    return (name == r.long || r.aliases.contains(&name)).then_some((r, value));
+                }
+                let c = r.short?;
+                let rest = arg.strip_prefix('-')?.strip_prefix(c)?;
+                Some((r, (!rest.is_empty()).then_some(rest)))
+            })
     }
 
     /// What `--usage` prints: the usage lines, each ending with a newline.

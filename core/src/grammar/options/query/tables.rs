@@ -1,6 +1,7 @@
 //! The rows of each query command. Option sets follow Slurm 22.05's commands; the help descriptions of sacct,
 //! sstat, sattach and sacctmgr are Spur's own summaries, sshare's follow the layout of Slurm's `sshare --help`.
 
+use super::help_text;
 use super::{
     flag, optional, value, EntryStyle, Help, HelpList, Letters, QueryTable, Scan, Scan::Getopt,
     Usage,
@@ -377,18 +378,54 @@ pub const SINFO: QueryTable = QueryTable {
 pub const SCONTROL: QueryTable = QueryTable {
     program: "scontrol",
     rows: &[
-        flag("oneliner", Some('o')),
-        flag("details", Some('d')),
-        flag("quiet", Some('Q')),
-        flag("all", Some('a')),
-        flag("verbose", Some('v')),
-        flag("local", None),
-        flag("sibling", None),
-        flag("federation", None),
-        flag("hide", None),
-        flag("future", Some('F')),
-        flag("version", Some('V')).early(),
-        flag("help", Some('h')).early(),
+        flag("all", Some('a')).help("", "     -a, --all      Equivalent to \"all\" command"),
+        flag("details", Some('d'))
+            .help("", "     -d, --details  Equivalent to \"details\" command"),
+        flag("federation", None).help(
+            "",
+            "     --federation   Report federated job information if a member of a  one",
+        ),
+        flag("future", Some('F')).help(
+            "",
+            "     -F, --future   Report information about nodes in \"FUTURE\" state.",
+        ),
+        flag("help", Some('h'))
+            .early()
+            .help("", "     -h, --help     Equivalent to \"help\" command"),
+        flag("hide", None).help("", "     --hide         Equivalent to \"hide\" command"),
+        flag("local", None).help(
+            "",
+            concat!(
+                "     --local        Report information only about jobs on the local cluster.\n",
+                "\t            Overrides --federation."
+            ),
+        ),
+        value("cluster", Some('M')).aliases(&["clusters"]).help(
+            "",
+            concat!(
+                "     -M, --cluster  Equivalent to \"cluster\" command. Implies --local.\n",
+                "                    NOTE: SlurmDBD must be up."
+            ),
+        ),
+        flag("oneliner", Some('o'))
+            .help("", "     -o, --oneliner Equivalent to \"oneliner\" command"),
+        flag("quiet", Some('Q')).help("", "     -Q, --quiet    Equivalent to \"quiet\" command"),
+        flag("sibling", None).help(
+            "",
+            concat!(
+                "     --sibling      Report information about all sibling jobs on a\n",
+                "\t            federated cluster. Implies --federation option."
+            ),
+        ),
+        value("uid", Some('u')).help(
+            "",
+            "     -u,--uid       Update job as user \"uid\" instead of the invoking user.",
+        ),
+        flag("verbose", Some('v'))
+            .help("", "     -v, --verbose  Equivalent to \"verbose\" command"),
+        flag("version", Some('V'))
+            .early()
+            .help("", "     -V, --version  Equivalent to \"version\" command"),
         flag("usage", None).early(),
     ],
     getopt_order: &[],
@@ -396,7 +433,19 @@ pub const SCONTROL: QueryTable = QueryTable {
         reject_unknown_leading_dash: true,
     },
     usage: Usage::plain("scontrol [<OPTION>] [<COMMAND>]"),
-    help: Help::Usage,
+    help: Help::List(HelpList {
+        usage_first: false,
+        head: help_text::SCONTROL_HEAD,
+        style: EntryStyle::Verbatim,
+        column: 0,
+        pad_to: 75,
+        tail: help_text::SCONTROL_NOTES,
+        end: "\n",
+        order: &[],
+        help_options: &[],
+        between: help_text::SCONTROL_BETWEEN,
+        keywords: help_text::SCONTROL_KEYWORDS,
+    }),
 };
 
 pub const SCANCEL: QueryTable = QueryTable {
@@ -608,14 +657,16 @@ pub const SACCT: QueryTable = QueryTable {
                 "                   displayed."
             ),
         ),
-        flag("helpformat", Some('e')).help(
-            "",
-            concat!(
-                "     -e, --helpformat:\n",
-                "\t           Print a list of fields that can be specified with the\n",
-                "\t           '--format' option"
+        flag("helpformat", Some('e'))
+            .aliases(&["help-fields"])
+            .help(
+                "",
+                concat!(
+                    "     -e, --helpformat:\n",
+                    "\t           Print a list of fields that can be specified with the\n",
+                    "\t           '--format' option"
+                ),
             ),
-        ),
         value("endtime", Some('E')).help(
             "",
             concat!(
@@ -842,7 +893,7 @@ pub const SACCT: QueryTable = QueryTable {
                 "                   The same for end time and --endtime."
             ),
         ),
-        value("user", Some('u')).help(
+        value("user", Some('u')).aliases(&["uid"]).help(
             "",
             concat!(
                 "     -u, --uid, --user:\n",

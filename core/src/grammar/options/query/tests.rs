@@ -28,7 +28,11 @@ fn tables_are_consistent() {
         }
         for row in table.rows {
             if matches!(table.scan, Scan::Words { .. }) {
-                assert_eq!(row.arg, ArgKind::None, "{p}: word options take no value");
+                assert_ne!(
+                    row.arg,
+                    ArgKind::Optional,
+                    "{p}: word options take a value or none"
+                );
             } else {
                 assert!(!row.early, "{p}: early only means something to word tables");
             }
@@ -133,16 +137,32 @@ fn word_tables_match_whole_words() {
         .unwrap()
         .has("help"));
     assert!(SCONTROL.parse(&args(&["-Z", "--help"])).is_err());
+    // A word option with a value takes the next word or its attached value.
+    let p = SCONTROL
+        .parse(&args(&["-M", "c1", "show", "--cluster=c2", "-uroot"]))
+        .unwrap();
+    assert_eq!(p.values(&["cluster"]).collect::<Vec<_>>(), ["c1", "c2"]);
+    assert_eq!(p.value("uid"), Some("root"));
+    assert_eq!(p.positional, args(&["show"]));
+    assert_eq!(
+        SCONTROL.parse(&args(&["show", "-M"])).unwrap_err().lines[0],
+        "scontrol: option requires an argument -- 'M'"
+    );
     let p = SACCTMGR.parse(&args(&["-Z", "-n", "show", "qos"])).unwrap();
     assert_eq!(p.positional, args(&["-Z", "show", "qos"]));
 }
 
 #[test]
 fn help_lists_entries_at_the_column() {
+    // sacct's entries as Slurm lays them out by hand, padded to 76 with tabs stopping every 8 columns.
     let text = SACCT.help_text();
-    assert!(text.starts_with("sacct [OPTIONS]\n  -a, --allusers        every user's"));
-    assert!(text.contains("\n      --delimiter TEXT  what separates"));
-    assert!(!text.contains("--verbose"));
+    assert!(text.starts_with(&format!("{:76}\n", "sacct [<OPTION>]")));
+    assert!(text.contains(&format!(
+        "\n{:76}\n\t{:68}\n",
+        "     -b, --brief:", "           Equivalent to '--format=jobstep,state,error'."
+    )));
+    assert!(text.contains("\n                   clusters.\n"));
+    assert!(text.ends_with("weeks]]\n\n"));
     let text = SSHARE.help_text();
     // Padded to 75, a `"` counting twice as in Slurm's source; the text ends with an
     // empty line.
