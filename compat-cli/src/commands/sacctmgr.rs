@@ -46,6 +46,11 @@ pub fn run(args: &[String]) -> u8 {
                 print!("{}", SACCTMGR.help_text());
                 return 0;
             }
+            // Parsed as Slurm parses it (so --help can list it); Spur's listings do not add associations.
+            "associations" => {
+                eprintln!("sacctmgr: error: --associations is not supported by Spur");
+                return 1;
+            }
             _ => {}
         }
     }

@@ -1045,15 +1045,43 @@ pub const SACCT: QueryTable = QueryTable {
 pub const SACCTMGR: QueryTable = QueryTable {
     program: "sacctmgr",
     rows: &[
-        flag("immediate", Some('i')).help("", "commit without asking"),
-        flag("noheader", Some('n')).help("", "no header line"),
-        flag("parsable", Some('p')).help("", "'|' after every field"),
-        flag("parsable2", Some('P')).help("", "'|' between fields"),
-        flag("version", Some('V')).help("", "the version").early(),
-        flag("quiet", Some('Q')),
-        flag("verbose", Some('v')),
-        flag("readonly", Some('r')),
-        flag("help", Some('h')).early(),
+        flag("help", Some('h'))
+            .early()
+            .help("", "     -h or --help: equivalent to \"help\" command"),
+        flag("immediate", Some('i')).help("", "     -i or --immediate: commit changes immediately"),
+        flag("noheader", Some('n')).help(
+            "",
+            "     -n or --noheader: no header will be added to the beginning of output",
+        ),
+        flag("oneliner", Some('o')).help(
+            "",
+            "     -o or --oneliner: equivalent to \"oneliner\" command",
+        ),
+        flag("parsable", Some('p')).help(
+            "",
+            "     -p or --parsable: output will be '|' delimited with a '|' at the end",
+        ),
+        flag("parsable2", Some('P')).help(
+            "",
+            "     -P or --parsable2: output will be '|' delimited without a '|' at the end",
+        ),
+        flag("quiet", Some('Q')).help("", "     -Q or --quiet: equivalent to \"quiet\" command"),
+        flag("readonly", Some('r')).help(
+            "",
+            "     -r or --readonly: equivalent to \"readonly\" command",
+        ),
+        flag("associations", Some('s')).help(
+            "",
+            "     -s or --associations: equivalent to \"associations\" command",
+        ),
+        flag("verbose", Some('v')).help(
+            "",
+            "     -v or --verbose: equivalent to \"verbose\" command",
+        ),
+        flag("version", Some('V')).early().help(
+            "",
+            "     -V or --version: equivalent to \"version\" command",
+        ),
         flag("usage", None).early(),
     ],
     getopt_order: &[],
@@ -1064,20 +1092,17 @@ pub const SACCTMGR: QueryTable = QueryTable {
         "sacctmgr [OPTIONS] COMMAND ENTITY [NAMES] [where CONDITIONS] [set SETTINGS]",
     ),
     help: Help::List(HelpList {
-        usage_first: true,
-        head: &[
-            "  commands: add|create, modify|update, delete|remove, show|list",
-            "  entities: qos, account, user, association (show), cluster (show)",
-        ],
-        style: EntryStyle::Comma,
-        column: 20,
-        pad_to: 0,
-        tail: &[],
-        end: "",
+        usage_first: false,
+        head: help_text::SACCTMGR_HEAD,
+        style: EntryStyle::Verbatim,
+        column: 0,
+        pad_to: 75,
+        tail: help_text::SACCTMGR_NOTES,
+        end: "\n",
         order: &[],
         help_options: &[],
-        between: &[],
-        keywords: &[],
+        between: help_text::SACCTMGR_BETWEEN,
+        keywords: help_text::SACCTMGR_KEYWORDS,
     }),
 };
 
