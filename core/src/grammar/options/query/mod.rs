@@ -158,6 +158,11 @@ pub struct Usage {
     pub indent: usize,
     /// An item that would take a line past this width starts the next one.
     pub width: usize,
+    /// The letter group as Slurm's usage writes it, where that is not the rows' letters (sinfo names a `-b` it
+    /// has no option for, squeue adds `-j`); empty: the rows'.
+    pub group: &'static str,
+    /// Where the group goes on a line of its own: how that line starts (squeue's tab); empty: wrapped as any.
+    pub group_line: &'static str,
 }
 
 impl Usage {
@@ -169,6 +174,8 @@ impl Usage {
             operands: "",
             indent: 0,
             width: 0,
+            group: "",
+            group_line: "",
         }
     }
 }
@@ -458,9 +465,15 @@ impl QueryTable {
             .filter(|r| r.letter)
             .filter_map(|r| r.short)
             .collect();
+        let letters = if usage.group.is_empty() {
+            letters
+        } else {
+            usage.group.to_string()
+        };
         let group = (!letters.is_empty()).then(|| format!("[-{letters}]"));
+        let own_line = !usage.group_line.is_empty();
         let first = (usage.letters == Letters::First).then(|| group.clone());
-        let last = (usage.letters == Letters::Last).then_some(group);
+        let last = (usage.letters == Letters::Last).then_some(group.clone());
         let items = first
             .flatten()
             .into_iter()
@@ -470,7 +483,7 @@ impl QueryTable {
                     .filter(|r| !r.usage.is_empty())
                     .map(|r| r.usage.to_string()),
             )
-            .chain(last.flatten())
+            .chain(last.flatten().filter(|_| !own_line))
             .chain((!usage.operands.is_empty()).then(|| usage.operands.to_string()));
         let mut out = String::new();
         let mut line = usage.lead.to_string();
@@ -486,6 +499,11 @@ impl QueryTable {
         }
         out.push_str(&line);
         out.push('\n');
+        if let Some(group) = group.filter(|_| own_line && usage.letters == Letters::Last) {
+            out.push_str(usage.group_line);
+            out.push_str(&group);
+            out.push('\n');
+        }
         out
     }
 

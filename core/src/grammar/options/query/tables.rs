@@ -33,7 +33,6 @@ pub const SQUEUE: QueryTable = QueryTable {
             .shown("job")
             .help("=job(s)", "comma separated list of jobs IDs\nto view, default is all"),
         flag("json", None)
-            .usage("[--json]")
             .help("", "Produce JSON output"),
         value("name", Some('n'))
             .usage("[-n name]")
@@ -42,7 +41,6 @@ pub const SQUEUE: QueryTable = QueryTable {
             .usage("[-o format]")
             .help("=format", "format specification"),
         value("Format", Some('O'))
-            .usage("[-O fields]")
             .help("=format", "format specification"),
         value("partition", Some('p')).usage("[-p partitions]").help(
             "=partition(s)",
@@ -61,7 +59,12 @@ pub const SQUEUE: QueryTable = QueryTable {
         flag("start", None)
             .usage("[--start]")
             .help("", "print expected start times of pending jobs"),
-        value("states", Some('t')).usage("[--states states]").help(
+        flag("steps", Some('s'))
+            .letter()
+            .usage("[--step step_id]")
+            .shown("step")
+            .help("=step(s)", "comma separated list of job steps\n\t\t\t\t  to view, default is all"),
+        value("states", Some('t')).usage("[-t states]").help(
             "=states",
             "comma separated list of states to view,\n\t\t\t\t  default is pending and running,\n\
              \t\t\t\t  '--states=all' reports all states",
@@ -72,6 +75,23 @@ pub const SQUEUE: QueryTable = QueryTable {
         flag("usage", None)
             .usage("[--usage]")
             .help("", "display a brief summary of squeue options"),
+        value("licenses", Some('L')).usage("[-L licenses]").help(
+            "=(license names)",
+            "comma separated list of license names to view",
+        ),
+        value("nodelist", Some('w')).usage("[-w nodes]").help(
+            "=hostlist",
+            "list of nodes to view, default is \n\t\t\t\t  all nodes",
+        ),
+        flag("federation", None).usage("[--federation]").help("", "Report federated information if a member\nof one"),
+        flag("local", None).usage("[--local]").help(
+            "",
+            "Report information only about jobs on the\nlocal cluster. Overrides --federation.",
+        ),
+        flag("sibling", None).usage("[--sibling]").help(
+            "",
+            "Report information about all sibling jobs\non a federated cluster. Implies --federation.",
+        ),
         flag("all", Some('a'))
             .letter()
             .help("", "display jobs in hidden partitions"),
@@ -82,40 +102,19 @@ pub const SQUEUE: QueryTable = QueryTable {
         flag("array", Some('r'))
             .letter()
             .help("", "display one job array element per line"),
-        flag("steps", Some('s'))
-            .letter()
-            .shown("step")
-            .help("=step(s)", "comma separated list of job steps\n\t\t\t\t  to view, default is all"),
         flag("verbose", Some('v')).letter().help("", "verbosity level"),
         flag("array-unique", None).help(
             "",
             "display one unique pending job array\nelement per line",
         ),
-        flag("federation", None).help("", "Report federated information if a member\nof one"),
         flag("help", None).help("", "show this help message"),
         flag("hide", None).help("", "do not display jobs in hidden partitions"),
-        value("licenses", Some('L')).help(
-            "=(license names)",
-            "comma separated list of license names to view",
-        ),
-        flag("local", None).help(
-            "",
-            "Report information only about jobs on the\nlocal cluster. Overrides --federation.",
-        ),
         flag("me", None),
         flag("noconvert", None).help(
             "",
             "don't convert units from their original type\n(e.g. 2048M won't be converted to 2G).",
         ),
-        value("nodelist", Some('w')).help(
-            "=hostlist",
-            "list of nodes to view, default is \n\t\t\t\t  all nodes",
-        ),
         flag("priority", Some('P')),
-        flag("sibling", None).help(
-            "",
-            "Report information about all sibling jobs\non a federated cluster. Implies --federation.",
-        ),
         flag("version", Some('V')).help("", "output version information and exit"),
         flag("yaml", None).help("", "Produce YAML output"),
     ],
@@ -162,7 +161,10 @@ pub const SQUEUE: QueryTable = QueryTable {
         letters: Letters::Last,
         operands: "",
         indent: 14,
-        width: 100,
+        width: 80,
+        // Slurm's group adds -j, and sits on a line of its own that starts with a tab.
+        group: "ahjlrsv",
+        group_line: "\t      ",
     },
     help: Help::List(HelpList {
         usage_first: false,
@@ -263,25 +265,21 @@ pub const SINFO: QueryTable = QueryTable {
         value("Format", Some('O'))
             .usage("[-O Format]")
             .help("=format", "long format specification"),
-        flag("json", None)
-            .usage("[--json]")
-            .help("", "Produce JSON output"),
-        flag("usage", None)
-            .usage("[--usage]")
-            .help("", "display brief usage message"),
-        flag("help", None)
-            .usage("[--help]")
-            .help("", "show this help message"),
+        flag("json", None).help("", "Produce JSON output"),
+        flag("usage", None).help("", "display brief usage message"),
+        flag("help", None).help("", "show this help message"),
         value("clusters", Some('M')).help(
             "=names",
             "clusters to issue commands to. Implies --local.\nNOTE: SlurmDBD must be up.",
         ),
-        flag("federation", None).help("", "Report federated information if a member of one"),
+        flag("federation", None)
+            .usage("[--federation]")
+            .help("", "Report federated information if a member of one"),
         flag("future", Some('F')),
         flag("hide", None)
             .bare()
             .help("", "do not show hidden or non-accessible partitions"),
-        flag("local", None).help(
+        flag("local", None).usage("[--local]").help(
             "",
             "show only local cluster in a federation.\nOverrides --federation.",
         ),
@@ -331,6 +329,9 @@ pub const SINFO: QueryTable = QueryTable {
         operands: "",
         indent: 13,
         width: 80,
+        // Slurm's usage names a -b that sinfo has no option for.
+        group: "abdelNRrsTv",
+        group_line: "",
     },
     help: Help::List(HelpList {
         usage_first: false,
@@ -546,6 +547,8 @@ pub const SCANCEL: QueryTable = QueryTable {
         operands: "[job_id[_array_id][.step_id]]",
         indent: 15,
         width: 82,
+        group: "",
+        group_line: "",
     },
     help: Help::List(HelpList {
         usage_first: false,
@@ -1186,6 +1189,8 @@ pub const SPRIO: QueryTable = QueryTable {
         operands: "",
         indent: 3,
         width: 80,
+        group: "",
+        group_line: "",
     },
     help: Help::List(HelpList {
         usage_first: false,

@@ -195,10 +195,61 @@ fn usage_lines_are_built_from_the_rows() {
          [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n"
     );
     let sinfo = SINFO.usage_text();
-    assert!(sinfo.starts_with("Usage: sinfo [-adelNRrsTv] [-i seconds]"));
+    assert!(sinfo.starts_with("Usage: sinfo [-abdelNRrsTv] [-i seconds]"));
     assert!(sinfo.lines().all(|l| l.len() <= SINFO.usage.width));
+    // squeue's group on a line of its own, after a tab.
+    assert!(SQUEUE
+        .usage_text()
+        .ends_with(" [--local] [--sibling]\n\t      [-ahjlrsv]\n"));
+    // A group Slurm writes by hand names every letter the rows put in it.
+    for table in TABLES {
+        let group = table.usage.group;
+        for row in table.rows.iter().filter(|r| r.letter && !group.is_empty()) {
+            let c = row.short.unwrap_or(' ');
+            assert!(group.contains(c), "{}: -{c}", table.program);
+        }
+    }
     assert!(SCANCEL
         .usage_text()
         .ends_with("\n               [job_id[_array_id][.step_id]]\n"));
     assert_eq!(SCONTROL.usage_text(), "scontrol [<OPTION>] [<COMMAND>]\n");
+}
+
+#[test]
+fn verbatim_entries_name_their_rows() {
+    // An entry Slurm lays out by hand still belongs to the option the parser knows: its first line names the
+    // row's long name (or an alias) and the row's letter.
+    for table in TABLES {
+        let Help::List(list) = &table.help else {
+            continue;
+        };
+        if list.style != EntryStyle::Verbatim {
+            continue;
+        }
+        for row in table.rows.iter().filter(|r| !r.help.is_empty()) {
+            let first = row.help.lines().next().unwrap_or_default();
+            let names = std::iter::once(row.long).chain(row.aliases.iter().copied());
+            assert!(
+                names.into_iter().any(|n| first.contains(&format!("--{n}"))),
+                "{}: {first}",
+                table.program
+            );
+            // The letter, where the entry shows one (sacct's --usage hides its -U).
+            let shown_letter = first
+                .trim_start()
+                .strip_prefix('-')
+                .and_then(|t| t.chars().next());
+            if let Some(l) = shown_letter.filter(|l| *l != '-') {
+                assert_eq!(row.short, Some(l), "{}: {first}", table.program);
+            }
+        }
+        for keyword in list.keywords {
+            assert_eq!(
+                keyword.entry.split_whitespace().next(),
+                Some(keyword.name),
+                "{}",
+                table.program
+            );
+        }
+    }
 }
