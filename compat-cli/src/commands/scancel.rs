@@ -38,8 +38,9 @@ enum Early {
 enum ArgError {
     /// getopt's complete message (both lines).
     Getopt(String),
-    Usage(String),
     InvalidJobId(String),
+    /// A line printed as it is (Slurm's `fprintf(stderr, ...)` before exiting).
+    Message(String),
 }
 
 /// Slurm's largest possible MaxArraySize: task ids in a selector cannot exceed it.
@@ -74,7 +75,7 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
         "signal" => {
             let signal = spur_core::grammar::values::signal::parse_scancel_signal(&value_text)
                 .map(i32::from)
-                .map_err(|_| ArgError::Usage(format!("Invalid job signal: {value_text}")))?;
+                .map_err(|_| ArgError::Message(format!("Unknown job signal: {value_text}")))?;
             parsed.signal = Some(signal);
         }
         "batch" => parsed.batch = true,
@@ -145,13 +146,12 @@ pub fn run(args: &[String]) -> u8 {
             eprintln!("{text}");
             return 1;
         }
-        Err(ArgError::Usage(message)) => {
-            eprintln!("scancel: {message}");
-            eprintln!("Try \"scancel --help\" for more information");
-            return 1;
-        }
         Err(ArgError::InvalidJobId(id)) => {
             eprintln!("scancel: error: Invalid job id {id}");
+            return 1;
+        }
+        Err(ArgError::Message(line)) => {
+            eprintln!("{line}");
             return 1;
         }
     };
@@ -479,7 +479,7 @@ mod tests {
         assert!(clustered.batch && clustered.full);
         assert!(matches!(
             args(&["-s", "NOSUCH", "1"]),
-            Err(ArgError::Usage(_))
+            Err(ArgError::Message(_))
         ));
     }
 }

@@ -94,7 +94,11 @@ fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
     options.all_partitions = parsed.has("all");
     options.dead_only = parsed.has("dead");
     options.responding_only = parsed.has("responding");
-    if parsed.has("iterate") {
+    if let Some(period) = parsed.value("iterate") {
+        // Slurm reads the period with atoi and refuses what is not positive.
+        if spur_core::grammar::options::error::atoi(period) <= 0 {
+            return Err(format!("sinfo: error: Error: invalid entry for --iterate={period}"));
+        }
         options.print_date = true;
     }
     if let Some(list) = parsed.value("partition") {

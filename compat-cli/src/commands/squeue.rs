@@ -254,7 +254,11 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
     }
     options.no_header = parsed.has("noheader");
     options.expand_arrays = parsed.has("array") || env("SQUEUE_ARRAY").is_some();
-    if parsed.has("iterate") {
+    if let Some(period) = parsed.value("iterate") {
+        // Slurm reads the period with atoi and refuses what is not positive.
+        if spur_core::grammar::options::error::atoi(period) <= 0 {
+            return Err(format!("squeue: error: --iterate={period}\n"));
+        }
         options.print_date = true;
     }
     if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {

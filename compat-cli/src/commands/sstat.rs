@@ -25,10 +25,20 @@ enum StepWanted {
 }
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match super::parse_or_finish(&SSTAT, args) {
+    // sstat prints getopt's first line only (no "Try ... --help" line), as sacct does.
+    let parsed = match SSTAT.parse(args) {
         Ok(p) => p,
-        Err(status) => return status,
+        Err(e) => {
+            if let Some(first) = e.lines.first() {
+                eprintln!("{first}");
+            }
+            return 1;
+        }
     };
+    if parsed.has("version") {
+        println!("{}", crate::version_line());
+        return 0;
+    }
     if parsed.has("help") {
         print!("{}", SSTAT.help_text());
         return 0;

@@ -161,7 +161,7 @@ pub fn error_exit_from(cmd: Command, value: Option<&str>) -> (i32, Option<String
 }
 
 /// C's `atoi`: leading blanks, a sign, then as many digits as there are; anything else ends the number.
-pub(crate) fn atoi(s: &str) -> i32 {
+pub fn atoi(s: &str) -> i32 {
     let t = s.trim_start_matches(|c: char| c.is_ascii_whitespace());
     let (neg, digits) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
