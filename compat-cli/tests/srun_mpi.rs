@@ -42,7 +42,7 @@ fn selection_list_and_unknown_types_as_in_slurm() {
     assert_eq!(list.status.code(), Some(0), "{list:?}");
     assert_eq!(
         text(&list.stdout),
-        "MPI plugin types are...\n\tpmix\n\tnone\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n"
+        "MPI plugin types are...\n\tpmix\n\tnone\n\tcray_shasta\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n"
     );
 
     for (args, env) in [

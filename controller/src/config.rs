@@ -432,6 +432,10 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
         }),
         refuse_unrunnable: conf.scheduler_flag("spur_refuse_unrunnable"),
         track_wckey: conf.get_bool("TrackWCKey").unwrap_or(false),
+        mpi_params: conf
+            .get_str("MpiParams")
+            .map(str::to_string)
+            .filter(|p| !p.is_empty()),
     };
     let cluster = ClusterConfig::from_conf(conf, settings.cluster_name.clone());
     Ok(ConfigSnapshot {

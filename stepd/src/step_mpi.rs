@@ -29,6 +29,8 @@ pub struct StepMpi {
     pmix: Option<pmix_plugin::PmixServer>,
     /// Each started task's pid by step rank, for the PMIx abort (which waits for the aborting task to exit).
     pids: crate::step_pmix::TaskPids,
+    /// The step's PALS files (`--mpi=cray_shasta`), removed when the step ends.
+    cray: Option<crate::step_cray::CrayStep>,
 }
 
 impl StepMpi {
@@ -65,6 +67,7 @@ impl StepMpi {
         };
         let pmi_jobid = info.pmi_jobid();
         let mut pmix = None;
+        let mut cray = None;
         let pids = crate::step_pmix::TaskPids::default();
         let pmi_ends = match launch.mpi {
             MpiType::Pmi2 => PmiServer::new(info, fabric.clone(), abort)
@@ -89,6 +92,22 @@ impl StepMpi {
                 pmix = Some(server);
                 Vec::new()
             }
+            MpiType::CrayShasta => {
+                let nodes = lookup(env, STEP_NODES_ENV).unwrap_or(&launch.tasks.node);
+                let step = crate::step_cray::CrayStep::setup(
+                    launch,
+                    slurmd_spool(spool),
+                    nodes,
+                    &info.mapping,
+                    size,
+                )
+                .map_err(|e| {
+                    eprintln!("spurstepd --step: {e}");
+                    format!("MPI: Cannot create context for mpi/{}", launch.mpi.name())
+                })?;
+                cray = Some(step);
+                Vec::new()
+            }
             MpiType::None => Vec::new(),
         };
         Ok(Some(StepMpi {
@@ -99,6 +118,7 @@ impl StepMpi {
             size,
             pmix,
             pids,
+            cray,
         }))
     }
 
@@ -124,10 +144,18 @@ impl StepMpi {
                 Err(e) => eprintln!("spurstepd --step: mpi/pmix: task {rank}'s environment: {e}"),
             }
         }
+        if let Some(cray) = &self.cray {
+            cray.task_env(rank)
+                .into_iter()
+                .for_each(|(k, v)| set(&k, v));
+        }
     }
 
     /// Ends the plugin's server with the step (the PMIx server's finalisation, its directories removed).
     pub fn finish(&mut self) {
+        if let Some(cray) = self.cray.take() {
+            cray.finish();
+        }
         if let Some(server) = self.pmix.take() {
             if let Err(e) = server.finish() {
                 eprintln!("spurstepd --step: mpi/pmix: {e}");
@@ -156,6 +184,15 @@ impl StepMpi {
 /// The error a node's tasks get when its PMIx server cannot start (Slurm's words when its plugin fails).
 pub fn pmix_unavailable(plugin: MpiType) -> String {
     format!("MPI: Cannot create context for mpi/{}", plugin.name())
+}
+
+/// The node's SlurmdSpoolDir: `spool` is the agent's step directory (`<SlurmdSpoolDir>/steps`), where Spur keeps
+/// the PMIx directories; Slurm's cray_shasta plugin writes under the spool directory itself.
+fn slurmd_spool(spool: &std::path::Path) -> &std::path::Path {
+    match spool.parent() {
+        Some(parent) if spool.file_name().is_some_and(|n| n == "steps") => parent,
+        _ => spool,
+    }
 }
 
 fn lookup<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {

@@ -317,7 +317,7 @@ impl Srun<'_> {
         num_cpus: u32,
         launch: Option<StepLaunch>,
         within_allocation: bool,
-    ) -> Result<u32, ClientError> {
+    ) -> Result<(u32, Option<String>), ClientError> {
         let request = ControlRequest::CreateStep {
             job_id,
             name: self.step_name(within_allocation),
@@ -327,11 +327,22 @@ impl Srun<'_> {
             srun_host: self.who.host.clone(),
             srun_pid: std::process::id(),
             launch: launch.map(Box::new),
+            resv_port_cnt: mpi::resv_port_cnt(self.set),
         };
-        let reply = self.client.control(&request)?;
-        reply
+        let immediate = match Immediate::from_option(
+            self.set.is_set(OptId::Immediate),
+            self.set.value(OptId::Immediate),
+        ) {
+            Immediate::No => None,
+            Immediate::Now => Some(0),
+            Immediate::Within(d) => Some(d.as_secs()),
+        };
+        let reply =
+            mpi::create_retrying_busy_ports(job_id, immediate, || self.client.control(&request))?;
+        let step_id = reply
             .step_id
-            .ok_or_else(|| ClientError::Protocol("no step id in the reply".to_string()))
+            .ok_or_else(|| ClientError::Protocol("no step id in the reply".to_string()))?;
+        Ok((step_id, reply.resv_ports))
     }
 
     /// Reports the step's end (its worst task); the controller derives the job's `DerivedExitCode` from it.
@@ -665,16 +676,22 @@ impl Srun<'_> {
                 })
                 .collect(),
         });
-        let step_id = match self.create_step(job_id, ntasks, num_cpus, launch, within_allocation) {
-            Ok(step_id) => step_id,
-            // The job is ours and running: its first step is 0 even if the controller cannot record it.
-            Err(_) if !within_allocation && remote.is_none() => 0,
-            Err(e) => {
-                eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
-                return Err(1);
-            }
-        };
-        let env = env_for(&node, None, step_id);
+        let (step_id, resv_ports) =
+            match self.create_step(job_id, ntasks, num_cpus, launch, within_allocation) {
+                Ok(created) => created,
+                // The job is ours and running: its first step is 0 even if the controller cannot record it.
+                Err(_) if !within_allocation && remote.is_none() => (0, None),
+                Err(e) => {
+                    eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+                    return Err(1);
+                }
+            };
+        let mut env = env_for(&node, None, step_id);
+        // The step's reserved ports (`MpiParams=ports=`), as Slurm's srun exports them to its tasks.
+        if let Some(ports) = resv_ports {
+            env.retain(|(k, _)| k != "SLURM_STEP_RESV_PORTS");
+            env.push(("SLURM_STEP_RESV_PORTS".to_string(), ports));
+        }
         let pty = self.set.is_set(OptId::Pty);
         let null = || Some("/dev/null".to_string());
         let plan = StepPlan {

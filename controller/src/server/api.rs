@@ -717,6 +717,7 @@ impl ApiService {
             reservation: applied.reservation,
             acct: applied.acct,
             edited_jobs: applied.edited_jobs,
+            resv_ports: applied.resv_ports,
         })
     }
 }

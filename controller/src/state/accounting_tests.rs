@@ -57,6 +57,7 @@ fn three_jobs_purged(settings: Settings) -> (Scenario, [u32; 3]) {
                 srun_host: "n1".into(),
                 srun_pid: 1,
                 launch: None,
+                resv_port_cnt: None,
             },
             now: s.now,
         })

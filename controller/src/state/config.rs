@@ -121,6 +121,10 @@ pub struct Settings {
     /// `TrackWCKey=yes`: jobs' WCKeys are kept, so `sacctmgr modify job set NewWCKey=` may change them.
     #[serde(default)]
     pub track_wckey: bool,
+    /// slurm.conf `MpiParams` as written: with it, steps reserve ports unless srun says otherwise, from its
+    /// `ports=` range (state/ports.rs).
+    #[serde(default)]
+    pub mpi_params: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -203,6 +207,7 @@ impl Default for Settings {
             enforce_part_limits: false,
             refuse_unrunnable: false,
             track_wckey: false,
+            mpi_params: None,
         }
     }
 }

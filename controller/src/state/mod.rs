@@ -16,6 +16,7 @@ mod licenses;
 mod node_admin;
 mod nodes;
 mod partitions;
+mod ports;
 mod preempt;
 mod prolog;
 mod requests;
@@ -326,6 +327,9 @@ pub struct Applied {
     /// The jobs a `ModifyJobRecords` changed.
     #[serde(default)]
     pub edited_jobs: Vec<spur_core::model::job_edit::EditedJob>,
+    /// The ports a `CreateStep` reserved.
+    #[serde(default)]
+    pub resv_ports: Option<String>,
 }
 
 pub type ApplyResult = Result<Applied, ApiError>;
@@ -373,6 +377,9 @@ pub struct ClusterState {
     /// with them (state/job_edit.rs).
     #[serde(default)]
     pub job_edits: BTreeMap<u32, spur_core::model::job_edit::JobEdits>,
+    /// Ports reserved by running steps (`MpiParams=ports=`, state/ports.rs).
+    #[serde(default)]
+    pub step_ports: ports::PortReservations,
 }
 
 impl ClusterState {
@@ -749,6 +756,8 @@ mod job_edit_tests;
 mod node_update_tests;
 #[cfg(test)]
 mod part_limit_tests;
+#[cfg(test)]
+mod ports_tests;
 #[cfg(test)]
 mod prolog_tests;
 #[cfg(test)]

@@ -22,6 +22,8 @@ pub(super) struct NewStep {
     pub srun_host: String,
     pub srun_pid: u32,
     pub launch: Option<Box<StepLaunch>>,
+    /// `srun --resv-ports` ([`spur_core::wire::api::ControlRequest::CreateStep`]).
+    pub resv_port_cnt: Option<u16>,
 }
 
 impl ClusterState {
@@ -79,6 +81,25 @@ impl ClusterState {
             .unwrap_or_default();
         let step_id = job.next_step_id;
         job.next_step_id += 1;
+        // slurmctld numbers the step before it reserves ports, so a step refused for want of ports uses up its id.
+        let tasks_per_node = node_ranks
+            .iter()
+            .map(Vec::len)
+            .max()
+            .map_or(new.num_tasks, |n| u32::try_from(n).unwrap_or(u32::MAX));
+        let mpi_params = self.settings.mpi_params.clone();
+        // srun runs a step without a launch itself, on its own node: the ports are held there only.
+        let port_nodes = match &new.launch {
+            None if nodes.contains(&new.srun_host) => vec![new.srun_host.clone()],
+            _ => nodes.clone(),
+        };
+        let resv_ports = self.reserve_step_ports(
+            (new.job_id, step_id),
+            &port_nodes,
+            port_count(new.resv_port_cnt, mpi_params.as_deref(), tasks_per_node),
+            mpi_params.as_deref(),
+        )?;
+        let job = self.own_job_mut(caller_uid, new.job_id)?;
         job.steps.push(StepRecord {
             step_id,
             name: new.name,
@@ -102,9 +123,16 @@ impl ClusterState {
             launch
                 .per_node(new.job_id, step_id, job.spec.user_id, job.spec.group_id)
                 .into_iter()
-                .map(|node_launch| Effect::LaunchStep {
-                    node: node_launch.tasks.node.clone(),
-                    launch: Box::new(node_launch),
+                .map(|mut node_launch| {
+                    // The tasks see the step's ports as srun's own tasks do (Slurm's srun puts them in the
+                    // step's environment from the controller's answer).
+                    if let Some(ports) = &resv_ports {
+                        set_env(&mut node_launch.tasks.env, "SLURM_STEP_RESV_PORTS", ports);
+                    }
+                    Effect::LaunchStep {
+                        node: node_launch.tasks.node.clone(),
+                        launch: Box::new(node_launch),
+                    }
                 })
                 .collect()
         });
@@ -112,8 +140,35 @@ impl ClusterState {
             job_id: Some(new.job_id),
             step_id: Some(step_id),
             effects,
+            resv_ports,
             ..Applied::default()
         })
+    }
+
+    /// Reserves `count` ports (none: no reservation) on the step's nodes from `MpiParams`' range.
+    fn reserve_step_ports(
+        &mut self,
+        step: (u32, u32),
+        nodes: &[String],
+        count: Option<u32>,
+        mpi_params: Option<&str>,
+    ) -> Result<Option<String>, ApiError> {
+        let Some(count) = count else {
+            return Ok(None);
+        };
+        let range = mpi_params.and_then(super::ports::port_range);
+        let jobs = &self.jobs;
+        let running = |job_id: u32, step_id: u32| {
+            jobs.get(&job_id).is_some_and(|j| {
+                j.steps
+                    .iter()
+                    .any(|s| s.step_id == step_id && s.is_running())
+            })
+        };
+        self.step_ports
+            .reserve(range, step, nodes, count, running)
+            .map(Some)
+            .map_err(ApiError::new)
     }
 
     pub(super) fn complete_step(
@@ -310,6 +365,27 @@ impl ClusterState {
 }
 
 /// The step's nodes, in the job's order; a step may use only the job's nodes, each once, and must run a task.
+/// How many ports a step reserves, as slurmctld decides: srun's `--resv-ports=N` (0: none), else with any
+/// `MpiParams` the most tasks on one of its nodes plus one, else none.
+fn port_count(
+    requested: Option<u16>,
+    mpi_params: Option<&str>,
+    tasks_per_node: u32,
+) -> Option<u32> {
+    match requested {
+        Some(0) => None,
+        Some(n) => Some(u32::from(n)),
+        None => mpi_params.map(|_| tasks_per_node.saturating_add(1)),
+    }
+}
+
+fn set_env(env: &mut Vec<(String, String)>, key: &str, value: &str) {
+    match env.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = value.to_string(),
+        None => env.push((key.to_string(), value.to_string())),
+    }
+}
+
 fn launch_nodes(launch: &StepLaunch, job_nodes: &[String]) -> Result<Vec<String>, ApiError> {
     let invalid = || ApiError::new(SlurmErrno::InvalidNodeName);
     let mut nodes = Vec::with_capacity(launch.nodes.len());

@@ -1129,6 +1129,7 @@ fn step_signals_name_the_running_steps_or_do_nothing() {
             srun_host: "n1".into(),
             srun_pid: 4321,
             launch: None,
+            resv_port_cnt: None,
         },
     )
     .unwrap();
@@ -1429,6 +1430,7 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
                 srun_host: "a1".into(),
                 srun_pid: 7,
                 launch: Some(Box::new(launch)),
+                resv_port_cnt: None,
             },
             now: 1_000_000,
         }
@@ -1624,6 +1626,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
         srun_host: "login1".to_string(),
         srun_pid: 42,
         launch: None,
+        resv_port_cnt: None,
     };
     // Only a running job takes steps.
     assert_eq!(
@@ -1851,6 +1854,7 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         srun_host: "login1".into(),
         srun_pid: 7,
         launch: Some(Box::new(launch(node))),
+        resv_port_cnt: None,
     };
     // Only the job's own nodes run its tasks.
     assert_eq!(
@@ -2018,6 +2022,7 @@ fn step_time_limit_update_and_job_notify() {
             srun_host: "n1".into(),
             srun_pid: 42,
             launch: None,
+            resv_port_cnt: None,
         },
     )
     .unwrap();
@@ -2147,6 +2152,7 @@ fn a_step_past_its_own_time_limit_ends_timeout() {
         srun_host: "n1".into(),
         srun_pid: 42,
         launch: None,
+        resv_port_cnt: None,
     };
     h.control(1000, step(Some(1))).unwrap();
     h.control(1000, step(None)).unwrap();

@@ -50,6 +50,7 @@ fn usage_reaches_the_purged_record_of_the_job_and_its_step() {
                 srun_host: "n1".into(),
                 srun_pid: 1,
                 launch: None,
+                resv_port_cnt: None,
             },
             now: s.now,
         })

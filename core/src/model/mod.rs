@@ -13,6 +13,7 @@ pub mod isolation;
 pub mod job;
 pub mod job_edit;
 pub mod mpi;
+pub mod pals_apinfo;
 pub mod partition_spec;
 pub mod records;
 pub mod reservation;

@@ -1,5 +1,5 @@
 //! A step's MPI plugin (srun `--mpi`, `SLURM_MPI_TYPE`, slurm.conf `MpiDefault`): which one it is, which Spur has,
-//! how `srun --mpi=list` shows them, and the PMI process mapping the PMI-2 server hands out (docs/mpi.md).
+//! how `srun --mpi=list` shows them (in the order of Slurm's plugin directory on Debian), and the PMI process mapping the PMI-2 server hands out (docs/mpi.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -19,10 +19,18 @@ pub enum MpiType {
     Pmix,
     /// `pmix_v4`: the same server, named by its PMIx version.
     PmixV4,
+    /// `cray_shasta`: Cray PALS's application file (`PALS_APINFO`) and `PALS_*` variables, no server
+    /// ([`crate::model::pals_apinfo`]).
+    CrayShasta,
 }
 
 /// The plugins Spur has, in the order `srun --mpi=list` shows them (Slurm lists what its plugin directory holds).
-pub const AVAILABLE: [MpiType; 3] = [MpiType::Pmix, MpiType::None, MpiType::Pmi2];
+pub const AVAILABLE: [MpiType; 4] = [
+    MpiType::Pmix,
+    MpiType::None,
+    MpiType::CrayShasta,
+    MpiType::Pmi2,
+];
 
 impl MpiType {
     /// The plugin a name (`--mpi`, `SLURM_MPI_TYPE`, `MpiDefault`) selects; `None` for one Spur does not have.
@@ -33,6 +41,7 @@ impl MpiType {
             "pmi2" => Some(MpiType::Pmi2),
             "pmix" => Some(MpiType::Pmix),
             "pmix_v4" => Some(MpiType::PmixV4),
+            "cray_shasta" => Some(MpiType::CrayShasta),
             _ => None,
         }
     }
@@ -44,6 +53,7 @@ impl MpiType {
             MpiType::Pmi2 => "pmi2",
             MpiType::Pmix => "pmix",
             MpiType::PmixV4 => "pmix_v4",
+            MpiType::CrayShasta => "cray_shasta",
         }
     }
 
@@ -144,7 +154,13 @@ mod tests {
 
     #[test]
     fn names_parse_both_ways_and_unknown_ones_are_none() {
-        for plugin in [MpiType::None, MpiType::Pmi2, MpiType::Pmix, MpiType::PmixV4] {
+        for plugin in [
+            MpiType::None,
+            MpiType::Pmi2,
+            MpiType::Pmix,
+            MpiType::PmixV4,
+            MpiType::CrayShasta,
+        ] {
             assert_eq!(MpiType::parse(plugin.name()), Some(plugin));
         }
         assert_eq!(MpiType::parse("mpi/pmi2"), Some(MpiType::Pmi2));
@@ -157,7 +173,7 @@ mod tests {
     fn the_list_names_what_spur_has_in_slurms_format() {
         assert_eq!(
             list_text(),
-            "MPI plugin types are...\n\tpmix\n\tnone\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n"
+            "MPI plugin types are...\n\tpmix\n\tnone\n\tcray_shasta\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n"
         );
     }
 

@@ -80,6 +80,10 @@ pub enum SlurmErrno {
     ActiveFeatureNotSubset,
     /// SLURM_NO_CHANGE_IN_DATA: slurmdbd's answer to an edit that sets nothing or selects no record.
     NoChangeInData,
+    /// ESLURM_PORTS_BUSY: `MpiParams=ports=` has too few ports free on the step's nodes now (srun retries).
+    PortsBusy,
+    /// ESLURM_PORTS_INVALID: a step wants more reserved ports than `MpiParams=ports=` has at all.
+    PortsInvalid,
 }
 
 impl SlurmErrno {
@@ -133,6 +137,8 @@ impl SlurmErrno {
             SlurmErrno::InvalidNice => 2123,
             SlurmErrno::BadTaskCount => 2025,
             SlurmErrno::ActiveFeatureNotSubset => 2031,
+            SlurmErrno::PortsBusy => 2059,
+            SlurmErrno::PortsInvalid => 2060,
             SlurmErrno::NoChangeInData => 1900,
         }
     }
@@ -205,6 +211,8 @@ impl SlurmErrno {
             SlurmErrno::BadTaskCount => "Task count specification invalid",
             SlurmErrno::ActiveFeatureNotSubset => "Active features not subset of available features",
             SlurmErrno::NoChangeInData => "Data has not changed since time specified",
+            SlurmErrno::PortsBusy => "Required ports are in use",
+            SlurmErrno::PortsInvalid => "Requires more ports than can be reserved",
         }
     }
 
@@ -213,7 +221,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 48] = [
+const ALL_ERRNOS: [SlurmErrno; 50] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -262,6 +270,8 @@ const ALL_ERRNOS: [SlurmErrno; 48] = [
     SlurmErrno::TooManyRequestedCpus,
     SlurmErrno::ActiveFeatureNotSubset,
     SlurmErrno::NoChangeInData,
+    SlurmErrno::PortsBusy,
+    SlurmErrno::PortsInvalid,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -661,6 +671,10 @@ pub enum ControlRequest {
         /// runs the tasks itself.
         #[serde(default)]
         launch: Option<Box<crate::model::step_launch::StepLaunch>>,
+        /// `srun --resv-ports[=N]` (`Some(0)`: none, whatever `MpiParams` says); `None`: as `MpiParams` says
+        /// (`ports=`: the most tasks on any of the step's nodes plus one).
+        #[serde(default)]
+        resv_port_cnt: Option<u16>,
     },
     /// `scontrol suspend`: the job's processes are stopped, its run time and time limit stand still.
     Suspend {
@@ -788,6 +802,9 @@ pub struct ControlReply {
     /// The jobs a `ModifyJobRecords` changed, in job id order.
     #[serde(default)]
     pub edited_jobs: Vec<crate::model::job_edit::EditedJob>,
+    /// The ports a `CreateStep` reserved (`MpiParams=ports=`), as `SLURM_STEP_RESV_PORTS` shows them.
+    #[serde(default)]
+    pub resv_ports: Option<String>,
 }
 
 #[cfg(test)]

@@ -2,6 +2,11 @@
 //! `--mpi=list`; Slurm's errors for a type Spur does not have; what srun adds to the step's environment.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+use spur_core::wire::api::{ControlReply, SlurmErrno};
+
+use crate::client::ClientError;
 
 use spur_core::grammar::options::{OptId, OptionSet};
 use spur_core::model::mpi::{self, MpiType};
@@ -101,6 +106,73 @@ pub fn add_env(env: &mut Vec<(String, String)>, plugin: MpiType, mapping: &str, 
     }
 }
 
+/// `--resv-ports[=N]` (or `SLURM_RESV_PORTS`) as the step request carries it: `Some(0)` without a count (no ports,
+/// whatever `MpiParams` says, as Slurm's srun sends it), `None` when not given (the controller decides).
+pub fn resv_port_cnt(set: &OptionSet) -> Option<u16> {
+    if !set.is_set(OptId::ResvPorts) {
+        return None;
+    }
+    match set.value(OptId::ResvPorts).map(str::trim) {
+        None | Some("") => Some(0),
+        // The option table has checked that it is a number; Slurm keeps the low 16 bits of a larger one.
+        Some(n) => Some(n.parse::<u64>().map_or(0, |n| (n & 0xffff) as u16)),
+    }
+}
+
+/// How srun gives up on a step whose ports are busy: `--immediate` (`Some(0)`: at once; `Some(secs)`: after that
+/// long, 1 being at once too as in Slurm), else never.
+pub type ImmediateSecs = Option<u64>;
+
+/// Creates the step with `create`, and while the controller answers that the ports it needs are in use, waits and
+/// asks again as Slurm's srun does: `srun: Job J step creation temporarily disabled, retrying (Required ports are
+/// in use)` the first time, `... still disabled ...` after that, `srun: Step created for job J` once it is made.
+/// slurmctld wakes no srun when ports are released, so Slurm's srun sleeps its step wait (60 to 69 s with the
+/// default `SlurmctldTimeout`, at most 309 s) between tries; so does this one. `--immediate` ends the wait with
+/// the error.
+pub fn create_retrying_busy_ports(
+    job_id: u32,
+    immediate: ImmediateSecs,
+    mut create: impl FnMut() -> Result<ControlReply, ClientError>,
+) -> Result<ControlReply, ClientError> {
+    let begin = Instant::now();
+    let mut tries = 0u32;
+    loop {
+        match create() {
+            Ok(reply) => {
+                if tries > 0 {
+                    eprintln!("srun: Step created for job {job_id}");
+                }
+                return Ok(reply);
+            }
+            Err(ClientError::Api(e)) if e.errno == SlurmErrno::PortsBusy => {
+                let wait = match immediate {
+                    Some(secs) if secs <= 1 || begin.elapsed().as_secs() >= secs => {
+                        return Err(ClientError::Api(e))
+                    }
+                    Some(secs) => {
+                        Duration::from_secs(secs.saturating_sub(begin.elapsed().as_secs()).max(1))
+                    }
+                    None => step_wait(),
+                };
+                let how = if tries == 0 { "temporarily" } else { "still" };
+                eprintln!("srun: Job {job_id} step creation {how} disabled, retrying ({e})");
+                tries = tries.saturating_add(1);
+                std::thread::sleep(wait);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Slurm's srun step wait: its pid modulo 10 plus `SlurmctldTimeout` held between 60 and 300 seconds.
+fn step_wait() -> Duration {
+    let timeout = crate::config::load_slurm_conf()
+        .and_then(|c| c.get_u32("SlurmctldTimeout"))
+        .unwrap_or(120)
+        .clamp(60, 300);
+    Duration::from_secs(u64::from(std::process::id() % 10) + u64::from(timeout))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +183,35 @@ mod tests {
         assert!(text.starts_with("MPI plugin types are...\n"));
         assert!(text.contains("\tnone\n") && text.contains("\tpmi2\n"));
         assert_eq!(text.contains("pmix"), PMIX_BUILT);
+    }
+
+    #[test]
+    fn busy_ports_are_retried_and_other_errors_are_not() {
+        use spur_core::wire::api::ApiError;
+        let busy = || Err(ClientError::Api(ApiError::new(SlurmErrno::PortsBusy)));
+        let reply = ControlReply {
+            failures: Vec::new(),
+            step_id: Some(3),
+            reservation: None,
+            acct: None,
+            edited_jobs: Vec::new(),
+            resv_ports: Some("12001-12002".into()),
+        };
+        let mut answers = vec![Ok(reply.clone()), busy()];
+        let got = create_retrying_busy_ports(5, Some(2), || answers.pop().unwrap());
+        assert_eq!(got.unwrap().resv_ports.as_deref(), Some("12001-12002"));
+        // --immediate: no retry.
+        let mut calls = 0;
+        let got = create_retrying_busy_ports(5, Some(0), || {
+            calls += 1;
+            busy()
+        });
+        assert!(matches!(got, Err(ClientError::Api(e)) if e.errno == SlurmErrno::PortsBusy));
+        assert_eq!(calls, 1);
+        let got = create_retrying_busy_ports(5, None, || {
+            Err(ClientError::Api(ApiError::new(SlurmErrno::PortsInvalid)))
+        });
+        assert!(matches!(got, Err(ClientError::Api(e)) if e.errno == SlurmErrno::PortsInvalid));
     }
 
     #[test]

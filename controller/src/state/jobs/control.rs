@@ -126,6 +126,7 @@ impl ClusterState {
                 srun_host,
                 srun_pid,
                 launch,
+                resv_port_cnt,
             } => self.create_step(
                 caller_uid,
                 crate::state::steps::NewStep {
@@ -137,6 +138,7 @@ impl ClusterState {
                     srun_host,
                     srun_pid,
                     launch,
+                    resv_port_cnt,
                 },
                 now,
             ),
