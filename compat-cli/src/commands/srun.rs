@@ -615,6 +615,10 @@ impl Srun<'_> {
             Distribution::parse(distribution.unwrap_or("block")),
         );
         let step_nodes = spur_core::grammar::hostlist::compress(&shape.nodes);
+        let (user_prolog, user_epilog) = (
+            self.set.value(OptId::TaskProlog),
+            self.set.value(OptId::TaskEpilog),
+        );
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -626,6 +630,8 @@ impl Srun<'_> {
             gpu_bind: gpu_bind.clone(),
             mem_per_node_mb: self.spec.mem_per_node_mb.filter(|m| *m > 0),
             mpi: self.mpi,
+            task_prolog: user_prolog.map(str::to_string),
+            task_epilog: user_epilog.map(str::to_string),
             nodes: step
                 .nodes
                 .iter()
@@ -708,7 +714,12 @@ impl Srun<'_> {
                 && self.set.value(OptId::KillOnBadExit) != Some("0"),
             quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
             remote: remote.map(|(step, _)| step),
-            task_prolog: self.facts.task_prolog.clone(),
+            scripts: spur_stepd::task_script::TaskScripts {
+                prolog: self.facts.task_prolog.clone(),
+                user_prolog: user_prolog.map(PathBuf::from),
+                user_epilog: user_epilog.map(PathBuf::from),
+                epilog: self.facts.task_epilog.clone(),
+            },
             pty,
             task_argv,
         };
