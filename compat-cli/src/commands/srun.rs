@@ -21,6 +21,7 @@ use spur_core::wire::api::{ControlRequest, SlurmErrno, SubmitRequest};
 
 mod het;
 pub(crate) mod mpi;
+pub(crate) mod verbose;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
@@ -53,6 +54,9 @@ pub fn run(args: &[String]) -> u8 {
     };
     for warning in &parsed.warnings {
         eprintln!("{warning}");
+    }
+    if let Some(component) = parsed.components.first() {
+        verbose::option_dump(&component.options);
     }
     let het_requests = match het_requests(&parsed) {
         Ok(requests) => requests,
@@ -483,6 +487,10 @@ impl Srun<'_> {
     ) -> Result<(u32, StepOutcome), u8> {
         let job_id = job.job_id;
         let ntasks = shape.ntasks;
+        let verbosity = self.set.verbosity();
+        if verbosity > 0 {
+            eprintln!("srun: {}", verbose::allocation_line(job));
+        }
         let node = shape
             .nodes
             .first()
@@ -680,6 +688,25 @@ impl Srun<'_> {
                 return Err(1);
             }
         };
+        if verbosity > 0 {
+            let nodes: Vec<(&str, &[u32])> = match &remote {
+                Some((step, _)) => step
+                    .nodes
+                    .iter()
+                    .zip(&step.layout.node_ranks)
+                    .map(|(n, r)| (n.as_str(), r.as_slice()))
+                    .collect(),
+                None => vec![(
+                    node.as_str(),
+                    layout.node_ranks.first().map_or(&[][..], Vec::as_slice),
+                )],
+            };
+            verbose::launching(
+                &format!("{job_id}.{step_id}"),
+                self.set.value(OptId::CpuBind),
+                &nodes,
+            );
+        }
         let env = env_for(&node, None, step_id);
         let pty = self.set.is_set(OptId::Pty);
         let null = || Some("/dev/null".to_string());
@@ -722,6 +749,7 @@ impl Srun<'_> {
             },
             pty,
             task_argv,
+            verbosity,
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);

@@ -73,6 +73,8 @@ pub struct StepPlan<'a> {
     /// slurm.conf `TaskProlog`/`TaskEpilog` and `--task-prolog`/`--task-epilog`, run around each task srun
     /// starts itself (the nodes' supervisors run them around theirs).
     pub scripts: TaskScripts,
+    /// srun's `-v` count: at 1 and above it reports each node's start and each task's end.
+    pub verbosity: u32,
     /// `--pty`: task 0 on a pseudo-terminal srun relays (the other tasks' streams go to /dev/null).
     pub pty: bool,
     /// `--multi-prog`: each rank's own command; `None`: every task runs `command`.
@@ -157,6 +159,16 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
             };
         }
     };
+    if plan.verbosity > 0 {
+        match &plan.remote {
+            Some(step) => {
+                for (node, ranks) in step.nodes.iter().zip(&step.layout.node_ranks) {
+                    crate::commands::srun::verbose::tasks_started(node, ranks.len());
+                }
+            }
+            None => crate::commands::srun::verbose::tasks_started(&plan.node, tasks.len()),
+        }
+    }
     for pid in tasks.iter().filter_map(|t| t.pid) {
         spawn_exit_watch(events.sender(), pid);
     }
@@ -668,6 +680,14 @@ impl Running<'_> {
             for (ranks, end) in step_exit::group_ends(&here) {
                 let interrupted = self.interrupted
                     && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
+                if self.plan.verbosity > 0 {
+                    crate::commands::srun::verbose::exit_notification(
+                        &self.step_name(),
+                        &ranks,
+                        wait_status(end),
+                    );
+                    crate::commands::srun::verbose::completed(name, &ranks, end);
+                }
                 if let Some(line) = step_exit::report_line(name, &ranks, end) {
                     if !interrupted {
                         eprintln!("{line}");
