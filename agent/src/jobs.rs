@@ -514,6 +514,7 @@ impl JobSpool {
             refuse,
             cgroup,
             attach_socket: Some(self.step_attach_socket(launch.job_id, launch.step_id)),
+            task_epilog: self.task_epilog.clone(),
         };
         Ok(spur_stepd::client::launch_step(
             &spec,

@@ -52,6 +52,26 @@ pub struct StepSupervisorSpec {
     /// Where the supervisor takes the agent's `sattach` requests (a Unix socket); `None`: no attaching.
     #[serde(default)]
     pub attach_socket: Option<std::path::PathBuf>,
+    /// slurm.conf `TaskEpilog`, run as the job's user after each task.
+    #[serde(default)]
+    pub task_epilog: Option<std::path::PathBuf>,
+}
+
+impl StepSupervisorSpec {
+    /// The step's task scripts: the node's slurm.conf ones and srun's `--task-prolog`/`--task-epilog`.
+    fn task_scripts(&self) -> crate::task_script::TaskScripts {
+        let path = |p: &Option<String>| {
+            p.as_deref()
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from)
+        };
+        crate::task_script::TaskScripts {
+            prolog: self.task_prolog.clone(),
+            user_prolog: path(&self.launch.task_prolog),
+            user_epilog: path(&self.launch.task_epilog),
+            epilog: self.task_epilog.clone(),
+        }
+    }
 }
 
 /// Reads the spec from stdin and runs the step; the exit code says whether the step could run.
@@ -112,6 +132,8 @@ struct Task {
     rank: u32,
     pid: i32,
     outputs: Vec<JoinHandle<()>>,
+    /// The task's environment before its prologs changed it, for its epilogs.
+    epilog_env: Vec<(String, String)>,
 }
 
 pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
@@ -213,10 +235,24 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     let oom_kills = || step_cgroups.as_ref().map_or(0, |c| c.step_oom_kills());
     let kills_before = oom_kills();
     let step = format!("{}.{}", launch_spec.job_id, launch_spec.step_id);
-    wait_tasks(&mut tasks, &link, &|| {
-        let kills = oom_kills().saturating_sub(kills_before);
-        (kills > 0).then(|| crate::cgroup::oom_text(&step, kills))
-    });
+    let scripts = spec.task_scripts();
+    let epilogs = |task: &Task| {
+        crate::task_script::run_task_epilogs(
+            &scripts,
+            &task.epilog_env,
+            Path::new(&launch_spec.work_dir),
+            identity.as_ref(),
+        )
+    };
+    wait_tasks(
+        &mut tasks,
+        &link,
+        &|| {
+            let kills = oom_kills().saturating_sub(kills_before);
+            (kills > 0).then(|| crate::cgroup::oom_text(&step, kills))
+        },
+        &epilogs,
+    );
     if let Some(fabric) = &fabric {
         fabric.fail("the step has ended");
     }
@@ -400,15 +436,35 @@ fn start_task(
         .argv
         .get(localid)
         .unwrap_or(&launch_spec.argv);
-    let (program, args) = command
-        .split_first()
-        .ok_or_else(|| "no command to run".to_string())?;
     let streams = if launch_spec.pty && rank == 0 {
         TaskStreams::terminal()?
     } else {
         TaskStreams::pipes()?
     };
-    let env = task_env(spec, identity, (rank, localid), link, mpi);
+    let mut env = task_env(spec, (rank, localid), mpi);
+    let epilog_env = env.clone();
+    let prologs = crate::task_script::run_task_prologs(&spec.task_scripts(), &mut env, identity);
+    if !prologs.printed.is_empty() {
+        link.send(Frame::new(
+            Kind::Output,
+            rank,
+            STDOUT,
+            prologs.printed.into_bytes(),
+        ));
+    }
+    // A failed prolog ends the task with its status before the program runs, saying so on the task's stderr, as
+    // slurmstepd's task process does: a stand-in takes the program's place.
+    let stand_in = prologs.failed.map(|(status, lines)| {
+        crate::task_script::stand_in_argv(
+            status,
+            &crate::task_script::error_text(&spec.node_name, &lines),
+        )
+    });
+    let (program, args) = stand_in
+        .as_ref()
+        .unwrap_or(command)
+        .split_first()
+        .ok_or_else(|| "no command to run".to_string())?;
     let bind_report = launch_spec
         .cpu_bind
         .as_ref()
@@ -460,6 +516,7 @@ fn start_task(
             rank,
             pid: launched.pid,
             outputs,
+            epilog_env,
         },
         streams.input,
     ))
@@ -544,7 +601,13 @@ fn serve_srun(
 /// Reports each task's end to srun as it happens. `out_of_memory` gives slurmstepd's line when the step's memory
 /// cgroup has killed something by then: the task then ended out of memory, and srun prints the line once, before
 /// the task's end (srun may be gone once every task is reported).
-fn wait_tasks(tasks: &mut [Task], link: &Link, out_of_memory: &dyn Fn() -> Option<String>) {
+/// Each task's epilogs run before its end is reported, as in slurmstepd; their errors go to srun's stderr.
+fn wait_tasks(
+    tasks: &mut [Task],
+    link: &Link,
+    out_of_memory: &dyn Fn() -> Option<String>,
+    epilogs: &dyn Fn(&Task) -> Vec<String>,
+) {
     let mut left = tasks.len();
     let mut oom_reported = false;
     while left > 0 {
@@ -579,6 +642,9 @@ fn wait_tasks(tasks: &mut [Task], link: &Link, out_of_memory: &dyn Fn() -> Optio
             }
             link.send(Frame::new(Kind::OutOfMemory, task.rank, 0, Vec::new()));
         }
+        for line in epilogs(task) {
+            link.send(Frame::new(Kind::StepError, 0, 0, line.into_bytes()));
+        }
         link.send(Frame::new(
             Kind::Exited,
             task.rank,
@@ -589,12 +655,10 @@ fn wait_tasks(tasks: &mut [Task], link: &Link, out_of_memory: &dyn Fn() -> Optio
     }
 }
 
-/// Task `rank`'s environment: the node's step environment, its ranks, the step id, and what the TaskProlog adds.
+/// Task `rank`'s environment before its prologs: the node's step environment, its ranks, the step id.
 fn task_env(
     spec: &StepSupervisorSpec,
-    identity: Option<&TaskIdentity>,
     (rank, localid): (u32, usize),
-    link: &Link,
     mpi: Option<&crate::step_mpi::StepMpi>,
 ) -> Vec<(String, String)> {
     let launch_spec = &spec.launch;
@@ -620,12 +684,6 @@ fn task_env(
     }
     if let Some(mpi) = mpi {
         mpi.task_env(&mut env, localid, rank);
-    }
-    if let Some(prolog) = &spec.task_prolog {
-        let printed = crate::task_script::run_task_prolog(prolog, &mut env, None, identity);
-        if !printed.is_empty() {
-            link.send(Frame::new(Kind::Output, rank, STDOUT, printed.into_bytes()));
-        }
     }
     env
 }

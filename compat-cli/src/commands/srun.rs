@@ -21,6 +21,7 @@ use spur_core::wire::api::{ControlRequest, SlurmErrno, SubmitRequest};
 
 mod het;
 pub(crate) mod mpi;
+pub(crate) mod verbose;
 
 use super::interactive::allocate::{allocate, complete, fetch_job, Immediate, Prog};
 use super::interactive::events::Events;
@@ -53,6 +54,9 @@ pub fn run(args: &[String]) -> u8 {
     };
     for warning in &parsed.warnings {
         eprintln!("{warning}");
+    }
+    if let Some(component) = parsed.components.first() {
+        verbose::option_dump(&component.options);
     }
     let het_requests = match het_requests(&parsed) {
         Ok(requests) => requests,
@@ -494,6 +498,10 @@ impl Srun<'_> {
     ) -> Result<(u32, StepOutcome), u8> {
         let job_id = job.job_id;
         let ntasks = shape.ntasks;
+        let verbosity = self.set.verbosity();
+        if verbosity > 0 {
+            eprintln!("srun: {}", verbose::allocation_line(job));
+        }
         let node = shape
             .nodes
             .first()
@@ -626,6 +634,10 @@ impl Srun<'_> {
             Distribution::parse(distribution.unwrap_or("block")),
         );
         let step_nodes = spur_core::grammar::hostlist::compress(&shape.nodes);
+        let (user_prolog, user_epilog) = (
+            self.set.value(OptId::TaskProlog),
+            self.set.value(OptId::TaskEpilog),
+        );
         let launch = remote.as_ref().map(|(step, advertised)| StepLaunch {
             argv: self.command.to_vec(),
             work_dir: self.spec.work_dir.clone(),
@@ -637,6 +649,8 @@ impl Srun<'_> {
             gpu_bind: gpu_bind.clone(),
             mem_per_node_mb: self.spec.mem_per_node_mb.filter(|m| *m > 0),
             mpi: self.mpi,
+            task_prolog: user_prolog.map(str::to_string),
+            task_epilog: user_epilog.map(str::to_string),
             nodes: step
                 .nodes
                 .iter()
@@ -686,6 +700,25 @@ impl Srun<'_> {
                     return Err(1);
                 }
             };
+        if verbosity > 0 {
+            let nodes: Vec<(&str, &[u32])> = match &remote {
+                Some((step, _)) => step
+                    .nodes
+                    .iter()
+                    .zip(&step.layout.node_ranks)
+                    .map(|(n, r)| (n.as_str(), r.as_slice()))
+                    .collect(),
+                None => vec![(
+                    node.as_str(),
+                    layout.node_ranks.first().map_or(&[][..], Vec::as_slice),
+                )],
+            };
+            verbose::launching(
+                &format!("{job_id}.{step_id}"),
+                self.set.value(OptId::CpuBind),
+                &nodes,
+            );
+        }
         let mut env = env_for(&node, None, step_id);
         // The step's reserved ports (`MpiParams=ports=`), as Slurm's srun exports them to its tasks.
         if let Some(ports) = resv_ports {
@@ -725,9 +758,15 @@ impl Srun<'_> {
                 && self.set.value(OptId::KillOnBadExit) != Some("0"),
             quit_on_interrupt: self.set.is_set(OptId::QuitOnInterrupt),
             remote: remote.map(|(step, _)| step),
-            task_prolog: self.facts.task_prolog.clone(),
+            scripts: spur_stepd::task_script::TaskScripts {
+                prolog: self.facts.task_prolog.clone(),
+                user_prolog: user_prolog.map(PathBuf::from),
+                user_epilog: user_epilog.map(PathBuf::from),
+                epilog: self.facts.task_epilog.clone(),
+            },
             pty,
             task_argv,
+            verbosity,
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);

@@ -1406,6 +1406,8 @@ fn a_no_kill_job_loses_a_failed_node_and_the_steps_it_ran_there() {
             gpu_bind: None,
             mem_per_node_mb: None,
             mpi: Default::default(),
+            task_prolog: None,
+            task_epilog: None,
             nodes: nodes
                 .iter()
                 .enumerate()
@@ -1836,6 +1838,8 @@ fn a_step_launch_goes_to_the_jobs_nodes_as_the_jobs_owner() {
         gpu_bind: None,
         mem_per_node_mb: None,
         mpi: Default::default(),
+        task_prolog: None,
+        task_epilog: None,
         nodes: vec![NodeTasks {
             node: node.to_string(),
             node_id: 0,

@@ -24,6 +24,7 @@ pub mod json_reservations;
 pub mod json_sacct;
 pub mod name_cache;
 pub mod node_view;
+pub mod option_dump;
 pub mod print_fields;
 pub mod sacct;
 pub mod sacctmgr;

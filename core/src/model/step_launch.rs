@@ -32,6 +32,12 @@ pub struct StepLaunch {
     /// `--mpi`: the step's MPI plugin, which each node's supervisor serves (docs/mpi.md).
     #[serde(default)]
     pub mpi: crate::model::mpi::MpiType,
+    /// `--task-prolog`: run as the job's user before each task, after slurm.conf's `TaskProlog`.
+    #[serde(default)]
+    pub task_prolog: Option<String>,
+    /// `--task-epilog`: run as the job's user after each task, before slurm.conf's `TaskEpilog`.
+    #[serde(default)]
+    pub task_epilog: Option<String>,
 }
 
 /// A step's `--cpu-bind` as its supervisors apply it ([`crate::grammar::cpu_bind`]).
@@ -136,6 +142,11 @@ pub struct NodeStepLaunch {
     /// The step's MPI plugin ([`StepLaunch::mpi`]).
     #[serde(default)]
     pub mpi: crate::model::mpi::MpiType,
+    /// [`StepLaunch::task_prolog`] and [`StepLaunch::task_epilog`].
+    #[serde(default)]
+    pub task_prolog: Option<String>,
+    #[serde(default)]
+    pub task_epilog: Option<String>,
 }
 
 impl StepLaunch {
@@ -159,6 +170,8 @@ impl StepLaunch {
                 gpu_bind: self.gpu_bind.clone(),
                 mem_per_node_mb: tasks.mem_mb.or(self.mem_per_node_mb),
                 mpi: self.mpi,
+                task_prolog: self.task_prolog.clone(),
+                task_epilog: self.task_epilog.clone(),
             })
             .collect()
     }
@@ -205,6 +218,8 @@ mod tests {
             gpu_bind: None,
             mem_per_node_mb: Some(500),
             mpi: Default::default(),
+            task_prolog: None,
+            task_epilog: None,
         };
         let per_node: Vec<_> = launch
             .per_node(1, 0, 0, 0)

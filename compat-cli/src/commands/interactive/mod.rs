@@ -35,6 +35,8 @@ pub struct ClusterFacts {
     pub max_array_size: u32,
     /// slurm.conf `TaskProlog`, run before each task srun starts itself.
     pub task_prolog: Option<std::path::PathBuf>,
+    /// slurm.conf `TaskEpilog`, run after each task srun started itself.
+    pub task_epilog: Option<std::path::PathBuf>,
     /// Node name to `NodeAddr`, for the nodes slurm.conf lists.
     node_addrs: Vec<(String, String)>,
     /// slurm.conf `TaskPlugin` (task/affinity binds tasks to CPUs).
@@ -90,6 +92,11 @@ impl ClusterFacts {
             task_prolog: conf
                 .as_ref()
                 .and_then(|c| c.task_prolog())
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from),
+            task_epilog: conf
+                .as_ref()
+                .and_then(|c| c.task_epilog())
                 .filter(|p| !p.is_empty())
                 .map(std::path::PathBuf::from),
             node_addrs,

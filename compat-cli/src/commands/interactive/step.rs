@@ -2,7 +2,9 @@
 //! they end exactly as srun does, and stop them when srun is interrupted, a task fails under `--kill-on-bad-exit`,
 //! or the allocation ends (scancel, time limit): SIGCONT and SIGTERM, then SIGKILL after KillWait.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use spur_stepd::task_script::TaskScripts;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -68,8 +70,11 @@ pub struct StepPlan<'a> {
     pub quit_on_interrupt: bool,
     /// Tasks started on other nodes through the controller; `None`: every task runs here, started by srun.
     pub remote: Option<RemoteStep>,
-    /// slurm.conf `TaskProlog`, run before each task srun starts itself.
-    pub task_prolog: Option<PathBuf>,
+    /// slurm.conf `TaskProlog`/`TaskEpilog` and `--task-prolog`/`--task-epilog`, run around each task srun
+    /// starts itself (the nodes' supervisors run them around theirs).
+    pub scripts: TaskScripts,
+    /// srun's `-v` count: at 1 and above it reports each node's start and each task's end.
+    pub verbosity: u32,
     /// `--pty`: task 0 on a pseudo-terminal srun relays (the other tasks' streams go to /dev/null).
     pub pty: bool,
     /// `--multi-prog`: each rank's own command; `None`: every task runs `command`.
@@ -102,6 +107,8 @@ struct Task {
     /// Index of its node in the step (0 for tasks srun runs).
     node: usize,
     end: Option<TaskEnd>,
+    /// The environment a task srun started had, for the task epilogs.
+    env: Vec<(String, String)>,
 }
 
 /// Which task an end belongs to: srun's own child, or a rank another node reported.
@@ -152,6 +159,16 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
             };
         }
     };
+    if plan.verbosity > 0 {
+        match &plan.remote {
+            Some(step) => {
+                for (node, ranks) in step.nodes.iter().zip(&step.layout.node_ranks) {
+                    crate::commands::srun::verbose::tasks_started(node, ranks.len());
+                }
+            }
+            None => crate::commands::srun::verbose::tasks_started(&plan.node, tasks.len()),
+        }
+    }
     for pid in tasks.iter().filter_map(|t| t.pid) {
         spawn_exit_watch(events.sender(), pid);
     }
@@ -183,6 +200,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
         reap(pid);
     }
+    run_task_epilogs(plan, &running.tasks);
     drain(std::mem::take(&mut running.outputs));
     for task in &running.tasks {
         if let Some(end) = task.end {
@@ -199,6 +217,43 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         exit_code: crate::commands::srun::mpi::abort_code()
             .unwrap_or_else(|| step_exit::srun_exit_code(&ends)),
         ends,
+    }
+}
+
+/// A stand-in for a task whose prolog failed: a process (in a group of its own, as tasks are) that writes `text`
+/// to the task's stderr and exits with the prolog's status, so the task ends through the same watch and report
+/// as any other.
+fn spawn_exit_with(status: i32, text: &str, stderr: RawFd) -> std::io::Result<i32> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the descriptor stays open (in the caller's `stderr` or terminal) for this whole call.
+    let stderr = unsafe { std::os::fd::BorrowedFd::borrow_raw(stderr) }.try_clone_to_owned()?;
+    let child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg("printf '%s' \"$1\" >&2; exit \"$2\"")
+        .arg("sh")
+        .arg(text)
+        .arg((status & 0xff).to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::from(stderr))
+        .process_group(0)
+        .spawn()?;
+    i32::try_from(child.id()).map_err(std::io::Error::other)
+}
+
+/// After the tasks srun ran itself ended: each one's epilogs; a failure is reported on srun's stderr.
+fn run_task_epilogs(plan: &StepPlan<'_>, tasks: &[Task]) {
+    for task in tasks.iter().filter(|t| t.pid.is_some()) {
+        let errors = spur_stepd::task_script::run_task_epilogs(
+            &plan.scripts,
+            &task.env,
+            &plan.work_dir,
+            None,
+        );
+        eprint!(
+            "{}",
+            spur_stepd::task_script::error_text(&plan.node, &errors)
+        );
     }
 }
 
@@ -243,6 +298,7 @@ fn remote_tasks(step: &RemoteStep) -> Vec<Task> {
         .enumerate()
         .flat_map(|(node, ranks)| {
             ranks.iter().map(move |&rank| Task {
+                env: Vec::new(),
                 rank,
                 pid: None,
                 node,
@@ -300,13 +356,28 @@ fn start_tasks(
             Some(slave) => (slave.as_raw_fd(), slave.as_raw_fd(), slave.as_raw_fd()),
             None => (stdin.raw(), stdout.raw(), stderr.raw()),
         };
-        if let Some(prolog) = &plan.task_prolog {
-            let printed = spur_stepd::task_script::run_task_prolog(prolog, &mut env, None, None);
-            let _ = nix::unistd::write(
-                // SAFETY: the descriptor stays open (in `stdout` or `terminal`) for this whole call.
-                unsafe { std::os::fd::BorrowedFd::borrow_raw(stdout_fd) },
-                printed.as_bytes(),
-            );
+        // The epilogs get the task's environment without what the prologs changed, as in slurmstepd, where the
+        // prologs run in the task's own process.
+        let epilog_env = env.clone();
+        let prologs = spur_stepd::task_script::run_task_prologs(&plan.scripts, &mut env, None);
+        let _ = nix::unistd::write(
+            // SAFETY: the descriptor stays open (in `stdout` or `terminal`) for this whole call.
+            unsafe { std::os::fd::BorrowedFd::borrow_raw(stdout_fd) },
+            prologs.printed.as_bytes(),
+        );
+        // A failed prolog ends the task with its status before the program runs, saying so on the task's stderr,
+        // as slurmstepd's task process does.
+        if let Some((status, lines)) = prologs.failed {
+            let text = spur_stepd::task_script::error_text(&plan.node, &lines);
+            let pid = spawn_exit_with(status, &text, stderr_fd).map_err(|e| e.to_string())?;
+            tasks.push(Task {
+                rank,
+                pid: Some(pid),
+                node: 0,
+                end: None,
+                env: epilog_env,
+            });
+            continue;
         }
         let bind_report = plan
             .cpu_bind
@@ -352,6 +423,7 @@ fn start_tasks(
             pid: Some(launched.pid),
             node: 0,
             end: None,
+            env: epilog_env,
         });
     }
     Ok(tasks)
@@ -608,6 +680,14 @@ impl Running<'_> {
             for (ranks, end) in step_exit::group_ends(&here) {
                 let interrupted = self.interrupted
                     && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
+                if self.plan.verbosity > 0 {
+                    crate::commands::srun::verbose::exit_notification(
+                        &self.step_name(),
+                        &ranks,
+                        wait_status(end),
+                    );
+                    crate::commands::srun::verbose::completed(name, &ranks, end);
+                }
                 if let Some(line) = step_exit::report_line(name, &ranks, end) {
                     if !interrupted {
                         eprintln!("{line}");
