@@ -360,7 +360,9 @@ pub struct ClusterState {
     /// Partitions made by `scontrol create partition`: kept when a restart applies slurm.conf again.
     #[serde(default)]
     pub runtime_partitions: std::collections::BTreeSet<String>,
-    /// Accounting records of jobs purged from `jobs` (live jobs' records are made from `jobs`), by job id.
+    /// The handoff buffer: accounting records of jobs purged from `jobs` (live jobs' records are made from
+    /// `jobs`), by job id, for [`accounting::HANDOFF_SECS`] after MinJobAge; the history store keeps them after
+    /// that (state/accounting.rs).
     #[serde(default)]
     pub accounting: BTreeMap<u32, spur_core::model::accounting::JobAccounting>,
     /// QOS, accounts, users and associations (`sacctmgr`), seeded as slurmdbd seeds a new cluster.
@@ -373,6 +375,10 @@ pub struct ClusterState {
     /// with them (state/job_edit.rs).
     #[serde(default)]
     pub job_edits: BTreeMap<u32, spur_core::model::job_edit::JobEdits>,
+    /// This controller's job history store and the writes queued for it by the batch being applied; not
+    /// replicated (history/mod.rs).
+    #[serde(skip)]
+    pub history: crate::history::HistoryLink,
 }
 
 impl ClusterState {
@@ -494,6 +500,7 @@ impl ClusterState {
                 self.accrue_usage(now);
                 self.purge(now);
                 self.expire_accounting(now);
+                self.release_handed_off(now);
                 self.expire_reservations(now);
                 Ok(Applied::default())
             }
@@ -741,6 +748,8 @@ impl ClusterState {
 
 #[cfg(test)]
 mod accounting_tests;
+#[cfg(test)]
+mod history_tests;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
