@@ -35,6 +35,8 @@ PACKAGES+=(libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev)
 PACKAGES+=(python3-venv)
 # Slurm's own PMI-2 client library: compat-cli/tests/srun_mpi.rs runs a libpmi2 client under srun --mpi=pmi2.
 PACKAGES+=(libpmi2-0-dev)
+# The controller's job history store (controller/src/history) links Debian's SQLite through rusqlite.
+PACKAGES+=(libsqlite3-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

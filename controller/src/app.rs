@@ -48,7 +48,15 @@ impl AppStateMachine for ClusterState {
                 supported: SNAPSHOT_VERSION,
             });
         }
+        // The history link is this controller's own: it stays, and the restored buffer is handed to the store.
+        let history = std::mem::take(&mut self.history);
         *self = restored;
+        self.history = history;
+        self.hand_buffer_to_history();
         Ok(())
+    }
+
+    fn batch_applied(&mut self) {
+        self.history.flush(self.last_applied_index);
     }
 }

@@ -10,6 +10,7 @@
 pub mod app;
 pub mod config;
 pub mod controllers;
+pub mod history;
 pub mod raft;
 pub mod rules;
 pub mod runtime;

@@ -107,12 +107,10 @@ async fn main() -> anyhow::Result<()> {
             advertise_addr: listen.to_string(),
             ..RaftConfig::default()
         };
-        let replicated =
-            ReplicatedState::open(state_dir.join("raft"), 1, raft_config, ClusterState::new())
-                .await
-                .with_context(|| {
-                    format!("cannot open controller state in {}", state_dir.display())
-                })?;
+        let initial = initial_state(&state_dir.join("history.sqlite"), &config)?;
+        let replicated = ReplicatedState::open(state_dir.join("raft"), 1, raft_config, initial)
+            .await
+            .with_context(|| format!("cannot open controller state in {}", state_dir.display()))?;
         let controller = Controller::new(
             replicated,
             Arc::new(SystemClock),
@@ -292,11 +290,12 @@ async fn start_member(
         advertise_addr: addr.clone(),
         ..RaftConfig::for_group()
     };
+    let initial = initial_state(&state_dir.join(format!("history-{name}.sqlite")), config)?;
     let replicated = ReplicatedState::open_group_member(
         &dir,
         node_id,
         raft_config,
-        ClusterState::new(),
+        initial,
         bootstrap,
         transport.clone(),
     )
@@ -325,6 +324,20 @@ async fn start_member(
         }
     });
     Ok((controller, listen))
+}
+
+/// The empty state the log is replayed onto: linked to this controller's job history store (opened or created
+/// at `path`) unless accounting is off (`AccountingStorageType=accounting_storage/none`).
+fn initial_state(
+    path: &std::path::Path,
+    config: &ControllerConfig,
+) -> anyhow::Result<ClusterState> {
+    let mut state = ClusterState::new();
+    if config.snapshot.settings.accounting {
+        let store = spur_controller::history::sqlite::SqliteHistory::open(path)?;
+        state.history = spur_controller::history::HistoryLink::new(Arc::new(store));
+    }
+    Ok(state)
 }
 
 fn port_of(addr: &str) -> Option<u16> {

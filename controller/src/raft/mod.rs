@@ -66,6 +66,11 @@ pub trait AppStateMachine: Send + Sync + 'static {
 
     /// Replaces the whole state with one produced by [`snapshot`](Self::snapshot).
     fn restore(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
+
+    /// Called after each batch of entries is applied (and before their answers go out): where the application
+    /// writes what `apply` queued for storage outside the replicated state (the job history store), once per
+    /// batch. `apply` itself stays free of I/O.
+    fn batch_applied(&mut self) {}
 }
 
 const SNAPSHOT_CHUNK_TIMEOUT_MS: u64 = 5_000;

@@ -189,6 +189,7 @@ impl<A: AppStateMachine> RaftStateMachine<TypeConfig<A>> for StateMachine<A> {
             };
             responses.push(response);
         }
+        app.batch_applied();
         Ok(responses)
     }
 

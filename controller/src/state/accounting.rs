@@ -1,12 +1,24 @@
 //! Accounting kept by the state machine: a job's record is made from its live entry while it is in the jobs table
 //! (so it is always current), and moved to `ClusterState::accounting` when `Purge` removes the job after
-//! MinJobAge, where it stays (docs/accounting.md). Both happen in `apply`, with the command's clock, so every
-//! replica and replay holds the same records, and snapshots carry them.
+//! MinJobAge. That map is only a handoff buffer: the same apply queues the record for this controller's history
+//! store (history/), and a `Purge` at least [`HANDOFF_SECS`] later drops it from the replicated state, so the
+//! state and its snapshots hold the live jobs and a few minutes of purged ones, however long the history
+//! (docs/accounting.md). Everything here runs in `apply`, with the command's clock, so every replica and replay
+//! holds the same buffer; the store is written after the batch.
+
+use std::collections::HashSet;
 
 use spur_core::model::accounting::{Filter, JobAccounting};
 use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::states::JobBaseState;
 
 use super::ClusterState;
+use crate::history::{HistoryOp, HistoryQuery};
+
+/// How long a purged job's record stays in the replicated state after MinJobAge (counted from its end), so the
+/// state holds at most the jobs that ended in the last MinJobAge + 10 minutes. A controller that catches up by a
+/// snapshot after missing more than that lacks the records that left the buffer meanwhile in its own store.
+pub const HANDOFF_SECS: i64 = 600;
 
 impl ClusterState {
     /// Keeps the accounting record of a job leaving the live table.
@@ -21,8 +33,36 @@ impl ClusterState {
                     edits
                 };
             }
+            self.history
+                .queue(HistoryOp::Upsert(Box::new(record.clone())));
             self.accounting.insert(job.job_id, record);
         }
+    }
+
+    /// Drops from the buffer the records whose handoff period is over: they are in the history store.
+    pub(super) fn release_handed_off(&mut self, now: EpochSecs) {
+        let keep = self.handoff_age();
+        self.accounting
+            .retain(|_, record| now - record.end.unwrap_or(record.submit) < keep);
+    }
+
+    /// Seconds after its end a purged job's record leaves the buffer.
+    fn handoff_age(&self) -> EpochSecs {
+        EpochSecs::from(self.settings.min_job_age_secs).saturating_add(HANDOFF_SECS)
+    }
+
+    /// Queues every record of the buffer for the history store and writes it: after a snapshot is installed or
+    /// restored at start-up, so records this controller did not apply itself (a follower catching up, an upgrade
+    /// from snapshots that kept every record) reach its store. Upserts, so records already there are unchanged.
+    pub fn hand_buffer_to_history(&mut self) {
+        if self.history.store().is_none() {
+            return;
+        }
+        let records: Vec<JobAccounting> = self.accounting.values().cloned().collect();
+        for record in records {
+            self.history.queue(HistoryOp::Upsert(Box::new(record)));
+        }
+        self.history.flush(self.last_applied_index);
     }
 
     /// Drops archived records of jobs that ended more than the retention period before `now` (none without one).
@@ -33,23 +73,27 @@ impl ClusterState {
         let keep = EpochSecs::from(keep_secs);
         self.accounting
             .retain(|_, record| record.end.is_none_or(|end| now - end < keep));
+        self.history
+            .queue(HistoryOp::DeleteEndedBefore(now.saturating_sub(keep)));
     }
 
     /// Whether a `Purge` would drop archived records: checked on the lowest job id only (jobs mostly end in id
     /// order), so the leader's frequent check stays cheap however many records there are; the purge itself
     /// sweeps them all.
     pub fn accounting_expiry_due(&self, now: EpochSecs) -> bool {
-        let Some(keep_secs) = self.settings.accounting_keep_secs else {
+        let Some(oldest) = self.accounting.values().next() else {
             return false;
         };
-        self.accounting
-            .values()
-            .next()
-            .and_then(|record| record.end)
-            .is_some_and(|end| now - end >= EpochSecs::from(keep_secs))
+        let age = now - oldest.end.unwrap_or(oldest.submit);
+        age >= self.handoff_age()
+            || self
+                .settings
+                .accounting_keep_secs
+                .is_some_and(|keep_secs| age >= EpochSecs::from(keep_secs))
     }
 
-    /// The records `sacct` reads, live jobs and archived ones together, in sacct's order
+    /// The records `sacct` reads, live jobs, the handoff buffer and the history store together (a job in more
+    /// than one is shown once, live first, then the buffer's), in sacct's order
     /// ([`JobAccounting::listing_key`]), narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when
     /// given, and to the jobs `select` picks (its window, states and names), before anything is copied.
     pub fn accounting_records(
@@ -81,7 +125,35 @@ impl ClusterState {
             .filter(|r| wanted(r.job_id, r.array_job_id, r.user_id) && picked(r))
             .cloned();
         let mut records: Vec<JobAccounting> = archived.chain(live).collect();
+        if self.history.store().is_some() {
+            let query = HistoryQuery {
+                job_ids: job_ids.map(<[u32]>::to_vec),
+                user_ids: user_ids.map(<[u32]>::to_vec),
+                window: select.and_then(store_window),
+            };
+            let seen: HashSet<(u32, EpochSecs)> =
+                records.iter().map(|r| (r.job_id, r.submit)).collect();
+            let stored = self.history.query(&query);
+            records.extend(
+                stored
+                    .into_iter()
+                    .filter(|r| !seen.contains(&(r.job_id, r.submit)) && picked(r)),
+            );
+        }
         records.sort_by_key(JobAccounting::listing_key);
         records
     }
+}
+
+/// The window the store may narrow by: sacct's, when every state asked for (if any) is one a job is in only
+/// within its lifetime (`in_state_during` of an ended state implies `active_during`); a pending or running state
+/// asked for over a window is checked on every record instead.
+fn store_window(filter: &Filter) -> Option<(EpochSecs, EpochSecs)> {
+    let bounded = filter.states.iter().all(|s| {
+        !matches!(
+            s,
+            JobBaseState::Pending | JobBaseState::Running | JobBaseState::Suspended
+        )
+    });
+    filter.window.filter(|_| bounded)
 }

@@ -11,6 +11,7 @@ use spur_core::model::job_edit::{EditedJob, JobEditRequest, JobEdits};
 use spur_core::wire::api::{ApiError, SlurmErrno};
 
 use super::{Applied, ApplyResult, ClusterState};
+use crate::history::HistoryOp;
 
 impl ClusterState {
     /// The jobs `request` would change for `caller_uid`, in job id order, or why it may not be made.
@@ -83,6 +84,12 @@ impl ClusterState {
                     .merge(&request.set, ended);
             } else if let Some(record) = self.accounting.get_mut(&job.job_id) {
                 record.edits.merge(&request.set, true);
+                let record = Box::new(record.clone());
+                self.history.queue(HistoryOp::Upsert(record));
+            } else if let Some(mut record) = self.history.record(job.job_id, job.submit) {
+                // Only in the history store: the edited record goes back there after this batch.
+                record.edits.merge(&request.set, true);
+                self.history.queue(HistoryOp::Upsert(Box::new(record)));
             }
         }
         Ok(Applied {

@@ -364,7 +364,9 @@ pub struct ClusterState {
     /// Partitions made by `scontrol create partition`: kept when a restart applies slurm.conf again.
     #[serde(default)]
     pub runtime_partitions: std::collections::BTreeSet<String>,
-    /// Accounting records of jobs purged from `jobs` (live jobs' records are made from `jobs`), by job id.
+    /// The handoff buffer: accounting records of jobs purged from `jobs` (live jobs' records are made from
+    /// `jobs`), by job id, for [`accounting::HANDOFF_SECS`] after MinJobAge; the history store keeps them after
+    /// that (state/accounting.rs).
     #[serde(default)]
     pub accounting: BTreeMap<u32, spur_core::model::accounting::JobAccounting>,
     /// QOS, accounts, users and associations (`sacctmgr`), seeded as slurmdbd seeds a new cluster.
@@ -380,6 +382,10 @@ pub struct ClusterState {
     /// Ports reserved by running steps (`MpiParams=ports=`, state/ports.rs).
     #[serde(default)]
     pub step_ports: ports::PortReservations,
+    /// This controller's job history store and the writes queued for it by the batch being applied; not
+    /// replicated (history/mod.rs).
+    #[serde(skip)]
+    pub history: crate::history::HistoryLink,
 }
 
 impl ClusterState {
@@ -501,6 +507,7 @@ impl ClusterState {
                 self.accrue_usage(now);
                 self.purge(now);
                 self.expire_accounting(now);
+                self.release_handed_off(now);
                 self.expire_reservations(now);
                 Ok(Applied::default())
             }
@@ -748,6 +755,8 @@ impl ClusterState {
 
 #[cfg(test)]
 mod accounting_tests;
+#[cfg(test)]
+mod history_tests;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]

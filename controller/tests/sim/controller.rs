@@ -4,6 +4,10 @@
 //! log's tail.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use spur_controller::history::sqlite::SqliteHistory;
+use spur_controller::history::HistoryLink;
 
 use spur_controller::raft::AppStateMachine;
 use spur_controller::runtime::expired_jobs;
@@ -27,6 +31,9 @@ pub struct Controller {
     /// Nodes (by index) with a live session to this incarnation.
     pub connected: BTreeSet<usize>,
     last_seen: BTreeMap<usize, Millis>,
+    /// The controller's job history store (its SQLite file survives crashes, as a disk does), and its folder.
+    history: HistoryLink,
+    _history_dir: tempfile::TempDir,
     pub node_index: BTreeMap<String, usize>,
     schedule_wanted: bool,
     pub commits: u64,
@@ -47,8 +54,20 @@ impl Controller {
             .enumerate()
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
+        let history_dir = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(e) => panic!("cannot make a folder for the history store: {e}"),
+        };
+        let history = match SqliteHistory::open(&history_dir.path().join("history.sqlite")) {
+            Ok(store) => HistoryLink::new(Arc::new(store)),
+            Err(e) => panic!("cannot open the history store: {e}"),
+        };
+        let mut state = ClusterState::new();
+        state.history = history.clone();
         Controller {
-            state: ClusterState::new(),
+            history,
+            _history_dir: history_dir,
+            state,
             log: Vec::new(),
             snapshot: None,
             config,
@@ -70,6 +89,8 @@ impl Controller {
         self.commits += 1;
         let index = u64::try_from(self.log.len()).unwrap_or(u64::MAX);
         let result = self.state.apply(index, command);
+        // Each commit is a batch of its own, as the raft layer applies them.
+        AppStateMachine::batch_applied(&mut self.state);
         if let Err(e) = self.state.check_invariants() {
             panic!(
                 "state invariant broken after log index {index}: {e}\n{:?}",
@@ -161,6 +182,7 @@ impl Controller {
     pub fn recover(&mut self, how: Recovery) -> bool {
         let before = encode(&self.state);
         let mut rebuilt = ClusterState::new();
+        rebuilt.history = self.history.clone();
         let from = match (how, &self.snapshot) {
             (Recovery::SnapshotAndTail, Some((bytes, covered))) => {
                 if let Err(e) = AppStateMachine::restore(&mut rebuilt, bytes) {
@@ -174,6 +196,7 @@ impl Controller {
             let index = u64::try_from(i + 1).unwrap_or(u64::MAX);
             // Replays drop results and effects, as followers do.
             let _ = rebuilt.apply(index, command.clone());
+            AppStateMachine::batch_applied(&mut rebuilt);
         }
         let after = encode(&rebuilt);
         if before != after {
