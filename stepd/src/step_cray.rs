@@ -191,6 +191,8 @@ mod tests {
             gpu_bind: None,
             mem_per_node_mb: None,
             mpi: spur_core::model::mpi::MpiType::CrayShasta,
+            task_prolog: None,
+            task_epilog: None,
             tasks: NodeTasks {
                 node: "n2".into(),
                 node_id,

@@ -20,6 +20,8 @@ fn launch(ranks: Vec<u32>) -> StepLaunch {
         gpu_bind: None,
         mem_per_node_mb: None,
         mpi: Default::default(),
+        task_prolog: None,
+        task_epilog: None,
         nodes: vec![NodeTasks {
             node: "n1".to_string(),
             node_id: 0,
