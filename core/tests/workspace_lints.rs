@@ -96,6 +96,7 @@ fn the_daemons_deny_indexing_in_every_crate_root() {
         "controller/src/lib.rs",
         "controller/src/main.rs",
         "controller/src/bin/spur-ha-bench.rs",
+        "controller/src/bin/spur-history-bench.rs",
         "agent/src/lib.rs",
         "agent/src/main.rs",
         "stepd/src/lib.rs",
