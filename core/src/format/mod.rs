@@ -27,6 +27,8 @@ pub mod node_view;
 pub mod print_fields;
 pub mod sacct;
 pub mod sacctmgr;
+pub mod sacctmgr_file;
+pub mod sacctmgr_load;
 pub mod scontrol_config;
 pub mod scontrol_job;
 mod scontrol_job_details;
