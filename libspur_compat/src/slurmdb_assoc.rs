@@ -696,6 +696,8 @@ mod tests {
             qos: Vec::new(),
             default_qos: None,
             limits: Default::default(),
+            qos_given: false,
+            default_qos_given: false,
         };
         let db = AcctDb {
             assocs: vec![

@@ -6,6 +6,7 @@ mod rest;
 pub mod sacct;
 mod sacct_select;
 pub mod sacctmgr;
+mod sacctmgr_file;
 mod sacctmgr_job;
 mod sacctmgr_parse;
 pub mod salloc;

@@ -61,6 +61,14 @@ pub fn run(args: &[String]) -> u8 {
         );
         return 1;
     };
+    // `dump` and `load` read and write sacctmgr's flat file (sacctmgr_file.rs).
+    match first.to_ascii_lowercase().as_str() {
+        "dump" => return super::sacctmgr_file::dump(&words[1..]),
+        "load" => {
+            return super::sacctmgr_file::load(&words[1..], options.immediate, options.style.layout)
+        }
+        _ => {}
+    }
     let Some(verb) = parse::verb(first) else {
         eprintln!("invalid keyword: {first}");
         return 1;
@@ -467,6 +475,8 @@ fn print_change(request: &AcctRequest, change: &AcctChange, db: &AcctDb) {
                 println!("  {name}");
             }
         }
+        // A batch comes from `load`, which prints its own tables (sacctmgr_file.rs).
+        AcctRequest::Batch { .. } => {}
     }
 }
 

@@ -130,8 +130,17 @@ pub fn split(words: &[String], verb: Verb) -> Words {
 /// sacctmgr keeps account and QOS names in lower case: the names of an account or QOS, and the accounts and QOS
 /// named in conditions and settings (`where account=`, `account=`, `parent=`, `qos+=`, `defaultqos=`, ...), are
 /// lowered before anything is looked up or stored, so `add account Physics` makes `physics` and `-A Physics` finds
-/// it (case 480). User names, descriptions and organisations keep their case.
+/// it (case 480). An account's description and organisation are lowered too (sacctmgr 22.05 stores
+/// `Description="Physics Dept"` as `physics dept`, as its dump shows, case 521); user names and QOS descriptions
+/// keep their case.
 pub fn lower_case_names(entity: Entity, words: &mut Words) {
+    if entity == Entity::Account {
+        for pair in &mut words.settings {
+            if pair.key.starts_with("desc") || pair.key.starts_with("org") {
+                pair.value.make_ascii_lowercase();
+            }
+        }
+    }
     if matches!(entity, Entity::Account | Entity::Qos) {
         words
             .names
@@ -652,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn account_and_qos_names_are_lowered_user_names_and_texts_are_not() {
+    fn account_and_qos_names_and_account_texts_are_lowered_user_names_are_not() {
         let mut w = words(
             "Physics Parent=Top Description=Big_Lab where account=Chem qos+=High",
             Verb::Add,
@@ -667,7 +676,7 @@ mod tests {
                 .map(|p| p.value.clone())
         };
         assert_eq!(value("parent").as_deref(), Some("top"));
-        assert_eq!(value("description").as_deref(), Some("Big_Lab"));
+        assert_eq!(value("description").as_deref(), Some("big_lab"));
         assert_eq!(value("account").as_deref(), Some("chem"));
         assert_eq!(value("qos").as_deref(), Some("high"));
         let mut user = words("Alice account=Physics DefaultAccount=Physics", Verb::Add);

@@ -400,6 +400,59 @@ mod tests {
         assert!(s.state.acct.qos("x").is_none());
     }
 
+    /// `sacctmgr load` sends one batch: refused whole to a user who is no administrator, and applied all or none.
+    #[test]
+    fn a_loads_batch_is_for_admins_and_all_or_none() {
+        let mut s = cluster(Settings::default());
+        let add = |name: &str| AcctRequest::AddAccounts {
+            names: names(&[name]),
+            parent: None,
+            description: None,
+            organization: None,
+            set: AssocSet::default(),
+        };
+        let refused = acct(
+            &mut s,
+            1000,
+            AcctRequest::Batch {
+                requests: vec![add("evil")],
+            },
+        );
+        assert_eq!(refused.unwrap_err().errno, SlurmErrno::AccessDenied);
+        assert!(!s.state.acct.accounts.contains_key("evil"));
+        // The second request names a parent that does not exist: the first is not kept either.
+        let now = s.now;
+        let bad = AcctRequest::AddAccounts {
+            names: names(&["child"]),
+            parent: Some("nosuch".into()),
+            description: None,
+            organization: None,
+            set: AssocSet::default(),
+        };
+        let applied = s
+            .apply(Command::Control {
+                caller_uid: 0,
+                request: ControlRequest::Accounting {
+                    request: AcctRequest::Batch {
+                        requests: vec![add("lab"), bad],
+                    },
+                },
+                now,
+            })
+            .unwrap();
+        assert!(matches!(applied.acct, Some(Err(_))), "{applied:?}");
+        assert!(!s.state.acct.accounts.contains_key("lab"));
+        acct(
+            &mut s,
+            0,
+            AcctRequest::Batch {
+                requests: vec![add("lab"), add("lab2")],
+            },
+        )
+        .unwrap();
+        assert!(s.state.acct.accounts.contains_key("lab2"));
+    }
+
     #[test]
     fn without_enforcement_jobs_name_what_they_like() {
         let mut s = cluster(Settings::default());

@@ -28,6 +28,8 @@ pub mod option_dump;
 pub mod print_fields;
 pub mod sacct;
 pub mod sacctmgr;
+pub mod sacctmgr_file;
+pub mod sacctmgr_load;
 pub mod scontrol_config;
 pub mod scontrol_job;
 mod scontrol_job_details;

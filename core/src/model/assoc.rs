@@ -139,6 +139,13 @@ pub struct Association {
     pub default_qos: Option<String>,
     #[serde(default)]
     pub limits: AssocLimits,
+    /// Whether the QOS list, and the default QOS, were given for this association (by add, modify or load)
+    /// rather than copied from the parent at add: slurmdbd keeps only given ones, and `sacctmgr dump` writes
+    /// only those.
+    #[serde(default)]
+    pub qos_given: bool,
+    #[serde(default)]
+    pub default_qos_given: bool,
 }
 
 fn one_share() -> u32 {
@@ -464,6 +471,11 @@ pub enum AcctRequest {
         names: Vec<String>,
         accounts: Vec<String>,
     },
+    /// `sacctmgr load`: the adds and modifies of a flat file, applied in order and all or none (slurmdbd's one
+    /// transaction). The change lists every request's names and associations.
+    Batch {
+        requests: Vec<AcctRequest>,
+    },
 }
 
 impl AcctRequest {
@@ -626,9 +638,12 @@ impl AcctDb {
             qos: vec![DEFAULT_QOS.into()],
             default_qos: None,
             limits: AssocLimits::default(),
+            qos_given: true,
+            default_qos_given: false,
         });
         let root_user = Association {
             user: Some(ROOT_ACCOUNT.into()),
+            qos_given: false,
             ..db.assocs[0].clone()
         };
         db.assocs.push(root_user);
@@ -780,6 +795,15 @@ impl AcctDb {
                 set,
             } => self.modify_users(names, accounts, default_account.as_deref(), *admin, set),
             AcctRequest::DeleteUsers { names, accounts } => self.delete_users(names, accounts),
+            AcctRequest::Batch { requests } => {
+                let mut all = AcctChange::default();
+                for request in requests {
+                    let change = self.apply_in_place(request)?;
+                    all.names.extend(change.names);
+                    all.assocs.extend(change.assocs);
+                }
+                Ok(all)
+            }
         }
     }
 
@@ -906,7 +930,14 @@ impl AcctDb {
                 Account {
                     name: name.clone(),
                     description: description.clone().unwrap_or_else(|| name.clone()),
-                    organization: organization.clone().unwrap_or_else(|| parent.clone()),
+                    // slurmdbd's default: the parent, or the account's own name under root.
+                    organization: organization.clone().unwrap_or_else(|| {
+                        if parent == ROOT_ACCOUNT {
+                            name.clone()
+                        } else {
+                            parent.clone()
+                        }
+                    }),
                 },
             );
             let mut assoc = Association {
@@ -918,6 +949,8 @@ impl AcctDb {
                 qos: parent_assoc.qos.clone(),
                 default_qos: parent_assoc.default_qos.clone(),
                 limits: AssocLimits::default(),
+                qos_given: false,
+                default_qos_given: false,
             };
             set_assoc(&mut assoc, set);
             self.assocs.push(assoc);
@@ -1097,6 +1130,8 @@ impl AcctDb {
                         qos: parent.as_ref().map(|p| p.qos.clone()).unwrap_or_default(),
                         default_qos: parent.and_then(|p| p.default_qos),
                         limits: AssocLimits::default(),
+                        qos_given: false,
+                        default_qos_given: false,
                     };
                     set_assoc(&mut assoc, set);
                     self.assocs.push(assoc);
@@ -1274,6 +1309,13 @@ fn edit_tres(target: &mut Option<String>, edit: &Option<Option<String>>) {
     });
 }
 
+/// A TRES list as slurmdbd keeps it (see [`edit_tres`]): `mem=8g,cpu=4` reads `cpu=4,mem=8G`.
+pub fn normalize_tres(text: &str) -> Option<String> {
+    let mut out = None;
+    edit_tres(&mut out, &Some(Some(text.to_string())));
+    out
+}
+
 fn tres_keys(text: &str) -> Vec<String> {
     text.split(',')
         .filter(|item| !item.is_empty())
@@ -1341,12 +1383,16 @@ fn set_assoc(assoc: &mut Association, set: &AssocSet) -> Option<String> {
     }
     if let Some(edit) = &set.qos {
         edit.edit(&mut assoc.qos);
+        assoc.qos_given = true;
     }
     let mut refused = None;
     if let Some(default) = &set.default_qos {
         match default {
             Some(q) if !assoc.qos.contains(q) => refused = Some(q.clone()),
-            _ => assoc.default_qos.clone_from(default),
+            _ => {
+                assoc.default_qos.clone_from(default);
+                assoc.default_qos_given = default.is_some();
+            }
         }
     }
     let l = &mut assoc.limits;
