@@ -97,7 +97,9 @@ fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
     if let Some(period) = parsed.value("iterate") {
         // Slurm reads the period with atoi and refuses what is not positive.
         if spur_core::grammar::options::error::atoi(period) <= 0 {
-            return Err(format!("sinfo: error: Error: invalid entry for --iterate={period}"));
+            return Err(format!(
+                "sinfo: error: Error: invalid entry for --iterate={period}"
+            ));
         }
         options.print_date = true;
     }
