@@ -2,7 +2,7 @@
 //! `Submitted batch job N` (or `N` with `--parsable`), exactly as Slurm does, including its errors and exit codes.
 
 use spur_core::grammar::options::{
-    help_text, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome,
+    help_text_for, parse_sbatch, usage_text, Command, EarlyAction, OptId, OptionSet, Outcome,
 };
 use spur_core::grammar::values::begin::LocalNow;
 use spur_core::model::submit::{resolve, ScriptInput, SubmitContext};
@@ -217,7 +217,11 @@ fn component_spec(
 
 fn early_text(action: EarlyAction) -> String {
     match action {
-        EarlyAction::Help => help_text(Command::Sbatch),
+        // Slurm lists --hint and --mem-bind only where task/affinity honours them.
+        EarlyAction::Help => {
+            let task_plugin = config::load_slurm_conf().and_then(|c| c.get_str("TaskPlugin"));
+            help_text_for(Command::Sbatch, task_plugin.unwrap_or_default())
+        }
         EarlyAction::Usage => usage_text(Command::Sbatch),
         EarlyAction::Version => format!("{}\n", crate::version_line()),
         // `--gres=help`: the GRES names this cluster tracks.
