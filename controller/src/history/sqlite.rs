@@ -153,18 +153,7 @@ impl SqliteHistory {
     }
 
     fn decode(&self, job_id: u32, format: i64, blob: &[u8]) -> Result<JobAccounting, HistoryError> {
-        if format != RECORD_FORMAT {
-            return Err(HistoryError::RecordTooNew {
-                path: self.path.display().to_string(),
-                job_id,
-                format,
-            });
-        }
-        serde_json::from_slice(blob).map_err(|e| HistoryError::Decode {
-            path: self.path.display().to_string(),
-            job_id,
-            reason: e.to_string(),
-        })
+        super::decode_record(&self.path.display().to_string(), job_id, format, blob)
     }
 
     /// Runs `sql` (selecting job_id, format, record) with `args` and decodes every row.
@@ -347,19 +336,7 @@ impl SqliteHistory {
             )?;
         }
         // Narrow by the parts not used above, so every answer honours the whole query.
-        out.retain(|r| {
-            query.job_ids.as_ref().is_none_or(|ids| {
-                ids.iter()
-                    .any(|&id| id == r.job_id || r.array_job_id == Some(id))
-            }) && query
-                .user_ids
-                .as_ref()
-                .is_none_or(|uids| uids.contains(&r.user_id))
-                && query
-                    .window
-                    .is_none_or(|(from, to)| r.active_during(from, to))
-        });
-        Ok(out)
+        Ok(super::narrow(query, out))
     }
 }
 
