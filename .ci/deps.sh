@@ -37,6 +37,8 @@ PACKAGES+=(python3-venv)
 PACKAGES+=(libpmi2-0-dev)
 # The controller's job history store (controller/src/history) links Debian's SQLite through rusqlite.
 PACKAGES+=(libsqlite3-dev)
+# controller/tests/history_postgres.rs starts a PostgreSQL server of its own (initdb, pg_ctl) for the shared store.
+PACKAGES+=(postgresql-15)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -112,6 +112,9 @@ pub struct ControllerConfig {
     pub port: u16,
     /// munged's socket, through which a controller seals its calls to the others.
     pub munge_socket: String,
+    /// `AccountingStorageType=accounting_storage/postgresql`: the shared PostgreSQL history store; otherwise each
+    /// controller keeps an SQLite file in its state directory (docs/accounting.md, "History store").
+    pub history_database: Option<crate::history::postgres::PgTarget>,
 }
 
 impl ControllerConfig {
@@ -160,6 +163,7 @@ impl ControllerConfig {
             controllers: conf.controllers.clone(),
             port,
             munge_socket: spur_core::auth::params::munge_socket(conf.auth_info()),
+            history_database: postgres_target(&conf),
         })
     }
 }
@@ -260,6 +264,25 @@ fn read_jwt_key(path: &str, slurm_user_uid: u32) -> Result<Vec<u8>, ConfigError>
         ))),
         None => Ok(key),
     }
+}
+
+/// The PostgreSQL history store slurm.conf names (`AccountingStorageType=accounting_storage/postgresql`, a Spur
+/// value): `AccountingStorageHost` (default localhost), `AccountingStoragePort` (default 5432),
+/// `AccountingStorageUser` (default `spur`), `AccountingStoragePass`, `AccountingStorageLoc` (the database, default
+/// `spur`).
+pub fn postgres_target(conf: &SlurmConf) -> Option<crate::history::postgres::PgTarget> {
+    let kind = conf.get_str("AccountingStorageType")?;
+    if !kind.eq_ignore_ascii_case("accounting_storage/postgresql") {
+        return None;
+    }
+    let text = |key: &str, default: &str| conf.get_str(key).unwrap_or(default).to_string();
+    Some(crate::history::postgres::PgTarget {
+        host: text("AccountingStorageHost", "localhost"),
+        port: conf.get_u16("AccountingStoragePort").unwrap_or(5432),
+        user: text("AccountingStorageUser", "spur"),
+        password: conf.get_str("AccountingStoragePass").map(str::to_string),
+        database: text("AccountingStorageLoc", "spur"),
+    })
 }
 
 /// The pure part: parsed files in, the state machine's configuration out.
@@ -919,6 +942,51 @@ mod tests {
                 .unwrap()
                 .settings
                 .private_jobs
+        );
+    }
+
+    #[test]
+    fn postgresql_storage_names_the_shared_history_database() {
+        let conf = |extra: &str| {
+            SlurmConf::parse_str(
+                &format!("ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=2\n{extra}"),
+                "slurm.conf",
+            )
+            .unwrap()
+        };
+        assert_eq!(postgres_target(&conf("")), None);
+        assert_eq!(
+            postgres_target(&conf("AccountingStorageType=accounting_storage/slurmdbd\n")),
+            None
+        );
+        let pg = conf(
+            "AccountingStorageType=accounting_storage/postgresql\nAccountingStorageHost=db1\n\
+             AccountingStoragePort=6543\nAccountingStorageUser=acct\nAccountingStoragePass=secret\n\
+             AccountingStorageLoc=history\n",
+        );
+        assert!(accounting_enabled(&pg));
+        assert_eq!(
+            postgres_target(&pg),
+            Some(crate::history::postgres::PgTarget {
+                host: "db1".into(),
+                port: 6543,
+                user: "acct".into(),
+                password: Some("secret".into()),
+                database: "history".into(),
+            })
+        );
+        let defaults = postgres_target(&conf(
+            "AccountingStorageType=accounting_storage/postgresql\n",
+        ))
+        .unwrap();
+        assert_eq!(
+            (
+                defaults.host.as_str(),
+                defaults.port,
+                defaults.user.as_str(),
+                defaults.database.as_str()
+            ),
+            ("localhost", 5432, "spur", "spur")
         );
     }
 

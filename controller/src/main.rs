@@ -326,16 +326,23 @@ async fn start_member(
     Ok((controller, listen))
 }
 
-/// The empty state the log is replayed onto: linked to this controller's job history store (opened or created
-/// at `path`) unless accounting is off (`AccountingStorageType=accounting_storage/none`).
+/// The empty state the log is replayed onto: linked to this controller's job history store (the SQLite file at
+/// `path`, or the PostgreSQL database slurm.conf names) unless accounting is off
+/// (`AccountingStorageType=accounting_storage/none`).
 fn initial_state(
     path: &std::path::Path,
     config: &ControllerConfig,
 ) -> anyhow::Result<ClusterState> {
     let mut state = ClusterState::new();
     if config.snapshot.settings.accounting {
-        let store = spur_controller::history::sqlite::SqliteHistory::open(path)?;
-        state.history = spur_controller::history::HistoryLink::new(Arc::new(store));
+        let store: Arc<dyn spur_controller::history::HistoryStore> = match &config.history_database
+        {
+            Some(target) => Arc::new(spur_controller::history::postgres::PostgresHistory::open(
+                target,
+            )?),
+            None => Arc::new(spur_controller::history::sqlite::SqliteHistory::open(path)?),
+        };
+        state.history = spur_controller::history::HistoryLink::new(store);
     }
     Ok(state)
 }

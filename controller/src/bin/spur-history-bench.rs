@@ -9,7 +9,7 @@
 //! (`sacct -S day -E nextday`: live jobs, buffer and store together, filtered and sorted as sacct gets them), of
 //! one job (`sacct -j`), and of a restart (store opened, snapshot restored).
 //!
-//! Usage: spur-history-bench [--jobs N] [--per-minute B] [--every K] [--dir DIR]
+//! Usage: spur-history-bench [--jobs N] [--per-minute B] [--every K] [--dir DIR] [--pg-port PORT]
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use clap::Parser;
 
+use spur_controller::history::postgres::{PgTarget, PostgresHistory};
 use spur_controller::history::sqlite::SqliteHistory;
-use spur_controller::history::HistoryLink;
+use spur_controller::history::{HistoryLink, HistoryStore};
 use spur_controller::raft::AppStateMachine;
 use spur_controller::scheduler::scenario::{job, node, partition, Scenario};
 use spur_controller::state::{ClusterState, Command, Outcome, Settings};
@@ -46,6 +47,24 @@ struct Args {
     /// Where the history store goes (a fresh temporary folder if not given).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Use the PostgreSQL store on 127.0.0.1 at this port (user `spur`, database `postgres`, no password; its
+    /// `jobs` table should be empty) instead of SQLite.
+    #[arg(long)]
+    pg_port: Option<u16>,
+}
+
+/// The store the bench writes: SQLite at `path`, or PostgreSQL.
+fn open_store(path: &Path, pg_port: Option<u16>) -> anyhow::Result<Arc<dyn HistoryStore>> {
+    Ok(match pg_port {
+        Some(port) => Arc::new(PostgresHistory::open(&PgTarget {
+            host: "127.0.0.1".into(),
+            port,
+            user: "spur".into(),
+            password: None,
+            database: "postgres".into(),
+        })?),
+        None => Arc::new(SqliteHistory::open(path)?),
+    })
 }
 
 /// 2026-01-01T00:00:00Z: simulated days start at midnight.
@@ -80,11 +99,14 @@ fn apply(s: &mut Scenario, command: Command) -> anyhow::Result<()> {
 
 /// What a restart does: open the store, restore the snapshot onto an empty state linked to it (which hands the
 /// buffer to the store again). Answers the restored state and how long it took.
-fn restart(store_path: &Path, snapshot: &[u8]) -> anyhow::Result<(ClusterState, Duration)> {
+fn restart(
+    store_path: &Path,
+    pg_port: Option<u16>,
+    snapshot: &[u8],
+) -> anyhow::Result<(ClusterState, Duration)> {
     let began = Instant::now();
-    let store = SqliteHistory::open(store_path)?;
     let mut state = ClusterState::new();
-    state.history = HistoryLink::new(Arc::new(store));
+    state.history = HistoryLink::new(open_store(store_path, pg_port)?);
     AppStateMachine::restore(&mut state, snapshot).context("restore")?;
     Ok((state, began.elapsed()))
 }
@@ -116,7 +138,7 @@ fn main() -> anyhow::Result<()> {
         START,
     )
     .map_err(|e| anyhow!("cluster: {e}"))?;
-    s.state.history = HistoryLink::new(Arc::new(SqliteHistory::open(&store_path)?));
+    s.state.history = HistoryLink::new(open_store(&store_path, args.pg_port)?);
     println!(
         "| jobs | live jobs | buffer | snapshot MB | RSS MB | store MB | restart ms | jobs/s |"
     );
@@ -159,7 +181,7 @@ fn main() -> anyhow::Result<()> {
         if done >= next_report || done == args.jobs {
             next_report += args.every;
             let snapshot = AppStateMachine::snapshot(&s.state).context("snapshot")?;
-            let (_, restart_time) = restart(&store_path, &snapshot)?;
+            let (_, restart_time) = restart(&store_path, args.pg_port, &snapshot)?;
             let rate = args.every.min(done) as f64 / lap.elapsed().as_secs_f64();
             println!(
                 "| {done} | {} | {} | {:.2} | {:.0} | {:.0} | {:.0} | {:.0} |",
@@ -213,7 +235,7 @@ fn main() -> anyhow::Result<()> {
 
     let snapshot = AppStateMachine::snapshot(&s.state).context("snapshot")?;
     drop(s);
-    let (restored, restart_time) = restart(&store_path, &snapshot)?;
+    let (restored, restart_time) = restart(&store_path, args.pg_port, &snapshot)?;
     let t = Instant::now();
     let again = restored
         .accounting_records(None, None, Some(&window), now)

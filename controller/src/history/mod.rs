@@ -7,6 +7,7 @@
 //! transaction. Writes are upserts keyed by (job id, submit time), so replaying entries after a restart is
 //! harmless. [`sqlite::SqliteHistory`] is the embedded implementation.
 
+pub mod postgres;
 pub mod sqlite;
 
 use std::fmt;
@@ -42,6 +43,8 @@ pub enum HistoryError {
         path: String,
         source: rusqlite::Error,
     },
+    #[error("job history store {path}: {reason}")]
+    Server { path: String, reason: String },
     #[error(
         "job history store {path} has schema version {found}, newer than this controller understands ({supported})"
     )]
@@ -62,6 +65,45 @@ pub enum HistoryError {
         job_id: u32,
         reason: String,
     },
+}
+
+/// Decodes a stored record of `format` (1: `JobAccounting`'s serde JSON); a format this build does not know is an
+/// error, never a guess.
+pub(crate) fn decode_record(
+    path: &str,
+    job_id: u32,
+    format: i64,
+    blob: &[u8],
+) -> Result<JobAccounting, HistoryError> {
+    if format != sqlite::RECORD_FORMAT {
+        return Err(HistoryError::RecordTooNew {
+            path: path.to_string(),
+            job_id,
+            format,
+        });
+    }
+    serde_json::from_slice(blob).map_err(|e| HistoryError::Decode {
+        path: path.to_string(),
+        job_id,
+        reason: e.to_string(),
+    })
+}
+
+/// Keeps the records that meet every part of `query` (a store narrows by one part with its indexes).
+pub(crate) fn narrow(query: &HistoryQuery, mut records: Vec<JobAccounting>) -> Vec<JobAccounting> {
+    records.retain(|r| {
+        query.job_ids.as_ref().is_none_or(|ids| {
+            ids.iter()
+                .any(|&id| id == r.job_id || r.array_job_id == Some(id))
+        }) && query
+            .user_ids
+            .as_ref()
+            .is_none_or(|uids| uids.contains(&r.user_id))
+            && query
+                .window
+                .is_none_or(|(from, to)| r.active_during(from, to))
+    });
+    records
 }
 
 /// A history store: written only by the state machine's batch hook, read by queries.

@@ -53,8 +53,15 @@ const IDS_PER_QUERY: usize = 500;
 
 pub struct SqliteHistory {
     path: PathBuf,
+    /// The writer (the state machine's batch hook) and meta reads.
     conn: Mutex<Connection>,
+    /// Idle read connections: queries read a WAL snapshot of their own, so a long sacct never holds up a batch's
+    /// write (which runs under the state's write lock).
+    readers: Mutex<Vec<Connection>>,
 }
+
+/// Idle read connections kept for reuse; more concurrent queries open and then close their own.
+const IDLE_READERS: usize = 4;
 
 impl SqliteHistory {
     /// Opens (creating if needed) the store at `path`, made readable by its owner only (it holds every user's
@@ -98,7 +105,36 @@ impl SqliteHistory {
         Ok(SqliteHistory {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
+            readers: Mutex::new(Vec::new()),
         })
+    }
+
+    /// A read connection: an idle one, or a new one.
+    fn reader(&self) -> Result<Connection, HistoryError> {
+        let idle = self
+            .readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        match idle {
+            Some(conn) => Ok(conn),
+            None => Connection::open_with_flags(
+                &self.path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| self.sql_err(e)),
+        }
+    }
+
+    fn put_back(&self, conn: Connection) {
+        let mut idle = self
+            .readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(conn);
+        }
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -117,18 +153,7 @@ impl SqliteHistory {
     }
 
     fn decode(&self, job_id: u32, format: i64, blob: &[u8]) -> Result<JobAccounting, HistoryError> {
-        if format != RECORD_FORMAT {
-            return Err(HistoryError::RecordTooNew {
-                path: self.path.display().to_string(),
-                job_id,
-                format,
-            });
-        }
-        serde_json::from_slice(blob).map_err(|e| HistoryError::Decode {
-            path: self.path.display().to_string(),
-            job_id,
-            reason: e.to_string(),
-        })
+        super::decode_record(&self.path.display().to_string(), job_id, format, blob)
     }
 
     /// Runs `sql` (selecting job_id, format, record) with `args` and decodes every row.
@@ -246,7 +271,25 @@ impl HistoryStore for SqliteHistory {
     }
 
     fn query(&self, query: &HistoryQuery) -> Result<Vec<JobAccounting>, HistoryError> {
+        let conn = self.reader()?;
+        let result = self.query_on(&conn, query);
+        self.put_back(conn);
+        result
+    }
+
+    fn last_applied(&self) -> Result<u64, HistoryError> {
         let conn = self.conn();
+        let value = self.meta(&conn, "last_applied")?;
+        Ok(u64::try_from(value).unwrap_or_default())
+    }
+}
+
+impl SqliteHistory {
+    fn query_on(
+        &self,
+        conn: &Connection,
+        query: &HistoryQuery,
+    ) -> Result<Vec<JobAccounting>, HistoryError> {
         let mut out = Vec::new();
         // The most selective narrowing first: job ids, then the window, then users; the caller filters the rest.
         if let Some(ids) = &query.job_ids {
@@ -261,15 +304,15 @@ impl HistoryStore for SqliteHistory {
                     .chain(chunk.iter())
                     .map(|&id| i64::from(id))
                     .collect();
-                self.select(&conn, &sql, &args, &mut out)?;
+                self.select(conn, &sql, &args, &mut out)?;
             }
         } else if let Some((from, to)) = query.window {
             // Known during [from, to]: submit <= to and (no end or end >= from). Since end - submit <= max_span,
             // submit <= to also bounds end <= to + max_span, so the scan stays within an index range of end.
-            let span = self.meta(&conn, "max_span")?;
+            let span = self.meta(conn, "max_span")?;
             let end_bound = to.saturating_add(span);
             self.select(
-                &conn,
+                conn,
                 "SELECT job_id, format, record FROM jobs WHERE end_time >= ?1 AND end_time <= ?2 AND submit <= ?3 \
                  UNION ALL SELECT job_id, format, record FROM jobs WHERE end_time IS NULL AND submit <= ?3",
                 &[from, end_bound, to],
@@ -282,35 +325,33 @@ impl HistoryStore for SqliteHistory {
                     placeholders(chunk.len())
                 );
                 let args: Vec<i64> = chunk.iter().map(|&id| i64::from(id)).collect();
-                self.select(&conn, &sql, &args, &mut out)?;
+                self.select(conn, &sql, &args, &mut out)?;
             }
         } else {
             self.select(
-                &conn,
+                conn,
                 "SELECT job_id, format, record FROM jobs",
                 &[],
                 &mut out,
             )?;
         }
         // Narrow by the parts not used above, so every answer honours the whole query.
-        out.retain(|r| {
-            query.job_ids.as_ref().is_none_or(|ids| {
-                ids.iter()
-                    .any(|&id| id == r.job_id || r.array_job_id == Some(id))
-            }) && query
-                .user_ids
-                .as_ref()
-                .is_none_or(|uids| uids.contains(&r.user_id))
-                && query
-                    .window
-                    .is_none_or(|(from, to)| r.active_during(from, to))
-        });
-        Ok(out)
+        Ok(super::narrow(query, out))
     }
+}
 
-    fn last_applied(&self) -> Result<u64, HistoryError> {
-        let conn = self.conn();
-        let value = self.meta(&conn, "last_applied")?;
-        Ok(u64::try_from(value).unwrap_or_default())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_do_not_wait_for_the_writer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = SqliteHistory::open(&dir.path().join("history.sqlite")).expect("open");
+        let writer = store.conn();
+        // The writer is busy (as in a batch's write under the state's lock): a query still answers.
+        let records = store.query(&HistoryQuery::default()).expect("query");
+        assert!(records.is_empty());
+        drop(writer);
     }
 }

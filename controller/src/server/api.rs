@@ -488,6 +488,14 @@ impl ApiService {
         {
             return self.token(identity, username, lifespan_secs, now);
         }
+        if let Query::Accounting {
+            job_ids,
+            user_ids,
+            select,
+        } = query
+        {
+            return Ok(self.accounting(identity, job_ids, user_ids, select, now));
+        }
         let reply = self.controller.state.read(|state| match query {
             Query::Jobs => QueryReply::Jobs {
                 jobs: state
@@ -549,21 +557,9 @@ impl ApiService {
                 fair_tree: state.settings.fairshare.fair_tree,
                 run_mins: state.tres_run_mins(now),
             },
-            Query::Accounting {
-                job_ids,
-                user_ids,
-                select,
-            } => QueryReply::Accounting {
-                records: state
-                    .accounting_records(
-                        job_ids.as_deref(),
-                        user_ids.as_deref(),
-                        select.as_ref(),
-                        now,
-                    )
-                    .into_iter()
-                    .filter(|record| self.may_see(state, identity, record.user_id))
-                    .collect(),
+            // Answered by `accounting`, which reads the history store outside the state's lock.
+            Query::Accounting { .. } => QueryReply::Accounting {
+                records: Vec::new(),
                 cluster: state.settings.cluster_name.clone(),
                 now,
             },
@@ -739,6 +735,47 @@ impl ApiService {
             ));
         }
         self.controller.change_controllers(change).await
+    }
+
+    /// `sacct` (and libspur_compat's slurmdb job queries): live jobs and the handoff buffer under the state's read
+    /// lock, then the history store without it, so a query over a long history never holds up `apply`.
+    fn accounting(
+        &self,
+        identity: &Identity,
+        job_ids: Option<Vec<u32>>,
+        user_ids: Option<Vec<u32>>,
+        select: Option<spur_core::model::accounting::Filter>,
+        now: i64,
+    ) -> QueryReply {
+        let (read, private_jobs, cluster) = self.controller.state.read(|state| {
+            (
+                state.accounting_in_state(
+                    job_ids.as_deref(),
+                    user_ids.as_deref(),
+                    select.as_ref(),
+                    now,
+                ),
+                state.settings.private_jobs,
+                state.settings.cluster_name.clone(),
+            )
+        });
+        let records = read
+            .read_store(select.as_ref())
+            .into_iter()
+            .filter(|record| {
+                rules::may_see_job(
+                    private_jobs,
+                    identity.uid,
+                    record.user_id,
+                    self.auth.slurm_user_uid,
+                )
+            })
+            .collect();
+        QueryReply::Accounting {
+            records,
+            cluster,
+            now,
+        }
     }
 
     /// `PrivateData=jobs`: whether the caller may see a job of `owner_uid`.

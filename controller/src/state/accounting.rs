@@ -7,13 +7,14 @@
 //! holds the same buffer; the store is written after the batch.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use spur_core::model::accounting::{Filter, JobAccounting};
 use spur_core::model::job::{EpochSecs, JobRecord};
 use spur_core::model::states::JobBaseState;
 
 use super::ClusterState;
-use crate::history::{HistoryOp, HistoryQuery};
+use crate::history::{HistoryOp, HistoryQuery, HistoryStore};
 
 /// How long a purged job's record stays in the replicated state after MinJobAge (counted from its end), so the
 /// state holds at most the jobs that ended in the last MinJobAge + 10 minutes. A controller that catches up by a
@@ -96,6 +97,7 @@ impl ClusterState {
     /// than one is shown once, live first, then the buffer's), in sacct's order
     /// ([`JobAccounting::listing_key`]), narrowed to `job_ids` (an array's id brings its tasks) and `user_ids` when
     /// given, and to the jobs `select` picks (its window, states and names), before anything is copied.
+    /// Reads the store through the link, so a lookup inside `apply` sees what this batch queued.
     pub fn accounting_records(
         &self,
         job_ids: Option<&[u32]>,
@@ -103,6 +105,24 @@ impl ClusterState {
         select: Option<&Filter>,
         now: EpochSecs,
     ) -> Vec<JobAccounting> {
+        let read = self.accounting_in_state(job_ids, user_ids, select, now);
+        let stored = match read.store {
+            Some(_) => self.history.query(&read.query),
+            None => Vec::new(),
+        };
+        read.finish(stored, select)
+    }
+
+    /// The state's part of [`accounting_records`](Self::accounting_records) (live jobs and the buffer), with the
+    /// store and the query to ask it: the server asks the store after letting go of the state's lock, so a long
+    /// sacct does not hold up `apply`.
+    pub fn accounting_in_state(
+        &self,
+        job_ids: Option<&[u32]>,
+        user_ids: Option<&[u32]>,
+        select: Option<&Filter>,
+        now: EpochSecs,
+    ) -> AccountingRead {
         let wanted = |job_id: u32, array_id: Option<u32>, user_id: u32| {
             job_ids.is_none_or(|ids| ids.iter().any(|&id| id == job_id || array_id == Some(id)))
                 && user_ids.is_none_or(|uids| uids.contains(&user_id))
@@ -124,22 +144,48 @@ impl ClusterState {
             .filter(|r| !self.jobs.contains_key(&r.job_id))
             .filter(|r| wanted(r.job_id, r.array_job_id, r.user_id) && picked(r))
             .cloned();
-        let mut records: Vec<JobAccounting> = archived.chain(live).collect();
-        if self.history.store().is_some() {
-            let query = HistoryQuery {
+        AccountingRead {
+            records: archived.chain(live).collect(),
+            store: self.history.store().cloned(),
+            query: HistoryQuery {
                 job_ids: job_ids.map(<[u32]>::to_vec),
                 user_ids: user_ids.map(<[u32]>::to_vec),
                 window: select.and_then(store_window),
-            };
-            let seen: HashSet<(u32, EpochSecs)> =
-                records.iter().map(|r| (r.job_id, r.submit)).collect();
-            let stored = self.history.query(&query);
-            records.extend(
-                stored
-                    .into_iter()
-                    .filter(|r| !seen.contains(&(r.job_id, r.submit)) && picked(r)),
-            );
+            },
         }
+    }
+}
+
+/// The state's records for a sacct query, and what to ask the history store for the rest.
+pub struct AccountingRead {
+    pub records: Vec<JobAccounting>,
+    pub store: Option<Arc<dyn HistoryStore>>,
+    pub query: HistoryQuery,
+}
+
+impl AccountingRead {
+    /// Asks the store (outside any lock) and finishes the listing; a store that cannot be read is logged and the
+    /// state's records are shown alone.
+    pub fn read_store(self, select: Option<&Filter>) -> Vec<JobAccounting> {
+        let stored = match &self.store {
+            Some(store) => store.query(&self.query).unwrap_or_else(|e| {
+                tracing::error!("cannot read the job history: {e}");
+                Vec::new()
+            }),
+            None => Vec::new(),
+        };
+        self.finish(stored, select)
+    }
+
+    /// Adds the store's records the state does not hold (by job id and submit time) and `select` picks, in sacct's
+    /// order.
+    fn finish(self, stored: Vec<JobAccounting>, select: Option<&Filter>) -> Vec<JobAccounting> {
+        let mut records = self.records;
+        let seen: HashSet<(u32, EpochSecs)> =
+            records.iter().map(|r| (r.job_id, r.submit)).collect();
+        records.extend(stored.into_iter().filter(|r| {
+            !seen.contains(&(r.job_id, r.submit)) && select.is_none_or(|f| f.selects(r))
+        }));
         records.sort_by_key(JobAccounting::listing_key);
         records
     }

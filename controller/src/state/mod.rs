@@ -28,6 +28,7 @@ mod usage_record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use accounting::{AccountingRead, HANDOFF_SECS};
 use spur_core::model::job::{Allocation, EpochSecs, JobRecord, JobSpec};
 use spur_core::model::records::{ClusterConfig, NodeRecord, PartitionRecord};
 use spur_core::model::states::JobReason;
