@@ -24,6 +24,7 @@ pub const COMMANDS: &[&str] = &[
     "slurmrestd",
     "sprio",
     "squeue",
+    "sreport",
     "srun",
     "sshare",
     "sstat",

@@ -23,6 +23,7 @@ pub mod seff;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
+pub mod sreport;
 pub mod srun;
 pub mod sshare;
 pub mod sstat;
@@ -40,6 +41,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sinfo" => sinfo::run(args),
         "sprio" => sprio::run(args),
         "squeue" => squeue::run(args),
+        "sreport" => sreport::run(args),
         "sshare" => sshare::run(args),
         "srun" => srun::run(args),
         "sstat" => sstat::run(args),

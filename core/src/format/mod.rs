@@ -47,6 +47,7 @@ mod squeue_fields;
 pub mod squeue_needs;
 mod squeue_sort;
 mod squeue_table;
+pub mod sreport;
 pub mod sshare;
 pub mod sstat;
 pub mod steps;

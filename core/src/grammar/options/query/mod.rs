@@ -8,7 +8,10 @@
 //! sacctmgr, whose commands are a grammar of their own, match their options as whole words ([`Scan::Words`]).
 
 mod help_text;
+mod sreport_table;
 mod tables;
+
+pub use sreport_table::SREPORT;
 
 pub use tables::{
     SACCT, SACCTMGR, SATTACH, SBCAST, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT,
