@@ -9,8 +9,18 @@ use super::{
 
 /// Every query command's table.
 pub const TABLES: &[&QueryTable] = &[
-    &SQUEUE, &SINFO, &SCONTROL, &SCANCEL, &SACCT, &SACCTMGR, &SPRIO, &SSHARE, &SSTAT, &SATTACH,
+    &SQUEUE,
+    &SINFO,
+    &SCONTROL,
+    &SCANCEL,
+    &SACCT,
+    &SACCTMGR,
+    &SPRIO,
+    &SSHARE,
+    &SSTAT,
+    &SATTACH,
     &SBCAST,
+    &super::SREPORT,
 ];
 
 pub const SQUEUE: QueryTable = QueryTable {
