@@ -80,6 +80,8 @@ pub enum SlurmErrno {
     ActiveFeatureNotSubset,
     /// SLURM_NO_CHANGE_IN_DATA: slurmdbd's answer to an edit that sets nothing or selects no record.
     NoChangeInData,
+    /// ESLURM_JOB_FINISHED: `scontrol release` of a job that has ended.
+    JobFinished,
 }
 
 impl SlurmErrno {
@@ -134,6 +136,7 @@ impl SlurmErrno {
             SlurmErrno::BadTaskCount => 2025,
             SlurmErrno::ActiveFeatureNotSubset => 2031,
             SlurmErrno::NoChangeInData => 1900,
+            SlurmErrno::JobFinished => 2084,
         }
     }
 
@@ -205,6 +208,7 @@ impl SlurmErrno {
             SlurmErrno::BadTaskCount => "Task count specification invalid",
             SlurmErrno::ActiveFeatureNotSubset => "Active features not subset of available features",
             SlurmErrno::NoChangeInData => "Data has not changed since time specified",
+            SlurmErrno::JobFinished => "Job has already finished",
         }
     }
 
@@ -213,7 +217,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 48] = [
+const ALL_ERRNOS: [SlurmErrno; 49] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -262,6 +266,7 @@ const ALL_ERRNOS: [SlurmErrno; 48] = [
     SlurmErrno::TooManyRequestedCpus,
     SlurmErrno::ActiveFeatureNotSubset,
     SlurmErrno::NoChangeInData,
+    SlurmErrno::JobFinished,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -575,6 +580,9 @@ pub struct JobUpdate {
     /// `Reservation=NAME` (empty: none).
     #[serde(default)]
     pub reservation: Option<String>,
+    /// `ArrayTaskThrottle=N` of an array (0: no limit): how many of its tasks may run at once.
+    #[serde(default)]
+    pub array_throttle: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
