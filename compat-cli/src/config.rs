@@ -102,6 +102,12 @@ pub fn format_context(
     ids: impl Iterator<Item = (u32, u32)>,
 ) -> spur_core::format::FormatContext {
     let mut ctx = spur_core::format::FormatContext::new(now, utc_offset_secs());
+    // A value Slurm refuses keeps the standard format (Slurm also prints an error the first time it formats one).
+    let time_format = std::env::var("SLURM_TIME_FORMAT").ok();
+    if let Ok(format) = spur_core::format::time_format::TimeFormat::from_env(time_format.as_deref())
+    {
+        ctx = ctx.with_time_format(format);
+    }
     if let Some(conf) = load_slurm_conf() {
         if let Some(name) = conf.cluster_name() {
             ctx = ctx.with_cluster(name);

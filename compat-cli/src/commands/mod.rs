@@ -51,16 +51,20 @@ pub fn run(command: &str, args: &[String]) -> u8 {
     }
 }
 
-/// The start every query command shares: parse `args` with the command's option table, print a getopt error
-/// (exit 1) or, for `-V/--version`, the version line (exit 0). `Err` holds the status the command ends with.
+/// The start every query command shares: parse `args` with the command's option table and the input environment
+/// variables its rows name, print a getopt error (exit 1) or, for `-V/--version`, the version line (exit 0).
+/// `Err` holds the status the command ends with.
 fn parse_or_finish(
     table: &spur_core::grammar::options::query::QueryTable,
     args: &[String],
 ) -> Result<spur_core::grammar::options::query::Parsed, u8> {
-    let parsed = table.parse(args).map_err(|e| {
+    let parsed = table.parse_env(args, &process_env()).map_err(|e| {
         eprintln!("{e}");
         1
     })?;
+    for error in &parsed.env_errors {
+        eprintln!("{}: error: {error}", table.program);
+    }
     if parsed.has("version") {
         println!("{}", crate::version_line());
         return Err(0);
@@ -91,4 +95,12 @@ fn load_job_rows(
         eprintln!("slurm_load_jobs error: {e}");
         1
     })
+}
+
+/// The process's environment, for the option tables' input variables (names or values that are not UTF-8 are
+/// left out: no variable the tables name can be one).
+pub(crate) fn process_env() -> std::collections::HashMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
 }

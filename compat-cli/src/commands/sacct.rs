@@ -21,7 +21,7 @@ const DISABLED: &str = "Slurm accounting storage is disabled";
 
 pub fn run(args: &[String]) -> u8 {
     // Slurm's sacct prints getopt's complaint alone, without the pointer to --help the other commands add.
-    let parsed = match SACCT.parse(args) {
+    let parsed = match SACCT.parse_env(args, &super::process_env()) {
         Ok(p) => p,
         Err(e) => {
             if let Some(first) = e.lines.first() {
@@ -152,7 +152,12 @@ impl Request {
     fn from_options(parsed: &Parsed) -> Result<Request, String> {
         // Slurm's sacct adds to its lists on every use of -o, -j, -s, -u/--uid, -A, -r and --name (so
         // `-j 1 -j 2` asks for both jobs, as submitit's polling relies on); only -S/-E and the flags replace.
-        let formats: Vec<&str> = parsed.values(&["format", "fields"]).collect();
+        // Only the command line's -o here: SACCT_FORMAT (the row's environment variable) is the fallback below.
+        let cli_format = parsed.cli_has("format") || parsed.cli_has("fields");
+        let formats: Vec<&str> = parsed
+            .values(&["format", "fields"])
+            .filter(|_| cli_format)
+            .collect();
         if !formats.is_empty() && parsed.has("long") {
             return Err(
                 "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. \
@@ -171,10 +176,11 @@ impl Request {
         }
         if lists.is_empty() {
             lists.push(
-                std::env::var("SACCT_FORMAT")
-                    .ok()
+                parsed
+                    .value("format")
                     .filter(|f| !f.is_empty())
-                    .unwrap_or_else(|| sacct::DEFAULT_FORMAT.to_string()),
+                    .unwrap_or(sacct::DEFAULT_FORMAT)
+                    .to_string(),
             );
         }
         let format = lists.join(",");
@@ -525,7 +531,7 @@ mod tests {
                 .iter()
                 .map(|(name, value)| (*name, Some(value.to_string())))
                 .collect(),
-            positional: Vec::new(),
+            ..Parsed::default()
         }
     }
 

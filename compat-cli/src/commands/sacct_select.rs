@@ -440,7 +440,7 @@ mod tests {
                 .iter()
                 .map(|(n, v)| (*n, v.map(str::to_string)))
                 .collect(),
-            positional: Vec::new(),
+            ..Parsed::default()
         }
     }
 

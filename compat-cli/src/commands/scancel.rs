@@ -1,6 +1,7 @@
 //! `scancel`: cancel or signal jobs by id (`12`, `12_3`, `12_[1-3]`) or by filters (`-n`, `-u`, `-t`, `-p`).
 
 use spur_core::grammar::options::query::SCANCEL;
+use spur_core::grammar::options::EnvLookup;
 use spur_core::model::job::JobRecord;
 use spur_core::wire::api::{ControlRequest, JobListing, JobSelector, SignalScope, SlurmErrno};
 
@@ -15,6 +16,13 @@ struct Args {
     user: Option<String>,
     states: Vec<String>,
     partition: Option<String>,
+    /// `-A`, `-q`: only jobs of this account, QOS (compared lower-cased, as Slurm stores them).
+    account: Option<String>,
+    qos: Option<String>,
+    /// `--wckey`: only jobs with this workload characterization key.
+    wckey: Option<String>,
+    /// Environment values reported and ignored (`Unrecognized SCANCEL_BATCH value: x`).
+    env_errors: Vec<String>,
     /// `-R`: only jobs of this reservation.
     reservation: Option<String>,
     quiet: bool,
@@ -41,18 +49,40 @@ enum ArgError {
     InvalidJobId(String),
     /// A line printed as it is (Slurm's `fprintf(stderr, ...)` before exiting).
     Message(String),
+    /// A state name scancel does not know: its message (from `-t` or `SCANCEL_STATE`), without a prefix.
+    InvalidState(String),
 }
 
 /// Slurm's largest possible MaxArraySize: task ids in a selector cannot exceed it.
 const ARRAY_TASK_ID_LIMIT: u32 = 4_000_001;
 
-fn parse_args(args: &[String]) -> Result<Args, ArgError> {
+fn parse_args<E: EnvLookup + ?Sized>(args: &[String], env: &E) -> Result<Args, ArgError> {
     let scanned = SCANCEL
-        .parse(args)
+        .parse_env(args, env)
         .map_err(|e| ArgError::Getopt(e.to_string()))?;
-    let mut parsed = Args::default();
+    let mut parsed = Args {
+        env_errors: scanned.env_errors.clone(),
+        ..Args::default()
+    };
     for (key, value) in &scanned.options {
         apply_option(&mut parsed, key, value.clone())?;
+    }
+    // Slurm checks a state as it reads it, the environment's before the command line's: one state name.
+    let bad_state = |state: &str| {
+        state.contains(',') || spur_core::format::squeue::parse_states(state).is_err()
+    };
+    if let Some(state) = scanned.env_value("state").filter(|s| bad_state(s)) {
+        return Err(ArgError::InvalidState(format!(
+            "Unrecognized SCANCEL_STATE value: {state}"
+        )));
+    }
+    if let Some(state) = scanned
+        .value("state")
+        .filter(|s| scanned.cli_has("state") && bad_state(s))
+    {
+        return Err(ArgError::InvalidState(format!(
+            "Invalid job state specified: {state}"
+        )));
     }
     for id in &scanned.positional {
         match id.split_once('.') {
@@ -89,6 +119,9 @@ fn apply_option(parsed: &mut Args, key: &str, value: Option<String>) -> Result<(
                 .collect()
         }
         "partition" => parsed.partition = value,
+        "account" => parsed.account = value.map(|v| v.to_lowercase()),
+        "qos" => parsed.qos = value.map(|v| v.to_lowercase()),
+        "wckey" => parsed.wckey = value,
         "reservation" => parsed.reservation = value,
         "quiet" => parsed.quiet = true,
         "verbose" => parsed.verbose = parsed.verbose.saturating_add(1),
@@ -140,7 +173,7 @@ fn parse_job_ids(text: &str) -> Result<Vec<JobSelector>, ArgError> {
 }
 
 pub fn run(args: &[String]) -> u8 {
-    let parsed = match parse_args(args) {
+    let parsed = match parse_args(args, &super::process_env()) {
         Ok(parsed) => parsed,
         Err(ArgError::Getopt(text)) => {
             eprintln!("{text}");
@@ -152,9 +185,15 @@ pub fn run(args: &[String]) -> u8 {
         }
         Err(ArgError::Message(line)) => {
             eprintln!("{line}");
+        Err(ArgError::InvalidState(message)) => {
+            eprintln!("{message}");
+            eprintln!("Valid job states are PENDING, RUNNING, and SUSPENDED");
             return 1;
         }
     };
+    for error in &parsed.env_errors {
+        eprintln!("scancel: error: {error}");
+    }
     match parsed.early {
         Some(Early::Version) => {
             println!("{}", crate::version_line());
@@ -174,6 +213,9 @@ pub fn run(args: &[String]) -> u8 {
         || parsed.user.is_some()
         || !parsed.states.is_empty()
         || parsed.partition.is_some()
+        || parsed.account.is_some()
+        || parsed.qos.is_some()
+        || parsed.wckey.is_some()
         || parsed.reservation.is_some();
     if parsed.ids.is_empty() && parsed.steps.is_empty() && !has_filter {
         eprintln!("scancel: error: No job identification provided");
@@ -408,6 +450,20 @@ fn filtered_targets(client: &Client, parsed: &Args) -> Result<Vec<JobSelector>, 
         .filter(|j| parsed.partition.as_ref().is_none_or(|p| &j.partition == p))
         .filter(|j| {
             parsed
+                .account
+                .as_ref()
+                .is_none_or(|a| j.spec.account.as_ref() == Some(a))
+        })
+        .filter(|j| {
+            parsed
+                .qos
+                .as_ref()
+                .is_none_or(|q| j.spec.qos.as_ref() == Some(q))
+        })
+        // Spur's jobs carry no wckey (Slurm's are empty without TrackWCKey): a wckey filter selects none.
+        .filter(|_| parsed.wckey.is_none())
+        .filter(|j| {
+            parsed
                 .reservation
                 .as_ref()
                 .is_none_or(|r| j.spec.reservation.as_ref() == Some(r))
@@ -435,7 +491,11 @@ mod tests {
     use super::*;
 
     fn args(list: &[&str]) -> Result<Args, ArgError> {
-        parse_args(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        let no_env: Vec<(String, String)> = Vec::new();
+        parse_args(
+            &list.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            &no_env,
+        )
     }
 
     #[test]

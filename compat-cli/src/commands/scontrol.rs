@@ -18,7 +18,7 @@ pub struct Flags {
 
 pub fn run(args: &[String]) -> u8 {
     // The options are whole words anywhere on the line; the first of `--help`/`--version` ends the scan.
-    let parsed = match SCONTROL.parse(args) {
+    let parsed = match SCONTROL.parse_env(args, &super::process_env()) {
         Ok(parsed) => parsed,
         Err(e) => {
             eprintln!("{e}");

@@ -2,6 +2,7 @@
 //! `release`, `requeue`, `update JobId=...` and `update NodeName=...`.
 
 use spur_core::format::{scontrol_config, scontrol_job, scontrol_node, scontrol_partition};
+use spur_core::grammar::values::begin::{parse_time, LocalNow};
 use spur_core::grammar::values::time::{parse_time_limit, TimeLimit};
 use spur_core::model::job::JobRecord;
 use spur_core::wire::api::{
@@ -107,7 +108,7 @@ pub fn show_jobs(id: Option<&str>, flags: Flags) -> u8 {
         None => None,
         Some(text) => {
             let Some(selector) = parse_job_id(text) else {
-                eprintln!("Invalid job id specified");
+                eprintln!("scontrol_print_job error: Invalid job id specified");
                 return 1;
             };
             // An array's id brings its tasks, a heterogeneous job's leader every component; `J+N` names one
@@ -592,6 +593,23 @@ pub fn update(rest: &[&str]) -> u8 {
     let mut update = JobUpdate::default();
     let mut changes = 0;
     for (key, given, value) in &pairs {
+        // StartTime= (EligibleTime=): a time Slurm cannot read is reported and not counted as a change; a past
+        // time means now.
+        if matches!(key.as_str(), "starttime" | "eligibletime") {
+            let now = LocalNow {
+                epoch_secs: crate::config::now_epoch(),
+                utc_offset_secs: crate::config::utc_offset_secs(),
+            };
+            match parse_time(value, now, false) {
+                Ok(0) => {}
+                Ok(t) => {
+                    update.begin_time = Some(t.max(now.epoch_secs));
+                    changes += 1;
+                }
+                Err(e) => eprintln!("{e}"),
+            }
+            continue;
+        }
         if let Err(message) = apply_update(&mut update, key, value) {
             match message {
                 UpdateError::Unsupported => {
@@ -738,6 +756,13 @@ fn apply_update(update: &mut JobUpdate, key: &str, value: &str) -> Result<(), Up
         }
         "dependency" => update.dependency = Some(value.to_string()),
         "reservation" => update.reservation = Some(value.to_string()),
+        // Slurm reads the number with strtoll (text that is not a number is 0, no limit) and refuses a negative one.
+        "arraytaskthrottle" => {
+            let throttle = leading_int(value);
+            update.array_throttle = Some(u32::try_from(throttle).map_err(|_| {
+                UpdateError::Invalid("Invalid ArrayTaskThrottle value".to_string())
+            })?);
+        }
         _ => return Err(UpdateError::Unsupported),
     }
     Ok(())

@@ -60,6 +60,13 @@ pub fn run(args: &[String]) -> u8 {
 }
 
 fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
+    if parsed.env_var("all").is_some() && parsed.env_var("partition").is_some() {
+        return Err(
+            "sinfo: error: Conflicting options, SINFO_ALL and SINFO_PARTITION, specified. \
+                    Please choose one or the other."
+                .to_string(),
+        );
+    }
     let long = parsed.has("long");
     let mut options = if parsed.has("list-reasons") {
         sinfo::SinfoOptions::list_reasons(long)
@@ -72,7 +79,14 @@ fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
     } else {
         sinfo::SinfoOptions::default()
     };
-    if let Some(format) = parsed.value("format") {
+    // SINFO_FORMAT (the environment's -o) gives way to -o, -O, -s, -N and -R on the command line, not to -l.
+    let env_format_beaten = ["format", "Format", "summarize", "Node", "list-reasons"]
+        .iter()
+        .any(|o| parsed.cli_has(o));
+    if let Some(format) = parsed
+        .value("format")
+        .filter(|_| parsed.cli_has("format") || !env_format_beaten)
+    {
         options = options.with_format(format);
     }
     if let Some(format) = parsed.value("Format") {
@@ -91,7 +105,8 @@ fn build_options(parsed: &Parsed) -> Result<sinfo::SinfoOptions, String> {
     }
     options.no_header = parsed.has("noheader");
     options.exact = parsed.has("exact");
-    options.all_partitions = parsed.has("all");
+    // SINFO_PARTITION also shows hidden partitions, as Slurm's sinfo does.
+    options.all_partitions = parsed.has("all") || parsed.env_var("partition").is_some();
     options.dead_only = parsed.has("dead");
     options.responding_only = parsed.has("responding");
     if let Some(period) = parsed.value("iterate") {

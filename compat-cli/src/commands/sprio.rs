@@ -122,16 +122,17 @@ fn controller_error(text: &str) -> u8 {
 /// Options and filters from the command line (and `SPRIO_FORMAT`), or the error text sprio exits 1 with.
 fn build(parsed: &Parsed) -> Result<(SprioOptions, Filters), String> {
     let long = parsed.has("long");
-    let mut format = parsed.value("format").map(str::to_string);
+    // SPRIO_FORMAT (the environment's -o) counts only without -l.
+    let format = parsed
+        .value("format")
+        .filter(|_| parsed.cli_has("format") || !long)
+        .map(str::to_string);
     if long && format.is_some() {
         return Err(
             "sprio: fatal: Options -o(--format) and -l(--long) are mutually exclusive. \
                     Please remove one and retry."
                 .to_string(),
         );
-    }
-    if !long && format.is_none() {
-        format = std::env::var("SPRIO_FORMAT").ok();
     }
     // `-j` takes its list attached, or else as the first argument after the options.
     let job_text = match parsed.value("jobs") {

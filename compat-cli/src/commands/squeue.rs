@@ -17,13 +17,17 @@ pub fn run(args: &[String]) -> u8 {
         print!("{text}");
         return 0;
     }
-    let options = match build_options(&parsed) {
+    let (options, sort_error) = match build_options(&parsed) {
         Ok(o) => o,
         Err(text) => {
             eprintln!("{text}");
             return 1;
         }
     };
+    // An unknown -o letter or -O name is reported and its column left empty, as Slurm does.
+    for warning in &options.layout.warnings {
+        eprintln!("squeue: error: {warning}");
+    }
     let client = match Client::from_environment() {
         Ok(c) => c,
         Err(e) => {
@@ -37,8 +41,10 @@ pub fn run(args: &[String]) -> u8 {
             .job_ids
             .as_ref()
             .map(|ids| ids.iter().map(|id| id.job_id).collect()),
-        // `--json` dumps every job whatever the filters say, as Slurm's does.
+        // `--json` dumps every job whatever the filters say, as Slurm's does; named jobs come in every state, so
+        // that a finished one is filtered out rather than reported unknown.
         live_only: !parsed.has("json")
+            && options.job_ids.is_none()
             && spur_core::format::squeue::selects_only_live(&options.states),
         ..JobListing::default()
     };
@@ -53,6 +59,12 @@ pub fn run(args: &[String]) -> u8 {
     };
     let ctx = config::format_context(now, owners.into_iter());
     let mut table = squeue::Table::new(&options, &ctx);
+    // Slurm sorts after printing the header: a bad sort list shows the header, then the error.
+    if let Some(error) = sort_error {
+        print!("{}", table.finish());
+        eprintln!("{error}");
+        return 1;
+    }
     let mut lookup = SingleId::new(&options);
     let read = reply.for_each(&fields, |job| {
         lookup.see(job);
@@ -150,7 +162,9 @@ fn print_steps(
     ctx: &FormatContext,
 ) -> u8 {
     use spur_core::format::steps;
-    let layout = steps::step_layout(parsed.value("format").unwrap_or(steps::DEFAULT_STEP_FORMAT));
+    // -s overrides SQUEUE_FORMAT: only a command-line -o chooses the step layout.
+    let format = parsed.value("format").filter(|_| parsed.cli_has("format"));
+    let layout = steps::step_layout(format.unwrap_or(steps::DEFAULT_STEP_FORMAT));
     // As in Slurm, an unknown letter is kept as literal text after the warning.
     for warning in &layout.warnings {
         eprintln!("squeue: error: {warning}");
@@ -172,7 +186,7 @@ fn print_steps(
                     .is_none_or(|parts| parts.contains(&s.job.partition))
         })
         .collect();
-    if parsed.has("long") || parsed.has("iterate") {
+    if (parsed.has("long") || parsed.has("iterate")) && !options.no_header {
         println!(
             "{}",
             spur_core::format::time::ctime(ctx.now, ctx.utc_offset_secs)
@@ -203,20 +217,21 @@ fn job_selector(item: &str) -> Option<JobSelector> {
     })
 }
 
-/// An environment variable squeue reads; set but empty counts as set, as with `getenv`.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
+/// The "Valid job states include" line Slurm's squeue adds after an invalid `-t` (or `SQUEUE_STATES`), with its
+/// trailing empty line.
+const VALID_STATES: &str = "squeue: error: Valid job states include: PENDING,RUNNING,SUSPENDED,COMPLETED,\
+     CANCELLED,FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,\
+     RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,STAGE_OUT,STOPPED\n";
 
-/// The command-line value of `option`, else the environment variable that stands in for it.
-fn option_or_env(parsed: &Parsed, option: &str, var: &str) -> Option<String> {
+/// A comma-separated list option (`-A`, `-p`, ...), from the command line or its environment variable.
+fn list(parsed: &Parsed, option: &str) -> Option<Vec<String>> {
     parsed
         .value(option)
-        .map(str::to_string)
-        .or_else(|| env(var))
+        .map(|l| l.split(',').map(str::to_string).collect())
 }
 
-fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
+/// The options, and the error of a sort list Slurm rejects only once it sorts (after the header).
+fn build_options(parsed: &Parsed) -> Result<(squeue::SqueueOptions, Option<String>), String> {
     let mut options = if parsed.has("start") {
         squeue::SqueueOptions::start()
     } else if parsed.has("long") {
@@ -224,36 +239,51 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
     } else {
         squeue::SqueueOptions::default()
     };
-    if let Some(format) = parsed.value("format") {
+    // As in Slurm, a layout chosen on the command line (-o, -O, -l, --start, -s) beats SQUEUE_FORMAT, which beats
+    // SQUEUE_FORMAT2 (the rows' environment variables for -o and -O).
+    // -o and -O together: Slurm stops at the second of them.
+    let cli_formats: Vec<&str> = parsed.options[parsed.from_env.len()..]
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| *n == "format" || *n == "Format")
+        .collect();
+    if let Some(second) = cli_formats.iter().find(|n| **n != cli_formats[0]) {
+        return Err(if *second == "Format" {
+            "squeue: error: -O (--Format) is incompatible with -o (--format)".to_string()
+        } else {
+            "squeue: error: -o (--format) is incompatible with -O (--Format)".to_string()
+        });
+    }
+    let cli_layout = ["format", "Format", "long", "start", "steps"]
+        .iter()
+        .any(|o| parsed.cli_has(o));
+    let env_format = !cli_layout && parsed.has("format");
+    if let Some(format) = parsed
+        .value("format")
+        .filter(|_| parsed.cli_has("format") || env_format)
+    {
         options = options.with_format(format);
     }
-    if let Some(format) = parsed.value("Format") {
+    if let Some(format) = parsed
+        .value("Format")
+        .filter(|_| parsed.cli_has("Format") || (!cli_layout && !env_format))
+    {
         options = options.with_long_format(format);
     }
-    // As in Slurm, a layout chosen on the command line (-o, -O, -l, --start, -s) beats SQUEUE_FORMAT, which beats
-    // SQUEUE_FORMAT2.
-    if !["format", "Format", "long", "start", "steps"]
-        .iter()
-        .any(|o| parsed.has(o))
-    {
-        if let Some(format) = env("SQUEUE_FORMAT") {
-            options = options.with_format(&format);
-        } else if let Some(format) = env("SQUEUE_FORMAT2") {
-            options = options.with_long_format(&format);
+    if let Some(states) = parsed.value("states") {
+        options = options
+            .with_states(states)
+            .map_err(|e| format!("squeue: error: {e}\n{VALID_STATES}"))?;
+    }
+    let mut sort_error = None;
+    if let Some(sort) = parsed.value("sort") {
+        match options.clone().with_sort(sort) {
+            Ok(sorted) => options = sorted,
+            Err(e) => sort_error = Some(format!("squeue: error: {e}")),
         }
     }
-    if let Some(states) = option_or_env(parsed, "states", "SQUEUE_STATES") {
-        options = options
-            .with_states(&states)
-            .map_err(|e| format!("squeue: error: {e}"))?;
-    }
-    if let Some(sort) = option_or_env(parsed, "sort", "SQUEUE_SORT") {
-        options = options
-            .with_sort(&sort)
-            .map_err(|e| format!("squeue: error: {e}"))?;
-    }
     options.no_header = parsed.has("noheader");
-    options.expand_arrays = parsed.has("array") || env("SQUEUE_ARRAY").is_some();
+    options.expand_arrays = parsed.has("array");
     if let Some(period) = parsed.value("iterate") {
         // Slurm reads the period with atoi and refuses what is not positive.
         if spur_core::grammar::options::error::atoi(period) <= 0 {
@@ -261,11 +291,12 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
         }
         options.print_date = true;
     }
-    if let Some(list) = option_or_env(parsed, "partition", "SQUEUE_PARTITION") {
-        options.partitions = Some(list.split(',').map(str::to_string).collect());
-    }
-    if let Some(list) = option_or_env(parsed, "account", "SQUEUE_ACCOUNT") {
-        options.accounts = Some(list.split(',').map(str::to_string).collect());
+    options.partitions = list(parsed, "partition");
+    options.accounts = list(parsed, "account");
+    options.qos = list(parsed, "qos");
+    // Slurm reads SQUEUE_LICENSES only when no partition was given on the command line.
+    if parsed.cli_has("licenses") || !parsed.cli_has("partition") {
+        options.licenses = list(parsed, "licenses");
     }
     if let Some(list) = parsed.value("reservation") {
         options.reservations = Some(list.split(',').map(str::to_string).collect());
@@ -276,16 +307,15 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
             .unwrap_or_else(|_| list.split(',').map(str::to_string).collect());
         options.nodes = Some(nodes);
     }
-    if let Some(list) = option_or_env(parsed, "name", "SQUEUE_NAMES") {
-        options.names = Some(list.split(',').map(str::to_string).collect());
-    }
-    if let Some(list) = option_or_env(parsed, "user", "SQUEUE_USERS") {
+    options.names = list(parsed, "name");
+    if let Some(list) = parsed.value("user") {
+        // As in Slurm, an unknown user is reported and left out of the list (which then may select nothing).
         let mut uids = Vec::new();
-        for user in list.split(',') {
-            uids.push(
-                config::uid_of(user)
-                    .ok_or_else(|| format!("squeue: error: Invalid user: {user}"))?,
-            );
+        for user in list.split(',').filter(|u| !u.is_empty()) {
+            match config::uid_of(user) {
+                Some(uid) => uids.push(uid),
+                None => eprintln!("squeue: error: Invalid user: {user}\n"),
+            }
         }
         options.users = Some(uids);
     }
@@ -300,15 +330,10 @@ fn build_options(parsed: &Parsed) -> Result<squeue::SqueueOptions, String> {
                     .ok_or_else(|| format!("squeue: error: Invalid job id: {item}"))?,
             );
         }
+        // Without -t, named jobs that have finished are left out like any other (Slurm's default states).
         options.job_ids = Some(ids);
-        // An explicit job list shows those jobs in every state unless -t narrows it.
-        if option_or_env(parsed, "states", "SQUEUE_STATES").is_none() {
-            options = options
-                .with_states("all")
-                .map_err(|e| format!("squeue: error: {e}"))?;
-        }
     }
-    Ok(options)
+    Ok((options, sort_error))
 }
 
 /// `gres_detail` names GRES by the type their node has them under: the nodes are asked for only when a listed

@@ -2278,3 +2278,48 @@ fn nodes_named_follows_the_list_whatever_its_order() {
         assert_eq!(walk(&list), expected, "{list:?}");
     }
 }
+
+#[test]
+fn array_task_throttle_updates_every_task_and_the_scheduler_obeys_it() {
+    let mut h = Harness::new();
+    let first = h.submit(JobSpec {
+        array: Some("1-4".to_string()),
+        hold: true,
+        ..spec("arr")
+    });
+    let throttle = |n| ControlRequest::UpdateJob {
+        job: select(first),
+        update: JobUpdate {
+            array_throttle: Some(n),
+            ..Default::default()
+        },
+    };
+    h.control(1000, throttle(1)).unwrap();
+    for task in first..first + 4 {
+        assert_eq!(h.job(task).spec.array.as_deref(), Some("1-4%1"));
+    }
+    h.control(1000, ControlRequest::Release { job: select(first) })
+        .unwrap();
+    assert_eq!(h.schedule(), vec![first]);
+    // A new limit replaces the old one; 0 lifts it.
+    h.control(1000, throttle(0)).unwrap();
+    assert_eq!(h.job(first + 1).spec.array.as_deref(), Some("1-4"));
+    assert!(!h.schedule().is_empty());
+    let running = (first..first + 4)
+        .filter(|t| h.job(*t).state == JobBaseState::Running)
+        .count();
+    assert!(running > 1, "{running} running");
+}
+
+#[test]
+fn releasing_a_cancelled_job_says_it_has_finished() {
+    let mut h = Harness::new();
+    let job = h.submit(JobSpec {
+        hold: true,
+        ..spec("held")
+    });
+    h.control(1000, ControlRequest::Cancel { job: select(job) })
+        .unwrap();
+    let release = h.control(1000, ControlRequest::Release { job: select(job) });
+    assert_eq!(release.unwrap_err().errno, SlurmErrno::JobFinished);
+}

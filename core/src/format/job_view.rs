@@ -329,12 +329,15 @@ impl<'a> JobView<'a> {
         None
     }
 
-    /// `StartTime=`/`%S`: when the job started, or for a pending job when the backfill scheduler expects it to.
-    pub fn start_time_shown(&self) -> Option<EpochSecs> {
+    /// `StartTime=`/`%S`: when the job started, or for a pending job when the backfill scheduler expects it to,
+    /// else, as slurmctld reports it, its begin time while that is still to come.
+    pub fn start_time_shown(&self, now: EpochSecs) -> Option<EpochSecs> {
         match self.job.state {
-            crate::model::states::JobBaseState::Pending => {
-                self.job.expected_start.or(self.job.start_time)
-            }
+            crate::model::states::JobBaseState::Pending => self
+                .job
+                .expected_start
+                .or(self.job.start_time)
+                .or(self.job.spec.begin_time.filter(|begin| *begin > now)),
             _ => self.job.start_time,
         }
     }

@@ -52,6 +52,7 @@ pub mod sshare;
 pub mod sstat;
 pub mod steps;
 pub mod time;
+pub mod time_format;
 pub mod units;
 
 #[cfg(test)]
@@ -73,6 +74,8 @@ pub struct FormatContext {
     /// The type each node has each GRES under (node, then GRES name), for the GRES a job holds there
     /// (`gres_detail` in `squeue --json`); empty when nobody asked for the nodes.
     pub node_gres_types: BTreeMap<String, BTreeMap<String, String>>,
+    /// How timestamps print (`SLURM_TIME_FORMAT`).
+    pub time_format: time_format::TimeFormat,
 }
 
 impl FormatContext {
@@ -138,14 +141,25 @@ impl FormatContext {
         }
     }
 
-    /// A local timestamp, `2026-11-30T14:57:35`.
+    pub fn with_time_format(mut self, format: time_format::TimeFormat) -> FormatContext {
+        self.time_format = format;
+        self
+    }
+
+    /// A local timestamp, `2026-11-30T14:57:35` (or as `SLURM_TIME_FORMAT` asks).
     pub fn time(&self, t: EpochSecs) -> String {
-        time::iso(t, self.utc_offset_secs)
+        match self.time_format {
+            time_format::TimeFormat::Standard => time::iso(t, self.utc_offset_secs),
+            _ => self.time_format.render(t, self.utc_offset_secs, self.now),
+        }
     }
 
     /// A local timestamp or `zero_text` for unset times.
     pub fn time_or(&self, t: Option<EpochSecs>, zero_text: &str) -> String {
-        time::iso_or(t, self.utc_offset_secs, zero_text)
+        match t {
+            Some(t) if t != 0 => self.time(t),
+            _ => zero_text.to_string(),
+        }
     }
 }
 

@@ -249,7 +249,7 @@ fn render_one(
     }
     r.line(format_args!(
         "StartTime={} EndTime={} Deadline={}",
-        ctx.time_or(job.start_time_shown(), "Unknown"),
+        ctx.time_or(job.start_time_shown(ctx.now), "Unknown"),
         job.end_time_text(ctx, "Unknown"),
         ctx.time_or(j.spec.deadline, "N/A")
     ));
@@ -351,6 +351,13 @@ fn render_one(
     }
     if let Some(t) = mem_per_tres(job) {
         r.line(format_args!("MemPerTres={t}"));
+    }
+    // `--gpu-bind` and `--gpu-freq` as Slurm keeps them, under the GPU's TRES name.
+    if let Some(bind) = spec.options.get("gpu-bind") {
+        r.line(format_args!("TresBind=gpu:{bind}"));
+    }
+    if let Some(freq) = spec.options.get("gpu-freq") {
+        r.line(format_args!("TresFreq=gpu:{freq}"));
     }
     if let Some(t) = tres_per_job(job) {
         r.line(format_args!("TresPerJob={t}"));

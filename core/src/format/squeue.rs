@@ -45,6 +45,10 @@ pub struct SqueueOptions {
     pub accounts: Option<Vec<String>>,
     /// `-R`: only jobs of these reservations.
     pub reservations: Option<Vec<String>>,
+    /// `-q`: only jobs of these QOS (any case).
+    pub qos: Option<Vec<String>>,
+    /// `-L`: only jobs that asked for any of these licenses (by name, counts ignored).
+    pub licenses: Option<Vec<String>>,
     pub users: Option<Vec<u32>>,
     pub names: Option<Vec<String>>,
     /// `-w`: jobs allocated any of these nodes (a pending job has none).
@@ -65,6 +69,8 @@ impl Default for SqueueOptions {
             partitions: None,
             accounts: None,
             reservations: None,
+            qos: None,
+            licenses: None,
             users: None,
             names: None,
             nodes: None,
@@ -221,6 +227,20 @@ pub(crate) fn selected(job: &JobRecord, opts: &SqueueOptions) -> bool {
                 .account
                 .as_ref()
                 .is_some_and(|a| accounts.iter().any(|x| x.eq_ignore_ascii_case(a)))
+        })
+        && opts.qos.as_ref().is_none_or(|wanted| {
+            job.spec
+                .qos
+                .as_ref()
+                .is_some_and(|q| wanted.iter().any(|x| x.eq_ignore_ascii_case(q)))
+        })
+        && opts.licenses.as_ref().is_none_or(|wanted| {
+            // `fluent:2,ansys`: the names before any count.
+            job.spec.licenses.as_deref().is_some_and(|held| {
+                held.split(',')
+                    .map(|l| l.split(':').next().unwrap_or(l))
+                    .any(|name| wanted.iter().any(|w| w == name))
+            })
         })
         && opts.reservations.as_ref().is_none_or(|r| {
             job.spec

@@ -554,7 +554,7 @@ impl JobField {
             F::RestartCount => Cell::cut(job.job.restarts.to_string()),
             F::SchedNodes => Cell::whole(job.job.sched_nodes.as_deref().unwrap_or("(null)")),
             F::SelectJobInfo => Cell::cut(""),
-            F::StartTime => time(job.start_time_shown()),
+            F::StartTime => time(job.start_time_shown(ctx.now)),
             F::State => Cell::cut(job.state_long()),
             F::StateCompact => Cell::cut(job.state_compact()),
             F::StdErr => Cell::cut(raw_stdio(job, StdStream::Err)),

@@ -199,6 +199,12 @@ pub fn listed_fields(opts: &SqueueOptions) -> Vec<ListField> {
     if opts.accounts.is_some() {
         fields.push(L::SpecAccount);
     }
+    if opts.qos.is_some() {
+        fields.push(L::SpecQos);
+    }
+    if opts.licenses.is_some() {
+        fields.push(L::SpecLicenses);
+    }
     if opts.users.is_some() {
         fields.push(L::SpecUserId);
     }

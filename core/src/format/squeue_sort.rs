@@ -55,6 +55,9 @@ pub enum SortField {
 pub fn parse_sort(spec: &str) -> Result<Vec<SortKey>, FormatError> {
     let chars: Vec<char> = spec.chars().collect();
     let mut keys = Vec::new();
+    // Slurm reads the list from its end and stops at the first letter it does not know: the one reported is the
+    // last unknown letter.
+    let mut unknown = None;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -72,11 +75,16 @@ pub fn parse_sort(spec: &str) -> Result<Vec<SortKey>, FormatError> {
             i += 7;
             continue;
         }
-        let key = letter_field(c).ok_or_else(|| FormatError::InvalidSort(c.to_string()))?;
-        keys.push(SortKey { key, descending });
+        match letter_field(c) {
+            Some(key) => keys.push(SortKey { key, descending }),
+            None => unknown = Some(c),
+        }
         i += 1;
     }
-    Ok(keys)
+    match unknown {
+        Some(c) => Err(FormatError::InvalidSort(c.to_string())),
+        None => Ok(keys),
+    }
 }
 
 fn letter_field(c: char) -> Option<SortField> {

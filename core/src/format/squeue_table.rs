@@ -129,7 +129,8 @@ impl<'c> Table<'c> {
         }
         let order = sort_order(&self.starts, &self.values, &self.opts.sort);
         let mut out = String::with_capacity(self.lines.len() + 256);
-        if self.opts.print_date {
+        // As in Slurm, -h drops the date line of -l and -i too.
+        if self.opts.print_date && !self.opts.no_header {
             out.push_str(&ctime(self.ctx.now, self.ctx.utc_offset_secs));
             out.push('\n');
         }

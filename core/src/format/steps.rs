@@ -3,7 +3,7 @@
 //! shows its `batch` step beside the steps srun registered.
 
 use crate::format::columns::{parse_short, render_line, Cell, Layout};
-use crate::format::time::{iso, long_minutes, squeue_secs};
+use crate::format::time::{long_minutes, squeue_secs};
 use crate::format::units::mem_mb;
 use crate::format::FormatContext;
 use crate::model::job::{EpochSecs, JobRecord};
@@ -177,7 +177,7 @@ impl StepField {
             StepField::Time => Cell::cut(squeue_secs(ctx.now - step.start_time)),
             StepField::NodeList => Cell::cut(step.node_list.as_ref()),
             StepField::TimeLimit => Cell::cut(long_minutes(step.time_limit_min)),
-            StepField::StartTime => Cell::cut(iso(step.start_time, ctx.utc_offset_secs)),
+            StepField::StartTime => Cell::cut(ctx.time(step.start_time)),
             StepField::Tasks => Cell::cut(step.num_tasks.to_string()),
             StepField::TresPerJob => Cell::cut("(null)"),
         }
@@ -232,7 +232,7 @@ pub fn render_show_step(steps: &[StepView<'_>], one_liner: bool, ctx: &FormatCon
                 "StepId={} UserId={} StartTime={} TimeLimit={}",
                 step.id_text(),
                 step.job.spec.user_id,
-                iso(step.start_time, ctx.utc_offset_secs),
+                ctx.time(step.start_time),
                 long_minutes(step.time_limit_min)
             ),
             format!(

@@ -84,6 +84,8 @@ pub enum SlurmErrno {
     PortsBusy,
     /// ESLURM_PORTS_INVALID: a step wants more reserved ports than `MpiParams=ports=` has at all.
     PortsInvalid,
+    /// ESLURM_JOB_FINISHED: `scontrol release` of a job that has ended.
+    JobFinished,
 }
 
 impl SlurmErrno {
@@ -140,6 +142,7 @@ impl SlurmErrno {
             SlurmErrno::PortsBusy => 2059,
             SlurmErrno::PortsInvalid => 2060,
             SlurmErrno::NoChangeInData => 1900,
+            SlurmErrno::JobFinished => 2084,
         }
     }
 
@@ -213,6 +216,7 @@ impl SlurmErrno {
             SlurmErrno::NoChangeInData => "Data has not changed since time specified",
             SlurmErrno::PortsBusy => "Required ports are in use",
             SlurmErrno::PortsInvalid => "Requires more ports than can be reserved",
+            SlurmErrno::JobFinished => "Job has already finished",
         }
     }
 
@@ -221,7 +225,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 50] = [
+const ALL_ERRNOS: [SlurmErrno; 51] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -272,6 +276,7 @@ const ALL_ERRNOS: [SlurmErrno; 50] = [
     SlurmErrno::NoChangeInData,
     SlurmErrno::PortsBusy,
     SlurmErrno::PortsInvalid,
+    SlurmErrno::JobFinished,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -585,6 +590,9 @@ pub struct JobUpdate {
     /// `Reservation=NAME` (empty: none).
     #[serde(default)]
     pub reservation: Option<String>,
+    /// `ArrayTaskThrottle=N` of an array (0: no limit): how many of its tasks may run at once.
+    #[serde(default)]
+    pub array_throttle: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

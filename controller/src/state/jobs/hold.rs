@@ -45,6 +45,10 @@ impl ClusterState {
         let Some(job) = self.jobs.get(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
+        // Releasing a job that has ended (a held job cancelled, say) is Slurm's "Job has already finished".
+        if job.is_finished() {
+            return Err(ApiError::new(SlurmErrno::JobFinished));
+        }
         if job.state != JobBaseState::Pending {
             return Err(ApiError::new(SlurmErrno::JobNotPending));
         }

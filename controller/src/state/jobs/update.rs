@@ -28,7 +28,21 @@ impl ClusterState {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
+        // The throttle is the array's: every task record carries it in its `%N`, finished ones too, as Slurm
+        // shows it on each.
+        if let (Some(throttle), Some(_)) = (update.array_throttle, job.array_job_id) {
+            if let Some(spec) = job.spec.array.as_mut() {
+                let tasks = spec.split_once('%').map_or(spec.as_str(), |(t, _)| t);
+                *spec = match throttle {
+                    0 => tasks.to_string(),
+                    n => format!("{tasks}%{n}"),
+                };
+            }
+        }
         if job.is_finished() {
+            if update.array_throttle.is_some() && job.array_job_id.is_some() {
+                return Ok(Vec::new());
+            }
             return Err(ApiError::new(SlurmErrno::AlreadyDone));
         }
         if let Some(limit) = update.time_limit_min {

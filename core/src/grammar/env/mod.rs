@@ -233,6 +233,11 @@ pub fn batch_environment(job: &JobRecord, ctx: &BatchEnvContext<'_>) -> Vec<(Str
     for (key, value) in requested_gpu_vars(job) {
         b.set(key, value);
     }
+    // A requeued job's later runs learn how many times it was restarted (Slurm sets it only from the first
+    // restart on).
+    if job.restarts > 0 {
+        b.set("SLURM_RESTART_COUNT", job.restarts.to_string());
+    }
     b.set("SLURM_GTIDS", "0");
     b.set("SLURM_LOCALID", "0");
     b.set("SLURM_PROCID", "0");

@@ -2,9 +2,9 @@
 //! sstat, sattach, sbcast): one [`QueryTable`] per command, read by the same getopt engine as sbatch's table
 //! ([`super::getopt`]) and by the `--help`/`--usage` renderer here, so each option is described once.
 //!
-//! These commands take no environment input or `#SBATCH` lines through the table and act on options by name, so a
-//! row is simpler than sbatch's [`super::OptDef`]: names, value kind, its `--help` entry and its item in the usage
-//! lines. Unlike sbatch, getopt here permutes: options may follow operands (`squeue -u me --start`). scontrol and
+//! These commands take no `#SBATCH` lines and act on options by name, so a row is simpler than sbatch's
+//! [`super::OptDef`]: names, value kind, the input environment variables that stand in for it (`SQUEUE_STATES`
+//! for `-t`), its `--help` entry and its item in the usage lines. Unlike sbatch, getopt here permutes: options may follow operands (`squeue -u me --start`). scontrol and
 //! sacctmgr, whose commands are a grammar of their own, match their options as whole words ([`Scan::Words`]).
 
 mod help_text;
@@ -18,6 +18,7 @@ pub use tables::{
     TABLES,
 };
 
+use super::env::EnvLookup;
 use super::error::{getopt_lines, ErrorKind, OptError};
 use super::getopt::{self, Dialect, Hit, Spec};
 use super::table::ArgKind;
@@ -48,6 +49,21 @@ pub struct QueryOpt {
     /// Other long names of the same option (sacct's `--fields` for `--format`): parsed under `long`, and never
     /// ambiguous with it, as glibc treats two entries with the same letter.
     pub aliases: &'static [&'static str],
+    /// Input environment variables that set the option when the command line does not (`SQUEUE_STATES`),
+    /// highest priority first.
+    pub env: &'static [&'static str],
+    /// How a set variable is read.
+    pub env_kind: EnvKind,
+}
+
+/// How a query command reads an option's environment variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvKind {
+    /// Set at all (even empty) turns a flag on; a value option takes the value as is.
+    Plain,
+    /// scancel's flags: `true`/`T` turn the flag on, `false`/`F` leave it off (any case), anything else is
+    /// reported (`Unrecognized SCANCEL_BATCH value: x`) and ignored.
+    TrueFalse,
 }
 
 /// A flag: `--long`, `-s`.
@@ -64,6 +80,8 @@ pub(crate) const fn flag(long: &'static str, short: Option<char>) -> QueryOpt {
         shown: "",
         bare: false,
         aliases: &[],
+        env: &[],
+        env_kind: EnvKind::Plain,
     }
 }
 
@@ -123,6 +141,19 @@ impl QueryOpt {
     /// Other long names it answers to.
     pub(crate) const fn aliases(mut self, names: &'static [&'static str]) -> QueryOpt {
         self.aliases = names;
+        self
+    }
+
+    /// The input environment variables that stand in for the option, highest priority first.
+    pub(crate) const fn env(mut self, vars: &'static [&'static str]) -> QueryOpt {
+        self.env = vars;
+        self
+    }
+
+    /// Like [`QueryOpt::env`], for a flag whose variable says `true`/`T` or `false`/`F` (scancel's).
+    pub(crate) const fn env_true_false(mut self, vars: &'static [&'static str]) -> QueryOpt {
+        self.env = vars;
+        self.env_kind = EnvKind::TrueFalse;
         self
     }
 }
@@ -259,23 +290,61 @@ pub struct QueryTable {
     pub help: Help,
 }
 
-/// A parsed command line.
+/// A parsed command line, with the options the environment set.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Parsed {
-    /// Options by long name, in command-line order.
+    /// Options by long name: first those the environment set (see `from_env`), then the command line's in order,
+    /// so that the last value of an option is the one that wins, as in Slurm, where the environment is read first
+    /// and the command line overrides it.
     pub options: Vec<(&'static str, Option<String>)>,
     pub positional: Vec<String>,
+    /// The variable behind each of the first `from_env.len()` entries of `options`.
+    pub from_env: Vec<&'static str>,
+    /// Environment values the command reports and ignores (`Unrecognized SCANCEL_BATCH value: x`), without the
+    /// program's prefix.
+    pub env_errors: Vec<String>,
 }
 
 impl Parsed {
+    /// Whether the option is set, on the command line or by its environment variable.
     pub fn has(&self, long: &str) -> bool {
         self.options.iter().any(|(n, _)| *n == long)
     }
 
-    /// Every value given for any of `longs`, in command-line order: for the options Slurm's commands add to a
-    /// list on each use (sacct's `-j`, `-u`, `-s`, `-o`, ...) rather than replace.
-    pub fn values<'a>(&'a self, longs: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    /// Whether the option is on the command line itself.
+    pub fn cli_has(&self, long: &str) -> bool {
+        self.options[self.from_env.len()..]
+            .iter()
+            .any(|(n, _)| *n == long)
+    }
+
+    /// The environment variable that set the option, when the environment did.
+    pub fn env_var(&self, long: &str) -> Option<&'static str> {
         self.options
+            .iter()
+            .zip(&self.from_env)
+            .find(|((n, _), _)| *n == long)
+            .map(|(_, var)| *var)
+    }
+
+    /// The value the environment gave the option, even where the command line replaces it.
+    pub fn env_value(&self, long: &str) -> Option<&str> {
+        self.options[..self.from_env.len()]
+            .iter()
+            .find(|(n, _)| *n == long)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// Every value given for any of `longs`, in command-line order: for the options Slurm's commands add to a
+    /// list on each use (sacct's `-j`, `-u`, `-s`, `-o`, ...) rather than replace. A command-line value replaces
+    /// the environment's instead of adding to it.
+    pub fn values<'a>(&'a self, longs: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+        let skip = if longs.iter().any(|l| self.cli_has(l)) {
+            self.from_env.len()
+        } else {
+            0
+        };
+        self.options[skip..]
             .iter()
             .filter(move |(n, _)| longs.contains(n))
             .filter_map(|(_, v)| v.as_deref())
@@ -356,7 +425,47 @@ impl QueryTable {
         }
     }
 
-    /// Parses `args` (program name excluded).
+    /// Parses `args` (program name excluded), then adds what the rows' environment variables in `env` set, as
+    /// Slurm's commands read their variables before the command line.
+    pub fn parse_env<E: EnvLookup + ?Sized>(
+        &self,
+        args: &[String],
+        env: &E,
+    ) -> Result<Parsed, OptError> {
+        let mut parsed = self.parse(args)?;
+        let mut options = Vec::new();
+        for row in self.rows {
+            let Some((var, value)) = row.env.iter().find_map(|v| env.var(v).map(|x| (*v, x)))
+            else {
+                continue;
+            };
+            let on = match (row.arg, row.env_kind) {
+                (ArgKind::None, EnvKind::TrueFalse) => {
+                    if ["true", "t"].iter().any(|t| value.eq_ignore_ascii_case(t)) {
+                        Some(None)
+                    } else if ["false", "f"].iter().any(|f| value.eq_ignore_ascii_case(f)) {
+                        None
+                    } else {
+                        parsed
+                            .env_errors
+                            .push(format!("Unrecognized {var} value: {value}"));
+                        None
+                    }
+                }
+                (ArgKind::None, EnvKind::Plain) => Some(None),
+                _ => Some(Some(value.to_string())),
+            };
+            if let Some(v) = on {
+                options.push((row.long, v));
+                parsed.from_env.push(var);
+            }
+        }
+        options.append(&mut parsed.options);
+        parsed.options = options;
+        Ok(parsed)
+    }
+
+    /// Parses `args` (program name excluded), without the environment.
     pub fn parse(&self, args: &[String]) -> Result<Parsed, OptError> {
         match self.scan {
             Scan::Getopt => self.parse_getopt(args),
@@ -647,5 +756,7 @@ fn push_entry(lines: &mut Vec<String>, left: &str, help: &str, column: usize) {
     }));
 }
 
+#[cfg(test)]
+mod env_tests;
 #[cfg(test)]
 mod tests;

@@ -26,7 +26,7 @@ pub const TABLES: &[&QueryTable] = &[
 pub const SQUEUE: QueryTable = QueryTable {
     program: "squeue",
     rows: &[
-        value("account", Some('A')).usage("[-A account]").help(
+        value("account", Some('A')).env(&["SQUEUE_ACCOUNT"]).usage("[-A account]").help(
             "=account(s)",
             "comma separated list of accounts\n\t\t\t\t  to view, default is all accounts",
         ),
@@ -44,26 +44,26 @@ pub const SQUEUE: QueryTable = QueryTable {
             .help("=job(s)", "comma separated list of jobs IDs\nto view, default is all"),
         flag("json", None)
             .help("", "Produce JSON output"),
-        value("name", Some('n'))
+        value("name", Some('n')).env(&["SQUEUE_NAMES"])
             .usage("[-n name]")
             .help("=job_name(s)", "comma separated list of job names to view"),
-        value("format", Some('o'))
+        value("format", Some('o')).env(&["SQUEUE_FORMAT"])
             .usage("[-o format]")
             .help("=format", "format specification"),
-        value("Format", Some('O'))
+        value("Format", Some('O')).env(&["SQUEUE_FORMAT2"])
             .help("=format", "format specification"),
-        value("partition", Some('p')).usage("[-p partitions]").help(
+        value("partition", Some('p')).env(&["SQUEUE_PARTITION"]).usage("[-p partitions]").help(
             "=partition(s)",
             "comma separated list of partitions\n\t\t\t\t  to view, default is all partitions",
         ),
-        value("qos", Some('q')).usage("[--qos qos]").help(
+        value("qos", Some('q')).env(&["SQUEUE_QOS"]).usage("[--qos qos]").help(
             "=qos(s)",
             "comma separated list of qos's\n\t\t\t\t  to view, default is all qos's",
         ),
         value("reservation", Some('R'))
             .usage("[--reservation reservation]")
             .help("=name", "reservation to view, default is all"),
-        value("sort", Some('S'))
+        value("sort", Some('S')).env(&["SQUEUE_SORT"])
             .usage("[--sort fields]")
             .help("=fields", "comma separated list of fields to sort on"),
         flag("start", None)
@@ -74,18 +74,18 @@ pub const SQUEUE: QueryTable = QueryTable {
             .usage("[--step step_id]")
             .shown("step")
             .help("=step(s)", "comma separated list of job steps\n\t\t\t\t  to view, default is all"),
-        value("states", Some('t')).usage("[-t states]").help(
+        value("states", Some('t')).env(&["SQUEUE_STATES"]).usage("[-t states]").help(
             "=states",
             "comma separated list of states to view,\n\t\t\t\t  default is pending and running,\n\
              \t\t\t\t  '--states=all' reports all states",
         ),
-        value("user", Some('u'))
+        value("user", Some('u')).env(&["SQUEUE_USERS"])
             .usage("[-u user_name]")
             .help("=user_name(s)", "comma separated list of users to view"),
         flag("usage", None)
             .usage("[--usage]")
             .help("", "display a brief summary of squeue options"),
-        value("licenses", Some('L')).usage("[-L licenses]").help(
+        value("licenses", Some('L')).env(&["SQUEUE_LICENSES"]).usage("[-L licenses]").help(
             "=(license names)",
             "comma separated list of license names to view",
         ),
@@ -93,27 +93,27 @@ pub const SQUEUE: QueryTable = QueryTable {
             "=hostlist",
             "list of nodes to view, default is \n\t\t\t\t  all nodes",
         ),
-        flag("federation", None).usage("[--federation]").help("", "Report federated information if a member\nof one"),
-        flag("local", None).usage("[--local]").help(
+        flag("federation", None).env(&["SQUEUE_FEDERATION"]).usage("[--federation]").help("", "Report federated information if a member\nof one"),
+        flag("local", None).env(&["SQUEUE_LOCAL"]).usage("[--local]").help(
             "",
             "Report information only about jobs on the\nlocal cluster. Overrides --federation.",
         ),
-        flag("sibling", None).usage("[--sibling]").help(
+        flag("sibling", None).env(&["SQUEUE_SIBLING", "SQUEUE_SIB"]).usage("[--sibling]").help(
             "",
             "Report information about all sibling jobs\non a federated cluster. Implies --federation.",
         ),
-        flag("all", Some('a'))
+        flag("all", Some('a')).env(&["SQUEUE_ALL"])
             .letter()
             .help("", "display jobs in hidden partitions"),
         flag("noheader", Some('h'))
             .letter()
             .help("", "no headers on output"),
         flag("long", Some('l')).letter().help("", "long report"),
-        flag("array", Some('r'))
+        flag("array", Some('r')).env(&["SQUEUE_ARRAY"])
             .letter()
             .help("", "display one job array element per line"),
         flag("verbose", Some('v')).letter().help("", "verbosity level"),
-        flag("array-unique", None).help(
+        flag("array-unique", None).env(&["SQUEUE_ARRAY_UNIQUE"]).help(
             "",
             "display one unique pending job array\nelement per line",
         ),
@@ -124,7 +124,7 @@ pub const SQUEUE: QueryTable = QueryTable {
             "",
             "don't convert units from their original type\n(e.g. 2048M won't be converted to 2G).",
         ),
-        flag("priority", Some('P')),
+        flag("priority", Some('P')).env(&["SQUEUE_PRIORITY"]),
         flag("version", Some('V')).help("", "output version information and exit"),
         flag("yaml", None).help("", "Produce YAML output"),
     ],
@@ -227,7 +227,7 @@ pub const SQUEUE: QueryTable = QueryTable {
 pub const SINFO: QueryTable = QueryTable {
     program: "sinfo",
     rows: &[
-        flag("all", Some('a')).letter().help(
+        flag("all", Some('a')).env(&["SINFO_ALL"]).letter().help(
             "",
             "show all partitions (including hidden and those\n\t\t\t     not accessible)",
         ),
@@ -260,16 +260,16 @@ pub const SINFO: QueryTable = QueryTable {
         value("states", Some('t'))
             .usage("[-t states]")
             .help("=node_state", "specify the what states of nodes to view"),
-        value("partition", Some('p'))
+        value("partition", Some('p')).env(&["SINFO_PARTITION"])
             .usage("[-p partition]")
             .help("=PARTITION", "report on specific partition"),
         value("nodes", Some('n'))
             .usage("[-n nodes]")
             .help("=NODES", "report on specific node(s)"),
-        value("sort", Some('S'))
+        value("sort", Some('S')).env(&["SINFO_SORT"])
             .usage("[-S fields]")
             .help("=fields", "comma separated list of fields to sort on"),
-        value("format", Some('o'))
+        value("format", Some('o')).env(&["SINFO_FORMAT"])
             .usage("[-o format]")
             .help("=format", "format specification"),
         value("Format", Some('O'))
@@ -282,14 +282,14 @@ pub const SINFO: QueryTable = QueryTable {
             "=names",
             "clusters to issue commands to. Implies --local.\nNOTE: SlurmDBD must be up.",
         ),
-        flag("federation", None)
+        flag("federation", None).env(&["SINFO_FEDERATION"])
             .usage("[--federation]")
             .help("", "Report federated information if a member of one"),
         flag("future", Some('F')),
         flag("hide", None)
             .bare()
             .help("", "do not show hidden or non-accessible partitions"),
-        flag("local", None).usage("[--local]").help(
+        flag("local", None).env(&["SINFO_LOCAL"]).usage("[--local]").help(
             "",
             "show only local cluster in a federation.\nOverrides --federation.",
         ),
@@ -389,14 +389,14 @@ pub const SINFO: QueryTable = QueryTable {
 pub const SCONTROL: QueryTable = QueryTable {
     program: "scontrol",
     rows: &[
-        flag("all", Some('a')).help("", "     -a, --all      Equivalent to \"all\" command"),
+        flag("all", Some('a')).env(&["SCONTROL_ALL"]).help("", "     -a, --all      Equivalent to \"all\" command"),
         flag("details", Some('d'))
             .help("", "     -d, --details  Equivalent to \"details\" command"),
-        flag("federation", None).help(
+        flag("federation", None).env(&["SCONTROL_FEDERATION"]).help(
             "",
             "     --federation   Report federated job information if a member of a  one",
         ),
-        flag("future", Some('F')).help(
+        flag("future", Some('F')).env(&["SCONTROL_FUTURE"]).help(
             "",
             "     -F, --future   Report information about nodes in \"FUTURE\" state.",
         ),
@@ -404,7 +404,7 @@ pub const SCONTROL: QueryTable = QueryTable {
             .early()
             .help("", "     -h, --help     Equivalent to \"help\" command"),
         flag("hide", None).help("", "     --hide         Equivalent to \"hide\" command"),
-        flag("local", None).help(
+        flag("local", None).env(&["SCONTROL_LOCAL"]).help(
             "",
             concat!(
                 "     --local        Report information only about jobs on the local cluster.\n",
@@ -421,7 +421,7 @@ pub const SCONTROL: QueryTable = QueryTable {
         flag("oneliner", Some('o'))
             .help("", "     -o, --oneliner Equivalent to \"oneliner\" command"),
         flag("quiet", Some('Q')).help("", "     -Q, --quiet    Equivalent to \"quiet\" command"),
-        flag("sibling", None).help(
+        flag("sibling", None).env(&["SCONTROL_SIBLING", "SCONTROL_SIB"]).help(
             "",
             concat!(
                 "     --sibling      Report information about all sibling jobs on a\n",
@@ -462,26 +462,26 @@ pub const SCONTROL: QueryTable = QueryTable {
 pub const SCANCEL: QueryTable = QueryTable {
     program: "scancel",
     rows: &[
-        value("account", Some('A'))
+        value("account", Some('A')).env(&["SCANCEL_ACCOUNT"])
             .usage("[-A account]")
             .help("=account", "act only on jobs charging this account"),
-        flag("batch", Some('b'))
+        flag("batch", Some('b')).env_true_false(&["SCANCEL_BATCH"])
             .usage("[--batch]")
             .help("", "signal batch shell for specified job"),
-        flag("full", Some('f'))
+        flag("full", Some('f')).env_true_false(&["SCANCEL_FULL"])
             .usage("[--full]")
             .help("", "signal batch shell and all steps for specified job"),
         flag("interactive", Some('i'))
             .usage("[--interactive]")
             .help("", "require response from user for each job"),
-        value("name", Some('n'))
+        value("name", Some('n')).env(&["SCANCEL_NAME"])
             .usage("[-n job_name]")
             .help("=job_name", "act only on jobs with this name"),
-        value("partition", Some('p'))
+        value("partition", Some('p')).env(&["SCANCEL_PARTITION"])
             .usage("[-p partition]")
             .help("=partition", "act only on jobs in this partition"),
         flag("quiet", Some('Q')).usage("[-Q]").help("", "disable warnings"),
-        value("qos", Some('q'))
+        value("qos", Some('q')).env(&["SCANCEL_QOS"])
             .usage("[-q qos]")
             .help("=qos", "act only on jobs with this quality of service"),
         value("reservation", Some('R'))
@@ -490,7 +490,7 @@ pub const SCANCEL: QueryTable = QueryTable {
         value("signal", Some('s'))
             .usage("[-s signal | integer]")
             .help("=name | integer", "signal to send to job, default is SIGKILL"),
-        value("state", Some('t'))
+        value("state", Some('t')).env(&["SCANCEL_STATE"])
             .usage("[-t PENDING | RUNNING | SUSPENDED]")
             .help(
                 "=states",
@@ -499,27 +499,27 @@ pub const SCANCEL: QueryTable = QueryTable {
         flag("usage", None)
             .usage("[--usage]")
             .help("", "display brief usage message"),
-        value("user", Some('u'))
+        value("user", Some('u')).env(&["SCANCEL_USER"])
             .usage("[-u user_name]")
             .help("=user_name", "act only on jobs of this user"),
-        flag("hurry", Some('H'))
+        flag("hurry", Some('H')).env(&["SCANCEL_HURRY"])
             .usage("[--hurry]")
             .help("", "avoid burst buffer stage out"),
         flag("version", Some('V'))
             .usage("[-V]")
             .help("", "output version information and exit"),
-        flag("verbose", Some('v')).usage("[-v]").help("", "verbosity level"),
+        flag("verbose", Some('v')).env_true_false(&["SCANCEL_VERBOSE"]).usage("[-v]").help("", "verbosity level"),
         value("nodelist", Some('w'))
             .usage("[-w hosts...]")
             .help("", "act only on jobs on these nodes"),
-        value("wckey", None)
+        value("wckey", None).env(&["SCANCEL_WCKEY"])
             .usage("[--wckey=wckey]")
             .help("=wckey", "act only on jobs with this workload\ncharactization key"),
         value("cluster", Some('M'))
             .shown("clusters")
             .help("", "clusters to issue commands to.\nNOTE: SlurmDBD must be up."),
         value("clusters", None),
-        flag("ctld", None),
+        flag("ctld", None).env(&["SCANCEL_CTLD"]),
         flag("help", None).help("", "show this help message"),
         value("jobname", None),
         value("sibling", None).help("=cluster_name", "remove an active sibling job from a federated job"),
@@ -699,7 +699,7 @@ pub const SACCT: QueryTable = QueryTable {
                 "                         for this."
             ),
         ),
-        flag("federation", None).help(
+        flag("federation", None).env(&["SACCT_FEDERATION"]).help(
             "",
             "         --federation: Report jobs from federation if a member of a one.",
         ),
@@ -769,7 +769,7 @@ pub const SACCT: QueryTable = QueryTable {
                 "                   restriction."
             ),
         ),
-        flag("local", None).help(
+        flag("local", None).env(&["SACCT_LOCAL"]).help(
             "",
             concat!(
                 "         --local   Report information only about jobs on the local cluster.\n",
@@ -847,7 +847,7 @@ pub const SACCT: QueryTable = QueryTable {
                 "                   Display jobs that have any of these name(s)."
             ),
         ),
-        value("format", Some('o')).aliases(&["fields"]).help(
+        value("format", Some('o')).env(&["SACCT_FORMAT"]).aliases(&["fields"]).help(
             "",
             concat!(
                 "     -o, --format:\n",
@@ -1128,19 +1128,19 @@ pub const SPRIO: QueryTable = QueryTable {
         value("user", Some('u'))
             .usage("[-u user_name[s]]")
             .help("=user_name", "comma separated list of users to view"),
-        value("format", Some('o'))
+        value("format", Some('o')).env(&["SPRIO_FORMAT"])
             .usage("[-o format]")
             .help("=format", "format specification"),
         value("partition", Some('p'))
             .usage("[-p partitions]")
             .help("=partition_name", "comma separated list of partitions"),
-        flag("federation", None)
+        flag("federation", None).env(&["SPRIO_FEDERATION"])
             .usage("[--federation]")
             .help("", "display jobs in federation if a member of one"),
-        flag("local", None)
+        flag("local", None).env(&["SPRIO_LOCAL"])
             .usage("[--local]")
             .help("", "display jobs on local cluster only"),
-        flag("sibling", None).usage("[--sibling]").help(
+        flag("sibling", None).env(&["SPRIO_SIBLING"]).usage("[--sibling]").help(
             "",
             "display job records separately for each federation cluster",
         ),
