@@ -185,6 +185,8 @@ pub fn run(args: &[String]) -> u8 {
         }
         Err(ArgError::Message(line)) => {
             eprintln!("{line}");
+            return 1;
+        }
         Err(ArgError::InvalidState(message)) => {
             eprintln!("{message}");
             eprintln!("Valid job states are PENDING, RUNNING, and SUSPENDED");

@@ -389,7 +389,9 @@ pub const SINFO: QueryTable = QueryTable {
 pub const SCONTROL: QueryTable = QueryTable {
     program: "scontrol",
     rows: &[
-        flag("all", Some('a')).env(&["SCONTROL_ALL"]).help("", "     -a, --all      Equivalent to \"all\" command"),
+        flag("all", Some('a'))
+            .env(&["SCONTROL_ALL"])
+            .help("", "     -a, --all      Equivalent to \"all\" command"),
         flag("details", Some('d'))
             .help("", "     -d, --details  Equivalent to \"details\" command"),
         flag("federation", None).env(&["SCONTROL_FEDERATION"]).help(
@@ -421,13 +423,15 @@ pub const SCONTROL: QueryTable = QueryTable {
         flag("oneliner", Some('o'))
             .help("", "     -o, --oneliner Equivalent to \"oneliner\" command"),
         flag("quiet", Some('Q')).help("", "     -Q, --quiet    Equivalent to \"quiet\" command"),
-        flag("sibling", None).env(&["SCONTROL_SIBLING", "SCONTROL_SIB"]).help(
-            "",
-            concat!(
-                "     --sibling      Report information about all sibling jobs on a\n",
-                "\t            federated cluster. Implies --federation option."
+        flag("sibling", None)
+            .env(&["SCONTROL_SIBLING", "SCONTROL_SIB"])
+            .help(
+                "",
+                concat!(
+                    "     --sibling      Report information about all sibling jobs on a\n",
+                    "\t            federated cluster. Implies --federation option."
+                ),
             ),
-        ),
         value("uid", Some('u')).help(
             "",
             "     -u,--uid       Update job as user \"uid\" instead of the invoking user.",
@@ -847,14 +851,17 @@ pub const SACCT: QueryTable = QueryTable {
                 "                   Display jobs that have any of these name(s)."
             ),
         ),
-        value("format", Some('o')).env(&["SACCT_FORMAT"]).aliases(&["fields"]).help(
-            "",
-            concat!(
-                "     -o, --format:\n",
-                "\t           Comma separated list of fields. (use \"--helpformat\"    \n",
-                "                   for a list of available fields)."
+        value("format", Some('o'))
+            .env(&["SACCT_FORMAT"])
+            .aliases(&["fields"])
+            .help(
+                "",
+                concat!(
+                    "     -o, --format:\n",
+                    "\t           Comma separated list of fields. (use \"--helpformat\"    \n",
+                    "                   for a list of available fields)."
+                ),
             ),
-        ),
         flag("parsable", Some('p')).help(
             "",
             "     -p, --parsable: output will be '|' delimited with a '|' at the end",
