@@ -539,12 +539,11 @@ fn signals_and_cancellation_end_steps_like_slurm() {
     assert_eq!(
         stderr,
         "srun: forcing job termination\n\
-         slurmstepd-vm: error: *** STEP N.0 ON vm CANCELLED AT T ***\n\
          srun: Job step aborted: Waiting up to 4 seconds for job step to finish.\n\
-         srun: error: vm: task 0: Terminated\n\
-         srun: Force Terminated StepId=N.0\n"
+         slurmstepd-vm: error: *** STEP N.0 ON vm CANCELLED AT T ***\n\
+         srun: error: vm: task 0: Killed\n"
     );
-    assert_eq!(code, 143);
+    assert_eq!(code, 137);
 
     let cancelled = spawn(&cluster, "srun", &["-J", "cancelled", "sleep", "60"]);
     let id = wait_for_named(&cluster, "cancelled", "RUNNING");

@@ -349,7 +349,7 @@ fn send_all(
     if requests.len() <= 1 {
         return requests
             .iter()
-            .map(|(_, request)| client.control(request))
+            .map(|(_, request)| control_retrying(client, request))
             .collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -364,7 +364,7 @@ fn send_all(
                         let Some((_, request)) = requests.get(i) else {
                             break;
                         };
-                        mine.push((i, client.control(request)));
+                        mine.push((i, control_retrying(client, request)));
                     }
                     mine
                 })
@@ -380,6 +380,31 @@ fn send_all(
     });
     answered.sort_by_key(|(i, _)| *i);
     answered.into_iter().map(|(_, answer)| answer).collect()
+}
+
+/// How many times scancel asks about a job the controller cannot change yet (Slurm's `MAX_CANCEL_RETRY`).
+const MAX_CANCEL_RETRY: u64 = 10;
+
+/// One job's request, asked again while the controller answers "try again later" (a signal for a job that is
+/// not running yet): after 5 s, 6 s, ... as Slurm's scancel does, so a signal sent just after submission reaches
+/// the job once it runs.
+fn control_retrying(
+    client: &Client,
+    request: &ControlRequest,
+) -> Result<spur_core::wire::api::ControlReply, ClientError> {
+    let mut attempt = 0;
+    loop {
+        let answer = client.control(request);
+        let again = matches!(
+            &answer,
+            Err(ClientError::Api(e)) if e.errno == SlurmErrno::TransitionStateNoUpdate
+        );
+        if !again || attempt + 1 >= MAX_CANCEL_RETRY {
+            return answer;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(5 + attempt));
+        attempt += 1;
+    }
 }
 
 fn worse(a: Option<SlurmErrno>, b: Option<SlurmErrno>) -> Option<SlurmErrno> {

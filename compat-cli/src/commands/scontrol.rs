@@ -68,6 +68,7 @@ pub fn run(args: &[String]) -> u8 {
             run(&again)
         }
         "ping" => scontrol_ops::ping(),
+        v if is_prefix_of(v, "reconfigure", 3) => scontrol_ops::reconfigure(rest),
         "token" => scontrol_ops::token(rest),
         "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" | "suspend"
         | "resume" => scontrol_ops::job_list_command(&verb, rest),

@@ -293,6 +293,30 @@ pub fn ping() -> u8 {
     }
 }
 
+/// `scontrol reconfigure`: the controller reads slurm.conf again. Silent on success; a refusal is reported as
+/// Slurm's `slurm_perror` does, exit 1.
+pub fn reconfigure(rest: &[&str]) -> u8 {
+    let mut code = 0;
+    if !rest.is_empty() {
+        eprintln!("too many arguments for keyword:reconfigure");
+        code = 1;
+    }
+    let Some(client) = client("slurm_reconfigure") else {
+        return 1;
+    };
+    match client.control(&spur_core::wire::api::ControlRequest::Reconfigure) {
+        Ok(_) => code,
+        Err(ClientError::Api(e)) => {
+            eprintln!("slurm_reconfigure error: {}", e.errno.text());
+            1
+        }
+        Err(e) => {
+            eprintln!("slurm_reconfigure error: {e}");
+            1
+        }
+    }
+}
+
 /// What `scontrol ping` says of one controller: UP, DOWN (no answer), or DOWN with the reason a controller whose
 /// state storage failed gives (Slurm prints UP or DOWN alone; the reason is Spur's, after it).
 enum PingState {

@@ -672,6 +672,9 @@ impl ApiService {
         request: pb::ApiRequest,
     ) -> Result<ControlReply, ApiError> {
         let mut control: ControlRequest = from_doc(request.body.as_ref()).map_err(bad_request)?;
+        if control == ControlRequest::Reconfigure {
+            return self.reconfigure(identity).await;
+        }
         self.check_partition_move(identity, &control)?;
         if let ControlRequest::CreateReservation { request }
         | ControlRequest::UpdateReservation { request } = &mut control
@@ -719,6 +722,35 @@ impl ApiService {
 }
 
 impl ApiService {
+    /// `scontrol reconfigure`: slurm.conf (with gres.conf and topology.conf beside it) read again and applied
+    /// through the log as at start, so every replica takes the same configuration and node and job state
+    /// survive. Administrators only, as slurmctld's `REQUEST_RECONFIGURE`. A file that no longer parses changes
+    /// nothing and says why.
+    async fn reconfigure(&self, identity: &Identity) -> Result<ControlReply, ApiError> {
+        let admin = self.controller.state.read(|s| s.is_admin(identity.uid))
+            || identity.uid == self.auth.slurm_user_uid
+            || identity.uid == 0;
+        if !admin {
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
+        let path = std::path::PathBuf::from(&self.controller.launch_context.slurm_conf);
+        let config = crate::config::ControllerConfig::load(&path).map_err(|e| {
+            tracing::error!("reconfigure: {} not applied: {e}", path.display());
+            ApiError::with_detail(SlurmErrno::Error, e.to_string())
+        })?;
+        tracing::info!("reconfigure: applying {}", path.display());
+        self.controller
+            .commit(Command::ApplyConfig(Box::new(config.snapshot)))
+            .await?;
+        Ok(ControlReply {
+            failures: Vec::new(),
+            step_id: None,
+            reservation: None,
+            acct: None,
+            edited_jobs: Vec::new(),
+        })
+    }
+
     /// `spur admin controller`: anyone may list the controllers; only administrators may add or remove one.
     async fn change_controllers(
         &self,

@@ -1080,7 +1080,10 @@ fn signals_reach_running_jobs_only() {
             scope: SignalScope::BatchShell,
         },
     );
-    assert_eq!(pending.unwrap_err().errno, SlurmErrno::JobPending);
+    assert_eq!(
+        pending.unwrap_err().errno,
+        SlurmErrno::TransitionStateNoUpdate
+    );
     h.schedule();
     let applied = h
         .control(

@@ -58,7 +58,7 @@ impl TaskEnd {
     }
 
     /// The part after the task list: `Exited with exit code 3`, `Killed`, `Segmentation fault (core dumped)`.
-    fn describe(self) -> String {
+    pub fn describe(self) -> String {
         match self {
             TaskEnd::Exited(code) => format!("Exited with exit code {code}"),
             TaskEnd::Signaled {

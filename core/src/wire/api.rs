@@ -773,6 +773,9 @@ pub enum ControlRequest {
     ModifyJobRecords {
         request: crate::model::job_edit::JobEditRequest,
     },
+    /// `scontrol reconfigure` (administrators only): the controller reads slurm.conf again and applies it as it
+    /// does at start; what only a restart changes (its own address, state directory, authentication) waits.
+    Reconfigure,
 }
 
 /// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's

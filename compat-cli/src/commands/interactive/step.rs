@@ -133,6 +133,8 @@ struct Running<'a> {
     job_ended: bool,
     /// `scancel JOB.STEP` ended the step from outside.
     step_cancelled: bool,
+    /// srun aborted the step itself (Ctrl-C twice, `--quit-on-interrupt`, SIGTERM).
+    aborted: bool,
     /// The step supervisors of a step on other nodes, by node index.
     links: Vec<NodeLink>,
 }
@@ -190,6 +192,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         interrupted: false,
         job_ended: false,
         step_cancelled: false,
+        aborted: false,
         links,
     };
     running.wait_all(events);
@@ -210,7 +213,10 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     }
     attached.finish();
     let ends: Vec<TaskEnd> = running.tasks.iter().filter_map(|t| t.end).collect();
-    if step_exit::force_terminated(&ends, running.job_ended || running.step_cancelled) {
+    if step_exit::force_terminated(
+        &ends,
+        running.job_ended || running.step_cancelled || running.aborted,
+    ) {
         eprintln!("srun: Force Terminated StepId={}", running.step_name());
     }
     StepOutcome {
@@ -678,8 +684,7 @@ impl Running<'_> {
                 .and_then(|r| r.nodes.get(node))
                 .unwrap_or(&self.plan.node);
             for (ranks, end) in step_exit::group_ends(&here) {
-                let interrupted = self.interrupted
-                    && matches!(end, TaskEnd::Signaled { signal, .. } if signal == libc::SIGINT);
+                let interrupted = self.interrupted && matches!(end, TaskEnd::Signaled { .. });
                 if self.plan.verbosity > 0 {
                     crate::commands::srun::verbose::exit_notification(
                         &self.step_name(),
@@ -691,6 +696,9 @@ impl Running<'_> {
                 if let Some(line) = step_exit::report_line(name, &ranks, end) {
                     if !interrupted {
                         eprintln!("{line}");
+                    } else if self.plan.verbosity > 0 {
+                        // Slurm's srun reports tasks it killed itself at verbose level only.
+                        crate::commands::srun::verbose::killed(name, &ranks, end);
                     }
                 }
             }
@@ -834,10 +842,21 @@ impl Running<'_> {
     }
 
     /// srun itself gives up on the step.
+    /// srun's own abort (a second Ctrl-C, `--quit-on-interrupt`, SIGTERM/SIGHUP/SIGQUIT): like Slurm's srun it
+    /// kills the tasks at once (SIGKILL, no KillWait grace).
     fn abort(&mut self) {
-        self.cancelled_line("");
         self.aborted_line();
-        self.terminate();
+        // The controller's word that the step is complete comes back to srun (Slurm's srun then prints no
+        // `Force Terminated` line).
+        self.aborted = true;
+        if self.plan.verbosity > 0 {
+            eprintln!("srun: Complete StepId={}+0 received", self.step_name());
+        }
+        self.cancelled_line("");
+        self.signal_tasks(Signal::SIGCONT);
+        self.signal_tasks(Signal::SIGKILL);
+        self.killed = true;
+        self.kill_at = Some(Instant::now());
     }
 
     fn aborted_line(&self) {

@@ -73,6 +73,18 @@ pub fn completed(node: &str, ranks: &[u32], end: TaskEnd) {
     }
 }
 
+/// `node: task 0: Killed` for tasks that ended by a signal after srun itself ended the step (Ctrl-C).
+pub fn killed(node: &str, ranks: &[u32], end: TaskEnd) {
+    let (word, list) = match ranks {
+        [one] => ("task", one.to_string()),
+        _ => ("tasks", rank_ranges(ranks)),
+    };
+    eprintln!(
+        "srun: launch/slurm: _task_finish: {node}: {word} {list}: {}",
+        end.describe()
+    );
+}
+
 /// Ranks as Slurm's hostlist of numbers: `0`, `[0-1]`, `[0,2-3]`.
 fn rank_list(ranks: &[u32]) -> String {
     match ranks {

@@ -140,7 +140,8 @@ impl ClusterState {
                 scope,
                 step_pids: Vec::new(),
             }]),
-            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::JobPending)),
+            // slurmctld's job_signal answers a job not running yet with "try again later"; scancel retries.
+            JobBaseState::Pending => Err(ApiError::new(SlurmErrno::TransitionStateNoUpdate)),
             _ => Err(ApiError::new(SlurmErrno::AlreadyDone)),
         }
     }
