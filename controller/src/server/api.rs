@@ -748,6 +748,7 @@ impl ApiService {
             reservation: None,
             acct: None,
             edited_jobs: Vec::new(),
+            resv_ports: None,
         })
     }
 
