@@ -488,6 +488,14 @@ fn requeue_runs_the_job_again() {
     );
     cluster.wait_for_file(&dir.join("rq.out"), |t| t.contains("first"));
     cluster.ok("scontrol", &["requeue", &job.to_string()]);
+    // As slurmctld, the requeued job waits out the old run's credential (BeginTime, 121 s by default); an
+    // administrator's StartTime=now lets it go at once.
+    cluster.wait_for_state(job, "PENDING", LONG);
+    assert_eq!(cluster.job_field(job, "Reason"), "BeginTime");
+    cluster.ok(
+        "scontrol",
+        &["update", &format!("jobid={job}"), "StartTime=now"],
+    );
     assert_eq!(cluster.wait_for_end(job, LONG), "COMPLETED");
     assert_eq!(cluster.job_field(job, "Restarts"), "1");
     // Slurm notes the requeue in the output, like a cancel.

@@ -110,6 +110,12 @@ fn a_qos_preempts_the_qos_it_lists() {
     cluster.wait_for_state(urgent, "RUNNING", LONG);
     assert_eq!(cluster.job_field(victim, "Restarts"), "1");
     assert_eq!(cluster.job_field(victim, "JobState"), "PENDING");
+    // sprio leaves out a job whose begin time is ahead, as a requeued job's is (slurmctld's requeue delay):
+    // StartTime=now brings it back; the exclusive urgent job still keeps it waiting.
+    cluster.ok(
+        "scontrol",
+        &["update", &format!("jobid={victim}"), "StartTime=now"],
+    );
     let prio = cluster.ok("sprio", &["-h", "-j", &victim.to_string(), "-o", "%Q"]);
     assert_eq!(prio.trim(), "0", "normal's priority is 0: no QOS factor");
     cluster.ok("scancel", &[&victim.to_string(), &urgent.to_string()]);

@@ -459,6 +459,11 @@ pub fn snapshot_of(conf: &SlurmConf, gres: &GresConf) -> Result<ConfigSnapshot, 
             .get_str("MpiParams")
             .map(str::to_string)
             .filter(|p| !p.is_empty()),
+        requeue_delay_secs: if conf.scheduler_flag("spur_requeue_at_once") {
+            0
+        } else {
+            requeue_delay_secs(conf.get_str("AuthInfo"))
+        },
     };
     let cluster = ClusterConfig::from_conf(conf, settings.cluster_name.clone());
     Ok(ConfigSnapshot {
@@ -705,8 +710,38 @@ fn oversubscribe_text(value: spur_core::grammar::conf::OverSubscribe) -> String 
     }
 }
 
+/// The requeue delay slurmctld uses: `AuthInfo`'s `cred_expire=` (read with atoi where it appears; under 5 is
+/// refused and the default kept, as slurm_cred.c does) plus one second.
+fn requeue_delay_secs(auth_info: Option<&str>) -> u32 {
+    const DEFAULT_CRED_EXPIRE: u32 = 120;
+    let cred_expire = auth_info
+        .and_then(|info| info.split_once("cred_expire="))
+        .map(|(_, rest)| spur_core::grammar::options::error::atoi(rest))
+        .map_or(DEFAULT_CRED_EXPIRE, |n| {
+            u32::try_from(n)
+                .ok()
+                .filter(|n| *n >= 5)
+                .unwrap_or(DEFAULT_CRED_EXPIRE)
+        });
+    cred_expire.saturating_add(1)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_requeue_delay_is_the_credential_lifetime_plus_one_as_in_slurm() {
+        assert_eq!(requeue_delay_secs(None), 121);
+        assert_eq!(
+            requeue_delay_secs(Some("socket=/run/munge/munge.socket.2")),
+            121
+        );
+        assert_eq!(requeue_delay_secs(Some("cred_expire=30,socket=/x")), 31);
+        assert_eq!(requeue_delay_secs(Some("socket=/x,cred_expire=600")), 601);
+        // slurm_cred.c refuses a lifetime under 5 s (and atoi's 0 for garbage) and keeps its default.
+        assert_eq!(requeue_delay_secs(Some("cred_expire=4")), 121);
+        assert_eq!(requeue_delay_secs(Some("cred_expire=soon")), 121);
+    }
     use super::*;
     use spur_core::grammar::conf::ControllerHost;
 

@@ -125,6 +125,19 @@ pub struct Settings {
     /// `ports=` range (state/ports.rs).
     #[serde(default)]
     pub mpi_params: Option<String>,
+    /// How long a requeued job waits before it may run again, in seconds: slurmctld sets a requeued job's begin
+    /// time to now + the launch credential's lifetime (`AuthInfo=cred_expire=`, 120 by default) + 1, so the old
+    /// run's credential has expired before a new one is issued; the job shows `Reason=BeginTime` meanwhile.
+    /// `SchedulerParameters=spur_requeue_at_once` (Spur only) makes it 0, Spur's earlier behaviour.
+    #[serde(default = "default_requeue_delay_secs")]
+    pub requeue_delay_secs: u32,
+}
+
+/// slurmctld's requeue delay with the default credential lifetime (120 s) and its extra second.
+pub const DEFAULT_REQUEUE_DELAY_SECS: u32 = 121;
+
+fn default_requeue_delay_secs() -> u32 {
+    DEFAULT_REQUEUE_DELAY_SECS
 }
 
 fn default_true() -> bool {
@@ -208,6 +221,7 @@ impl Default for Settings {
             refuse_unrunnable: false,
             track_wckey: false,
             mpi_params: None,
+            requeue_delay_secs: DEFAULT_REQUEUE_DELAY_SECS,
         }
     }
 }

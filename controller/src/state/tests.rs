@@ -846,6 +846,10 @@ fn requeue_returns_a_running_job_to_the_queue() {
     h.finish(job, 0, 15);
     assert_eq!(h.job(job).state, JobBaseState::Pending);
     assert_eq!(h.job(job).restarts, 1);
+    // As slurmctld, it waits out the old run's credential (120 s + 1) with reason BeginTime first.
+    assert!(h.schedule().is_empty());
+    assert_eq!(h.job(job).reason, JobReason::Time);
+    h.now += 121;
     assert_eq!(h.schedule(), vec![job]);
     let no_requeue = h.submit(JobSpec {
         requeue: false,
@@ -1264,7 +1268,9 @@ fn a_silent_node_requeues_its_batch_jobs_and_its_stale_run_never_passes_for_the_
     assert_eq!(h.job(job).state, JobBaseState::Pending);
     assert_eq!(h.job(job).restarts, 1);
     assert_eq!((h.job(job).exit_code, h.job(job).exit_signal), (0, 0));
-    // The node returns with run 0 still alive: that run is stopped, and the job starts there as run 1.
+    // The node returns with run 0 still alive: that run is stopped, and the job starts there as run 1 once the
+    // requeue delay (`AuthInfo=cred_expire=` + 1, 121 s by default) has passed.
+    h.now += 121;
     let back = h.register_runs("n1", &[job], &[(job, 0)]);
     assert!(back
         .effects

@@ -74,8 +74,18 @@ impl ClusterState {
             job.preempt_suspended = false;
             job.prolog_pending.clear();
             job.extern_step = false;
-            // Slurm delays a requeued job's eligibility a little; Spur makes it eligible at once.
-            job.eligible_time = Some(now);
+            // As slurmctld: the job may not start again before the old run's launch credential has expired
+            // (`Reason=BeginTime` until then), unless its own begin time is later anyway.
+            let delay = self.settings.requeue_delay_secs;
+            if delay > 0 {
+                let not_before = now + EpochSecs::from(delay);
+                if job.spec.begin_time.is_none_or(|begin| begin <= now) {
+                    job.spec.begin_time = Some(not_before);
+                }
+                job.eligible_time = None;
+            } else {
+                job.eligible_time = Some(now);
+            }
             job.reason = match job.hold {
                 Some(HoldKind::Admin) => JobReason::Held,
                 Some(HoldKind::User) => JobReason::HeldUser,
