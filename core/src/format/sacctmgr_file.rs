@@ -159,7 +159,7 @@ pub fn logical_lines(text: &str) -> Vec<FileLine> {
         let mut took = 0;
         for raw in physical.by_ref() {
             took += 1;
-            let part = strip_comment(raw);
+            let part = crate::grammar::conf::lexer::strip_comment(raw);
             match continuation(part) {
                 Some(kept) => buf.push_str(kept),
                 None => {
@@ -174,44 +174,16 @@ pub fn logical_lines(text: &str) -> Vec<FileLine> {
         number += took;
         out.push(FileLine {
             number,
-            text: strip_escapes(&buf),
+            text: crate::grammar::conf::lexer::strip_escapes(&buf),
         });
     }
     out
 }
 
-fn strip_comment(line: &str) -> &str {
-    let mut backslashes = 0;
-    for (i, c) in line.char_indices() {
-        if c == '#' && backslashes % 2 == 0 {
-            return &line[..i];
-        }
-        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
-    }
-    line
-}
-
-/// The line without its continuation (the text before the last backslash), or `None` when it does not go on.
+/// The line without its continuation backslash when it ends (blanks aside) in an odd run of them: the same rule
+/// as slurm.conf's lines (grammar/conf/lexer.rs).
 fn continuation(line: &str) -> Option<&str> {
-    let trimmed = line.trim_end_matches(|c: char| c.is_ascii_whitespace());
-    let without = trimmed.trim_end_matches('\\');
-    let count = trimmed.len() - without.len();
-    (count % 2 == 1).then(|| &trimmed[..trimmed.len() - 1])
-}
-
-fn strip_escapes(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(next) = chars.next() {
-                out.push(next);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::grammar::conf::lexer::continuation_cut(line).and_then(|cut| line.get(..cut))
 }
 
 /// A line split as sacctmgr splits it: the object before the first `-` and the options after the space that

@@ -92,7 +92,7 @@ pub(crate) fn logical_lines(text: &str) -> Vec<LogicalLine> {
 }
 
 /// Cuts the line at the first `#` preceded by an even number of backslashes.
-fn strip_comment(line: &str) -> &str {
+pub(crate) fn strip_comment(line: &str) -> &str {
     let mut backslashes = 0usize;
     for (i, c) in line.char_indices() {
         match c {
@@ -106,14 +106,14 @@ fn strip_comment(line: &str) -> &str {
 
 /// If the line ends (blanks aside) in an odd run of backslashes, the byte offset where the kept text ends: the
 /// last backslash and everything after it go.
-fn continuation_cut(line: &str) -> Option<usize> {
+pub(crate) fn continuation_cut(line: &str) -> Option<usize> {
     let body = line.trim_end_matches(is_space);
     let run = body.len() - body.trim_end_matches('\\').len();
     (run % 2 == 1).then(|| body.len() - 1)
 }
 
 /// Drops every backslash and keeps the character after it, so `\\` is one backslash and `\#` a hash.
-fn strip_escapes(line: &str) -> String {
+pub(crate) fn strip_escapes(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars();
     while let Some(c) = chars.next() {

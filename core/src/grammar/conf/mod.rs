@@ -12,7 +12,7 @@ mod cgroup_conf;
 mod controller_url;
 mod error;
 mod gres_conf;
-mod lexer;
+pub(crate) mod lexer;
 mod reader;
 mod slurm_conf;
 mod topology_conf;
