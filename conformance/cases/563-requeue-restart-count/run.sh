@@ -8,10 +8,10 @@ wait_state "$g" RUNNING
 for _ in $(seq 50); do [[ -s $out ]] && break; sleep 0.2; done
 cat "$out"
 scontrol requeue "$g"
-# Wait for the old run to be gone (Spur may already have started the next one).
-for _ in $(seq 100); do
-    st=$(squeue -h -j "$g" -o %T)
-    [[ $st == PENDING || ( $st == RUNNING && -s $out && $(cat "$out") == *RC=1* ) ]] && break
+# The old run ends first (COMPLETING), then the job is PENDING with the requeue delay's BeginTime on both targets;
+# StartTime=now lifts the delay only once it is pending, so wait for that.
+for _ in $(seq 150); do
+    [[ $(field "$g" JobState) == PENDING ]] && break
     sleep 0.2
 done
 scontrol update jobid="$g" StartTime=now >/dev/null 2>&1
