@@ -1,6 +1,7 @@
 //! `scontrol`: show jobs, nodes, partitions and the configuration; hold, release, requeue, top and update jobs; drain
 //! and resume nodes; ping. `show hostnames|hostlist|hostlistsorted` work without a controller, as in Slurm.
 
+use spur_core::grammar::abbreviates;
 use std::io::Read;
 
 use spur_core::grammar::hostlist::scontrol::{render, Show};
@@ -55,7 +56,7 @@ pub fn run(args: &[String]) -> u8 {
     };
     let verb = verb.to_ascii_lowercase();
     match verb.as_str() {
-        v if is_prefix_of(v, "show", 3) => match rest.first() {
+        v if abbreviates(v, "show", 3) => match rest.first() {
             Some(entity) => show(entity, &rest[1..], flags),
             None => {
                 eprintln!("too few arguments for keyword:show");
@@ -68,16 +69,16 @@ pub fn run(args: &[String]) -> u8 {
             run(&again)
         }
         "ping" => scontrol_ops::ping(),
-        v if is_prefix_of(v, "reconfigure", 3) => scontrol_ops::reconfigure(rest),
+        v if abbreviates(v, "reconfigure", 3) => scontrol_ops::reconfigure(rest),
         "token" => scontrol_ops::token(rest),
         "hold" | "holdu" | "uhold" | "release" | "requeue" | "requeuehold" | "suspend"
         | "resume" => scontrol_ops::job_list_command(&verb, rest),
-        v if is_prefix_of(v, "update", 2) => scontrol_ops::update(rest),
-        v if is_prefix_of(v, "create", 2) => create(rest),
-        v if is_prefix_of(v, "delete", 3) => delete(rest),
+        v if abbreviates(v, "update", 2) => scontrol_ops::update(rest),
+        v if abbreviates(v, "create", 2) => create(rest),
+        v if abbreviates(v, "delete", 3) => delete(rest),
         "top" => scontrol_ops::top(rest),
         "notify" => scontrol_ops::notify(rest),
-        v if is_prefix_of(v, "version", 4) => {
+        v if abbreviates(v, "version", 4) => {
             println!("{}", crate::version_line());
             0
         }
@@ -86,12 +87,6 @@ pub fn run(args: &[String]) -> u8 {
             1
         }
     }
-}
-
-/// Slurm accepts unambiguous abbreviations of scontrol keywords, down to a minimum length.
-fn is_prefix_of(word: &str, keyword: &str, min_len: usize) -> bool {
-    let word = word.to_ascii_lowercase();
-    word.len() >= min_len.min(keyword.len()) && keyword.starts_with(&word)
 }
 
 fn show(given: &str, rest: &[&str], flags: Flags) -> u8 {

@@ -5,9 +5,10 @@
 //! query `sacct` uses) and the nodes' CPUs; the arithmetic and layout are `spur_core::format::sreport`.
 
 use spur_core::format::sreport::{
-    cluster_fields, cluster_utilization, prefix_of, report_window, title, ClusterUsage, Layout,
-    Output, TimeFormat,
+    cluster_fields, cluster_utilization, report_window, title, ClusterUsage, Layout, Output,
+    TimeFormat,
 };
+use spur_core::grammar::abbreviates;
 use spur_core::grammar::options::query::SREPORT;
 use spur_core::grammar::values::begin::{parse_time, LocalNow};
 use spur_core::model::accounting::Filter;
@@ -69,7 +70,9 @@ pub fn run(args: &[String]) -> u8 {
                 // Slurm goes on with the format it had, and ends the message without a newline.
                 None => eprint!("unknown time format {word}"),
             },
-            ("sort", Some(word)) if !prefix_of(word, "Name", 1) && !prefix_of(word, "Time", 6) => {
+            ("sort", Some(word))
+                if !abbreviates(word, "Name", 1) && !abbreviates(word, "Time", 6) =>
+            {
                 eprint!("unknown timesort format {word}");
             }
             _ => {}
@@ -110,20 +113,20 @@ fn command(words: &[String], settings: &Settings) -> u8 {
         }
         1
     };
-    if prefix_of(keyword, "cluster", 2) {
+    if abbreviates(keyword, "cluster", 2) {
         if rest.is_empty() {
             return too_few();
         }
         return cluster_report(rest, settings);
     }
-    if prefix_of(keyword, "job", 1) {
+    if abbreviates(keyword, "job", 1) {
         if rest.is_empty() {
             return too_few();
         }
         let report = rest[0].as_str();
-        if prefix_of(report, "SizesByAccount", 1)
-            || prefix_of(report, "SizesByWcKey", 8)
-            || prefix_of(report, "SizesByAccountAndWcKey", 15)
+        if abbreviates(report, "SizesByAccount", 1)
+            || abbreviates(report, "SizesByWcKey", 8)
+            || abbreviates(report, "SizesByAccountAndWcKey", 15)
         {
             return unsupported("job", report);
         }
@@ -132,29 +135,29 @@ fn command(words: &[String], settings: &Settings) -> u8 {
         );
         return 1;
     }
-    if prefix_of(keyword, "user", 1) {
+    if abbreviates(keyword, "user", 1) {
         if rest.is_empty() {
             return too_few();
         }
         let report = rest[0].as_str();
-        if prefix_of(report, "Top", 1) {
+        if abbreviates(report, "Top", 1) {
             return unsupported("user", report);
         }
         eprintln!("Not valid report {report}\nValid user reports are, \"Top\"");
         return 1;
     }
-    if prefix_of(keyword, "reservation", 2) || prefix_of(keyword, "resv", 2) {
+    if abbreviates(keyword, "reservation", 2) || abbreviates(keyword, "resv", 2) {
         if rest.is_empty() {
             return too_few();
         }
         let report = rest[0].as_str();
-        if prefix_of(report, "Utilization", 1) {
+        if abbreviates(report, "Utilization", 1) {
             return unsupported("reservation", report);
         }
         eprintln!("Not valid report {report}\nValid reservation reports are, \"Utilization\"");
         return 1;
     }
-    if prefix_of(keyword, "version", 4) {
+    if abbreviates(keyword, "version", 4) {
         if !rest.is_empty() {
             eprintln!("too many arguments for {keyword} keyword");
             println!("{}", crate::version_line());
@@ -176,16 +179,16 @@ fn unsupported(group: &str, report: &str) -> u8 {
 fn cluster_report(words: &[String], settings: &Settings) -> u8 {
     let report = words[0].as_str();
     let conditions = &words[1..];
-    if prefix_of(report, "AccountUtilizationByUser", 1)
-        || prefix_of(report, "UserUtilizationByAccount", 18)
-        || prefix_of(report, "UA", 2)
-        || prefix_of(report, "UserUtilizationByWckey", 18)
-        || prefix_of(report, "UW", 2)
-        || prefix_of(report, "WCKeyUtilizationByUser", 1)
+    if abbreviates(report, "AccountUtilizationByUser", 1)
+        || abbreviates(report, "UserUtilizationByAccount", 18)
+        || abbreviates(report, "UA", 2)
+        || abbreviates(report, "UserUtilizationByWckey", 18)
+        || abbreviates(report, "UW", 2)
+        || abbreviates(report, "WCKeyUtilizationByUser", 1)
     {
         return unsupported("cluster", report);
     }
-    if prefix_of(report, "Utilization", 2) {
+    if abbreviates(report, "Utilization", 2) {
         return utilization(conditions, settings);
     }
     eprintln!(
@@ -224,25 +227,25 @@ fn conditions(words: &[String], now: LocalNow) -> Conditions {
     };
     for word in words {
         let Some((name, value)) = word.split_once('=') else {
-            if prefix_of(word, "all_clusters", 1) {
+            if abbreviates(word, "all_clusters", 1) {
                 c.all_clusters = true;
             } else {
                 c.clusters.extend(list(word));
             }
             continue;
         };
-        if prefix_of(name, "Clusters", 1) {
+        if abbreviates(name, "Clusters", 1) {
             c.clusters.extend(list(value));
-        } else if prefix_of(name, "End", 1) {
+        } else if abbreviates(name, "End", 1) {
             c.end = time(value);
-        } else if prefix_of(name, "Format", 1) {
+        } else if abbreviates(name, "Format", 1) {
             // An empty `format=` adds one empty (hence unknown) field, as Slurm's list parser does.
             let fields = list(value);
             if fields.is_empty() {
                 c.format.push(String::new());
             }
             c.format.extend(fields);
-        } else if prefix_of(name, "Start", 1) {
+        } else if abbreviates(name, "Start", 1) {
             c.start = time(value);
         } else {
             c.failed = true;

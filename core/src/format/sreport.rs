@@ -3,6 +3,7 @@
 //! arithmetic over accounting records (allocated CPU-seconds clipped to the window, capacity from the nodes' CPUs).
 //! I/O-free: the command (compat-cli) fetches records and nodes and prints what this returns.
 
+use crate::grammar::abbreviates;
 use crate::grammar::values::begin::format_local_time;
 use crate::model::accounting::JobAccounting;
 
@@ -19,14 +20,6 @@ pub enum TimeFormat {
     HourPer,
 }
 
-/// Slurm's case-insensitive prefix match: `word` matches `name` when it is a prefix of it at least `min` long.
-pub fn prefix_of(word: &str, name: &str, min: usize) -> bool {
-    (word.len() >= min || word.len() == name.len())
-        && name
-            .get(..word.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(word))
-}
-
 impl TimeFormat {
     /// The format `word` names (the `Per` forms need 6 letters, the others one), as sreport checks them.
     pub fn parse(word: &str) -> Option<TimeFormat> {
@@ -41,7 +34,7 @@ impl TimeFormat {
             ("Percent", 1, Percent),
         ]
         .into_iter()
-        .find(|(name, min, _)| prefix_of(word, name, *min))
+        .find(|(name, min, _)| abbreviates(word, name, *min))
         .map(|(_, _, f)| f)
     }
 
@@ -252,7 +245,7 @@ impl ClusterField {
     /// The field `word` names, with sreport's shortest prefixes.
     pub fn parse(word: &str) -> Option<ClusterField> {
         use ClusterField::*;
-        let p = |name: &str, min: usize| prefix_of(word, name, min);
+        let p = |name: &str, min: usize| abbreviates(word, name, min);
         Some(if p("allocated", 2) {
             Allocated
         } else if p("Cluster", 2) {
@@ -320,7 +313,7 @@ pub fn cluster_fields(format: &[String]) -> (Vec<(ClusterField, Option<i32>)>, V
     let mut unknown = Vec::new();
     for w in &words {
         let (name, width) = match w.split_once('%') {
-            Some((n, rest)) => (n, Some(atoi(rest))),
+            Some((n, rest)) => (n, Some(crate::grammar::options::error::atoi(rest))),
             None => (w.as_str(), None),
         };
         match ClusterField::parse(name) {
@@ -329,16 +322,6 @@ pub fn cluster_fields(format: &[String]) -> (Vec<(ClusterField, Option<i32>)>, V
         }
     }
     (fields, unknown)
-}
-
-/// C's atoi: leading sign and digits, 0 when none.
-fn atoi(text: &str) -> i32 {
-    let (sign, digits) = match text.strip_prefix('-') {
-        Some(rest) => (-1, rest),
-        None => (1, text),
-    };
-    let n: String = digits.chars().take_while(char::is_ascii_digit).collect();
-    n.parse::<i32>().map(|v| v * sign).unwrap_or(0)
 }
 
 /// One printed column: its name, signed width (negative: left-aligned) and cell texts.

@@ -15,3 +15,12 @@ pub mod options;
 pub mod rlimits;
 pub mod task_prolog;
 pub mod values;
+
+/// How Slurm's admin commands (scontrol, sreport) match a keyword: `word`, in any case, is a prefix of `keyword`
+/// at least `min` letters long (or the whole keyword, when that is shorter).
+pub fn abbreviates(word: &str, keyword: &str, min: usize) -> bool {
+    (word.len() >= min || word.len() == keyword.len())
+        && keyword
+            .get(..word.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(word))
+}
