@@ -841,7 +841,6 @@ impl Running<'_> {
         self.killed = true;
     }
 
-    /// srun itself gives up on the step.
     /// srun's own abort (a second Ctrl-C, `--quit-on-interrupt`, SIGTERM/SIGHUP/SIGQUIT): like Slurm's srun it
     /// kills the tasks at once (SIGKILL, no KillWait grace).
     fn abort(&mut self) {
