@@ -8,6 +8,24 @@ repo=$PWD
 keep=false
 [[ ${1:-} == --keep ]] && keep=true
 
+# Building needs these Debian packages' headers and libraries (libmunge, Slurm's headers for bindgen, OpenPMIx for
+# pmix-plugin, SQLite for the job history store); .ci/deps.sh installs these and everything the tests need.
+build_packages=(libmunge-dev libslurm-dev libclang-dev clang libpmix-dev libsqlite3-dev)
+missing=()
+for p in "${build_packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "quickstart: building Spur needs ${missing[*]}; as root: apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "==> installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+fi
+
 echo "==> building Spur"
 cargo build --workspace --locked --quiet
 
