@@ -17,6 +17,7 @@ use std::time::Duration;
 use common::attack::{job_snapshot, text};
 use common::users::TestUser;
 use common::{Cluster, ClusterOptions, LONG};
+use spur_core::model::assoc::{AcctRequest, AssocSet};
 use spur_core::model::job::JobSpec;
 use spur_core::wire::api::{ControlRequest, JobSelector, SubmitRequest};
 use spur_core::wire::frames::{self, Credential, Method};
@@ -170,6 +171,39 @@ fn the_local_socket_takes_the_kernels_word_not_the_callers() {
     );
     if reply.as_ref().map(|r| r.error_code) != Some(ACCESS_DENIED) {
         failures.push(format!("a cancel claiming root on the socket: {reply:?}"));
+    }
+    // `sacctmgr load`'s one all-or-nothing batch is for administrators: a user's own frame claiming root adds no
+    // account (sacctmgr refuses before sending; the controller must refuse on its own).
+    let load = ControlRequest::Accounting {
+        request: AcctRequest::Batch {
+            requests: vec![AcctRequest::AddAccounts {
+                names: vec!["mallory_lab".into()],
+                parent: None,
+                description: None,
+                organization: None,
+                set: AssocSet::default(),
+            }],
+        },
+    };
+    let reply = frame_by(
+        &mallory,
+        &socket,
+        Method::Control,
+        &claiming_root("sock-load", to_doc(&load).expect("doc")),
+    );
+    if reply.as_ref().map(|r| r.error_code) != Some(ACCESS_DENIED) {
+        failures.push(format!(
+            "a load batch claiming root on the socket: {reply:?}"
+        ));
+    }
+    let accounts = cluster.ok(
+        "sacctmgr",
+        &["-n", "-P", "show", "account", "format=account"],
+    );
+    if accounts.lines().any(|a| a.trim() == "mallory_lab") {
+        failures.push(format!(
+            "the refused load batch added its account: {accounts:?}"
+        ));
     }
     let spec = JobSpec {
         name: "claims-root".into(),
