@@ -698,6 +698,8 @@ mod tests {
             limits: Default::default(),
             qos_given: false,
             default_qos_given: false,
+            qos_raw: String::new(),
+            delta_qos_raw: String::new(),
         };
         let db = AcctDb {
             assocs: vec![

@@ -533,7 +533,8 @@ fn qos_lines(set: &QosSet) -> Vec<(&'static str, String)> {
         let names = match edit {
             spur_core::model::assoc::ListEdit::Set(v)
             | spur_core::model::assoc::ListEdit::Add(v)
-            | spur_core::model::assoc::ListEdit::Remove(v) => v.join(","),
+            | spur_core::model::assoc::ListEdit::Remove(v)
+            | spur_core::model::assoc::ListEdit::Delta(v) => v.join(","),
         };
         out.push(("Preempt", names));
     }
@@ -577,7 +578,8 @@ fn assoc_lines(set: &AssocSet) -> Vec<(&'static str, String)> {
         let mut names = match edit {
             spur_core::model::assoc::ListEdit::Set(v)
             | spur_core::model::assoc::ListEdit::Add(v)
-            | spur_core::model::assoc::ListEdit::Remove(v) => v.clone(),
+            | spur_core::model::assoc::ListEdit::Remove(v)
+            | spur_core::model::assoc::ListEdit::Delta(v) => v.clone(),
         };
         names.sort();
         out.push(("QOS", names.join(",")));

@@ -25,7 +25,7 @@ pub fn dump_lines(db: &AcctDb, cluster: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut line = format!("Cluster - '{cluster}'");
     if let Some(root) = db.account_assoc(ROOT_ACCOUNT) {
-        line.push_str(&settings(root, None));
+        line.push_str(&settings(db, root, None));
     }
     out.push(line);
     emit(db, ROOT_ACCOUNT, &mut out, 0);
@@ -96,14 +96,15 @@ fn child_line(db: &AcctDb, assoc: &Association, above: Option<&Association>) -> 
             line
         }
     };
-    line.push_str(&settings(assoc, above));
+    line.push_str(&settings(db, assoc, above));
     line
 }
 
-/// The association's own settings in sacctmgr's order. slurmdbd keeps a QOS list and default QOS only where
-/// one was given (the rest inherit them): Spur writes the ones given (`qos_given`), and, for entities from
-/// before that flag, the ones that differ from the parent's (Spur copies the parent's at add).
-fn settings(assoc: &Association, above: Option<&Association>) -> String {
+/// The association's own settings in sacctmgr's order. slurmdbd keeps a default QOS only where one was given
+/// (the rest inherit it): Spur writes the ones given (`default_qos_given`), and, for entities from before that
+/// flag, the ones that differ from the parent's. The QOS list is slurmdbd's own list or changes
+/// ([`AcctDb::dump_qos`]).
+fn settings(db: &AcctDb, assoc: &Association, above: Option<&Association>) -> String {
     let mut s = String::new();
     if let Some(q) = &assoc.default_qos {
         if assoc.default_qos_given || above.is_none_or(|p| p.default_qos.as_ref() != Some(q)) {
@@ -133,8 +134,8 @@ fn settings(assoc: &Association, above: Option<&Association>) -> String {
     if let Some(v) = l.max_wall_min {
         s.push_str(&format!(":MaxWallDurationPerJob={v}"));
     }
-    if !assoc.qos.is_empty() && (assoc.qos_given || above.is_none_or(|p| p.qos != assoc.qos)) {
-        s.push_str(&format!(":QOS='{}'", assoc.qos.join(",")));
+    if let Some(qos) = db.dump_qos(assoc) {
+        s.push_str(&format!(":QOS='{qos}'"));
     }
     s
 }

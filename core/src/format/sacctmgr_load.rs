@@ -245,9 +245,14 @@ fn parse_opts(options: &str) -> Result<FileOpts, OptsError> {
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
                 .collect();
-            names.sort();
-            names.dedup();
-            out.set.qos = Some(ListEdit::Set(names));
+            // A dump writes an inheriting association's changes (`+a,-b`) rather than a list.
+            if names.iter().any(|n| n.starts_with(['+', '-'])) {
+                out.set.qos = Some(ListEdit::Delta(names));
+            } else {
+                names.sort();
+                names.dedup();
+                out.set.qos = Some(ListEdit::Set(names));
+            }
         } else {
             return Err(unknown());
         }

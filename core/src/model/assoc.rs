@@ -146,6 +146,13 @@ pub struct Association {
     pub qos_given: bool,
     #[serde(default)]
     pub default_qos_given: bool,
+    /// slurmdbd's `qos` column: the association's own list, `,ID,ID,`, or empty while it inherits
+    /// ([`assoc_qos`](self::assoc_qos)); `qos` above is what it may use, computed from these.
+    #[serde(default)]
+    pub qos_raw: String,
+    /// slurmdbd's `delta_qos` column: `,+ID,-ID,` changes to what it inherits.
+    #[serde(default)]
+    pub delta_qos_raw: String,
 }
 
 fn one_share() -> u32 {
@@ -332,12 +339,20 @@ pub enum ListEdit {
     Set(Vec<String>),
     Add(Vec<String>),
     Remove(Vec<String>),
+    /// Signed entries in order (`+a`, `-b`; an unsigned one adds), as a `sacctmgr dump` file writes the changes
+    /// of an association that inherits its QOS.
+    Delta(Vec<String>),
 }
 
 impl ListEdit {
-    fn names(&self) -> &[String] {
+    /// The names the edit mentions, without their signs.
+    pub fn names(&self) -> Vec<String> {
         match self {
-            ListEdit::Set(v) | ListEdit::Add(v) | ListEdit::Remove(v) => v,
+            ListEdit::Set(v) | ListEdit::Add(v) | ListEdit::Remove(v) => v.clone(),
+            ListEdit::Delta(v) => v
+                .iter()
+                .map(|e| e.trim_start_matches(['+', '-']).to_string())
+                .collect(),
         }
     }
 
@@ -346,6 +361,14 @@ impl ListEdit {
             ListEdit::Set(v) => *list = v.clone(),
             ListEdit::Add(v) => list.extend(v.iter().cloned()),
             ListEdit::Remove(v) => list.retain(|q| !v.contains(q)),
+            ListEdit::Delta(v) => {
+                for entry in v {
+                    match entry.strip_prefix('-') {
+                        Some(name) => list.retain(|q| q != name),
+                        None => list.push(entry.trim_start_matches('+').to_string()),
+                    }
+                }
+            }
         }
         list.sort();
         list.dedup();
@@ -479,6 +502,19 @@ pub enum AcctRequest {
 }
 
 impl AcctRequest {
+    /// Whether applying it can change what associations may use (their QOS columns, or the QOS themselves).
+    fn touches_qos_lists(&self) -> bool {
+        match self {
+            AcctRequest::DeleteQos { .. } => true,
+            AcctRequest::AddAccounts { set, .. }
+            | AcctRequest::ModifyAccounts { set, .. }
+            | AcctRequest::AddUsers { set, .. }
+            | AcctRequest::ModifyUsers { set, .. } => set.qos.is_some(),
+            AcctRequest::Batch { requests } => requests.iter().any(AcctRequest::touches_qos_lists),
+            _ => false,
+        }
+    }
+
     /// `sacctmgr add user NAME account=ACCOUNT` with the association settings `set` and nothing else.
     pub fn add_user(name: &str, account: &str, set: AssocSet) -> AcctRequest {
         AcctRequest::AddUsers {
@@ -640,10 +676,13 @@ impl AcctDb {
             limits: AssocLimits::default(),
             qos_given: true,
             default_qos_given: false,
+            qos_raw: format!(",{},", db.next_qos_id.saturating_sub(1).max(1)),
+            delta_qos_raw: String::new(),
         });
         let root_user = Association {
             user: Some(ROOT_ACCOUNT.into()),
             qos_given: false,
+            qos_raw: String::new(),
             ..db.assocs[0].clone()
         };
         db.assocs.push(root_user);
@@ -749,6 +788,9 @@ impl AcctDb {
     pub fn apply(&mut self, request: &AcctRequest) -> Result<AcctChange, AcctError> {
         let mut next = self.clone();
         let change = next.apply_in_place(request)?;
+        if request.touches_qos_lists() {
+            next.refresh_qos();
+        }
         *self = next;
         Ok(change)
     }
@@ -837,7 +879,7 @@ impl AcctDb {
 
     fn add_qos(&mut self, names: &[String], set: &QosSet) -> Result<AcctChange, AcctError> {
         if let Some(edit) = &set.preempt {
-            self.check_qos_names(edit.names())?;
+            self.check_qos_names(&edit.names())?;
         }
         let mut added = Vec::new();
         for name in names {
@@ -857,7 +899,7 @@ impl AcctDb {
 
     fn modify_qos(&mut self, names: &[String], set: &QosSet) -> Result<AcctChange, AcctError> {
         if let Some(edit) = &set.preempt {
-            self.check_qos_names(edit.names())?;
+            self.check_qos_names(&edit.names())?;
         }
         let mut changed = Vec::new();
         for qos in self
@@ -887,11 +929,21 @@ impl AcctDb {
         if deleted.is_empty() {
             return Err(AcctError::NothingDeleted);
         }
+        let ids = assoc_qos::QosIds::new(self);
+        let deleted_ids: Vec<u32> = self
+            .qos
+            .iter()
+            .filter(|q| deleted.contains(&q.name))
+            .map(|q| q.id)
+            .collect();
         self.qos.retain(|q| !deleted.contains(&q.name));
         for qos in &mut self.qos {
             qos.preempt.retain(|p| !deleted.contains(p));
         }
         for assoc in &mut self.assocs {
+            for id in &deleted_ids {
+                assoc_qos::forget(assoc, *id, &ids);
+            }
             assoc.qos.retain(|q| !deleted.contains(q));
             if assoc
                 .default_qos
@@ -920,6 +972,7 @@ impl AcctDb {
             return Err(AcctError::ParentMissing { parent });
         };
         self.check_assoc_set(set)?;
+        let ids = assoc_qos::QosIds::new(self);
         let mut change = AcctChange::default();
         for name in names {
             if self.accounts.contains_key(name) {
@@ -951,8 +1004,10 @@ impl AcctDb {
                 limits: AssocLimits::default(),
                 qos_given: false,
                 default_qos_given: false,
+                qos_raw: String::new(),
+                delta_qos_raw: String::new(),
             };
-            set_assoc(&mut assoc, set);
+            set_assoc(&mut assoc, set, &ids);
             self.assocs.push(assoc);
             change.names.push(name.clone());
             change.assocs.push((name.clone(), None));
@@ -965,7 +1020,7 @@ impl AcctDb {
 
     fn check_assoc_set(&self, set: &AssocSet) -> Result<(), AcctError> {
         if let Some(edit) = &set.qos {
-            self.check_qos_names(edit.names())?;
+            self.check_qos_names(&edit.names())?;
         }
         if let Some(Some(q)) = &set.default_qos {
             self.check_qos_names(std::slice::from_ref(q))?;
@@ -981,6 +1036,7 @@ impl AcctDb {
         set: &AssocSet,
     ) -> Result<AcctChange, AcctError> {
         self.check_assoc_set(set)?;
+        let ids = assoc_qos::QosIds::new(self);
         let mut change = AcctChange::default();
         for account in self.accounts.values_mut() {
             if !names.contains(&account.name) {
@@ -997,7 +1053,7 @@ impl AcctDb {
         if !set.is_empty() {
             for assoc in &mut self.assocs {
                 if assoc.user.is_none() && names.contains(&assoc.account) {
-                    set_assoc(assoc, set);
+                    set_assoc(assoc, set, &ids);
                     change.assocs.push((assoc.account.clone(), None));
                 }
             }
@@ -1087,6 +1143,7 @@ impl AcctDb {
             });
         }
         self.check_assoc_set(set)?;
+        let ids = assoc_qos::QosIds::new(self);
         let partitions: Vec<Option<String>> = if partitions.is_empty() {
             vec![None]
         } else {
@@ -1132,8 +1189,10 @@ impl AcctDb {
                         limits: AssocLimits::default(),
                         qos_given: false,
                         default_qos_given: false,
+                        qos_raw: String::new(),
+                        delta_qos_raw: String::new(),
                     };
-                    set_assoc(&mut assoc, set);
+                    set_assoc(&mut assoc, set, &ids);
                     self.assocs.push(assoc);
                     change.assocs.push((account.clone(), Some(name.clone())));
                     added_any = true;
@@ -1158,6 +1217,7 @@ impl AcctDb {
         set: &AssocSet,
     ) -> Result<AcctChange, AcctError> {
         self.check_assoc_set(set)?;
+        let ids = assoc_qos::QosIds::new(self);
         let users: Vec<String> = self
             .users
             .keys()
@@ -1202,7 +1262,7 @@ impl AcctDb {
                 {
                     continue;
                 }
-                if let Some(qos) = set_assoc(assoc, set) {
+                if let Some(qos) = set_assoc(assoc, set, &ids) {
                     refused.push((qos, assoc.account.clone(), user.clone()));
                 }
                 change.assocs.push((assoc.account.clone(), Some(user)));
@@ -1377,13 +1437,16 @@ fn set_qos(qos: &mut Qos, set: &QosSet) {
 }
 
 /// Applies `set`; a default QOS the association may not use is left unset and returned (sacctmgr reports it).
-fn set_assoc(assoc: &mut Association, set: &AssocSet) -> Option<String> {
+fn set_assoc(assoc: &mut Association, set: &AssocSet, ids: &assoc_qos::QosIds) -> Option<String> {
     if let Some(s) = set.shares {
         assoc.shares = s;
     }
     if let Some(edit) = &set.qos {
-        edit.edit(&mut assoc.qos);
-        assoc.qos_given = true;
+        // What it may use until `refresh_qos` recomputes every association: enough for the default's check.
+        let mut usable = assoc.qos.clone();
+        edit.edit(&mut usable);
+        assoc_qos::edit(assoc, edit, ids);
+        assoc.qos = usable;
     }
     let mut refused = None;
     if let Some(default) = &set.default_qos {
@@ -1405,6 +1468,9 @@ fn set_assoc(assoc: &mut Association, set: &AssocSet) -> Option<String> {
     edit_tres(&mut l.grp_tres, &set.grp_tres);
     refused
 }
+
+#[path = "assoc_qos.rs"]
+mod assoc_qos;
 
 #[cfg(test)]
 #[path = "assoc_tests.rs"]
