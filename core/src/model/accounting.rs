@@ -189,7 +189,11 @@ impl JobAccounting {
             cancelled_by: job.cancelled_by,
             reason: job.reason,
             submit: job.submit_time,
-            eligible: job.eligible_time,
+            // slurmdbd learns a job's eligible time only when slurmctld finds it eligible (a `--begin` time
+            // shown by `scontrol` before then is not recorded): a job that never got there shows `Unknown`.
+            eligible: job
+                .eligible_time
+                .filter(|_| job.accrue_time.is_some() || ran),
             start: job.start_time.filter(|_| ran),
             end: job.end_time.filter(|_| job.is_finished()),
             elapsed_secs: if ran { view.time_used(now) } else { 0 },

@@ -511,6 +511,9 @@ impl JobRecord {
         submit_time: EpochSecs,
         priority: u32,
     ) -> Self {
+        // Slurm's EligibleTime is the job's begin time: `--begin`'s from the start, else set when it first
+        // becomes eligible.
+        let eligible_time = spec.begin_time;
         JobRecord {
             job_id,
             array_job_id: None,
@@ -525,7 +528,7 @@ impl JobRecord {
             hold: None,
             priority,
             submit_time,
-            eligible_time: None,
+            eligible_time,
             start_time: None,
             end_time: None,
             last_sched_eval: None,

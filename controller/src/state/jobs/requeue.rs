@@ -82,7 +82,8 @@ impl ClusterState {
                 if job.spec.begin_time.is_none_or(|begin| begin <= now) {
                     job.spec.begin_time = Some(not_before);
                 }
-                job.eligible_time = None;
+                // slurmctld moves the begin time, which `EligibleTime` shows.
+                job.eligible_time = job.spec.begin_time;
             } else {
                 job.eligible_time = Some(now);
             }

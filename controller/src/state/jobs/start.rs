@@ -81,6 +81,12 @@ impl ClusterState {
                     }
                     job.reason = reason;
                     job.last_sched_eval = Some(now);
+                    // A begin time that passed while the job still waits on a dependency is forgotten, as
+                    // slurmctld forgets it: the job becomes eligible when the dependency is met.
+                    if reason == JobReason::Dependency && job.eligible_time.is_some_and(|t| t < now)
+                    {
+                        job.eligible_time = None;
+                    }
                     if job.eligible_time.is_none() && reason_is_eligible(reason) {
                         job.eligible_time = Some(now);
                     }

@@ -130,6 +130,7 @@ impl ClusterState {
                 return Err(ApiError::new(SlurmErrno::JobNotPending));
             }
             job.spec.begin_time = Some(begin);
+            job.eligible_time = Some(begin);
         }
         if hold_now {
             return self.hold(job_id, true);
