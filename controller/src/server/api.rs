@@ -298,14 +298,19 @@ impl ApiService {
             Box::new(state.jobs.values())
         };
         jobs.filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
-            .map(|job| match job.spec.dependency.as_deref() {
-                None => ListedJob::Borrowed(job),
-                Some(dep) => {
-                    let mut job = Box::new(job.clone());
+            .map(|job| {
+                let dep = job.spec.dependency.as_deref();
+                if dep.is_none() && !job.is_unstarted_array_task() {
+                    return ListedJob::Borrowed(job);
+                }
+                let mut job = Box::new(job.clone());
+                // A task that has not started is shown under its array's id, as slurmctld's array record.
+                job.job_id = job.shown_job_id();
+                if let Some(dep) = dep {
                     job.dependency_status =
                         Some(crate::rules::describe_dependency(state, &job, dep, now));
-                    ListedJob::Owned(job)
                 }
+                ListedJob::Owned(job)
             })
             .collect()
     }
