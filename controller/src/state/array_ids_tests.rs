@@ -7,7 +7,7 @@ use pretty_assertions::assert_eq;
 use spur_core::model::accounting::JobAccounting;
 use spur_core::model::job::{JobRecord, JobSpec, UNSTARTED_TASK_KEYS};
 use spur_core::model::states::{JobBaseState, JobReason};
-use spur_core::wire::api::JobSelector;
+use spur_core::wire::api::{ControlRequest, JobSelector, SlurmErrno};
 
 use super::tests::{select, spec, Harness};
 use super::*;
@@ -160,4 +160,58 @@ fn state_with_a_job_id_per_task_still_loads_and_runs_its_tasks_under_those_ids()
         array_task: Some(2),
     };
     assert_eq!(h.state.select_jobs(&task2), vec![arr + 1]);
+}
+
+/// Where a task waits is no job id: naming it reaches nothing, for its owner or anyone else.
+#[test]
+fn the_key_of_a_waiting_task_names_no_job() {
+    let mut h = Harness::new();
+    let arr = h.submit(JobSpec {
+        hold: true,
+        ..array("1-2")
+    });
+    let key = h.task(arr, 1);
+    for uid in [1000, 1001, 0] {
+        let cancel = ControlRequest::Cancel { job: select(key) };
+        assert_eq!(
+            h.control(uid, cancel).unwrap_err().errno,
+            SlurmErrno::InvalidJobId
+        );
+        let task = JobSelector {
+            job_id: key,
+            array_task: Some(1),
+        };
+        let release = ControlRequest::Release { job: task };
+        assert_eq!(
+            h.control(uid, release).unwrap_err().errno,
+            SlurmErrno::InvalidJobId
+        );
+    }
+    assert_eq!(h.state.jobs[&key].state, JobBaseState::Pending);
+    assert!(h
+        .state
+        .accounting_records(Some(&[key]), None, None, h.now)
+        .is_empty());
+    assert_eq!(
+        h.state
+            .accounting_records(Some(&[arr]), None, None, h.now)
+            .len(),
+        2
+    );
+}
+
+/// `scontrol top` of an array's id reaches its first task waiting to start, as it reached the task that had the
+/// array's id before tasks waited without one.
+#[test]
+fn top_of_an_array_id_reaches_its_first_waiting_task() {
+    let mut h = Harness::new();
+    let other = h.submit(spec("other"));
+    let arr = h.submit(array("1-2"));
+    let first = h.task(arr, 1);
+    h.state.top(0, &arr.to_string()).unwrap();
+    assert!(h.state.jobs[&first].priority > h.state.jobs[&other].priority);
+    assert_eq!(
+        h.state.top(0, &first.to_string()).unwrap_err().errno,
+        SlurmErrno::InvalidJobId
+    );
 }
