@@ -153,7 +153,8 @@ impl ClusterState {
         let Some(array) = array else {
             return key;
         };
-        let job_id = if self.other_unstarted_tasks(array, key) {
+        // The array's id is free until its last task takes it (it is never given to another job).
+        let job_id = if self.other_unstarted_tasks(array, key) || self.jobs.contains_key(&array) {
             let id = self.next_job_id;
             self.next_job_id += 1;
             id
