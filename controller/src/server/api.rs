@@ -297,8 +297,11 @@ impl ApiService {
         } else {
             Box::new(state.jobs.values())
         };
-        jobs.filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
+        let mut waiting_tasks = false;
+        let mut listed: Vec<ListedJob<'s>> = jobs
+            .filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
             .map(|job| {
+                waiting_tasks |= job.is_unstarted_array_task();
                 let dep = job.spec.dependency.as_deref();
                 if dep.is_none() && !job.is_unstarted_array_task() {
                     return ListedJob::Borrowed(job);
@@ -312,7 +315,13 @@ impl ApiService {
                 }
                 ListedJob::Owned(job)
             })
-            .collect()
+            .collect();
+        // Tasks waiting to start are keyed after every job: back to their array's place in id order, which
+        // listings keep (squeue prints jobs without a start time in reverse of it).
+        if waiting_tasks {
+            listed.sort_by_key(|job| job.record().job_id);
+        }
+        listed
     }
 
     /// A listing as rows of `fields`, written while reading the state.
