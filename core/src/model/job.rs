@@ -329,6 +329,7 @@ pub const UNSTARTED_TASK_KEYS: u32 = 0x8000_0000;
 /// The controller's record of one job (an array task is a job of its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
+    #[serde(serialize_with = "crate::wire::listing::job_id")]
     pub job_id: u32,
     /// For array tasks: the array's master id and this task's index.
     #[serde(default)]
