@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::golden::{capture, head, mask_keys, normalise, replace_number};
+use common::golden::{capture, head, mask_keys, normalise};
 use common::{golden, text, Cluster, ClusterOptions, LONG};
 
 fn reference_cluster(first_job_id: u32) -> Cluster {
@@ -129,8 +129,7 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
         ]),
         capture("43-sbatch-array-pending.txt")
     );
-    // Spur numbers array tasks at submit (docs/compatibility.md): the array took 24-26, so `dep` and `held`
-    // are 27 and 28 where Slurm had 25 and 26.
+    // The array took one job id (24), as in Slurm: `dep` and `held` are 25 and 26.
     let dep = sbatch(&[
         "--parsable",
         "--job-name=dep",
@@ -139,15 +138,14 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
         "true",
     ]);
     let held = sbatch(&["--parsable", "--job-name=held", "--hold", "--wrap", "true"]);
-    assert_eq!((dep.as_str(), held.as_str()), ("27\n", "28\n"));
-    let renumber = |text: String| replace_number(&replace_number(&text, 27, 25), 28, 26);
+    assert_eq!((dep.as_str(), held.as_str()), ("25\n", "26\n"));
     cluster.expect_within(LONG, "a scheduling pass over every pending job", || {
         cluster.squeue("%i %r", &["-t", "PD"])
             == [
                 "23 Resources",
                 "24_[1-3] Priority",
-                "27 Dependency",
-                "28 JobHeldUser",
+                "25 Dependency",
+                "26 JobHeldUser",
             ]
     });
     let cases: &[(&str, &[&str])] = &[
@@ -171,7 +169,7 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     ];
     let mut failures = Vec::new();
     for (name, args) in cases {
-        let ours = renumber(cluster.ok("squeue", args));
+        let ours = cluster.ok("squeue", args);
         let ours = normalise(&ours, Some(&dir), &host);
         let theirs = normalise(&capture(name), None, "vm");
         if let Err(e) = same(name, &ours, &theirs) {
@@ -181,9 +179,9 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
     for (name, job) in [
         ("55-scontrol-show-job-running.txt", "21"),
         ("56-scontrol-show-job-pending-resources.txt", "23"),
-        ("58-scontrol-show-job-dependency.txt", "27"),
+        ("58-scontrol-show-job-dependency.txt", "25"),
     ] {
-        let ours = renumber(cluster.ok("scontrol", &["show", "job", job]));
+        let ours = cluster.ok("scontrol", &["show", "job", job]);
         let ours = normalise(&ours, Some(&dir), &host);
         let theirs = normalise(&capture(name), None, "vm");
         if let Err(e) = same(name, &ours, &theirs) {
@@ -232,9 +230,9 @@ fn queue_of_running_pending_held_and_dependent_jobs_matches_the_captures() {
         failures.push(e);
     }
     cluster.expect_within(LONG, "the dependent job to be never satisfied", || {
-        cluster.job_field(27, "Reason") == "DependencyNeverSatisfied"
+        cluster.job_field(25, "Reason") == "DependencyNeverSatisfied"
     });
-    let ours = renumber(head(&cluster.ok("scontrol", &["show", "job", "27"]), 6));
+    let ours = head(&cluster.ok("scontrol", &["show", "job", "25"]), 6);
     let theirs = head(&capture("73-scancel-then-dependency.txt"), 6);
     if let Err(e) = same(
         "73-scancel-then-dependency.txt",

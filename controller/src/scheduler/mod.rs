@@ -326,7 +326,11 @@ fn schedule_with(state: &ClusterState, now: EpochSecs, extra: Option<&JobRecord>
         })
         .collect();
     pending.sort_by(|(ta, pa, a), (tb, pb, b)| {
-        tb.cmp(ta).then(pb.cmp(pa)).then(a.job_id.cmp(&b.job_id))
+        // An array's tasks that have not started sit in the queue at their array's id, in task order.
+        tb.cmp(ta)
+            .then(pb.cmp(pa))
+            .then(a.shown_job_id().cmp(&b.shown_job_id()))
+            .then(a.job_id.cmp(&b.job_id))
     });
     pending.truncate(JOBS_PER_PASS_MAX);
     // Nothing to place: the backfill profile (every node's timeline) would be built for nothing, which on

@@ -297,17 +297,32 @@ impl ApiService {
         } else {
             Box::new(state.jobs.values())
         };
-        jobs.filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
-            .map(|job| match job.spec.dependency.as_deref() {
-                None => ListedJob::Borrowed(job),
-                Some(dep) => {
-                    let mut job = Box::new(job.clone());
-                    job.dependency_status =
-                        Some(crate::rules::describe_dependency(state, &job, dep, now));
-                    ListedJob::Owned(job)
+        let mut waiting_tasks = false;
+        let mut listed: Vec<ListedJob<'s>> = jobs
+            .filter(|job| listing.selects(job) && self.may_see(state, identity, job.spec.user_id))
+            .map(|job| {
+                // A task that has not started is shown under its array's id, as slurmctld's array record.
+                let waiting = job.is_unstarted_array_task();
+                waiting_tasks |= waiting;
+                match job.spec.dependency.as_deref() {
+                    None if waiting => ListedJob::Shown(job, job.shown_job_id()),
+                    None => ListedJob::Borrowed(job),
+                    Some(dep) => {
+                        let mut job = Box::new(job.clone());
+                        job.dependency_status =
+                            Some(crate::rules::describe_dependency(state, &job, dep, now));
+                        job.job_id = job.shown_job_id();
+                        ListedJob::Owned(job)
+                    }
                 }
             })
-            .collect()
+            .collect();
+        // Tasks waiting to start are keyed after every job: back to their array's place in id order, which
+        // listings keep (squeue prints jobs without a start time in reverse of it).
+        if waiting_tasks {
+            listed.sort_by_key(ListedJob::listed_id);
+        }
+        listed
     }
 
     /// A listing as rows of `fields`, written while reading the state.
@@ -322,7 +337,7 @@ impl ApiService {
             let jobs = self.listed_jobs(state, identity, listing, now);
             let mut rows = RowWriter::new(fields, jobs.len());
             for job in &jobs {
-                rows.push(job.record())?;
+                job.encode(|record| rows.push(record))?;
             }
             rows.finish(now)
         });

@@ -131,7 +131,7 @@ impl ClusterState {
         let live = self
             .jobs
             .values()
-            .filter(|j| wanted(j.job_id, j.array_job_id, j.spec.user_id))
+            .filter(|j| wanted(j.shown_job_id(), j.array_job_id, j.spec.user_id))
             .map(|j| {
                 let mut record = JobAccounting::of_job(j, now);
                 record.edits = self.live_job_edits(j.job_id, j.is_finished());

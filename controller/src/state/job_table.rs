@@ -27,6 +27,10 @@ pub struct JobTable {
     touched: Vec<u32>,
     /// Every record was handed out mutably (`values_mut`).
     all_touched: bool,
+    /// The records of each array, by the array's id: a task started after others were submitted gets the next
+    /// free job id then, so an array's records are not neighbours in the table. A record's array never changes
+    /// while it is in the table, so the index follows `insert` and `remove`.
+    arrays: BTreeMap<u32, BTreeSet<u32>>,
 }
 
 /// Whether the job is not over: it waits, runs, is suspended, or still holds its resources.
@@ -72,13 +76,54 @@ impl JobTable {
 
     pub fn insert(&mut self, job_id: u32, job: JobRecord) -> Option<JobRecord> {
         self.touched.push(job_id);
-        self.jobs.insert(job_id, job)
+        if let Some(array) = job.array_job_id {
+            self.arrays.entry(array).or_default().insert(job_id);
+        }
+        let replaced = self.jobs.insert(job_id, job);
+        if let Some(old_array) = replaced.as_ref().and_then(|j| j.array_job_id) {
+            let still = self.jobs.get(&job_id).and_then(|j| j.array_job_id) == Some(old_array);
+            if !still {
+                self.forget_task(old_array, job_id);
+            }
+        }
+        replaced
     }
 
     pub fn remove(&mut self, job_id: &u32) -> Option<JobRecord> {
         self.live.remove(job_id);
         self.in_play.remove(job_id);
-        self.jobs.remove(job_id)
+        let removed = self.jobs.remove(job_id);
+        if let Some(array) = removed.as_ref().and_then(|j| j.array_job_id) {
+            self.forget_task(array, *job_id);
+        }
+        removed
+    }
+
+    fn forget_task(&mut self, array: u32, job_id: u32) {
+        if let Some(tasks) = self.arrays.get_mut(&array) {
+            tasks.remove(&job_id);
+            if tasks.is_empty() {
+                self.arrays.remove(&array);
+            }
+        }
+    }
+
+    /// The keys of array `array`'s tasks that have not started yet, in key order.
+    pub fn unstarted_tasks(&self, array: u32) -> impl Iterator<Item = u32> + '_ {
+        self.arrays
+            .get(&array)
+            .into_iter()
+            .flat_map(|keys| keys.range(spur_core::model::job::UNSTARTED_TASK_KEYS..))
+            .copied()
+    }
+
+    /// The records of array `array` (its tasks, started or not), in key order.
+    pub fn array_tasks(&self, array: u32) -> impl Iterator<Item = &JobRecord> + '_ {
+        self.arrays
+            .get(&array)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.jobs.get(id))
     }
 
     pub fn values_mut(&mut self) -> std::collections::btree_map::ValuesMut<'_, u32, JobRecord> {
@@ -90,6 +135,7 @@ impl JobTable {
     pub fn settle(&mut self) {
         if self.all_touched {
             (self.live, self.in_play) = indexes(&self.jobs);
+            self.arrays = array_index(&self.jobs);
             self.all_touched = false;
             self.touched.clear();
             return;
@@ -145,6 +191,7 @@ impl JobTable {
             && !self.all_touched
             && live == self.live
             && in_play == self.in_play
+            && array_index(&self.jobs) == self.arrays
         {
             return Ok(());
         }
@@ -170,6 +217,17 @@ fn indexes(jobs: &BTreeMap<u32, JobRecord>) -> (BTreeSet<u32>, BTreeSet<u32>) {
     (live, in_play_ids)
 }
 
+/// The records of each array, from the records.
+fn array_index(jobs: &BTreeMap<u32, JobRecord>) -> BTreeMap<u32, BTreeSet<u32>> {
+    let mut arrays: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for (id, job) in jobs {
+        if let Some(array) = job.array_job_id {
+            arrays.entry(array).or_default().insert(*id);
+        }
+    }
+    arrays
+}
+
 impl Deref for JobTable {
     type Target = BTreeMap<u32, JobRecord>;
 
@@ -181,12 +239,14 @@ impl Deref for JobTable {
 impl From<BTreeMap<u32, JobRecord>> for JobTable {
     fn from(jobs: BTreeMap<u32, JobRecord>) -> Self {
         let (live, in_play) = indexes(&jobs);
+        let arrays = array_index(&jobs);
         JobTable {
             jobs,
             live,
             in_play,
             touched: Vec::new(),
             all_touched: false,
+            arrays,
         }
     }
 }

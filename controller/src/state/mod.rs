@@ -312,7 +312,7 @@ pub enum Effect {
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Applied {
-    /// The first job id created (arrays create consecutive ids).
+    /// The job id created (an array's one id).
     pub job_id: Option<u32>,
     /// Per-job errors of a multi-job request (scancel of an array).
     pub failures: Vec<(String, ApiError)>,
@@ -383,6 +383,11 @@ pub struct ClusterState {
     /// Ports reserved by running steps (`MpiParams=ports=`, state/ports.rs).
     #[serde(default)]
     pub step_ports: ports::PortReservations,
+    /// Never-started array tasks keyed so far (above `UNSTARTED_TASK_KEYS`): the next such task's key is the
+    /// base plus this, or the next free one after it (see `jobs::submit`). Absent from older snapshots, whose
+    /// array tasks all have job ids of their own.
+    #[serde(default)]
+    pub unstarted_task_keys: u32,
     /// This controller's job history store and the writes queued for it by the batch being applied; not
     /// replicated (history/mod.rs).
     #[serde(skip)]
@@ -617,7 +622,23 @@ impl ClusterState {
             for node in &job.epilog_pending {
                 *epilogs.entry(node).or_default() += 1;
             }
-            if job.job_id >= self.next_job_id {
+            if job.is_unstarted_array_task() {
+                // Keyed above every job id until it starts: such a task never ran (it may have been cancelled,
+                // or killed for its dependency, while it waited).
+                if job.alloc.is_some()
+                    || !matches!(
+                        job.state,
+                        spur_core::model::states::JobBaseState::Pending
+                            | spur_core::model::states::JobBaseState::Cancelled
+                    )
+                {
+                    return Err(format!(
+                        "array task {} keyed {} has run",
+                        job.display_id(),
+                        job.job_id
+                    ));
+                }
+            } else if job.job_id >= self.next_job_id {
                 return Err(format!(
                     "job {} is not below next_job_id {}",
                     job.job_id, self.next_job_id
@@ -756,6 +777,8 @@ impl ClusterState {
 
 #[cfg(test)]
 mod accounting_tests;
+#[cfg(test)]
+mod array_ids_tests;
 #[cfg(test)]
 mod history_tests;
 #[cfg(test)]

@@ -138,7 +138,7 @@ impl Harness {
         .unwrap()
     }
 
-    fn submit(&mut self, spec: JobSpec) -> u32 {
+    pub(super) fn submit(&mut self, spec: JobSpec) -> u32 {
         let now = self.now;
         self.apply(Command::Submit {
             spec: Box::new(spec),
@@ -150,9 +150,23 @@ impl Harness {
     }
 
     /// Runs the pure scheduler and commits its plan, as the leader does.
+    /// Runs a pass and returns the job ids it started under (an array task gets its job id as it starts).
     pub(super) fn schedule(&mut self) -> Vec<u32> {
         let plan = schedule(&self.state, self.now);
-        let started = plan.starts.iter().map(|(id, _)| *id).collect();
+        // Each start's array and index, for a task that gets its job id as it starts.
+        let planned: Vec<(u32, Option<(u32, u32)>)> = plan
+            .starts
+            .iter()
+            .map(|(id, _)| {
+                let task = self
+                    .state
+                    .jobs
+                    .get(id)
+                    .filter(|j| j.is_unstarted_array_task())
+                    .and_then(|j| j.array_job_id.zip(j.array_task_id));
+                (*id, task)
+            })
+            .collect();
         let now = self.now;
         self.apply(Command::Schedule {
             starts: plan.starts,
@@ -165,10 +179,30 @@ impl Harness {
             resumes: plan.resumes,
         })
         .unwrap();
-        started
+        planned
+            .into_iter()
+            .map(|(key, task)| match task {
+                Some((array, index)) => self.task(array, index),
+                None => key,
+            })
+            .collect()
     }
 
-    fn finish(&mut self, job_id: u32, code: u32, signal: u32) {
+    /// The key of task `index` of array `array`: its job id once started, else where it waits.
+    pub(super) fn task(&self, array: u32, index: u32) -> u32 {
+        self.find_task(array, index)
+            .unwrap_or_else(|| panic!("no task {array}_{index}"))
+    }
+
+    pub(super) fn find_task(&self, array: u32, index: u32) -> Option<u32> {
+        self.state
+            .jobs
+            .values()
+            .find(|j| j.array_job_id == Some(array) && j.array_task_id == Some(index))
+            .map(|j| j.job_id)
+    }
+
+    pub(super) fn finish(&mut self, job_id: u32, code: u32, signal: u32) {
         let now = self.now;
         self.apply(Command::Finished {
             job_id,
@@ -610,10 +644,11 @@ fn arrays_expand_and_honour_the_throttle() {
         ..spec("arr")
     });
     assert_eq!(h.state.jobs.len(), 4);
-    assert_eq!(h.job(first).array_job_id, Some(first));
-    assert_eq!(h.job(first + 3).array_task_id, Some(4));
-    assert_eq!(h.schedule(), vec![first]);
-    assert_eq!(h.job(first + 1).reason, JobReason::ArrayTaskLimit);
+    assert_eq!(h.job(h.task(first, 1)).array_job_id, Some(first));
+    assert_eq!(h.job(h.task(first, 4)).array_task_id, Some(4));
+    // The first task starts under the next free job id; the array keeps its own for its last task.
+    assert_eq!(h.schedule(), vec![first + 1]);
+    assert_eq!(h.job(h.task(first, 2)).reason, JobReason::ArrayTaskLimit);
     // Cancelling `first_2`, which never started, addresses one task only and leaves no record of it.
     let task2 = JobSelector {
         job_id: first,
@@ -621,19 +656,19 @@ fn arrays_expand_and_honour_the_throttle() {
     };
     h.control(1000, ControlRequest::Cancel { job: task2.clone() })
         .unwrap();
-    assert!(!h.state.jobs.contains_key(&(first + 1)));
+    assert_eq!(h.find_task(first, 2), None);
     assert_eq!(
         h.control(1000, ControlRequest::Cancel { job: task2 })
             .unwrap_err()
             .errno,
         SlurmErrno::InvalidJobId
     );
-    h.finish(first, 0, 0);
+    h.finish(first + 1, 0, 0);
     assert_eq!(h.schedule(), vec![first + 2]);
     // Cancelling the array id reaches every remaining task.
     h.control(1000, ControlRequest::Cancel { job: select(first) })
         .unwrap();
-    assert_eq!(h.job(first + 3).state, JobBaseState::Cancelled);
+    assert_eq!(h.job(h.task(first, 4)).state, JobBaseState::Cancelled);
 }
 
 #[test]
@@ -646,24 +681,21 @@ fn selectors_find_arrays_among_neighbouring_jobs() {
         ..spec("arr")
     });
     let after = h.submit(spec("after"));
+    assert_eq!(after, first + 1, "an array uses up one job id");
     assert_eq!(h.state.select_jobs(&select(before)), vec![before]);
     assert_eq!(h.state.select_jobs(&select(after)), vec![after]);
-    assert_eq!(
-        h.state.select_jobs(&select(first)),
-        vec![first, first + 1, first + 2]
-    );
+    let keys: Vec<u32> = (1..=3).map(|t| h.task(first, t)).collect();
+    assert_eq!(h.state.select_jobs(&select(first)), keys);
     let task = |job_id, t| JobSelector {
         job_id,
         array_task: Some(t),
     };
-    assert_eq!(h.state.select_jobs(&task(first, 2)), vec![first + 1]);
-    // A task's own id with its own index names it; with another index, nothing.
-    assert_eq!(h.state.select_jobs(&task(first + 2, 3)), vec![first + 2]);
-    assert!(h.state.select_jobs(&task(first + 2, 1)).is_empty());
-    assert_eq!(h.state.select_jobs(&select(first + 1)), vec![first + 1]);
+    assert_eq!(h.state.select_jobs(&task(first, 2)), vec![keys[1]]);
     assert!(h.state.select_jobs(&task(after, 1)).is_empty());
-    // With the array's first record gone (a task cancelled before it ever ran leaves none), the array id
-    // still reaches the others.
+    // Where a task waits is no job id.
+    assert!(h.state.select_jobs(&select(keys[0])).is_empty());
+    assert!(h.state.select_jobs(&task(keys[2], 3)).is_empty());
+    // A task cancelled before it ever ran leaves no record; the array id still reaches the others.
     h.control(
         1000,
         ControlRequest::Cancel {
@@ -671,12 +703,22 @@ fn selectors_find_arrays_among_neighbouring_jobs() {
         },
     )
     .unwrap();
-    assert!(!h.state.jobs.contains_key(&first));
-    assert_eq!(
-        h.state.select_jobs(&select(first)),
-        vec![first + 1, first + 2]
-    );
+    assert_eq!(h.find_task(first, 1), None);
+    assert_eq!(h.state.select_jobs(&select(first)), vec![keys[1], keys[2]]);
     assert!(h.state.select_jobs(&select(after + 1)).is_empty());
+    // Started, the tasks are named by the array and index, and by their own ids.
+    for other in [before, after] {
+        h.control(1000, ControlRequest::Cancel { job: select(other) })
+            .unwrap();
+    }
+    h.control(1000, ControlRequest::Release { job: select(first) })
+        .unwrap();
+    assert_eq!(h.schedule(), vec![after + 1, first]);
+    assert_eq!(h.state.select_jobs(&select(first)), vec![first, after + 1]);
+    assert_eq!(h.state.select_jobs(&task(first, 2)), vec![after + 1]);
+    assert_eq!(h.state.select_jobs(&task(first, 3)), vec![first]);
+    assert_eq!(h.state.select_jobs(&task(after + 1, 2)), vec![after + 1]);
+    assert!(h.state.select_jobs(&task(after + 1, 3)).is_empty());
 }
 
 #[test]
@@ -696,8 +738,10 @@ fn cancelling_pending_array_tasks_one_by_one_keeps_the_last_as_a_record() {
     h.control(1000, ControlRequest::Cancel { job: task(2) })
         .unwrap();
     assert_eq!(h.state.jobs.len(), 1);
-    assert_eq!(h.job(first + 1).state, JobBaseState::Cancelled);
-    assert_eq!(h.job(first + 1).reason, JobReason::HeldUser);
+    // The array's record, under the array's id.
+    assert_eq!(h.job(first).state, JobBaseState::Cancelled);
+    assert_eq!(h.job(first).reason, JobReason::HeldUser);
+    assert_eq!(h.job(first).array_task_id, Some(2));
 }
 
 #[test]
@@ -2304,18 +2348,21 @@ fn array_task_throttle_updates_every_task_and_the_scheduler_obeys_it() {
         },
     };
     h.control(1000, throttle(1)).unwrap();
-    for task in first..first + 4 {
-        assert_eq!(h.job(task).spec.array.as_deref(), Some("1-4%1"));
+    for task in 1..=4 {
+        assert_eq!(
+            h.job(h.task(first, task)).spec.array.as_deref(),
+            Some("1-4%1")
+        );
     }
     h.control(1000, ControlRequest::Release { job: select(first) })
         .unwrap();
-    assert_eq!(h.schedule(), vec![first]);
+    assert_eq!(h.schedule(), vec![first + 1]);
     // A new limit replaces the old one; 0 lifts it.
     h.control(1000, throttle(0)).unwrap();
-    assert_eq!(h.job(first + 1).spec.array.as_deref(), Some("1-4"));
+    assert_eq!(h.job(h.task(first, 2)).spec.array.as_deref(), Some("1-4"));
     assert!(!h.schedule().is_empty());
-    let running = (first..first + 4)
-        .filter(|t| h.job(*t).state == JobBaseState::Running)
+    let running = (1..=4)
+        .filter(|t| h.job(h.task(first, *t)).state == JobBaseState::Running)
         .count();
     assert!(running > 1, "{running} running");
 }

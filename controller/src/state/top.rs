@@ -32,6 +32,13 @@ impl ClusterState {
                 .trim()
                 .parse()
                 .map_err(|_| ApiError::new(SlurmErrno::InvalidJobId))?;
+            // An array's id names its record, or while none of it has taken that id, its first task waiting to
+            // start; where a task waits is no job id.
+            let id = match self.jobs.contains_key(&id) {
+                true if id < spur_core::model::job::UNSTARTED_TASK_KEYS => id,
+                true => return Err(ApiError::new(SlurmErrno::InvalidJobId)),
+                false => self.jobs.unstarted_tasks(id).next().unwrap_or(id),
+            };
             let job = self
                 .jobs
                 .get(&id)

@@ -11,6 +11,28 @@ use spur_core::model::states::JobBaseState;
 
 use super::workload::{declared_exit, Client};
 
+/// Who a job is across its life: an array task by its array and index (it has no job id of its own until it
+/// starts, and moves to one then), any other job by its id.
+pub type Ident = u64;
+
+const ARRAY_TASK: u64 = 1 << 63;
+
+fn ident_of(job_id: u32, array: Option<u32>, task: Option<u32>) -> Ident {
+    match (array, task) {
+        (Some(array), Some(task)) => ARRAY_TASK | (u64::from(array) << 32) | u64::from(task),
+        _ => u64::from(job_id),
+    }
+}
+
+pub fn ident(job: &JobRecord) -> Ident {
+    ident_of(job.job_id, job.array_job_id, job.array_task_id)
+}
+
+/// The array an identity belongs to, if it is an array task's.
+fn array_of(ident: Ident) -> Option<u32> {
+    (ident & ARRAY_TASK != 0).then_some(((ident & !ARRAY_TASK) >> 32) as u32)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Final {
     state: JobBaseState,
@@ -20,15 +42,17 @@ struct Final {
 
 #[derive(Default)]
 pub struct Checker {
-    /// Every job id ever seen, with its request name and submit time: an id never names another job.
-    identity: BTreeMap<u32, (String, i64)>,
+    /// Every job ever seen, with its request name and submit time: an identity never names another job.
+    identity: BTreeMap<Ident, (String, i64)>,
+    /// Every job id ever given, with the job it names: a job id never names another job.
+    ids: BTreeMap<u32, Ident>,
     /// The final state each finished job reached (kept after the job is purged).
-    finals: BTreeMap<u32, Final>,
+    finals: BTreeMap<Ident, Final>,
     /// Final jobs last seen, so a purged one keeps its record (and its allocation, for NODE_FAIL's audit).
-    records: BTreeMap<u32, JobRecord>,
+    records: BTreeMap<Ident, JobRecord>,
     /// Jobs a user cancelled or requeued (a requeue may take a finished job back to the queue once).
-    pub cancelled: BTreeSet<u32>,
-    pub requeued: BTreeSet<u32>,
+    pub cancelled: BTreeSet<Ident>,
+    pub requeued: BTreeSet<Ident>,
     /// Nodes the controller declared not responding at some point.
     pub failed_nodes: BTreeSet<String>,
 }
@@ -49,56 +73,67 @@ impl Checker {
     pub fn after_commit(&mut self, state: &ClusterState) {
         for job in state.jobs.values() {
             self.check_identity(job, state.next_job_id);
+            let me = ident(job);
             let now_final = is_final(job).then_some(Final {
                 state: job.state,
                 exit_code: job.exit_code,
                 signal: job.exit_signal,
             });
-            match (self.finals.get(&job.job_id).copied(), now_final) {
+            match (self.finals.get(&me).copied(), now_final) {
                 (None, Some(f)) => {
-                    self.finals.insert(job.job_id, f);
+                    self.finals.insert(me, f);
                 }
                 (Some(before), Some(f)) => {
-                    assert_eq!(before, f, "job {} changed its final state", job.job_id)
+                    assert_eq!(
+                        before,
+                        f,
+                        "job {} changed its final state",
+                        job.display_id()
+                    )
                 }
                 (Some(before), None) => {
                     assert!(
-                        self.requeued.remove(&job.job_id),
+                        self.requeued.remove(&me),
                         "job {} left its final state {before:?} for {:?} without a requeue",
-                        job.job_id,
+                        job.display_id(),
                         job.state
                     );
-                    self.finals.remove(&job.job_id);
+                    self.finals.remove(&me);
                 }
                 (None, None) => {}
             }
             if is_final(job) {
-                self.records.insert(job.job_id, job.clone());
+                self.records.insert(me, job.clone());
             }
         }
         check_capacity(state);
     }
 
     fn check_identity(&mut self, job: &JobRecord, next_job_id: u32) {
+        let me = ident(job);
+        let identity = (job.spec.name.clone(), job.submit_time);
+        match self.identity.get(&me) {
+            Some(known) => assert_eq!(known, &identity, "{} names two jobs", job.display_id()),
+            None => {
+                self.identity.insert(me, identity);
+            }
+        }
+        if job.is_unstarted_array_task() {
+            assert!(
+                job.alloc.is_none()
+                    && matches!(job.state, JobBaseState::Pending | JobBaseState::Cancelled),
+                "array task {} ran without a job id",
+                job.display_id()
+            );
+            return;
+        }
         assert!(
             job.job_id < next_job_id,
             "job {} at or above next_job_id",
             job.job_id
         );
-        let identity = (job.spec.name.clone(), job.submit_time);
-        match self.identity.get(&job.job_id) {
-            Some(known) => assert_eq!(known, &identity, "job id {} names two jobs", job.job_id),
-            None => {
-                if let Some((&last, _)) = self.identity.last_key_value() {
-                    assert!(
-                        job.job_id > last,
-                        "new job {} reuses an old id (last {last})",
-                        job.job_id
-                    );
-                }
-                self.identity.insert(job.job_id, identity);
-            }
-        }
+        let named = *self.ids.entry(job.job_id).or_insert(me);
+        assert_eq!(named, me, "job id {} names two jobs", job.job_id);
     }
 
     /// The scheduler places only on nodes that are up, not draining and responding.
@@ -119,7 +154,14 @@ impl Checker {
 
     pub fn check_started(&self, state: &ClusterState, starts: &[(u32, Allocation)]) {
         for (job_id, alloc) in starts {
-            let job = state.jobs.get(job_id);
+            // An array task that had not started moved to its new job id as it started.
+            let job = state.jobs.get(job_id).or_else(|| {
+                (*job_id >= spur_core::model::job::UNSTARTED_TASK_KEYS).then(|| {
+                    state.jobs.values().find(|j| {
+                        j.state == JobBaseState::Running && j.alloc.as_ref() == Some(alloc)
+                    })
+                })?
+            });
             assert!(
                 job.is_some_and(
                     |j| j.state == JobBaseState::Running && j.alloc.as_ref() == Some(alloc)
@@ -133,32 +175,63 @@ impl Checker {
     /// Once everything settled: every acknowledged submission made exactly its jobs, and every job ended once,
     /// the way its run or its fault says it must.
     pub fn audit(&mut self, state: &ClusterState, client: &Client) {
-        let mut by_name: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        let mut by_name: BTreeMap<&str, Vec<Ident>> = BTreeMap::new();
         for (id, (name, _)) in &self.identity {
             by_name.entry(name.as_str()).or_default().push(*id);
         }
         for (name, &(first, tasks)) in &client.acked {
             let ids = by_name.get(name.as_str()).cloned().unwrap_or_default();
-            let expected: Vec<u32> = (first..first + tasks).collect();
-            assert_eq!(
-                ids, expected,
-                "acknowledged submission {name} made jobs {ids:?}"
+            // A job has its id; an array's tasks, however many, are all of the array the submission named.
+            let made = ids.len() == tasks as usize
+                && ids
+                    .iter()
+                    .all(|&id| id == u64::from(first) || array_of(id) == Some(first));
+            assert!(
+                made,
+                "acknowledged submission {name} (job {first}, {tasks} jobs) made jobs {ids:?}"
             );
         }
         assert!(client.pending.is_empty(), "submissions never acknowledged");
-        let accounting: BTreeMap<u32, spur_core::model::accounting::JobAccounting> = state
+        let accounting: BTreeMap<Ident, spur_core::model::accounting::JobAccounting> = state
             .accounting_records(None, None, None, i64::MAX)
             .into_iter()
-            .map(|record| (record.job_id, record))
+            .map(|record| {
+                let id = ident_of(record.job_id, record.array_job_id, record.array_task_id);
+                (id, record)
+            })
             .collect();
-        let ids: Vec<u32> = self.identity.keys().copied().collect();
+        let ids: Vec<Ident> = self.identity.keys().copied().collect();
+        let live: BTreeMap<Ident, &JobRecord> =
+            state.jobs.values().map(|j| (ident(j), j)).collect();
+        // Tasks cancelled before they ever started are all recorded under their array's id, as slurmdbd records
+        // the array's one pending record: once purged, the history store keeps one of them per array.
+        let never_started = |id: &Ident| {
+            live.get(id)
+                .copied()
+                .or_else(|| self.records.get(id))
+                .is_some_and(|j| j.is_unstarted_array_task())
+        };
+        let arrays_recorded: BTreeSet<u32> = accounting
+            .values()
+            .filter(|r| r.array_job_id == Some(r.job_id))
+            .map(|r| r.job_id)
+            .collect();
+        let expected: Vec<Ident> = ids
+            .iter()
+            .copied()
+            .filter(|id| {
+                accounting.contains_key(id)
+                    || !(never_started(id)
+                        && array_of(*id).is_some_and(|a| arrays_recorded.contains(&a)))
+            })
+            .collect();
         assert_eq!(
-            accounting.keys().copied().collect::<Vec<u32>>(),
-            ids,
+            accounting.keys().copied().collect::<Vec<Ident>>(),
+            expected,
             "accounting holds one record per job, live or purged"
         );
         for id in ids {
-            if let Some(job) = state.jobs.get(&id) {
+            if let Some(job) = live.get(&id) {
                 assert!(
                     is_final(job),
                     "job {id} never ended: {:?} completing={}",
@@ -169,9 +242,9 @@ impl Checker {
             let Some(end) = self.finals.get(&id) else {
                 panic!("job {id} vanished without a final state");
             };
-            let Some(job) = state
-                .jobs
+            let Some(job) = live
                 .get(&id)
+                .copied()
                 .or_else(|| self.records.get(&id))
                 .cloned()
             else {
@@ -179,12 +252,14 @@ impl Checker {
             };
             let end = *end;
             self.audit_outcome(&job, end);
-            audit_accounting(&accounting[&id], end);
+            if let Some(record) = accounting.get(&id) {
+                audit_accounting(record, end);
+            }
         }
     }
 
     fn audit_outcome(&mut self, job: &JobRecord, end: Final) {
-        let id = job.job_id;
+        let id = ident(job);
         let declared = declared_exit(&job.spec);
         let ok = match end.state {
             JobBaseState::Completed => declared == 0 && end.exit_code == 0 && end.signal == 0,

@@ -550,27 +550,33 @@ impl World {
         }
     }
 
-    /// The jobs a request for `job_id` addresses: an array's first id stands for all its tasks.
-    fn addressed(&self, job_id: u32) -> Vec<u32> {
-        let jobs = &self.controller.state.jobs;
-        match jobs.get(&job_id).and_then(|j| j.array_job_id) {
-            Some(array) if array == job_id => jobs
-                .values()
-                .filter(|j| j.array_job_id == Some(array))
-                .map(|j| j.job_id)
-                .collect(),
-            _ => vec![job_id],
-        }
+    /// The jobs a request for `job_id` addresses: an array's id stands for all its tasks.
+    fn addressed(&self, job_id: u32) -> Vec<super::checks::Ident> {
+        let state = &self.controller.state;
+        let selector = JobSelector {
+            job_id,
+            array_task: None,
+        };
+        state
+            .select_jobs(&selector)
+            .iter()
+            .filter_map(|key| state.jobs.get(key))
+            .map(super::checks::ident)
+            .collect()
     }
 
+    /// The ids users see: an array task that has not started is named by its array's id.
     fn live_jobs(&self, wanted: impl Fn(JobBaseState) -> bool) -> Vec<u32> {
-        self.controller
+        let mut ids: Vec<u32> = self
+            .controller
             .state
             .jobs
             .values()
             .filter(|j| wanted(j.state) && !j.completing)
-            .map(|j| j.job_id)
-            .collect()
+            .map(|j| j.shown_job_id())
+            .collect();
+        ids.dedup();
+        ids
     }
 
     /// A control request; an array's request applies to the tasks it can even when others fail.

@@ -175,7 +175,7 @@ impl JobAccounting {
             _ => (0, job.spec.nodes_min.max(1), view.num_cpus()),
         };
         JobAccounting {
-            job_id: job.job_id,
+            job_id: job.shown_job_id(),
             array_job_id: job.array_job_id,
             array_task_id: job.array_task_id,
             name: job.spec.name.clone(),

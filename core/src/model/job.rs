@@ -320,9 +320,16 @@ pub enum HoldKind {
     Admin,
 }
 
+/// Where the controller keys an array's never-started tasks: above every job id it gives out. Slurm gives a
+/// whole array one job id at submission and a task a new one only as it starts (the last task to start keeps the
+/// array's), so a task that has not started has no job id of its own yet; Spur still keeps it as a record of its
+/// own, under a key from here, and shows it by the array's id ([`JobRecord::shown_job_id`]).
+pub const UNSTARTED_TASK_KEYS: u32 = 0x8000_0000;
+
 /// The controller's record of one job (an array task is a job of its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
+    #[serde(serialize_with = "crate::wire::listing::job_id")]
     pub job_id: u32,
     /// For array tasks: the array's master id and this task's index.
     #[serde(default)]
@@ -585,6 +592,20 @@ impl JobRecord {
         match self.suspend_time {
             Some(resumed) => self.pre_suspend_secs + (end - resumed).max(0),
             None => end - start,
+        }
+    }
+
+    /// An array task that has not started yet: it is keyed above every job id ([`UNSTARTED_TASK_KEYS`]).
+    pub fn is_unstarted_array_task(&self) -> bool {
+        self.job_id >= UNSTARTED_TASK_KEYS && self.array_job_id.is_some()
+    }
+
+    /// The job id clients see: an array task that has not started yet is part of its array's record in Slurm,
+    /// so it shows the array's id.
+    pub fn shown_job_id(&self) -> u32 {
+        match self.array_job_id {
+            Some(array) if self.is_unstarted_array_task() => array,
+            _ => self.job_id,
         }
     }
 

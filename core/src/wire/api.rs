@@ -462,7 +462,7 @@ impl JobListing {
     pub fn selects(&self, job: &JobRecord) -> bool {
         self.job_ids.as_ref().is_none_or(|ids| {
             ids.iter().any(|&id| {
-                job.job_id == id
+                job.shown_job_id() == id
                     || job.array_job_id == Some(id)
                     || job.het.as_ref().is_some_and(|h| h.job_id == id)
             })

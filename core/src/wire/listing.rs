@@ -11,6 +11,32 @@ use crate::model::job::JobRecord;
 
 thread_local! {
     static SLIM: Cell<bool> = const { Cell::new(false) };
+    /// The job id the record being encoded is shown under, when it is not its own (see [`showing_id`]).
+    static SHOWN_ID: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+/// Runs `encode` with the job record it encodes shown under job id `shown`: an array task waiting to start is
+/// listed under its array's id without copying its record (a pending array of 100,000 tasks would be copied whole
+/// at every squeue).
+pub fn showing_id<R>(shown: u32, encode: impl FnOnce() -> R) -> R {
+    struct Restore(Option<u32>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SHOWN_ID.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SHOWN_ID.with(|s| s.replace(Some(shown))));
+    encode()
+}
+
+/// `JobRecord::job_id` as encoded now: its own, or the one [`showing_id`] shows it under.
+pub(crate) fn shown_id(id: &u32) -> u32 {
+    SHOWN_ID.with(Cell::get).unwrap_or(*id)
+}
+
+/// `JobRecord::job_id`'s encoding (see [`showing_id`]).
+pub(crate) fn job_id<S: Serializer>(id: &u32, s: S) -> Result<S::Ok, S::Error> {
+    shown_id(id).serialize(s)
 }
 
 /// Runs `encode` with job records serialized as listing entries (no script text, no environment).
@@ -66,23 +92,40 @@ pub struct JobListRef<'a> {
 pub enum ListedJob<'a> {
     Borrowed(&'a JobRecord),
     Owned(Box<JobRecord>),
+    /// The controller's own record, listed under another job id (an array task waiting to start, under its
+    /// array's).
+    Shown(&'a JobRecord, u32),
 }
 
 impl ListedJob<'_> {
+    /// The record; for `Shown`, with its own job id (encode it with [`ListedJob::encode`]).
     pub fn record(&self) -> &JobRecord {
         match self {
-            ListedJob::Borrowed(job) => job,
+            ListedJob::Borrowed(job) | ListedJob::Shown(job, _) => job,
             ListedJob::Owned(job) => job,
+        }
+    }
+
+    /// The job id it is listed under.
+    pub fn listed_id(&self) -> u32 {
+        match self {
+            ListedJob::Shown(_, id) => *id,
+            other => other.record().job_id,
+        }
+    }
+
+    /// Runs `encode` on the record, which it encodes under the job id it is listed under.
+    pub fn encode<R>(&self, encode: impl FnOnce(&JobRecord) -> R) -> R {
+        match self {
+            ListedJob::Shown(job, id) => showing_id(*id, || encode(job)),
+            other => encode(other.record()),
         }
     }
 }
 
 impl Serialize for ListedJob<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ListedJob::Borrowed(job) => job.serialize(s),
-            ListedJob::Owned(job) => job.serialize(s),
-        }
+        self.encode(|job| job.serialize(s))
     }
 }
 
@@ -285,5 +328,43 @@ pub(crate) mod tests {
             serde_json::from_str::<JobList>(&json).expect("parse"),
             owned
         );
+    }
+
+    #[test]
+    fn a_shown_record_encodes_as_a_copy_under_the_id_it_is_shown_under() {
+        let waiting = JobRecord {
+            job_id: 0x8000_0003,
+            array_job_id: Some(40),
+            array_task_id: Some(2),
+            ..populated()
+        };
+        let copy = JobRecord {
+            job_id: 40,
+            ..waiting.clone()
+        };
+        let shown = JobListRef {
+            jobs: vec![
+                ListedJob::Shown(&waiting, 40),
+                ListedJob::Borrowed(&waiting),
+            ],
+            now: 5,
+        };
+        let expected = JobList {
+            jobs: vec![copy.clone(), waiting.clone()],
+            now: 5,
+        };
+        let packed = postcard::to_allocvec(&shown).expect("pack");
+        assert_eq!(packed, postcard::to_allocvec(&expected).expect("pack"));
+        assert_eq!(shown.jobs[0].listed_id(), 40);
+        assert_eq!(shown.jobs[1].listed_id(), 0x8000_0003);
+        // Rows of a field, and of every field, say the same; afterwards the record is its own again.
+        use crate::wire::listing_rows::{ListField, RowWriter};
+        let mut ids = RowWriter::new(&[ListField::JobId], 1);
+        shown.jobs[0].encode(|job| ids.push(job)).expect("row");
+        let mut plain = RowWriter::new(&[ListField::JobId], 1);
+        plain.push(&copy).expect("row");
+        assert_eq!(ids.finish(5).expect("rows"), plain.finish(5).expect("rows"));
+        let json = serde_json::to_value(&waiting).expect("json");
+        assert_eq!(json["job_id"], 0x8000_0003_u32);
     }
 }

@@ -71,7 +71,7 @@ macro_rules! list_fields {
 }
 
 list_fields! {
-    JobId = "job_id" => job_id,
+    JobId = "job_id" => job_id as crate::wire::listing::shown_id,
     ArrayJobId = "array_job_id" => array_job_id,
     ArrayTaskId = "array_task_id" => array_task_id,
     State = "state" => state,

@@ -1,7 +1,7 @@
 //! Control requests (`scancel`, `scontrol ...`): the dispatch to each request's handler, and how a request names
 //! its jobs (a job, an array, an array task, a het job) and who may act on them.
 
-use spur_core::model::job::{EpochSecs, JobRecord};
+use spur_core::model::job::{EpochSecs, JobRecord, UNSTARTED_TASK_KEYS};
 use spur_core::model::states::JobBaseState;
 use spur_core::wire::api::{ApiError, ControlRequest, JobSelector, SlurmErrno};
 
@@ -58,10 +58,14 @@ impl ClusterState {
             ControlRequest::Cancel { job } => {
                 let forget_task = job.array_task.is_some();
                 self.for_each_job(&job, caller_uid, |s, id| {
-                    if forget_task && s.is_unsplit_array_task(id) {
-                        s.jobs.remove(&id);
-                        return Ok(Vec::new());
-                    }
+                    let id = if forget_task {
+                        match s.forget_unstarted_task(id) {
+                            Some(id) => id,
+                            None => return Ok(Vec::new()),
+                        }
+                    } else {
+                        id
+                    };
                     let effects = s.cancel(id, now)?;
                     if let Some(job) = s.jobs.get_mut(&id) {
                         job.cancelled_by = Some(caller_uid);
@@ -227,6 +231,10 @@ impl ClusterState {
 
     pub fn select_jobs(&self, selector: &JobSelector) -> Vec<u32> {
         let id = selector.job_id;
+        // The keys of never-started array tasks are no job ids: such a task is named by its array's id.
+        if id >= UNSTARTED_TASK_KEYS {
+            return Vec::new();
+        }
         match selector.array_task {
             Some(task) => self
                 .array_from(id)
@@ -251,32 +259,37 @@ impl ClusterState {
         }
     }
 
-    /// Job `id` (when it is still kept) followed by the tasks of the array whose first id is `id`, if it is one.
-    /// A submission gives an array's tasks consecutive ids from the first, and job ids are never reused, so the
-    /// tasks of array `id` are the records from `id` on that name it as their array: no walk over the whole table
-    /// per request (a `scancel -u` over 100,000 jobs made one per job).
+    /// Job `id` (when it is still kept) followed by the other records of the array `id` is the id of, if it is
+    /// one (from the table's index of arrays: no walk over the whole table per request).
     fn array_from(&self, id: u32) -> impl Iterator<Item = &JobRecord> + '_ {
         self.jobs
-            .range(id..)
-            .map(|(_, job)| job)
-            .take_while(move |job| job.job_id == id || job.array_job_id == Some(id))
+            .get(&id)
+            .into_iter()
+            .chain(self.jobs.array_tasks(id).filter(move |j| j.job_id != id))
     }
 
     /// Slurm keeps an array's never-started tasks as bits of one pending record; cancelling one of them by
-    /// `ID_TASK` clears its bit, so the task leaves no record at all (`squeue -j ID_TASK` finds nothing). The
-    /// array's last remaining task stays a record, as Slurm's array record does.
-    fn is_unsplit_array_task(&self, job_id: u32) -> bool {
-        let Some(job) = self.jobs.get(&job_id) else {
-            return false;
+    /// `ID_TASK` clears its bit, so the task leaves no record at all (`squeue -j ID_TASK` finds nothing): the
+    /// record keyed `key` is dropped and `None` returned. The last such task is that record itself, so it stays,
+    /// under the array's id, which is returned (as is `key` for any other job).
+    fn forget_unstarted_task(&mut self, key: u32) -> Option<u32> {
+        let array = match self.jobs.get(&key) {
+            Some(job) if job.is_unstarted_array_task() && job.state == JobBaseState::Pending => {
+                job.array_job_id
+            }
+            _ => None,
         };
-        let Some(array_id) = job.array_job_id else {
-            return false;
+        let Some(array) = array else {
+            return Some(key);
         };
-        let never_ran =
-            job.state == JobBaseState::Pending && job.start_time.is_none() && job.restarts == 0;
-        never_ran
-            && self
-                .array_from(array_id)
-                .any(|j| j.job_id != job_id && j.array_job_id == Some(array_id))
+        if self.other_unstarted_tasks(array, key) {
+            self.jobs.remove(&key);
+            return None;
+        }
+        if self.jobs.contains_key(&array) {
+            return Some(key);
+        }
+        self.rekey(key, array);
+        Some(array)
     }
 }

@@ -114,6 +114,7 @@ impl ClusterState {
             if !fits {
                 continue;
             }
+            let job_id = self.give_started_task_its_id(job_id);
             self.book(&alloc);
             let preemptable = self.preemptable(&job_id);
             let exempt = self.settings.preempt_exempt_secs;
@@ -144,6 +145,43 @@ impl ClusterState {
             applied.effects.extend(start);
         }
         applied
+    }
+
+    /// The job id a job keyed `key` starts under: its own, or for an array task that has not started yet a new
+    /// one, as slurmctld splits a task off its array's record as the task starts. The task gets the next free job
+    /// id, unless it is the array's last task waiting to start, which keeps the array's id. The record moves to
+    /// its new key here, inside the replicated state, so every controller gives it the same id.
+    pub(in crate::state) fn give_started_task_its_id(&mut self, key: u32) -> u32 {
+        let array = match self.jobs.get(&key) {
+            Some(job) if job.is_unstarted_array_task() => job.array_job_id,
+            _ => None,
+        };
+        let Some(array) = array else {
+            return key;
+        };
+        // The array's id is free until its last task takes it (it is never given to another job).
+        let job_id = if self.other_unstarted_tasks(array, key) || self.jobs.contains_key(&array) {
+            let id = self.next_job_id;
+            self.next_job_id += 1;
+            id
+        } else {
+            array
+        };
+        self.rekey(key, job_id);
+        job_id
+    }
+
+    /// Whether array `array` has tasks other than `key` that have not started yet.
+    pub(in crate::state) fn other_unstarted_tasks(&self, array: u32, key: u32) -> bool {
+        self.jobs.unstarted_tasks(array).any(|other| other != key)
+    }
+
+    /// Moves record `key` to `job_id`.
+    pub(in crate::state) fn rekey(&mut self, key: u32, job_id: u32) {
+        if let Some(mut job) = self.jobs.remove(&key) {
+            job.job_id = job_id;
+            self.jobs.insert(job_id, job);
+        }
     }
 
     /// `--kill-on-invalid-dep`, else slurm.conf's `SchedulerParameters=kill_invalid_depend`.

@@ -1,8 +1,11 @@
 //! Submission: a request checked (partition, GPU and memory defaults, reservation, licenses, array size, the
 //! rules every request must satisfy, association, time limit) and turned into pending records, one per array
 //! task. A refusal found by checking the request against the nodes uses up a job id, as in slurmctld.
+//!
+//! An array uses up one job id, as in slurmctld: its tasks are keyed above every job id
+//! ([`UNSTARTED_TASK_KEYS`]) until each starts and gets a job id of its own (`start.rs`).
 
-use spur_core::model::job::{EpochSecs, HoldKind, JobRecord, JobSpec};
+use spur_core::model::job::{EpochSecs, HoldKind, JobRecord, JobSpec, UNSTARTED_TASK_KEYS};
 use spur_core::model::states::JobReason;
 use spur_core::wire::api::{ApiError, SlurmErrno};
 
@@ -41,6 +44,7 @@ impl ClusterState {
             Err(Refusal::Before(refusal)) => return Err(refusal),
         };
         let first_id = self.next_job_id;
+        self.next_job_id += 1;
         // What the factors are relative to does not change as the tasks are added: once per submission, not per
         // task (the fair-share table walks every association).
         let totals = (self.settings.priority.is_some() && !prepared.spec.hold)
@@ -51,8 +55,10 @@ impl ClusterState {
             prepared.tasks.iter().copied().map(Some).collect()
         };
         for array_task in tasks {
-            let job_id = self.next_job_id;
-            self.next_job_id += 1;
+            let job_id = match array_task {
+                Some(_) => self.unstarted_task_key(),
+                None => first_id,
+            };
             self.submissions += 1;
             let record = self.pending_record(
                 &prepared,
@@ -68,6 +74,18 @@ impl ClusterState {
             job_id: Some(first_id),
             ..Default::default()
         })
+    }
+
+    /// A free key for a never-started array task: the keys go round above `UNSTARTED_TASK_KEYS`, skipping those
+    /// still in use (two billion tasks pending at once cannot be submitted: `MaxArraySize` caps each array).
+    fn unstarted_task_key(&mut self) -> u32 {
+        loop {
+            let key = UNSTARTED_TASK_KEYS | (self.unstarted_task_keys & !UNSTARTED_TASK_KEYS);
+            self.unstarted_task_keys = self.unstarted_task_keys.wrapping_add(1);
+            if !self.jobs.contains_key(&key) {
+                return key;
+            }
+        }
     }
 
     /// The record a submission of `spec` at `now` would create, as `submit` would make it, without changing the
