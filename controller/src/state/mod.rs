@@ -23,6 +23,7 @@ mod requests;
 mod reservations;
 mod steps;
 mod top;
+mod triggers;
 mod usage_record;
 
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,7 @@ pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
 pub(crate) use preempt::in_grace;
 pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
+pub use triggers::{Triggers, TRIGGERS_VERSION};
 
 /// When and where the backfill scheduler expects a pending job to start (`squeue --start`), as a pass's plan
 /// records it on the job.
@@ -203,6 +205,11 @@ pub enum Command {
         step: spur_core::model::step_usage::StepRef,
         usage: Box<spur_core::model::step_acct::StepAcct>,
     },
+    /// `strigger`: the leader's clock pass over the triggers (state/triggers.rs): jobs' end and time limit, idle
+    /// nodes; fired triggers that are due run (`Effect::RunTrigger`). Committed only when it changes something.
+    RunTriggers {
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -308,6 +315,15 @@ pub enum Effect {
         job_id: u32,
         message: String,
     },
+    /// A trigger fired (`strigger`): the leader runs `program` with `arg` as its last argument, as the
+    /// trigger's owner (`user_id`, `group_id`), never as the controller's own user for someone else's trigger.
+    RunTrigger {
+        trig_id: u32,
+        user_id: u32,
+        group_id: u32,
+        program: String,
+        arg: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -383,6 +399,9 @@ pub struct ClusterState {
     /// Ports reserved by running steps (`MpiParams=ports=`, state/ports.rs).
     #[serde(default)]
     pub step_ports: ports::PortReservations,
+    /// Event triggers (`strigger`, state/triggers.rs), versioned on their own; absent from older snapshots.
+    #[serde(default)]
+    pub triggers: Triggers,
     /// This controller's job history store and the writes queued for it by the batch being applied; not
     /// replicated (history/mod.rs).
     #[serde(skip)]
@@ -400,8 +419,14 @@ impl ClusterState {
 
     /// The only mutation entry point.
     pub fn apply(&mut self, log_index: u64, command: Command) -> ApplyResult {
+        // Node triggers fire on transitions, so the nodes are compared around the command while one waits.
+        let before = self.node_marks_if_watched();
+        let reconfigured = matches!(command, Command::ApplyConfig(_));
         let result = self.apply_command(log_index, command);
         self.jobs.settle();
+        if let Some(before) = before {
+            self.node_events(&before, reconfigured);
+        }
         result
     }
 
@@ -562,6 +587,7 @@ impl ClusterState {
                 self.record_usage(job_id, run, step, usage);
                 Ok(Applied::default())
             }
+            Command::RunTriggers { now } => Ok(self.run_triggers(now)),
         }
     }
 
@@ -772,3 +798,5 @@ mod ports_tests;
 mod prolog_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod triggers_tests;
