@@ -29,6 +29,7 @@ ru() {
     echo "rc=${PIPESTATUS[0]}"
 }
 p=$d/prog.sh
+r strigger --help
 r strigger --usage
 r strigger
 r strigger --bogus

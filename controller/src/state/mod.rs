@@ -239,6 +239,20 @@ impl Command {
         }
     }
 
+    /// Whether applying this can change a node's state (DOWN, DRAINED, ...), which node triggers watch.
+    pub fn may_change_nodes(&self) -> bool {
+        !matches!(
+            self,
+            Command::Submit { .. }
+                | Command::SubmitOnce { .. }
+                | Command::SubmitHet { .. }
+                | Command::RecordUsage { .. }
+                | Command::AccrueUsage { .. }
+                | Command::WarningSignalDue { .. }
+                | Command::RunTriggers { .. }
+        )
+    }
+
     /// Whether applying this can change what a scheduling pass decides. A job submitted held can neither start
     /// nor change another job's chances (its hold reason is recorded at submission), so a burst of held
     /// submissions (workflow tools stage whole graphs that way) asks for no passes over the queue.
@@ -419,8 +433,12 @@ impl ClusterState {
 
     /// The only mutation entry point.
     pub fn apply(&mut self, log_index: u64, command: Command) -> ApplyResult {
-        // Node triggers fire on transitions, so the nodes are compared around the command while one waits.
-        let before = self.node_marks_if_watched();
+        // Node triggers fire on transitions, so the nodes are compared around the command while one waits (only
+        // around commands that can change a node: a submission or a usage report cannot).
+        let before = command
+            .may_change_nodes()
+            .then(|| self.node_marks_if_watched())
+            .flatten();
         let reconfigured = matches!(command, Command::ApplyConfig(_));
         let result = self.apply_command(log_index, command);
         self.jobs.settle();
