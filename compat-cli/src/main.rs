@@ -28,6 +28,7 @@ pub const COMMANDS: &[&str] = &[
     "srun",
     "sshare",
     "sstat",
+    "strigger",
 ];
 
 /// The Slurm release whose behaviour Spur reproduces, as `--version` prints it.

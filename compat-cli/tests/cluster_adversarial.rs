@@ -61,8 +61,9 @@ fn an_unprivileged_user_cannot_touch_roots_jobs_or_the_cluster() {
     std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     let cluster = Cluster::start_with(ClusterOptions {
         cpus: 4,
+        // allow_user_triggers: users may set triggers, the riskiest setting for strigger (checked below).
         extra_conf: format!(
-            "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",
+            "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\nSlurmctldParameters=allow_user_triggers\n",
             key_path.display()
         ),
         ..ClusterOptions::default()
@@ -460,6 +461,60 @@ fn an_unprivileged_user_cannot_touch_roots_jobs_or_the_cluster() {
             && !planted.exists(),
         || format!("sbcast into root's job: {out:?}"),
     );
+
+    // strigger with user triggers allowed: the user's trigger runs as the user (never as root, whatever the
+    // controller runs as), and the user cannot clear root's trigger.
+    let root_probe = cluster.dir.path().join("trigger-root-probe");
+    std::fs::write(&root_probe, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&root_probe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root_trigger = format!("--program={}", root_probe.display());
+    cluster.ok("strigger", &["--set", "--reconfig", &root_trigger]);
+    let out = mallory.run(&cluster, "strigger", &["--clear", "--user=root"]);
+    findings.check(
+        text(&out.stderr).trim() == "slurm_clear_trigger: Access/permission denied"
+            && out.status.code() == Some(1)
+            && cluster
+                .ok("strigger", &["--get", "-N", "--user=root"])
+                .lines()
+                .count()
+                == 1,
+        || format!("strigger --clear of root's trigger: {out:?}"),
+    );
+    let whoami = mallory.work.join("trigger-whoami");
+    let probe = mallory.work.join("trigger-probe");
+    std::fs::write(&probe, format!("#!/bin/sh\nid -u > {}\n", whoami.display())).unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(&probe, Some(mallory.uid), Some(mallory.gid)).unwrap();
+    let short_job = {
+        let out = mallory.run(
+            &cluster,
+            "sbatch",
+            &["--parsable", "-o", "/dev/null", "--wrap", "sleep 1"],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        common::parse_job_id(&text(&out.stdout))
+    };
+    let out = mallory.run(
+        &cluster,
+        "strigger",
+        &[
+            "--set",
+            "--fini",
+            "-j",
+            &short_job.to_string(),
+            &format!("--program={}", probe.display()),
+        ],
+    );
+    findings.check(out.status.success(), || {
+        format!("the user's strigger --set: {out:?}")
+    });
+    let ran_as = cluster.wait_for_file(&whoami, |t| !t.trim().is_empty());
+    findings.check(ran_as.trim() == mallory.uid.to_string(), || {
+        format!(
+            "the user's trigger ran as uid {ran_as:?}, not {}",
+            mallory.uid
+        )
+    });
 
     // The user's own job: its supervisor signals only its own processes.
     let own_job = {

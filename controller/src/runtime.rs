@@ -24,6 +24,7 @@ mod attach;
 #[cfg(test)]
 mod launch_tests;
 mod storage;
+pub(crate) mod triggers;
 mod usage;
 
 pub use storage::EXIT_STORAGE_FAULT;
@@ -394,6 +395,13 @@ impl Controller {
                     };
                     self.send(node, message).await;
                 }
+                Effect::RunTrigger {
+                    trig_id,
+                    user_id,
+                    group_id,
+                    program,
+                    arg,
+                } => triggers::run(*trig_id, *user_id, *group_id, program, arg),
                 Effect::AckFinished { node, job_id, run } => {
                     let ack = ControllerToAgent::FinishedAck {
                         job_id: *job_id,
@@ -670,6 +678,11 @@ impl Controller {
                 }
             }
             self.check_liveness(now).await;
+            if self.state.read(|s| s.triggers_due(now)) {
+                if let Err(e) = self.commit(Command::RunTriggers { now }).await {
+                    tracing::error!("trigger pass commit failed: {e}");
+                }
+            }
             if self.state.read(|s| s.usage_accrual_due(now)) {
                 if let Err(e) = self.commit(Command::AccrueUsage { now }).await {
                     tracing::error!("usage accrual commit failed: {e}");

@@ -27,6 +27,7 @@ pub mod sreport;
 pub mod srun;
 pub mod sshare;
 pub mod sstat;
+pub mod strigger;
 
 pub fn run(command: &str, args: &[String]) -> u8 {
     match command {
@@ -45,6 +46,7 @@ pub fn run(command: &str, args: &[String]) -> u8 {
         "sshare" => sshare::run(args),
         "srun" => srun::run(args),
         "sstat" => sstat::run(args),
+        "strigger" => strigger::run(args),
         "seff" => seff::run(args),
         "slurmrestd" => rest::run(args),
         _ => 1,

@@ -14,7 +14,7 @@ MARKER=.spur-spur-rundir
 # Binaries: target/debug of this repository unless SPUR_BIN_DIR says otherwise.
 BIN_DIR=${SPUR_BIN_DIR:-${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug}
 # The client names the multi-call `spur` binary answers to.
-CLIENT_NAMES=(sbatch squeue scancel scontrol sinfo sprio srun salloc sstat sattach sbcast slurmrestd sacct sacctmgr sshare seff sreport)
+CLIENT_NAMES=(sbatch squeue scancel scontrol sinfo sprio srun salloc sstat sattach sbcast slurmrestd sacct sacctmgr sshare seff sreport strigger)
 
 # A Spur process is named after its binary; the same check as for Slurm's daemons.
 spur_pid() { live_pid_from "$1" "$2"; }

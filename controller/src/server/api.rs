@@ -611,6 +611,10 @@ impl ApiService {
             Query::AttachStep { .. } => QueryReply::StepAttach { nodes: Vec::new() },
             // Answered by `bcast`, which reaches the nodes.
             Query::Bcast { .. } => QueryReply::Bcast { nodes: Vec::new() },
+            // Everyone sees every waiting trigger, as slurmctld answers REQUEST_TRIGGER_GET.
+            Query::Triggers => QueryReply::Triggers {
+                triggers: state.listed_triggers(),
+            },
             // Answered by `job_listing` as a document of its own.
             Query::JobListing(_) => QueryReply::Jobs {
                 jobs: Vec::new(),
@@ -691,6 +695,21 @@ impl ApiService {
             return self.reconfigure(identity).await;
         }
         self.check_partition_move(identity, &control)?;
+        if let ControlRequest::SetTrigger {
+            trigger,
+            group_id,
+            executable,
+        } = &mut control
+        {
+            self.check_trigger_setter(identity)?;
+            // The owner's group and the program's check come from the controller, never from the request.
+            *group_id = identity.gid;
+            *executable = crate::runtime::triggers::executable_by(
+                &trigger.program,
+                identity.uid,
+                identity.gid,
+            );
+        }
         if let ControlRequest::CreateReservation { request }
         | ControlRequest::UpdateReservation { request } = &mut control
         {
@@ -737,6 +756,29 @@ impl ApiService {
 }
 
 impl ApiService {
+    /// Who may set triggers, as slurmctld decides: SlurmUser and root, or anyone with
+    /// `SlurmctldParameters=allow_user_triggers`; and with a SlurmUser other than root, nobody but SlurmUser,
+    /// since only a root controller can run a user's program as that user.
+    fn check_trigger_setter(&self, identity: &Identity) -> Result<(), ApiError> {
+        let slurm_user = self.auth.slurm_user_uid;
+        let privileged = identity.uid == 0 || identity.uid == slurm_user;
+        let allow_users = self.controller.state.read(|s| {
+            s.config.entries.iter().any(|(k, v)| {
+                k.eq_ignore_ascii_case("SlurmctldParameters")
+                    && v.split(',')
+                        .any(|p| p.trim().eq_ignore_ascii_case("allow_user_triggers"))
+            })
+        });
+        if !(privileged || allow_users) || (slurm_user != 0 && identity.uid != slurm_user) {
+            tracing::error!(
+                "Security violation, REQUEST_TRIGGER_SET RPC from uid={}",
+                identity.uid
+            );
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
+        Ok(())
+    }
+
     /// `scontrol reconfigure`: slurm.conf (with gres.conf and topology.conf beside it) read again and applied
     /// through the log as at start, so every replica takes the same configuration and node and job state
     /// survive. Administrators only, as slurmctld's `REQUEST_RECONFIGURE`. A file that no longer parses changes

@@ -23,6 +23,7 @@ mod requests;
 mod reservations;
 mod steps;
 mod top;
+mod triggers;
 mod usage_record;
 
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,7 @@ pub(crate) use licenses::job_licenses;
 pub use nodes::NodeRegistration;
 pub(crate) use preempt::in_grace;
 pub use requests::{SubmitRequests, REMEMBERED_REQUESTS};
+pub use triggers::{Triggers, TRIGGERS_VERSION};
 
 /// When and where the backfill scheduler expects a pending job to start (`squeue --start`), as a pass's plan
 /// records it on the job.
@@ -203,6 +205,11 @@ pub enum Command {
         step: spur_core::model::step_usage::StepRef,
         usage: Box<spur_core::model::step_acct::StepAcct>,
     },
+    /// `strigger`: the leader's clock pass over the triggers (state/triggers.rs): jobs' end and time limit, idle
+    /// nodes; fired triggers that are due run (`Effect::RunTrigger`). Committed only when it changes something.
+    RunTriggers {
+        now: EpochSecs,
+    },
 }
 
 impl Command {
@@ -230,6 +237,20 @@ impl Command {
             },
             (None, None) => Command::Submit { spec, now },
         }
+    }
+
+    /// Whether applying this can change a node's state (DOWN, DRAINED, ...), which node triggers watch.
+    pub fn may_change_nodes(&self) -> bool {
+        !matches!(
+            self,
+            Command::Submit { .. }
+                | Command::SubmitOnce { .. }
+                | Command::SubmitHet { .. }
+                | Command::RecordUsage { .. }
+                | Command::AccrueUsage { .. }
+                | Command::WarningSignalDue { .. }
+                | Command::RunTriggers { .. }
+        )
     }
 
     /// Whether applying this can change what a scheduling pass decides. A job submitted held can neither start
@@ -307,6 +328,15 @@ pub enum Effect {
         node: String,
         job_id: u32,
         message: String,
+    },
+    /// A trigger fired (`strigger`): the leader runs `program` with `arg` as its last argument, as the
+    /// trigger's owner (`user_id`, `group_id`), never as the controller's own user for someone else's trigger.
+    RunTrigger {
+        trig_id: u32,
+        user_id: u32,
+        group_id: u32,
+        program: String,
+        arg: String,
     },
 }
 
@@ -388,6 +418,9 @@ pub struct ClusterState {
     /// array tasks all have job ids of their own.
     #[serde(default)]
     pub unstarted_task_keys: u32,
+    /// Event triggers (`strigger`, state/triggers.rs), versioned on their own; absent from older snapshots.
+    #[serde(default)]
+    pub triggers: Triggers,
     /// This controller's job history store and the writes queued for it by the batch being applied; not
     /// replicated (history/mod.rs).
     #[serde(skip)]
@@ -405,8 +438,18 @@ impl ClusterState {
 
     /// The only mutation entry point.
     pub fn apply(&mut self, log_index: u64, command: Command) -> ApplyResult {
+        // Node triggers fire on transitions, so the nodes are compared around the command while one waits (only
+        // around commands that can change a node: a submission or a usage report cannot).
+        let before = command
+            .may_change_nodes()
+            .then(|| self.node_marks_if_watched())
+            .flatten();
+        let reconfigured = matches!(command, Command::ApplyConfig(_));
         let result = self.apply_command(log_index, command);
         self.jobs.settle();
+        if let Some(before) = before {
+            self.node_events(&before, reconfigured);
+        }
         result
     }
 
@@ -567,6 +610,7 @@ impl ClusterState {
                 self.record_usage(job_id, run, step, usage);
                 Ok(Applied::default())
             }
+            Command::RunTriggers { now } => Ok(self.run_triggers(now)),
         }
     }
 
@@ -795,3 +839,5 @@ mod ports_tests;
 mod prolog_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod triggers_tests;

@@ -135,12 +135,14 @@ impl Controller {
                 Effect::NodeEpilog { node, job } => {
                     (node, ToAgent::RunEpilog { job_id: job.job_id })
                 }
-                // The simulated agents run no steps, allocation prologs or notices.
+                // The simulated agents run no steps, allocation prologs or notices; trigger programs run on the
+                // controller, not on agents.
                 Effect::Signal { .. }
                 | Effect::SignalStepTasks { .. }
                 | Effect::LaunchStep { .. }
                 | Effect::AllocProlog { .. }
-                | Effect::Notify { .. } => continue,
+                | Effect::Notify { .. }
+                | Effect::RunTrigger { .. } => continue,
             };
             if let Some(&i) = self.node_index.get(node) {
                 if self.connected.contains(&i) {

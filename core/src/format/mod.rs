@@ -51,6 +51,7 @@ pub mod sreport;
 pub mod sshare;
 pub mod sstat;
 pub mod steps;
+pub mod strigger;
 pub mod time;
 pub mod time_format;
 pub mod units;

@@ -25,3 +25,4 @@ pub mod step_launch;
 pub mod step_layout;
 pub mod step_usage;
 pub mod submit;
+pub mod trigger;

@@ -86,6 +86,10 @@ pub enum SlurmErrno {
     PortsInvalid,
     /// ESLURM_JOB_FINISHED: `scontrol release` of a job that has ended.
     JobFinished,
+    /// ESLURM_TRIGGER_DUP: `strigger --set` of a trigger the caller already has.
+    TriggerDup,
+    /// ESRCH: `strigger --clear` found no trigger to clear.
+    NoSuchProcess,
 }
 
 impl SlurmErrno {
@@ -143,6 +147,8 @@ impl SlurmErrno {
             SlurmErrno::PortsInvalid => 2060,
             SlurmErrno::NoChangeInData => 1900,
             SlurmErrno::JobFinished => 2084,
+            SlurmErrno::TriggerDup => 2089,
+            SlurmErrno::NoSuchProcess => 3,
         }
     }
 
@@ -217,6 +223,8 @@ impl SlurmErrno {
             SlurmErrno::PortsBusy => "Required ports are in use",
             SlurmErrno::PortsInvalid => "Requires more ports than can be reserved",
             SlurmErrno::JobFinished => "Job has already finished",
+            SlurmErrno::TriggerDup => "Duplicate event trigger",
+            SlurmErrno::NoSuchProcess => "No such process",
         }
     }
 
@@ -225,7 +233,7 @@ impl SlurmErrno {
     }
 }
 
-const ALL_ERRNOS: [SlurmErrno; 51] = [
+const ALL_ERRNOS: [SlurmErrno; 53] = [
     SlurmErrno::ZeroBytes,
     SlurmErrno::Error,
     SlurmErrno::AccessDenied,
@@ -277,6 +285,8 @@ const ALL_ERRNOS: [SlurmErrno; 51] = [
     SlurmErrno::PortsBusy,
     SlurmErrno::PortsInvalid,
     SlurmErrno::JobFinished,
+    SlurmErrno::TriggerDup,
+    SlurmErrno::NoSuchProcess,
 ];
 
 /// An API failure: a Slurm errno plus, where Slurm prints one, a more specific first line.
@@ -418,6 +428,9 @@ pub enum Query {
         addr: String,
         key: String,
     },
+    /// `strigger --get`: every trigger still waiting for its event (anyone may list them all, as in Slurm).
+    /// Answered with [`QueryReply::Triggers`].
+    Triggers,
 }
 
 /// Which jobs a listing asks for.
@@ -554,6 +567,10 @@ pub enum QueryReply {
     /// The nodes asked to connect to sbcast, in order (a node's index is its place here).
     Bcast {
         nodes: Vec<String>,
+    },
+    /// The triggers waiting for their event, in the order slurmctld lists them.
+    Triggers {
+        triggers: Vec<crate::model::trigger::TriggerRecord>,
     },
 }
 
@@ -776,6 +793,28 @@ pub enum ControlRequest {
     /// `scontrol reconfigure` (administrators only): the controller reads slurm.conf again and applies it as it
     /// does at start; what only a restart changes (its own address, state directory, authentication) waits.
     Reconfigure,
+    /// `strigger --set`: a trigger owned by the caller (SlurmUser and root only, unless
+    /// `SlurmctldParameters=allow_user_triggers`); `group_id` is the caller's, filled in by the controller from
+    /// the credential, whatever the client sent.
+    SetTrigger {
+        trigger: crate::model::trigger::TriggerSpec,
+        #[serde(default)]
+        group_id: u32,
+        /// Whether the program is a regular file the caller may execute, as the controller found it when the
+        /// request came (slurmctld refuses others with `Access/permission denied`); set by the controller.
+        #[serde(default)]
+        executable: bool,
+    },
+    /// `strigger --clear`: the caller's triggers (root: anyone's) with this id, of this job, of this user; 0 and
+    /// `None` match any.
+    ClearTrigger {
+        #[serde(default)]
+        trig_id: u32,
+        #[serde(default)]
+        job_id: u32,
+        #[serde(default)]
+        user_id: Option<u32>,
+    },
 }
 
 /// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's

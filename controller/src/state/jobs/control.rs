@@ -178,6 +178,17 @@ impl ClusterState {
             }
             // The server reads slurm.conf and commits `ApplyConfig` instead; as a log entry it changes nothing.
             ControlRequest::Reconfigure => Ok(Applied::default()),
+            // The server fills in the caller's group and whether the program is theirs to run.
+            ControlRequest::SetTrigger {
+                trigger,
+                group_id,
+                executable,
+            } => self.set_trigger(caller_uid, group_id, trigger, executable),
+            ControlRequest::ClearTrigger {
+                trig_id,
+                job_id,
+                user_id,
+            } => self.clear_trigger(caller_uid, trig_id, job_id, user_id),
         }
     }
 

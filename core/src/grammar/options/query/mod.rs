@@ -9,9 +9,11 @@
 
 mod help_text;
 mod sreport_table;
+mod strigger_table;
 mod tables;
 
 pub use sreport_table::SREPORT;
+pub use strigger_table::STRIGGER;
 
 pub use tables::{
     SACCT, SACCTMGR, SATTACH, SBCAST, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT,

@@ -21,6 +21,7 @@ pub const TABLES: &[&QueryTable] = &[
     &SATTACH,
     &SBCAST,
     &super::SREPORT,
+    &super::STRIGGER,
 ];
 
 pub const SQUEUE: QueryTable = QueryTable {

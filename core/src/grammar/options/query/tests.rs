@@ -226,7 +226,12 @@ fn verbatim_entries_name_their_rows() {
         if list.style != EntryStyle::Verbatim {
             continue;
         }
-        for row in table.rows.iter().filter(|r| !r.help.is_empty()) {
+        // Rows under `Help options:` are laid out from their names (strigger's `--help`, `--usage`).
+        for row in table
+            .rows
+            .iter()
+            .filter(|r| !r.help.is_empty() && !list.help_options.contains(&r.long))
+        {
             let first = row.help.lines().next().unwrap_or_default();
             let names = std::iter::once(row.long).chain(row.aliases.iter().copied());
             assert!(
