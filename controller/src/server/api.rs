@@ -676,6 +676,12 @@ impl ApiService {
             return self.reconfigure(identity).await;
         }
         self.check_partition_move(identity, &control)?;
+        // An import is large: a user who may not make it does not get it into the log (apply refuses it too).
+        if matches!(control, ControlRequest::ImportJobs { .. })
+            && !self.controller.state.read(|s| s.is_admin(identity.uid))
+        {
+            return Err(ApiError::new(SlurmErrno::AccessDenied));
+        }
         if let ControlRequest::CreateReservation { request }
         | ControlRequest::UpdateReservation { request } = &mut control
         {

@@ -776,6 +776,13 @@ pub enum ControlRequest {
     /// `scontrol reconfigure` (administrators only): the controller reads slurm.conf again and applies it as it
     /// does at start; what only a restart changes (its own address, state directory, authentication) waits.
     Reconfigure,
+    /// `spur migrate import-jobs` (administrators only): finished jobs' records read from a real Slurm's sacct
+    /// output, added to the job history store. Records whose (job id, submit time) is already known are skipped,
+    /// so importing twice adds nothing; the job id counter moves past the largest id imported. The reply's
+    /// `edited_jobs` lists the records added.
+    ImportJobs {
+        records: Vec<crate::model::accounting::JobAccounting>,
+    },
 }
 
 /// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's

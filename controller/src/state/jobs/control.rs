@@ -174,6 +174,7 @@ impl ClusterState {
             }
             // The server reads slurm.conf and commits `ApplyConfig` instead; as a log entry it changes nothing.
             ControlRequest::Reconfigure => Ok(Applied::default()),
+            ControlRequest::ImportJobs { records } => self.import_jobs(caller_uid, records, now),
         }
     }
 
