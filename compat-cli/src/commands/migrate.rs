@@ -1,10 +1,11 @@
-//! `spur migrate import-jobs FILE`: a real Slurm's job history (`sacct -P` output over a window) added to Spur's
+//! `spur migrate import-jobs FILE`: a real Slurm's job history (`sacct -P` or `--json` output over a window) added to Spur's
 //! job history store through the controller (administrators only), in batches, idempotent. Spur's own command:
 //! Slurm has none. See docs/accounting.md, "Migrating job history".
 
 use std::io::Read;
 
 use spur_core::format::sacct_import::{parse_parsable, EXPORT_FIELDS};
+use spur_core::format::sacct_import_json::parse_json;
 use spur_core::model::accounting::JobAccounting;
 use spur_core::wire::api::{ControlRequest, SlurmErrno};
 
@@ -12,7 +13,7 @@ use crate::client::{Client, ClientError};
 use crate::config;
 
 const USAGE: &str = "usage: spur migrate import-jobs [--dry-run] FILE\n\
-    FILE (or - for stdin) is the output of a real Slurm's\n  \
+    FILE (or - for stdin) is the output of a real Slurm's sacct --json, or better\n  \
     sacct -a -D -P -S START -E END -o ";
 
 /// Records per request: one Raft entry each, well under the controller's limit of 1000.
@@ -39,7 +40,12 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    let imported = match parse_parsable(&text, config::utc_offset_secs()) {
+    let parsed = if text.trim_start().starts_with('{') {
+        parse_json(&text, &user_id, &group_id)
+    } else {
+        parse_parsable(&text, config::utc_offset_secs())
+    };
+    let imported = match parsed {
         Ok(imported) => imported,
         Err(e) => {
             eprintln!("spur migrate: {file}: {e}");
@@ -80,6 +86,21 @@ pub fn run(args: &[String]) -> u8 {
         read_count - added
     );
     0
+}
+
+/// The dump names users and groups only: their ids on this machine.
+fn user_id(name: &str) -> Option<u32> {
+    nix::unistd::User::from_name(name)
+        .ok()
+        .flatten()
+        .map(|u| u.uid.as_raw())
+}
+
+fn group_id(name: &str) -> Option<u32> {
+    nix::unistd::Group::from_name(name)
+        .ok()
+        .flatten()
+        .map(|g| g.gid.as_raw())
 }
 
 fn read(file: &str) -> std::io::Result<String> {

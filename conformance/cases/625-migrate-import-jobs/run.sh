@@ -5,7 +5,8 @@
 # fields>`, slurm-expected.txt what that Slurm's sacct printed for layouts.sh. A case cannot run on both clusters at
 # once, so the comparison is against the capture: on Spur the export is imported and layouts.sh runs on Spur; on
 # Slurm (which has no import) the capture is shown as it is. The sides are identical only when Spur's sacct prints
-# what Slurm's did. Spur's own checks (a second import adds nothing, a user is refused) print only on failure.
+# what Slurm's did. Spur's own checks (a user is refused, a second import of the export or of its sacct --json
+# twin, slurm-sacct.json, adds nothing) print only on failure.
 . "$CASE_LIB"
 export TZ=UTC
 if [[ -n ${RUNDIR:-} && -e $RUNDIR/lib/libslurm.so.38 ]]; then
@@ -22,6 +23,9 @@ if [[ -n ${RUNDIR:-} && -e $RUNDIR/lib/libslurm.so.38 ]]; then
     [[ $out == "5 job records read, 5 added, 0 already known" ]] || echo "first import: $out"
     out=$("$spur" migrate import-jobs "$CASE_DIR/slurm-sacct.txt" 2>&1)
     [[ $out == "5 job records read, 0 added, 5 already known" ]] || echo "second import: $out"
+    # The same jobs dumped with sacct --json (slurm-sacct.json, captured with the -P export): nothing new.
+    out=$("$spur" migrate import-jobs "$CASE_DIR/slurm-sacct.json" 2>&1)
+    [[ $out == "5 job records read, 0 added, 5 already known" ]] || echo "json import: $out"
     "$CASE_DIR/layouts.sh" >"$CASE_TMP/sacct.out" 2>&1
 else
     cp "$CASE_DIR/slurm-expected.txt" "$CASE_TMP/sacct.out"
