@@ -101,6 +101,13 @@ fn main() -> ExitCode {
                     .collect();
                 return ExitCode::from(commands::admin::run(&rest));
             }
+            Some(name) if name == "migrate" => {
+                let rest: Vec<String> = args[1..]
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
+                return ExitCode::from(commands::migrate::run(&rest));
+            }
             Some(name) => {
                 eprintln!(
                     "spur: unknown command '{name}'; one of: {}",

@@ -205,6 +205,33 @@ fn the_local_socket_takes_the_kernels_word_not_the_callers() {
             "the refused load batch added its account: {accounts:?}"
         ));
     }
+    // `spur migrate import-jobs`'s records are for administrators: a user's own frame claiming root is refused
+    // and changes nothing (an import would move the job id counter past its ids).
+    let record: spur_core::model::accounting::JobAccounting = serde_json::from_value(serde_json::json!({
+        "job_id": 900_000, "name": "forged", "user_id": 0, "group_id": 0, "user_name": "root",
+        "partition": "debug", "state": "COMPLETED", "reason": "WAIT_NO_REASON", "submit": 1_700_000_000,
+        "start": 1_700_000_000, "end": 1_700_000_600, "elapsed_secs": 600, "nodes": 1, "cpus": 4,
+    }))
+    .expect("record");
+    let import = ControlRequest::ImportJobs {
+        records: vec![record],
+    };
+    let reply = frame_by(
+        &mallory,
+        &socket,
+        Method::Control,
+        &claiming_root("sock-import", to_doc(&import).expect("doc")),
+    );
+    if reply.as_ref().map(|r| r.error_code) != Some(ACCESS_DENIED) {
+        failures.push(format!("an import claiming root on the socket: {reply:?}"));
+    }
+    let probe = cluster.submit("#!/bin/sh\ntrue\n", &["-H"]);
+    if probe >= 900_000 {
+        failures.push(format!(
+            "the refused import moved the job id counter: {probe}"
+        ));
+    }
+    cluster.ok("scancel", &[&probe.to_string()]);
     let spec = JobSpec {
         name: "claims-root".into(),
         user_id: 0,

@@ -2,6 +2,7 @@
 
 pub mod admin;
 mod interactive;
+pub mod migrate;
 mod rest;
 pub mod sacct;
 mod sacct_select;

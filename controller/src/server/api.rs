@@ -710,6 +710,20 @@ impl ApiService {
                 identity.gid,
             );
         }
+        // An import is large: a user who may not make it does not get it into the log (apply refuses it too).
+        if let ControlRequest::ImportJobs { records } = &mut control {
+            if !self.controller.state.read(|s| s.is_admin(identity.uid)) {
+                return Err(ApiError::new(SlurmErrno::AccessDenied));
+            }
+            // What this controller's store already holds is dropped here; apply decides again from the
+            // replicated state alone (state/import_jobs.rs).
+            let now = self.controller.now();
+            let batch = std::mem::take(records);
+            *records = self
+                .controller
+                .state
+                .read(|s| s.import_selection(batch, now, true))?;
+        }
         if let ControlRequest::CreateReservation { request }
         | ControlRequest::UpdateReservation { request } = &mut control
         {

@@ -179,7 +179,11 @@ impl AccountingRead {
 
     /// Adds the store's records the state does not hold (by job id and submit time) and `select` picks, in sacct's
     /// order.
-    fn finish(self, stored: Vec<JobAccounting>, select: Option<&Filter>) -> Vec<JobAccounting> {
+    pub(super) fn finish(
+        self,
+        stored: Vec<JobAccounting>,
+        select: Option<&Filter>,
+    ) -> Vec<JobAccounting> {
         let mut records = self.records;
         let seen: HashSet<(u32, EpochSecs)> =
             records.iter().map(|r| (r.job_id, r.submit)).collect();

@@ -9,6 +9,7 @@ mod config;
 mod epilog;
 mod fairshare;
 mod het;
+mod import_jobs;
 mod job_edit;
 mod job_table;
 mod jobs;

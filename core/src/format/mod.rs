@@ -27,6 +27,8 @@ pub mod node_view;
 pub mod option_dump;
 pub mod print_fields;
 pub mod sacct;
+pub mod sacct_import;
+pub mod sacct_import_json;
 pub mod sacctmgr;
 pub mod sacctmgr_file;
 pub mod sacctmgr_load;

@@ -101,6 +101,10 @@ pub struct JobAccounting {
     /// Its memory was asked per node (`--mem`), not per CPU (`--mem-per-cpu`, `DefMemPerCPU`): seff says so.
     #[serde(default, skip_serializing_if = "is_false")]
     pub mem_per_node: bool,
+    /// Read from a real Slurm's sacct output by `spur migrate import-jobs`, not run by Spur: its id may repeat
+    /// among imported records, never with a Spur job's.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub imported: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -220,6 +224,7 @@ impl JobAccounting {
             edits: JobEdits::default(),
             batch_usage: job.batch_usage.clone(),
             mem_per_node: job.spec.mem_per_node_mb.is_some(),
+            imported: false,
         }
     }
 

@@ -815,6 +815,13 @@ pub enum ControlRequest {
         #[serde(default)]
         user_id: Option<u32>,
     },
+    /// `spur migrate import-jobs` (administrators only): finished jobs' records read from a real Slurm's sacct
+    /// output, added to the job history store. Records whose (job id, submit time) is already known are skipped,
+    /// so importing twice adds nothing; the job id counter moves past the largest id imported. The reply's
+    /// `edited_jobs` lists the records added.
+    ImportJobs {
+        records: Vec<crate::model::accounting::JobAccounting>,
+    },
 }
 
 /// A node's features as `scontrol update NodeName= Features=` gives them (comma-separated, as slurm.conf's

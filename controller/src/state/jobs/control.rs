@@ -189,6 +189,7 @@ impl ClusterState {
                 job_id,
                 user_id,
             } => self.clear_trigger(caller_uid, trig_id, job_id, user_id),
+            ControlRequest::ImportJobs { records } => self.import_jobs(caller_uid, records, now),
         }
     }
 
