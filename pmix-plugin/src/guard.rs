@@ -12,9 +12,10 @@
 //! `ECONNABORTED`, on which its listener simply waits for the next connection. Nothing else in the process calls
 //! `accept` (Rust's std and tokio use `accept4`), and an unarmed filter passes every connection through.
 //!
-//! The peer's owner: for TCP, the kernel's socket table (`/proc/self/net/tcp`, `tcp6`) lists the client's end
-//! of the connection (local address = our peer, remote address = us) with the uid that created the socket; for
-//! a Unix socket, `SO_PEERCRED`. A peer not found there (it went away, or it is not on this host) is refused.
+//! The peer's owner: for TCP, the kernel's socket diagnostics (`NETLINK_SOCK_DIAG`, an exact lookup of the
+//! client's end of the connection: local address = our peer, remote address = us) give the uid that created the
+//! socket (the socket table `/proc/self/net/tcp`, `tcp6` if netlink is unavailable); for a Unix socket,
+//! `SO_PEERCRED`. A peer not found there (it went away, or it is not on this host) is refused.
 
 use std::ffi::c_int;
 use std::net::{IpAddr, SocketAddr};
@@ -84,13 +85,20 @@ fn peer_uid(fd: c_int) -> Option<u32> {
             let Name::Inet(them) = sock_name(fd, true)? else {
                 return None;
             };
-            let table = if us.is_ipv4() {
-                "/proc/self/net/tcp"
-            } else {
-                "/proc/self/net/tcp6"
-            };
-            let text = std::fs::read_to_string(table).ok()?;
-            socket_owner(&text, &them, &us)
+            // The kernel's exact lookup by the connection's addresses; reading the whole table (milliseconds on
+            // a host with many sockets, per connection) only if netlink is not available.
+            match diag_owner(&them, &us) {
+                Ok(owner) => owner,
+                Err(_) => {
+                    let table = if us.is_ipv4() {
+                        "/proc/self/net/tcp"
+                    } else {
+                        "/proc/self/net/tcp6"
+                    };
+                    let text = std::fs::read_to_string(table).ok()?;
+                    socket_owner(&text, &them, &us)
+                }
+            }
         }
     }
 }
@@ -158,6 +166,120 @@ fn unix_peer_uid(fd: c_int) -> Option<u32> {
         )
     };
     (rc == 0).then_some(cred.uid)
+}
+
+/// The uid of the TCP socket whose local address is `local` and remote address `remote`, asked of the kernel's
+/// socket diagnostics (`NETLINK_SOCK_DIAG`, one exact lookup, as `ss` does): `Ok(None)` when there is no such
+/// live connection, `Err` when the lookup itself could not be made.
+fn diag_owner(local: &SocketAddr, remote: &SocketAddr) -> std::io::Result<Option<u32>> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    const SOCK_DIAG_BY_FAMILY: u16 = 20;
+    const NLMSG_ERROR: u16 = 2;
+    const TCP_ESTABLISHED: u8 = 1;
+    // nlmsghdr (16 bytes), then inet_diag_req_v2: family, protocol, ext, pad, states (u32), and the socket id:
+    // ports (big-endian), addresses (16 bytes each, network order), interface, cookie (none: all ones).
+    let mut req = Vec::with_capacity(72);
+    req.extend_from_slice(&72u32.to_ne_bytes());
+    req.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
+    req.extend_from_slice(&(libc::NLM_F_REQUEST as u16).to_ne_bytes());
+    req.extend_from_slice(&1u32.to_ne_bytes());
+    req.extend_from_slice(&0u32.to_ne_bytes());
+    let family = if local.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
+    req.extend_from_slice(&[family as u8, libc::IPPROTO_TCP as u8, 0, 0]);
+    req.extend_from_slice(&u32::MAX.to_ne_bytes());
+    req.extend_from_slice(&local.port().to_be_bytes());
+    req.extend_from_slice(&remote.port().to_be_bytes());
+    for a in [local, remote] {
+        let mut bytes = [0u8; 16];
+        match a.ip() {
+            IpAddr::V4(ip) => bytes[..4].copy_from_slice(&ip.octets()),
+            IpAddr::V6(ip) => bytes = ip.octets(),
+        }
+        req.extend_from_slice(&bytes);
+    }
+    req.extend_from_slice(&0u32.to_ne_bytes());
+    req.extend_from_slice(&u32::MAX.to_ne_bytes());
+    req.extend_from_slice(&u32::MAX.to_ne_bytes());
+
+    // SAFETY: socket has no memory preconditions; a valid descriptor is owned from here.
+    let fd = unsafe {
+        libc::socket(
+            libc::AF_NETLINK,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            libc::NETLINK_SOCK_DIAG,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a descriptor we just opened and nobody else holds.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    // The kernel answers at once; the timeout only bounds the listener thread if it did not.
+    let timeout = libc::timeval {
+        tv_sec: 1,
+        tv_usec: 0,
+    };
+    // SAFETY: kernel address (pid 0) and option value are valid for the calls; req is readable.
+    let sent = unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&timeout as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        );
+        let mut kernel: libc::sockaddr_nl = std::mem::zeroed();
+        kernel.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+        libc::sendto(
+            sock.as_raw_fd(),
+            req.as_ptr().cast(),
+            req.len(),
+            0,
+            (&kernel as *const libc::sockaddr_nl).cast(),
+            std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+        )
+    };
+    if sent < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut buf = [0u8; 1024];
+    // SAFETY: buf is writable for its length.
+    let n = unsafe { libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+    let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
+    let reply = buf.get(..n).unwrap_or(&[]);
+    let u16_at = |i: usize| {
+        reply
+            .get(i..i + 2)
+            .map(|b| u16::from_ne_bytes([b[0], b[1]]))
+    };
+    let u32_at = |i: usize| {
+        reply
+            .get(i..i + 4)
+            .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    match u16_at(4) {
+        // No such socket (ENOENT) or any other refusal: nobody we know.
+        Some(NLMSG_ERROR) => Ok(None),
+        // inet_diag_msg after the header: family, state, timer, retrans, the 48-byte id, expires, rqueue,
+        // wqueue, then the uid (offset 64).
+        Some(SOCK_DIAG_BY_FAMILY) => {
+            let state = reply.get(17).copied();
+            let ports = (u16_at(20), u16_at(22));
+            let want = (
+                Some(u16::from_ne_bytes(local.port().to_be_bytes())),
+                Some(u16::from_ne_bytes(remote.port().to_be_bytes())),
+            );
+            if state != Some(TCP_ESTABLISHED) || ports != want {
+                return Ok(None);
+            }
+            Ok(u32_at(16 + 64))
+        }
+        _ => Err(std::io::Error::other("unexpected sock_diag answer")),
+    }
 }
 
 /// The kernel's text form of an address in `/proc/net/tcp{,6}`: the address's bytes as native-endian 32-bit
@@ -246,6 +368,13 @@ mod tests {
         // SAFETY: no preconditions.
         let me = unsafe { libc::geteuid() };
         assert_eq!(peer_uid(conn.as_raw_fd()), Some(me));
+        // Both ways of asking agree; a connection that does not exist is no one's.
+        let (here, there) = (conn.local_addr().unwrap(), conn.peer_addr().unwrap());
+        assert_eq!(diag_owner(&there, &here).unwrap(), Some(me));
+        let table = std::fs::read_to_string("/proc/self/net/tcp").unwrap();
+        assert_eq!(socket_owner(&table, &there, &here), Some(me));
+        let nobody: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        assert_eq!(diag_owner(&nobody, &here).unwrap(), None);
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
         assert_eq!(peer_uid(a.as_raw_fd()), Some(me));
         drop(b);
