@@ -57,4 +57,7 @@ fn main() {
     let lib = prefix.join("lib");
     println!("cargo:rustc-link-search=native={}", lib.display());
     println!("cargo:rustc-link-lib=dylib=pmix");
+    // The accept filter (src/guard.rs) must be the `accept` libpmix binds to: the executables that start the
+    // server export it. spurstepd's build script does the same for its binary.
+    println!("cargo:rustc-link-arg-tests=-Wl,--export-dynamic-symbol=accept");
 }

@@ -7,6 +7,7 @@
 //! step per process, which fits.
 
 mod ffi;
+mod guard;
 mod info;
 mod layout;
 mod server;
@@ -58,4 +59,6 @@ pub enum PmixError {
     FinalizeTimeout,
     #[error("{call} failed with PMIx status {status}")]
     Pmix { call: &'static str, status: i32 },
+    #[error("{0}")]
+    Unguarded(String),
 }

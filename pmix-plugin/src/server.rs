@@ -81,6 +81,8 @@ impl PmixServer {
         if STARTED.swap(true, Ordering::SeqCst) {
             return Err(PmixError::AlreadyStarted);
         }
+        // Before libpmix listens: only the job's user may reach the server (guard.rs says why).
+        crate::guard::arm(layout.uid).map_err(PmixError::Unguarded)?;
         let server_dir = layout
             .spool_dir
             .join(format!("pmix.{}.{}", layout.job_id, layout.step_id));

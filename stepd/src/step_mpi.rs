@@ -64,6 +64,8 @@ impl StepMpi {
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("(vector,(0,{nodes},{}))", launch.tasks.ranks.len())),
             reserved_ports: lookup(env, "SLURM_STEP_RESV_PORTS").map(str::to_string),
+            node_index: launch.tasks.node_id as usize,
+            ring_width: crate::pmi::ring::width_from_env(lookup(env, "SLURM_PMIX_RING_WIDTH")),
         };
         let pmi_jobid = info.pmi_jobid();
         let mut pmix = None;

@@ -4,6 +4,7 @@
 //! the node's puts go to every node over the step fabric ([`crate::fabric`]) and every task is answered. The
 //! key-value space is the step's own: a task reaches only the server of its own step on its own node.
 
+pub mod ring;
 pub mod wire;
 
 use std::collections::HashMap;
@@ -35,6 +36,10 @@ pub struct StepInfo {
     pub mapping: String,
     /// `SLURM_STEP_RESV_PORTS`, served as `mpi_reserved_ports`.
     pub reserved_ports: Option<String>,
+    /// This node's index in the step (`SLURM_NODEID`).
+    pub node_index: usize,
+    /// The width of Slurm's supervisor tree, which orders `ring` ([`ring::width_from_env`]).
+    pub ring_width: usize,
 }
 
 impl StepInfo {
@@ -72,6 +77,11 @@ struct Kvs {
     node_attrs: HashMap<String, String>,
     /// Tasks whose connection is over (finalized, or gone).
     gone: usize,
+    /// The `ring` in progress: entries by local id, tasks in it, rings completed and the last one's answers.
+    ring_entries: Vec<Option<ring::Entry>>,
+    ring_arrived: usize,
+    rings: u64,
+    ring_result: Option<Result<Vec<ring::Answer>, String>>,
 }
 
 /// What a request leads to.
@@ -176,7 +186,7 @@ impl PmiServer {
             };
             let next = match version {
                 Version::Pmi1 => self.pmi1(&request, rank),
-                Version::Pmi2 => self.pmi2(&request, rank),
+                Version::Pmi2 => self.pmi2(&request, rank, localid),
             };
             match next {
                 Next::Answer(bytes) => {
@@ -274,7 +284,7 @@ impl PmiServer {
     }
 
     /// PMI-2, as Slurm's pmi2 plugin answers it.
-    fn pmi2(&self, request: &Request, rank: u32) -> Next {
+    fn pmi2(&self, request: &Request, rank: u32, localid: usize) -> Next {
         let v = Version::Pmi2;
         let answer =
             |cmd: &str, fields: &[(&str, &str)]| Next::Answer(wire::response(v, cmd, fields));
@@ -359,7 +369,37 @@ impl PmiServer {
                 answer(&format!("{}-response", request.cmd), &[("rc", "1")])
             }
             "name-lookup" => answer("name-lookup-response", &[("rc", "1")]),
-            "job-connect" | "job-disconnect" | "ring" => {
+            "ring" => {
+                // As Slurm reads them: a count that is not a number is 0, a value not given is NULL.
+                let entry = ring::Entry {
+                    count: request
+                        .get("ring-count")
+                        .and_then(|c| c.parse().ok())
+                        .unwrap_or(0),
+                    left: request.get("ring-left").map(str::to_string),
+                    right: request.get("ring-right").map(str::to_string),
+                };
+                match self.ring(localid, entry) {
+                    Ok(a) => {
+                        let count = a.count.to_string();
+                        let null = "(null)".to_string();
+                        answer(
+                            "ring-response",
+                            &[
+                                ("rc", "0"),
+                                ("ring-count", &count),
+                                ("ring-left", a.left.as_ref().unwrap_or(&null)),
+                                ("ring-right", a.right.as_ref().unwrap_or(&null)),
+                            ],
+                        )
+                    }
+                    Err(why) => answer(
+                        "ring-response",
+                        &[("rc", "1"), ("errmsg", &why.replace(';', "_"))],
+                    ),
+                }
+            }
+            "job-connect" | "job-disconnect" => {
                 eprintln!("spurstepd: mpi/pmi2: {} not implemented", request.cmd);
                 Next::Answer(wire::response(
                     v,
@@ -481,6 +521,75 @@ impl PmiServer {
         kvs.fences = kvs.fences.wrapping_add(1);
         self.changed.notify_all();
         kvs.last_fence.clone().map_or(Ok(()), Err)
+    }
+}
+
+impl PmiServer {
+    /// One task enters the `ring`; the node's last one gathers every node's entries, and every task of the node
+    /// gets its answer ([`ring`]). Tasks gone before it count 0 with no values.
+    fn ring(&self, localid: usize, entry: ring::Entry) -> Result<ring::Answer, String> {
+        const POISONED: &str = "mpi/pmi2: the server's lock is poisoned";
+        let local = self.info.local_ranks.len();
+        let mut kvs = self.lock().ok_or(POISONED)?;
+        if kvs.ring_entries.len() != local {
+            kvs.ring_entries = vec![None; local];
+        }
+        // A task asking twice in one round replaces its entry but is counted once, so it cannot stand in for
+        // another task of the node.
+        let first = match kvs.ring_entries.get_mut(localid) {
+            Some(slot) => slot.replace(entry).is_none(),
+            None => false,
+        };
+        if first {
+            kvs.ring_arrived = kvs.ring_arrived.saturating_add(1);
+        }
+        let generation = kvs.rings;
+        if kvs.ring_arrived < local.saturating_sub(kvs.gone) {
+            while kvs.rings == generation {
+                kvs = self.changed.wait(kvs).map_err(|_| POISONED.to_string())?;
+            }
+        } else {
+            let entries: Vec<ring::Entry> = std::mem::take(&mut kvs.ring_entries)
+                .into_iter()
+                .map(|e| {
+                    e.unwrap_or(ring::Entry {
+                        count: 0,
+                        left: None,
+                        right: None,
+                    })
+                })
+                .collect();
+            kvs.ring_arrived = 0;
+            drop(kvs);
+            let result = self
+                .fabric
+                .allgather(encode_blobs(&ring::encode(&entries)))
+                .map_err(|why| format!("mpi/pmi2: ring failed: {why}"))
+                .and_then(|blobs| {
+                    let nodes = blobs
+                        .iter()
+                        .map(|b| decode_blobs(b).and_then(|f| ring::decode(&f)))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or("mpi/pmi2: malformed ring data")?;
+                    Ok(ring::answers(
+                        &nodes,
+                        self.info.ring_width,
+                        self.info.node_index,
+                    ))
+                });
+            kvs = self.lock().ok_or(POISONED)?;
+            kvs.ring_result = Some(result);
+            kvs.rings = kvs.rings.wrapping_add(1);
+            self.changed.notify_all();
+        }
+        match &kvs.ring_result {
+            Some(Ok(answers)) => answers
+                .get(localid)
+                .cloned()
+                .ok_or_else(|| "mpi/pmi2: ring answers do not match the node's tasks".to_string()),
+            Some(Err(why)) => Err(why.clone()),
+            None => Err("mpi/pmi2: no ring result".to_string()),
+        }
     }
 }
 

@@ -45,7 +45,8 @@ fn two_nodes(ranks: [Vec<u32>; 2], size: u32) -> Vec<Arc<PmiServer>> {
     ranks
         .into_iter()
         .zip(fabrics)
-        .map(|(local_ranks, fabric)| {
+        .enumerate()
+        .map(|(node_index, (local_ranks, fabric))| {
             PmiServer::new(
                 StepInfo {
                     job_id: 7,
@@ -54,6 +55,8 @@ fn two_nodes(ranks: [Vec<u32>; 2], size: u32) -> Vec<Arc<PmiServer>> {
                     local_ranks,
                     mapping: "(vector,(0,2,1))".to_string(),
                     reserved_ports: None,
+                    node_index,
+                    ring_width: ring::DEFAULT_WIDTH,
                 },
                 fabric,
                 Box::new(|_, _| {}),
@@ -245,6 +248,8 @@ fn a_failed_fabric_fails_the_fence_instead_of_hanging() {
             local_ranks: vec![0],
             mapping: "(vector,(0,2,1))".to_string(),
             reserved_ports: None,
+            node_index: 0,
+            ring_width: ring::DEFAULT_WIDTH,
         },
         fabric,
         Box::new(|_, _| {}),
@@ -270,6 +275,8 @@ fn hostile_tasks_cannot_crash_wedge_or_bloat_the_server() {
             local_ranks: vec![0, 1, 2, 3, 4, 5],
             mapping: "(vector,(0,1,6))".to_string(),
             reserved_ports: None,
+            node_index: 0,
+            ring_width: ring::DEFAULT_WIDTH,
         },
         StepFabric::new(1, Box::new(|_| true)),
         Box::new(move |rank, code| {
@@ -340,4 +347,52 @@ fn hostile_tasks_cannot_crash_wedge_or_bloat_the_server() {
     );
     c.1.write_all(b"cmd=abort exitcode=7\n").unwrap();
     assert_eq!(aborts.recv().unwrap(), (4, 7));
+}
+
+/// MVAPICH's PMIX_Ring over two nodes (ranks 0,1 on the first, 2 on the second), as Slurm's plugin answers it:
+/// each task learns the counts before it and its neighbours' values, the ends wrapping round; then again, since a
+/// ring may be asked more than once.
+#[test]
+fn ring_across_nodes_answers_offsets_and_neighbours() {
+    let servers = two_nodes([vec![0, 1], vec![2]], 3);
+    let ends: Vec<(u32, UnixStream)> = servers
+        .iter()
+        .zip([vec![0u32, 1], vec![2]])
+        .flat_map(|(s, ranks)| ranks.into_iter().zip(s.serve().unwrap()))
+        .collect();
+    let threads: Vec<_> = ends
+        .into_iter()
+        .map(|(rank, end)| {
+            std::thread::spawn(move || {
+                let mut c = Pmi2(end);
+                c.0.write_all(b"cmd=init pmi_version=2 pmi_subversion=0\n")
+                    .unwrap();
+                let mut line = [0u8; 57];
+                c.0.read_exact(&mut line).unwrap();
+                let mut seen = Vec::new();
+                for round in 0..2 {
+                    seen.push(c.ask(&format!(
+                        "cmd=ring;ring-count={};ring-left=L{rank}.{round};ring-right=R{rank}.{round};",
+                        rank + 1
+                    )));
+                }
+                (rank, seen)
+            })
+        })
+        .collect();
+    let mut got: Vec<(u32, Vec<String>)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    got.sort();
+    // Counts 1, 2, 3: offsets 0, 1, 3.
+    let want = |off: u32, left: u32, right: u32| -> Vec<String> {
+        (0..2)
+            .map(|round| {
+                format!(
+                    "cmd=ring-response;rc=0;ring-count={off};ring-left=R{left}.{round};ring-right=L{right}.{round};"
+                )
+            })
+            .collect()
+    };
+    assert_eq!(got[0], (0, want(0, 2, 1)));
+    assert_eq!(got[1], (1, want(1, 0, 2)));
+    assert_eq!(got[2], (2, want(3, 1, 0)));
 }
