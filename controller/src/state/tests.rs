@@ -1658,6 +1658,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
             step_id: 0,
             exit_code: 3,
             signal: 0,
+            usage: None,
         },
     )
     .unwrap();
@@ -1681,6 +1682,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
             step_id: 2,
             exit_code: 0,
             signal: 9,
+            usage: None,
         },
     )
     .unwrap();
@@ -2189,6 +2191,7 @@ fn a_step_past_its_own_time_limit_ends_timeout() {
             step_id: 0,
             exit_code: 0,
             signal: 15,
+            usage: None,
         },
     )
     .unwrap();
