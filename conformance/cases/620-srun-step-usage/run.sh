@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Numbered steps' usage in sacct. A batch job whose `srun` step burns 2 s of CPU time (however busy the host; srun
-# runs the task itself, inside the script: the step has the CPU time, the batch step does not), and an `srun` of
-# its own allocation whose task holds 200 MB for 35 s (past jobacct_gather's default 30 s sample; the node's step
-# supervisor runs it). Measured values are put in buckets with the tolerances they are checked to (bucket.sh):
-# TotalCPU 1.5-3.5 s for the busy step, MaxRSS 190-260 MiB and MaxVMSize 190-400 MiB for the memory step; every
-# other row must stay small.
+# Numbered steps' usage in sacct. A batch job whose `srun` step burns 2 s of CPU time in user space (however busy
+# the host; the clock is read every 100,000 loops, so system time stays small), a task srun runs itself inside the
+# script (the step has the CPU time, the batch step does not), and an `srun` of its own allocation whose task holds
+# 200 MB for 35 s (past jobacct_gather's default 30 s sample; the node's step supervisor runs it). Measured values
+# are put in buckets with the tolerances they are checked to (bucket.sh): TotalCPU and UserCPU 1.5-3.5 s for the busy
+# step, MaxRSS 190-260 MiB and MaxVMSize 190-400 MiB for the memory step; every other figure must stay small.
 . "$CASE_LIB"
 . "$CASE_DIR/bucket.sh"
 cat >cpu.sh <<'SCRIPT'
@@ -12,7 +12,8 @@ cat >cpu.sh <<'SCRIPT'
 srun -n1 /usr/bin/python3 -c '
 import time
 while time.process_time() < 2:
-    pass'
+    for i in range(100000):
+        pass'
 SCRIPT
 cpu=$(submit -J c620cpu -o /dev/null cpu.sh)
 srun -J c620mem -n1 /usr/bin/python3 -c 'import time; b = b"x" * (200 << 20); time.sleep(35)' &
