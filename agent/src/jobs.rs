@@ -515,6 +515,7 @@ impl JobSpool {
             cgroup,
             attach_socket: Some(self.step_attach_socket(launch.job_id, launch.step_id)),
             task_epilog: self.task_epilog.clone(),
+            acct_gather: self.acct_gather,
         };
         Ok(spur_stepd::client::launch_step(
             &spec,

@@ -164,6 +164,19 @@ impl Gather {
         }
     }
 
+    /// A numbered step's task `task` was reaped with `cpu_ms` of CPU time and a peak of `max_rss_kib`: a task
+    /// some sample saw gets both (sampling misses what happens between ticks); one no sample saw keeps no figures.
+    pub fn task_reaped(&mut self, task: u32, cpu_ms: u64, max_rss_kib: u64) {
+        if self.peaks.has(task) {
+            self.peaks.reaped(task, cpu_ms, max_rss_kib);
+        }
+    }
+
+    /// This node's tasks as sampled so far.
+    pub fn node_usage(&self) -> spur_core::model::step_usage::NodeUsage {
+        self.peaks.node(&self.node)
+    }
+
     /// The step's record once every task was reaped: `tasks` are the ranks that ran here. The CPU times are what
     /// the kernel counted for the supervisor's reaped children since the step began (its tasks and whatever they
     /// started and waited for); a step of one task (the batch step) gets them all as that task's.
@@ -174,15 +187,14 @@ impl Gather {
         // A task no sample saw keeps no figures, as in Slurm (sacct then shows only the CPU times).
         if let [only] = tasks {
             if self.peaks.has(*only) {
-                self.peaks.reaped(
-                    *only,
-                    user.saturating_add(sys) / 1000,
-                    // The largest process's own peak, which sampling can miss between ticks.
-                    after.max_rss_kib,
-                );
+                self.peaks.reaped(*only, user.saturating_add(sys) / 1000, 0);
             }
         }
-        StepAcct::of(&[self.peaks.node(&self.node)], user, sys)
+        let mut acct = StepAcct::of(&[self.peaks.node(&self.node)], user, sys);
+        // The largest process's own peak, which sampling can miss between ticks: the controller raises the peak
+        // to it unless it belongs to an srun step the script ran (`StepAcct::raise_batch_peak`).
+        acct.reaped_max_rss_kib = after.max_rss_kib;
+        acct
     }
 }
 

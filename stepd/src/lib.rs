@@ -27,6 +27,7 @@ pub mod pty;
 pub mod rlimit;
 pub mod step_attach;
 pub mod step_cray;
+pub mod step_gather;
 pub mod step_mpi;
 pub mod step_pmix;
 pub mod step_tasks;

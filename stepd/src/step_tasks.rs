@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitpid, WaitStatus};
+use nix::sys::wait::WaitStatus;
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 use spur_core::grammar::env::{task_environment, TaskPlacement};
@@ -55,6 +55,10 @@ pub struct StepSupervisorSpec {
     /// slurm.conf `TaskEpilog`, run as the job's user after each task.
     #[serde(default)]
     pub task_epilog: Option<std::path::PathBuf>,
+    /// slurm.conf's `JobAcctGatherType`/`JobAcctGatherFrequency`: sample the tasks and send srun what they used
+    /// ([`Kind::Usage`]) before `Done`; `None` (no gathering, or an agent that predates it) sends nothing.
+    #[serde(default)]
+    pub acct_gather: Option<spur_core::model::step_acct::AcctGather>,
 }
 
 impl StepSupervisorSpec {
@@ -180,6 +184,16 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             return Ok(());
         }
     };
+    // Started before the tasks, so the first sample falls one interval after they start.
+    let mut sampler = spec.acct_gather.map(|settings| {
+        crate::step_gather::StepSampler::start(
+            settings,
+            &spec.node_name,
+            launch_spec.job_id,
+            launch_spec.uid,
+            launch_spec.step_id,
+        )
+    });
     let stdins: Stdins = Arc::new(Mutex::new(BTreeMap::new()));
     let mut tasks: Vec<Task> = Vec::new();
     for (localid, &rank) in launch_spec.tasks.ranks.iter().enumerate() {
@@ -252,6 +266,7 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
             (kills > 0).then(|| crate::cgroup::oom_text(&step, kills))
         },
         &epilogs,
+        sampler.as_mut(),
     );
     if let Some(fabric) = &fabric {
         fabric.fail("the step has ended");
@@ -266,6 +281,12 @@ pub fn run(spec: &StepSupervisorSpec) -> Result<(), String> {
     if let Some(cgroups) = step_cgroups {
         for failed in cgroups.remove_step() {
             eprintln!("spurstepd --step: cannot remove the step's cgroup {failed}");
+        }
+    }
+    if let Some(sampler) = sampler {
+        match serde_json::to_vec(&sampler.finish()) {
+            Ok(report) => link.send(Frame::new(Kind::Usage, 0, 0, report)),
+            Err(e) => eprintln!("spurstepd --step: cannot encode the step's usage: {e}"),
         }
     }
     link.send(Frame::new(Kind::Done, 0, 0, Vec::new()));
@@ -607,25 +628,28 @@ fn wait_tasks(
     link: &Link,
     out_of_memory: &dyn Fn() -> Option<String>,
     epilogs: &dyn Fn(&Task) -> Vec<String>,
+    mut sampler: Option<&mut crate::step_gather::StepSampler>,
 ) {
     let mut left = tasks.len();
     let mut oom_reported = false;
     while left > 0 {
-        let status = match waitpid(Pid::from_raw(-1), None) {
-            Ok(status) => status,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return,
+        // wait4 rather than waitpid: the kernel's count of each task's CPU time and peak memory comes with it.
+        let Some((pid, status, usage)) = crate::step_gather::wait4_any() else {
+            return;
         };
-        let (pid, raw) = match status {
-            WaitStatus::Exited(pid, code) => (pid, (code & 0xff) << 8),
-            WaitStatus::Signaled(pid, signal, core) => {
-                (pid, signal as i32 | if core { 0x80 } else { 0 })
+        let raw = match WaitStatus::from_raw(Pid::from_raw(pid), status) {
+            Ok(WaitStatus::Exited(_, code)) => (code & 0xff) << 8,
+            Ok(WaitStatus::Signaled(_, signal, core)) => {
+                signal as i32 | if core { 0x80 } else { 0 }
             }
             _ => continue,
         };
-        let Some(task) = tasks.iter_mut().find(|t| t.pid == pid.as_raw()) else {
+        let Some(task) = tasks.iter_mut().find(|t| t.pid == pid) else {
             continue;
         };
+        if let Some(sampler) = sampler.as_deref_mut() {
+            sampler.reaped(task.rank, usage);
+        }
         let deadline = Instant::now() + OUTPUT_WAIT;
         for output in std::mem::take(&mut task.outputs) {
             while !output.is_finished() && Instant::now() < deadline {

@@ -357,6 +357,7 @@ impl Srun<'_> {
             step_id,
             exit_code,
             signal,
+            usage: outcome.usage.clone(),
         };
         if let Err(e) = self.client.control(&request) {
             eprintln!("srun: error: cannot record the end of step {job_id}.{step_id}: {e}");
@@ -767,6 +768,7 @@ impl Srun<'_> {
             pty,
             task_argv,
             verbosity,
+            acct_gather: self.facts.acct_gather,
         };
         let outcome = run_step(&plan, &self.events);
         drop(local_listener);

@@ -72,6 +72,7 @@ fn three_jobs_purged(settings: Settings) -> (Scenario, [u32; 3]) {
             step_id: step,
             exit_code: 1,
             signal: 0,
+            usage: None,
         },
         now: s.now,
     })

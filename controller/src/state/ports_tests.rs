@@ -101,6 +101,7 @@ fn steps_reserve_ports_from_mpi_params_until_they_end() {
             step_id: first,
             exit_code: 0,
             signal: 0,
+            usage: None,
         },
     )
     .unwrap();

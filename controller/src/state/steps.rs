@@ -176,14 +176,19 @@ impl ClusterState {
         caller_uid: u32,
         job_id: u32,
         step_id: u32,
-        exit_code: u32,
-        signal: u32,
+        (exit_code, signal): (u32, u32),
+        usage: Option<Box<spur_core::model::step_acct::StepAcct>>,
         now: EpochSecs,
     ) -> ApplyResult {
         let job = self.own_job_mut(caller_uid, job_id)?;
         let Some(step) = job.steps.iter_mut().find(|s| s.step_id == step_id) else {
             return Err(ApiError::new(SlurmErrno::InvalidJobId));
         };
+        // The step's first report is its usage: a retried or later one (the owner's own srun, or anything else
+        // the owner sends) cannot rewrite what sacct already shows.
+        if step.usage.is_none() {
+            step.usage = usage;
+        }
         // A report after the job ended its steps (or a retried one) changes nothing.
         if step.is_running() {
             step.state = StepRecord::end_state(exit_code, signal);

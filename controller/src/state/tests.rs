@@ -1702,6 +1702,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
             step_id: 0,
             exit_code: 3,
             signal: 0,
+            usage: None,
         },
     )
     .unwrap();
@@ -1725,6 +1726,7 @@ fn steps_are_numbered_per_run_ended_with_the_job_and_give_the_derived_exit() {
             step_id: 2,
             exit_code: 0,
             signal: 9,
+            usage: None,
         },
     )
     .unwrap();
@@ -2233,6 +2235,7 @@ fn a_step_past_its_own_time_limit_ends_timeout() {
             step_id: 0,
             exit_code: 0,
             signal: 15,
+            usage: None,
         },
     )
     .unwrap();

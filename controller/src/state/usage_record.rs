@@ -24,7 +24,22 @@ impl ClusterState {
             return;
         }
         match step {
-            StepRef::Batch => job.batch_usage = Some(usage),
+            StepRef::Batch => {
+                let mut usage = usage;
+                // Steps srun ran itself inside the script were reaped by srun, so the kernel counted their tasks'
+                // CPU time and peaks in the script's too; Slurm's batch step holds none of them.
+                let inner: Vec<&StepAcct> = job
+                    .steps
+                    .iter()
+                    .filter_map(|s| s.usage.as_deref())
+                    .filter(|u| u.counted_in_batch)
+                    .collect();
+                for step in &inner {
+                    usage.without_cpu_of(step);
+                }
+                usage.raise_batch_peak(inner.iter().copied());
+                job.batch_usage = Some(usage);
+            }
             StepRef::Numbered(id) => {
                 if let Some(record) = job.steps.iter_mut().find(|s| s.step_id == id) {
                     record.usage = Some(usage);

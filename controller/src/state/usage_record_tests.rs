@@ -81,6 +81,7 @@ fn usage_reaches_the_purged_record_of_the_job_and_its_step() {
             step_id: step,
             exit_code: 0,
             signal: 0,
+            usage: None,
         },
         now: s.now,
     })
@@ -125,4 +126,111 @@ fn usage_reaches_the_purged_record_of_the_job_and_its_step() {
     let step: spur_core::model::step::StepRecord =
         serde_json::from_value(old_step).expect("an older step record");
     assert_eq!(step.usage, None);
+}
+
+/// A scenario with job 1 of uid 1000 running and its step 0 registered: (scenario, job id, step id).
+fn running_step() -> (Scenario, u32, u32) {
+    let names = ["n1".to_string()];
+    let mut s = Scenario::new(
+        vec![node("n1", 4, 8_000, 0)],
+        vec![partition("debug", &names, true)],
+        Settings {
+            min_job_age_secs: 300,
+            ..Settings::default()
+        },
+        1_000_000,
+    )
+    .expect("cluster");
+    let id = s.submit(job(1, 100, 0, Some(10))).expect("submit");
+    s.pass().expect("pass");
+    s.now += 1;
+    let step = s
+        .apply(Command::Control {
+            caller_uid: 1000,
+            request: ControlRequest::CreateStep {
+                job_id: id,
+                name: "s".into(),
+                num_tasks: 1,
+                num_cpus: 1,
+                time_limit_min: None,
+                srun_host: "n1".into(),
+                srun_pid: 1,
+                launch: None,
+                resv_port_cnt: None,
+            },
+            now: s.now,
+        })
+        .expect("step")
+        .step_id
+        .expect("step id");
+    (s, id, step)
+}
+
+fn complete(
+    s: &mut Scenario,
+    caller_uid: u32,
+    (job_id, step_id): (u32, u32),
+    usage: Option<Box<StepAcct>>,
+) -> Result<(), spur_core::wire::api::ApiError> {
+    let now = s.now;
+    s.apply(Command::Control {
+        caller_uid,
+        request: ControlRequest::CompleteStep {
+            job_id,
+            step_id,
+            exit_code: 0,
+            signal: 0,
+            usage,
+        },
+        now,
+    })
+    .map(|_| ())
+}
+
+#[test]
+fn sruns_report_of_a_step_is_kept_once_and_leaves_the_batch_step_its_own_cpu() {
+    let (mut s, id, step) = running_step();
+    // srun ran the step's tasks itself in the script: 2 s of CPU and a 200 MB peak that the script's own
+    // reaping also sees.
+    let mut inner = measured(204_800, 1_900_000, 100_000);
+    inner.counted_in_batch = true;
+    inner.reaped_max_rss_kib = 204_800;
+    // Another user cannot report (or overwrite) the step's usage.
+    assert!(complete(&mut s, 2000, (id, step), Some(measured(1, 1, 1))).is_err());
+    complete(&mut s, 1000, (id, step), Some(inner)).expect("srun's report");
+    // A later report of the same step (the owner's retry, or a forged one) changes nothing.
+    complete(&mut s, 1000, (id, step), Some(measured(9, 9, 9))).expect("again");
+    let kept = s.state.jobs[&id].steps[0].usage.clone().expect("usage");
+    assert_eq!(
+        (kept.user_cpu_us, kept.totals.rss_kib.max.value),
+        (1_900_000, 204_800)
+    );
+    // The batch step's report counts the step's CPU (srun, its descendant, reaped the tasks) and the step's peak
+    // as the largest reaped process: both are the step's, not the script's.
+    let mut batch = measured(3_000, 2_000_000 + 20_000, 100_000 + 5_000);
+    batch.reaped_max_rss_kib = 204_800;
+    s.apply(Command::RecordUsage {
+        job_id: id,
+        run: Some(0),
+        step: StepRef::Batch,
+        usage: batch,
+    })
+    .expect("batch usage");
+    let batch = s.state.jobs[&id].batch_usage.clone().expect("batch");
+    assert_eq!((batch.user_cpu_us, batch.sys_cpu_us), (120_000, 5_000));
+    assert_eq!(batch.totals.cpu_ms.max.value, 125);
+    assert_eq!(batch.totals.rss_kib.max.value, 3_000);
+    // A script whose own process peaked between two samples gets that peak, as before.
+    let mut own = measured(3_000, 10, 10);
+    own.reaped_max_rss_kib = 300_000;
+    s.apply(Command::RecordUsage {
+        job_id: id,
+        run: Some(0),
+        step: StepRef::Batch,
+        usage: own,
+    })
+    .expect("batch usage");
+    let batch = s.state.jobs[&id].batch_usage.clone().expect("batch");
+    assert_eq!(batch.totals.rss_kib.max.value, 300_000);
+    assert_eq!(batch.totals.rss_kib.total, 300_000);
 }

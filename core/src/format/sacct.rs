@@ -361,6 +361,15 @@ fn usage_value(name: &str, row: &Row<'_>, ctx: &Context) -> Option<String> {
         "SystemCPU" => return Some(cpu_time_text(sys)),
         _ => {}
     }
+    if row.kind == RowKind::Job {
+        // slurmctld starts the job's energy TRES at 0 when the first numbered step's accounting comes back with
+        // its end (the batch step's does not count), so the job's row shows 0 from then on, else nothing.
+        let measured_step = row.job.steps.iter().any(|s| s.usage.is_some());
+        return match name {
+            "ConsumedEnergy" | "ConsumedEnergyRaw" if measured_step => Some("0".to_string()),
+            _ => None,
+        };
+    }
     let usage = row.usage?;
     if usage.totals.tasks == 0 {
         // No sample saw the step's processes (it ended within the first interval): slurmdbd keeps no figures,

@@ -94,3 +94,70 @@ fn rows_without_a_measurement_stay_empty() {
         "42|00:00:00|\n42.batch||\n"
     );
 }
+
+#[test]
+fn a_numbered_step_on_two_nodes_names_the_node_and_task_of_each_extreme() {
+    use crate::model::step::StepRecord;
+    use crate::model::step_acct::NodeAcct;
+    let mut job = running();
+    job.state = JobBaseState::Completed;
+    job.end_time = Some(NOW - 5);
+    let node = |name: &str, tasks: &[(u32, u64, u64)]| {
+        let mut peaks = Peaks::default();
+        peaks.sample(
+            &tasks
+                .iter()
+                .map(|&(task, cpu_ms, rss_kib)| TaskUsage {
+                    task,
+                    cpu_ms,
+                    rss_kib,
+                    vmem_kib: rss_kib + 1000,
+                    ..TaskUsage::default()
+                })
+                .collect::<Vec<_>>(),
+        );
+        NodeAcct {
+            usage: peaks.node(name),
+            user_cpu_us: tasks.iter().map(|t| t.1 * 1000).sum(),
+            sys_cpu_us: 0,
+            reaped_max_rss_kib: 0,
+        }
+    };
+    // Three tasks over two nodes, as srun merges its nodes' reports.
+    let usage = StepAcct::merge(&[
+        node("n1", &[(0, 2_000, 61_440), (1, 1_500, 122_880)]),
+        node("n2", &[(2, 3_000, 30_720)]),
+    ]);
+    job.steps = vec![StepRecord {
+        step_id: 0,
+        name: "python3".into(),
+        state: StepRecord::end_state(0, 0),
+        start_time: NOW - 60,
+        end_time: Some(NOW - 10),
+        node_list: "n[1-2]".into(),
+        num_nodes: 2,
+        num_tasks: 3,
+        num_cpus: 3,
+        time_limit_min: None,
+        exit_code: 0,
+        exit_signal: 0,
+        srun_host: String::new(),
+        srun_pid: 0,
+        node_ranks: vec![vec![0, 1], vec![2]],
+        usage: Some(Box::new(usage)),
+    }];
+    let record = JobAccounting::of_job(&job, NOW);
+    assert_eq!(
+        rows(
+            &record,
+            "JobID,TotalCPU,MinCPU,MinCPUNode,MinCPUTask,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,ConsumedEnergy,\
+             ConsumedEnergyRaw",
+            false
+        ),
+        // The job's row sums its steps' CPU (the batch step here measured nothing) and, once a numbered step's
+        // accounting came back, has energy 0 as slurmctld's record does.
+        "42|00:06.500||||||||0|0\n\
+         42.batch||||||||||\n\
+         42.0|00:06.500|00:00:01|n1|1|120M|n1|1|70M|0|0\n"
+    );
+}

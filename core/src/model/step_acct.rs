@@ -20,9 +20,49 @@ pub struct StepAcct {
     /// User and system CPU time of all the step's tasks, their reaped children included, in microseconds.
     pub user_cpu_us: u64,
     pub sys_cpu_us: u64,
+    /// srun ran the step's tasks itself as a descendant of the batch script, so the kernel counted their CPU
+    /// time in the batch step's too; the batch step's record leaves it out again, as Slurm's batch step never
+    /// holds its srun steps' tasks.
+    #[serde(default)]
+    pub counted_in_batch: bool,
+    /// The largest peak resident size (KiB) the kernel reported for a reaped task and what it waited for
+    /// (`ru_maxrss`). For the batch step it is kept apart from the sampled peaks, because it may be a peak of one
+    /// of the srun steps the script ran ([`StepAcct::raise_batch_peak`] decides).
+    #[serde(default)]
+    pub reaped_max_rss_kib: u64,
 }
 
 impl StepAcct {
+    /// Raises this (the batch step's) sampled peak memory to the largest peak the kernel reported for what the
+    /// script reaped, which sampling can miss between ticks, unless one of `inner` (the steps srun ran itself
+    /// inside the script, whose tasks the script's descendants reaped) reached that peak: then it is theirs.
+    /// A batch step no sample saw keeps no figures, as in Slurm.
+    pub fn raise_batch_peak<'a>(&mut self, inner: impl IntoIterator<Item = &'a StepAcct>) {
+        let reaped = self.reaped_max_rss_kib;
+        let theirs = inner
+            .into_iter()
+            .any(|step| step.reaped_max_rss_kib >= reaped);
+        let rss = &mut self.totals.rss_kib;
+        if self.totals.tasks != 1 || theirs || reaped <= rss.max.value {
+            return;
+        }
+        rss.max.value = reaped;
+        rss.min.value = reaped;
+        rss.total = reaped;
+    }
+
+    /// Takes `step`'s CPU times out of this (the batch step's) record: its user and system time and its task's
+    /// CPU figures.
+    pub fn without_cpu_of(&mut self, step: &StepAcct) {
+        self.user_cpu_us = self.user_cpu_us.saturating_sub(step.user_cpu_us);
+        self.sys_cpu_us = self.sys_cpu_us.saturating_sub(step.sys_cpu_us);
+        let ms = step.total_cpu_us() / 1000;
+        let cpu = &mut self.totals.cpu_ms;
+        cpu.max.value = cpu.max.value.saturating_sub(ms);
+        cpu.min.value = cpu.min.value.saturating_sub(ms);
+        cpu.total = cpu.total.saturating_sub(ms);
+    }
+
     /// The step's usage from each node's tasks (their peaks, with CPU time as reaped) and the CPU times summed over
     /// all of its tasks.
     pub fn of(nodes: &[NodeUsage], user_cpu_us: u64, sys_cpu_us: u64) -> StepAcct {
@@ -30,12 +70,47 @@ impl StepAcct {
             totals: StepTotals::of(nodes),
             user_cpu_us,
             sys_cpu_us,
+            counted_in_batch: false,
+            reaped_max_rss_kib: 0,
         }
     }
 
     /// `TotalCPU` in microseconds: user plus system.
     pub fn total_cpu_us(&self) -> u64 {
         self.user_cpu_us.saturating_add(self.sys_cpu_us)
+    }
+}
+
+/// What one node's tasks of a step used, as its supervisor (or srun, for the tasks it runs itself) reports it at
+/// the step's end: each task's peaks with the CPU time it was reaped with, and the node's user and system CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodeAcct {
+    pub usage: NodeUsage,
+    pub user_cpu_us: u64,
+    pub sys_cpu_us: u64,
+    /// The largest `ru_maxrss` of the node's reaped tasks, in KiB.
+    #[serde(default)]
+    pub reaped_max_rss_kib: u64,
+}
+
+impl StepAcct {
+    /// A step's record from its nodes' reports: extremes over every task of every node (each naming its node and
+    /// task, as Slurm's `Max*Node`/`Max*Task`), totals and averages over all the tasks, CPU times summed.
+    pub fn merge(nodes: &[NodeAcct]) -> StepAcct {
+        let usages: Vec<NodeUsage> = nodes.iter().map(|n| n.usage.clone()).collect();
+        let (user, sys) = nodes.iter().fold((0u64, 0u64), |(user, sys), n| {
+            (
+                user.saturating_add(n.user_cpu_us),
+                sys.saturating_add(n.sys_cpu_us),
+            )
+        });
+        let mut step = StepAcct::of(&usages, user, sys);
+        step.reaped_max_rss_kib = nodes
+            .iter()
+            .map(|n| n.reaped_max_rss_kib)
+            .max()
+            .unwrap_or(0);
+        step
     }
 }
 

@@ -720,6 +720,10 @@ pub enum ControlRequest {
         step_id: u32,
         exit_code: u32,
         signal: u32,
+        /// What the step's tasks used (`jobacct_gather`), merged by srun from its nodes' reports; `None` when
+        /// nothing was gathered (or from an srun that predates it). Only the first report of a step is kept.
+        #[serde(default)]
+        usage: Option<Box<crate::model::step_acct::StepAcct>>,
     },
     /// `scontrol top LIST`: the listed pending jobs go ahead of their owner's other jobs in the same partition,
     /// through their nice values. The list travels as typed, so the controller reports a bad item as Slurm does.

@@ -48,6 +48,9 @@ pub enum Kind {
     GatherFailed,
     /// Supervisor → srun: a task aborted the step (MPI_Abort): srun kills every task of the step.
     AbortStep,
+    /// Supervisor → srun, before `Done`: what this node's tasks used (`jobacct_gather`), a
+    /// [`crate::model::step_acct::NodeAcct`] as JSON; srun merges the nodes' and reports the step's with its end.
+    Usage,
     /// sbcast → node, after the node's Hello: the file's [`BcastHeader`] as JSON.
     BcastHeader,
     /// sbcast → node: the next bytes of the file (at most [`MAX_FRAME_DATA`]).
@@ -78,6 +81,7 @@ impl Kind {
             Kind::Gathered => 15,
             Kind::GatherFailed => 16,
             Kind::AbortStep => 17,
+            Kind::Usage => 20,
             Kind::BcastHeader => 40,
             Kind::BcastData => 41,
             Kind::BcastEnd => 42,
@@ -103,6 +107,7 @@ impl Kind {
             15 => Kind::Gathered,
             16 => Kind::GatherFailed,
             17 => Kind::AbortStep,
+            20 => Kind::Usage,
             40 => Kind::BcastHeader,
             41 => Kind::BcastData,
             42 => Kind::BcastEnd,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
-use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
+use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use spur_core::model::job::JobRecord;
 use spur_core::model::step_exit::TaskEnd;
@@ -118,9 +118,10 @@ pub fn spawn_exit_watch(tx: Sender<Event>, pid: i32) {
     });
 }
 
-/// Collects an ended child reported by [`spawn_exit_watch`].
-pub fn reap(pid: i32) {
-    let _ = waitpid(Pid::from_raw(pid), None);
+/// Collects an ended child reported by [`spawn_exit_watch`], with what the kernel counted for it (CPU time and
+/// peak memory, its waited-for descendants included) for the step's usage.
+pub fn reap(pid: i32) -> Option<spur_stepd::step_gather::TaskRusage> {
+    spur_stepd::step_gather::wait4(pid, false).map(|(_, usage)| usage)
 }
 
 /// Watches the allocation until `stop` is set, reporting once when it stops running; with `notices` (the client

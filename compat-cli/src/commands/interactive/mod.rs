@@ -12,6 +12,7 @@ pub mod fabric;
 pub mod io;
 pub mod remote;
 pub mod step;
+pub mod usage;
 
 use spur_core::grammar::options::{Command, OptError, OptionSet};
 use spur_core::grammar::values::begin::LocalNow;
@@ -41,6 +42,8 @@ pub struct ClusterFacts {
     node_addrs: Vec<(String, String)>,
     /// slurm.conf `TaskPlugin` (task/affinity binds tasks to CPUs).
     pub task_plugin: Option<String>,
+    /// slurm.conf's `JobAcctGatherType`/`JobAcctGatherFrequency`, for the tasks srun runs itself.
+    pub acct_gather: Option<spur_core::model::step_acct::AcctGather>,
 }
 
 impl ClusterFacts {
@@ -103,6 +106,12 @@ impl ClusterFacts {
             task_plugin: conf
                 .as_ref()
                 .and_then(|c| c.get_str("TaskPlugin").map(str::to_string)),
+            acct_gather: conf.as_ref().and_then(|c| {
+                spur_core::model::step_acct::AcctGather::from_conf(
+                    c.get("JobAcctGatherType"),
+                    c.get("JobAcctGatherFrequency"),
+                )
+            }),
         }
     }
 

@@ -305,6 +305,7 @@ fn relay(
                 break;
             }
             Kind::GatherPart | Kind::Gather => hub.contribute(node, frame),
+            Kind::Usage => super::usage::record(node, node_name, &frame.data),
             // A task aborted the step (MPI_Abort): Slurm's plugins kill the step as `scancel` does.
             Kind::AbortStep => {
                 crate::commands::srun::mpi::record_abort(i32::try_from(frame.aux).unwrap_or(1));
@@ -314,6 +315,7 @@ fn relay(
         }
     }
     hub.node_closed(node, node_name);
+    super::usage::closed(node);
     for (_, out, err) in &mut writers {
         out.finish();
         err.finish();

@@ -79,6 +79,9 @@ pub struct StepPlan<'a> {
     pub pty: bool,
     /// `--multi-prog`: each rank's own command; `None`: every task runs `command`.
     pub task_argv: Option<Vec<Vec<String>>>,
+    /// slurm.conf's `JobAcctGatherType`/`JobAcctGatherFrequency`: measure the tasks srun runs itself (the nodes'
+    /// supervisors measure theirs); `None` measures nothing.
+    pub acct_gather: Option<spur_core::model::step_acct::AcctGather>,
 }
 
 /// How the step ended.
@@ -86,6 +89,8 @@ pub struct StepOutcome {
     pub ends: Vec<TaskEnd>,
     /// srun's exit code.
     pub exit_code: i32,
+    /// What the step's tasks used, for its end's report; `None` when nothing was measured.
+    pub usage: Option<Box<spur_core::model::step_acct::StepAcct>>,
 }
 
 impl StepOutcome {
@@ -158,6 +163,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
             return StepOutcome {
                 ends: vec![TaskEnd::Exited(1)],
                 exit_code: 1,
+                usage: None,
             };
         }
     };
@@ -174,6 +180,17 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     for pid in tasks.iter().filter_map(|t| t.pid) {
         spawn_exit_watch(events.sender(), pid);
     }
+    // The tasks srun runs itself are sampled here, as a node's supervisor samples its own.
+    let mut sampler = match (&plan.remote, plan.acct_gather) {
+        (None, Some(settings)) => Some(spur_stepd::step_gather::StepSampler::start(
+            settings,
+            &plan.node,
+            plan.job.job_id,
+            nix::unistd::getuid().as_raw(),
+            plan.step_id,
+        )),
+        _ => None,
+    };
     let stop_watch = Arc::new(AtomicBool::new(false));
     spawn_job_watch(
         events.sender(),
@@ -199,10 +216,28 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
     stop_watch.store(true, Ordering::Relaxed);
     // Whatever the tasks left behind in their process groups goes with the step; the unreaped task processes
     // keep those group ids from being reused until now.
-    for pid in running.tasks.iter().filter_map(|t| t.pid) {
+    for task in &running.tasks {
+        let Some(pid) = task.pid else {
+            continue;
+        };
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-        reap(pid);
+        if let (Some(usage), Some(sampler)) = (reap(pid), sampler.as_mut()) {
+            sampler.reaped(task.rank, usage);
+        }
     }
+    let usage = match (sampler, &plan.remote) {
+        (Some(sampler), _) => {
+            let mut usage = spur_core::model::step_acct::StepAcct::merge(&[sampler.finish()]);
+            // srun in the batch script (no step of its own) is the script's descendant: the batch step's CPU
+            // times hold what it reaped.
+            usage.counted_in_batch = std::env::var_os("SLURM_STEP_ID").is_none();
+            Some(usage)
+        }
+        (None, Some(step)) if plan.acct_gather.is_some() => {
+            super::usage::step_record(step.nodes.len())
+        }
+        (None, _) => None,
+    };
     run_task_epilogs(plan, &running.tasks);
     drain(std::mem::take(&mut running.outputs));
     for task in &running.tasks {
@@ -223,6 +258,7 @@ pub fn run_step(plan: &StepPlan<'_>, events: &Events) -> StepOutcome {
         exit_code: crate::commands::srun::mpi::abort_code()
             .unwrap_or_else(|| step_exit::srun_exit_code(&ends)),
         ends,
+        usage: usage.map(Box::new),
     }
 }
 

@@ -161,7 +161,8 @@ impl ClusterState {
                 step_id,
                 exit_code,
                 signal,
-            } => self.complete_step(caller_uid, job_id, step_id, exit_code, signal, now),
+                usage,
+            } => self.complete_step(caller_uid, job_id, step_id, (exit_code, signal), usage, now),
             ControlRequest::Top { job_list } => self.top(caller_uid, &job_list),
             ControlRequest::CreateReservation { request } => {
                 self.create_reservation(caller_uid, request, now)
