@@ -11,7 +11,7 @@ mod help_text;
 mod sreport_table;
 mod tables;
 
-pub use sreport_table::SREPORT;
+pub use sreport_table::{SREPORT, SREPORT_HELP};
 
 pub use tables::{
     SACCT, SACCTMGR, SATTACH, SBCAST, SCANCEL, SCONTROL, SINFO, SPRIO, SQUEUE, SSHARE, SSTAT,
