@@ -493,3 +493,79 @@ pub(super) fn covered_window(
     let covered = (window.0.max(known_since), window.1.min(last_hour));
     (covered.1 > covered.0).then_some(covered)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            out: Output {
+                header: true,
+                ..Output::default()
+            },
+            quiet: false,
+            verbose: false,
+            now: LocalNow {
+                epoch_secs: 0,
+                utc_offset_secs: 0,
+            },
+            sort: UserSort::default(),
+        }
+    }
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn report_names_are_matched_on_their_first_letters() {
+        assert!(leads_with("axyz", "AccountUtilizationByUser", 1));
+        assert!(leads_with(
+            "UserUtilizationByAx",
+            "UserUtilizationByAccount",
+            18
+        ));
+        assert!(!leads_with(
+            "UserUtilizationBy",
+            "UserUtilizationByAccount",
+            18
+        ));
+        assert!(!leads_with("u", "UA", 2));
+        assert!(leads_with("utilizationx", "Utilization", 2));
+        assert!(leads_with("tx", "Top", 1));
+    }
+
+    #[test]
+    fn settings_commands_change_the_session() {
+        let mut s = settings();
+        assert_eq!(command(&words("parsable2"), &mut s), (0, Flow::Continue));
+        assert_eq!(s.out.layout, Layout::Parsable2);
+        // `pars` is no keyword: parsable and parsable2 must be given whole.
+        assert_eq!(command(&words("pars"), &mut s), (1, Flow::Continue));
+        assert_eq!(command(&words("nonp"), &mut s), (0, Flow::Continue));
+        assert_eq!(s.out.layout, Layout::Aligned);
+        assert_eq!(command(&words("time hourper"), &mut s), (0, Flow::Continue));
+        assert_eq!(s.out.time, TimeFormat::HourPer);
+        assert_eq!(command(&words("sort name"), &mut s), (0, Flow::Continue));
+        assert_eq!(s.sort, UserSort::Name);
+        assert_eq!(command(&words("time"), &mut s), (1, Flow::Continue));
+        // quiet and verbose are one setting: the later wins.
+        assert_eq!(command(&words("verbose"), &mut s), (0, Flow::Continue));
+        assert_eq!(command(&words("quiet x"), &mut s), (1, Flow::Continue));
+        assert!(s.quiet && !s.verbose);
+        assert_eq!(command(&[], &mut s), (1, Flow::Continue));
+    }
+
+    #[test]
+    fn the_ways_out() {
+        let mut s = settings();
+        assert_eq!(command(&words("exit"), &mut s), (0, Flow::Exit));
+        assert_eq!(command(&words("e"), &mut s), (0, Flow::Exit));
+        assert_eq!(command(&words("\\q"), &mut s), (0, Flow::Exit));
+        assert_eq!(command(&words("quit now"), &mut s), (1, Flow::Exit));
+        // `q` is too short for quit and quiet alike.
+        assert_eq!(command(&words("q"), &mut s), (1, Flow::Continue));
+        assert_eq!(api_version(), (22, 5, 8));
+    }
+}
