@@ -315,14 +315,14 @@ fn cluster_report(words: &[String], settings: &Settings) -> u8 {
     if leads_with(report, "UserUtilizationByAccount", 18) || leads_with(report, "UA", 2) {
         return super::sreport_assoc::run(AssocReport::UserByAccount, conditions, settings);
     }
-    if leads_with(report, "UserUtilizationByWckey", 18)
-        || leads_with(report, "UW", 2)
-        || leads_with(report, "WCKeyUtilizationByUser", 1)
-    {
-        return unsupported("cluster", report);
+    if leads_with(report, "UserUtilizationByWckey", 18) || leads_with(report, "UW", 2) {
+        return super::sreport_assoc::run(AssocReport::UserByWckey, conditions, settings);
     }
     if leads_with(report, "Utilization", 2) {
         return utilization(conditions, settings);
+    }
+    if leads_with(report, "WCKeyUtilizationByUser", 1) {
+        return super::sreport_assoc::run(AssocReport::WckeyByUser, conditions, settings);
     }
     eprintln!(
         "Not valid report {report}\nValid cluster reports are, \"AccountUtilizationByUser\", \"UserUtilizationByAccount\", \"UserUtilizationByWckey\", \"Utilization\", and \"WCKeyUtilizationByUser\""

@@ -86,6 +86,9 @@ fn conditions(report: AssocReport, words: &[String], settings: &Settings) -> Con
         }
     };
     let top = report == AssocReport::TopUsage;
+    if matches!(report, AssocReport::UserByWckey | AssocReport::WckeyByUser) {
+        return wckey_conditions(words, time);
+    }
     for word in words {
         let Some((name, value)) = word.split_once('=') else {
             if abbreviates(word, "all_clusters", 1) {
@@ -138,6 +141,51 @@ fn conditions(report: AssocReport, words: &[String], settings: &Settings) -> Con
         } else {
             c.failed = true;
             eprintln!(" Unknown condition: {word}\nUse keyword set to modify value");
+        }
+    }
+    c
+}
+
+/// The WCKey reports' conditions, as Slurm reads them: a bare word or `wckeys=` names WCKeys, `withdeleted`,
+/// `clusters=` (from `clu`), `user=`; an unknown one is refused with one line. Spur keeps no WCKeys, so the names
+/// select nothing more than Slurm without `TrackWCKey` has.
+fn wckey_conditions(words: &[String], time: impl Fn(&str) -> Option<i64>) -> Conditions {
+    let mut c = Conditions::default();
+    let mut wckeys = Vec::new();
+    for word in words {
+        let Some((name, value)) = word.split_once('=') else {
+            if abbreviates(word, "all_clusters", 1) {
+                c.all_clusters = true;
+            } else if !abbreviates(word, "withdeleted", 5) {
+                add_names(&mut wckeys, word, false);
+            }
+            continue;
+        };
+        let value = value.strip_prefix('=').unwrap_or(value);
+        if abbreviates(name, "WCKeys", 3) {
+            add_names(&mut wckeys, value, false);
+        } else if abbreviates(name, "Clusters", 3) {
+            add_names(&mut c.clusters, value, false);
+        } else if abbreviates(name, "End", 1) {
+            c.end = time(value);
+        } else if abbreviates(name, "Format", 1) {
+            let before = c.format.len();
+            c.format.extend(
+                value
+                    .split(',')
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+            if c.format.len() == before && value.is_empty() {
+                c.format.push(String::new());
+            }
+        } else if abbreviates(name, "Start", 1) {
+            c.start = time(value);
+        } else if abbreviates(name, "User", 1) {
+            add_names(&mut c.filter.users, value, true);
+        } else {
+            c.failed = true;
+            eprintln!(" Unknown condition: {word}");
         }
     }
     c
@@ -202,6 +250,7 @@ pub(super) fn run(report: AssocReport, words: &[String], settings: &Settings) ->
             AssocReport::TopUsage => {
                 top_users(&usage, &cond.filter, cond.group, settings.sort, top)
             }
+            AssocReport::UserByWckey | AssocReport::WckeyByUser => Vec::new(),
         }
     });
     // The percentages are of the cluster's allocated time: every job's, whichever rows the conditions keep.
@@ -215,6 +264,8 @@ pub(super) fn run(report: AssocReport, words: &[String], settings: &Settings) ->
         AssocReport::AccountByUser => "Cluster/Account/User Utilization".to_string(),
         AssocReport::UserByAccount => "Cluster/User/Account Utilization".to_string(),
         AssocReport::TopUsage => format!("Top {top} Users"),
+        AssocReport::UserByWckey => "Cluster/User/WCKey Utilization".to_string(),
+        AssocReport::WckeyByUser => "Cluster/WCKey/User Utilization".to_string(),
     };
     let proper = |user: &str| {
         nix::unistd::User::from_name(user)

@@ -265,6 +265,10 @@ pub enum AssocReport {
     AccountByUser,
     UserByAccount,
     TopUsage,
+    /// `cluster UserUtilizationByWckey` and `WCKeyUtilizationByUser`: Spur keeps no WCKeys, so, as Slurm
+    /// without `TrackWCKey`, they have no rows.
+    UserByWckey,
+    WckeyByUser,
 }
 
 /// A column of the association reports.
@@ -398,6 +402,8 @@ pub fn assoc_fields(
         AssocReport::AccountByUser => &["Cluster", "Ac", "Login", "Proper", "Used", "Energy"],
         AssocReport::UserByAccount => &["Cluster", "Login", "Proper", "Ac", "Used", "Energy"],
         AssocReport::TopUsage => &["Cl", "L", "P", "A", "U", "Energy"],
+        AssocReport::UserByWckey => &["Cluster", "Login", "Proper", "WCkey", "Used"],
+        AssocReport::WckeyByUser => &["Cluster", "WCKey", "Login", "Proper", "Used"],
     };
     let words: Vec<String> = if format.is_empty() {
         default.iter().map(|w| w.to_string()).collect()
@@ -446,14 +452,15 @@ pub struct AssocPrint<'a> {
 
 /// An association report after its title: the column header, then the rows (`None`: the cluster has no hour of
 /// the window recorded, and Slurm prints the header alone). The usage column is sized to the first row's usage
-/// (the top of the tree, or the user who used most), as Slurm sizes it, over any `%width`.
+/// (the top of the tree, or the user who used most), or with no row to the cluster's allocated time, as Slurm
+/// sizes it, over any `%width`.
 pub fn assoc_report(
     rows: Option<&[AssocRow]>,
     fields: &[(AssocField, Option<i32>)],
     print: &AssocPrint,
     out: Output,
 ) -> String {
-    let first = rows.and_then(|r| r.first()).map_or(0, |r| r.secs);
+    let first = rows.map_or(0, |r| r.first().map_or(print.cluster_allocated, |r| r.secs));
     let columns: Vec<Column> = fields
         .iter()
         .map(|(f, width)| {

@@ -394,3 +394,35 @@ fn usage_column_sized_to_the_first_row_over_any_width() {
         "      Used Acco \n---------- ---- \n1000000000 root \n"
     );
 }
+
+#[test]
+fn wckey_reports_columns_and_an_empty_cluster_sizes_used_by_its_total() {
+    let (fields, _) = assoc_fields(AssocReport::WckeyByUser, &[]);
+    let names: Vec<AssocField> = fields.iter().map(|f| f.0).collect();
+    use AssocField::*;
+    assert_eq!(names, [Cluster, WcKey, Login, Proper, Used]);
+    let print = AssocPrint {
+        cluster: "c1",
+        cluster_allocated: 1_000_000_000,
+        proper: &proper,
+        tree: false,
+    };
+    let out = Output {
+        header: true,
+        ..Output::default()
+    };
+    // The cluster used 10^9 s but no row is printed: Used is still 10 wide, as Slurm sizes it then.
+    let text = assoc_report(Some(&[]), &fields, &print, out);
+    let header = format!(
+        "{:>9} {:>15} {:>9} {:>15} {:>10} ",
+        "Cluster", "WCKey", "Login", "Proper Name", "Used"
+    );
+    assert_eq!(text.lines().next(), Some(header.as_str()));
+    assert_eq!(text.lines().count(), 2);
+    // No cluster recorded in the window: the narrowest column.
+    let text = assoc_report(None, &fields, &print, out);
+    assert_eq!(
+        text.lines().nth(1),
+        Some("--------- --------------- --------- --------------- -------- ")
+    );
+}
