@@ -12,8 +12,9 @@ use crate::grammar::abbreviates;
 use crate::grammar::values::begin::format_local_time;
 use crate::model::accounting::JobAccounting;
 
-/// CPU-seconds each (account, user) association used inside `window`; jobs without an account, and
-/// associations that used nothing, are left out (Slurm's rollup has no row for them).
+/// CPU-seconds each (account, user) association used inside `window`; jobs without an account (other than
+/// root's, which are root's), and associations that used nothing, are left out (Slurm's rollup has no row for
+/// them).
 pub fn assoc_usage(
     jobs: &[JobAccounting],
     window: (i64, i64),
@@ -21,9 +22,11 @@ pub fn assoc_usage(
 ) -> BTreeMap<(String, String), u64> {
     let mut usage: BTreeMap<(String, String), u64> = BTreeMap::new();
     for job in jobs {
-        let Some(account) = job.account.as_deref() else {
+        // The account sacct shows: root's jobs without one are root's, as slurmdbd gives root that account.
+        let account = job.account_shown();
+        if account.is_empty() {
             continue;
-        };
+        }
         let secs = job_cpu_secs(job, window, now);
         if secs == 0 {
             continue;

@@ -426,3 +426,16 @@ fn wckey_reports_columns_and_an_empty_cluster_sizes_used_by_its_total() {
         Some("--------- --------------- --------- --------------- -------- ")
     );
 }
+
+#[test]
+fn roots_jobs_without_an_account_are_roots() {
+    let mut root_job = job(None, "root", 1, Some((DAY, DAY + 30)));
+    root_job.user_id = 0;
+    let mut other = job(None, "dave", 1, Some((DAY, DAY + 30)));
+    other.user_id = 1000;
+    let u = assoc_usage(&[root_job, other], WINDOW, NOW);
+    assert_eq!(
+        u.into_iter().collect::<Vec<_>>(),
+        [(("root".to_string(), "root".to_string()), 30)]
+    );
+}
