@@ -25,6 +25,8 @@ pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod sreport;
+mod sreport_assoc;
+mod sreport_shell;
 pub mod srun;
 pub mod sshare;
 pub mod sstat;

@@ -50,6 +50,7 @@ pub mod squeue_needs;
 mod squeue_sort;
 mod squeue_table;
 pub mod sreport;
+pub mod sreport_assoc;
 pub mod sshare;
 pub mod sstat;
 pub mod steps;

@@ -51,7 +51,7 @@ impl TimeFormat {
         }
     }
 
-    fn with_percent(self) -> bool {
+    pub fn with_percent(self) -> bool {
         matches!(
             self,
             TimeFormat::SecPer | TimeFormat::MinPer | TimeFormat::HourPer
@@ -325,12 +325,12 @@ pub fn cluster_fields(format: &[String]) -> (Vec<(ClusterField, Option<i32>)>, V
 }
 
 /// One printed column: its name, signed width (negative: left-aligned) and cell texts.
-struct Column {
-    name: &'static str,
-    width: i32,
+pub(crate) struct Column {
+    pub(crate) name: &'static str,
+    pub(crate) width: i32,
 }
 
-fn cell(out: &mut String, text: &str, width: i32, last: bool, layout: Layout) {
+pub(crate) fn cell(out: &mut String, text: &str, width: i32, last: bool, layout: Layout) {
     match layout {
         Layout::Parsable2 if last => out.push_str(text),
         Layout::Parsable | Layout::Parsable2 => {
@@ -349,7 +349,7 @@ fn cell(out: &mut String, text: &str, width: i32, last: bool, layout: Layout) {
     }
 }
 
-fn header(columns: &[Column], layout: Layout) -> String {
+pub(crate) fn header(columns: &[Column], layout: Layout) -> String {
     let mut out = String::new();
     for (i, c) in columns.iter().enumerate() {
         cell(&mut out, c.name, c.width, i + 1 == columns.len(), layout);

@@ -12,7 +12,7 @@ mod sreport_table;
 mod strigger_table;
 mod tables;
 
-pub use sreport_table::SREPORT;
+pub use sreport_table::{SREPORT, SREPORT_HELP};
 pub use strigger_table::STRIGGER;
 
 pub use tables::{

@@ -1,5 +1,6 @@
 //! sreport's options (Slurm 22.05's `aM:hnpPQs:t:T:vV` and its long names). `-t` has no long form there, so
-//! none here. Its own help text (the command list) is not reproduced: `--help` prints the usage line.
+//! none here. `--help`, `--usage` and the `help` command print [`SREPORT_HELP`], not a text built from the rows:
+//! sreport's help is one fixed page (options, commands, reports and their conditions and fields).
 
 use super::{flag, value, Help, QueryTable, Scan::Getopt, Usage};
 
@@ -28,3 +29,7 @@ pub const SREPORT: QueryTable = QueryTable {
     usage: Usage::plain("sreport [<OPTION>] [<COMMAND>]"),
     help: Help::Usage,
 };
+
+/// sreport's help page as Slurm 22.05 prints it, byte for byte (its lines are padded with spaces to the width it
+/// was typed at, and it ends with an empty line), kept as a file so no editor trims those spaces.
+pub const SREPORT_HELP: &str = include_str!("sreport_help.txt");
