@@ -20,6 +20,14 @@ fn the_result_carries_the_batch_steps_cpu_time_and_peak_memory() {
         frequency_secs: 1,
         cgroup: false,
     });
+    // The sampler finds a job's processes by their SLURM_JOB_ID (and owner): a job id of its own keeps other
+    // tests' jobs, running at the same time under the common id, out of the figures.
+    job.spec.job_id = 4141;
+    for (name, value) in &mut job.spec.env {
+        if name == "SLURM_JOB_ID" {
+            *value = "4141".into();
+        }
+    }
     job.launch();
     let result = job.wait_result();
     assert_eq!(result.exit_code, Some(0), "{}", job.stderr());
