@@ -396,26 +396,11 @@ fn utilization(words: &[String], settings: &Settings) -> u8 {
         eprintln!("{message}");
     }
     let window = report_window(cond.start, cond.end, now.epoch_secs, now.utc_offset_secs);
-    let client = match Client::from_environment() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("sreport: error: {e}");
-            return 1;
-        }
-    };
-    let (nodes, records, cluster) = match load(&client, window) {
+    let (_, (nodes, records, cluster)) = match connect_and_load(window) {
         Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("sreport: error: Problem talking to the database: {e}");
-            return 1;
-        }
+        Err(code) => return code,
     };
-    let wanted = cond.all_clusters
-        || cond.clusters.is_empty()
-        || cond
-            .clusters
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case(&cluster));
+    let wanted = names_cluster(cond.all_clusters, &cond.clusters, &cluster);
     let usage = wanted
         .then(|| recorded_usage(&nodes, &records, window, now.epoch_secs))
         .flatten();
@@ -438,6 +423,29 @@ pub(super) type Loaded = (
     Vec<spur_core::model::accounting::JobAccounting>,
     String,
 );
+
+/// A client and the window's nodes and job records ([`load`]), or the exit code once sreport has said why not.
+pub(super) fn connect_and_load(window: (i64, i64)) -> Result<(Client, Loaded), u8> {
+    let client = match Client::from_environment() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("sreport: error: {e}");
+            return Err(1);
+        }
+    };
+    match load(&client, window) {
+        Ok(loaded) => Ok((client, loaded)),
+        Err(e) => {
+            eprintln!("sreport: error: Problem talking to the database: {e}");
+            Err(1)
+        }
+    }
+}
+
+/// Whether a report's `clusters=` (or `-a`) names this cluster; none named is this one.
+pub(super) fn names_cluster(all: bool, clusters: &[String], cluster: &str) -> bool {
+    all || clusters.is_empty() || clusters.iter().any(|c| c.eq_ignore_ascii_case(cluster))
+}
 
 /// The nodes and every job record known during the window, through sacct's query path.
 pub(super) fn load(client: &Client, window: (i64, i64)) -> Result<Loaded, String> {

@@ -13,7 +13,7 @@ use spur_core::grammar::values::begin::parse_time;
 use spur_core::model::assoc::AcctDb;
 use spur_core::wire::api::{Query, QueryReply};
 
-use super::sreport::{covered_window, load, Settings};
+use super::sreport::{connect_and_load, covered_window, names_cluster, Settings};
 use crate::client::Client;
 
 /// What a report's words asked for.
@@ -200,26 +200,11 @@ pub(super) fn run(report: AssocReport, words: &[String], settings: &Settings) ->
         eprintln!("{message}");
     }
     let window = report_window(cond.start, cond.end, now.epoch_secs, now.utc_offset_secs);
-    let client = match Client::from_environment() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("sreport: error: {e}");
-            return 1;
-        }
-    };
-    let (nodes, records, cluster) = match load(&client, window) {
+    let (client, (nodes, records, cluster)) = match connect_and_load(window) {
         Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("sreport: error: Problem talking to the database: {e}");
-            return 1;
-        }
+        Err(code) => return code,
     };
-    let wanted = cond.all_clusters
-        || cond.clusters.is_empty()
-        || cond
-            .clusters
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case(&cluster));
+    let wanted = names_cluster(cond.all_clusters, &cond.clusters, &cluster);
     let covered = wanted
         .then(|| covered_window(&nodes, &records, window, now.epoch_secs))
         .flatten();

@@ -157,12 +157,23 @@ pub fn report_window(start: Option<i64>, end: Option<i64>, now: i64, offset: i32
 
 /// The title block: a rule, `<report> <start> - <end - 1s>`, the unit line, a rule. Empty with `-n`.
 pub fn title(report: &str, window: (i64, i64), offset: i32, out: Output) -> String {
+    title_block(report, "", window, offset, out)
+}
+
+/// [`title`] with `after` following the window (the association reports add its length in seconds).
+pub(crate) fn title_block(
+    report: &str,
+    after: &str,
+    window: (i64, i64),
+    offset: i32,
+    out: Output,
+) -> String {
     if !out.header {
         return String::new();
     }
     let rule = "-".repeat(80);
     format!(
-        "{rule}\n{report} {} - {}\nUsage reported in {}\n{rule}\n",
+        "{rule}\n{report} {} - {}{after}\nUsage reported in {}\n{rule}\n",
         format_local_time(window.0, offset),
         format_local_time(window.1.saturating_sub(1), offset),
         out.time.label()

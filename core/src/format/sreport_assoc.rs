@@ -7,9 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::sreport::{cell, header, job_cpu_secs, Column, Output, TimeFormat};
+use super::sreport::{cell, header, job_cpu_secs, title_block, Column, Output, TimeFormat};
 use crate::grammar::abbreviates;
-use crate::grammar::values::begin::format_local_time;
 use crate::model::accounting::JobAccounting;
 
 /// CPU-seconds each (account, user) association used inside `window`; jobs without an account (other than
@@ -431,17 +430,8 @@ pub fn assoc_fields(
 /// The title block of these reports: a rule, `<report> <start> - <end - 1s> (<secs> secs)`, the unit line, a
 /// rule. Empty with `-n`.
 pub fn title_with_secs(report: &str, window: (i64, i64), offset: i32, out: Output) -> String {
-    if !out.header {
-        return String::new();
-    }
-    let rule = "-".repeat(80);
-    format!(
-        "{rule}\n{report} {} - {} ({} secs)\nUsage reported in {}\n{rule}\n",
-        format_local_time(window.0, offset),
-        format_local_time(window.1.saturating_sub(1), offset),
-        window.1.saturating_sub(window.0),
-        out.time.label()
-    )
+    let secs = format!(" ({} secs)", window.1.saturating_sub(window.0));
+    title_block(report, &secs, window, offset, out)
 }
 
 /// What the rows are printed with: the cluster's name and allocated CPU-seconds (the percentages' base), and

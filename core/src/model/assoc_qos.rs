@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use super::{AcctDb, Association, ListEdit};
+use crate::grammar::options::error::atoi;
 
 /// `REPLACE(haystack, from, to)` as MySQL does it: every non-overlapping match, left to right.
 fn replace(haystack: &str, from: &str, to: &str) -> String {
@@ -33,25 +34,6 @@ fn column_entries(column: &str) -> Vec<String> {
     match column.get(1..) {
         Some(rest) if !column.is_empty() => entries(rest),
         _ => Vec::new(),
-    }
-}
-
-/// C's `atoi`: leading blanks, an optional sign, then digits; anything else ends the number (0 when none).
-fn atoi(text: &str) -> i64 {
-    let t = text.trim_start();
-    let (negative, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let mut n: i64 = 0;
-    for b in digits.bytes().take_while(u8::is_ascii_digit) {
-        n = n.saturating_mul(10).saturating_add(i64::from(b - b'0'));
-    }
-    if negative {
-        -n
-    } else {
-        n
     }
 }
 
@@ -79,7 +61,7 @@ impl QosIds {
 
     /// `slurmdb_qos_str(list, atoi(entry))`.
     fn name(&self, entry: &str) -> Option<&str> {
-        self.by_id.get(&atoi(entry)).map(String::as_str)
+        self.by_id.get(&i64::from(atoi(entry))).map(String::as_str)
     }
 
     /// Entries as `get_qos_complete_str` prints them: a `+`/`-` kept in front of the name, entries whose id is
@@ -313,15 +295,6 @@ impl AcctDb {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn atoi_reads_as_c_does() {
-        assert_eq!(atoi("13"), 13);
-        assert_eq!(atoi("5+7"), 5);
-        assert_eq!(atoi(""), 0);
-        assert_eq!(atoi("-3"), -3);
-        assert_eq!(atoi("x"), 0);
-    }
 
     #[test]
     fn entries_skip_empty_and_move_repeats_to_the_end() {
