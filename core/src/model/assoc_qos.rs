@@ -171,7 +171,6 @@ fn minus(assoc: &mut Association, id: &str) {
     } else {
         assoc.delta_qos_raw.clear();
     }
-    assoc.qos_given = !assoc.qos_raw.is_empty();
 }
 
 /// `sacctmgr delete qos`: slurmdbd strips `,ID,` (both commas) from every association's columns.
@@ -285,8 +284,7 @@ impl AcctDb {
             names.dedup();
             resolved.push(names);
         }
-        for (assoc, mut names) in self.assocs.iter_mut().zip(resolved) {
-            names.dedup();
+        for (assoc, names) in self.assocs.iter_mut().zip(resolved) {
             assoc.qos = names;
         }
     }
